@@ -1,0 +1,6 @@
+import { dispatch } from '@/server/api/router';
+
+export const dynamic = 'force-dynamic';
+
+const handler = (request: Request) => dispatch(request);
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+// A database handle or an open transaction: services accept either.
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Database = {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close: () => Promise<void>;
+};
+
+export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export async function openDatabase(options: { url?: string; dataDir?: string; max?: number } = {}): Promise<Database> {
+  if (options.url) {
+    const { default: postgres } = await import('postgres');
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {}, connection: { application_name: 'promptloop' } });
+    const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
+    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const client = new PGlite(options.dataDir);
+  await client.waitReady;
+  const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
+  return { db, kind: 'pglite', close: () => client.close() };
+}
+
+export async function migrate(database: Database): Promise<void> {
+  if (database.kind === 'postgres') {
+    const { migrate: run } = await import('drizzle-orm/postgres-js/migrator');
+    await run(database.db as never, { migrationsFolder });
+  } else {
+    const { migrate: run } = await import('drizzle-orm/pglite/migrator');
+    await run(database.db as never, { migrationsFolder });
+  }
+}
+
+// One database per process, shared through globalThis so that Next's bundled copy of this
+// module and the production entry's copy never open the embedded data directory twice.
+const key = Symbol.for('promptloop.database');
+type Holder = { [key]?: Promise<Database> };
+
+export function setDatabase(database: Promise<Database>): void {
+  (globalThis as Holder)[key] = database;
+}
+
+export async function getDatabase(): Promise<Database> {
+  const holder = globalThis as Holder;
+  holder[key] ??= (async () => {
+    const url = process.env.DATABASE_URL || undefined;
+    const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data' });
+    await migrate(database);
+    return database;
+  })();
+  return holder[key];
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDatabase()).db;
+}

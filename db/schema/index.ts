@@ -1,0 +1,3 @@
+export * from './accounts';
+export * from './orgs';
+export * from './platform';

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { getDb, type Db } from '@/db/client';
+import type { Actor, ServiceContext } from '../context';
+import { AppError, type ErrorCode } from '../errors';
+import { authenticateManagement } from '../auth/oauth';
+import { errorBody, errorResponse, json, newRequestId, toAppError } from './http';
+import { parseBody, parseQuery, parseWith } from './strict-input';
+import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
+  method: Method;
+  path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
+  operationId: string;
+  summary: string;
+  tag: 'Management' | 'Integration' | 'Meta';
+  auth: 'management' | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  status: number;
+  response?: z.ZodType;
+  errors?: ErrorCode[];
+  description?: string;
+  handler: (input: {
+    ctx: ServiceContext;
+    params: z.infer<P>;
+    query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
+    body: B extends z.ZodType ? z.infer<B> : undefined;
+    request: Request;
+  }) => Promise<unknown>;
+};
+
+export type Route = RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined> & {
+  handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
+};
+
+const noParams = z.object({});
+const anonymous: Actor = { userId: '', clientId: '', human: false };
+
+export function defineRoute<P extends AnyObject = typeof noParams, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): Route {
+  const isWrite = spec.method !== 'GET';
+  const handle = async (request: Request, rawParams: Record<string, string>): Promise<Response> => {
+    const requestId = newRequestId();
+    const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
+    try {
+      const db = await getDb();
+      // Authentication comes before validation: an anonymous caller learns nothing about inputs.
+      const actor = spec.auth === 'management' ? await authenticateManagement(db, request) : anonymous;
+      const params = parseWith(spec.params ?? noParams, rawParams, 'path') as z.infer<P>;
+      const query = parseQuery(spec.query, new URL(request.url).searchParams) as never;
+      const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;
+      const idempotencyKey = isWrite && spec.auth === 'management' ? readIdempotencyKey(request) : null;
+
+      const run = async (handlerDb: Db) => {
+        const result = await spec.handler({ ctx: { db: handlerDb, actor }, params, query, body, request });
+        return { status: spec.status, body: spec.status === 204 ? null : result };
+      };
+      if (!isWrite) {
+        const result = await run(db);
+        return json(result.status, result.body, headers);
+      }
+      if (!idempotencyKey) {
+        const result = await db.transaction((tx) => run(tx));
+        return json(result.status, result.body, headers);
+      }
+      const scope = {
+        userId: actor.userId,
+        clientId: actor.clientId,
+        organizationId: (params as { organizationId?: string }).organizationId ?? '',
+        operation: spec.operationId,
+        key: idempotencyKey,
+      };
+      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, new URL(request.url).pathname, body), run, (error) => {
+        const appError = toAppError(error);
+        return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
+      });
+      const replayHeaders = outcome.kind === 'replay' ? { ...headers, 'idempotency-replayed': 'true' } : headers;
+      return json(outcome.response.status, outcome.response.body, replayHeaders);
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.code === 'internal' || appError.code === 'unavailable') {
+        console.error(JSON.stringify({ level: 'error', requestId, operation: spec.operationId, error: String((error as Error)?.stack ?? error) }));
+      }
+      return errorResponse(appError, requestId, headers);
+    }
+  };
+  return { ...(spec as unknown as RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>), handle };
+}
+

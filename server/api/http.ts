@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, isAppError, isUnavailableError } from '../errors';
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('base64url')}`;
+}
+
+export type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId: string } };
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (status === 204 || status === 304) return new Response(null, { status, headers });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+// Unknown failures become a generic 500; a database that cannot be reached is a 503 to retry.
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (isUnavailableError(error)) return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
+  return new AppError('internal', 'Something went wrong on our side.');
+}
+
+export function errorBody(error: AppError, requestId: string): ErrorBody {
+  return { error: { code: error.code, message: error.message, details: error.details, requestId } };
+}
+
+export function errorResponse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
+  const extra = { ...error.headers };
+  if ((error.status === 429 || error.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
+  return json(error.status, errorBody(error, requestId), { ...headers, ...extra, 'x-request-id': requestId });
+}

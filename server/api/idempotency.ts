@@ -1,0 +1,110 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { idempotencyRecords } from '@/db/schema';
+import { AppError, invalidRequest } from '../errors';
+
+export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
+export type StoredResponse = { status: number; body: unknown };
+
+const retentionMs = 24 * 60 * 60 * 1000;
+// A claim whose process died is taken over after this lease; the completion check below
+// makes sure the first holder can no longer commit once it has been taken over.
+const leaseMs = 2 * 60 * 1000;
+
+export function readIdempotencyKey(request: Request): string | null {
+  const key = request.headers.get('idempotency-key');
+  if (key === null) return null;
+  if (key.length < 8 || key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw invalidRequest('Idempotency-Key must be 8 to 128 visible ASCII characters.', [{ path: 'Idempotency-Key', message: 'Must be 8 to 128 visible ASCII characters.' }]);
+  }
+  return key;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+export function requestDigest(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([method, path, canonical(body ?? null)])).digest('hex');
+}
+
+function scopeWhere(scope: IdempotencyScope) {
+  const t = idempotencyRecords;
+  return and(eq(t.userId, scope.userId), eq(t.clientId, scope.clientId), eq(t.organizationId, scope.organizationId), eq(t.operation, scope.operation), eq(t.key, scope.key));
+}
+
+// Which outcomes are remembered: executed operations (2xx and business 4xx), never
+// authentication, validation, permission, rate-limit or availability failures.
+export function isRecordable(status: number, code?: string): boolean {
+  if (status >= 200 && status < 300) return true;
+  if (code === 'idempotency_in_progress' || code === 'idempotency_conflict') return false;
+  return status === 404 || status === 409 || status === 422;
+}
+
+export type Outcome = { kind: 'replay'; response: StoredResponse } | { kind: 'executed'; response: StoredResponse };
+
+/**
+ * Runs `execute` at most once per scope and digest. The claim is one INSERT … ON CONFLICT;
+ * the result is stored by the same transaction that performs the operation.
+ */
+export async function runIdempotent(
+  db: Db,
+  scope: IdempotencyScope,
+  digest: string,
+  execute: (tx: Db) => Promise<StoredResponse>,
+  renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
+): Promise<Outcome> {
+  const t = idempotencyRecords;
+  const token = randomBytes(16).toString('hex');
+  let claimedIt = false;
+  for (let attempt = 0; attempt < 3 && !claimedIt; attempt++) {
+    const now = Date.now();
+    const claimed = await db
+      .insert(t)
+      .values({ ...scope, requestDigest: digest, claimToken: token, state: 'in_progress', lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs) })
+      .onConflictDoUpdate({
+        target: [t.userId, t.clientId, t.organizationId, t.operation, t.key],
+        set: { requestDigest: digest, claimToken: token, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), createdAt: new Date(now) },
+        setWhere: sql`${t.expiresAt} < now() or (${t.state} = 'in_progress' and ${t.lockedUntil} < now())`,
+      })
+      .returning({ claimToken: t.claimToken });
+    if (claimed[0]?.claimToken === token) {
+      claimedIt = true;
+      break;
+    }
+    const [existing] = await db.select().from(t).where(scopeWhere(scope));
+    if (!existing) continue; // released between our two statements: claim again
+    if (existing.requestDigest !== digest) {
+      throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.', { key: scope.key });
+    }
+    if (existing.state === 'in_progress') {
+      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running. Retry shortly.', { key: scope.key }, { 'retry-after': '1' });
+    }
+    return { kind: 'replay', response: { status: existing.responseStatus ?? 200, body: existing.responseBody } };
+  }
+  if (!claimedIt) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running. Retry shortly.', { key: scope.key }, { 'retry-after': '1' });
+
+  const mine = and(scopeWhere(scope), eq(t.claimToken, token));
+  try {
+    const response = await db.transaction(async (tx) => {
+      const result = await execute(tx);
+      const stored = await tx.update(t).set({ state: 'completed', responseStatus: result.status, responseBody: result.body ?? null }).where(mine).returning({ key: t.key });
+      if (!stored.length) throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });
+      return result;
+    });
+    return { kind: 'executed', response };
+  } catch (error) {
+    const rendered = renderError(error);
+    if (rendered && isRecordable(rendered.status, rendered.code)) {
+      await db.update(t).set({ state: 'completed', responseStatus: rendered.status, responseBody: rendered.body as object }).where(mine);
+    } else {
+      await db.delete(t).where(mine);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { Route } from './define';
+import { errorCodes } from '../errors';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const errorResponseRef = { $ref: '#/components/responses/Error' };
+const standardErrors = ['400', '401', '403', '404', '409', '422', '429', '503'];
+
+function operationFor(route: Route): JsonSchema {
+  const parameters: JsonSchema[] = [];
+  const addParams = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+    if (!schema) return;
+    const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      parameters.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: property });
+    }
+  };
+  addParams(route.params, 'path');
+  addParams(route.query, 'query');
+  const isWrite = route.method !== 'GET';
+  if (isWrite && route.auth === 'management') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+
+  const responses: Record<string, unknown> = {};
+  responses[String(route.status)] =
+    route.status === 204 || !route.response
+      ? { description: 'Success, no content' }
+      : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
+  const errorStatuses = route.auth === 'management' ? standardErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
+  for (const status of errorStatuses) responses[status] = errorResponseRef;
+
+  const operation: JsonSchema = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    parameters,
+    responses,
+  };
+  if (route.description) operation.description = route.description;
+  if (route.errors?.length) operation['x-error-codes'] = route.errors;
+  if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
+  if (route.auth === 'management') operation.security = [{ ManagementOAuth: ['management'] }];
+  else operation.security = [];
+  return operation;
+}
+
+export function buildOpenApi(routes: Route[]): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = `/api/v1${route.path}`;
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operationFor(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Promptloop API',
+      version: '1.0.0-draft.1',
+      description: 'Prompt management, retrieval and trace ingestion. Management operations need an OAuth access token with scope `management`.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes a write safe to retry for 24 hours: the same key and body replay the first response (header Idempotency-Replayed: true); a different body fails with idempotency_conflict.',
+          schema: { type: 'string', minLength: 8, maxLength: 128 },
+        },
+      },
+      responses: {
+        Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'details', 'requestId'],
+              properties: {
+                code: { type: 'string', enum: Object.keys(errorCodes) },
+                message: { type: 'string' },
+                details: { type: 'object', additionalProperties: true },
+                requestId: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      securitySchemes: {
+        ManagementOAuth: {
+          type: 'oauth2',
+          description: 'User-based OAuth 2.1 access token (JWT, typ at+jwt) with scope management.',
+          flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { management: 'Manage organizations, prompts, datasets, evaluations and keys' } } },
+        },
+        RetrievalKey: { type: 'http', scheme: 'bearer', description: 'Prompt-scoped retrieval key (plr_…).' },
+        IngestionKey: { type: 'http', scheme: 'bearer', description: 'Organization ingestion key (plt_…).' },
+      },
+    },
+  };
+}

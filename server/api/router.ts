@@ -1,0 +1,65 @@
+import { AppError } from '../errors';
+import { defineRoute, type Route } from './define';
+import { errorResponse, newRequestId } from './http';
+import { buildOpenApi } from './openapi';
+import { accountRoutes } from './routes/account';
+import { organizationRoutes } from './routes/organizations';
+
+const openApiRoute = defineRoute({
+  method: 'GET',
+  path: '/openapi.json',
+  operationId: 'get_openapi',
+  summary: 'This OpenAPI document',
+  tag: 'Meta',
+  auth: 'none',
+  status: 200,
+  handler: async () => openApiDocument(),
+});
+
+// Every /api/v1 route, in one list: the router and the OpenAPI document both read it.
+export const routes: Route[] = [...accountRoutes, ...organizationRoutes, openApiRoute];
+
+let document: Record<string, unknown> | undefined;
+export function openApiDocument(): Record<string, unknown> {
+  document ??= buildOpenApi(routes);
+  return document;
+}
+
+type Compiled = { route: Route; pattern: RegExp; names: string[] };
+const compiled: Compiled[] = routes.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^/api/v1${source}/?$`), names };
+});
+
+export function matchRoute(method: string, pathname: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | null {
+  const allowed: string[] = [];
+  for (const { route, pattern, names } of compiled) {
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    if (route.method !== method) {
+      allowed.push(route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => {
+      params[name] = decodeURIComponent(match[i + 1]);
+    });
+    return { route, params };
+  }
+  return allowed.length ? { allowed } : null;
+}
+
+export async function dispatch(request: Request): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  const found = matchRoute(request.method, pathname);
+  if (found && 'route' in found) return found.route.handle(request, found.params);
+  const requestId = newRequestId();
+  if (found) {
+    return errorResponse(new AppError('method_not_allowed', `Use ${found.allowed.join(', ')} on this path.`), requestId, { allow: found.allowed.join(', ') });
+  }
+  return errorResponse(new AppError('not_found', 'No such API route.'), requestId);
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { AppError, invalidRequest, type Issue } from '../errors';
+
+// JSON.parse keeps the last of two equal keys; the contract rejects them instead.
+export function findDuplicateKey(text: string): string | null {
+  const stack: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.has(key)) return key;
+        top.add(key);
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === '{') {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === '[') {
+      stack.push(null);
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      expectKey = stack[stack.length - 1] instanceof Set;
+    }
+  }
+  return null;
+}
+
+export function zodIssues(error: z.ZodError): Issue[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'Unknown field.' }));
+    }
+    return [{ path: base, message: issue.message }];
+  });
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidRequest(`The ${what} is not valid.`, zodIssues(result.error));
+  return result.data;
+}
+
+// Query strings: every parameter at most once and never empty; unknown ones fail the schema.
+export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: URLSearchParams): z.infer<T> | Record<string, never> {
+  const values: Record<string, string> = {};
+  const issues: Issue[] = [];
+  for (const [key, value] of params) {
+    if (key in values) issues.push({ path: key, message: 'Parameter given more than once.' });
+    else if (value === '') issues.push({ path: key, message: 'Parameter is empty.' });
+    values[key] = value;
+  }
+  if (issues.length) throw invalidRequest('The query string is not valid.', issues);
+  if (!schema) {
+    const unknown = Object.keys(values);
+    if (unknown.length) throw invalidRequest('This operation takes no query parameters.', unknown.map((path) => ({ path, message: 'Unknown parameter.' })));
+    return {};
+  }
+  return parseWith(schema, values, 'query string');
+}
+
+export const maxBodyBytes = 1024 * 1024;
+
+async function readText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > maxBodyBytes) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBodyBytes) {
+      await reader.cancel();
+      throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+// Returns the parsed body; operations without a body accept only nothing or {}.
+export async function parseBody<T extends z.ZodType>(schema: T | undefined, request: Request): Promise<z.infer<T> | undefined> {
+  const text = await readText(request);
+  if (!schema) {
+    if (text.trim() === '' || /^\{\s*\}$/.test(text.trim())) return undefined;
+    throw invalidRequest('This operation takes no request body.');
+  }
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidRequest('The request body is not valid JSON.');
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null) throw invalidRequest('The request body repeats a field.', [{ path: duplicate, message: 'Field given more than once.' }]);
+  return parseWith(schema, value, 'request body');
+}

@@ -1,0 +1,59 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import { auditLog, users } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { newId } from '../ids';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { authorize } from '../auth/permissions';
+
+export type AuditEntry = {
+  id: string;
+  operation: string;
+  targetType: string;
+  targetId: string;
+  userId: string;
+  userEmail: string | null;
+  clientId: string;
+  details: Record<string, unknown>;
+  createdAt: string;
+};
+
+// Called inside the same transaction as the write it describes.
+export async function recordAudit(
+  ctx: ServiceContext,
+  entry: { organizationId: string | null; operation: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+): Promise<void> {
+  await ctx.db.insert(auditLog).values({
+    id: newId('aud'),
+    organizationId: entry.organizationId,
+    userId: ctx.actor.userId,
+    clientId: ctx.actor.clientId,
+    operation: entry.operation,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? {},
+  });
+}
+
+export async function listAuditLog(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<AuditEntry>> {
+  await authorize(ctx, organizationId, 'audit.read');
+  const conditions = [eq(auditLog.organizationId, organizationId)];
+  if (page.cursor) conditions.push(lt(auditLog.id, String(decodeCursor(page.cursor, 1)[0])));
+  const rows = await ctx.db
+    .select({ entry: auditLog, email: users.email })
+    .from(auditLog)
+    .leftJoin(users, eq(users.id, auditLog.userId))
+    .where(and(...conditions))
+    .orderBy(desc(auditLog.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (r) => [r.entry.id], (r) => ({
+    id: r.entry.id,
+    operation: r.entry.operation,
+    targetType: r.entry.targetType,
+    targetId: r.entry.targetId,
+    userId: r.entry.userId,
+    userEmail: r.email,
+    clientId: r.entry.clientId,
+    details: r.entry.details as Record<string, unknown>,
+    createdAt: r.entry.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,46 @@
+import { and, eq } from 'drizzle-orm';
+import { memberships, organizations } from '@/db/schema';
+import { AppError, notFound } from '../errors';
+import { isId } from '../ids';
+import type { ServiceContext } from '../context';
+
+export const roles = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
+
+// The one table of who may do what inside an organization.
+export const permissions = {
+  'organization.read': 'viewer',
+  'organization.rename': 'admin',
+  'organization.deletionLink': 'admin',
+  'organization.delete': 'admin',
+  'members.read': 'viewer',
+  'members.manage': 'admin',
+  'audit.read': 'admin',
+} as const satisfies Record<string, Role>;
+export type Permission = keyof typeof permissions;
+
+export type Membership = {
+  organizationId: string;
+  organizationName: string;
+  role: Role;
+  readOnly: boolean;
+};
+
+// Reads membership and role live on every call: a removed member is refused at once.
+export async function authorize(ctx: ServiceContext, organizationId: string, permission: Permission): Promise<Membership> {
+  if (!isId('org', organizationId)) throw notFound('Organization');
+  const [row] = await ctx.db
+    .select({ role: memberships.role, name: organizations.name, readOnly: organizations.readOnly })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, ctx.actor.userId)));
+  // Another organization's id looks exactly like a missing one.
+  if (!row) throw notFound('Organization');
+  const needed = permissions[permission];
+  if (rank[row.role] < rank[needed]) {
+    if (needed === 'admin') throw new AppError('admin_required', 'Only an admin of this organization can do this.', { requiredRole: 'admin', role: row.role });
+    throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, { requiredRole: needed, role: row.role });
+  }
+  return { organizationId, organizationName: row.name, role: row.role, readOnly: row.readOnly };
+}

@@ -1,0 +1,34 @@
+// Configuration from the environment, read once per process (API.md "Configuration").
+export type Config = {
+  port: number;
+  appUrl: string;
+  databaseUrl: string | undefined;
+  oauthIssuer: string;
+  oauthJwksUrl: string | undefined;
+  oauthAudience: string;
+  dataDir: string;
+};
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 3000);
+  const appUrl = trimSlash(env.APP_URL || `http://localhost:${port}`);
+  return {
+    port,
+    appUrl,
+    databaseUrl: env.DATABASE_URL || undefined,
+    oauthIssuer: trimSlash(env.OAUTH_ISSUER || appUrl),
+    oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
+    oauthAudience: env.OAUTH_AUDIENCE || `${appUrl}/api/v1`,
+    dataDir: env.PGLITE_DATA_DIR || './.data',
+  };
+}
+
+let cached: Config | undefined;
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

@@ -1,0 +1,75 @@
+// One error type for every rule of the spec; the edges map it to HTTP and tRPC.
+export const errorCodes = {
+  invalid_request: { http: 400, trpc: 'BAD_REQUEST' },
+  unauthorized: { http: 401, trpc: 'UNAUTHORIZED' },
+  insufficient_scope: { http: 403, trpc: 'FORBIDDEN' },
+  forbidden: { http: 403, trpc: 'FORBIDDEN' },
+  admin_required: { http: 403, trpc: 'FORBIDDEN' },
+  read_only: { http: 403, trpc: 'FORBIDDEN' },
+  plan_required: { http: 403, trpc: 'FORBIDDEN' },
+  usage_exhausted: { http: 403, trpc: 'FORBIDDEN' },
+  not_found: { http: 404, trpc: 'NOT_FOUND' },
+  label_not_assigned: { http: 404, trpc: 'NOT_FOUND' },
+  version_not_found: { http: 404, trpc: 'NOT_FOUND' },
+  draft_conflict: { http: 409, trpc: 'CONFLICT' },
+  dataset_conflict: { http: 409, trpc: 'CONFLICT' },
+  invalid_state: { http: 409, trpc: 'CONFLICT' },
+  choose_organization: { http: 409, trpc: 'CONFLICT' },
+  secret_unavailable: { http: 409, trpc: 'CONFLICT' },
+  idempotency_in_progress: { http: 409, trpc: 'CONFLICT' },
+  email_taken: { http: 409, trpc: 'CONFLICT' },
+  idempotency_conflict: { http: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  import_rejected: { http: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  invalid_order: { http: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  confirmation_mismatch: { http: 422, trpc: 'UNPROCESSABLE_CONTENT' },
+  method_not_allowed: { http: 405, trpc: 'METHOD_NOT_SUPPORTED' },
+  payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE' },
+  unsupported_media_type: { http: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
+  rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS' },
+  internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+  unavailable: { http: 503, trpc: 'INTERNAL_SERVER_ERROR' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export type Issue = { path: string; message: string };
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return errorCodes[this.code].http;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError || (error instanceof Error && error.name === 'AppError' && 'code' in error);
+}
+
+export function invalidRequest(message: string, issues: Issue[] = []): AppError {
+  return new AppError('invalid_request', message, issues.length ? { issues } : {});
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} not found.`);
+}
+
+// Connection-level failures mean the database is unavailable, not that the request was wrong.
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006']);
+
+export function isUnavailableError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && unavailableCodes.has(code)) return true;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause !== undefined && cause !== error && isUnavailableError(cause);
+}

@@ -1,0 +1,92 @@
+import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
+import { memberships, organizations, users } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { authorize, type Role } from '../auth/permissions';
+import { recordAudit } from '../audit/service';
+import type { Member } from './schemas';
+
+type MemberRow = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: Date };
+
+function toMember(row: MemberRow): Member {
+  return { userId: row.userId, email: row.email, name: row.name, role: row.role, joinedAt: row.joinedAt.toISOString() };
+}
+
+const memberColumns = { userId: memberships.userId, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.joinedAt };
+
+export async function listMembers(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<Member>> {
+  await authorize(ctx, organizationId, 'members.read');
+  const conditions = [eq(memberships.organizationId, organizationId)];
+  if (page.cursor) {
+    const [joinedAt, userId] = decodeCursor(page.cursor, 2);
+    const at = new Date(String(joinedAt));
+    conditions.push(or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, String(userId))))!);
+  }
+  const rows = await ctx.db
+    .select(memberColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(...conditions))
+    .orderBy(asc(memberships.joinedAt), asc(memberships.userId))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (r) => [r.joinedAt.toISOString(), r.userId], toMember);
+}
+
+export async function addMember(ctx: ServiceContext, organizationId: string, input: { email: string; role: Role }): Promise<Member> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    await authorize(txCtx, organizationId, 'members.manage');
+    const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase()));
+    if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
+    const [row] = await tx
+      .insert(memberships)
+      .values({ organizationId, userId: user.id, role: input.role })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
+    await recordAudit(txCtx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role: input.role } });
+    return toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+  });
+}
+
+// Locks the organization row so concurrent demotions and removals cannot leave it without an admin.
+// Authorization is checked after the lock, so it sees any role change that committed first.
+async function lockAndLoadMember(ctx: ServiceContext, organizationId: string, userId: string): Promise<MemberRow & { admins: number }> {
+  await ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for('update');
+  await authorize(ctx, organizationId, 'members.manage');
+  const [row] = await ctx.db
+    .select(memberColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+  if (!row) throw notFound('Member');
+  const [{ admins }] = await ctx.db
+    .select({ admins: sql<number>`count(*)::int` })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, 'admin')));
+  return { ...row, admins };
+}
+
+const lastAdmin = () => new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', { state: 'last_admin' });
+
+export async function changeMemberRole(ctx: ServiceContext, organizationId: string, userId: string, input: { role: Role }): Promise<Member> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const member = await lockAndLoadMember(txCtx, organizationId, userId);
+    if (member.role === 'admin' && input.role !== 'admin' && member.admins <= 1) throw lastAdmin();
+    await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+    await recordAudit(txCtx, { organizationId, operation: 'members.changeRole', targetType: 'user', targetId: userId, details: { from: member.role, to: input.role } });
+    return toMember({ ...member, role: input.role });
+  });
+}
+
+export async function removeMember(ctx: ServiceContext, organizationId: string, userId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const member = await lockAndLoadMember(txCtx, organizationId, userId);
+    if (member.role === 'admin' && member.admins <= 1) throw lastAdmin();
+    await tx.delete(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+    await recordAudit(txCtx, { organizationId, operation: 'members.remove', targetType: 'user', targetId: userId, details: { role: member.role } });
+  });
+}

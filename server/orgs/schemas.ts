@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { roles } from '../auth/permissions';
+
+export const organizationName = z.string().trim().min(1, 'Name is required.').max(160, 'Use at most 160 characters.');
+export const roleSchema = z.enum(roles);
+
+export const createOrganizationInput = z.strictObject({ name: organizationName });
+export const renameOrganizationInput = z.strictObject({ name: organizationName });
+export const addMemberInput = z.strictObject({ email: z.string().trim().toLowerCase().email('Enter a valid email address.').max(320), role: roleSchema });
+export const changeRoleInput = z.strictObject({ role: roleSchema });
+export const setDefaultOrganizationInput = z.strictObject({ organizationId: z.string().min(1).nullable() });
+export const deleteOrganizationInput = z.strictObject({ token: z.string().min(1), confirmName: z.string() });
+
+export const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  plan: z.enum(['free', 'pro']),
+  readOnly: z.boolean(),
+  createdAt: z.string(),
+});
+export type Organization = z.infer<typeof organizationSchema>;
+
+export const memberSchema = z.object({
+  userId: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  role: roleSchema,
+  joinedAt: z.string(),
+});
+export type Member = z.infer<typeof memberSchema>;
+
+export const profileSchema = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  defaultOrganizationId: z.string().nullable(),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const dashboardLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
+export type DashboardLink = z.infer<typeof dashboardLinkSchema>;
+
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { deletionLinks, memberships, organizations, users } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { newId } from '../ids';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { authorize, type Role } from '../auth/permissions';
+import { recordAudit } from '../audit/service';
+import { config } from '../config';
+import type { DashboardLink, Organization } from './schemas';
+
+type OrganizationRow = typeof organizations.$inferSelect;
+
+function toOrganization(row: OrganizationRow, role: Role): Organization {
+  return { id: row.id, name: row.name, role, plan: row.plan, readOnly: row.readOnly, createdAt: row.createdAt.toISOString() };
+}
+
+export async function createOrganization(ctx: ServiceContext, input: { name: string }): Promise<Organization> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const [row] = await tx.insert(organizations).values({ id: newId('org'), name: input.name, createdBy: ctx.actor.userId }).returning();
+    await tx.insert(memberships).values({ organizationId: row.id, userId: ctx.actor.userId, role: 'admin' });
+    // Onboarding: a user's first organization becomes the suggested default.
+    await tx.update(users).set({ defaultOrganizationId: row.id }).where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
+    await recordAudit(txCtx, { organizationId: row.id, operation: 'organization.create', targetType: 'organization', targetId: row.id, details: { name: row.name } });
+    return toOrganization(row, 'admin');
+  });
+}
+
+export async function listOrganizations(ctx: ServiceContext, page: PageQuery): Promise<Page<Organization>> {
+  const conditions = [eq(memberships.userId, ctx.actor.userId)];
+  if (page.cursor) conditions.push(gt(organizations.id, String(decodeCursor(page.cursor, 1)[0])));
+  const rows = await ctx.db
+    .select({ org: organizations, role: memberships.role })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(and(...conditions))
+    .orderBy(asc(organizations.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (r) => [r.org.id], (r) => toOrganization(r.org, r.role));
+}
+
+export async function getOrganization(ctx: ServiceContext, organizationId: string): Promise<Organization> {
+  const membership = await authorize(ctx, organizationId, 'organization.read');
+  const [row] = await ctx.db.select().from(organizations).where(eq(organizations.id, organizationId));
+  if (!row) throw notFound('Organization');
+  return toOrganization(row, membership.role);
+}
+
+export async function renameOrganization(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Organization> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const membership = await authorize(txCtx, organizationId, 'organization.rename');
+    const [row] = await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, organizationId)).returning();
+    await recordAudit(txCtx, { organizationId, operation: 'organization.rename', targetType: 'organization', targetId: organizationId, details: { from: membership.organizationName, to: input.name } });
+    return toOrganization(row, membership.role);
+  });
+}
+
+const deletionLinkTtlMs = 60 * 60 * 1000;
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export async function createDeletionLink(ctx: ServiceContext, organizationId: string): Promise<DashboardLink> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    await authorize(txCtx, organizationId, 'organization.deletionLink');
+    const token = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(Date.now() + deletionLinkTtlMs);
+    await tx.insert(deletionLinks).values({ tokenDigest: digest(token), organizationId, createdBy: ctx.actor.userId, expiresAt });
+    await recordAudit(txCtx, { organizationId, operation: 'organization.deletionLink', targetType: 'organization', targetId: organizationId });
+    return { url: `${config().appUrl}/organizations/${organizationId}/delete?token=${token}`, expiresAt: expiresAt.toISOString() };
+  });
+}
+
+// What the dashboard's deletion page shows before the admin confirms.
+export async function checkDeletionLink(ctx: ServiceContext, organizationId: string, token: string): Promise<{ organizationId: string; name: string; expiresAt: string }> {
+  const membership = await authorize(ctx, organizationId, 'organization.delete');
+  const [link] = await ctx.db
+    .select()
+    .from(deletionLinks)
+    .where(and(eq(deletionLinks.tokenDigest, digest(token)), eq(deletionLinks.organizationId, organizationId)));
+  if (!link || link.expiresAt.getTime() < Date.now()) {
+    throw new AppError('invalid_state', 'This deletion link has expired or is not valid. Ask for a new one from the organization settings.', { state: 'link_expired' });
+  }
+  return { organizationId, name: membership.organizationName, expiresAt: link.expiresAt.toISOString() };
+}
+
+export async function deleteOrganization(ctx: ServiceContext, organizationId: string, input: { token: string; confirmName: string }): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const link = await checkDeletionLink(txCtx, organizationId, input.token);
+    if (input.confirmName !== link.name) {
+      throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });
+    }
+    await recordAudit(txCtx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
+    await tx.delete(organizations).where(eq(organizations.id, organizationId));
+  });
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { invalidRequest } from './errors';
+
+export const pageQuery = z.strictObject({
+  cursor: z.string().min(1).max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+export type Page<T> = { items: T[]; nextCursor: string | null };
+
+// Opaque cursors: base64url of the keyset values of the last item on the page.
+export function encodeCursor(values: (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, arity: number): (string | number)[] {
+  try {
+    const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(values) && values.length === arity && values.every((v) => typeof v === 'string' || typeof v === 'number')) return values;
+  } catch {
+    // fall through
+  }
+  throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+}
+
+// Given limit+1 rows, returns one page and the cursor for the next.
+export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => (string | number)[], map: (row: R) => T): Page<T> {
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  return { items: pageRows.map(map), nextCursor: more ? encodeCursor(keyOf(pageRows[pageRows.length - 1])) : null };
+}

@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { migrate, openDatabase } from '../db/client';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testEnv: Record<string, string>;
+    issuerPrivateJwk: string;
+  }
+}
+
+let issuerServer: Server | undefined;
+let dropDatabase: (() => Promise<void>) | undefined;
+
+// A fresh database on the real server per run; in-memory PGlite (one per worker) when none is given.
+async function prepareDatabase(): Promise<Record<string, string>> {
+  const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!baseUrl) return { PGLITE_DATA_DIR: 'memory://', DATABASE_URL: '' };
+  const name = `promptloop_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), max: 2 });
+  await migrate(database);
+  await database.close();
+  dropDatabase = async () => {
+    const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+    await cleanup.end();
+  };
+  return { DATABASE_URL: url.toString() };
+}
+
+// A local OAuth issuer: its JWKS is served over real HTTP, tokens are signed in the tests.
+async function startIssuer(): Promise<{ env: Record<string, string>; privateJwk: string }> {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
+  const privateJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'ES256' });
+  issuerServer = createServer((req, res) => {
+    if (req.url === '/jwks') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [jwk] }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => issuerServer!.listen(0, '127.0.0.1', resolve));
+  const { port } = issuerServer.address() as AddressInfo;
+  const issuer = `http://127.0.0.1:${port}`;
+  return {
+    env: { OAUTH_ISSUER: issuer, OAUTH_JWKS_URL: `${issuer}/jwks`, APP_URL: 'http://localhost:3999', OAUTH_AUDIENCE: 'http://localhost:3999/api/v1' },
+    privateJwk,
+  };
+}
+
+export default async function setup(project: TestProject) {
+  const databaseEnv = await prepareDatabase();
+  const issuer = await startIssuer();
+  project.provide('testEnv', { ...databaseEnv, ...issuer.env });
+  project.provide('issuerPrivateJwk', issuer.privateJwk);
+  return async () => {
+    await new Promise((resolve) => issuerServer?.close(resolve));
+    await dropDatabase?.();
+  };
+}
