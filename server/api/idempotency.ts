@@ -66,7 +66,7 @@ export async function runIdempotent(
     const now = Date.now();
     const claimed = await db
       .insert(t)
-      .values({ ...scope, requestDigest: digest, claimToken: token, state: 'in_progress', lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs) })
+      .values({ ...scope, requestDigest: digest, claimToken: token, state: 'in_progress', lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), createdAt: new Date(now) })
       .onConflictDoUpdate({
         target: [t.userId, t.clientId, t.organizationId, t.operation, t.key],
         set: { requestDigest: digest, claimToken: token, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), createdAt: new Date(now) },

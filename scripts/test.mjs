@@ -1,0 +1,67 @@
+// `npm test`: install what is missing, run the unit and integration suites (vitest), then build
+// and run the browser suite (Playwright), and print one closing line with the totals.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureBuilt, ensureInstalled, root } from './ensure.mjs';
+
+ensureInstalled();
+const reports = mkdtempSync(path.join(tmpdir(), 'promptloop-tests-'));
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+const only = process.argv[2]; // optional: "unit" or "e2e"
+
+function runSuite(command, args, extraEnv = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
+  return result.status === 0;
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let ok = true;
+
+if (only !== 'e2e') {
+  const file = path.join(reports, 'vitest.json');
+  ok = runSuite('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]) && ok;
+  if (existsSync(file)) {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests;
+    totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  } else ok = false;
+}
+
+if (only !== 'unit') {
+  ensureBuilt();
+  // A fresh database for the browser suite when a Postgres server is configured.
+  const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  let e2eEnv = {};
+  let drop = async () => {};
+  if (baseUrl) {
+    const { default: postgres } = await import('postgres');
+    const name = `promptloop_e2e_${Date.now()}`;
+    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    await admin.end();
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    e2eEnv = { E2E_DATABASE_URL: url.toString() };
+    drop = async () => {
+      const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      await cleanup.end();
+    };
+  }
+  const file = path.join(reports, 'playwright.json');
+  ok = runSuite('npx', ['playwright', 'test', '--reporter=list,json'], { ...e2eEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: file }) && ok;
+  await drop();
+  if (existsSync(file)) {
+    const stats = JSON.parse(readFileSync(file, 'utf8')).stats ?? {};
+    totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+    totals.failed += stats.unexpected ?? 0;
+    totals.skipped += stats.skipped ?? 0;
+  } else ok = false;
+}
+
+rmSync(reports, { recursive: true, force: true });
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(ok && totals.failed === 0 ? 0 : 1);

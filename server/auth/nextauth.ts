@@ -1,0 +1,64 @@
+import { getServerSession, type NextAuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { getDb } from '@/db/client';
+import { checkCredentials } from '@/server/account/service';
+import type { Actor } from '@/server/context';
+
+declare module 'next-auth' {
+  interface Session {
+    user: { id: string; email: string | null; name: string | null };
+  }
+}
+
+// The production entry sets NEXTAUTH_SECRET before Next starts; `next dev` gets a fixed
+// development-only secret so it runs without setup. In production an unset secret stays unset,
+// and next-auth refuses to sign sessions rather than using a guessable key.
+function sessionSecret(): string | undefined {
+  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
+  if (process.env.NODE_ENV !== 'production') return 'promptloop-development-only-secret-do-not-use-in-production';
+  return undefined;
+}
+
+// Error codes the sign-in form maps to a field (next-auth passes the thrown message through).
+export const signInErrors = { unknownEmail: 'unknown_email', wrongPassword: 'wrong_password' } as const;
+
+export const authOptions: NextAuthOptions = {
+  secret: sessionSecret(),
+  session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },
+  pages: { signIn: '/sign-in', error: '/sign-in' },
+  providers: [
+    CredentialsProvider({
+      id: 'credentials',
+      name: 'Email and password',
+      credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+      async authorize(credentials) {
+        if (!credentials?.email || !credentials.password) throw new Error(signInErrors.unknownEmail);
+        const result = await checkCredentials(await getDb(), credentials.email, credentials.password);
+        if ('error' in result) throw new Error(result.error);
+        return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user) token.sub = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      session.user = { id: token.sub ?? '', email: token.email ?? null, name: token.name ?? null };
+      return session;
+    },
+  },
+};
+
+// The dashboard actor of the current request, or null when signed out.
+export async function getSessionActor(): Promise<Actor | null> {
+  const session = await getServerSession(authOptions);
+  const userId = session?.user?.id;
+  return userId ? { userId, clientId: 'dashboard', human: true } : null;
+}
+
+export async function getSessionUser(): Promise<{ id: string; email: string | null; name: string | null } | null> {
+  const session = await getServerSession(authOptions);
+  return session?.user?.id ? session.user : null;
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import next from 'next';
+import { getDatabase } from '@/db/client';
+import { config } from './config';
+import { log } from './log';
+import { newRequestId } from './api/http';
+
+type Role = 'all' | 'web' | 'ingest' | 'worker';
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function parseRole(argv: string[]): Role {
+  const arg = argv.find((a) => a.startsWith('--role='));
+  const role = (arg?.slice('--role='.length) ?? 'all') as Role;
+  if (!['all', 'web', 'ingest', 'worker'].includes(role)) {
+    console.error(`Unknown role "${role}". Use --role=web, --role=ingest or --role=worker (default: all in one process).`);
+    process.exit(2);
+  }
+  return role;
+}
+
+// next-auth needs a stable secret; a fresh install gets one generated and kept under .data/.
+function ensureAuthSecret(): void {
+  process.env.NEXTAUTH_URL ??= config().appUrl;
+  if (process.env.NEXTAUTH_SECRET) return;
+  const dir = path.join(root, '.data');
+  const file = path.join(dir, 'auth-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  process.env.NEXTAUTH_SECRET = readFileSync(file, 'utf8').trim();
+}
+
+// Hot paths (retrieval, trace ingestion) are dispatched here directly in later milestones;
+// today every request of the web role goes through Next's request handler.
+async function buildHandler(role: Role): Promise<Handler | null> {
+  if (role === 'worker') return null;
+  if (role === 'ingest') {
+    return (_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
+    };
+  }
+  const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  return (req, res) => handle(req, res);
+}
+
+function withRequestLog(handler: Handler): Handler {
+  return async (req, res) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path.startsWith('/_next/static')) return;
+      log.info({ requestId: res.getHeader('x-request-id') ?? undefined, method: req.method, route: path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+    });
+    try {
+      await handler(req, res);
+    } catch (error) {
+      log.error({ err: error }, 'unhandled request error');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    }
+  };
+}
+
+async function main(): Promise<void> {
+  const role = parseRole(process.argv.slice(2));
+  process.env.NODE_ENV = 'production';
+  ensureAuthSecret();
+  const cfg = config();
+  const database = await getDatabase();
+  const handler = await buildHandler(role);
+  if (!handler) {
+    log.info({ role }, 'worker started (no background jobs are defined yet)');
+    return;
+  }
+  const server = createServer(withRequestLog(handler));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
+  const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
+  log.info({ role, port: cfg.port, database: database.kind }, 'listening');
+  console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  API: ${cfg.appUrl}/api/v1/openapi.json\n`);
+
+  const shutdown = () => {
+    server.close(() => {
+      database.close().finally(() => process.exit(0));
+    });
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

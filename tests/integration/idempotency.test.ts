@@ -1,0 +1,156 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { auditLog, idempotencyRecords } from '@/db/schema';
+import { call, newOrganization, newTeam, newUser } from '../helpers/api';
+import { signToken } from '../helpers/issuer';
+
+const key = () => `key-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+
+describe('Idempotency-Key', () => {
+  it('replays the original response for the same key and body, and creates once', async () => {
+    const user = await newUser();
+    const k = key();
+    const first = await user.call('POST', '/organizations', { body: { name: 'Once' }, headers: { 'idempotency-key': k } });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    const second = await user.call('POST', '/organizations', { body: { name: 'Once' }, headers: { 'idempotency-key': k } });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect((await user.call('GET', '/organizations')).body.items).toHaveLength(1);
+  });
+
+  it('the same key with a different body → 422 idempotency_conflict and nothing runs', async () => {
+    const user = await newUser();
+    const k = key();
+    await user.call('POST', '/organizations', { body: { name: 'A' }, headers: { 'idempotency-key': k } });
+    const conflict = await user.call('POST', '/organizations', { body: { name: 'B' }, headers: { 'idempotency-key': k } });
+    expect(conflict.status).toBe(422);
+    expect(conflict.body.error.code).toBe('idempotency_conflict');
+    expect((await user.call('GET', '/organizations')).body.items.map((o: any) => o.name)).toEqual(['A']);
+  });
+
+  it('key order in the body does not matter', async () => {
+    const { org, admin } = await newTeam();
+    const outsider = await newUser();
+    const k = key();
+    const a = await admin.call('POST', `/organizations/${org.id}/members`, { rawBody: `{"email":"${outsider.email}","role":"viewer"}`, headers: { 'idempotency-key': k, 'content-type': 'application/json' } });
+    const b = await admin.call('POST', `/organizations/${org.id}/members`, { rawBody: `{"role":"viewer","email":"${outsider.email}"}`, headers: { 'idempotency-key': k, 'content-type': 'application/json' } });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('is scoped by user, client, organization and operation', async () => {
+    const k = key();
+    const user = await newUser();
+    const other = await newUser();
+    const a = await user.call('POST', '/organizations', { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    const b = await other.call('POST', '/organizations', { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    expect(b.status).toBe(201);
+    expect(b.body.id).not.toBe(a.body.id);
+    // Same user through another OAuth client: a separate scope.
+    const otherClient = await signToken({ sub: user.sub, clientId: 'another-client' });
+    const c = await call('POST', '/organizations', { token: otherClient, body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    expect(c.status).toBe(201);
+    expect(c.body.id).not.toBe(a.body.id);
+    // Same key on another operation of the same user: separate scope too.
+    const d = await user.call('PATCH', `/organizations/${a.body.id}`, { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    expect(d.status).toBe(200);
+    expect(d.headers.get('idempotency-replayed')).toBeNull();
+  });
+
+  it('the same key on two organizations is two scopes', async () => {
+    const user = await newUser();
+    const one = await newOrganization(user, 'One');
+    const two = await newOrganization(user, 'Two');
+    const k = key();
+    const a = await user.call('PATCH', `/organizations/${one.id}`, { body: { name: 'Same' }, headers: { 'idempotency-key': k } });
+    const b = await user.call('PATCH', `/organizations/${two.id}`, { body: { name: 'Same' }, headers: { 'idempotency-key': k } });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.headers.get('idempotency-replayed')).toBeNull();
+    expect(b.body.id).toBe(two.id);
+  });
+
+  it.each([['short7ch'.slice(0, 7)], ['x'.repeat(129)], ['has space in it']])('rejects the key %j with 400', async (badKey) => {
+    const user = await newUser();
+    const result = await user.call('POST', '/organizations', { body: { name: 'Nope' }, headers: { 'idempotency-key': badKey } });
+    expect(result.status).toBe(400);
+    expect(result.body.error.code).toBe('invalid_request');
+    expect((await user.call('GET', '/organizations')).body.items).toHaveLength(0);
+  });
+
+  it('accepts keys of exactly 8 and 128 characters', async () => {
+    const user = await newUser();
+    expect((await user.call('POST', '/organizations', { body: { name: 'A' }, headers: { 'idempotency-key': 'k'.repeat(8) } })).status).toBe(201);
+    expect((await user.call('POST', '/organizations', { body: { name: 'B' }, headers: { 'idempotency-key': 'k'.repeat(128) } })).status).toBe(201);
+  });
+
+  it('validation failures are not recorded: a corrected retry with the same key runs', async () => {
+    const user = await newUser();
+    const k = key();
+    expect((await user.call('POST', '/organizations', { body: { name: '' }, headers: { 'idempotency-key': k } })).status).toBe(400);
+    // A different body is not a conflict, since the failed attempt was never recorded.
+    const retry = await user.call('POST', '/organizations', { body: { name: 'Fixed' }, headers: { 'idempotency-key': k } });
+    expect(retry.status).toBe(201);
+  });
+
+  it('permission failures are not recorded; business errors are, and replay', async () => {
+    const { org, admin, editor } = await newTeam();
+    const k = key();
+    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(403);
+    await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'admin' } });
+    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(200);
+
+    const k2 = key();
+    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: 'ghost@example.test', role: 'viewer' }, headers: { 'idempotency-key': k2 } });
+    expect(first.status).toBe(404);
+    const replay = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: 'ghost@example.test', role: 'viewer' }, headers: { 'idempotency-key': k2 } });
+    expect(replay.status).toBe(404);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('concurrent duplicates run the operation once; the others get 409 idempotency_in_progress or the replay', async () => {
+    const user = await newUser();
+    const k = key();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => user.call('POST', '/organizations', { body: { name: 'Race' }, headers: { 'idempotency-key': k } })),
+    );
+    const created = results.filter((r) => r.status === 201);
+    const inProgress = results.filter((r) => r.status === 409);
+    expect(created.length + inProgress.length).toBe(6);
+    for (const r of inProgress) expect(r.body.error.code).toBe('idempotency_in_progress');
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    expect((await user.call('GET', '/organizations')).body.items).toHaveLength(1);
+    const db = await getDb();
+    const audit = await db.select().from(auditLog).where(eq(auditLog.targetId, created[0].body.id));
+    expect(audit.filter((e) => e.operation === 'organization.create')).toHaveLength(1);
+  });
+
+  it('a record older than 24 hours no longer replays', async () => {
+    const user = await newUser();
+    const k = key();
+    const first = await user.call('POST', '/organizations', { body: { name: 'Old' }, headers: { 'idempotency-key': k } });
+    const db = await getDb();
+    const [record] = await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, k));
+    expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBeGreaterThanOrEqual(24 * 3600 * 1000);
+    await db.update(idempotencyRecords).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(idempotencyRecords.key, k));
+    const again = await user.call('POST', '/organizations', { body: { name: 'Old' }, headers: { 'idempotency-key': k } });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(first.body.id);
+  });
+
+  it('every management write records who did it in the audit log', async () => {
+    const { org, admin } = await newTeam();
+    await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Audited' } });
+    const db = await getDb();
+    const entries = await db.select().from(auditLog).where(eq(auditLog.organizationId, org.id));
+    const rename = entries.find((e) => e.operation === 'organization.rename')!;
+    expect(rename).toMatchObject({ userId: admin.id, clientId: 'test-cli', targetType: 'organization', targetId: org.id });
+    expect(entries.map((e) => e.operation)).toEqual(expect.arrayContaining(['organization.create', 'members.add', 'organization.rename']));
+    await expect(db.update(auditLog).set({ operation: 'tampered' }).where(eq(auditLog.id, rename.id))).rejects.toThrow();
+    await expect(db.delete(auditLog).where(eq(auditLog.id, rename.id))).rejects.toThrow();
+  });
+});
