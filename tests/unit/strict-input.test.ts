@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { findDuplicateKey, parseQuery } from '@/server/api/strict-input';
+import { decodeCursor, encodeCursor } from '@/server/paging';
+import { isId, newId, newSecret } from '@/server/ids';
+import { hashPassword, passwordProblem, verifyPassword } from '@/server/auth/passwords';
+
+describe('findDuplicateKey', () => {
+  it.each([
+    ['{"a":1,"a":2}', 'a'],
+    ['{"a":{"b":1,"b":2}}', 'b'],
+    ['[{"x":1},{"x":2,"x":3}]', 'x'],
+    ['{"a":"}\\"a\\"","a":1}', 'a'],
+    ['{"\\u0061":1,"a":2}', 'a'],
+  ])('finds the duplicate in %s', (text, key) => expect(findDuplicateKey(text)).toBe(key));
+
+  it.each([['{"a":1,"b":{"a":2}}'], ['[{"a":1},{"a":2}]'], ['{"a":["a","a"]}'], ['"a"'], ['{"a":"{\\"a\\":1}"}']])('accepts %s', (text) =>
+    expect(findDuplicateKey(text)).toBeNull(),
+  );
+});
+
+describe('parseQuery', () => {
+  const schema = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25) });
+  it('applies defaults and coerces', () => {
+    expect(parseQuery(schema, new URLSearchParams(''))).toEqual({ limit: 25 });
+    expect(parseQuery(schema, new URLSearchParams('limit=7'))).toEqual({ limit: 7 });
+  });
+  it('rejects duplicates, empties and unknowns', () => {
+    expect(() => parseQuery(schema, new URLSearchParams('limit=1&limit=1'))).toThrow(/query string/);
+    expect(() => parseQuery(schema, new URLSearchParams('limit='))).toThrow();
+    expect(() => parseQuery(schema, new URLSearchParams('other=1'))).toThrow();
+    expect(() => parseQuery(undefined, new URLSearchParams('x=1'))).toThrow(/no query parameters/);
+  });
+});
+
+describe('ids, cursors and secrets', () => {
+  it('ids are prefixed, fixed width and sort by creation time', () => {
+    const a = newId('org', 1_700_000_000_000);
+    const b = newId('org', 1_700_000_000_001);
+    expect(isId('org', a)).toBe(true);
+    expect(isId('usr', a)).toBe(false);
+    expect(a < b).toBe(true);
+  });
+  it('cursors round-trip and bad ones are rejected', () => {
+    expect(decodeCursor(encodeCursor(['x', 3]), 2)).toEqual(['x', 3]);
+    expect(() => decodeCursor('garbage', 1)).toThrow();
+    expect(() => decodeCursor(encodeCursor(['x']), 2)).toThrow();
+  });
+  it('secrets carry 256 bits in base62 after their prefix', () => {
+    const secret = newSecret('plr_');
+    expect(secret).toMatch(/^plr_[0-9A-Za-z]{43}$/);
+    expect(newSecret('plr_')).not.toBe(secret);
+  });
+});
+
+describe('passwords', () => {
+  it('hash with scrypt and verify', async () => {
+    const hash = await hashPassword('correct horse 42');
+    expect(hash).toMatch(/^scrypt\$/);
+    expect(await verifyPassword('correct horse 42', hash)).toBe(true);
+    expect(await verifyPassword('correct horse 43', hash)).toBe(false);
+  });
+  it.each([['short1'], ['onlyletterslong'], ['1234567890'], ['aaaaaaaaaaaa']])('calls %s weak', (password) => expect(passwordProblem(password)).not.toBeNull());
+  it('accepts a reasonable password', () => expect(passwordProblem('tangerine-harbor-7')).toBeNull());
+});
