@@ -26,7 +26,7 @@ export async function openDatabase(options: { url?: string; dataDir?: string; ma
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
   const client = new PGlite(options.dataDir);
   await client.waitReady;
   const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
