@@ -5,6 +5,7 @@ import type { Actor } from '@/server/context';
 import { AppError, errorCodes, isAppError, isUnavailableError, type ErrorCode, type Issue } from '@/server/errors';
 import { newId } from '@/server/ids';
 import { getSessionActor } from '@/server/auth/nextauth';
+import { log } from '@/server/log';
 
 export type TrpcContext = { db: Db; actor: Actor | null; requestId: string };
 
@@ -85,8 +86,5 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
 // One structured line per unexpected failure; business errors (AppError) are the caller's concern.
 export function logTrpcError(opts: { error: TRPCError; path?: string; ctx?: TrpcContext }): void {
   if (opts.error.code !== 'INTERNAL_SERVER_ERROR' || isAppError(opts.error.cause)) return;
-  const cause = opts.error.cause ?? opts.error;
-  console.error(
-    JSON.stringify({ level: 'error', msg: 'trpc request failed', requestId: opts.ctx?.requestId, path: opts.path, error: cause.message, stack: cause.stack }),
-  );
+  log.error({ requestId: opts.ctx?.requestId, path: opts.path, err: opts.error.cause ?? opts.error }, 'trpc request failed');
 }
