@@ -1,0 +1,18 @@
+import type { ReactNode } from 'react';
+import { AlertCircleIcon, CheckCircleIcon, InfoIcon } from './icons';
+
+type Tone = 'info' | 'success' | 'warning' | 'error';
+
+export function Alert({ tone = 'info', title, children, action }: { tone?: Tone; title?: ReactNode; children?: ReactNode; action?: ReactNode }) {
+  const Icon = tone === 'success' ? CheckCircleIcon : tone === 'info' ? InfoIcon : AlertCircleIcon;
+  return (
+    <div className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+      <Icon size={16} />
+      <div className="alert-body">
+        {title ? <p className="alert-title">{title}</p> : null}
+        {children ? <div>{children}</div> : null}
+      </div>
+      {action}
+    </div>
+  );
+}

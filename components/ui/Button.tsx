@@ -1,0 +1,37 @@
+import Link from 'next/link';
+import type { ButtonHTMLAttributes, ComponentProps, ReactNode } from 'react';
+
+type Variant = 'primary' | 'secondary' | 'danger' | 'danger-outline' | 'ghost';
+type Size = 'md' | 'sm';
+
+function classes(variant: Variant, size: Size, block: boolean | undefined, extra?: string) {
+  return ['btn', variant !== 'secondary' && `btn-${variant}`, size === 'sm' && 'btn-sm', block && 'btn-block', extra].filter(Boolean).join(' ');
+}
+
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: Variant;
+  size?: Size;
+  block?: boolean;
+  loading?: boolean;
+  icon?: ReactNode;
+};
+
+export function Button({ variant = 'secondary', size = 'md', block, loading, icon, className, disabled, children, type = 'button', ...rest }: ButtonProps) {
+  return (
+    <button type={type} className={classes(variant, size, block, className)} disabled={disabled || loading} aria-busy={loading || undefined} {...rest}>
+      {loading ? <span className="spinner" aria-hidden="true" /> : icon}
+      {children}
+    </button>
+  );
+}
+
+type ButtonLinkProps = ComponentProps<typeof Link> & { variant?: Variant; size?: Size; block?: boolean; icon?: ReactNode };
+
+export function ButtonLink({ variant = 'secondary', size = 'md', block, icon, className, children, ...rest }: ButtonLinkProps) {
+  return (
+    <Link className={classes(variant, size, block, className)} {...rest}>
+      {icon}
+      {children}
+    </Link>
+  );
+}

@@ -1,0 +1,56 @@
+'use client';
+
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+
+type DialogProps = {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  description?: ReactNode;
+  children?: ReactNode;
+  footer: ReactNode;
+};
+
+// A modal on the native <dialog>: focus trap, Escape and the backdrop come from the browser.
+export function Dialog({ open, onClose, title, description, children, footer }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      onClose={onClose}
+      onClick={(event) => {
+        if (event.target === ref.current) onClose();
+      }}
+    >
+      {open ? (
+        <>
+          <div className="dialog-body">
+            <h2 className="dialog-title" id={titleId}>
+              {title}
+            </h2>
+            {description ? (
+              <div className="dialog-description" id={descriptionId}>
+                {description}
+              </div>
+            ) : null}
+            {children}
+          </div>
+          <div className="dialog-footer">{footer}</div>
+        </>
+      ) : null}
+    </dialog>
+  );
+}
