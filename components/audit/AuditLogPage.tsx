@@ -1,0 +1,124 @@
+'use client';
+
+import Link from 'next/link';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { formatDateTime } from '@/components/format';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { Badge } from '@/components/ui/Badge';
+import { Button } from '@/components/ui/Button';
+import { Card } from '@/components/ui/Card';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { ListIcon, LockIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+
+const operationLabels: Record<string, string> = {
+  'organization.create': 'Created the organization',
+  'organization.rename': 'Renamed the organization',
+  'organization.deletionLink': 'Requested a deletion link',
+  'organization.delete': 'Deleted the organization',
+  'members.add': 'Added a member',
+  'members.changeRole': 'Changed a role',
+  'members.remove': 'Removed a member',
+  'profile.setDefaultOrganization': 'Set default organization',
+};
+
+function summarize(details: Record<string, unknown>): string {
+  if (typeof details.from === 'string' && typeof details.to === 'string') return `${details.from} → ${details.to}`;
+  const entries = Object.entries(details);
+  if (entries.length === 0) return '';
+  return entries.map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
+}
+
+function AuditTable({ organizationId }: { organizationId: string }) {
+  const trpc = useTRPC();
+  const log = useInfiniteQuery(trpc.audit.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  const entries = log.data?.pages.flatMap((page) => page.items) ?? [];
+
+  if (log.isPending) return <SkeletonRows rows={5} label="Loading audit log" />;
+  if (log.isError) {
+    return <ErrorState title="Could not load the audit log" description={readAppError(log.error)?.message} action={<Button onClick={() => log.refetch()}>Try again</Button>} />;
+  }
+  if (entries.length === 0) {
+    return <EmptyState icon={<ListIcon size={20} />} title="No activity yet" description="Changes to this organization will appear here." />;
+  }
+  return (
+    <>
+      <Table caption="Audit log">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => {
+            const summary = summarize(entry.details);
+            return (
+              <tr key={entry.id}>
+                <td className="cell-nowrap muted">{formatDateTime(entry.createdAt)}</td>
+                <td>
+                  <div className="person-text">
+                    <span>{entry.userEmail ?? entry.userId}</span>
+                    <span>
+                      <Badge tone={entry.clientId === 'dashboard' ? 'neutral' : 'accent'}>{entry.clientId === 'dashboard' ? 'Dashboard' : entry.clientId}</Badge>
+                    </span>
+                  </div>
+                </td>
+                <td>
+                  <div className="person-text">
+                    <span>{operationLabels[entry.operation] ?? entry.operation}</span>
+                    <code className="subtle">{entry.operation}</code>
+                  </div>
+                </td>
+                <td>
+                  <div className="details-json" title={summary}>
+                    {summary || '—'}
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+      {log.hasNextPage ? (
+        <div className="list-footer">
+          <Button size="sm" onClick={() => log.fetchNextPage()} loading={log.isFetchingNextPage}>
+            Load older entries
+          </Button>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+export function AuditLogPage({ organizationId }: { organizationId: string }) {
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => (
+        <div className="page">
+          <PageHeader
+            breadcrumbs={
+              <>
+                <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>
+              </>
+            }
+            title="Audit log"
+            description="Every change to this organization: who made it, from the dashboard or which API client, and when."
+          />
+          <Card flush>
+            {org.role === 'admin' ? (
+              <AuditTable organizationId={org.id} />
+            ) : (
+              <EmptyState icon={<LockIcon size={20} />} title="Admins only" description="Ask an admin of this organization if you need to review its activity." />
+            )}
+          </Card>
+        </div>
+      )}
+    </OrganizationGate>
+  );
+}

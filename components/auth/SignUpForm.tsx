@@ -1,0 +1,90 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { signIn } from 'next-auth/react';
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Card } from '@/components/ui/Card';
+import { Field, Input } from '@/components/ui/Field';
+import { useTRPC } from '@/lib/trpc/client';
+import { formMessage, readAppError } from '@/lib/trpc/errors';
+
+export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [signInFailed, setSignInFailed] = useState(false);
+  const signUp = useMutation(trpc.account.signUp.mutationOptions());
+  const [signingIn, setSigningIn] = useState(false);
+
+  const error = readAppError(signUp.error);
+  const fields = error?.fields ?? {};
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSignInFailed(false);
+    signUp.mutate(
+      { email, password, name: name.trim() || undefined },
+      {
+        onSuccess: async () => {
+          setSigningIn(true);
+          const result = await signIn('credentials', { email: email.trim(), password, redirect: false }).catch(() => null);
+          if (!result?.ok || result.error) {
+            setSigningIn(false);
+            setSignInFailed(true);
+            return;
+          }
+          router.replace(callbackUrl === '/' ? '/organizations' : callbackUrl);
+          router.refresh();
+        },
+      },
+    );
+  }
+
+  const signInHref = `/sign-in?${new URLSearchParams({ ...(email ? { email } : {}), ...(callbackUrl !== '/' ? { callbackUrl } : {}) }).toString()}`;
+  const topMessage = formMessage(error, ['email', 'password', 'name']);
+
+  return (
+    <>
+      <Card className="auth-card">
+        <div className="auth-heading">
+          <h1>Create your account</h1>
+          <p className="muted">Start managing prompts with your team in minutes.</p>
+        </div>
+        {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
+        {signInFailed ? (
+          <Alert tone="warning" title="Your account is ready">
+            We could not sign you in automatically. <Link href={signInHref}>Sign in</Link>
+          </Alert>
+        ) : null}
+        <form className="form" onSubmit={onSubmit} noValidate>
+          <Field label="Name" error={fields.name} hint="Optional. Shown to people in your organizations.">
+            <Input name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+          </Field>
+          <Field label="Email" error={fields.email}>
+            <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          </Field>
+          {error?.code === 'email_taken' ? (
+            <p className="field-hint" style={{ marginTop: -8 }}>
+              Already have an account? <Link href={signInHref}>Sign in instead</Link>
+            </p>
+          ) : null}
+          <Field label="Password" error={fields.password} hint="At least 10 characters, mixing letters with digits or symbols.">
+            <Input type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          </Field>
+          <Button type="submit" variant="primary" block loading={signUp.isPending || signingIn}>
+            Create account
+          </Button>
+        </form>
+      </Card>
+      <p className="auth-switch">
+        Already have an account? <Link href={signInHref}>Sign in</Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,221 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { formatDate, initials, roleOptions } from '@/components/format';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { useProfile } from '@/components/organizations/hooks';
+import { Alert } from '@/components/ui/Alert';
+import { Badge, RoleBadge } from '@/components/ui/Badge';
+import { Button } from '@/components/ui/Button';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { Dialog } from '@/components/ui/Dialog';
+import { Select } from '@/components/ui/Field';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { ErrorState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { AlertCircleIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import { AddMemberForm } from './AddMemberForm';
+
+type Role = (typeof roleOptions)[number]['value'];
+type Member = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: string };
+
+function MembersTable({ organizationId, isAdmin }: { organizationId: string; isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const profile = useProfile();
+  const me = profile.data?.id;
+  const [roleErrors, setRoleErrors] = useState<Record<string, string>>({});
+  const [removing, setRemoving] = useState<Member | null>(null);
+
+  const list = useInfiniteQuery(trpc.members.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  const members = list.data?.pages.flatMap((page) => page.items) ?? [];
+
+  const refresh = () =>
+    Promise.all([queryClient.invalidateQueries(trpc.members.pathFilter()), queryClient.invalidateQueries(trpc.organizations.pathFilter())]);
+
+  const changeRole = useMutation(
+    trpc.members.changeRole.mutationOptions({
+      onMutate: (input) => setRoleErrors((errors) => ({ ...errors, [input.userId]: '' })),
+      onError: (error, input) => setRoleErrors((errors) => ({ ...errors, [input.userId]: readAppError(error)?.message ?? 'Could not change the role.' })),
+      onSettled: refresh,
+    }),
+  );
+  const remove = useMutation(
+    trpc.members.remove.mutationOptions({
+      onSuccess: async (_data, input) => {
+        setRemoving(null);
+        if (input.userId === me) {
+          await queryClient.invalidateQueries(trpc.organizations.pathFilter());
+          router.push('/organizations');
+          return;
+        }
+        await refresh();
+      },
+    }),
+  );
+  const removeError = readAppError(remove.error);
+
+  if (list.isPending) return <SkeletonRows rows={3} label="Loading members" />;
+  if (list.isError) {
+    return <ErrorState title="Could not load members" description={readAppError(list.error)?.message} action={<Button onClick={() => list.refetch()}>Try again</Button>} />;
+  }
+
+  return (
+    <>
+      <Table caption="Members">
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            {isAdmin ? (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((member) => {
+            const label = member.email ?? member.name ?? member.userId;
+            const pendingRole = changeRole.isPending && changeRole.variables?.userId === member.userId;
+            return (
+              <tr key={member.userId} data-member={member.email ?? member.userId}>
+                <td>
+                  <div className="person">
+                    <span className="avatar" aria-hidden="true">
+                      {initials(member.name || member.email)}
+                    </span>
+                    <div className="person-text">
+                      <strong>
+                        {member.name || member.email || 'Unnamed user'} {member.userId === me ? <Badge>You</Badge> : null}
+                      </strong>
+                      {member.name && member.email ? <span className="muted">{member.email}</span> : null}
+                    </div>
+                  </div>
+                </td>
+                <td>
+                  {isAdmin ? (
+                    <>
+                      <Select
+                        compact
+                        aria-label={`Role for ${label}`}
+                        value={pendingRole ? changeRole.variables?.role : member.role}
+                        disabled={pendingRole}
+                        aria-invalid={roleErrors[member.userId] ? true : undefined}
+                        onChange={(e) => changeRole.mutate({ organizationId, userId: member.userId, role: e.target.value as Role })}
+                      >
+                        {roleOptions.map((option) => (
+                          <option key={option.value} value={option.value}>
+                            {option.label}
+                          </option>
+                        ))}
+                      </Select>
+                      {roleErrors[member.userId] ? (
+                        <p className="field-error row-error" role="alert">
+                          <AlertCircleIcon size={14} />
+                          <span>{roleErrors[member.userId]}</span>
+                        </p>
+                      ) : null}
+                    </>
+                  ) : (
+                    <RoleBadge role={member.role} />
+                  )}
+                </td>
+                <td className="cell-nowrap muted">{formatDate(member.joinedAt)}</td>
+                {isAdmin ? (
+                  <td className="cell-actions">
+                    <Button size="sm" variant="danger-outline" onClick={() => (remove.reset(), setRemoving(member))} aria-label={`Remove ${label}`}>
+                      {member.userId === me ? 'Leave' : 'Remove'}
+                    </Button>
+                  </td>
+                ) : null}
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+      {list.hasNextPage ? (
+        <div className="list-footer">
+          <Button size="sm" onClick={() => list.fetchNextPage()} loading={list.isFetchingNextPage}>
+            Load more
+          </Button>
+        </div>
+      ) : null}
+      <Dialog
+        open={removing !== null}
+        onClose={() => !remove.isPending && setRemoving(null)}
+        title={removing?.userId === me ? 'Leave this organization?' : 'Remove member?'}
+        description={
+          removing?.userId === me ? (
+            'You will lose access to this organization immediately.'
+          ) : (
+            <>
+              <strong>{removing?.email ?? removing?.name}</strong> will lose access to this organization immediately. You can add them again later.
+            </>
+          )
+        }
+        footer={
+          <>
+            <Button onClick={() => setRemoving(null)} disabled={remove.isPending}>
+              Cancel
+            </Button>
+            <Button
+              variant="danger"
+              loading={remove.isPending}
+              onClick={() => removing && remove.mutate({ organizationId, userId: removing.userId })}
+            >
+              {removing?.userId === me ? 'Leave organization' : 'Remove member'}
+            </Button>
+          </>
+        }
+      >
+        {removeError ? <Alert tone="error">{removeError.message}</Alert> : null}
+      </Dialog>
+    </>
+  );
+}
+
+export function MembersPage({ organizationId }: { organizationId: string }) {
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => {
+        const isAdmin = org.role === 'admin';
+        return (
+          <div className="page">
+            <PageHeader
+              breadcrumbs={
+                <>
+                  <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>
+                </>
+              }
+              title="Members"
+              description="People who can access this organization and what they can do."
+            />
+            {isAdmin ? <AddMemberForm organizationId={org.id} /> : null}
+            <Card flush>
+              <CardHeader
+                title="Team"
+                description={isAdmin ? 'Admins manage members and settings; editors change prompts; viewers read.' : undefined}
+              />
+              {!isAdmin ? (
+                <div style={{ padding: '16px 24px 0' }}>
+                  <Alert tone="info">Only admins can add, remove or change the role of members.</Alert>
+                </div>
+              ) : null}
+              <div style={{ marginTop: 16 }}>
+                <MembersTable organizationId={org.id} isAdmin={isAdmin} />
+              </div>
+            </Card>
+          </div>
+        );
+      }}
+    </OrganizationGate>
+  );
+}
