@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { test as base, expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+
+export type Account = { email: string; password: string; name: string };
+
+const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+let counter = 0;
+
+// Unique per run and per call, so a suite can run against a database that is not fresh.
+export function uniqueName(label: string): string {
+  counter += 1;
+  return `${label}-${runId}-${counter}`;
+}
+
+export function newAccount(label: string): Account {
+  const id = uniqueName(label);
+  return { email: `${id}@example.com`, password: `Correct-horse-${id}`, name: `${label[0].toUpperCase()}${label.slice(1)} ${counter}` };
+}
+
+// Accounts that are not under test are created through the same tRPC procedure the form uses.
+export async function createAccount(request: APIRequestContext, label: string): Promise<Account> {
+  const account = newAccount(label);
+  const response = await request.post('/api/trpc/account.signUp', { data: account });
+  expect(response.ok(), await response.text()).toBeTruthy();
+  return account;
+}
+
+export async function signInThroughForm(page: Page, account: Account, expectedPath: RegExp = /\/organizations/): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(expectedPath);
+}
+
+export async function createOrganization(page: Page, name: string): Promise<string> {
+  await page.goto('/organizations');
+  await page.getByRole('button', { name: 'New organization' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create organization' });
+  await dialog.getByLabel('Organization name').fill(name);
+  await dialog.getByRole('button', { name: 'Create organization' }).click();
+  await expect(page).toHaveURL(/\/organizations\/org_[0-9a-z]+$/);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
+  return page.url().split('/').pop()!;
+}
+
+async function signedInPage(browser: Browser, storageState: string) {
+  const context = await browser.newContext({ storageState });
+  return { context, page: await context.newPage() };
+}
+
+type WorkerFixtures = { admin: Account & { storageState: string } };
+type TestFixtures = {
+  adminPage: Page;
+  // Signs a second person up through the real form in their own browser context.
+  signUpSecondUser: (label?: string) => Promise<{ account: Account; page: Page }>;
+};
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  // One admin per worker: created once, signed in through the form once, session reused.
+  admin: [
+    async ({ browser, playwright }, use, workerInfo) => {
+      const baseURL = workerInfo.project.use.baseURL!;
+      const request = await playwright.request.newContext({ baseURL });
+      const account = await createAccount(request, 'admin');
+      await request.dispose();
+      const context = await browser.newContext({ baseURL });
+      const page = await context.newPage();
+      await signInThroughForm(page, account);
+      const storageState = workerInfo.project.outputDir + `/.auth/admin-${workerInfo.workerIndex}.json`;
+      await context.storageState({ path: storageState });
+      await context.close();
+      await use({ ...account, storageState });
+    },
+    { scope: 'worker' },
+  ],
+  adminPage: async ({ browser, admin }, use) => {
+    const { context, page } = await signedInPage(browser, admin.storageState);
+    await use(page);
+    await context.close();
+  },
+  signUpSecondUser: async ({ browser }, use) => {
+    const contexts: { close: () => Promise<void> }[] = [];
+    await use(async (label = 'teammate') => {
+      const context = await browser.newContext();
+      contexts.push(context);
+      const page = await context.newPage();
+      const account = newAccount(label);
+      await page.goto('/sign-up');
+      await page.getByLabel('Name').fill(account.name);
+      await page.getByLabel('Email').fill(account.email);
+      await page.getByLabel('Password').fill(account.password);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await expect(page).toHaveURL(/\/organizations$/);
+      return { account, page };
+    });
+    for (const context of contexts) await context.close();
+  },
+});
+
+export { expect };

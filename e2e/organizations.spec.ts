@@ -1,0 +1,128 @@
+import { createOrganization, expect, test, uniqueName } from './fixtures';
+
+test('create an organization, rename it and make it the default', async ({ adminPage: page }) => {
+  const name = uniqueName('Acme');
+  const organizationId = await createOrganization(page, name);
+
+  await page.getByRole('link', { name: 'Settings' }).first().click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/settings`);
+  const renamed = `${name} Renamed`;
+  const nameInput = page.getByLabel('Organization name');
+  await nameInput.fill('   ');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(nameInput).toHaveAccessibleDescription(/Name is required/);
+  await nameInput.fill(renamed);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await expect(page.getByRole('button', { name: /Organization: .*Switch organization/ })).toContainText(renamed);
+
+  // A first organization is the onboarding default; clear it, then set it explicitly.
+  const defaultCard = page.getByRole('region', { name: 'Default organization' });
+  if (await defaultCard.getByRole('button', { name: 'Clear default' }).isVisible()) {
+    await defaultCard.getByRole('button', { name: 'Clear default' }).click();
+  }
+  await defaultCard.getByRole('button', { name: 'Make default organization' }).click();
+  await expect(defaultCard.getByText('This is your default organization.')).toBeVisible();
+
+  await page.goto('/');
+  await expect(page).toHaveURL(`/organizations/${organizationId}`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(renamed);
+
+  await page.goto('/account');
+  await expect(page.getByLabel('Default organization')).toHaveValue(organizationId);
+  await page.getByRole('button', { name: 'Clear default' }).click();
+  await expect(page.getByText('Default organization cleared.')).toBeVisible();
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/organizations$/);
+
+  await page.goto(`/organizations/${organizationId}/audit`);
+  await expect(page.getByRole('cell', { name: /Renamed the organization/ })).toBeVisible();
+  await expect(page.getByRole('cell', { name: /Created the organization/ })).toBeVisible();
+});
+
+test('add a member, change their role and remove them', async ({ adminPage: page, admin, signUpSecondUser }) => {
+  const teammate = await signUpSecondUser('teammate');
+  const name = uniqueName('Team');
+  const organizationId = await createOrganization(page, name);
+
+  await page.getByRole('link', { name: 'Members' }).first().click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/members`);
+  const form = page.getByRole('form', { name: 'Add a member' });
+  const email = form.getByLabel('Email address');
+
+  await email.fill(`unknown-${teammate.account.email}`);
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(email).toHaveAccessibleDescription(/No account uses this email/);
+
+  await email.fill(teammate.account.email);
+  await form.getByLabel('Role').selectOption('viewer');
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(form.getByText(`${teammate.account.email} now has access`)).toBeVisible();
+  const row = page.locator(`tr[data-member="${teammate.account.email}"]`);
+  await expect(row).toBeVisible();
+  await expect(row.getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('viewer');
+
+  await email.fill(teammate.account.email);
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(email).toHaveAccessibleDescription(/already a member/);
+
+  // The teammate sees the organization read-only as a viewer.
+  await teammate.page.goto('/organizations');
+  await expect(teammate.page.getByRole('row', { name: new RegExp(name) })).toContainText('Viewer');
+  await teammate.page.goto(`/organizations/${organizationId}/settings`);
+  await expect(teammate.page.getByLabel('Organization name')).toHaveAttribute('readonly', '');
+  await expect(teammate.page.getByText('Only admins can rename this organization.')).toBeVisible();
+
+  await row.getByLabel(`Role for ${teammate.account.email}`).selectOption('editor');
+  await expect(row.getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('editor');
+  await page.reload();
+  await expect(page.locator(`tr[data-member="${teammate.account.email}"]`).getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('editor');
+  await teammate.page.goto('/organizations');
+  await expect(teammate.page.getByRole('row', { name: new RegExp(name) })).toContainText('Editor');
+
+  // The last admin cannot step down: the service's reason shows on that row.
+  const adminRow = page.locator(`tr[data-member="${admin.email}"]`);
+  await adminRow.getByRole('combobox').selectOption('viewer');
+  await expect(adminRow.getByRole('alert')).toContainText('at least one admin');
+
+  await page.getByRole('button', { name: `Remove ${teammate.account.email}` }).click();
+  const dialog = page.getByRole('dialog', { name: 'Remove member?' });
+  await expect(dialog).toContainText(teammate.account.email);
+  await dialog.getByRole('button', { name: 'Remove member' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator(`tr[data-member="${teammate.account.email}"]`)).toHaveCount(0);
+
+  await teammate.page.goto(`/organizations/${organizationId}`);
+  await expect(teammate.page.getByText('Organization not found')).toBeVisible();
+});
+
+test('delete an organization through its deletion link by typing its name', async ({ adminPage: page }) => {
+  const name = uniqueName('Doomed');
+  const organizationId = await createOrganization(page, name);
+
+  await page.goto(`/organizations/${organizationId}/delete?token=not-a-real-token`);
+  await expect(page.getByText('This deletion link has expired or is not valid')).toBeVisible();
+
+  await page.goto(`/organizations/${organizationId}/settings`);
+  await page.getByRole('button', { name: 'Delete organization…' }).click();
+  await expect(page).toHaveURL(new RegExp(`/organizations/${organizationId}/delete\\?token=`));
+  await expect(page.getByRole('heading', { name: `Delete “${name}”` })).toBeVisible();
+  await expect(page.getByText(/This link expires in/)).toBeVisible();
+
+  const confirm = page.getByLabel(/to confirm/);
+  const deleteButton = page.getByRole('button', { name: 'Delete organization', exact: true });
+  await expect(deleteButton).toBeDisabled();
+  await confirm.fill(name.toUpperCase());
+  await expect(deleteButton).toBeDisabled();
+  await confirm.fill(name);
+  await expect(deleteButton).toBeEnabled();
+  const deletionUrl = page.url();
+  await deleteButton.click();
+
+  await expect(page).toHaveURL(/\/organizations\?deleted=/);
+  await expect(page.getByRole('status').filter({ hasText: 'Organization deleted' })).toContainText(name);
+  await expect(page.getByRole('link', { name })).toHaveCount(0);
+
+  await page.goto(deletionUrl);
+  await expect(page.getByText('Organization not found')).toBeVisible();
+});
