@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { test as base, expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 
 export type Account = { email: string; password: string; name: string };
 
@@ -44,9 +44,13 @@ export async function createOrganization(page: Page, name: string): Promise<stri
   return page.url().split('/').pop()!;
 }
 
-async function signedInPage(browser: Browser, storageState: string) {
-  const context = await browser.newContext({ storageState });
-  return { context, page: await context.newPage() };
+// Uncaught errors in the browser fail the test that caused them.
+function collectPageErrors(context: BrowserContext, errors: string[]): void {
+  context.on('weberror', (error) => errors.push(error.error().message));
+}
+
+function expectNoPageErrors(errors: string[]): void {
+  expect(errors, 'uncaught errors in the browser').toEqual([]);
 }
 
 type WorkerFixtures = { admin: Account & { storageState: string } };
@@ -74,15 +78,26 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  context: async ({ context }, use) => {
+    const errors: string[] = [];
+    collectPageErrors(context, errors);
+    await use(context);
+    expectNoPageErrors(errors);
+  },
   adminPage: async ({ browser, admin }, use) => {
-    const { context, page } = await signedInPage(browser, admin.storageState);
-    await use(page);
+    const errors: string[] = [];
+    const context = await browser.newContext({ storageState: admin.storageState });
+    collectPageErrors(context, errors);
+    await use(await context.newPage());
     await context.close();
+    expectNoPageErrors(errors);
   },
   signUpSecondUser: async ({ browser }, use) => {
-    const contexts: { close: () => Promise<void> }[] = [];
+    const contexts: BrowserContext[] = [];
+    const errors: string[] = [];
     await use(async (label = 'teammate') => {
       const context = await browser.newContext();
+      collectPageErrors(context, errors);
       contexts.push(context);
       const page = await context.newPage();
       const account = newAccount(label);
@@ -95,6 +110,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       return { account, page };
     });
     for (const context of contexts) await context.close();
+    expectNoPageErrors(errors);
   },
 });
 

@@ -1,6 +1,6 @@
 'use client';
 
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
@@ -15,8 +15,18 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
   return failureCount < 2;
 }
 
+// A session that ended while the page was open: go to sign-in and come back here afterwards.
+function redirectWhenSignedOut(error: unknown): void {
+  const code = error instanceof TRPCClientError ? (error.data as { appCode?: string } | undefined)?.appCode : undefined;
+  if (code !== 'unauthorized' || typeof window === 'undefined' || window.location.pathname.startsWith('/sign-')) return;
+  const here = window.location.pathname + window.location.search;
+  window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(here)}`);
+}
+
 function makeQueryClient() {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: redirectWhenSignedOut }),
+    mutationCache: new MutationCache({ onError: redirectWhenSignedOut }),
     defaultOptions: {
       queries: { staleTime: 15_000, retry: shouldRetry, refetchOnWindowFocus: false },
       mutations: { retry: false },

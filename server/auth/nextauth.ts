@@ -1,7 +1,7 @@
 import { getServerSession, type NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
-import { checkCredentials } from '@/server/account/service';
+import { checkCredentials, getProfile } from '@/server/account/service';
 import type { Actor } from '@/server/context';
 
 declare module 'next-auth' {
@@ -61,4 +61,15 @@ export async function getSessionActor(): Promise<Actor | null> {
 export async function getSessionUser(): Promise<{ id: string; email: string | null; name: string | null } | null> {
   const session = await getServerSession(authOptions);
   return session?.user?.id ? session.user : null;
+}
+
+// True when the session cookie is valid and its account still exists; the sign-in page uses it so
+// a stale cookie shows the form instead of bouncing between sign-in and the dashboard.
+export async function hasLiveSession(): Promise<boolean> {
+  const actor = await getSessionActor();
+  if (!actor) return false;
+  return getProfile({ db: await getDb(), actor }).then(
+    () => true,
+    () => false,
+  );
 }

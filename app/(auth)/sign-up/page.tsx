@@ -2,13 +2,13 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignUpForm } from '@/components/auth/SignUpForm';
 import { safeCallbackUrl } from '@/components/format';
-import { getSessionActor } from '@/server/auth/nextauth';
+import { hasLiveSession } from '@/server/auth/nextauth';
 
 export const metadata: Metadata = { title: 'Create your account' };
 
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
-  if (await getSessionActor()) redirect(callbackUrl);
+  if (await hasLiveSession()) redirect(callbackUrl);
   return <SignUpForm callbackUrl={callbackUrl} />;
 }
