@@ -93,16 +93,12 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
                         <span className="org-mark" aria-hidden="true">
                           {initials(org.name)}
                         </span>
-                        <div className="person-text">
+                        <span className="inline">
                           <Link href={`/organizations/${org.id}`} style={{ fontWeight: 550, color: 'var(--text)' }}>
                             {org.name}
                           </Link>
-                          {profile.data?.defaultOrganizationId === org.id ? (
-                            <span>
-                              <Badge tone="accent">Default</Badge>
-                            </span>
-                          ) : null}
-                        </div>
+                          {profile.data?.defaultOrganizationId === org.id ? <Badge tone="accent">Default</Badge> : null}
+                        </span>
                       </div>
                     </td>
                     <td>

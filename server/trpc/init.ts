@@ -21,8 +21,11 @@ const codeForTrpc: Partial<Record<TRPCError['code'], ErrorCode>> = {
   UNAUTHORIZED: 'unauthorized',
   FORBIDDEN: 'forbidden',
   NOT_FOUND: 'not_found',
+  METHOD_NOT_SUPPORTED: 'invalid_request',
+  CONFLICT: 'invalid_state',
   TOO_MANY_REQUESTS: 'rate_limited',
   PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
 };
 
 function validationIssues(cause: unknown): Issue[] | null {
@@ -48,6 +51,10 @@ const t = initTRPC.context<TrpcContext>().create({
       appCode = 'invalid_request';
       message = issues.length === 1 ? issues[0].message : 'Some fields need attention.';
       details = { issues };
+    } else if (isUnavailableError(cause)) {
+      // Raised before any procedure ran, e.g. the database was unreachable while building the context.
+      appCode = 'unavailable';
+      message = 'The service is temporarily unavailable. Try again shortly.';
     } else if (error.code === 'INTERNAL_SERVER_ERROR') {
       // Unexpected failures never leak their text to the browser.
       appCode = 'internal';
