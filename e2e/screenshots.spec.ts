@@ -66,6 +66,12 @@ test('screenshots of the key pages', async ({ page, adminPage, signUpSecondUser 
   await expect(adminPage.getByTestId('profile-email')).toBeVisible();
   await shoot(adminPage, '12-account');
 
+  await adminPage.setViewportSize({ width: 390, height: 844 });
+  await adminPage.goto(`/organizations/${organizationId}/members`);
+  await expect(adminPage.getByRole('table')).toBeVisible();
+  await shoot(adminPage, '15-members-narrow');
+  await adminPage.setViewportSize({ width: 1280, height: 800 });
+
   await adminPage.goto(`/organizations/${organizationId}/settings`);
   await adminPage.getByRole('button', { name: 'Delete organization…' }).click();
   await expect(adminPage.getByLabel(/to confirm/)).toBeVisible();
