@@ -1,4 +1,4 @@
-import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { createAccount, createOrganization, expect, signInThroughForm, test, uniqueName } from './fixtures';
 
 test('create an organization, rename it and make it the default', async ({ adminPage: page }) => {
   const name = uniqueName('Acme');
@@ -125,4 +125,19 @@ test('delete an organization through its deletion link by typing its name', asyn
 
   await page.goto(deletionUrl);
   await expect(page.getByText('Organization not found')).toBeVisible();
+});
+
+test('the organization list pages with "Load more"', async ({ page, request }) => {
+  const account = await createAccount(request, 'collector');
+  await signInThroughForm(page, account);
+  for (let i = 1; i <= 22; i++) {
+    const response = await page.request.post('/api/trpc/organizations.create', { data: { name: `Paged ${String(i).padStart(2, '0')}` } });
+    expect(response.ok()).toBeTruthy();
+  }
+  await page.goto('/organizations');
+  const rows = page.getByRole('table').locator('tbody tr');
+  await expect(rows).toHaveCount(20);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(22);
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
 });
