@@ -73,7 +73,6 @@ function withRequestLog(handler: Handler): Handler {
 
 async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
-  process.env.NODE_ENV = 'production';
   ensureAuthSecret();
   const cfg = config();
   const database = await getDatabase();
