@@ -3,20 +3,12 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
 import { checkCredentials, getProfile } from '@/server/account/service';
 import type { Actor } from '@/server/context';
+import { sessionSecret } from './session-secret';
 
 declare module 'next-auth' {
   interface Session {
     user: { id: string; email: string | null; name: string | null };
   }
-}
-
-// The production entry sets NEXTAUTH_SECRET before Next starts; `next dev` gets a fixed
-// development-only secret so it runs without setup. In production an unset secret stays unset,
-// and next-auth refuses to sign sessions rather than using a guessable key.
-function sessionSecret(): string | undefined {
-  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
-  if (process.env.NODE_ENV !== 'production') return 'promptloop-development-only-secret-do-not-use-in-production';
-  return undefined;
 }
 
 // Error codes the sign-in form maps to a field (next-auth passes the thrown message through).
