@@ -30,8 +30,10 @@ export function ensureInstalled() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs - 1000) return;
-  console.log('Installing dependencies (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // Not `npm ci`: its strict check fails where a registry lacks other platforms' optional
+  // binaries (e.g. Next's SWC builds). --no-save keeps package-lock.json as committed.
+  console.log('Installing dependencies…');
+  run('npm', ['install', '--no-audit', '--no-fund', '--no-save']);
 }
 
 const buildInputs = ['app', 'components', 'server', 'db', 'lib', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
