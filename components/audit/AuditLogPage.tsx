@@ -9,6 +9,7 @@ import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
+import { LoadMore } from '@/components/ui/LoadMore';
 import { Table } from '@/components/ui/Table';
 import { ListIcon, LockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -85,13 +86,7 @@ function AuditTable({ organizationId }: { organizationId: string }) {
           })}
         </tbody>
       </Table>
-      {log.hasNextPage ? (
-        <div className="list-footer">
-          <Button size="sm" onClick={() => log.fetchNextPage()} loading={log.isFetchingNextPage}>
-            Load older entries
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore query={log} label="Load older entries" />
     </>
   );
 }

@@ -15,6 +15,7 @@ import { Dialog } from '@/components/ui/Dialog';
 import { Select } from '@/components/ui/Field';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
+import { LoadMore } from '@/components/ui/LoadMore';
 import { Table } from '@/components/ui/Table';
 import { AlertCircleIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -141,13 +142,7 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
           })}
         </tbody>
       </Table>
-      {list.hasNextPage ? (
-        <div className="list-footer">
-          <Button size="sm" onClick={() => list.fetchNextPage()} loading={list.isFetchingNextPage}>
-            Load more
-          </Button>
-        </div>
-      ) : null}
+      <LoadMore query={list} />
       <Dialog
         open={removing !== null}
         onClose={() => !remove.isPending && setRemoving(null)}

@@ -10,6 +10,7 @@ import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
+import { LoadMore } from '@/components/ui/LoadMore';
 import { Table } from '@/components/ui/Table';
 import { BuildingIcon, PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -112,13 +113,7 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
                 ))}
               </tbody>
             </Table>
-            {list.hasNextPage ? (
-              <div className="list-footer">
-                <Button size="sm" onClick={() => list.fetchNextPage()} loading={list.isFetchingNextPage}>
-                  Load more
-                </Button>
-              </div>
-            ) : null}
+            <LoadMore query={list} />
           </>
         ) : null}
       </Card>

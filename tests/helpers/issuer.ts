@@ -11,7 +11,7 @@ export type TokenOptions = {
   email?: string;
   name?: string;
   issuer?: string;
-  audience?: string;
+  audience?: string | string[];
   typ?: string;
   expiresIn?: string | number;
   omit?: ('sub' | 'exp' | 'iat' | 'client_id')[];

@@ -44,6 +44,14 @@ describe('management token rules', () => {
   it('wrong issuer', async () => expectInvalidToken(await signToken({ sub: 's1', issuer: 'https://evil.example' })));
   it('wrong audience', async () => expectInvalidToken(await signToken({ sub: 's1', audience: 'http://localhost:3999/mcp' })));
   it('typ other than at+jwt', async () => expectInvalidToken(await signToken({ sub: 's1', typ: 'JWT' })));
+  it('typ application/at+jwt is the same media type (RFC 9068)', async () => {
+    expect((await call('GET', '/me', { token: await signToken({ sub: 's-media-type', typ: 'application/at+jwt' }) })).status).toBe(200);
+  });
+  it('not yet valid (nbf in the future)', async () => expectInvalidToken(await signToken({ sub: 's1', extra: { nbf: Math.floor(Date.now() / 1000) + 3600 } })));
+  it('an audience list that includes ours is accepted', async () => {
+    const token = await signToken({ sub: 's-aud-list', audience: ['https://other.example', 'http://localhost:3999/api/v1'] });
+    expect((await call('GET', '/me', { token })).status).toBe(200);
+  });
   it('expired', async () => expectInvalidToken(await signToken({ sub: 's1', expiresIn: Math.floor(Date.now() / 1000) - 120 })));
   it.each(['sub', 'exp', 'iat', 'client_id'] as const)('missing %s', async (claim) => expectInvalidToken(await signToken({ sub: 's1', omit: [claim] })));
 
