@@ -10,6 +10,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    isolate: true,
     hookTimeout: 60_000,
   },
 });

@@ -7,6 +7,7 @@ export type Config = {
   oauthJwksUrl: string | undefined;
   oauthAudience: string;
   dataDir: string;
+  managementRatePerMinute: number;
 };
 
 function trimSlash(url: string): string {
@@ -24,6 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
     oauthAudience: env.OAUTH_AUDIENCE || `${appUrl}/api/v1`,
     dataDir: env.PGLITE_DATA_DIR || './.data',
+    managementRatePerMinute: Number(env.MANAGEMENT_RATE_LIMIT_PER_MINUTE ?? 600),
   };
 }
 

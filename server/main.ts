@@ -8,6 +8,7 @@ import { getDatabase } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
 import { newRequestId } from './api/http';
+import { purgeExpired } from './housekeeping';
 
 type Role = 'all' | 'web' | 'ingest' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -71,14 +72,26 @@ function withRequestLog(handler: Handler): Handler {
   };
 }
 
+// Hourly, and once at start: expired idempotency records and deletion links are removed.
+function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db']): void {
+  const run = () =>
+    purgeExpired(db).then(
+      (removed) => log.info({ job: 'purgeExpired', ...removed }, 'housekeeping'),
+      (error: unknown) => log.error({ job: 'purgeExpired', err: error }, 'housekeeping failed'),
+    );
+  void run();
+  setInterval(run, 60 * 60 * 1000).unref();
+}
+
 async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
   const database = await getDatabase();
+  if (role === 'all' || role === 'worker') startHousekeeping(database.db);
   const handler = await buildHandler(role);
   if (!handler) {
-    log.info({ role }, 'worker started (no background jobs are defined yet)');
+    log.info({ role }, 'worker started');
     return;
   }
   const server = createServer(withRequestLog(handler));

@@ -6,6 +6,8 @@ import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
+import { RateLimiter } from '../rate-limit';
+import { config } from '../config';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -40,6 +42,12 @@ export type Route = RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | unde
 const noParams = z.object({});
 const anonymous: Actor = { userId: '', clientId: '', human: false };
 
+let managementLimiter: RateLimiter | undefined;
+function limitManagement(userId: string): void {
+  managementLimiter ??= new RateLimiter(config().managementRatePerMinute);
+  managementLimiter.take(userId);
+}
+
 export function defineRoute<P extends AnyObject = typeof noParams, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: RouteSpec<P, Q, B>,
 ): Route {
@@ -51,6 +59,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
       const db = await getDb();
       // Authentication comes before validation: an anonymous caller learns nothing about inputs.
       const actor = spec.auth === 'management' ? await authenticateManagement(db, request) : anonymous;
+      if (spec.auth === 'management') limitManagement(actor.userId);
       const params = parseWith(spec.params ?? noParams, rawParams, 'path') as z.infer<P>;
       const query = parseQuery(spec.query, new URL(request.url).searchParams) as never;
       const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;
