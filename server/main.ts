@@ -73,14 +73,16 @@ function withRequestLog(handler: Handler): Handler {
 }
 
 // Hourly, and once at start: expired idempotency records and deletion links are removed.
-function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db']): void {
+function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], keepAlive: boolean): void {
   const run = () =>
     purgeExpired(db).then(
       (removed) => log.info({ job: 'purgeExpired', ...removed }, 'housekeeping'),
       (error: unknown) => log.error({ job: 'purgeExpired', err: error }, 'housekeeping failed'),
     );
   void run();
-  setInterval(run, 60 * 60 * 1000).unref();
+  const timer = setInterval(run, 60 * 60 * 1000);
+  // A worker has nothing else to keep it running; the web process has its server.
+  if (!keepAlive) timer.unref();
 }
 
 async function main(): Promise<void> {
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
   ensureAuthSecret();
   const cfg = config();
   const database = await getDatabase();
-  if (role === 'all' || role === 'worker') startHousekeeping(database.db);
+  if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
