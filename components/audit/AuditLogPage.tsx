@@ -7,7 +7,7 @@ import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { Table } from '@/components/ui/Table';
@@ -96,12 +96,8 @@ export function AuditLogPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page">
-          <PageHeader
-            breadcrumbs={
-              <>
-                <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>
-              </>
-            }
+          <OrganizationPageHeader
+            org={org}
             title="Audit log"
             description="Every change to this organization: who made it, from the dashboard or which API client, and when."
           />

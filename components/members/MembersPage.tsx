@@ -1,6 +1,5 @@
 'use client';
 
-import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -13,7 +12,7 @@ import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { Dialog } from '@/components/ui/Dialog';
 import { Select } from '@/components/ui/Field';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { Table } from '@/components/ui/Table';
@@ -184,12 +183,8 @@ export function MembersPage({ organizationId }: { organizationId: string }) {
         const isAdmin = org.role === 'admin';
         return (
           <div className="page">
-            <PageHeader
-              breadcrumbs={
-                <>
-                  <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>
-                </>
-              }
+            <OrganizationPageHeader
+              org={org}
               title="Members"
               description="People who can access this organization and what they can do."
             />

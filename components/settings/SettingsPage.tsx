@@ -11,7 +11,7 @@ import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { Skeleton } from '@/components/ui/States';
 import { StarIcon, TrashIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -184,12 +184,8 @@ export function SettingsPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page page-narrow">
-          <PageHeader
-            breadcrumbs={
-              <>
-                <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>
-              </>
-            }
+          <OrganizationPageHeader
+            org={org}
             title="Settings"
             description="Manage how this organization is named and used."
           />
