@@ -1,6 +1,5 @@
 'use client';
 
-import Link from 'next/link';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { formatDateTime } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
