@@ -108,8 +108,3 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   // Agents reach us through /mcp; people use the CLI against /api/v1.
   return { userId, clientId: payload.client_id, human: audience === 'api' };
 }
-
-// Tests point the process at a new issuer; production reads configuration once.
-export function resetKeySet(): void {
-  keySet = undefined;
-}
