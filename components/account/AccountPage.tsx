@@ -11,9 +11,10 @@ import { Button } from '@/components/ui/Button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/Card';
 import { Field, Select } from '@/components/ui/Field';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { ErrorState, Skeleton, SkeletonRows } from '@/components/ui/States';
+import { Skeleton, SkeletonRows } from '@/components/ui/States';
 import { LogOutIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { readAppError } from '@/lib/trpc/errors';
 
 function DefaultOrganizationForm({ current }: { current: string | null }) {
@@ -104,7 +105,7 @@ export function AccountPage() {
         <CardHeader title="Profile" />
         <CardBody>
           {profile.isPending ? <SkeletonRows rows={2} label="Loading profile" /> : null}
-          {profile.isError ? <ErrorState title="Could not load your profile" description={readAppError(profile.error)?.message} action={<Button onClick={() => profile.refetch()}>Try again</Button>} /> : null}
+          {profile.isError ? <QueryErrorState title="Could not load your profile" query={profile} /> : null}
           {profile.data ? (
             <div className="person" style={{ gap: 16 }}>
               <span className="avatar" aria-hidden="true" style={{ width: 48, height: 48, fontSize: 16 }}>

@@ -4,15 +4,14 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { formatDateTime } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { Badge } from '@/components/ui/Badge';
-import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
-import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { Table } from '@/components/ui/Table';
 import { ListIcon, LockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
-import { readAppError } from '@/lib/trpc/errors';
 
 const operationLabels: Record<string, string> = {
   'organization.create': 'Created the organization',
@@ -39,7 +38,7 @@ function AuditTable({ organizationId }: { organizationId: string }) {
 
   if (log.isPending) return <SkeletonRows rows={5} label="Loading audit log" />;
   if (log.isError) {
-    return <ErrorState title="Could not load the audit log" description={readAppError(log.error)?.message} action={<Button onClick={() => log.refetch()}>Try again</Button>} />;
+    return <QueryErrorState title="Could not load the audit log" query={log} />;
   }
   if (entries.length === 0) {
     return <EmptyState icon={<ListIcon size={20} />} title="No activity yet" description="Changes to this organization will appear here." />;

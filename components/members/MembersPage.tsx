@@ -13,8 +13,9 @@ import { Card, CardHeader } from '@/components/ui/Card';
 import { Dialog } from '@/components/ui/Dialog';
 import { Select } from '@/components/ui/Field';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
-import { ErrorState, SkeletonRows } from '@/components/ui/States';
+import { SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { Table } from '@/components/ui/Table';
 import { AlertCircleIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -63,7 +64,7 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
 
   if (list.isPending) return <SkeletonRows rows={3} label="Loading members" />;
   if (list.isError) {
-    return <ErrorState title="Could not load members" description={readAppError(list.error)?.message} action={<Button onClick={() => list.refetch()}>Try again</Button>} />;
+    return <QueryErrorState title="Could not load members" query={list} />;
   }
 
   return (

@@ -9,12 +9,12 @@ import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { EmptyState, ErrorState, SkeletonRows } from '@/components/ui/States';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { Table } from '@/components/ui/Table';
 import { BuildingIcon, PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
-import { readAppError } from '@/lib/trpc/errors';
 import { CreateOrganizationDialog } from './CreateOrganizationDialog';
 import { useProfile } from './hooks';
 
@@ -57,11 +57,7 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
       <Card flush>
         {list.isPending ? <SkeletonRows rows={4} label="Loading organizations" /> : null}
         {list.isError ? (
-          <ErrorState
-            title="Could not load your organizations"
-            description={readAppError(list.error)?.message}
-            action={<Button onClick={() => list.refetch()}>Try again</Button>}
-          />
+          <QueryErrorState title="Could not load your organizations" query={list} />
         ) : null}
         {list.isSuccess && organizations.length === 0 ? (
           <EmptyState

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import type { Actor, ServiceContext } from '../context';
-import { AppError, type ErrorCode } from '../errors';
+import type { ErrorCode } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
@@ -56,12 +56,13 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
     const requestId = newRequestId();
     const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
     try {
+      const url = new URL(request.url);
       const db = await getDb();
       // Authentication comes before validation: an anonymous caller learns nothing about inputs.
       const actor = spec.auth === 'management' ? await authenticateManagement(db, request) : anonymous;
       if (spec.auth === 'management') limitManagement(actor.userId);
       const params = parseWith(spec.params ?? noParams, rawParams, 'path') as z.infer<P>;
-      const query = parseQuery(spec.query, new URL(request.url).searchParams) as never;
+      const query = parseQuery(spec.query, url.searchParams) as never;
       const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;
       const idempotencyKey = isWrite && spec.auth === 'management' ? readIdempotencyKey(request) : null;
 
@@ -84,7 +85,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
         operation: spec.operationId,
         key: idempotencyKey,
       };
-      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, new URL(request.url).pathname, body), run, (error) => {
+      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, url.pathname, body), run, (error) => {
         const appError = toAppError(error);
         return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
       });

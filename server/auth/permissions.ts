@@ -25,13 +25,14 @@ export type Membership = {
   organizationName: string;
   role: Role;
   readOnly: boolean;
+  organization: typeof organizations.$inferSelect;
 };
 
 // Reads membership and role live on every call: a removed member is refused at once.
 export async function authorize(ctx: ServiceContext, organizationId: string, permission: Permission): Promise<Membership> {
   if (!isId('org', organizationId)) throw notFound('Organization');
   const [row] = await ctx.db
-    .select({ role: memberships.role, name: organizations.name, readOnly: organizations.readOnly })
+    .select({ role: memberships.role, organization: organizations })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, ctx.actor.userId)));
@@ -42,5 +43,5 @@ export async function authorize(ctx: ServiceContext, organizationId: string, per
     if (needed === 'admin') throw new AppError('admin_required', 'Only an admin of this organization can do this.', { requiredRole: 'admin', role: row.role });
     throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, { requiredRole: needed, role: row.role });
   }
-  return { organizationId, organizationName: row.name, role: row.role, readOnly: row.readOnly };
+  return { organizationId, organizationName: row.organization.name, role: row.role, readOnly: row.organization.readOnly, organization: row.organization };
 }

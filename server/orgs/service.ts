@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { deletionLinks, memberships, organizations, users } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { AppError, notFound } from '../errors';
+import { AppError } from '../errors';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
@@ -43,9 +43,7 @@ export async function listOrganizations(ctx: ServiceContext, page: PageQuery): P
 
 export async function getOrganization(ctx: ServiceContext, organizationId: string): Promise<Organization> {
   const membership = await authorize(ctx, organizationId, 'organization.read');
-  const [row] = await ctx.db.select().from(organizations).where(eq(organizations.id, organizationId));
-  if (!row) throw notFound('Organization');
-  return toOrganization(row, membership.role);
+  return toOrganization(membership.organization, membership.role);
 }
 
 export async function renameOrganization(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Organization> {
