@@ -6,7 +6,7 @@ import { signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { Button } from '@/components/ui/Button';
-import { BuildingIcon, HomeIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { ActivityIcon, BuildingIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
 import { initials } from '@/components/format';
 import { OrgSwitcher } from './OrgSwitcher';
 
@@ -43,6 +43,15 @@ export function Sidebar({ user }: { user: SessionUser }) {
             <p className="nav-label">Organization</p>
             <NavLink href={base} icon={<HomeIcon />} exact>
               Overview
+            </NavLink>
+            <NavLink href={`${base}/prompts`} icon={<FileTextIcon />}>
+              Prompts
+            </NavLink>
+            <NavLink href={`${base}/traces`} icon={<ActivityIcon />}>
+              Traces
+            </NavLink>
+            <NavLink href={`${base}/ingestion-keys`} icon={<KeyIcon />}>
+              Ingestion keys
             </NavLink>
             <NavLink href={`${base}/members`} icon={<UsersIcon />}>
               Members

@@ -1,3 +1,6 @@
 export * from './accounts';
 export * from './orgs';
 export * from './platform';
+export * from './prompts';
+export * from './datasets';
+export * from './traces';

@@ -4,6 +4,11 @@ import { errorResponse, newRequestId } from './http';
 import { buildOpenApi } from './openapi';
 import { accountRoutes } from './routes/account';
 import { organizationRoutes } from './routes/organizations';
+import { modelRoutes } from './routes/models';
+import { promptRoutes } from './routes/prompts';
+import { datasetRoutes } from './routes/datasets';
+import { ingestionKeyRoutes } from './routes/ingestion-keys';
+import { traceRoutes } from './routes/traces';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -17,7 +22,16 @@ const openApiRoute = defineRoute({
 });
 
 // Every /api/v1 route, in one list: the router and the OpenAPI document both read it.
-export const routes: Route[] = [...accountRoutes, ...organizationRoutes, openApiRoute];
+export const routes: Route[] = [
+  ...accountRoutes,
+  ...organizationRoutes,
+  ...modelRoutes,
+  ...promptRoutes,
+  ...datasetRoutes,
+  ...ingestionKeyRoutes,
+  ...traceRoutes,
+  openApiRoute,
+];
 
 let document: Record<string, unknown> | undefined;
 export function openApiDocument(): Record<string, unknown> {

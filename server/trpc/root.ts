@@ -1,14 +1,26 @@
 import { createCallerFactory, router } from './init';
 import { accountRouter } from './routers/account';
 import { auditRouter } from './routers/audit';
+import { datasetsRouter } from './routers/datasets';
+import { ingestionKeysRouter } from './routers/ingestionKeys';
 import { membersRouter } from './routers/members';
+import { modelsRouter } from './routers/models';
 import { organizationsRouter } from './routers/organizations';
+import { playgroundRouter } from './routers/playground';
+import { promptsRouter } from './routers/prompts';
+import { tracesRouter } from './routers/traces';
 
 export const appRouter = router({
   account: accountRouter,
   organizations: organizationsRouter,
   members: membersRouter,
   audit: auditRouter,
+  prompts: promptsRouter,
+  datasets: datasetsRouter,
+  models: modelsRouter,
+  playground: playgroundRouter,
+  ingestionKeys: ingestionKeysRouter,
+  traces: tracesRouter,
 });
 
 export type AppRouter = typeof appRouter;

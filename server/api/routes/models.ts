@@ -1,0 +1,3 @@
+import type { Route } from '../define';
+
+export const modelRoutes: Route[] = [];
