@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+export const caseFormats = ['text', 'json'] as const;
+export const importModes = ['append', 'replace'] as const;
+export const caseLimits = { inputChars: 100_000, expectedOutputChars: 100_000 } as const;
+export const planCapacity = { free: 10, pro: 500 } as const;
+
+// A JSON-format field must hold a JSON document; text holds anything.
+function jsonProblem(value: string): string {
+  try {
+    JSON.parse(value);
+    return '';
+  } catch {
+    return 'Must be valid JSON for the json format.';
+  }
+}
+
+export const caseRowSchema = z
+  .strictObject({
+    input: z.string().min(1, 'Input is required.').max(caseLimits.inputChars, `Use at most ${caseLimits.inputChars} characters.`),
+    expectedOutput: z.string().max(caseLimits.expectedOutputChars, `Use at most ${caseLimits.expectedOutputChars} characters.`),
+    inputFormat: z.enum(caseFormats).default('text'),
+    referenceFormat: z.enum(caseFormats).default('text'),
+  })
+  .superRefine((row, ctx) => {
+    if (row.inputFormat === 'json' && jsonProblem(row.input)) ctx.addIssue({ code: 'custom', path: ['input'], message: jsonProblem(row.input) });
+    if (row.referenceFormat === 'json' && jsonProblem(row.expectedOutput)) ctx.addIssue({ code: 'custom', path: ['expectedOutput'], message: jsonProblem(row.expectedOutput) });
+  });
+export type CaseRow = z.input<typeof caseRowSchema>;
+export type ValidCaseRow = z.infer<typeof caseRowSchema>;
+
+const revision = z.number().int().min(0);
+
+// Import rows are checked one by one (invalid rows become rowErrors, not a 400), so the
+// body accepts any items and the document describes the row shape.
+const importRow = z.unknown().meta({
+  type: 'object',
+  additionalProperties: false,
+  required: ['input', 'expectedOutput'],
+  properties: {
+    input: { type: 'string', minLength: 1, maxLength: caseLimits.inputChars },
+    expectedOutput: { type: 'string', maxLength: caseLimits.expectedOutputChars },
+    inputFormat: { type: 'string', enum: [...caseFormats], default: 'text' },
+    referenceFormat: { type: 'string', enum: [...caseFormats], default: 'text' },
+  },
+});
+
+export const addCaseInput = z.strictObject({ revision, row: caseRowSchema });
+export const updateCaseInput = z.strictObject({ revision, row: caseRowSchema });
+export const deleteCaseQuery = z.strictObject({ revision: z.coerce.number().int().min(0) });
+export const reorderInput = z.strictObject({ revision, caseIds: z.array(z.string().min(1)).max(10_000) });
+export const previewImportInput = z.strictObject({ mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
+export const importInput = z.strictObject({ revision, mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
+export type ImportMode = (typeof importModes)[number];
+
+export const datasetCaseSchema = z.object({
+  id: z.string(),
+  position: z.number().int(),
+  input: z.string(),
+  expectedOutput: z.string(),
+  inputFormat: z.enum(caseFormats),
+  referenceFormat: z.enum(caseFormats),
+});
+export type DatasetCase = z.infer<typeof datasetCaseSchema>;
+
+export const datasetSchema = z.object({
+  id: z.string(),
+  revision: z.number().int(),
+  count: z.number().int(),
+  capacity: z.number().int(),
+  rows: z.array(datasetCaseSchema),
+});
+export type Dataset = z.infer<typeof datasetSchema>;
+
+export const skippedRowSchema = z.object({ row: z.number().int(), reason: z.literal('duplicate') });
+export const rowErrorSchema = z.object({ row: z.number().int(), field: z.string(), message: z.string() });
+export type SkippedRow = z.infer<typeof skippedRowSchema>;
+export type RowError = z.infer<typeof rowErrorSchema>;
+
+export const importResultSchema = z.object({
+  added: z.number().int(),
+  skipped: z.number().int(),
+  count: z.number().int(),
+  revision: z.number().int(),
+  skippedRows: z.array(skippedRowSchema),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;
+
+export const importPreviewSchema = z.object({
+  wouldAdd: z.number().int(),
+  skippedRows: z.array(skippedRowSchema),
+  rowErrors: z.array(rowErrorSchema),
+  currentCount: z.number().int(),
+  availableCapacity: z.number().int(),
+  requestedAddition: z.number().int(),
+  accepted: z.boolean(),
+});
+export type ImportPreview = z.infer<typeof importPreviewSchema>;

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import Ajv from 'ajv';
+
+export const promptStates = ['setup', 'active', 'archived'] as const;
+export const messageRoles = ['system', 'user', 'assistant'] as const;
+export const inputTypes = ['user_message', 'variables'] as const;
+export const metricTypes = ['contains', 'not_contains', 'matches_regex', 'is_json', 'matches_schema', 'max_chars'] as const;
+export type MetricType = (typeof metricTypes)[number];
+
+export const limits = {
+  promptName: 200,
+  messages: 50,
+  messageChars: 100_000,
+  outputSchemaChars: 100_000,
+  metrics: 20,
+  metricName: 100,
+  metricValueChars: 10_000,
+} as const;
+
+export const defaultModelRouteId = 'local/echo';
+
+// `{{name}}` placeholders; names are identifiers, spaces inside the braces are allowed.
+const placeholderPattern = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+export function extractVariables(messages: { content: string }[]): string[] {
+  const seen = new Set<string>();
+  for (const message of messages) for (const match of message.content.matchAll(placeholderPattern)) seen.add(match[1]);
+  return [...seen];
+}
+
+export function replaceVariables(text: string, values: Record<string, string>): string {
+  return text.replace(placeholderPattern, (whole, name: string) => (name in values ? values[name] : whole));
+}
+
+let ajv: Ajv | undefined;
+// '' when valid, else why the document is not a JSON Schema.
+export function jsonSchemaProblem(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'Must be valid JSON.';
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (typeof parsed !== 'boolean') return 'Must be a JSON Schema object.';
+  }
+  ajv ??= new Ajv({ strict: false, validateSchema: true });
+  if (!ajv.validateSchema(parsed as object)) return `Not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}.`;
+  return '';
+}
+
+function regexProblem(source: string): string {
+  try {
+    new RegExp(source);
+    return '';
+  } catch (error) {
+    return `Not a valid regular expression: ${(error as Error).message}`;
+  }
+}
+
+export const promptName = z.string().trim().min(1, 'Name is required.').max(limits.promptName, `Use at most ${limits.promptName} characters.`);
+
+export const messageSchema = z.strictObject({
+  role: z.enum(messageRoles),
+  content: z.string().min(1, 'Message content is required.').max(limits.messageChars, `Use at most ${limits.messageChars} characters.`),
+});
+
+export const customMetricSchema = z
+  .strictObject({
+    name: z.string().trim().min(1, 'Name is required.').max(limits.metricName),
+    type: z.enum(metricTypes),
+    value: z.union([z.string().max(limits.metricValueChars), z.number()]).optional(),
+  })
+  .superRefine((metric, ctx) => {
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['value'], message });
+    const { type, value } = metric;
+    if (type === 'contains' || type === 'not_contains') {
+      if (typeof value !== 'string' || value.length === 0) issue('Give the text to look for.');
+    } else if (type === 'matches_regex') {
+      if (typeof value !== 'string' || value.length === 0) issue('Give a regular expression.');
+      else if (regexProblem(value)) issue(regexProblem(value));
+    } else if (type === 'is_json') {
+      if (value !== undefined) issue('is_json takes no value.');
+    } else if (type === 'matches_schema') {
+      // Without a value the metric checks against the prompt's outputSchema.
+      if (value !== undefined && (typeof value !== 'string' || jsonSchemaProblem(value))) issue(typeof value === 'string' ? jsonSchemaProblem(value) : 'Give a JSON Schema document as a string.');
+    } else if (type === 'max_chars') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) issue('Give a positive whole number of characters.');
+    }
+  });
+export type CustomMetric = z.infer<typeof customMetricSchema>;
+
+const contentFields = {
+  messages: z.array(messageSchema).max(limits.messages, `Use at most ${limits.messages} messages.`),
+  inputType: z.enum(inputTypes),
+  modelRouteId: z.string().min(1).max(200).default(defaultModelRouteId),
+  temperature: z.number().min(0).max(2).default(1),
+  outputSchema: z.string().max(limits.outputSchemaChars).default(''),
+  customMetrics: z.array(customMetricSchema).max(limits.metrics, `Use at most ${limits.metrics} metrics.`).default([]),
+};
+
+// What a client sends: messages and inputType are required, the rest have defaults.
+// modelId is optional: it is filled from the route (and must match it when given).
+export const draftContentInput = z
+  .strictObject({ ...contentFields, modelId: z.string().min(1).max(200).optional() })
+  .superRefine((content, ctx) => {
+    if (content.outputSchema !== '') {
+      const problem = jsonSchemaProblem(content.outputSchema);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
+    }
+    const names = new Set<string>();
+    content.customMetrics.forEach((metric, i) => {
+      if (names.has(metric.name)) ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'name'], message: 'Metric names must be unique.' });
+      names.add(metric.name);
+      if (metric.type === 'matches_schema' && metric.value === undefined && content.outputSchema === '') {
+        ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'value'], message: 'Give a JSON Schema, or set the output schema.' });
+      }
+    });
+  });
+export type DraftContentInput = z.input<typeof draftContentInput>;
+
+export const draftContentSchema = z.object({
+  messages: z.array(z.object({ role: z.enum(messageRoles), content: z.string() })),
+  inputType: z.enum(inputTypes),
+  modelRouteId: z.string(),
+  modelId: z.string(),
+  temperature: z.number(),
+  outputSchema: z.string(),
+  customMetrics: z.array(z.object({ name: z.string(), type: z.enum(metricTypes), value: z.union([z.string(), z.number()]).optional() })),
+});
+export type DraftContent = z.infer<typeof draftContentSchema>;
+
+export const revisionSchema = z.number().int().min(0);
+
+export const createPromptInput = z.strictObject({ name: promptName });
+export const renamePromptInput = z.strictObject({ name: promptName });
+export const updateDraftInput = z.strictObject({ content: draftContentInput, revision: revisionSchema });
+export const discardDraftInput = z.strictObject({ revision: revisionSchema });
+
+export const listPromptsQuery = z.strictObject({
+  cursor: z.string().min(1).max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  state: z.enum(promptStates).optional(),
+  search: z.string().trim().min(1).max(limits.promptName).optional(),
+});
+export type ListPromptsQuery = z.infer<typeof listPromptsQuery>;
+
+export const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
+
+export const promptSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  state: z.enum(promptStates),
+  versionCount: z.number().int(),
+  createdAt: z.string(),
+  productionVersionId: z.string().nullable(),
+  labels: z.array(labelSchema),
+  archivedAt: z.string().nullable(),
+});
+export type Prompt = z.infer<typeof promptSchema>;
+
+export const draftSchema = z.object({
+  content: draftContentSchema,
+  revision: z.number().int(),
+  updatedAt: z.string(),
+  variables: z.array(z.string()),
+});
+export type Draft = z.infer<typeof draftSchema>;
