@@ -17,6 +17,9 @@ export const permissions = {
   'members.read': 'viewer',
   'members.manage': 'admin',
   'audit.read': 'admin',
+  'prompts.read': 'viewer',
+  'prompts.write': 'editor',
+  'playground.run': 'editor',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 

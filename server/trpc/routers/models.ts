@@ -1,3 +1,7 @@
-import { router } from '../init';
+import { listModelRoutes } from '@/server/models/service';
+import { protectedProcedure, router } from '../init';
+import { orgIdInput } from './paging';
 
-export const modelsRouter = router({});
+export const modelsRouter = router({
+  list: protectedProcedure.input(orgIdInput).query(({ ctx, input }) => listModelRoutes(ctx, input.organizationId)),
+});

@@ -1,0 +1,103 @@
+import { eq } from 'drizzle-orm';
+import { datasetCases } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { authorize } from '../auth/permissions';
+import { assertNotArchived, assertWritableOrganization, loadPrompt } from '../prompts/access';
+import { capacityOf, casesOf, datasetOf, writeDataset } from './service';
+import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
+
+type Plan = {
+  additions: ValidCaseRow[];
+  skippedRows: SkippedRow[];
+  rowErrors: RowError[];
+  currentCount: number;
+  availableCapacity: number;
+  requestedAddition: number;
+  accepted: boolean;
+};
+
+const pairKey = (row: { input: string; expectedOutput: string }) => JSON.stringify([row.input, row.expectedOutput]);
+
+function validateRow(raw: unknown, rowNumber: number): { row?: ValidCaseRow; errors: RowError[] } {
+  const result = caseRowSchema.safeParse(raw);
+  if (result.success) return { row: result.data, errors: [] };
+  const errors = result.error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ row: rowNumber, field: key, message: 'Unknown field.' }));
+    return [{ row: rowNumber, field: base, message: issue.message }];
+  });
+  return { errors };
+}
+
+// The one set of import rules; preview and import both call it. Rows are 1-based; duplicates
+// (of existing rows in append mode, and of earlier rows in the request) are skipped, first wins.
+function planImport(rows: unknown[], existing: { input: string; expectedOutput: string }[], mode: ImportMode, capacity: number): Plan {
+  const seen = new Set(mode === 'append' ? existing.map(pairKey) : []);
+  const additions: ValidCaseRow[] = [];
+  const skippedRows: SkippedRow[] = [];
+  const rowErrors: RowError[] = [];
+  rows.forEach((raw, i) => {
+    const { row, errors } = validateRow(raw, i + 1);
+    if (!row) {
+      rowErrors.push(...errors);
+      return;
+    }
+    const key = pairKey(row);
+    if (seen.has(key)) {
+      skippedRows.push({ row: i + 1, reason: 'duplicate' });
+      return;
+    }
+    seen.add(key);
+    additions.push(row);
+  });
+  const currentCount = existing.length;
+  const availableCapacity = mode === 'replace' ? capacity : Math.max(0, capacity - currentCount);
+  const requestedAddition = additions.length;
+  const accepted = rowErrors.length === 0 && requestedAddition <= availableCapacity;
+  return { additions, skippedRows, rowErrors, currentCount, availableCapacity, requestedAddition, accepted };
+}
+
+function rejection(plan: Plan): AppError {
+  const message = plan.rowErrors.length
+    ? `The import was rejected: ${plan.rowErrors.length} problem(s) in the rows. Nothing was imported.`
+    : `The import was rejected: ${plan.requestedAddition} new case(s) but room for ${plan.availableCapacity}. Nothing was imported.`;
+  return new AppError('import_rejected', message, {
+    rowErrors: plan.rowErrors,
+    currentCount: plan.currentCount,
+    availableCapacity: plan.availableCapacity,
+    requestedAddition: plan.requestedAddition,
+  });
+}
+
+// Same checks as import (role, writable organization, prompt not archived), writing nothing.
+export async function previewImport(ctx: ServiceContext, organizationId: string, promptId: string, input: { mode: ImportMode; rows: unknown[] }): Promise<ImportPreview> {
+  const membership = await authorize(ctx, organizationId, 'prompts.write');
+  assertWritableOrganization(membership);
+  const prompt = await loadPrompt(ctx, organizationId, promptId);
+  assertNotArchived(prompt);
+  const dataset = await datasetOf(ctx.db, prompt);
+  const plan = planImport(input.rows, await casesOf(ctx.db, dataset.id), input.mode, capacityOf(membership));
+  const { additions, ...rest } = plan;
+  return { wouldAdd: additions.length, ...rest };
+}
+
+export async function importCases(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; mode: ImportMode; rows: unknown[] }): Promise<ImportResult> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.import', async ({ tx, dataset, capacity }) => {
+    const existing = await casesOf(tx, dataset.id);
+    const plan = planImport(input.rows, existing, input.mode, capacity);
+    if (!plan.accepted) throw rejection(plan);
+    let start = existing.length;
+    if (input.mode === 'replace') {
+      await tx.delete(datasetCases).where(eq(datasetCases.datasetId, dataset.id));
+      start = 0;
+    }
+    if (plan.additions.length) {
+      await tx.insert(datasetCases).values(plan.additions.map((row, i) => ({ id: newId('case'), organizationId, datasetId: dataset.id, position: start + i + 1, ...row })));
+    }
+    const count = start + plan.additions.length;
+    const details = { mode: input.mode, added: plan.additions.length, skipped: plan.skippedRows.length };
+    return { details, result: (revision) => ({ added: plan.additions.length, skipped: plan.skippedRows.length, count, revision, skippedRows: plan.skippedRows }) };
+  });
+}

@@ -1,0 +1,156 @@
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { datasetCases, datasets } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { newId } from '../ids';
+import { recordAudit } from '../audit/service';
+import type { Membership } from '../auth/permissions';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
+import { planCapacity, type Dataset, type DatasetCase, type ValidCaseRow } from './schemas';
+
+export type DatasetRow = typeof datasets.$inferSelect;
+type CaseRowRecord = typeof datasetCases.$inferSelect;
+type Tx = ServiceContext['db'];
+
+export function capacityOf(membership: Membership): number {
+  return planCapacity[membership.organization.plan];
+}
+
+export function toCase(row: CaseRowRecord): DatasetCase {
+  return { id: row.id, position: row.position, input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat };
+}
+
+export async function datasetOf(db: Tx, prompt: PromptRow, options: { lock?: boolean } = {}): Promise<DatasetRow> {
+  const query = db
+    .select()
+    .from(datasets)
+    .where(and(eq(datasets.promptId, prompt.id), eq(datasets.organizationId, prompt.organizationId)));
+  const [row] = options.lock ? await query.for('update') : await query;
+  if (!row) throw notFound('Dataset');
+  return row;
+}
+
+export async function casesOf(db: Tx, datasetId: string): Promise<CaseRowRecord[]> {
+  return db.select().from(datasetCases).where(eq(datasetCases.datasetId, datasetId)).orderBy(asc(datasetCases.position), asc(datasetCases.id));
+}
+
+async function countOf(db: Tx, datasetId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(datasetCases).where(eq(datasetCases.datasetId, datasetId));
+  return row.n;
+}
+
+async function toDataset(db: Tx, dataset: DatasetRow, capacity: number): Promise<Dataset> {
+  const rows = (await casesOf(db, dataset.id)).map(toCase);
+  return { id: dataset.id, revision: dataset.revision, count: rows.length, capacity, rows };
+}
+
+export async function getDataset(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Dataset> {
+  const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  return toDataset(ctx.db, await datasetOf(ctx.db, prompt), capacityOf(membership));
+}
+
+export type DatasetWrite = { tx: Tx; ctx: ServiceContext; dataset: DatasetRow; capacity: number; organizationId: string };
+
+// Every dataset write: authorize, lock the dataset row, check the expected revision, run the
+// change, then bump the revision and audit, all in one transaction. The row lock serializes
+// writers, so capacity checks made under it hold until commit.
+export async function writeDataset<T>(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  expectedRevision: number,
+  operation: string,
+  change: (write: DatasetWrite) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
+): Promise<T> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const { membership, prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
+    const dataset = await datasetOf(tx, prompt, { lock: true });
+    if (dataset.revision !== expectedRevision) {
+      throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
+    }
+    const outcome = await change({ tx, ctx: txCtx, dataset, capacity: capacityOf(membership), organizationId });
+    const [bumped] = await tx
+      .update(datasets)
+      .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
+      .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
+      .returning({ revision: datasets.revision });
+    await recordAudit(txCtx, { organizationId, operation, targetType: 'dataset', targetId: outcome.targetId ?? dataset.id, details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details } });
+    return outcome.result(bumped.revision);
+  });
+}
+
+// Input/expectedOutput pairs stay unique within a dataset.
+async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, exceptId?: string): Promise<void> {
+  const [existing] = await tx
+    .select({ id: datasetCases.id })
+    .from(datasetCases)
+    .where(and(eq(datasetCases.datasetId, datasetId), eq(datasetCases.input, row.input), eq(datasetCases.expectedOutput, row.expectedOutput)));
+  if (existing && existing.id !== exceptId) {
+    throw new AppError('invalid_state', 'A case with the same input and expected output already exists.', { state: 'duplicate', caseId: existing.id });
+  }
+}
+
+export async function addCase(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCase> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.addCase', async ({ tx, dataset, capacity }) => {
+    const current = await countOf(tx, dataset.id);
+    if (current >= capacity) {
+      throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, { state: 'at_capacity', count: current, capacity });
+    }
+    await assertNoDuplicate(tx, dataset.id, input.row);
+    const [row] = await tx
+      .insert(datasetCases)
+      .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...input.row })
+      .returning();
+    return { result: () => toCase(row), targetId: row.id };
+  });
+}
+
+async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<CaseRowRecord> {
+  const [row] = await tx.select().from(datasetCases).where(and(eq(datasetCases.id, caseId), eq(datasetCases.datasetId, datasetId)));
+  if (!row) throw notFound('Case');
+  return row;
+}
+
+export async function updateCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCase> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ tx, dataset }) => {
+    await loadCase(tx, dataset.id, caseId);
+    await assertNoDuplicate(tx, dataset.id, input.row, caseId);
+    const [row] = await tx.update(datasetCases).set(input.row).where(eq(datasetCases.id, caseId)).returning();
+    return { result: () => toCase(row), targetId: caseId };
+  });
+}
+
+// Positions stay contiguous from 1: the cases after the removed one move up.
+export async function deleteCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number }): Promise<Dataset> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.deleteCase', async ({ tx, dataset, capacity }) => {
+    const removed = await loadCase(tx, dataset.id, caseId);
+    await tx.delete(datasetCases).where(eq(datasetCases.id, caseId));
+    await tx
+      .update(datasetCases)
+      .set({ position: sql`${datasetCases.position} - 1` })
+      .where(and(eq(datasetCases.datasetId, dataset.id), gt(datasetCases.position, removed.position)));
+    return { result: (revision) => toDataset(tx, { ...dataset, revision }, capacity), targetId: caseId };
+  });
+}
+
+export async function reorderCases(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; caseIds: string[] }): Promise<Dataset> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.reorder', async ({ tx, dataset, capacity }) => {
+    const current = await casesOf(tx, dataset.id);
+    const known = new Set(current.map((c) => c.id));
+    const given = new Set(input.caseIds);
+    const duplicates = input.caseIds.filter((id, i) => input.caseIds.indexOf(id) !== i);
+    const unknown = input.caseIds.filter((id) => !known.has(id));
+    const missing = current.map((c) => c.id).filter((id) => !given.has(id));
+    if (duplicates.length || unknown.length || missing.length) {
+      throw new AppError('invalid_order', 'List every current case id exactly once.', { missing, unknown, duplicates: [...new Set(duplicates)] });
+    }
+    if (input.caseIds.length) {
+      await tx.execute(sql`
+        update dataset_cases as c set position = o.ord
+        from jsonb_array_elements_text(${JSON.stringify(input.caseIds)}::jsonb) with ordinality as o(id, ord)
+        where c.id = o.id and c.dataset_id = ${dataset.id}`);
+    }
+    return { result: (revision) => toDataset(tx, { ...dataset, revision }, capacity) };
+  });
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { AppError } from '../errors';
+import type { ModelRoute } from './schemas';
+
+export const localRouteId = 'local/echo';
+
+// Everything needed to reach one model; `kind` picks the client.
+export type RouteConfig = {
+  id: string;
+  provider: string;
+  name: string;
+  modelId: string;
+  kind: 'local' | 'openai-compatible';
+  baseUrl: string;
+  apiKey: string | undefined;
+  available: boolean;
+};
+
+const localRoute: RouteConfig = {
+  id: localRouteId,
+  provider: 'local',
+  name: 'Local deterministic (no provider)',
+  modelId: 'echo',
+  kind: 'local',
+  baseUrl: '',
+  apiKey: undefined,
+  available: true,
+};
+
+const extraRouteSchema = z.array(
+  z.strictObject({
+    id: z.string().min(1),
+    provider: z.string().min(1),
+    name: z.string().min(1),
+    baseUrl: z.url(),
+    apiKeyEnv: z.string().min(1).optional(),
+    modelId: z.string().min(1),
+  }),
+);
+
+function isLocalUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1';
+  } catch {
+    return false;
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function openAiCompatible(route: { id: string; provider: string; name: string; baseUrl: string; modelId: string }, apiKey: string | undefined): RouteConfig {
+  const baseUrl = trimSlash(route.baseUrl);
+  return { ...route, baseUrl, kind: 'openai-compatible', apiKey, available: Boolean(apiKey) || isLocalUrl(baseUrl) };
+}
+
+// Read from the environment on every call: cheap, and a changed key shows up without a restart.
+export function configuredRoutes(env: NodeJS.ProcessEnv = process.env): RouteConfig[] {
+  const routes: RouteConfig[] = [localRoute];
+  const baseUrl = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+  const models = (env.OPENAI_MODELS ?? 'gpt-4o-mini,gpt-4o').split(',').map((m) => m.trim()).filter(Boolean);
+  for (const modelId of models) {
+    routes.push(openAiCompatible({ id: `openai/${modelId}`, provider: 'openai', name: `OpenAI ${modelId}`, baseUrl, modelId }, env.OPENAI_API_KEY || undefined));
+  }
+  if (env.MODEL_ROUTES) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(env.MODEL_ROUTES);
+    } catch {
+      throw new Error('MODEL_ROUTES is not valid JSON.');
+    }
+    const result = extraRouteSchema.safeParse(parsed);
+    if (!result.success) throw new Error(`MODEL_ROUTES is not valid: ${result.error.message}`);
+    for (const route of result.data) {
+      const { apiKeyEnv, ...rest } = route;
+      routes.push(openAiCompatible(rest, apiKeyEnv ? env[apiKeyEnv] || undefined : undefined));
+    }
+  }
+  // A later entry with the same id replaces an earlier one.
+  return [...new Map(routes.map((r) => [r.id, r])).values()];
+}
+
+export function findRoute(id: string): RouteConfig | undefined {
+  return configuredRoutes().find((route) => route.id === id);
+}
+
+export function requireRoute(id: string, path = 'modelRouteId'): RouteConfig {
+  const route = findRoute(id);
+  if (!route) throw new AppError('invalid_request', `No model route "${id}" is configured.`, { issues: [{ path, message: 'Unknown model route.' }] });
+  return route;
+}
+
+export function toModelRoute(route: RouteConfig): ModelRoute {
+  return { id: route.id, provider: route.provider, modelId: route.modelId, name: route.name, available: route.available };
+}

@@ -1,0 +1,103 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { drafts } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError } from '../errors';
+import { recordAudit } from '../audit/service';
+import { localRouteId, requireRoute } from '../models/routes';
+import { authorizePromptRead, authorizePromptWrite } from './access';
+import { latestVersionContent } from './service';
+import { draftContentInput, extractVariables, type Draft, type DraftContent, type updateDraftInput } from './schemas';
+
+type UpdateDraftInput = z.infer<typeof updateDraftInput>;
+
+type DraftRow = typeof drafts.$inferSelect;
+
+export function emptySetupContent(): DraftContent {
+  return { messages: [], inputType: 'user_message', modelRouteId: localRouteId, modelId: requireRoute(localRouteId).modelId, temperature: 1, outputSchema: '', customMetrics: [] };
+}
+
+function toDraft(row: DraftRow): Draft {
+  const content = row.content as DraftContent;
+  return {
+    content,
+    revision: row.revision,
+    updatedAt: row.updatedAt.toISOString(),
+    variables: content.inputType === 'variables' ? extractVariables(content.messages) : [],
+  };
+}
+
+// A fresh draft starts from the latest saved version, or from empty setup content.
+async function startingContent(ctx: ServiceContext, promptId: string): Promise<DraftContent> {
+  return ((await latestVersionContent(ctx, promptId)) as DraftContent | null) ?? emptySetupContent();
+}
+
+// Creates the (prompt, user) draft at revision 0 if it does not exist yet; concurrent first
+// reads race on the primary key and all see the one row.
+async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId: string): Promise<DraftRow> {
+  const where = and(eq(drafts.promptId, promptId), eq(drafts.userId, ctx.actor.userId));
+  const [existing] = await ctx.db.select().from(drafts).where(where);
+  if (existing) return existing;
+  await ctx.db
+    .insert(drafts)
+    .values({ organizationId, promptId, userId: ctx.actor.userId, content: await startingContent(ctx, promptId), revision: 0 })
+    .onConflictDoNothing();
+  const [row] = await ctx.db.select().from(drafts).where(where);
+  return row;
+}
+
+// Fills modelId from the route; a modelId that names another model is refused.
+export function normalizeContent(parsed: z.infer<typeof draftContentInput>): DraftContent {
+  const route = requireRoute(parsed.modelRouteId, 'content.modelRouteId');
+  if (parsed.modelId !== undefined && parsed.modelId !== route.modelId) {
+    throw new AppError('invalid_request', `Model route ${route.id} serves ${route.modelId}, not ${parsed.modelId}.`, {
+      issues: [{ path: 'content.modelId', message: `Must be ${route.modelId} for this route, or left out.` }],
+    });
+  }
+  return { ...parsed, modelId: route.modelId };
+}
+
+export async function getDraft(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Draft> {
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  return toDraft(await ensureDraft(ctx, organizationId, prompt.id));
+}
+
+// Compare-and-swap on revision: the stale writer gets draft_conflict and changes nothing.
+async function swapContent(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  expected: number,
+  contentFor: (ctx: ServiceContext, promptId: string) => Promise<DraftContent> | DraftContent,
+  operation: string,
+): Promise<Draft> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
+    await ensureDraft(txCtx, organizationId, prompt.id);
+    const content = await contentFor(txCtx, prompt.id);
+    const [row] = await tx
+      .update(drafts)
+      .set({ content, revision: sql`${drafts.revision} + 1`, updatedAt: new Date() })
+      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId), eq(drafts.revision, expected)))
+      .returning();
+    if (!row) {
+      const [current] = await tx.select({ revision: drafts.revision }).from(drafts).where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
+      throw new AppError('draft_conflict', 'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.', {
+        currentRevision: current?.revision ?? 0,
+      });
+    }
+    await recordAudit(txCtx, { organizationId, operation, targetType: 'prompt', targetId: prompt.id, details: { revision: row.revision } });
+    return toDraft(row);
+  });
+}
+
+export async function updateDraft(ctx: ServiceContext, organizationId: string, promptId: string, input: UpdateDraftInput): Promise<Draft> {
+  const content = normalizeContent(input.content);
+  return swapContent(ctx, organizationId, promptId, input.revision, () => content, 'draft.update');
+}
+
+// Discard is a CAS write too: the content goes back to the latest version (or empty setup content).
+export async function discardDraft(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number }): Promise<Draft> {
+  return swapContent(ctx, organizationId, promptId, input.revision, startingContent, 'draft.discard');
+}

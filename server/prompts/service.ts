@@ -1,0 +1,113 @@
+import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { datasets, promptLabels, prompts, promptVersions } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { newId } from '../ids';
+import { decodeCursor, toPage, type Page } from '../paging';
+import { authorize } from '../auth/permissions';
+import { recordAudit } from '../audit/service';
+import { assertWritableOrganization, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from './access';
+import type { ListPromptsQuery, Prompt } from './schemas';
+
+type Label = Prompt['labels'][number];
+
+async function labelsOf(ctx: ServiceContext, promptIds: string[]): Promise<Map<string, Label[]>> {
+  const byPrompt = new Map<string, Label[]>(promptIds.map((id) => [id, []]));
+  if (!promptIds.length) return byPrompt;
+  const rows = await ctx.db
+    .select({ promptId: promptLabels.promptId, label: promptLabels.label, versionId: promptLabels.versionId, version: promptVersions.number })
+    .from(promptLabels)
+    .innerJoin(promptVersions, eq(promptVersions.id, promptLabels.versionId))
+    .where(sql`${promptLabels.promptId} in ${promptIds}`)
+    .orderBy(asc(promptLabels.label));
+  for (const row of rows) byPrompt.get(row.promptId)?.push({ label: row.label, versionId: row.versionId, version: row.version });
+  return byPrompt;
+}
+
+function toPrompt(row: PromptRow, labels: Label[]): Prompt {
+  return {
+    id: row.id,
+    name: row.name,
+    state: row.state,
+    versionCount: row.versionCount,
+    createdAt: row.createdAt.toISOString(),
+    productionVersionId: labels.find((l) => l.label === 'production')?.versionId ?? null,
+    labels,
+    archivedAt: row.archivedAt?.toISOString() ?? null,
+  };
+}
+
+async function withLabels(ctx: ServiceContext, row: PromptRow): Promise<Prompt> {
+  return toPrompt(row, (await labelsOf(ctx, [row.id])).get(row.id) ?? []);
+}
+
+// A new prompt starts in setup with its empty dataset, both in one transaction.
+export async function createPrompt(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Prompt> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
+    const [row] = await tx.insert(prompts).values({ id: newId('prm'), organizationId, name: input.name, createdBy: ctx.actor.userId }).returning();
+    await tx.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
+    await recordAudit(txCtx, { organizationId, operation: 'prompt.create', targetType: 'prompt', targetId: row.id, details: { name: row.name } });
+    return toPrompt(row, []);
+  });
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// Newest first; `search` is a case-insensitive substring of the name.
+export async function listPrompts(ctx: ServiceContext, organizationId: string, query: ListPromptsQuery): Promise<Page<Prompt>> {
+  await authorize(ctx, organizationId, 'prompts.read');
+  const conditions = [eq(prompts.organizationId, organizationId)];
+  if (query.cursor) conditions.push(lt(prompts.id, String(decodeCursor(query.cursor, 1)[0])));
+  if (query.state) conditions.push(eq(prompts.state, query.state));
+  if (query.search) conditions.push(sql`lower(${prompts.name}) like ${`%${escapeLike(query.search.toLowerCase())}%`}`);
+  const rows = await ctx.db
+    .select()
+    .from(prompts)
+    .where(and(...conditions))
+    .orderBy(desc(prompts.id))
+    .limit(query.limit + 1);
+  const labels = await labelsOf(ctx, rows.slice(0, query.limit).map((r) => r.id));
+  return toPage(rows, query.limit, (r) => [r.id], (r) => toPrompt(r, labels.get(r.id) ?? []));
+}
+
+export async function getPrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  return withLabels(ctx, prompt);
+}
+
+export async function renamePrompt(ctx: ServiceContext, organizationId: string, promptId: string, input: { name: string }): Promise<Prompt> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, 'prompts.write', { lock: true });
+    const [row] = await tx.update(prompts).set({ name: input.name }).where(eq(prompts.id, prompt.id)).returning();
+    await recordAudit(txCtx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: input.name } });
+    return withLabels(txCtx, row);
+  });
+}
+
+// Archiving an archived prompt returns it unchanged (a retried archive is not an error).
+export async function archivePrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
+    const prompt = await loadPrompt(txCtx, organizationId, promptId, { lock: true });
+    if (prompt.state === 'archived') return withLabels(txCtx, prompt);
+    const [row] = await tx.update(prompts).set({ state: 'archived', archivedAt: new Date() }).where(eq(prompts.id, prompt.id)).returning();
+    await recordAudit(txCtx, { organizationId, operation: 'prompt.archive', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.state } });
+    return withLabels(txCtx, row);
+  });
+}
+
+// The content of the newest saved version, if there is one.
+export async function latestVersionContent(ctx: ServiceContext, promptId: string): Promise<unknown | null> {
+  const [row] = await ctx.db
+    .select({ content: promptVersions.content })
+    .from(promptVersions)
+    .where(eq(promptVersions.promptId, promptId))
+    .orderBy(desc(promptVersions.number))
+    .limit(1);
+  return row?.content ?? null;
+}
