@@ -1,3 +1,24 @@
-import { router } from '../init';
+import { TRPCError } from '@trpc/server';
+import { draftContentInput } from '@/server/prompts/schemas';
+import { playgroundRunInput } from '@/server/models/schemas';
+import { startPlaygroundRun } from '@/server/models/playground';
+import { errorCodes, isAppError } from '@/server/errors';
+import { protectedProcedure, router } from '../init';
+import { promptIdInput } from './prompts';
 
-export const playgroundRouter = router({});
+// Errors raised while streaming bypass the middleware; give them the same tRPC code it would.
+async function* withAppErrors<T>(events: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (error) {
+    if (isAppError(error)) throw new TRPCError({ code: errorCodes[error.code].trpc, message: error.message, cause: error });
+    throw error;
+  }
+}
+
+export const playgroundRouter = router({
+  run: protectedProcedure.input(playgroundRunInput.extend({ ...promptIdInput.shape, content: draftContentInput })).mutation(async ({ ctx, input }) => {
+    const events = await startPlaygroundRun(ctx, input.organizationId, input.promptId, { content: input.content, input: input.input, variables: input.variables });
+    return withAppErrors(events);
+  }),
+});

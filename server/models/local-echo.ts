@@ -1,0 +1,31 @@
+import type { ChatRequest, Completion, StreamEvent } from './types';
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+// Deterministic stand-in for a model: answers with the last user message (or the last message),
+// counts tokens as whitespace-separated words, costs nothing. Lets everything run with no provider.
+function answer(request: ChatRequest): Completion {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages[request.messages.length - 1];
+  const output = last?.content ?? '';
+  return {
+    output,
+    inputTokens: request.messages.reduce((n, m) => n + words(m.content), 0),
+    outputTokens: words(output),
+    latencyMs: 0,
+    costUsdNanos: 0,
+    costSource: 'free',
+    finishReason: 'stop',
+  };
+}
+
+export async function completeLocal(request: ChatRequest): Promise<Completion> {
+  return answer(request);
+}
+
+export async function* streamLocal(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  const completion = answer(request);
+  // Chunks of a few words, whitespace kept, so the pieces join back to the exact output.
+  const pieces = completion.output.match(/\S+\s*|\s+/g) ?? [];
+  for (let i = 0; i < pieces.length; i += 3) yield { type: 'delta', text: pieces.slice(i, i + 3).join('') };
+  yield { type: 'done', ...completion };
+}
