@@ -1,7 +1,7 @@
 'use client';
 
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpBatchStreamLink, splitLink, TRPCClientError } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '@/server/trpc/root';
@@ -23,6 +23,8 @@ function redirectWhenSignedOut(error: unknown): void {
   window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(here)}`);
 }
 
+const streamedPaths = new Set(['playground.run']);
+
 function makeQueryClient() {
   return new QueryClient({
     queryCache: new QueryCache({ onError: redirectWhenSignedOut }),
@@ -36,7 +38,18 @@ function makeQueryClient() {
 
 export function TrpcReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc' })] }));
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [
+        // Streamed procedures (async generators) need the JSONL stream link; everything else batches plainly.
+        splitLink({
+          condition: (op) => streamedPaths.has(op.path),
+          true: httpBatchStreamLink({ url: '/api/trpc' }),
+          false: httpBatchLink({ url: '/api/trpc' }),
+        }),
+      ],
+    }),
+  );
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

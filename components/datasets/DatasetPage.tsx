@@ -1,0 +1,94 @@
+'use client';
+
+import { useState } from 'react';
+import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { ListIcon } from '@/components/ui/icons';
+import { AddCaseForm } from './AddCaseForm';
+import { CapacityMeter } from './CapacityMeter';
+import { CaseTable } from './CaseTable';
+import { download, fileBaseName, toCsv, toJsonl } from './exportFile';
+import { ImportDialog } from './ImportDialog';
+import { useDataset } from './useDataset';
+import { quickEvaluationSize } from './types';
+import './datasets.css';
+
+function DatasetPanel({ scope }: { scope: PromptScope }) {
+  const target = { organizationId: scope.organizationId, promptId: scope.promptId };
+  const data = useDataset(target);
+  const [importing, setImporting] = useState(false);
+  const readOnly = !scope.canWrite;
+
+  if (data.query.isPending) {
+    return (
+      <Card>
+        <SkeletonRows rows={5} label="Loading dataset" />
+      </Card>
+    );
+  }
+  if (data.query.isError || !data.dataset) {
+    return (
+      <Card>
+        <QueryErrorState title="Could not load the dataset" query={data.query} />
+      </Card>
+    );
+  }
+  const dataset = data.dataset;
+  const base = fileBaseName(scope.prompt.name);
+
+  return (
+    <Card flush className="dataset-card">
+      <CardHeader
+        title="Test cases"
+        description={`Inputs with expected outputs, in evaluation order. Quick evaluations use the first ${quickEvaluationSize}.`}
+        actions={
+          <div className="dataset-actions">
+            <CapacityMeter count={dataset.count} capacity={dataset.capacity} />
+            <div className="inline">
+              <Button size="sm" disabled={dataset.count === 0} onClick={() => download(`${base}.csv`, toCsv(dataset.rows), 'text/csv')}>
+                Export CSV
+              </Button>
+              <Button size="sm" disabled={dataset.count === 0} onClick={() => download(`${base}.jsonl`, toJsonl(dataset.rows), 'application/x-ndjson')}>
+                Export JSONL
+              </Button>
+              {!readOnly ? (
+                <Button size="sm" variant="primary" onClick={() => (data.setNotice(null), setImporting(true))}>
+                  Import
+                </Button>
+              ) : null}
+            </div>
+          </div>
+        }
+      />
+      {data.notice && !importing ? (
+        <div className="dataset-notice">
+          <Alert tone="warning" action={<Button size="sm" variant="ghost" onClick={() => data.setNotice(null)}>Dismiss</Button>}>
+            {data.notice}
+          </Alert>
+        </div>
+      ) : null}
+      <div className="dataset-table">
+        {dataset.count === 0 ? (
+          <EmptyState
+            icon={<ListIcon size={20} />}
+            title="No test cases yet"
+            description={readOnly ? 'Nobody has added cases to this prompt.' : 'Add cases one by one below, or import a CSV or JSONL file.'}
+            action={!readOnly ? <Button onClick={() => setImporting(true)}>Import a file</Button> : undefined}
+          />
+        ) : (
+          <CaseTable scope={target} dataset={dataset} data={data} readOnly={readOnly} />
+        )}
+      </div>
+      {!readOnly ? <AddCaseForm scope={target} dataset={dataset} data={data} /> : null}
+      <ImportDialog open={importing} onClose={() => setImporting(false)} scope={target} dataset={dataset} data={data} />
+    </Card>
+  );
+}
+
+export function DatasetPage({ organizationId, promptId }: { organizationId: string; promptId: string }) {
+  return <PromptShell organizationId={organizationId} promptId={promptId}>{(scope) => <DatasetPanel scope={scope} />}</PromptShell>;
+}

@@ -1,0 +1,269 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { useState, type ChangeEvent } from 'react';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Dialog } from '@/components/ui/Dialog';
+import { Field } from '@/components/ui/Field';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import { detectKind, parseImportText, type FileKind, type ParseProblem, type SourceRow } from './importFile';
+import type { DatasetScope, useDataset } from './useDataset';
+import type { Dataset, ImportMode, ImportPreview, ImportResult, RowError } from './types';
+
+type Rejected = { sourceRow: number; messages: string[] };
+
+// Server row numbers are 1-based positions in the rows sent; show the file's own row numbers.
+function rejectedRows(rows: SourceRow[], problems: ParseProblem[], rowErrors: RowError[]): Rejected[] {
+  const byRow = new Map<number, string[]>();
+  const add = (sourceRow: number, message: string) => byRow.set(sourceRow, [...(byRow.get(sourceRow) ?? []), message]);
+  for (const problem of problems) add(problem.sourceRow, problem.message);
+  for (const error of rowErrors) {
+    const source = rows[error.row - 1]?.sourceRow ?? error.row;
+    add(source, error.field && error.field !== 'row' ? `${error.field}: ${error.message}` : error.message);
+  }
+  return [...byRow.entries()].sort(([a], [b]) => a - b).map(([sourceRow, messages]) => ({ sourceRow, messages }));
+}
+
+function rowList(numbers: number[]): string {
+  return numbers.length <= 12 ? numbers.join(', ') : `${numbers.slice(0, 12).join(', ')} and ${numbers.length - 12} more`;
+}
+
+export function ImportDialog({ open, onClose, scope, dataset, data }: { open: boolean; onClose: () => void; scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset> }) {
+  const trpc = useTRPC();
+  const [text, setText] = useState('');
+  const [fileName, setFileName] = useState<string | null>(null);
+  const [kind, setKind] = useState<FileKind>('csv');
+  const [mode, setMode] = useState<ImportMode>('append');
+  const [rows, setRows] = useState<SourceRow[]>([]);
+  const [problems, setProblems] = useState<ParseProblem[]>([]);
+  const [fatal, setFatal] = useState<string | null>(null);
+  const [result, setResult] = useState<ImportResult | null>(null);
+
+  const preview = useMutation(trpc.datasets.previewImport.mutationOptions());
+  const runImport = useMutation(
+    trpc.datasets.import.mutationOptions({
+      onSuccess: (imported) => setResult(imported as ImportResult),
+      onError: (error) => {
+        if (data.handleError(error) === null) preview.reset();
+      },
+      onSettled: data.refresh,
+    }),
+  );
+  const previewData = preview.data as ImportPreview | undefined;
+  const importError = readAppError(runImport.error);
+  const importDetails = importError?.code === 'import_rejected' ? (importError.details as Partial<ImportPreview>) : null;
+  const rejected = rejectedRows(rows, problems, [...(previewData?.rowErrors ?? []), ...(importDetails?.rowErrors ?? [])]);
+  const skipped = (previewData?.skippedRows ?? []).map((skip) => rows[skip.row - 1]?.sourceRow ?? skip.row);
+
+  function reset() {
+    setText('');
+    setFileName(null);
+    setRows([]);
+    setProblems([]);
+    setFatal(null);
+    setResult(null);
+    setMode('append');
+    preview.reset();
+    runImport.reset();
+  }
+
+  function close() {
+    if (runImport.isPending) return;
+    reset();
+    onClose();
+  }
+
+  function requestPreview(nextRows: SourceRow[], nextMode: ImportMode) {
+    runImport.reset();
+    if (nextRows.length === 0) return preview.reset();
+    preview.mutate({ ...scope, mode: nextMode, rows: nextRows.map((row) => row.row) });
+  }
+
+  function parse(source: string, name: string | null, forcedKind?: FileKind) {
+    const detected = forcedKind ?? detectKind(name, source);
+    setKind(detected);
+    const parsed = parseImportText(detected, source);
+    setRows(parsed.rows);
+    setProblems(parsed.problems);
+    setFatal(parsed.fatal);
+    requestPreview(parsed.fatal ? [] : parsed.rows, mode);
+  }
+
+  async function onFile(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    const content = await file.text();
+    setFileName(file.name);
+    setText(content);
+    parse(content, file.name);
+  }
+
+  function removeRow(sourceRow: number) {
+    const nextRows = rows.filter((row) => row.sourceRow !== sourceRow);
+    setRows(nextRows);
+    setProblems((current) => current.filter((problem) => problem.sourceRow !== sourceRow));
+    requestPreview(nextRows, mode);
+  }
+
+  const parsedSomething = rows.length > 0 || problems.length > 0 || fatal !== null;
+  const canImport = Boolean(previewData?.accepted) && rejected.length === 0 && rows.length > 0 && !preview.isPending && !result;
+  const countAfter = previewData ? (mode === 'replace' ? previewData.wouldAdd : previewData.currentCount + previewData.wouldAdd) : null;
+
+  return (
+    <Dialog
+      open={open}
+      onClose={close}
+      title="Import cases"
+      description="CSV with the columns input and expectedOutput (optional inputFormat, referenceFormat), or JSONL with one object per line."
+      footer={
+        result ? (
+          <Button variant="primary" onClick={close}>
+            Done
+          </Button>
+        ) : (
+          <>
+            <Button onClick={close} disabled={runImport.isPending}>
+              Cancel
+            </Button>
+            <Button
+              variant="primary"
+              disabled={!canImport}
+              loading={runImport.isPending}
+              onClick={() => runImport.mutate({ ...scope, revision: dataset.revision, mode, rows: rows.map((row) => row.row) })}
+            >
+              {runImport.isPending ? 'Importing…' : previewData ? `Import ${previewData.wouldAdd} ${previewData.wouldAdd === 1 ? 'case' : 'cases'}` : 'Import'}
+            </Button>
+          </>
+        )
+      }
+    >
+      <div className="import-body">
+        {result ? (
+          <Alert tone="success" title="Import complete">
+            Added {result.added} {result.added === 1 ? 'case' : 'cases'}
+            {result.skipped ? `, skipped ${result.skipped} ${result.skipped === 1 ? 'duplicate' : 'duplicates'}` : ''}. The dataset now has {result.count} cases.
+          </Alert>
+        ) : (
+          <>
+            <div className="import-source">
+              <Field label="File" hint={fileName ? `${fileName} · read as ${kind.toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
+                <input className="file-input" type="file" accept=".csv,.jsonl,.ndjson,.json,text/csv,application/x-ndjson" onChange={onFile} />
+              </Field>
+              <Field label="Or paste" id="import-paste">
+                <textarea
+                  id="import-paste"
+                  className="textarea mono"
+                  rows={4}
+                  value={text}
+                  placeholder={'input,expectedOutput\n"Where is my order?","Let me check the status for you."'}
+                  onChange={(e) => {
+                    setText(e.target.value);
+                    setFileName(null);
+                  }}
+                  onBlur={() => text.trim() && fileName === null && parse(text, null)}
+                />
+              </Field>
+            </div>
+            <fieldset className="segmented-field">
+              <legend className="field-label">Mode</legend>
+              <div className="segmented" role="radiogroup" aria-label="Import mode">
+                {(['append', 'replace'] as const).map((value) => (
+                  <label key={value} className="segment" data-checked={mode === value || undefined}>
+                    <input
+                      type="radio"
+                      name="import-mode"
+                      value={value}
+                      checked={mode === value}
+                      onChange={() => {
+                        setMode(value);
+                        requestPreview(rows, value);
+                      }}
+                    />
+                    {value === 'append' ? 'Append' : 'Replace all'}
+                  </label>
+                ))}
+              </div>
+              <p className="field-hint">
+                {mode === 'append' ? 'New cases go after the existing ones; exact duplicates are skipped.' : `Deletes the ${dataset.count} existing cases first.`}
+              </p>
+            </fieldset>
+            {fileName === null && text.trim() ? (
+              <div>
+                <Button size="sm" onClick={() => parse(text, null)}>
+                  Preview pasted text
+                </Button>
+              </div>
+            ) : null}
+
+            {fatal ? <Alert tone="error">{fatal}</Alert> : null}
+            {preview.isError ? <Alert tone="error">{readAppError(preview.error)?.message}</Alert> : null}
+            {importError && !importDetails ? <Alert tone="error">{importError.message}</Alert> : null}
+            {data.notice ? <Alert tone="warning">{data.notice}</Alert> : null}
+
+            {parsedSomething && !fatal ? (
+              <section className="import-preview" aria-label="Import preview" aria-busy={preview.isPending || undefined}>
+                <div className="preview-stats">
+                  <div className="preview-stat">
+                    <span className="preview-stat-value">{rows.length + problems.length}</span>
+                    <span className="preview-stat-label">rows read</span>
+                  </div>
+                  <div className="preview-stat" data-tone="success">
+                    <span className="preview-stat-value">{preview.isPending ? '…' : (previewData?.wouldAdd ?? 0)}</span>
+                    <span className="preview-stat-label">to add</span>
+                  </div>
+                  <div className="preview-stat" data-tone={skipped.length ? 'warning' : undefined}>
+                    <span className="preview-stat-value">{skipped.length}</span>
+                    <span className="preview-stat-label">duplicates skipped</span>
+                  </div>
+                  <div className="preview-stat" data-tone={rejected.length ? 'danger' : undefined}>
+                    <span className="preview-stat-value">{rejected.length}</span>
+                    <span className="preview-stat-label">rejected</span>
+                  </div>
+                </div>
+                {skipped.length ? <p className="muted">Duplicates skipped: rows {rowList(skipped)}.</p> : null}
+                {rejected.length ? (
+                  <div className="rejected">
+                    <p className="rejected-title">Fix these rows in the file, or remove them from this import:</p>
+                    <ul className="rejected-list" aria-label="Rejected rows">
+                      {rejected.map((row) => (
+                        <li key={row.sourceRow}>
+                          <strong>Row {row.sourceRow}</strong>
+                          <span>{row.messages.join(' · ')}</span>
+                          <Button size="sm" variant="ghost" onClick={() => removeRow(row.sourceRow)}>
+                            Remove row {row.sourceRow}
+                          </Button>
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                ) : null}
+                {previewData || importDetails ? (
+                  <CapacityOutcome preview={{ ...previewData, ...importDetails } as ImportPreview} capacity={dataset.capacity} countAfter={countAfter} />
+                ) : null}
+              </section>
+            ) : null}
+          </>
+        )}
+      </div>
+    </Dialog>
+  );
+}
+
+function CapacityOutcome({ preview, capacity, countAfter }: { preview: ImportPreview; capacity: number; countAfter: number | null }) {
+  const over = preview.requestedAddition > preview.availableCapacity;
+  if (over) {
+    return (
+      <Alert tone="error" title="Not enough room">
+        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows,
+        use Replace, or upgrade for a larger dataset.
+      </Alert>
+    );
+  }
+  return countAfter !== null ? (
+    <p className="muted">
+      After import: <strong>{countAfter}</strong> / {capacity} cases.
+    </p>
+  ) : null;
+}

@@ -1,0 +1,32 @@
+import Papa from 'papaparse';
+import type { DatasetCase } from './types';
+
+const columns = ['input', 'expectedOutput', 'inputFormat', 'referenceFormat'] as const;
+
+function pick(row: DatasetCase) {
+  return { input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat };
+}
+
+// The same columns the importer reads, so an export imports back unchanged.
+export function toCsv(rows: DatasetCase[]): string {
+  return Papa.unparse({ fields: [...columns], data: rows.map((row) => columns.map((column) => row[column])) });
+}
+
+export function toJsonl(rows: DatasetCase[]): string {
+  return rows.map((row) => JSON.stringify(pick(row))).join('\n') + (rows.length ? '\n' : '');
+}
+
+export function download(fileName: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function fileBaseName(promptName: string): string {
+  return (promptName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'prompt') + '-dataset';
+}

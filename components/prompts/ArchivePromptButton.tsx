@@ -1,0 +1,56 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Dialog } from '@/components/ui/Dialog';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import type { PromptScope } from './PromptShell';
+
+export function ArchivePromptButton({ scope }: { scope: PromptScope }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const archive = useMutation(
+    trpc.prompts.archive.mutationOptions({
+      onSuccess: async () => {
+        setOpen(false);
+        await queryClient.invalidateQueries(trpc.prompts.pathFilter());
+        await queryClient.invalidateQueries(trpc.datasets.pathFilter());
+      },
+    }),
+  );
+  const error = readAppError(archive.error);
+  return (
+    <>
+      <Button variant="danger-outline" onClick={() => (archive.reset(), setOpen(true))}>
+        Archive
+      </Button>
+      <Dialog
+        open={open}
+        onClose={() => !archive.isPending && setOpen(false)}
+        title="Archive this prompt?"
+        description={
+          <>
+            <strong>{scope.prompt.name}</strong> becomes read-only. Saved versions, labels, keys and retrieval keep working; retrieving it
+            raises an archived-use warning.
+          </>
+        }
+        footer={
+          <>
+            <Button onClick={() => setOpen(false)} disabled={archive.isPending}>
+              Cancel
+            </Button>
+            <Button variant="danger" loading={archive.isPending} onClick={() => archive.mutate({ organizationId: scope.organizationId, promptId: scope.promptId })}>
+              Archive prompt
+            </Button>
+          </>
+        }
+      >
+        {error ? <Alert tone="error">{error.message}</Alert> : null}
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,143 @@
+'use client';
+
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { ButtonLink } from '@/components/ui/Button';
+import { Card } from '@/components/ui/Card';
+import { ErrorState, Skeleton, SkeletonRows } from '@/components/ui/States';
+import { Alert } from '@/components/ui/Alert';
+import { LockIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import { ArchivePromptButton } from './ArchivePromptButton';
+import { PromptName } from './PromptName';
+import { PromptStateBadge } from './StateBadge';
+import type { Prompt } from './types';
+import './prompts.css';
+
+export type PromptScope = {
+  organizationId: string;
+  promptId: string;
+  prompt: Prompt;
+  // Editors and admins may write while the prompt is not archived.
+  canWrite: boolean;
+  // Editor or admin role, whatever the prompt's state (the playground needs only this).
+  isWriter: boolean;
+  readOnlyReason: 'archived' | 'viewer' | null;
+};
+
+function Tabs({ base }: { base: string }) {
+  const pathname = usePathname();
+  const tabs = [
+    { href: base, label: 'Editor' },
+    { href: `${base}/dataset`, label: 'Dataset' },
+  ];
+  return (
+    <nav className="tabs" aria-label="Prompt sections">
+      {tabs.map((tab) => (
+        <Link key={tab.href} href={tab.href} className="tab" aria-current={pathname === tab.href ? 'page' : undefined}>
+          {tab.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+function ReadOnlyBanner({ reason }: { reason: PromptScope['readOnlyReason'] }) {
+  if (reason === 'archived') {
+    return (
+      <Alert tone="warning" title="This prompt is archived">
+        Its versions, labels and retrieval keep working, but the draft and dataset are read-only.
+      </Alert>
+    );
+  }
+  if (reason === 'viewer') {
+    return <Alert tone="info">You have view access: editors and admins can change this prompt.</Alert>;
+  }
+  return null;
+}
+
+// Loads the organization and the prompt once for the editor and dataset pages, with one header.
+export function PromptShell({ organizationId, promptId, children }: { organizationId: string; promptId: string; children: (scope: PromptScope) => ReactNode }) {
+  const trpc = useTRPC();
+  const prompt = useQuery(trpc.prompts.get.queryOptions({ organizationId, promptId }));
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => {
+        if (prompt.isPending) {
+          return (
+            <div className="page page-wide" aria-busy="true">
+              <div className="stack-sm">
+                <Skeleton width={160} height={12} />
+                <Skeleton width={280} height={26} />
+              </div>
+              <Card>
+                <SkeletonRows rows={5} label="Loading prompt" />
+              </Card>
+            </div>
+          );
+        }
+        if (prompt.isError) {
+          const missing = readAppError(prompt.error)?.code === 'not_found';
+          return (
+            <div className="page">
+              <Card>
+                <ErrorState
+                  title={missing ? 'Prompt not found' : 'Could not load this prompt'}
+                  description={missing ? 'It may have been removed, or the link is wrong.' : readAppError(prompt.error)?.message}
+                  action={<ButtonLink href={`/organizations/${organizationId}/prompts`}>View all prompts</ButtonLink>}
+                />
+              </Card>
+            </div>
+          );
+        }
+        const data = prompt.data as Prompt;
+        const isWriter = org.role === 'admin' || org.role === 'editor';
+        const readOnlyReason = data.state === 'archived' ? 'archived' : isWriter ? null : 'viewer';
+        const base = `/organizations/${organizationId}/prompts/${promptId}`;
+        const scope: PromptScope = { organizationId, promptId, prompt: data, canWrite: readOnlyReason === null, isWriter, readOnlyReason };
+        return (
+          <div className="page page-wide">
+            <PageHeader
+              breadcrumbs={
+                <>
+                  <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>/
+                  <Link href={`/organizations/${org.id}/prompts`}>Prompts</Link>
+                </>
+              }
+              title={
+                <>
+                  <PromptName scope={scope} />
+                  <PromptStateBadge state={data.state} />
+                  {readOnlyReason ? (
+                    <span className="readonly-tag" title="Read-only">
+                      <LockIcon size={13} /> Read-only
+                    </span>
+                  ) : null}
+                </>
+              }
+              description={
+                <span className="prompt-meta">
+                  {data.versionCount} {data.versionCount === 1 ? 'version' : 'versions'}
+                  {data.labels.map((label) => (
+                    <span key={label.label} className="label-chip">
+                      {label.label} <span className="muted">v{label.version}</span>
+                    </span>
+                  ))}
+                </span>
+              }
+              actions={isWriter && data.state !== 'archived' ? <ArchivePromptButton scope={scope} /> : undefined}
+            />
+            <Tabs base={base} />
+            <ReadOnlyBanner reason={readOnlyReason} />
+            {children(scope)}
+          </div>
+        );
+      }}
+    </OrganizationGate>
+  );
+}

@@ -1,0 +1,156 @@
+'use client';
+
+import { useState } from 'react';
+import { formatRelative } from '@/components/format';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Card, CardBody, CardHeader } from '@/components/ui/Card';
+import { Dialog } from '@/components/ui/Dialog';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { SkeletonRows } from '@/components/ui/States';
+import { PlaygroundPanel } from '@/components/playground/PlaygroundPanel';
+import type { PromptScope } from '../PromptShell';
+import type { Draft, DraftContent } from '../types';
+import { ConflictDialog } from './ConflictDialog';
+import { CustomMetricsEditor } from './CustomMetricsEditor';
+import { InputTypeToggle, VariableChips } from './InputTypeToggle';
+import { MessageList } from './MessageList';
+import { ModelSettings } from './ModelSettings';
+import { OutputSchemaField } from './OutputSchemaField';
+import { SaveStatusPill } from './SaveStatusPill';
+import { useDraftAutosave, type DraftConflict } from './useDraftAutosave';
+import { validateContent } from './validate';
+import { extractVariables } from './variables';
+
+function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | null>; busy: boolean }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <>
+      <Button size="sm" variant="ghost" onClick={() => (setError(null), setOpen(true))}>
+        Discard draft
+      </Button>
+      <Dialog
+        open={open}
+        onClose={() => !busy && setOpen(false)}
+        title="Discard your draft?"
+        description="Your changes are thrown away and the draft starts again from the prompt’s latest saved version."
+        footer={
+          <>
+            <Button onClick={() => setOpen(false)} disabled={busy}>
+              Cancel
+            </Button>
+            <Button
+              variant="danger"
+              loading={busy}
+              onClick={async () => {
+                const message = await onDiscard();
+                if (message) setError(message);
+                else setOpen(false);
+              }}
+            >
+              Discard draft
+            </Button>
+          </>
+        }
+      >
+        {error ? <Alert tone="error">{error}</Alert> : null}
+      </Dialog>
+    </>
+  );
+}
+
+export function DraftEditor({ scope }: { scope: PromptScope }) {
+  const readOnly = !scope.canWrite;
+  const draft = useDraftAutosave({ organizationId: scope.organizationId, promptId: scope.promptId, enabled: !readOnly });
+  // Closing the conflict dialog postpones the choice for that conflict; a new conflict opens it again.
+  const [postponed, setPostponed] = useState<DraftConflict | null>(null);
+  const conflictHidden = draft.conflict !== null && postponed === draft.conflict;
+
+  if (draft.draftQuery.isError) {
+    return (
+      <Card>
+        <QueryErrorState title="Could not load your draft" query={draft.draftQuery} />
+      </Card>
+    );
+  }
+  const content = draft.content;
+  if (!content) {
+    return (
+      <Card>
+        <SkeletonRows rows={6} label="Loading draft" />
+      </Card>
+    );
+  }
+
+  const issues = readOnly ? {} : { ...validateContent(content), ...draft.issues };
+  const variables = content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
+  const set = (patch: Partial<DraftContent>) => draft.edit((current) => ({ ...current, ...patch }));
+  const loaded = draft.draftQuery.data as Draft | undefined;
+
+  return (
+    <div className="editor-layout">
+      <div className="editor-main">
+        <div className="editor-toolbar">
+          <div className="inline">
+            {readOnly ? (
+              <span className="save-pill" data-status="saved">
+                Revision {draft.revision}
+              </span>
+            ) : (
+              <SaveStatusPill status={draft.status} revision={draft.revision} />
+            )}
+            {loaded ? <span className="subtle">Updated {formatRelative(loaded.updatedAt)}</span> : null}
+          </div>
+          {!readOnly ? <DiscardButton onDiscard={draft.discard} busy={draft.busy} /> : null}
+        </div>
+        {draft.status === 'error' && draft.errorMessage ? (
+          <Alert tone="error" title="Your latest changes are not saved" action={<Button size="sm" onClick={() => void draft.flush()}>Retry</Button>}>
+            {draft.errorMessage}
+          </Alert>
+        ) : null}
+        {draft.conflict && conflictHidden ? (
+          <Alert tone="warning" title="Saving is paused" action={<Button size="sm" onClick={() => setPostponed(null)}>Resolve conflict</Button>}>
+            Your draft changed in another window. Choose which version to keep before saving again.
+          </Alert>
+        ) : null}
+
+        <Card>
+          <CardHeader title="Messages" description="The conversation sent to the model. Use {{name}} for values filled in at run time." />
+          <CardBody className="stack">
+            <InputTypeToggle value={content.inputType} readOnly={readOnly} onChange={(inputType) => set({ inputType })} />
+            {content.inputType === 'variables' ? <VariableChips names={variables} /> : null}
+            <MessageList messages={content.messages} readOnly={readOnly} issues={issues} onChange={(messages) => set({ messages })} />
+          </CardBody>
+        </Card>
+
+        <Card>
+          <CardHeader title="Model" description="Where the prompt runs and how." />
+          <CardBody>
+            <ModelSettings organizationId={scope.organizationId} content={content} readOnly={readOnly} issues={issues} onChange={set} />
+          </CardBody>
+        </Card>
+
+        <Card>
+          <CardHeader title="Output checks" description="Optional structure and metrics every output is scored against." />
+          <CardBody className="stack">
+            <OutputSchemaField value={content.outputSchema} readOnly={readOnly} error={issues['content.outputSchema']} onChange={(outputSchema) => set({ outputSchema })} />
+            <div className="stack-sm">
+              <span className="field-label">Custom metrics</span>
+              <CustomMetricsEditor metrics={content.customMetrics} readOnly={readOnly} issues={issues} onChange={(customMetrics) => set({ customMetrics })} />
+            </div>
+          </CardBody>
+        </Card>
+      </div>
+      <aside className="editor-side" aria-label="Playground">
+        <PlaygroundPanel scope={scope} content={content} variables={variables} />
+      </aside>
+      <ConflictDialog
+        conflict={conflictHidden ? null : draft.conflict}
+        onClose={() => setPostponed(draft.conflict)}
+        onKeepMine={draft.keepMine}
+        onUseTheirs={draft.takeTheirs}
+      />
+    </div>
+  );
+}

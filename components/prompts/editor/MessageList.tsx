@@ -1,0 +1,123 @@
+'use client';
+
+import { useRef } from 'react';
+import { Button } from '@/components/ui/Button';
+import { Select } from '@/components/ui/Field';
+import { PlusIcon, TrashIcon } from '@/components/ui/icons';
+import { moveItem, useDragReorder } from '../dragReorder';
+import { roleOptions, type DraftContent, type MessageRole } from '../types';
+import { FieldError } from './FieldError';
+import { TemplateTextarea } from './TemplateTextarea';
+
+type Message = DraftContent['messages'][number];
+
+const placeholders: Record<MessageRole, string> = {
+  system: 'You are a helpful assistant for {{product}}…',
+  user: 'Write what the user says, or use {{variables}}…',
+  assistant: 'An example answer from the assistant…',
+};
+
+export function GripIcon() {
+  return (
+    <svg width="14" height="14" viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false">
+      {[5, 12, 19].flatMap((y) => [9, 15].map((x) => <circle key={`${x}-${y}`} cx={x} cy={y} r="1.6" />))}
+    </svg>
+  );
+}
+
+export function MessageList({
+  messages,
+  readOnly,
+  issues,
+  onChange,
+}: {
+  messages: Message[];
+  readOnly: boolean;
+  issues: Record<string, string>;
+  onChange: (messages: Message[]) => void;
+}) {
+  const rows = useRef<(HTMLLIElement | null)[]>([]);
+  const move = (from: number, to: number) => onChange(moveItem(messages, from, to));
+  const drag = useDragReorder(move, !readOnly);
+  const update = (index: number, patch: Partial<Message>) => onChange(messages.map((message, i) => (i === index ? { ...message, ...patch } : message)));
+  const nextRole: MessageRole = messages.at(-1)?.role === 'user' ? 'assistant' : 'user';
+
+  return (
+    <div className="stack-sm">
+      {issues['content.messages'] ? <FieldError id="messages-error" message={issues['content.messages']} /> : null}
+      <ol className="message-list" aria-label="Messages">
+        {messages.map((message, index) => {
+          const errorKey = `content.messages.${index}.content`;
+          const error = issues[errorKey] ?? issues[`content.messages.${index}`] ?? (message.content.trim() === '' ? 'Write the message, or remove it.' : null);
+          const label = `Message ${index + 1}`;
+          return (
+            <li key={index} className="message" ref={(el) => void (rows.current[index] = el)} data-role={message.role} {...drag.targetProps(index)}>
+              <div className="message-head">
+                {!readOnly ? (
+                  <span className="drag-handle" title="Drag to reorder" aria-label={`Drag ${label}`} {...drag.handleProps(index, () => rows.current[index])}>
+                    <GripIcon />
+                  </span>
+                ) : null}
+                <Select
+                  compact
+                  aria-label={`Role of message ${index + 1}`}
+                  value={message.role}
+                  disabled={readOnly}
+                  onChange={(e) => update(index, { role: e.target.value as MessageRole })}
+                >
+                  {roleOptions.map((option) => (
+                    <option key={option.value} value={option.value}>
+                      {option.label}
+                    </option>
+                  ))}
+                </Select>
+                {!readOnly ? (
+                  <div className="message-actions">
+                    <Button size="sm" variant="ghost" aria-label={`Move message ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
+                      ↑
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Move message ${index + 1} down`}
+                      disabled={index === messages.length - 1}
+                      onClick={() => move(index, index + 1)}
+                    >
+                      ↓
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Remove message ${index + 1}`}
+                      disabled={messages.length === 1}
+                      onClick={() => onChange(messages.filter((_, i) => i !== index))}
+                    >
+                      <TrashIcon size={14} />
+                    </Button>
+                  </div>
+                ) : null}
+              </div>
+              <TemplateTextarea
+                aria-label={`Content of message ${index + 1}`}
+                value={message.content}
+                readOnly={readOnly}
+                placeholder={placeholders[message.role]}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `message-${index}-error` : undefined}
+                onChange={(content) => update(index, { content })}
+              />
+              <FieldError id={`message-${index}-error`} message={error} />
+            </li>
+          );
+        })}
+      </ol>
+      {!readOnly ? (
+        <div>
+          <Button size="sm" icon={<PlusIcon size={14} />} onClick={() => onChange([...messages, { role: nextRole, content: '' }])}>
+            Add message
+          </Button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
