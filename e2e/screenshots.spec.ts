@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { createOrganization, expect, newAccount, test, uniqueName } from './fixtures';
+import { createPrompt } from './prompts.helpers';
 
 // Full-page captures of the key screens for visual review (written under test-results/).
 const dir = path.join(process.cwd(), 'test-results', 'screenshots');
@@ -80,4 +81,82 @@ test('screenshots of the key pages', async ({ page, adminPage, signUpSecondUser 
   await adminPage.goto(`/organizations/${organizationId}/delete?token=expired`);
   await expect(adminPage.getByText('This deletion link has expired or is not valid')).toBeVisible();
   await shoot(adminPage, '14-delete-expired');
+});
+
+test('screenshots of the prompt pages', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Northwind Labs'));
+  const editorPath = await createPrompt(page, organizationId, 'Support reply');
+  await createPrompt(page, organizationId, 'Ticket classifier');
+  await page.goto(`/organizations/${organizationId}/prompts`);
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(2);
+  await shoot(page, '20-prompts');
+
+  await page.goto(editorPath);
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await page.getByLabel('Content of message 1').fill('You are the support assistant for {{product}}.\nAnswer in a friendly tone, in at most three sentences.\nIf you do not know, say so.');
+  await page.getByRole('radio', { name: 'Variables' }).check();
+  await page.getByRole('button', { name: 'Add message' }).click();
+  await page.getByLabel('Content of message 2').fill('Customer {{customer_name}} asks: {{question}}');
+  await page.getByLabel('Output schema').fill('{\n  "type": "object",\n  "properties": { "answer": { "type": "string" } }\n}');
+  await page.getByRole('button', { name: 'Add metric' }).click();
+  await page.getByLabel('Name of metric 1').fill('mentions_refund');
+  await page.getByLabel('Value of metric 1').fill('refund');
+  await page.getByRole('button', { name: 'Add metric' }).click();
+  await page.getByLabel('Name of metric 2').fill('short');
+  await page.getByLabel('Check of metric 2').selectOption('max_chars');
+  const playground = page.getByRole('form', { name: 'Playground' });
+  await playground.getByLabel('Value of product').fill('Acme Cloud');
+  await playground.getByLabel('Value of customer_name').fill('Dana');
+  await playground.getByLabel('Value of question').fill('How do I get a refund for last month?');
+  await playground.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByRole('status', { name: 'Run statistics' })).toBeVisible();
+  await shoot(page, '21-editor');
+
+  await page.getByLabel('Value of metric 2').fill('280');
+  await expect(page.getByRole('status', { name: /Draft status/ })).toContainText('Saved');
+  const other = await page.context().newPage();
+  await other.goto(editorPath);
+  await expect(other.getByLabel('Content of message 2')).toBeVisible();
+  await page.getByLabel('Content of message 2').fill('Customer {{customer_name}} writes: {{question}}');
+  await expect(page.getByRole('status', { name: /Draft status/ })).toContainText('Saved');
+  await other.getByLabel('Content of message 1').fill('You are a terse assistant for {{product}}.');
+  await expect(other.getByRole('dialog', { name: 'This draft changed elsewhere' })).toBeVisible();
+  await other.screenshot({ path: path.join(dir, '22-conflict-dialog.png') });
+  await other.close();
+
+  await page.goto(`${editorPath}/dataset`);
+  const rows = [
+    ['Where is my order #1042?', 'Your order shipped yesterday and arrives Friday.'],
+    ['How do I reset my password?', 'Use “Forgot password” on the sign-in page.'],
+    ['Can I get a refund for last month?', 'Yes: refunds within 30 days are automatic.'],
+    ['{"plan": "pro", "seats": 12}', '{"price": 240}'],
+    ['Do you support SSO?', 'Yes, SAML and OIDC on the Pro plan.'],
+    ['Cancel my subscription', 'Done. You keep access until the period ends.'],
+    ['Is there an API?', 'Yes, see the developer docs.'],
+    ['Change my billing email', 'Update it under Settings → Billing.'],
+    ['What regions do you host in?', 'EU and US.'],
+    ['Can I export my data?', 'Yes, as CSV or JSON from Settings.'],
+  ];
+  const jsonl = rows.map(([input, expectedOutput], i) => JSON.stringify(i === 3 ? { input, expectedOutput, inputFormat: 'json', referenceFormat: 'json' } : { input, expectedOutput })).join('\n');
+  await page.getByRole('button', { name: 'Import a file' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import cases' });
+  await dialog.getByLabel('Or paste').fill(jsonl);
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await dialog.getByRole('button', { name: 'Import 10 cases' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(page.locator('tr[data-case]')).toHaveCount(10);
+  await shoot(page, '23-dataset');
+
+  await page.getByRole('button', { name: 'Delete case 10' }).click();
+  await page.getByRole('button', { name: 'Delete case 9' }).click();
+  await expect(page.locator('tr[data-case]')).toHaveCount(8);
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const csv = 'input,expectedOutput\n"Where is my order #1042?","Your order shipped yesterday and arrives Friday."\n"",Missing input\n"New question","New answer"\n';
+  await dialog.getByLabel('File').setInputFiles({ name: 'more-cases.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await expect(dialog.getByRole('list', { name: 'Rejected rows' })).toBeVisible();
+  await page.screenshot({ path: path.join(dir, '24-import-preview.png') });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.getByRole('button', { name: 'Edit case 2' }).click();
+  await shoot(page, '25-dataset-edit');
 });

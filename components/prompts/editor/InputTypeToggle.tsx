@@ -29,7 +29,7 @@ export function VariableChips({ names }: { names: string[] }) {
     return <p className="field-hint">No variables yet: write {'{{name}}'} in a message to add one.</p>;
   }
   return (
-    <div className="inline" aria-label="Variables">
+    <div className="inline" role="group" aria-label="Variables in the messages">
       <span className="field-hint">Variables:</span>
       {names.map((name) => (
         <span key={name} className="var-chip">

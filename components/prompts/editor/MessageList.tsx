@@ -40,11 +40,16 @@ export function MessageList({
   const move = (from: number, to: number) => onChange(moveItem(messages, from, to));
   const drag = useDragReorder(move, !readOnly);
   const update = (index: number, patch: Partial<Message>) => onChange(messages.map((message, i) => (i === index ? { ...message, ...patch } : message)));
-  const nextRole: MessageRole = messages.at(-1)?.role === 'user' ? 'assistant' : 'user';
+  const nextRole: MessageRole = messages.length === 0 ? 'system' : messages.at(-1)?.role === 'user' ? 'assistant' : 'user';
 
   return (
     <div className="stack-sm">
       {issues['content.messages'] ? <FieldError id="messages-error" message={issues['content.messages']} /> : null}
+      {messages.length === 0 ? (
+        <p className="message-empty muted">
+          {readOnly ? 'This draft has no messages.' : 'No messages yet. Start with a system message that tells the model its job.'}
+        </p>
+      ) : null}
       <ol className="message-list" aria-label="Messages">
         {messages.map((message, index) => {
           const errorKey = `content.messages.${index}.content`;
@@ -89,7 +94,6 @@ export function MessageList({
                       size="sm"
                       variant="ghost"
                       aria-label={`Remove message ${index + 1}`}
-                      disabled={messages.length === 1}
                       onClick={() => onChange(messages.filter((_, i) => i !== index))}
                     >
                       <TrashIcon size={14} />
@@ -114,7 +118,7 @@ export function MessageList({
       {!readOnly ? (
         <div>
           <Button size="sm" icon={<PlusIcon size={14} />} onClick={() => onChange([...messages, { role: nextRole, content: '' }])}>
-            Add message
+            {messages.length === 0 ? 'Add system message' : 'Add message'}
           </Button>
         </div>
       ) : null}

@@ -38,7 +38,6 @@ export function metricValueError(metric: CustomMetric, content: Pick<DraftConten
 
 export function validateContent(content: DraftContent): Record<string, string> {
   const issues: Record<string, string> = {};
-  if (content.messages.length === 0) issues['content.messages'] = 'Add at least one message.';
   content.messages.forEach((message, i) => {
     if (message.content.trim() === '') issues[`content.messages.${i}.content`] = 'Write the message, or remove it.';
   });

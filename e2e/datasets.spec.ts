@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from '@playwright/test';
+import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { createPrompt } from './prompts.helpers';
+
+async function openDataset(page: Page, label: string): Promise<string> {
+  const organizationId = await createOrganization(page, uniqueName(label));
+  const editorPath = await createPrompt(page, organizationId, uniqueName(`${label} prompt`));
+  await page.getByRole('link', { name: 'Dataset' }).click();
+  await expect(page).toHaveURL(`${editorPath}/dataset`);
+  await expect(page.getByText('No test cases yet')).toBeVisible();
+  return `${editorPath}/dataset`;
+}
+
+const caseRows = (page: Page) => page.locator('tr[data-case]');
+
+const csv = [
+  'input,expected_output,inputFormat',
+  '"Where is my order?","Let me check its status.",text',
+  '"Reset my password","Here is the reset link.",text',
+  '"Where is my order?","Let me check its status.",text',
+  '"{not json","Anything",json',
+  '"Cancel my plan","Your plan is cancelled.",text',
+].join('\n');
+
+test('import a CSV: preview duplicates and a rejected row, remove it, import', async ({ adminPage: page }) => {
+  await openDataset(page, 'Import');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import cases' });
+  await dialog.getByLabel('File').setInputFiles({ name: 'cases.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+
+  const preview = dialog.getByRole('region', { name: 'Import preview' });
+  await expect(preview).toContainText('5rows read');
+  await expect(preview).toContainText('Duplicates skipped: rows 3.');
+  const rejected = preview.getByRole('list', { name: 'Rejected rows' });
+  await expect(rejected.getByRole('listitem')).toHaveCount(1);
+  await expect(rejected).toContainText('Row 4');
+  await expect(rejected).toContainText('Must be valid JSON');
+  await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
+
+  await rejected.getByRole('button', { name: 'Remove row 4' }).click();
+  await expect(preview.getByRole('list', { name: 'Rejected rows' })).toHaveCount(0);
+  await expect(preview).toContainText('3to add');
+  await expect(preview).toContainText('After import: 3 / 10 cases.');
+  await dialog.getByRole('button', { name: 'Import 3 cases' }).click();
+  await expect(dialog).toContainText('Added 3 cases, skipped 1 duplicate. The dataset now has 3 cases.');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+
+  await expect(caseRows(page)).toHaveCount(3);
+  await expect(page.getByRole('meter', { name: 'Dataset capacity' })).toHaveAttribute('aria-valuenow', '3');
+  await expect(page.getByText('3 / 10 cases')).toBeVisible();
+  await expect(caseRows(page).nth(0)).toContainText('Where is my order?');
+
+  // Export builds the same columns the importer reads.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const file = await (await download).path();
+  const text = await readFile(file, 'utf8');
+  expect(text.split(/\r?\n/)[0]).toBe('input,expectedOutput,inputFormat,referenceFormat');
+  expect(text).toContain('Cancel my plan');
+});
+
+test('reorder by drag persists; the 10th-case marker; a full dataset refuses more', async ({ adminPage: page }) => {
+  const datasetPath = await openDataset(page, 'Order');
+  const lines = Array.from({ length: 4 }, (_, i) => JSON.stringify({ input: `Question ${i + 1}`, expectedOutput: `Answer ${i + 1}` })).join('\n');
+  await page.getByRole('button', { name: 'Import a file' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import cases' });
+  await dialog.getByLabel('Or paste').fill(lines);
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await dialog.getByRole('button', { name: 'Import 4 cases' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(caseRows(page)).toHaveCount(4);
+
+  await page.getByLabel('Drag case 3').dragTo(caseRows(page).nth(0));
+  await expect(caseRows(page).nth(0)).toContainText('Question 3');
+  await expect(caseRows(page).nth(1)).toContainText('Question 1');
+  await page.reload();
+  await expect(caseRows(page).nth(0)).toContainText('Question 3');
+  await expect(caseRows(page).nth(1)).toContainText('Question 1');
+  await expect(caseRows(page).nth(3)).toContainText('Question 4');
+
+  await page.getByRole('button', { name: 'Move case 4 up' }).click();
+  await expect(caseRows(page).nth(2)).toContainText('Question 4');
+
+  // Fill up to the Free capacity: the divider follows the 10th case.
+  await expect(page.getByText('Quick evaluations use the cases above')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const more = Array.from({ length: 6 }, (_, i) => JSON.stringify({ input: `Extra ${i + 1}`, expectedOutput: 'ok' })).join('\n');
+  await dialog.getByLabel('Or paste').fill(more);
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await expect(dialog.getByRole('region', { name: 'Import preview' })).toContainText('After import: 10 / 10 cases.');
+  await dialog.getByRole('button', { name: 'Import 6 cases' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(caseRows(page)).toHaveCount(10);
+  const divider = page.locator('tr.quick-divider');
+  await expect(divider).toHaveText('Quick evaluations use the cases above');
+  await expect(page.locator('tbody tr').nth(10)).toHaveClass(/quick-divider/);
+  await expect(page.getByText('10 / 10 cases')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Add case' })).toBeDisabled();
+
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await dialog.getByLabel('Or paste').fill(JSON.stringify({ input: 'One too many', expectedOutput: 'no' }));
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await expect(dialog.getByText('Not enough room')).toBeVisible();
+  await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await page.goto(datasetPath);
+  await expect(caseRows(page)).toHaveCount(10);
+});
+
+test('add, edit and delete cases; a stale tab is told and reloaded', async ({ adminPage: page }) => {
+  const datasetPath = await openDataset(page, 'Cases');
+  const form = page.getByRole('form', { name: 'Add a case' });
+  await form.getByRole('button', { name: 'Add case' }).click();
+  await expect(form.getByLabel('Input', { exact: true })).toHaveAccessibleDescription(/Enter the input/);
+  await form.getByLabel('Input', { exact: true }).fill('{"city": "Oslo"}');
+  await form.getByLabel('Input format').selectOption('json');
+  await form.getByLabel('Expected output', { exact: true }).fill('Sunny');
+  await form.getByRole('button', { name: 'Add case' }).click();
+  await expect(caseRows(page)).toHaveCount(1);
+  await expect(caseRows(page).nth(0)).toContainText('JSON');
+
+  await page.getByRole('button', { name: 'Edit case 1' }).click();
+  const edit = page.getByRole('form', { name: /Edit case/ });
+  await edit.getByLabel('Input', { exact: true }).fill('{"city": ');
+  await edit.getByRole('button', { name: 'Save case' }).click();
+  await expect(edit.getByLabel('Input', { exact: true })).toHaveAccessibleDescription(/Not valid JSON/);
+  await edit.getByLabel('Input', { exact: true }).fill('{"city": "Bergen"}');
+  await edit.getByRole('button', { name: 'Save case' }).click();
+  await expect(caseRows(page).nth(0)).toContainText('Bergen');
+
+  const other = await page.context().newPage();
+  await other.goto(datasetPath);
+  await expect(caseRows(other)).toHaveCount(1);
+  await form.getByLabel('Input', { exact: true }).fill('Second question');
+  await form.getByRole('button', { name: 'Add case' }).click();
+  await expect(caseRows(page)).toHaveCount(2);
+
+  await other.getByRole('button', { name: 'Delete case 1' }).click();
+  await expect(other.getByText('The dataset changed in another window or tool')).toBeVisible();
+  await expect(caseRows(other)).toHaveCount(2);
+  await other.getByRole('button', { name: 'Delete case 2' }).click();
+  await expect(caseRows(other)).toHaveCount(1);
+  await expect(caseRows(other).nth(0)).toContainText('Bergen');
+  await other.close();
+});

@@ -1,0 +1,133 @@
+import type { Page } from '@playwright/test';
+import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { createPrompt } from './prompts.helpers';
+
+const status = (page: Page) => page.getByRole('status', { name: /Draft status/ });
+
+test('create a prompt, find it in the list and rename it', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Prompts'));
+  await page.goto(`/organizations/${organizationId}/prompts`);
+  await expect(page.getByText('No prompts yet')).toBeVisible();
+
+  await page.getByRole('button', { name: 'New prompt' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create prompt' });
+  await dialog.getByRole('button', { name: 'Create prompt' }).click();
+  await expect(dialog.getByLabel('Prompt name')).toHaveAccessibleDescription(/Name is required/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  const name = uniqueName('Support reply');
+  await createPrompt(page, organizationId, name);
+  await expect(page.getByText('Setup', { exact: true })).toBeVisible();
+  await expect(page.getByText('0 versions')).toBeVisible();
+
+  await createPrompt(page, organizationId, uniqueName('Classifier'));
+  await page.goto(`/organizations/${organizationId}/prompts`);
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(2);
+  await page.getByLabel('Search prompts by name').fill('Support');
+  await expect(page).toHaveURL(/q=Support/);
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(1);
+  await page.reload();
+  await expect(page.getByLabel('Search prompts by name')).toHaveValue('Support');
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(1);
+  await page.getByLabel('Filter by state').selectOption('archived');
+  await expect(page.getByText('No prompts match')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(2);
+
+  await page.getByRole('link', { name }).click();
+  await page.getByRole('button', { name: `Rename prompt ${name}` }).click();
+  await page.getByLabel('Prompt name').fill('   ');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByLabel('Prompt name')).toHaveAccessibleDescription(/Name is required/);
+  await page.getByLabel('Prompt name').fill(`${name} v2`);
+  await page.getByLabel('Prompt name').press('Enter');
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(`${name} v2`);
+});
+
+test('edit the draft with autosave, then resolve a conflict between two tabs', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Drafts'));
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Conflict'));
+
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await expect(page.getByLabel('Content of message 1')).toHaveAccessibleDescription(/Write the message/);
+  await expect(status(page)).toContainText('Not saved');
+  await page.getByLabel('Content of message 1').fill('You answer questions about {{product}}.');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('radio', { name: 'Variables' }).check();
+  await expect(page.getByRole('group', { name: 'Variables in the messages' })).toContainText('product');
+  await page.getByLabel('Output schema').fill('{"type": ');
+  await expect(page.getByLabel('Output schema')).toHaveAccessibleDescription(/Not valid JSON/);
+  await page.getByLabel('Output schema').fill('{"type": "object"}');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+  await page.reload();
+  await expect(page.getByLabel('Content of message 1')).toHaveValue('You answer questions about {{product}}.');
+  await expect(page.getByLabel('Output schema')).toHaveValue('{"type": "object"}');
+
+  // A second tab of the same session loads the same revision, then both edit.
+  const other = await page.context().newPage();
+  await other.goto(editorPath);
+  await expect(other.getByLabel('Content of message 1')).toHaveValue('You answer questions about {{product}}.');
+
+  await page.getByLabel('Content of message 1').fill('Tab A wording about {{product}}.');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+
+  await other.getByLabel('Content of message 1').fill('Tab B wording about {{product}}.');
+  const conflict = other.getByRole('dialog', { name: 'This draft changed elsewhere' });
+  await expect(conflict).toBeVisible();
+  await expect(conflict.getByRole('region', { name: 'Your version' })).toContainText('Tab B wording');
+  await expect(conflict.getByRole('region', { name: 'Stored version' })).toContainText('Tab A wording');
+  await expect(status(other)).toContainText('Conflict');
+  await conflict.getByRole('button', { name: 'Keep mine' }).click();
+  await expect(conflict).toBeHidden();
+  await expect(status(other)).toContainText(/Saved · revision \d+/);
+
+  // Tab A now holds a stale revision: its next edit conflicts, and it takes the stored version.
+  await page.getByLabel('Temperature', { exact: true }).fill('0.3');
+  const conflictA = page.getByRole('dialog', { name: 'This draft changed elsewhere' });
+  await expect(conflictA).toBeVisible();
+  await conflictA.getByRole('button', { name: 'Use theirs' }).click();
+  await expect(page.getByLabel('Content of message 1')).toHaveValue('Tab B wording about {{product}}.');
+  await expect(page.getByLabel('Temperature', { exact: true })).toHaveValue('1');
+
+  await page.reload();
+  await expect(page.getByLabel('Content of message 1')).toHaveValue('Tab B wording about {{product}}.');
+  await other.close();
+});
+
+test('run the playground on the local route and see streamed output', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Playground'));
+  await createPrompt(page, organizationId, uniqueName('Echo'));
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await page.getByLabel('Content of message 1').fill('Repeat after the user.');
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue('local/echo');
+
+  const playground = page.getByRole('form', { name: 'Playground' });
+  await playground.getByLabel('User message').fill('hello from the playground test');
+  await playground.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByLabel('Playground output')).toHaveText('hello from the playground test');
+  const stats = page.getByRole('status', { name: 'Run statistics' });
+  await expect(stats).toContainText('tokens in');
+  await expect(stats).toContainText('5 tokens out');
+  await expect(stats).toContainText(/\d+ ms/);
+  await expect(stats).toContainText('$0.00');
+  await expect(stats).toContainText('Finished');
+
+  // Variables: one field per placeholder; the echo answers with the filled-in user message.
+  await page.getByRole('radio', { name: 'Variables' }).check();
+  await page.getByRole('button', { name: 'Add message' }).click();
+  await page.getByLabel('Content of message 2').fill('Tell me about {{topic}}');
+  await playground.getByLabel('Value of topic').fill('tides');
+  await playground.getByRole('button', { name: 'Run', exact: true }).click();
+  await expect(page.getByLabel('Playground output')).toHaveText('Tell me about tides');
+});
+
+test('archive a prompt: the editor becomes read-only', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Archive'));
+  await createPrompt(page, organizationId, uniqueName('Old prompt'));
+  await page.getByRole('button', { name: 'Archive', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Archive this prompt?' }).getByRole('button', { name: 'Archive prompt' }).click();
+  await expect(page.getByText('This prompt is archived')).toBeVisible();
+  await expect(page.getByText('Archived', { exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Add system message' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Discard draft' })).toHaveCount(0);
+});
