@@ -57,7 +57,7 @@ function openAiCompatible(route: { id: string; provider: string; name: string; b
 }
 
 // Read from the environment on every call: cheap, and a changed key shows up without a restart.
-export function configuredRoutes(env: NodeJS.ProcessEnv = process.env): RouteConfig[] {
+export function configuredRoutes(env: Record<string, string | undefined> = process.env): RouteConfig[] {
   const routes: RouteConfig[] = [localRoute];
   const baseUrl = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
   const models = (env.OPENAI_MODELS ?? 'gpt-4o-mini,gpt-4o').split(',').map((m) => m.trim()).filter(Boolean);

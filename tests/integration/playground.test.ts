@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCaller } from '@/server/trpc/root';
 import { createTrpcContext } from '@/server/trpc/init';
+import { appRouter, createCaller, type AppRouter } from '@/server/trpc/root';
+import { createTRPCClient, httpBatchStreamLink } from '@trpc/client';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 
 async function caller(userId: string | null) {
@@ -157,5 +159,30 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
       const error = await rejection(write());
       expect(error.cause).toMatchObject({ code: 'invalid_state', details: { state: 'archived' } });
     }
+  });
+});
+
+describe('playground.run over the wire', () => {
+  it('streams through httpBatchStreamLink and the fetch adapter, as the dashboard uses it', async () => {
+    const { editor, ids } = await team();
+    const userId = editor.profile.id;
+    const client = createTRPCClient<AppRouter>({
+      links: [
+        httpBatchStreamLink({
+          url: 'http://localhost/api/trpc',
+          fetch: (input, init) =>
+            fetchRequestHandler({
+              endpoint: '/api/trpc',
+              req: new Request(input as string, init as RequestInit),
+              router: appRouter,
+              createContext: () => createTrpcContext({ actor: { userId, clientId: 'dashboard', human: true } }),
+            }),
+        }),
+      ],
+    });
+    const stream = await client.playground.run.mutate({ ...ids, content: { messages: [], inputType: 'user_message' }, input: 'alpha beta gamma delta epsilon' });
+    const events = await drain(stream);
+    expect(events.filter((e) => e.type === 'delta').map((e) => e.text).join('')).toBe('alpha beta gamma delta epsilon');
+    expect(events.at(-1)).toMatchObject({ type: 'done', outputTokens: 5 });
   });
 });
