@@ -67,6 +67,24 @@ describe('OpenAPI document', () => {
     expect(committed.paths['/api/v1/organizations'].get.parameters.map((p: any) => p.name)).toEqual(['cursor', 'limit']);
   });
 
+  it('documents the draft content shape, custom metric items and import rows', () => {
+    const put = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/draft'].put;
+    const content = put.requestBody.content['application/json'].schema.properties.content;
+    expect(content.required).toEqual(['messages', 'inputType']);
+    expect(content.properties.messages.items.properties.role.enum).toEqual(['system', 'user', 'assistant']);
+    expect(content.properties.inputType.enum).toEqual(['user_message', 'variables']);
+    expect(content.properties.temperature).toMatchObject({ minimum: 0, maximum: 2 });
+    const metric = content.properties.customMetrics.items;
+    expect(Object.keys(metric.properties)).toEqual(['name', 'type', 'value']);
+    expect(metric.properties.type.enum).toEqual(['contains', 'not_contains', 'matches_regex', 'is_json', 'matches_schema', 'max_chars']);
+    const draft = put.responses['200'].content['application/json'].schema;
+    expect(draft.required).toEqual(['content', 'revision', 'updatedAt', 'variables']);
+    const rows = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/import'].post.requestBody.content['application/json'].schema.properties.rows;
+    expect(rows.items).toMatchObject({ type: 'object', required: ['input', 'expectedOutput'], additionalProperties: false });
+    const remove = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].delete;
+    expect(remove.parameters.map((p: any) => p.name)).toContain('revision');
+  });
+
   it('operation ids are unique', () => {
     const ids = routes.map((r) => r.operationId);
     expect(new Set(ids).size).toBe(ids.length);
