@@ -184,5 +184,15 @@ describe('playground.run over the wire', () => {
     const events = await drain(stream);
     expect(events.filter((e) => e.type === 'delta').map((e) => e.text).join('')).toBe('alpha beta gamma delta epsilon');
     expect(events.at(-1)).toMatchObject({ type: 'done', outputTokens: 5 });
+
+    // A provider failure reaches the browser with its application code.
+    fake.script([{ kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad model' } }) }]);
+    const failing = await client.playground.run.mutate({ ...ids, content: { messages: [], inputType: 'user_message', modelRouteId: 'fake/gpt-4o' }, input: 'hi' });
+    const error = await drain(failing).then(
+      () => null,
+      (e: any) => e,
+    );
+    expect(error?.data).toMatchObject({ appCode: 'unavailable', details: { provider: 'fake', status: 400 } });
+    expect(error.message).toContain('bad model');
   });
 });

@@ -93,4 +93,25 @@ describe('prompt rules', () => {
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect(await promptCount(org.id)).toBe(1);
   });
+
+  it('model routes are for members only', async () => {
+    const { org } = await newTeam();
+    const stranger = await newUser();
+    expectError(await stranger.call('GET', `/organizations/${org.id}/model-routes`), 404, 'not_found');
+    expectError(await stranger.call('GET', `/organizations/${org.id}/model-routes`, { query: 'x=1' }), 400, 'invalid_request');
+  });
+
+  it('a replayed draft update returns the first response and swaps only once', async () => {
+    const { org, editor } = await newTeam();
+    const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Replay' } })).body;
+    const path = `/organizations/${org.id}/prompts/${prompt.id}/draft`;
+    const body = { content: { messages: [{ role: 'user', content: 'x' }], inputType: 'user_message' }, revision: 0 };
+    const headers = { 'idempotency-key': 'draft-save-000001' };
+    const first = await editor.call('PUT', path, { body, headers });
+    const again = await editor.call('PUT', path, { body, headers });
+    expect(first.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect((await editor.call('GET', path)).body.revision).toBe(1);
+  });
 });
