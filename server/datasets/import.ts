@@ -3,8 +3,7 @@ import { datasetCases } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { authorize } from '../auth/permissions';
-import { assertNotArchived, assertWritableOrganization, loadPrompt } from '../prompts/access';
+import { authorizePromptWrite } from '../prompts/access';
 import { capacityOf, casesOf, datasetOf, writeDataset } from './service';
 import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
 
@@ -73,10 +72,7 @@ function rejection(plan: Plan): AppError {
 
 // Same checks as import (role, writable organization, prompt not archived), writing nothing.
 export async function previewImport(ctx: ServiceContext, organizationId: string, promptId: string, input: { mode: ImportMode; rows: unknown[] }): Promise<ImportPreview> {
-  const membership = await authorize(ctx, organizationId, 'prompts.write');
-  assertWritableOrganization(membership);
-  const prompt = await loadPrompt(ctx, organizationId, promptId);
-  assertNotArchived(prompt);
+  const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
   const dataset = await datasetOf(ctx.db, prompt);
   const plan = planImport(input.rows, await casesOf(ctx.db, dataset.id), input.mode, capacityOf(membership));
   const { additions, ...rest } = plan;

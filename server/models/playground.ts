@@ -1,15 +1,14 @@
-import type { z } from 'zod';
 import type { ServiceContext } from '../context';
 import { authorize } from '../auth/permissions';
 import { loadPrompt } from '../prompts/access';
 import { normalizeContent } from '../prompts/drafts';
-import type { draftContentInput } from '../prompts/schemas';
+import type { ParsedDraftContent } from '../prompts/schemas';
 import { requireRoute } from './routes';
 import { renderMessages, type RenderInput } from './render';
 import { stream } from './provider';
 import type { RunEvent } from './schemas';
 
-export type PlaygroundRunInput = RenderInput & { content: z.infer<typeof draftContentInput> };
+export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 
 // Checks everything before the first byte goes to a provider, then streams. A run changes no
 // stored state, so it is not audited.

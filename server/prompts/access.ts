@@ -23,7 +23,7 @@ export function assertWritableOrganization(membership: Membership): void {
   if (membership.readOnly) throw new AppError('read_only', 'This organization is read-only while its deletion is scheduled.');
 }
 
-export function assertNotArchived(prompt: PromptRow): void {
+function assertNotArchived(prompt: PromptRow): void {
   if (prompt.state === 'archived') throw new AppError('invalid_state', 'This prompt is archived and read-only.', { state: 'archived' });
 }
 

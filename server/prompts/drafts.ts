@@ -1,5 +1,4 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { z } from 'zod';
 import { drafts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError } from '../errors';
@@ -7,9 +6,7 @@ import { recordAudit } from '../audit/service';
 import { localRouteId, requireRoute } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from './access';
 import { latestVersionContent } from './service';
-import { draftContentInput, extractVariables, type Draft, type DraftContent, type updateDraftInput } from './schemas';
-
-type UpdateDraftInput = z.infer<typeof updateDraftInput>;
+import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent, type UpdateDraftInput } from './schemas';
 
 type DraftRow = typeof drafts.$inferSelect;
 
@@ -47,7 +44,7 @@ async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId
 }
 
 // Fills modelId from the route; a modelId that names another model is refused.
-export function normalizeContent(parsed: z.infer<typeof draftContentInput>): DraftContent {
+export function normalizeContent(parsed: ParsedDraftContent): DraftContent {
   const route = requireRoute(parsed.modelRouteId, 'content.modelRouteId');
   if (parsed.modelId !== undefined && parsed.modelId !== route.modelId) {
     throw new AppError('invalid_request', `Model route ${route.id} serves ${route.modelId}, not ${parsed.modelId}.`, {

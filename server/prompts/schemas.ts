@@ -118,6 +118,7 @@ export const draftContentInput = z
     });
   });
 export type DraftContentInput = z.input<typeof draftContentInput>;
+export type ParsedDraftContent = z.infer<typeof draftContentInput>;
 
 export const draftContentSchema = z.object({
   messages: z.array(z.object({ role: z.enum(messageRoles), content: z.string() })),
@@ -136,6 +137,7 @@ export const createPromptInput = z.strictObject({ name: promptName });
 export const renamePromptInput = z.strictObject({ name: promptName });
 export const updateDraftInput = z.strictObject({ content: draftContentInput, revision: revisionSchema });
 export const discardDraftInput = z.strictObject({ revision: revisionSchema });
+export type UpdateDraftInput = z.infer<typeof updateDraftInput>;
 
 export const listPromptsQuery = z.strictObject({
   cursor: z.string().min(1).max(500).optional(),
