@@ -15,17 +15,36 @@ function jsonProblem(value: string): string {
   }
 }
 
+const caseRowFields = {
+  input: z.string().min(1, 'Input is required.').max(caseLimits.inputChars, `Use at most ${caseLimits.inputChars} characters.`),
+  expectedOutput: z.string().max(caseLimits.expectedOutputChars, `Use at most ${caseLimits.expectedOutputChars} characters.`),
+  inputFormat: z.enum(caseFormats),
+  referenceFormat: z.enum(caseFormats),
+};
+
+type FormatChecked = { input?: string; expectedOutput?: string; inputFormat?: string; referenceFormat?: string };
+function checkJsonFormats(row: FormatChecked, ctx: z.RefinementCtx): void {
+  if (row.inputFormat === 'json' && row.input !== undefined && jsonProblem(row.input)) ctx.addIssue({ code: 'custom', path: ['input'], message: jsonProblem(row.input) });
+  if (row.referenceFormat === 'json' && row.expectedOutput !== undefined && jsonProblem(row.expectedOutput)) {
+    ctx.addIssue({ code: 'custom', path: ['expectedOutput'], message: jsonProblem(row.expectedOutput) });
+  }
+}
+
 export const caseRowSchema = z
+  .strictObject({ ...caseRowFields, inputFormat: caseRowFields.inputFormat.default('text'), referenceFormat: caseRowFields.referenceFormat.default('text') })
+  .superRefine(checkJsonFormats);
+
+// Update takes any subset of the fields; the rest keep their stored values, and the merged row
+// must pass the same rules (checked again by the service).
+export const caseRowPatchSchema = z
   .strictObject({
-    input: z.string().min(1, 'Input is required.').max(caseLimits.inputChars, `Use at most ${caseLimits.inputChars} characters.`),
-    expectedOutput: z.string().max(caseLimits.expectedOutputChars, `Use at most ${caseLimits.expectedOutputChars} characters.`),
-    inputFormat: z.enum(caseFormats).default('text'),
-    referenceFormat: z.enum(caseFormats).default('text'),
+    input: caseRowFields.input.optional(),
+    expectedOutput: caseRowFields.expectedOutput.optional(),
+    inputFormat: caseRowFields.inputFormat.optional(),
+    referenceFormat: caseRowFields.referenceFormat.optional(),
   })
-  .superRefine((row, ctx) => {
-    if (row.inputFormat === 'json' && jsonProblem(row.input)) ctx.addIssue({ code: 'custom', path: ['input'], message: jsonProblem(row.input) });
-    if (row.referenceFormat === 'json' && jsonProblem(row.expectedOutput)) ctx.addIssue({ code: 'custom', path: ['expectedOutput'], message: jsonProblem(row.expectedOutput) });
-  });
+  .refine((row) => Object.keys(row).length > 0, 'Give at least one field to change.');
+export type CaseRowPatch = z.infer<typeof caseRowPatchSchema>;
 export type CaseRow = z.input<typeof caseRowSchema>;
 export type ValidCaseRow = z.infer<typeof caseRowSchema>;
 
@@ -46,7 +65,7 @@ const importRow = z.unknown().meta({
 });
 
 export const addCaseInput = z.strictObject({ revision, row: caseRowSchema });
-export const updateCaseInput = z.strictObject({ revision, row: caseRowSchema });
+export const updateCaseInput = z.strictObject({ revision, row: caseRowPatchSchema });
 export const deleteCaseQuery = z.strictObject({ revision: z.coerce.number().int().min(0) });
 export const reorderInput = z.strictObject({ revision, caseIds: z.array(z.string().min(1)).max(10_000) });
 export const previewImportInput = z.strictObject({ mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });

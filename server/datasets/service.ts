@@ -1,12 +1,12 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { datasetCases, datasets } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { AppError, notFound } from '../errors';
+import { AppError, invalidRequest, notFound } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import type { Membership } from '../auth/permissions';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
-import { planCapacity, type Dataset, type DatasetCase, type ValidCaseRow } from './schemas';
+import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type ValidCaseRow } from './schemas';
 
 export type DatasetRow = typeof datasets.$inferSelect;
 type CaseRowRecord = typeof datasetCases.$inferSelect;
@@ -112,11 +112,19 @@ async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<Case
   return row;
 }
 
-export async function updateCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCase> {
+// Fields left out keep their stored values; the merged row must pass the same rules as a new one.
+function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
+  const merged = { input: current.input, expectedOutput: current.expectedOutput, inputFormat: current.inputFormat, referenceFormat: current.referenceFormat, ...patch };
+  const result = caseRowSchema.safeParse(merged);
+  if (!result.success) throw invalidRequest('The case is not valid.', result.error.issues.map((issue) => ({ path: ['row', ...issue.path.map(String)].join('.'), message: issue.message })));
+  return result.data;
+}
+
+export async function updateCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number; row: CaseRowPatch }): Promise<DatasetCase> {
   return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ tx, dataset }) => {
-    await loadCase(tx, dataset.id, caseId);
-    await assertNoDuplicate(tx, dataset.id, input.row, caseId);
-    const [row] = await tx.update(datasetCases).set(input.row).where(eq(datasetCases.id, caseId)).returning();
+    const merged = mergeRow(await loadCase(tx, dataset.id, caseId), input.row);
+    await assertNoDuplicate(tx, dataset.id, merged, caseId);
+    const [row] = await tx.update(datasetCases).set(merged).where(eq(datasetCases.id, caseId)).returning();
     return { result: () => toCase(row), targetId: caseId };
   });
 }

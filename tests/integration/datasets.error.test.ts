@@ -53,7 +53,6 @@ describe('dataset rejections change nothing', () => {
 
   it.each([
     ['empty input', { input: '', expectedOutput: 'x' }, 'row.input'],
-    ['missing expectedOutput', { input: 'x' }, 'row.expectedOutput'],
     ['non-string input', { input: 5, expectedOutput: 'x' }, 'row.input'],
     ['unknown format', { input: 'x', expectedOutput: 'y', inputFormat: 'xml' }, 'row.inputFormat'],
     ['json input that is not JSON', { input: '{nope', expectedOutput: 'y', inputFormat: 'json' }, 'row.input'],
@@ -70,6 +69,20 @@ describe('dataset rejections change nothing', () => {
       expectError(result, 400, 'invalid_request');
       expect(result.body.error.details.issues.map((i: any) => i.path)).toContain(path);
     }
+    expect(await snapshot(editor, base)).toEqual(before);
+  });
+
+  it('add needs input and expectedOutput; update needs at least one field, and the merged row must be valid', async () => {
+    const { editor, base, a } = await setup();
+    const before = await snapshot(editor, base);
+    const missing = await editor.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'x' } } });
+    expectError(missing, 400, 'invalid_request');
+    expect(missing.body.error.details.issues.map((i: any) => i.path)).toEqual(['row.expectedOutput']);
+    expectError(await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: {} } }), 400, 'invalid_request');
+    // The stored expected output "1" is valid JSON, the stored input "A" is not.
+    const badMerge = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { inputFormat: 'json' } } });
+    expectError(badMerge, 400, 'invalid_request');
+    expect(badMerge.body.error.details.issues).toEqual([{ path: 'row.input', message: expect.any(String) }]);
     expect(await snapshot(editor, base)).toEqual(before);
   });
 

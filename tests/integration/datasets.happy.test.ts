@@ -58,6 +58,15 @@ describe('datasets', () => {
     expect(same.status).toBe(200);
   });
 
+  it('update changes only the fields given', async () => {
+    const { editor, base } = await setup();
+    const a = (await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: '{"q": 1}', expectedOutput: 'one', inputFormat: 'json' } } })).body;
+    const onlyInput = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 1, row: { input: '{"q": 2}' } } });
+    expect(onlyInput.body).toEqual({ ...a, input: '{"q": 2}' });
+    const onlyFormat = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { expectedOutput: '2', referenceFormat: 'json' } } });
+    expect(onlyFormat.body).toEqual({ ...a, input: '{"q": 2}', expectedOutput: '2', referenceFormat: 'json' });
+  });
+
   it('capacity follows the plan: Pro holds 500; rows are kept when the plan shrinks', async () => {
     const { editor, base, org } = await setup();
     const db = await getDb();
