@@ -11,10 +11,16 @@ import type { ChatRequest, Completion, StreamEvent } from './types';
 const maxAttempts = 3;
 const maxRetryAfterMs = 20_000;
 
+// A missing or unusable value falls back to the default rather than to NaN (an instant timeout).
+function numberFromEnv(value: string | undefined, fallback: number, min: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n >= min ? n : fallback;
+}
+
 function settings() {
   return {
-    timeoutMs: Number(process.env.MODEL_TIMEOUT_MS || 60_000),
-    retryBaseMs: Number(process.env.MODEL_RETRY_BASE_MS ?? 500),
+    timeoutMs: numberFromEnv(process.env.MODEL_TIMEOUT_MS, 60_000, 1),
+    retryBaseMs: numberFromEnv(process.env.MODEL_RETRY_BASE_MS, 500, 0),
   };
 }
 

@@ -16,7 +16,7 @@ export type RouteConfig = {
   available: boolean;
 };
 
-const localRoute: RouteConfig = {
+export const localRoute: RouteConfig = {
   id: localRouteId,
   provider: 'local',
   name: 'Local deterministic (no provider)',

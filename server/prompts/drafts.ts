@@ -3,7 +3,7 @@ import { drafts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
-import { localRouteId, requireRoute } from '../models/routes';
+import { localRoute, requireRoute } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from './access';
 import { latestVersionContent } from './service';
 import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent, type UpdateDraftInput } from './schemas';
@@ -11,7 +11,7 @@ import { extractVariables, type Draft, type DraftContent, type ParsedDraftConten
 type DraftRow = typeof drafts.$inferSelect;
 
 export function emptySetupContent(): DraftContent {
-  return { messages: [], inputType: 'user_message', modelRouteId: localRouteId, modelId: requireRoute(localRouteId).modelId, temperature: 1, outputSchema: '', customMetrics: [] };
+  return { messages: [], inputType: 'user_message', modelRouteId: localRoute.id, modelId: localRoute.modelId, temperature: 1, outputSchema: '', customMetrics: [] };
 }
 
 function toDraft(row: DraftRow): Draft {
