@@ -104,6 +104,7 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
   await page.getByRole('button', { name: 'Add metric' }).click();
   await page.getByLabel('Name of metric 2').fill('short');
   await page.getByLabel('Check of metric 2').selectOption('max_chars');
+  await page.getByLabel('Value of metric 2').fill('280');
   const playground = page.getByRole('form', { name: 'Playground' });
   await playground.getByLabel('Value of product').fill('Acme Cloud');
   await playground.getByLabel('Value of customer_name').fill('Dana');
@@ -112,7 +113,6 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
   await expect(page.getByRole('status', { name: 'Run statistics' })).toBeVisible();
   await shoot(page, '21-editor');
 
-  await page.getByLabel('Value of metric 2').fill('280');
   await expect(page.getByRole('status', { name: /Draft status/ })).toContainText('Saved');
   const other = await page.context().newPage();
   await other.goto(editorPath);

@@ -70,7 +70,8 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
   }
 
   function close() {
-    if (runImport.isPending) return;
+    // After a successful import the mutation still awaits its refetch; closing is fine then.
+    if (runImport.isPending && !result) return;
     reset();
     onClose();
   }
@@ -148,8 +149,12 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
         ) : (
           <>
             <div className="import-source">
-              <Field label="File" hint={fileName ? `${fileName} · read as ${kind.toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
-                <input className="file-input" type="file" accept=".csv,.jsonl,.ndjson,.json,text/csv,application/x-ndjson" onChange={onFile} />
+              <Field id="import-file" label="File" hint={fileName ? `${fileName} · read as ${kind.toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
+                <input
+                  id="import-file"
+                  aria-describedby="import-file-hint"
+                  className="file-input"
+                  type="file" accept=".csv,.jsonl,.ndjson,.json,text/csv,application/x-ndjson" onChange={onFile} />
               </Field>
               <Field label="Or paste" id="import-paste">
                 <textarea

@@ -12,7 +12,7 @@ import { usePlaygroundRun } from './usePlaygroundRun';
 import './playground.css';
 
 // Runs the editor's current content (saved or not) once against its model route, streaming the output.
-export function PlaygroundPanel({ scope, content, variables }: { scope: PromptScope; content: DraftContent; variables: string[] }) {
+export function PlaygroundPanel({ scope, content, variables, blocked }: { scope: PromptScope; content: DraftContent; variables: string[]; blocked: boolean }) {
   const { state, run, stop } = usePlaygroundRun();
   const [message, setMessage] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
@@ -21,6 +21,7 @@ export function PlaygroundPanel({ scope, content, variables }: { scope: PromptSc
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    if (running || blocked || content.messages.length === 0) return;
     const base = { organizationId: scope.organizationId, promptId: scope.promptId, content };
     if (usesVariables) void run({ ...base, variables: Object.fromEntries(variables.map((name) => [name, values[name] ?? ''])) });
     else void run({ ...base, input: message });
@@ -60,7 +61,7 @@ export function PlaygroundPanel({ scope, content, variables }: { scope: PromptSc
               </Field>
             )}
             <div className="inline">
-              <Button type="submit" variant="primary" loading={running} disabled={running}>
+              <Button type="submit" variant="primary" loading={running} disabled={running || blocked || content.messages.length === 0}>
                 {running ? 'Running…' : 'Run'}
               </Button>
               {running ? (
@@ -70,6 +71,8 @@ export function PlaygroundPanel({ scope, content, variables }: { scope: PromptSc
               ) : null}
               <span className="subtle playground-kbd">Ctrl + Enter</span>
             </div>
+            {blocked ? <p className="field-hint">Fix the highlighted fields in the editor to run.</p> : null}
+            {!blocked && content.messages.length === 0 ? <p className="field-hint">Add a message in the editor to run.</p> : null}
           </form>
         )}
         {state.phase !== 'idle' ? (

@@ -143,7 +143,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
         </Card>
       </div>
       <aside className="editor-side" aria-label="Playground">
-        <PlaygroundPanel scope={scope} content={content} variables={variables} />
+        <PlaygroundPanel scope={scope} content={content} variables={variables} blocked={Object.keys(issues).length > 0} />
       </aside>
       <ConflictDialog
         conflict={conflictHidden ? null : draft.conflict}
