@@ -96,7 +96,8 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await expect(divider).toHaveText('Quick evaluations use the cases above');
   await expect(page.locator('tbody tr').nth(10)).toHaveClass(/quick-divider/);
   await expect(page.getByText('10 / 10 cases')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Add case' })).toBeDisabled();
+  await expect(page.getByRole('form', { name: 'Add a case' })).toContainText('The dataset is full (10 cases).');
+  await expect(page.getByRole('button', { name: 'Add case' })).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await dialog.getByLabel('Or paste').fill(JSON.stringify({ input: 'One too many', expectedOutput: 'no' }));

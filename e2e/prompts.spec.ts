@@ -131,3 +131,37 @@ test('archive a prompt: the editor becomes read-only', async ({ adminPage: page 
   await expect(page.getByRole('button', { name: 'Add system message' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Discard draft' })).toHaveCount(0);
 });
+
+test('discard the draft; a viewer sees the prompt read-only', async ({ adminPage: page, signUpSecondUser }) => {
+  const viewer = await signUpSecondUser('viewer');
+  const organizationId = await createOrganization(page, uniqueName('Viewers'));
+  await page.goto(`/organizations/${organizationId}/members`);
+  const form = page.getByRole('form', { name: 'Add a member' });
+  await form.getByLabel('Email address').fill(viewer.account.email);
+  await form.getByLabel('Role').selectOption('viewer');
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(form.getByText(`${viewer.account.email} now has access`)).toBeVisible();
+
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Shared'));
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await page.getByLabel('Content of message 1').fill('Draft text to throw away.');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('button', { name: 'Discard draft' }).click();
+  await page.getByRole('dialog', { name: 'Discard your draft?' }).getByRole('button', { name: 'Discard draft' }).click();
+  await expect(page.getByRole('button', { name: 'Add system message' })).toBeVisible();
+  await expect(page.getByLabel('Content of message 1')).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Add system message' })).toBeVisible();
+
+  await viewer.page.goto(editorPath);
+  await expect(viewer.page.getByText('You have view access')).toBeVisible();
+  await expect(viewer.page.getByText('This draft has no messages.')).toBeVisible();
+  await expect(viewer.page.getByRole('button', { name: 'Add system message' })).toHaveCount(0);
+  await expect(viewer.page.getByRole('button', { name: 'Discard draft' })).toHaveCount(0);
+  await expect(viewer.page.getByRole('button', { name: 'Archive', exact: true })).toHaveCount(0);
+  await expect(viewer.page.getByText('Editors and admins can run the playground.')).toBeVisible();
+  await viewer.page.getByRole('link', { name: 'Dataset' }).click();
+  await expect(viewer.page.getByText('Nobody has added cases to this prompt.')).toBeVisible();
+  await expect(viewer.page.getByRole('button', { name: 'Import', exact: true })).toHaveCount(0);
+  await expect(viewer.page.getByRole('form', { name: 'Add a case' })).toHaveCount(0);
+});

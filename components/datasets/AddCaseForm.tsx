@@ -49,12 +49,16 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
         {full ? <span className="muted">The dataset is full ({dataset.capacity} cases). Remove a case or upgrade to Pro for 500.</span> : null}
       </div>
       {message ? <Alert tone="error">{message}</Alert> : null}
-      <CaseFields idPrefix="new-case" value={value} errors={errors} onChange={setValue} />
-      <div className="inline">
-        <Button type="submit" variant="primary" size="sm" icon={<PlusIcon size={14} />} loading={add.isPending} disabled={full}>
-          Add case
-        </Button>
-      </div>
+      {!full ? (
+        <>
+          <CaseFields idPrefix="new-case" value={value} errors={errors} onChange={setValue} />
+          <div className="inline">
+            <Button type="submit" variant="primary" size="sm" icon={<PlusIcon size={14} />} loading={add.isPending}>
+              Add case
+            </Button>
+          </div>
+        </>
+      ) : null}
     </form>
   );
 }

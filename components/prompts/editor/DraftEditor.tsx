@@ -34,7 +34,7 @@ function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | 
         open={open}
         onClose={() => !busy && setOpen(false)}
         title="Discard your draft?"
-        description="Your changes are thrown away and the draft starts again from the prompt’s latest saved version."
+        description="Your changes are thrown away. The draft starts again from the prompt’s latest saved version, or empty when it has none."
         footer={
           <>
             <Button onClick={() => setOpen(false)} disabled={busy}>
