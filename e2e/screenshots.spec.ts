@@ -159,4 +159,13 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
 
   await page.getByRole('button', { name: 'Edit case 2' }).click();
   await shoot(page, '25-dataset-edit');
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(editorPath);
+  await expect(page.getByLabel('Content of message 1')).toBeVisible();
+  await shoot(page, '26-editor-narrow');
+  await page.goto(`${editorPath}/dataset`);
+  await expect(page.locator('tr[data-case]')).toHaveCount(8);
+  await shoot(page, '27-dataset-narrow');
+  await page.setViewportSize({ width: 1280, height: 800 });
 });

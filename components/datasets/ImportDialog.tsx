@@ -46,7 +46,8 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
     trpc.datasets.import.mutationOptions({
       onSuccess: (imported) => setResult(imported as ImportResult),
       onError: (error) => {
-        if (data.handleError(error) === null) preview.reset();
+        // Stale revision: the dataset is refetched; preview again against what is stored now.
+        if (data.handleError(error) === null) requestPreview(rows, mode);
       },
       onSettled: data.refresh,
     }),

@@ -1,14 +1,10 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { PromptListPage } from '@/components/prompts/PromptListPage';
 
 export const metadata: Metadata = { title: 'Prompts' };
 
+// Dynamic (it awaits params), so the list's useSearchParams needs no Suspense boundary.
 export default async function Page({ params }: { params: Promise<{ orgId: string }> }) {
   const { orgId } = await params;
-  return (
-    <Suspense>
-      <PromptListPage organizationId={orgId} />
-    </Suspense>
-  );
+  return <PromptListPage organizationId={orgId} />;
 }
