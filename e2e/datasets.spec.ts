@@ -137,11 +137,24 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   await form.getByRole('button', { name: 'Add case' }).click();
   await expect(caseRows(page)).toHaveCount(2);
 
-  await other.getByRole('button', { name: 'Delete case 1' }).click();
+  // The other tab's revision is stale: its edit is kept open, and saving again applies it.
+  await other.getByRole('button', { name: 'Edit case 1' }).click();
+  const otherEdit = other.getByRole('form', { name: /Edit case/ });
+  await otherEdit.getByLabel('Input', { exact: true }).fill('{"city": "Tromsø"}');
+  await otherEdit.getByRole('button', { name: 'Save case' }).click();
+  await expect(otherEdit.getByText('Your text is kept: save again to apply it.')).toBeVisible();
   await expect(other.getByText('The dataset changed in another window or tool')).toBeVisible();
-  await expect(caseRows(other)).toHaveCount(2);
-  await other.getByRole('button', { name: 'Delete case 2' }).click();
-  await expect(caseRows(other)).toHaveCount(1);
-  await expect(caseRows(other).nth(0)).toContainText('Bergen');
+  await expect(caseRows(other).nth(0)).toContainText('Second question');
+  await otherEdit.getByRole('button', { name: 'Save case' }).click();
+  await expect(caseRows(other).nth(0)).toContainText('Tromsø');
+
+  // Now the first tab is stale: its delete is refused, it is told, and the table reloads.
+  await page.getByRole('button', { name: 'Delete case 2' }).click();
+  await expect(page.getByText('The dataset changed in another window or tool')).toBeVisible();
+  await expect(caseRows(page).nth(0)).toContainText('Tromsø');
+  await expect(caseRows(page)).toHaveCount(2);
+  await page.getByRole('button', { name: 'Delete case 2' }).click();
+  await expect(caseRows(page)).toHaveCount(1);
+  await expect(caseRows(page).nth(0)).toContainText('Tromsø');
   await other.close();
 });

@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/Button';
 import { PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { CaseFields, caseErrors, emptyCase, toCaseRow, type CaseDraft } from './CaseFields';
-import type { DatasetScope, useDataset } from './useDataset';
+import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
 import type { Dataset } from './types';
 
 export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset> }) {
@@ -23,10 +23,9 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
       },
       onError: (error) => {
         const info = data.handleError(error);
-        if (info) {
-          setErrors(info.fields);
-          setMessage(Object.keys(info.fields).length ? null : info.message);
-        }
+        if (!info) return setMessage(retryAfterConflict);
+        setErrors(info.fields);
+        setMessage(Object.keys(info.fields).length ? null : info.message);
       },
       onSettled: data.refresh,
     }),
@@ -48,7 +47,7 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
         <strong>Add a case</strong>
         {full ? <span className="muted">The dataset is full ({dataset.capacity} cases). Remove a case or upgrade to Pro for 500.</span> : null}
       </div>
-      {message ? <Alert tone="error">{message}</Alert> : null}
+      {message ? <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>{message}</Alert> : null}
       {!full ? (
         <>
           <CaseFields idPrefix="new-case" value={value} errors={errors} onChange={setValue} />

@@ -9,7 +9,7 @@ import { GripIcon } from '@/components/prompts/editor/MessageList';
 import { moveItem, useDragReorder } from '@/components/prompts/dragReorder';
 import { useTRPC } from '@/lib/trpc/client';
 import { CaseFields, caseErrors, toCaseRow, type CaseDraft } from './CaseFields';
-import type { DatasetScope, useDataset } from './useDataset';
+import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
 import { quickEvaluationSize, type Dataset, type DatasetCase } from './types';
 
 function Preview({ text, format }: { text: string; format: string }) {
@@ -31,7 +31,8 @@ function EditRow({ scope, dataset, row, data, onDone }: { scope: DatasetScope; d
       onSuccess: onDone,
       onError: (error) => {
         const info = data.handleError(error);
-        if (!info) return onDone();
+        // Stale revision: keep the edit open; the table now shows the stored cases and a retry uses the new revision.
+        if (!info) return setMessage(retryAfterConflict);
         setErrors(info.fields);
         setMessage(Object.keys(info.fields).length ? null : info.message);
       },

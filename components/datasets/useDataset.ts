@@ -8,6 +8,8 @@ import type { Dataset } from './types';
 
 export type DatasetScope = { organizationId: string; promptId: string };
 
+export const retryAfterConflict = 'The dataset changed elsewhere and has been reloaded. Your text is kept: save again to apply it.';
+
 export const conflictNotice = 'The dataset changed in another window or tool, so it was reloaded. Check the cases below and try again.';
 
 // The dataset plus what every write shares: refetch afterwards (new revision), and on a stale
