@@ -57,8 +57,13 @@ test('edit the draft with autosave, then resolve a conflict between two tabs', a
   await expect(page.getByRole('group', { name: 'Variables in the messages' })).toContainText('product');
   await page.getByLabel('Output schema').fill('{"type": ');
   await expect(page.getByLabel('Output schema')).toHaveAccessibleDescription(/Not valid JSON/);
+  // Valid JSON that is not a JSON Schema: only the server knows; its issue lands on the field.
+  await page.getByLabel('Output schema').fill('{"type": "nope"}');
+  await expect(page.getByLabel('Output schema')).toHaveAccessibleDescription(/Not a valid JSON Schema/);
+  await expect(status(page)).toContainText('Not saved');
   await page.getByLabel('Output schema').fill('{"type": "object"}');
   await expect(status(page)).toContainText(/Saved · revision \d+/);
+  await expect(page.getByLabel('Output schema')).not.toHaveAccessibleDescription(/Not a valid JSON Schema/);
   await page.reload();
   await expect(page.getByLabel('Content of message 1')).toHaveValue('You answer questions about {{product}}.');
   await expect(page.getByLabel('Output schema')).toHaveValue('{"type": "object"}');
@@ -164,4 +169,17 @@ test('discard the draft; a viewer sees the prompt read-only', async ({ adminPage
   await expect(viewer.page.getByText('Nobody has added cases to this prompt.')).toBeVisible();
   await expect(viewer.page.getByRole('button', { name: 'Import', exact: true })).toHaveCount(0);
   await expect(viewer.page.getByRole('form', { name: 'Add a case' })).toHaveCount(0);
+});
+
+test('the prompt list pages with "Load more"', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Paging'));
+  for (let i = 1; i <= 26; i += 1) {
+    const response = await page.request.post('/api/trpc/prompts.create', { data: { organizationId, name: `Paged prompt ${String(i).padStart(2, '0')}` } });
+    expect(response.ok(), await response.text()).toBeTruthy();
+  }
+  await page.goto(`/organizations/${organizationId}/prompts`);
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(25);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(page.locator('tr[data-prompt]')).toHaveCount(26);
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
 });
