@@ -5,7 +5,7 @@ import { Fragment, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { TrashIcon } from '@/components/ui/icons';
 import { FieldError } from '@/components/prompts/editor/FieldError';
-import { GripIcon } from '@/components/prompts/editor/MessageList';
+import { DragHandle } from '@/components/prompts/DragHandle';
 import { moveItem, useDragReorder } from '@/components/prompts/dragReorder';
 import { useTRPC } from '@/lib/trpc/client';
 import { CaseFields, caseErrors, toCaseRow, type CaseDraft } from './CaseFields';
@@ -138,9 +138,7 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                   <td className="col-handle">
                     <div className="handle-cell">
                       {!readOnly ? (
-                        <span className="drag-handle" title="Drag to reorder" aria-label={`Drag case ${index + 1}`} {...drag.handleProps(index, () => rowRefs.current[row.id])}>
-                          <GripIcon />
-                        </span>
+                        <DragHandle label={`Drag case ${index + 1}`} handle={drag.handleProps(index, () => rowRefs.current[row.id])} />
                       ) : null}
                       <span className="case-number">{index + 1}</span>
                     </div>

@@ -4,6 +4,7 @@ import { useRef } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Select } from '@/components/ui/Field';
 import { PlusIcon, TrashIcon } from '@/components/ui/icons';
+import { DragHandle } from '../DragHandle';
 import { moveItem, useDragReorder } from '../dragReorder';
 import { roleOptions, type DraftContent, type MessageRole } from '../types';
 import { FieldError } from './FieldError';
@@ -16,14 +17,6 @@ const placeholders: Record<MessageRole, string> = {
   user: 'Write what the user says, or use {{variables}}…',
   assistant: 'An example answer from the assistant…',
 };
-
-export function GripIcon() {
-  return (
-    <svg width="14" height="14" viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false">
-      {[5, 12, 19].flatMap((y) => [9, 15].map((x) => <circle key={`${x}-${y}`} cx={x} cy={y} r="1.6" />))}
-    </svg>
-  );
-}
 
 export function MessageList({
   messages,
@@ -59,9 +52,7 @@ export function MessageList({
             <li key={index} className="message" ref={(el) => void (rows.current[index] = el)} data-role={message.role} {...drag.targetProps(index)}>
               <div className="message-head">
                 {!readOnly ? (
-                  <span className="drag-handle" title="Drag to reorder" aria-label={`Drag ${label}`} {...drag.handleProps(index, () => rows.current[index])}>
-                    <GripIcon />
-                  </span>
+                  <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} />
                 ) : null}
                 <Select
                   compact
