@@ -17,6 +17,8 @@ export const permissions = {
   'members.read': 'viewer',
   'members.manage': 'admin',
   'audit.read': 'admin',
+  'ingestionKeys.manage': 'admin',
+  'traces.read': 'viewer',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 

@@ -20,6 +20,11 @@ const contract: [string, string][] = [
   ['PATCH', '/organizations/{organizationId}/members/{userId}'],
   ['DELETE', '/organizations/{organizationId}/members/{userId}'],
   ['GET', '/openapi.json'],
+  ['GET', '/organizations/{organizationId}/ingestion-keys'],
+  ['POST', '/organizations/{organizationId}/ingestion-keys'],
+  ['DELETE', '/organizations/{organizationId}/ingestion-keys/{keyId}'],
+  ['GET', '/organizations/{organizationId}/traces'],
+  ['GET', '/organizations/{organizationId}/traces/{traceId}'],
 ];
 
 describe('OpenAPI document', () => {

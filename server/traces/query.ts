@@ -1,0 +1,147 @@
+import { and, asc, desc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import { spans } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { notFound } from '../errors';
+import { decodeCursor, toPage, type Page } from '../paging';
+import { authorize } from '../auth/permissions';
+import { traceIdPattern, type ListTracesQuery, type Span, type Trace, type TraceListItem } from './schemas';
+
+type SpanRow = typeof spans.$inferSelect;
+
+const toNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * One summary per trace, newest first. Aggregates cover every stored span of the trace; name,
+ * service, status and ids come from the root span, or from the earliest span while the root has
+ * not arrived. A trace has ended when none of its spans is running.
+ */
+export async function listTraces(ctx: ServiceContext, organizationId: string, query: ListTracesQuery): Promise<Page<TraceListItem>> {
+  await authorize(ctx, organizationId, 'traces.read');
+  const s = spans;
+  const perTrace = ctx.db
+    .select({
+      traceId: s.traceId,
+      startedAt: sql<string>`min(${s.startedAt})`.as('trace_started_at'),
+      endedAt: sql<string | null>`case when bool_and(${s.endedAt} is not null) then max(${s.endedAt}) end`.as('trace_ended_at'),
+      spanCount: sql<string>`count(*)`.as('span_count'),
+      inputTokens: sql<string | null>`sum(${s.inputTokens})`.as('input_tokens_sum'),
+      outputTokens: sql<string | null>`sum(${s.outputTokens})`.as('output_tokens_sum'),
+      costUsdNanos: sql<string | null>`sum(${s.costUsdNanos})`.as('cost_usd_nanos_sum'),
+      // The root when it has arrived, else the earliest span.
+      headSpanId: sql<string>`(array_agg(${s.spanId} order by (${s.spanId} = ${s.rootSpanId}) desc, ${s.startedAt}, ${s.spanId}))[1]`.as('head_span_id'),
+      anySessionId: sql<string | null>`min(${s.sessionId})`.as('any_session_id'),
+      anyEndUserId: sql<string | null>`min(${s.endUserId})`.as('any_end_user_id'),
+    })
+    .from(s)
+    .where(eq(s.organizationId, organizationId))
+    .groupBy(s.traceId)
+    .having(query.kind ? sql`bool_or(${s.kind} = ${query.kind})` : undefined)
+    .as('trace_summary');
+
+  const startedAt = sql`${perTrace.startedAt}`;
+  const sessionId = sql<string | null>`coalesce(${s.sessionId}, ${perTrace.anySessionId})`;
+  const endUserId = sql<string | null>`coalesce(${s.endUserId}, ${perTrace.anyEndUserId})`;
+  const conditions: (SQL | undefined)[] = [];
+  if (query.service) conditions.push(eq(s.service, query.service));
+  if (query.status) conditions.push(eq(s.status, query.status));
+  if (query.from !== undefined) conditions.push(gte(startedAt, query.from));
+  if (query.to !== undefined) conditions.push(lte(startedAt, query.to));
+  if (query.sessionId) conditions.push(sql`${sessionId} = ${query.sessionId}`);
+  if (query.endUserId) conditions.push(sql`${endUserId} = ${query.endUserId}`);
+  if (query.cursor) {
+    const [cursorStart, cursorTrace] = decodeCursor(query.cursor, 2);
+    conditions.push(or(sql`${startedAt} < ${Number(cursorStart)}`, and(sql`${startedAt} = ${Number(cursorStart)}`, sql`${perTrace.traceId} < ${String(cursorTrace)}`)));
+  }
+
+  const rows = await ctx.db
+    .select({
+      traceId: perTrace.traceId,
+      startedAt: perTrace.startedAt,
+      endedAt: perTrace.endedAt,
+      spanCount: perTrace.spanCount,
+      inputTokens: perTrace.inputTokens,
+      outputTokens: perTrace.outputTokens,
+      costUsdNanos: perTrace.costUsdNanos,
+      rootSpanId: s.rootSpanId,
+      name: s.name,
+      service: s.service,
+      status: s.status,
+      sessionId,
+      endUserId,
+    })
+    .from(perTrace)
+    .innerJoin(s, and(eq(s.organizationId, organizationId), eq(s.traceId, perTrace.traceId), eq(s.spanId, perTrace.headSpanId)))
+    .where(and(...conditions))
+    .orderBy(desc(perTrace.startedAt), desc(perTrace.traceId))
+    .limit(query.limit + 1);
+
+  return toPage(
+    rows,
+    query.limit,
+    (r) => [Number(r.startedAt), r.traceId],
+    (r): TraceListItem => {
+      const started = Number(r.startedAt);
+      const ended = toNumber(r.endedAt);
+      return {
+        traceId: r.traceId,
+        rootSpanId: r.rootSpanId,
+        name: r.name,
+        service: r.service,
+        status: r.status as TraceListItem['status'],
+        startedAt: started,
+        endedAt: ended,
+        durationMs: ended === null ? null : ended - started,
+        spanCount: Number(r.spanCount),
+        inputTokens: toNumber(r.inputTokens),
+        outputTokens: toNumber(r.outputTokens),
+        costUsdNanos: toNumber(r.costUsdNanos),
+        sessionId: r.sessionId,
+        endUserId: r.endUserId,
+      };
+    },
+  );
+}
+
+function toSpan(row: SpanRow): Span {
+  return {
+    traceId: row.traceId,
+    spanId: row.spanId,
+    rootSpanId: row.rootSpanId,
+    parentSpanId: row.parentSpanId,
+    revision: row.revision,
+    name: row.name,
+    service: row.service,
+    kind: row.kind as Span['kind'],
+    status: row.status as Span['status'],
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    sessionId: row.sessionId,
+    endUserId: row.endUserId,
+    provider: row.provider,
+    model: row.model,
+    promptVersionId: row.promptVersionId,
+    pricingVersion: row.pricingVersion,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    costUsdNanos: row.costUsdNanos,
+    costSource: row.costSource as Span['costSource'],
+    contentJson: row.contentJson,
+    metadataJson: row.metadataJson,
+    omitted: (row.omitted ?? []) as Span['omitted'],
+    application: row.application,
+    environment: row.environment,
+  };
+}
+
+// Every stored span of one trace, in start order.
+export async function getTrace(ctx: ServiceContext, organizationId: string, traceId: string): Promise<Trace> {
+  await authorize(ctx, organizationId, 'traces.read');
+  if (!traceIdPattern.test(traceId)) throw notFound('Trace');
+  const rows = await ctx.db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.organizationId, organizationId), eq(spans.traceId, traceId)))
+    .orderBy(asc(spans.startedAt), asc(spans.spanId));
+  if (!rows.length) throw notFound('Trace');
+  return { traceId, spans: rows.map(toSpan) };
+}
