@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -60,5 +60,7 @@ export const spans = pgTable(
   (t) => [
     primaryKey({ columns: [t.organizationId, t.traceId, t.spanId] }),
     index('spans_org_started_idx').on(t.organizationId, t.startedAt),
+    // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
+    uniqueIndex('spans_org_span_idx').on(t.organizationId, t.spanId),
   ],
 );
