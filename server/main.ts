@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import next from 'next';
 import { getDatabase } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
 import { newRequestId } from './api/http';
 import { purgeExpired } from './housekeeping';
+import { ingestPath, serveIngest } from './traces/ingest-handler';
 
 type Role = 'all' | 'web' | 'ingest' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -38,20 +38,28 @@ function ensureAuthSecret(): void {
   process.env.NEXTAUTH_SECRET = readFileSync(file, 'utf8').trim();
 }
 
-// Hot paths (retrieval, trace ingestion) are dispatched here directly in later milestones;
-// today every request of the web role goes through Next's request handler.
+function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function notHere(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
+}
+
+// Hot paths skip Next: POST /api/v1/traces (any other method there → 405) goes straight to its
+// node:http handler. The ingest role serves only that path and never loads Next.
 async function buildHandler(role: Role): Promise<Handler | null> {
   if (role === 'worker') return null;
-  if (role === 'ingest') {
-    return (_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
-    };
-  }
+  if (role === 'ingest') return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : notHere(req, res));
+  const { default: next } = await import('next');
   const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
-  return (req, res) => handle(req, res);
+  return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : handle(req, res));
 }
 
 function withRequestLog(handler: Handler): Handler {

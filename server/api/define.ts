@@ -17,8 +17,9 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
   path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
   operationId: string;
   summary: string;
-  tag: 'Management' | 'Integration' | 'Meta';
-  auth: 'management' | 'none';
+  tag: 'Management' | 'Integration' | 'Ingestion' | 'Meta';
+  // 'ingestion' routes bring their own `handle` (see routes/ingest.ts); defineRoute serves the others.
+  auth: 'management' | 'ingestion' | 'none';
   params?: P;
   query?: Q;
   body?: B;

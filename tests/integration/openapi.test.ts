@@ -25,6 +25,7 @@ const contract: [string, string][] = [
   ['DELETE', '/organizations/{organizationId}/ingestion-keys/{keyId}'],
   ['GET', '/organizations/{organizationId}/traces'],
   ['GET', '/organizations/{organizationId}/traces/{traceId}'],
+  ['POST', '/traces'],
 ];
 
 describe('OpenAPI document', () => {
