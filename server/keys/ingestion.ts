@@ -7,14 +7,15 @@ import { isId, newId, newSecret } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
+import { forgetIngestionKey } from '../auth/ingestion-key';
 import type { CreateIngestionKeyInput, CreatedIngestionKey, IngestionKey } from './schemas';
 
 type IngestionKeyRow = typeof ingestionKeys.$inferSelect;
 
 const prefixLength = 12;
 
-// The one way a plt_ secret is turned into what is stored and looked up.
-export function ingestionSecretDigest(secret: string): string {
+// What is stored and looked up (server/auth/ingestion-key.ts hashes the presented key the same way).
+function ingestionSecretDigest(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
@@ -82,15 +83,9 @@ async function findKey(ctx: ServiceContext, organizationId: string, keyId: strin
   return row;
 }
 
-// Key metadata for the secret_unavailable answer to a replayed create (current state, never the secret).
-export async function getIngestionKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKey> {
-  await authorize(ctx, organizationId, 'ingestionKeys.manage');
-  return toIngestionKey(await findKey(ctx, organizationId, keyId));
-}
-
 // Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
 export async function revokeIngestionKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKey> {
-  return ctx.db.transaction(async (tx) => {
+  const key = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     await authorize(txCtx, organizationId, 'ingestionKeys.manage');
     if (!isId('ikey', keyId)) throw notFound('Ingestion key');
@@ -103,4 +98,7 @@ export async function revokeIngestionKey(ctx: ServiceContext, organizationId: st
     await recordAudit(txCtx, { organizationId, operation: 'ingestionKey.revoke', targetType: 'ingestion_key', targetId: keyId, details: { name: revoked.name, prefix: revoked.prefix } });
     return toIngestionKey(revoked);
   });
+  // This process stops accepting it at once; ingestion re-checks revocation when it writes anyway.
+  forgetIngestionKey(keyId);
+  return key;
 }

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { auditLog, idempotencyRecords, ingestionKeys, organizations } from '@/db/schema';
 import { createCaller } from '@/server/trpc/root';
 import { createTrpcContext } from '@/server/trpc/init';
-import { newOrganization, newTeam, newUser, type TestUser } from '../helpers/api';
+import { call, newOrganization, newTeam, newUser, type TestUser } from '../helpers/api';
 
 const body = { name: 'Checkout backend', application: 'checkout', environment: 'production' };
 const idemKey = () => `ikey-${Math.random().toString(36).slice(2)}-${Date.now()}`;
@@ -229,3 +229,20 @@ describe('ingestion keys over tRPC (dashboard)', () => {
     expect(audit.map((a) => a.clientId)).toEqual(['dashboard']);
   });
 });
+
+describe('ingestion keys authorize POST /api/v1/traces', () => {
+  it('a created key ingests; once revoked it gets 401', async () => {
+    const { org, admin } = await newTeam();
+    const { key, secret } = (await create(admin, org.id)).body;
+    const root = randomBytes(8).toString('hex');
+    const batch = (revision: number) => ({
+      version: 1,
+      events: [{ traceId: traceIdOf(root), spanId: root, rootSpanId: root, revision, name: 'job', service: 'svc', kind: 'execution', status: 'success', startedAt: Date.now() - 10, endedAt: Date.now() }],
+    });
+    expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(0) })).status).toBe(200);
+    await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${key.id}`);
+    expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(1) })).status).toBe(401);
+  });
+});
+
+const traceIdOf = (seed: string) => `${seed}${seed}`;

@@ -4,7 +4,7 @@ import { getDb } from '@/db/client';
 import { spans } from '@/db/schema';
 import { createCaller } from '@/server/trpc/root';
 import { createTrpcContext } from '@/server/trpc/init';
-import { newOrganization, newTeam, newUser } from '../helpers/api';
+import { call, newOrganization, newTeam, newUser } from '../helpers/api';
 
 type SpanInsert = typeof spans.$inferInsert;
 
@@ -263,5 +263,33 @@ describe('get trace', () => {
     expect(trace.spans).toHaveLength(3);
     const rest = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
     expect(rest.body).toEqual(trace);
+  });
+});
+
+describe('traces sent through the ingestion endpoint', () => {
+  it('a batch posted with a key created over the API lists with the key’s application and environment', async () => {
+    const { org, admin, viewer } = await newTeam();
+    const created = await admin.call('POST', `/organizations/${org.id}/ingestion-keys`, { body: { name: 'k', application: 'shop', environment: 'staging' } });
+    const traceId = hex(16);
+    const root = hex(8);
+    const now = Date.now();
+    const sent = await call('POST', '/traces', {
+      headers: { authorization: `Bearer ${created.body.secret}` },
+      body: {
+        version: 1,
+        events: [
+          { traceId, spanId: root, rootSpanId: root, revision: 0, name: 'checkout', service: 'shop-api', kind: 'execution', status: 'success', startedAt: now - 500, endedAt: now },
+          { traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, revision: 0, name: 'llm', service: 'shop-api', kind: 'model', status: 'success', startedAt: now - 400, endedAt: now - 100, inputTokens: 7, outputTokens: 3, costUsdNanos: 900, costSource: 'catalog_estimate' },
+        ],
+      },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const list = await viewer.call('GET', `/organizations/${org.id}/traces`, { query: 'kind=model' });
+    expect(list.body.items).toEqual([expect.objectContaining({ traceId, rootSpanId: root, name: 'checkout', durationMs: 500, spanCount: 2, inputTokens: 7, outputTokens: 3, costUsdNanos: 900 })]);
+    const trace = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
+    expect(trace.body.spans.map((s: any) => [s.application, s.environment])).toEqual([
+      ['shop', 'staging'],
+      ['shop', 'staging'],
+    ]);
   });
 });
