@@ -58,7 +58,7 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
 
   return (
     <>
-      <Table caption="Ingestion keys">
+      <Table caption="Ingestion keys" className="table-compact">
         <thead>
           <tr>
             <th scope="col">Name</th>

@@ -37,6 +37,7 @@ export function NewKeySecret({ created, onDone }: { created: CreatedKey; onDone:
           <CopyButton value={created.secret} label="Copy key" />
         </div>
         <div>
+          <div className="snippet-bar">
           <div className="snippet-tabs" role="tablist" aria-label="Send a first trace">
             <button type="button" role="tab" className="snippet-tab" aria-selected={tab === 'curl'} onClick={() => setTab('curl')}>
               curl
@@ -45,11 +46,12 @@ export function NewKeySecret({ created, onDone }: { created: CreatedKey; onDone:
               TypeScript
             </button>
           </div>
+            <CopyButton value={snippets[tab]} label={tab === 'curl' ? 'Copy command' : 'Copy code'} />
+          </div>
           <div className="snippet" role="tabpanel" aria-label={tab === 'curl' ? 'curl example' : 'TypeScript example'}>
             <pre>
               <code>{snippets[tab]}</code>
             </pre>
-            <CopyButton value={snippets[tab]} label="Copy" />
           </div>
         </div>
       </div>

@@ -50,7 +50,7 @@ function TraceTable({ organizationId, filters, anchor, onClear }: { organization
   const href = (traceId: string) => `/organizations/${organizationId}/traces/${traceId}`;
   return (
     <>
-      <Table caption="Traces">
+      <Table caption="Traces" className="table-compact">
         <thead>
           <tr>
             <th scope="col">Trace</th>
@@ -82,7 +82,7 @@ function TraceTable({ organizationId, filters, anchor, onClear }: { organization
                   </Link>
                   <span className="cell-sub mono-sm">{trace.traceId.slice(0, 16)}…</span>
                 </td>
-                <td>{trace.service}</td>
+                <td className="cell-nowrap">{trace.service}</td>
                 <td>
                   <SpanStatusBadge status={trace.status} />
                 </td>

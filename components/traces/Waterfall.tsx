@@ -33,7 +33,7 @@ export function Waterfall({ spans, now, selectedId, onSelect }: { spans: Span[];
         <span className="waterfall-axis">
           {ticks.map((t) => (
             <span key={t} className="waterfall-tick" style={{ left: `${t * 100}%` }}>
-              {t === 0 ? '0' : formatDuration(total * t)}
+              {t === 0 ? '0' : t === 0.75 ? '' : formatDuration(total * t)}
             </span>
           ))}
         </span>
@@ -44,7 +44,8 @@ export function Waterfall({ spans, now, selectedId, onSelect }: { spans: Span[];
           const left = ((span.startedAt - start) / total) * 100;
           const width = Math.max(((spanEndAt - span.startedAt) / total) * 100, 0.3);
           const duration = formatDuration(spanEndAt - span.startedAt);
-          const labelBefore = left + width > 78;
+          // The duration goes after the bar when there is room, inside a long bar, else before it.
+          const placement = left + width <= 80 ? 'after' : width >= 18 ? 'inside' : 'before';
           return (
             <button
               type="button"
@@ -72,8 +73,8 @@ export function Waterfall({ spans, now, selectedId, onSelect }: { spans: Span[];
                   title={`${span.name}: ${duration}${span.status === 'running' ? ' so far' : ''}`}
                 />
                 <span
-                  className={['waterfall-bar-label', labelBefore && 'waterfall-bar-label-before'].filter(Boolean).join(' ')}
-                  style={{ left: `${labelBefore ? left : left + width}%` }}
+                  className={['waterfall-bar-label', placement !== 'after' && `waterfall-bar-label-${placement}`].filter(Boolean).join(' ')}
+                  style={{ left: `${placement === 'before' ? left : left + width}%` }}
                 >
                   {duration}
                   {span.status === 'running' ? '…' : ''}
