@@ -24,7 +24,8 @@ export function typescriptSnippet(origin: string, secret: string, service: strin
   return `// Keep the key in your secret store, e.g. PROMPTLOOP_INGESTION_KEY.
 const ingestionKey = process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}';
 
-const hex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+const hex = (bytes: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
 const traceId = hex(16);
 const spanId = hex(8);
 const startedAt = Date.now();
