@@ -34,15 +34,27 @@ CREATE TYPE ingest_span AS (
   "maxRunning" integer
 );
 --> statement-breakpoint
+-- The root of a stored trace (any of its spans names it). Sorting is switched off so that the
+-- planner walks the primary key even before the table has statistics (a new database would
+-- otherwise scan every span of the organization through another index).
+CREATE OR REPLACE FUNCTION stored_trace_root(p_org text, p_trace text) RETURNS text
+LANGUAGE sql STABLE SET enable_sort = off AS $$
+  SELECT s.root_span_id FROM spans s WHERE s.organization_id = p_org AND s.trace_id = p_trace
+  ORDER BY s.organization_id, s.trace_id, s.span_id LIMIT 1
+$$;
+--> statement-breakpoint
 -- Errors: PT401 key unknown or revoked, PT403 organization read-only, PT409 conflicting span state
 -- (DETAIL is a JSON object with state, index, traceId, spanId, storedRevision).
+-- Custom plans: a generic plan cached while the table was small would keep scanning every span
+-- of the organization after it has grown; planning afresh costs far less than that.
 CREATE OR REPLACE FUNCTION ingest_spans(p_key_id text, p_spans json) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   k record;
   c record;
   v_in ingest_span[];
   v_new text[];
+  v_old text[];
 BEGIN
   SELECT ik.id, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only
     INTO k
@@ -62,10 +74,7 @@ BEGIN
   -- other, so one stored span per trace is enough to compare with.
   SELECT t."i", t."traceId", t."spanId", NULL::integer AS stored INTO c
     FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
-    CROSS JOIN LATERAL (
-      SELECT s.root_span_id FROM spans s WHERE s.organization_id = k.organization_id AND s.trace_id = t."traceId" LIMIT 1
-    ) s
-    WHERE s.root_span_id <> t."rootSpanId"
+    WHERE stored_trace_root(k.organization_id, t."traceId") <> t."rootSpanId"
     ORDER BY t."i" LIMIT 1;
   IF FOUND THEN
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
@@ -89,9 +98,10 @@ BEGIN
 
   IF cardinality(v_new) < cardinality(v_in) THEN
     -- Spans stored before (or committed meanwhile by a concurrent batch): lock them, then compare.
+    -- Every statement below reaches spans through span_id = ANY (…), the unique index, never a scan.
+    v_old := ARRAY(SELECT e."spanId" FROM unnest(v_in) e WHERE NOT e."spanId" = ANY (v_new));
     PERFORM 1 FROM spans s
-      WHERE s.organization_id = k.organization_id
-        AND s.span_id IN (SELECT e."spanId" FROM unnest(v_in) e WHERE NOT e."spanId" = ANY (v_new))
+      WHERE s.span_id = ANY (v_old) AND s.organization_id = k.organization_id
       ORDER BY s.span_id
       FOR UPDATE;
 
@@ -102,9 +112,9 @@ BEGIN
         ELSE 'reopened'
       END AS state
       INTO c
-      FROM unnest(v_in) e
-      JOIN spans s ON s.organization_id = k.organization_id AND s.span_id = e."spanId"
-      WHERE NOT e."spanId" = ANY (v_new)
+      FROM spans s
+      JOIN unnest(v_in) e ON e."spanId" = s.span_id
+      WHERE s.span_id = ANY (v_old) AND s.organization_id = k.organization_id
         AND (
           (s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)])
           OR (e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId"))
@@ -125,8 +135,8 @@ BEGIN
       snapshot_digest = e."digest", ingestion_key_id = k.id, application = k.application, environment = k.environment,
       received_at = now()
     FROM unnest(v_in) e
-    WHERE s.organization_id = k.organization_id AND s.span_id = e."spanId"
-      AND NOT e."spanId" = ANY (v_new) AND e."revision" > s.revision;
+    WHERE s.span_id = ANY (v_old) AND s.organization_id = k.organization_id
+      AND s.span_id = e."spanId" AND e."revision" > s.revision;
   END IF;
 
   -- last_used_at moves at most once a minute per key, so busy keys do not write on every batch.

@@ -61,6 +61,7 @@ export const spans = pgTable(
     primaryKey({ columns: [t.organizationId, t.traceId, t.spanId] }),
     index('spans_org_started_idx').on(t.organizationId, t.startedAt),
     // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
-    uniqueIndex('spans_org_span_idx').on(t.organizationId, t.spanId),
+    // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
+    uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId),
   ],
 );

@@ -15,10 +15,19 @@ const snapshotFields = [
   'costUsdNanos', 'costSource', 'contentJson', 'metadataJson', 'omitted',
 ] as const satisfies readonly (keyof SpanSnapshot)[];
 
-// Digest of the canonical snapshot: every field in a fixed order, absent ones as null.
+// Digest of the canonical snapshot: every field in a fixed order, strings length-prefixed (so no
+// two snapshots share an encoding), absent fields as "~". Hashing the values directly is several
+// times faster than hashing a JSON rendering that escapes the content again.
 export function snapshotDigest(span: SpanSnapshot): string {
-  const values = snapshotFields.map((field) => span[field] ?? null);
-  return createHash('sha256').update(JSON.stringify(values)).digest('hex');
+  let canonical = '';
+  for (const field of snapshotFields) {
+    const value = span[field];
+    if (value === undefined) canonical += '~';
+    else if (typeof value === 'string') canonical += `s${value.length}:${value}`;
+    else if (typeof value === 'number') canonical += `n${value};`;
+    else canonical += `a${value.join(',')};`;
+  }
+  return createHash('sha256').update(canonical).digest('hex');
 }
 
 type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
