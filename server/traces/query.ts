@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { spans } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { notFound } from '../errors';
@@ -18,40 +19,56 @@ const toNumber = (value: unknown): number | null => (value === null || value ===
 export async function listTraces(ctx: ServiceContext, organizationId: string, query: ListTracesQuery): Promise<Page<TraceListItem>> {
   await authorize(ctx, organizationId, 'traces.read');
   const s = spans;
+  const traceStart = sql<string>`min(${s.startedAt})`;
+  // A value of the head span: the root when it has arrived, else the earliest span.
+  const ofHead = (column: PgColumn) => sql`(array_agg(${column} order by (${s.spanId} = ${s.rootSpanId}) desc, ${s.startedAt}, ${s.spanId}))[1]`;
+  const traceSessionId = sql<string | null>`coalesce(${ofHead(s.sessionId)}, min(${s.sessionId}))`;
+  const traceEndUserId = sql<string | null>`coalesce(${ofHead(s.endUserId)}, min(${s.endUserId}))`;
+
+  // Every filter is a HAVING clause on the per-trace aggregates, so the page is cut before the
+  // join and only its head spans are read.
+  const having: (SQL | undefined)[] = [];
+  if (query.kind) having.push(sql`bool_or(${s.kind} = ${query.kind})`);
+  if (query.service) having.push(sql`${ofHead(s.service)} = ${query.service}`);
+  if (query.status) having.push(sql`${ofHead(s.status)} = ${query.status}`);
+  if (query.sessionId) having.push(sql`${traceSessionId} = ${query.sessionId}`);
+  if (query.endUserId) having.push(sql`${traceEndUserId} = ${query.endUserId}`);
+  if (query.from !== undefined) having.push(sql`${traceStart} >= ${query.from}`);
+  if (query.to !== undefined) having.push(sql`${traceStart} <= ${query.to}`);
+  if (query.cursor) {
+    const [cursorStart, cursorTrace] = decodeCursor(query.cursor, 2);
+    having.push(sql`(${traceStart}, ${s.traceId}) < (${Number(cursorStart)}, ${String(cursorTrace)})`);
+  }
+  const where = [eq(s.organizationId, organizationId)];
+  // Every span of a trace that started at or after `from` started then too: the index on
+  // (organization, startedAt) narrows the traces to aggregate.
+  if (query.from !== undefined) {
+    const recent = ctx.db
+      .select({ traceId: s.traceId })
+      .from(s)
+      .where(and(eq(s.organizationId, organizationId), gte(s.startedAt, query.from)));
+    where.push(inArray(s.traceId, recent));
+  }
   const perTrace = ctx.db
     .select({
       traceId: s.traceId,
-      startedAt: sql<string>`min(${s.startedAt})`.as('trace_started_at'),
+      startedAt: traceStart.as('trace_started_at'),
       endedAt: sql<string | null>`case when bool_and(${s.endedAt} is not null) then max(${s.endedAt}) end`.as('trace_ended_at'),
       spanCount: sql<string>`count(*)`.as('span_count'),
       inputTokens: sql<string | null>`sum(${s.inputTokens})`.as('input_tokens_sum'),
       outputTokens: sql<string | null>`sum(${s.outputTokens})`.as('output_tokens_sum'),
       costUsdNanos: sql<string | null>`sum(${s.costUsdNanos})`.as('cost_usd_nanos_sum'),
-      // The root when it has arrived, else the earliest span.
-      headSpanId: sql<string>`(array_agg(${s.spanId} order by (${s.spanId} = ${s.rootSpanId}) desc, ${s.startedAt}, ${s.spanId}))[1]`.as('head_span_id'),
-      anySessionId: sql<string | null>`min(${s.sessionId})`.as('any_session_id'),
-      anyEndUserId: sql<string | null>`min(${s.endUserId})`.as('any_end_user_id'),
+      headSpanId: sql<string>`${ofHead(s.spanId)}`.as('head_span_id'),
+      sessionId: traceSessionId.as('trace_session_id'),
+      endUserId: traceEndUserId.as('trace_end_user_id'),
     })
     .from(s)
-    .where(eq(s.organizationId, organizationId))
+    .where(and(...where))
     .groupBy(s.traceId)
-    .having(query.kind ? sql`bool_or(${s.kind} = ${query.kind})` : undefined)
+    .having(and(...having))
+    .orderBy(desc(traceStart), desc(s.traceId))
+    .limit(query.limit + 1)
     .as('trace_summary');
-
-  const startedAt = sql`${perTrace.startedAt}`;
-  const sessionId = sql<string | null>`coalesce(${s.sessionId}, ${perTrace.anySessionId})`;
-  const endUserId = sql<string | null>`coalesce(${s.endUserId}, ${perTrace.anyEndUserId})`;
-  const conditions: (SQL | undefined)[] = [];
-  if (query.service) conditions.push(eq(s.service, query.service));
-  if (query.status) conditions.push(eq(s.status, query.status));
-  if (query.from !== undefined) conditions.push(gte(startedAt, query.from));
-  if (query.to !== undefined) conditions.push(lte(startedAt, query.to));
-  if (query.sessionId) conditions.push(sql`${sessionId} = ${query.sessionId}`);
-  if (query.endUserId) conditions.push(sql`${endUserId} = ${query.endUserId}`);
-  if (query.cursor) {
-    const [cursorStart, cursorTrace] = decodeCursor(query.cursor, 2);
-    conditions.push(or(sql`${startedAt} < ${Number(cursorStart)}`, and(sql`${startedAt} = ${Number(cursorStart)}`, sql`${perTrace.traceId} < ${String(cursorTrace)}`)));
-  }
 
   const rows = await ctx.db
     .select({
@@ -66,12 +83,11 @@ export async function listTraces(ctx: ServiceContext, organizationId: string, qu
       name: s.name,
       service: s.service,
       status: s.status,
-      sessionId,
-      endUserId,
+      sessionId: perTrace.sessionId,
+      endUserId: perTrace.endUserId,
     })
     .from(perTrace)
     .innerJoin(s, and(eq(s.organizationId, organizationId), eq(s.traceId, perTrace.traceId), eq(s.spanId, perTrace.headSpanId)))
-    .where(and(...conditions))
     .orderBy(desc(perTrace.startedAt), desc(perTrace.traceId))
     .limit(query.limit + 1);
 
