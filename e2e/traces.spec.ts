@@ -144,6 +144,10 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
     data: { version: 1, events: [{ ...common, spanId: root, name: 'POST /checkout', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 2400, revision: 2 }] },
   });
   expect(refused.status()).toBe(401);
+
+  await page.getByRole('link', { name: 'Audit log' }).first().click();
+  await expect(page.getByRole('cell', { name: /Created an ingestion key/ })).toBeVisible();
+  await expect(page.getByRole('cell', { name: /Revoked an ingestion key/ })).toBeVisible();
 });
 
 test('a running span keeps the trace open and orphans sit at the root level', async ({ adminPage: page, request }) => {
