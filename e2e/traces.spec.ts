@@ -123,6 +123,7 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(panel.getByRole('heading', { name: /POST \/checkout/ })).toBeVisible();
   await timeline.locator(`[data-span="${model}"]`).click();
   await expect(panel.getByRole('heading', { name: /summarise cart/ })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`span=${model}`));
   await expect(panel).toContainText('gpt-4o-mini');
   await expect(panel).toContainText('$0.0015');
   await expect(panel).toContainText('reported by the provider');
@@ -130,6 +131,9 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(panel.getByLabel('Metadata JSON')).toContainText('"region": "eu-west-1"');
   await expect(panel).toContainText('staging');
   await shoot(page, '22-trace-detail');
+  // A link to the selected span opens the trace on it.
+  await page.reload();
+  await expect(panel.getByRole('heading', { name: /summarise cart/ })).toBeVisible();
   await timeline.locator(`[data-span="${tool}"]`).click();
   await expect(panel).toContainText('input omitted');
   await expect(panel).toContainText('Error');

@@ -2,6 +2,7 @@
 
 import './traces.css';
 import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
@@ -49,7 +50,11 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
   const spans = useMemo(() => trace.data?.spans ?? [], [trace.data]);
   const running = spans.some((s) => s.status === 'running');
   const now = useNow(running);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
+  // The selected span lives in the URL (?span=) so a link opens the trace on that span.
+  const router = useRouter();
+  const pathname = usePathname();
+  const selectedId = useSearchParams().get('span');
+  const select = (spanId: string) => router.replace(`${pathname}?span=${spanId}`, { scroll: false });
   const ids = useMemo(() => new Set(spans.map((s) => s.spanId)), [spans]);
 
   const breadcrumbs = (
@@ -140,7 +145,7 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
       </Card>
       <div className="trace-layout">
         <Card flush>
-          <Waterfall spans={spans} now={now} selectedId={selected.spanId} onSelect={setSelectedId} />
+          <Waterfall spans={spans} now={now} selectedId={selected.spanId} onSelect={select} />
         </Card>
         <SpanPanel span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
       </div>
