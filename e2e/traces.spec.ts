@@ -182,6 +182,7 @@ test('a running span keeps the trace open and orphans sit at the root level', as
   await expect(page.getByText('updating every 2 seconds')).toBeVisible();
   await expect(timeline.locator(`[data-span="${orphan}"]`)).toContainText('orphan');
   await expect(timeline.locator(`[data-span="${root}"] .waterfall-bar-running`)).toBeVisible();
+  await shoot(page, '23-trace-running');
 
   // The page polls: the completed root replaces the running one without a reload.
   const done = await send([{ traceId, rootSpanId: root, spanId: root, revision: 1, name: 'nightly job', service: 'worker', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 3500 }]);
@@ -203,7 +204,10 @@ test('members who are not admins see an explanation instead of key controls', as
   await teammate.page.goto(`/organizations/${organizationId}/ingestion-keys`);
   await expect(teammate.page.getByText('Only admins manage ingestion keys')).toBeVisible();
   await expect(teammate.page.getByRole('button', { name: 'New ingestion key' })).toHaveCount(0);
+  await shoot(teammate.page, '24-ingestion-keys-viewer');
   await teammate.page.goto(`/organizations/${organizationId}/traces`);
   await expect(teammate.page.getByText('No traces yet')).toBeVisible();
-  await expect(teammate.page.getByRole('link', { name: 'Set up an ingestion key' })).toBeVisible();
+  await expect(teammate.page.getByText('Ask an admin for an ingestion key')).toBeVisible();
+  await expect(teammate.page.getByRole('link', { name: 'About ingestion keys' })).toBeVisible();
+  await shoot(teammate.page, '25-traces-empty');
 });

@@ -21,7 +21,9 @@ import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from './
 import { SpanStatusBadge } from './StatusBadge';
 import { TraceFilterBar } from './TraceFilterBar';
 
-function TraceTable({ organizationId, filters, anchor, onClear }: { organizationId: string; filters: TraceFilters; anchor: number; onClear: () => void }) {
+type TraceTableProps = { organizationId: string; isAdmin: boolean; filters: TraceFilters; anchor: number; onClear: () => void };
+
+function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: TraceTableProps) {
   const trpc = useTRPC();
   const router = useRouter();
   const input = useMemo(() => ({ organizationId, limit: 25, ...listInput(filters, anchor) }), [organizationId, filters, anchor]);
@@ -37,10 +39,10 @@ function TraceTable({ organizationId, filters, anchor, onClear }: { organization
       <EmptyState
         icon={<ActivityIcon size={20} />}
         title="No traces yet"
-        description="Create an ingestion key, then send span batches from your application to POST /api/v1/traces. They appear here within seconds."
+        description={`${isAdmin ? 'Create an ingestion key' : 'Ask an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
         action={
-          <ButtonLink href={`/organizations/${organizationId}/ingestion-keys`} variant="primary" icon={<KeyIcon size={14} />}>
-            Set up an ingestion key
+          <ButtonLink href={`/organizations/${organizationId}/ingestion-keys`} variant={isAdmin ? 'primary' : 'secondary'} icon={<KeyIcon size={14} />}>
+            {isAdmin ? 'Set up an ingestion key' : 'About ingestion keys'}
           </ButtonLink>
         }
       />
@@ -148,7 +150,7 @@ export function TraceListPage({ organizationId }: { organizationId: string }) {
           />
           <Card flush>
             <TraceFilterBar filters={filters} onChange={apply} />
-            <TraceTable organizationId={org.id} filters={filters} anchor={anchor} onClear={clear} />
+            <TraceTable organizationId={org.id} isAdmin={org.role === 'admin'} filters={filters} anchor={anchor} onClear={clear} />
           </Card>
         </div>
       )}
