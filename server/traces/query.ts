@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { spans } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { notFound } from '../errors';
+import { invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { traceIdPattern, type ListTracesQuery, type Span, type Trace, type TraceListItem } from './schemas';
@@ -37,7 +37,8 @@ export async function listTraces(ctx: ServiceContext, organizationId: string, qu
   if (query.to !== undefined) having.push(sql`${traceStart} <= ${query.to}`);
   if (query.cursor) {
     const [cursorStart, cursorTrace] = decodeCursor(query.cursor, 2);
-    having.push(sql`(${traceStart}, ${s.traceId}) < (${Number(cursorStart)}, ${String(cursorTrace)})`);
+    if (!Number.isSafeInteger(cursorStart) || typeof cursorTrace !== 'string') throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    having.push(sql`(${traceStart}, ${s.traceId}) < (${cursorStart}, ${cursorTrace})`);
   }
   const where = [eq(s.organizationId, organizationId)];
   // Every span of a trace that started at or after `from` started then too: the index on
