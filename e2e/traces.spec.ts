@@ -140,6 +140,7 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
 
   // Revoking the key stops ingestion at once.
   await page.getByRole('link', { name: 'Ingestion keys' }).first().click();
+  await expect(row).not.toContainText('Never');
   await page.getByRole('button', { name: 'Revoke Checkout API' }).click();
   await page.getByRole('dialog', { name: 'Revoke ingestion key?' }).getByRole('button', { name: 'Revoke key' }).click();
   await expect(row).toContainText('Revoked');

@@ -240,6 +240,8 @@ describe('ingestion keys authorize POST /api/v1/traces', () => {
       events: [{ traceId: traceIdOf(root), spanId: root, rootSpanId: root, revision, name: 'job', service: 'svc', kind: 'execution', status: 'success', startedAt: Date.now() - 10, endedAt: Date.now() }],
     });
     expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(0) })).status).toBe(200);
+    const [used] = (await admin.call('GET', `/organizations/${org.id}/ingestion-keys`)).body.items;
+    expect(used.lastUsedAt).toEqual(expect.any(String));
     await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${key.id}`);
     expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(1) })).status).toBe(401);
   });
