@@ -27,7 +27,11 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<IngestionKey | null>(null);
-  const list = useInfiniteQuery(trpc.ingestionKeys.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  // Always refetched on visit: "last used" moves while the page is closed.
+  const list = useInfiniteQuery({
+    ...trpc.ingestionKeys.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    staleTime: 0,
+  });
   const revoke = useMutation(
     trpc.ingestionKeys.revoke.mutationOptions({
       onSuccess: async () => {
