@@ -14,8 +14,11 @@ import { newId, newSecret } from '../server/ids';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const baseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const clients = Number(process.env.BENCH_CLIENTS ?? 8);
-const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+// Phases alternate (HTTP, baseline, baseline, HTTP, …) so that load from elsewhere on the machine
+// weighs on both sides alike.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const batchSize = 50;
 
 type Event = Record<string, unknown>;
@@ -106,6 +109,15 @@ async function drive(send: (events: Event[]) => Promise<boolean>): Promise<Resul
     }),
   );
   return { spans, seconds, latencies, errors };
+}
+
+function merge(results: Result[]): Result {
+  return {
+    spans: results.reduce((sum, r) => sum + r.spans, 0),
+    seconds: results.reduce((sum, r) => sum + r.seconds, 0),
+    latencies: results.flatMap((r) => r.latencies),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -238,19 +250,26 @@ export async function main(): Promise<boolean> {
     const secret = newSecret('plt_');
     await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
     await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
-      values (${keyId}, ${orgId}, 'bench', 'bench', 'bench', ${secret.slice(0, 12)}, ${createHash('sha256').update(secret).digest('hex')}, 'bench')`;
+      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${createHash('sha256').update(secret).digest('hex')}, 'bench')`;
 
-    console.log(`Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${warmupSeconds} s warm-up + ${seconds} s measured each`);
+    console.log(`Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`);
     const port = await freePort();
     child = await startIngest(databaseUrl, port);
-    const served = summarize('POST /api/v1/traces (--role=ingest)', await drive(httpSender(port, secret)));
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child!.once('exit', resolve));
-    child = undefined;
-    const stored = await sql`select count(*)::int as n from spans where organization_id = ${orgId}`;
-    console.log(`spans stored through HTTP: ${stored[0].n}`);
-
-    const floor = summarize('baseline: postgres-js upsert', await drive(baselineSender(sql, orgId, keyId)));
+    const http = httpSender(port, secret);
+    const direct = baselineSender(sql, orgId, keyId);
+    const httpResults: Result[] = [];
+    const baseResults: Result[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['http', 'baseline'] as const) : (['baseline', 'http'] as const);
+      for (const side of order) {
+        if (side === 'http') httpResults.push(await drive(http));
+        else baseResults.push(await drive(direct));
+      }
+    }
+    const served = summarize('POST /api/v1/traces (--role=ingest)', merge(httpResults));
+    const floor = summarize('baseline: postgres-js upsert', merge(baseResults));
+    const stored = await sql`select count(*)::int as n from spans where organization_id = ${orgId} and ingestion_key_id = ${keyId} and application = 'bench-http'`;
+    console.log(`spans stored through HTTP (distinct, latest revision): ${stored[0].n}`);
     const ratio = served / floor;
     console.log(`ratio (HTTP / baseline): ${ratio.toFixed(2)}`);
     const ratioOk = ratio >= 0.5;

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 // Configuration from the environment, read once per process (API.md "Configuration").
 export type Config = {
   port: number;
@@ -10,6 +12,7 @@ export type Config = {
   managementRatePerMinute: number;
   ingestRatePerSecond: number;
   ingestKeyCacheMs: number;
+  ingestProcesses: number;
 };
 
 function trimSlash(url: string): string {
@@ -30,6 +33,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     managementRatePerMinute: Number(env.MANAGEMENT_RATE_LIMIT_PER_MINUTE ?? 600),
     ingestRatePerSecond: Number(env.INGEST_RATE_LIMIT_PER_SECOND ?? 500),
     ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
+    ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
   };
 }
 

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -93,10 +94,32 @@ function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], ke
   if (!keepAlive) timer.unref();
 }
 
+// The ingest role on Postgres runs INGEST_PROCESSES copies of itself (node:cluster, one shared
+// port): a batch is CPU work in JavaScript (parse, validate, digest) before its one database call.
+async function forkIngestProcesses(count: number): Promise<void> {
+  const database = await getDatabase(); // migrate once, before the copies start
+  await database.close();
+  for (let i = 0; i < count; i++) cluster.fork();
+  let running = count;
+  cluster.on('exit', () => {
+    running -= 1;
+    if (running === 0) process.exit(0);
+  });
+  const stop = () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
 async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
+  if (role === 'ingest' && cluster.isPrimary && cfg.databaseUrl && cfg.ingestProcesses > 1) {
+    await forkIngestProcesses(cfg.ingestProcesses);
+    return;
+  }
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   const handler = await buildHandler(role);

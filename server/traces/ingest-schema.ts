@@ -161,14 +161,85 @@ function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
   if (span.metadataJson !== undefined) checkJson(span.metadataJson, 'metadataJson', issues, prefix);
 }
 
+// The same structural rules as traceBatchSchema, as plain checks: every batch takes this path
+// (several times faster than the schema); only a batch that fails it goes through the schema,
+// which then names every issue. tests/unit/trace-validation.test.ts holds both to the same table.
+const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: /^[0-9a-f]{32}$/ };
+const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== '0'.repeat(length);
+const isText = (max: number, min = 0) => (v: unknown) => typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const isOneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
+const isString = (v: unknown) => typeof v === 'string';
+const isOmitted = (v: unknown) => Array.isArray(v) && v.length <= 4 && v.every(isOneOf(omittedParts));
+
+const requiredChecks: [string, (v: unknown) => boolean][] = [
+  ['traceId', isHex(32)],
+  ['spanId', isHex(16)],
+  ['rootSpanId', isHex(16)],
+  ['revision', (v) => isCount(v) && (v as number) <= maxRevision],
+  ['name', isText(200, 1)],
+  ['service', isText(100, 1)],
+  ['kind', isOneOf(spanKinds)],
+  ['status', isOneOf(spanStatuses)],
+  ['startedAt', isCount],
+];
+const fieldChecks = new Map<string, (v: unknown) => boolean>([
+  ...requiredChecks,
+  ['parentSpanId', isHex(16)],
+  ['endedAt', isCount],
+  ['sessionId', isText(200)],
+  ['endUserId', isText(200)],
+  ['provider', isText(100)],
+  ['promptVersionId', isText(100)],
+  ['pricingVersion', isText(100)],
+  ['model', isText(200)],
+  ['inputTokens', isCount],
+  ['outputTokens', isCount],
+  ['costUsdNanos', isCount],
+  ['costSource', isOneOf(costSources)],
+  ['contentJson', isString],
+  ['metadataJson', isString],
+  ['omitted', isOmitted],
+]);
+const requiredCount = requiredChecks.length;
+const requiredNames = new Set(requiredChecks.map(([name]) => name));
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasSpanShape(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  let required = 0;
+  for (const key in value) {
+    const check = fieldChecks.get(key);
+    if (!check || !check(value[key])) return false;
+    if (requiredNames.has(key)) required++;
+  }
+  return required === requiredCount;
+}
+
+export function hasBatchShape(value: unknown): value is TraceBatch {
+  if (!isPlainObject(value)) return false;
+  let keys = 0;
+  for (const _key in value) keys++;
+  const events = value.events;
+  return keys === 2 && value.version === 1 && Array.isArray(events) && events.length >= 1 && events.length <= maxEventsPerBatch && events.every(hasSpanShape);
+}
+
 // A parsed JSON body → a valid batch, or 400 invalid_request listing every issue with its path.
 export function parseTraceBatch(value: unknown): TraceBatch {
-  const result = traceBatchSchema.safeParse(value);
-  if (!result.success) throw invalidRequest('The trace batch is not valid.', zodIssues(result.error));
+  let batch: TraceBatch;
+  if (hasBatchShape(value)) batch = value;
+  else {
+    const result = traceBatchSchema.safeParse(value);
+    if (!result.success) throw invalidRequest('The trace batch is not valid.', zodIssues(result.error));
+    batch = result.data;
+  }
   const issues: Issue[] = [];
-  result.data.events.forEach((span, index) => checkSpan(span, index, issues));
+  batch.events.forEach((span, index) => checkSpan(span, index, issues));
   if (issues.length) throw invalidRequest('The trace batch is not valid.', issues);
-  return result.data;
+  return batch;
 }
 
 // startedAt more than five minutes ahead of server time is a state conflict (409), not bad input.

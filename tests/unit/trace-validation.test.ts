@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@/server/errors';
-import { assertClockLead, jsonDepth, parseTraceBatch } from '@/server/traces/ingest-schema';
+import { assertClockLead, hasBatchShape, jsonDepth, parseTraceBatch, traceBatchSchema } from '@/server/traces/ingest-schema';
 import { resolveBatch, snapshotDigest } from '@/server/traces/ingest';
 
 const traceId = 'a'.repeat(31) + '1';
@@ -59,6 +59,9 @@ describe('trace batch validation: accepted', () => {
     ['empty omitted', root({ omitted: [] })],
   ])('%s', (_label, event) => {
     expect(parseTraceBatch(batch(event)).events).toHaveLength(1);
+    // The fast shape check and the schema agree.
+    expect(hasBatchShape(batch(event))).toBe(true);
+    expect(traceBatchSchema.safeParse(batch(event)).success).toBe(true);
   });
 
   it('accepts 50 events', () => {
@@ -138,9 +141,21 @@ describe('trace batch validation: rejected with the offending path', () => {
     ['omitted with an unknown entry', batch(root({ omitted: ['prompt'] })), 'events.0.omitted.0'],
     ['omitted not an array', batch(root({ omitted: 'input' })), 'events.0.omitted'],
   ] as [string, unknown, string][])('%s', (_label, value, path) => {
+    // Whatever the schema refuses, the fast shape check refuses too.
+    if (!traceBatchSchema.safeParse(value).success) expect(hasBatchShape(value)).toBe(false);
     const issues = issuesOf(value);
     expect(issues.map((issue) => issue.path)).toContain(path);
     for (const issue of issues) expect(issue.message).toBeTruthy();
+  });
+
+  it.each([
+    ['__proto__ as a field', '{"version":1,"events":[{"__proto__":1}]}'],
+    ['constructor as a field', JSON.stringify(batch({ ...root(), constructor: 1 }))],
+    ['toString as a batch field', JSON.stringify({ ...batch(root()), toString: 1 })],
+  ])('rejects %s in both checks', (_label, text) => {
+    const value = JSON.parse(text);
+    expect(hasBatchShape(value)).toBe(false);
+    expect(traceBatchSchema.safeParse(value).success).toBe(false);
   });
 
   it('reports the index of the bad event', () => {
