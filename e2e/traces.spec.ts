@@ -119,6 +119,13 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   expect(modelBar!.x).toBeGreaterThan(rootBar!.x);
   expect(modelBar!.width).toBeLessThan(rootBar!.width);
 
+  // A subtree folds away behind its parent and comes back.
+  await timeline.getByRole('button', { name: 'Collapse POST /checkout' }).click();
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(1);
+  await expect(timeline.locator(`[data-span="${root}"]`)).toContainText('+2');
+  await timeline.getByRole('button', { name: 'Expand POST /checkout' }).click();
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(3);
+
   const panel = page.getByRole('region', { name: 'Span details' });
   await expect(panel.getByRole('heading', { name: /POST \/checkout/ })).toBeVisible();
   await timeline.locator(`[data-span="${model}"]`).click();
