@@ -4,11 +4,15 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
 import { newSecret } from '@/server/ids';
 import { serveIngest } from '@/server/traces/ingest-handler';
 import { signToken } from '../helpers/issuer';
 import { newUser } from '../helpers/api';
 import { batch, newIngestion, span, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
 
 // The ingest handler behind a real node:http listener, exactly as the production entry mounts it.
 let server: Server;
@@ -148,7 +152,8 @@ describe('POST /api/v1/traces over HTTP', () => {
 });
 
 // The production entry itself: `--role=ingest` starts without Next or a build and serves only this path.
-describe('production entry --role=ingest', () => {
+// Needs a Postgres server: an in-memory PGlite cannot be shared with another process.
+describe.skipIf(!process.env.DATABASE_URL)('production entry --role=ingest', () => {
   let child: ChildProcess | undefined;
   let ingestPort = 0;
 

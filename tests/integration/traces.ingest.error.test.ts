@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { ingestionKeys } from '@/db/schema';
@@ -6,6 +6,9 @@ import { newSecret } from '@/server/ids';
 import { call, newUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
 import { batch, child, newIngestion, setReadOnly, span, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
 
 function expectError(result: { status: number; body: any }, status: number, code: string) {
   expect(result.status, JSON.stringify(result.body)).toBe(status);

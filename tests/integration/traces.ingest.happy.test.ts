@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
 import { openApiDocument } from '@/server/api/router';
 import { batch, child, hex, newIngestion, span, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
 
 describe('trace ingestion: accepted batches', () => {
   it('stores a root span and answers { accepted: n }', async () => {

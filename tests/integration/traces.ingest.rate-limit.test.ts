@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
 import { batch, newIngestion, span, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
 
 // Read when the first batch arrives; each test file runs in its own process.
 process.env.INGEST_RATE_LIMIT_PER_SECOND = '2';

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { ingestionKeys } from '@/db/schema';
 import { batch, child, hex, newIngestion, newIngestionKey, span, storedSpan, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
 
 const finished = (event: Record<string, unknown>, revision: number, overrides: Record<string, unknown> = {}) => ({
   ...event,
