@@ -3,8 +3,11 @@
 -- successor of the stored snapshot. ON CONFLICT locks every existing row it meets, even when the
 -- WHERE refuses it, so the rows left over (retries, older revisions, conflicts) are classified
 -- afterwards under that lock; a conflict raises, which rolls the whole batch back.
+-- Statements keep their cached plans (planning them afresh every call cost more than half the
+-- function's time); none of them can choose a scan except the leftover check, which EXECUTE
+-- plans afresh, so a plan made while the table was empty never scans a grown organization.
 CREATE OR REPLACE FUNCTION ingest_spans(p_key_id text, p_spans json) RETURNS void
-LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
+LANGUAGE plpgsql SET plan_cache_mode = auto AS $$
 DECLARE
   k record;
   c record;
@@ -70,23 +73,24 @@ BEGIN
 
   IF cardinality(v_done) < cardinality(v_in) THEN
     v_rest := ARRAY(SELECT e."spanId" FROM unnest(v_in) e WHERE NOT e."spanId" = ANY (v_done));
-    SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
-      CASE
-        WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
-        WHEN e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
-        ELSE 'reopened'
-      END AS state
-      INTO c
+    EXECUTE $q$
+      SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
+        CASE
+          WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
+          WHEN e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
+          ELSE 'reopened'
+        END AS state
       FROM spans s
-      JOIN unnest(v_in) e ON e."spanId" = s.span_id
-      WHERE s.span_id = ANY (v_rest) AND s.organization_id = k.organization_id
+      JOIN unnest($1) e ON e."spanId" = s.span_id
+      WHERE s.span_id = ANY ($2) AND s.organization_id = $3
         AND (
           (s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)])
           OR (e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId"))
           OR (s.status <> 'running' AND e."maxRunning" > s.revision)
         )
-      ORDER BY e."i" LIMIT 1;
-    IF FOUND THEN
+      ORDER BY e."i" LIMIT 1
+    $q$ INTO c USING v_in, v_rest, k.organization_id;
+    IF c.state IS NOT NULL THEN -- EXECUTE does not set FOUND
       RAISE EXCEPTION 'The span conflicts with its stored state.' USING ERRCODE = 'PT409',
         DETAIL = json_build_object('state', c.state, 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId", 'storedRevision', c.stored)::text;
     END IF;

@@ -116,11 +116,21 @@ function databaseError(error: unknown): { code?: string; detail?: string } {
   return {};
 }
 
+type PostgresClient = { unsafe: (query: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
+
+// On postgres-js the call is a prepared statement: one round trip per batch (an unprepared query
+// with parameters first asks the server for their types). PGlite goes through Drizzle.
+function callIngestSpans(db: Db, keyId: string, payload: string): Promise<unknown> {
+  const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
+  if (typeof client?.unsafe === 'function') return client.unsafe('select ingest_spans($1, $2::text::json)', [keyId, payload], { prepare: true });
+  return db.execute(sql`select ingest_spans(${keyId}, ${payload}::json)`);
+}
+
 // Stores the batch for the key's organization; resolves with the number of acknowledged events.
 export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
   const rows = resolveBatch(batch);
   try {
-    await db.execute(sql`select ingest_spans(${keyId}, ${JSON.stringify(rows)}::json)`);
+    await callIngestSpans(db, keyId, JSON.stringify(rows));
   } catch (error) {
     const { code, detail } = databaseError(error);
     if (code === 'PT401') throw new AppError('unauthorized', 'The ingestion key is unknown or revoked.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
