@@ -132,7 +132,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
   log.info({ role, port: cfg.port, database: database.kind }, 'listening');
-  console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  API: ${cfg.appUrl}/api/v1/openapi.json\n`);
+  const serves = role === 'ingest' ? `Serves: POST ${cfg.appUrl}/api/v1/traces only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
+  console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
   const shutdown = () => {
     server.close(() => {
