@@ -75,7 +75,7 @@ function traceEvents(now: number): Event[] {
 // serialized once, and each event's JSON is built around them (same bytes as JSON.stringify).
 const contentLiterals = new Map(Object.values(contents).map((text) => [text, JSON.stringify(text)]));
 const serialized = new WeakMap<Event, string>();
-export function eventJson(event: Event): string {
+function eventJson(event: Event): string {
   let json = serialized.get(event);
   if (json === undefined) {
     const content = event.contentJson as string | undefined;
@@ -86,7 +86,7 @@ export function eventJson(event: Event): string {
 }
 
 // An endless stream of 50-event batches for one client.
-export function* batches(): Generator<Event[]> {
+function* batches(): Generator<Event[]> {
   let pending: Event[] = [];
   for (;;) {
     while (pending.length < batchSize) pending = pending.concat(traceEvents(Date.now()));

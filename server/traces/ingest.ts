@@ -6,8 +6,8 @@ import type { SpanSnapshot, TraceBatch } from './ingest-schema';
 
 // Storage of a validated batch. Same-span events of the batch are resolved here first, in memory,
 // as if they were sent one by one in revision order; the database function ingest_spans
-// (migration 0004) then applies the result against the stored spans in one statement, all or
-// nothing, under row locks.
+// (migration 0007) then applies the result against the stored spans in one call, all or
+// nothing, under the row locks its upsert takes.
 
 const snapshotFields = [
   'traceId', 'spanId', 'rootSpanId', 'parentSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt', 'endedAt',
@@ -32,8 +32,14 @@ export function snapshotDigest(span: SpanSnapshot): string {
 
 type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
 
-function conflict(state: SpanState, index: number, span: SpanSnapshot, message: string, storedRevision?: number): AppError {
-  return new AppError('invalid_state', message, {
+const stateMessages: Record<SpanState, string> = {
+  revision_conflict: 'A span was sent again with the same revision but different content.',
+  identity_changed: 'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
+  reopened: 'A finished span cannot go back to running.',
+};
+
+function conflict(state: SpanState, index: number, span: SpanSnapshot, storedRevision?: number): AppError {
+  return new AppError('invalid_state', stateMessages[state], {
     state,
     path: `events.${index}`,
     traceId: span.traceId,
@@ -42,11 +48,6 @@ function conflict(state: SpanState, index: number, span: SpanSnapshot, message: 
   });
 }
 
-const stateMessages: Record<SpanState, string> = {
-  revision_conflict: 'A span was sent again with the same revision but different content.',
-  identity_changed: 'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
-  reopened: 'A finished span cannot go back to running.',
-};
 
 type Entry = { index: number; span: SpanSnapshot; digest: string };
 
@@ -68,11 +69,11 @@ function resolveSpan(entries: Entry[]): SpanRow {
     const { span } = entry;
     if (previous) {
       if (span.revision === previous.span.revision) {
-        if (entry.digest !== previous.digest) throw conflict('revision_conflict', entry.index, span, stateMessages.revision_conflict);
+        if (entry.digest !== previous.digest) throw conflict('revision_conflict', entry.index, span);
         continue;
       }
-      if (!sameIdentity(span, previous.span)) throw conflict('identity_changed', entry.index, span, stateMessages.identity_changed);
-      if (span.status === 'running' && previous.span.status !== 'running') throw conflict('reopened', entry.index, span, stateMessages.reopened);
+      if (!sameIdentity(span, previous.span)) throw conflict('identity_changed', entry.index, span);
+      if (span.status === 'running' && previous.span.status !== 'running') throw conflict('reopened', entry.index, span);
     }
     revs.push(span.revision);
     digests.push(entry.digest);
@@ -89,7 +90,7 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
   batch.events.forEach((span, index) => {
     const root = rootOfTrace.get(span.traceId);
     if (root === undefined) rootOfTrace.set(span.traceId, span.rootSpanId);
-    else if (root !== span.rootSpanId) throw conflict('identity_changed', index, span, stateMessages.identity_changed);
+    else if (root !== span.rootSpanId) throw conflict('identity_changed', index, span);
     const entry = { index, span, digest: snapshotDigest(span) };
     const entries = bySpan.get(span.spanId);
     if (entries) entries.push(entry);
@@ -137,7 +138,7 @@ export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Prom
     if (code === 'PT403') throw new AppError('read_only', 'The organization is read-only; traces are not accepted.');
     if (code === 'PT409' && detail) {
       const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };
-      throw conflict(found.state, found.index, batch.events[found.index], stateMessages[found.state], found.storedRevision ?? undefined);
+      throw conflict(found.state, found.index, batch.events[found.index], found.storedRevision ?? undefined);
     }
     throw error;
   }
