@@ -101,6 +101,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -116,13 +117,20 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
       cleanup();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    // A client that goes away mid-body gets no answer; nothing was stored.
+    const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
+    const onError = () => {
       cleanup();
-      reject(error);
+      reject(cutOff());
+    };
+    const onClose = () => {
+      cleanup();
+      reject(cutOff());
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

@@ -95,6 +95,20 @@ describe('POST /api/v1/traces over HTTP', () => {
     expect(await storedSpans(organizationId)).toHaveLength(0);
   });
 
+  it('a client that goes away mid-body stores nothing, and the server keeps serving', async () => {
+    const { secret, organizationId } = await newIngestion();
+    const body = JSON.stringify(batch(span(), span()));
+    await new Promise<void>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', headers: { ...json(secret), 'content-length': body.length } });
+      req.on('error', () => resolve());
+      req.write(body.slice(0, body.length / 2), () => setTimeout(() => req.destroy(), 50));
+      req.on('close', () => resolve());
+    });
+    const next = await post({ headers: json(secret), body: JSON.stringify(batch(span())) });
+    expect(next.status).toBe(200);
+    expect(await storedSpans(organizationId)).toHaveLength(1);
+  });
+
   it('a declared Content-Length over 1 MiB is refused before any body is sent', async () => {
     const { secret } = await newIngestion();
     const reply = await new Promise<number>((resolve, reject) => {
