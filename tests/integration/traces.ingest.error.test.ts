@@ -1,6 +1,10 @@
+import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb, openDatabase } from '@/db/client';
+import { toAppError } from '@/server/api/http';
+import { storeBatch } from '@/server/traces/ingest';
+import { parseTraceBatch } from '@/server/traces/ingest-schema';
 import { ingestionKeys } from '@/db/schema';
 import { newSecret } from '@/server/ids';
 import { call, newUser } from '../helpers/api';
@@ -219,5 +223,24 @@ describe('trace ingestion: read-only organization and clock', () => {
   it('startedAt four minutes ahead is accepted', async () => {
     const { send } = await newIngestion();
     expect((await send(batch(span({ startedAt: Date.now() + 4 * 60 * 1000 })))).status).toBe(200);
+  });
+});
+
+describe('trace ingestion: database unavailable', () => {
+  it('a Postgres that cannot be reached makes the batch a 503 to retry, not a 500', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const database = await openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/none`, max: 1 });
+    const failure = await storeBatch(database.db, 'ikey_x', parseTraceBatch(batch(span()))).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await database.close();
+    const appError = toAppError(failure);
+    expect(appError.code).toBe('unavailable');
+    expect(appError.status).toBe(503);
+    expect(appError.headers['retry-after']).toMatch(/^\d+$/);
   });
 });
