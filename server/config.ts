@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 // Configuration from the environment, read once per process (API.md "Configuration").
 export type Config = {
   port: number;
@@ -8,6 +10,9 @@ export type Config = {
   oauthAudience: string;
   dataDir: string;
   managementRatePerMinute: number;
+  ingestRatePerSecond: number;
+  ingestKeyCacheMs: number;
+  ingestProcesses: number;
 };
 
 function trimSlash(url: string): string {
@@ -26,6 +31,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthAudience: env.OAUTH_AUDIENCE || `${appUrl}/api/v1`,
     dataDir: env.PGLITE_DATA_DIR || './.data',
     managementRatePerMinute: Number(env.MANAGEMENT_RATE_LIMIT_PER_MINUTE ?? 600),
+    ingestRatePerSecond: Number(env.INGEST_RATE_LIMIT_PER_SECOND ?? 500),
+    ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
+    ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
   };
 }
 

@@ -1,14 +1,15 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import next from 'next';
 import { getDatabase } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
 import { newRequestId } from './api/http';
 import { purgeExpired } from './housekeeping';
+import { ingestPath, serveIngest } from './traces/ingest-handler';
 
 type Role = 'all' | 'web' | 'ingest' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -38,20 +39,28 @@ function ensureAuthSecret(): void {
   process.env.NEXTAUTH_SECRET = readFileSync(file, 'utf8').trim();
 }
 
-// Hot paths (retrieval, trace ingestion) are dispatched here directly in later milestones;
-// today every request of the web role goes through Next's request handler.
+function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function notHere(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
+}
+
+// Hot paths skip Next: POST /api/v1/traces (any other method there → 405) goes straight to its
+// node:http handler. The ingest role serves only that path and never loads Next.
 async function buildHandler(role: Role): Promise<Handler | null> {
   if (role === 'worker') return null;
-  if (role === 'ingest') {
-    return (_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
-    };
-  }
+  if (role === 'ingest') return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : notHere(req, res));
+  const { default: next } = await import('next');
   const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
-  return (req, res) => handle(req, res);
+  return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : handle(req, res));
 }
 
 function withRequestLog(handler: Handler): Handler {
@@ -85,10 +94,32 @@ function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], ke
   if (!keepAlive) timer.unref();
 }
 
+// The ingest role on Postgres runs INGEST_PROCESSES copies of itself (node:cluster, one shared
+// port): a batch is CPU work in JavaScript (parse, validate, digest) before its one database call.
+async function forkIngestProcesses(count: number): Promise<void> {
+  const database = await getDatabase(); // migrate once, before the copies start
+  await database.close();
+  for (let i = 0; i < count; i++) cluster.fork();
+  let running = count;
+  cluster.on('exit', () => {
+    running -= 1;
+    if (running === 0) process.exit(0);
+  });
+  const stop = () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
 async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
+  if (role === 'ingest' && cluster.isPrimary && cfg.databaseUrl && cfg.ingestProcesses > 1) {
+    await forkIngestProcesses(cfg.ingestProcesses);
+    return;
+  }
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   const handler = await buildHandler(role);
@@ -101,7 +132,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
   log.info({ role, port: cfg.port, database: database.kind }, 'listening');
-  console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  API: ${cfg.appUrl}/api/v1/openapi.json\n`);
+  const serves = role === 'ingest' ? `Serves: POST ${cfg.appUrl}/api/v1/traces only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
+  console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
   const shutdown = () => {
     server.close(() => {

@@ -22,6 +22,8 @@ const operationLabels: Record<string, string> = {
   'members.changeRole': 'Changed a role',
   'members.remove': 'Removed a member',
   'profile.setDefaultOrganization': 'Set default organization',
+  'ingestionKey.create': 'Created an ingestion key',
+  'ingestionKey.revoke': 'Revoked an ingestion key',
 };
 
 function summarize(details: Record<string, unknown>): string {

@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -60,5 +60,8 @@ export const spans = pgTable(
   (t) => [
     primaryKey({ columns: [t.organizationId, t.traceId, t.spanId] }),
     index('spans_org_started_idx').on(t.organizationId, t.startedAt),
+    // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
+    // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
+    uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId),
   ],
 );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import type { Actor, ServiceContext } from '../context';
-import type { ErrorCode } from '../errors';
+import { AppError, type ErrorCode } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
@@ -17,8 +17,9 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
   path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
   operationId: string;
   summary: string;
-  tag: 'Management' | 'Integration' | 'Meta';
-  auth: 'management' | 'none';
+  tag: 'Management' | 'Integration' | 'Ingestion' | 'Meta';
+  // 'ingestion' routes bring their own `handle` (see routes/ingest.ts); defineRoute serves the others.
+  auth: 'management' | 'ingestion' | 'none';
   params?: P;
   query?: Q;
   body?: B;
@@ -26,6 +27,9 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
   response?: z.ZodType;
   errors?: ErrorCode[];
   description?: string;
+  // Creates that return `{ key, secret }`: the idempotency record keeps `{ key }` only, and a
+  // replay answers 409 secret_unavailable with that key metadata instead of the secret.
+  idempotentReplay?: 'secret_unavailable';
   handler: (input: {
     ctx: ServiceContext;
     params: z.infer<P>;
@@ -68,7 +72,8 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
 
       const run = async (handlerDb: Db) => {
         const result = await spec.handler({ ctx: { db: handlerDb, actor }, params, query, body, request });
-        return { status: spec.status, body: spec.status === 204 ? null : result };
+        const receipt = spec.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
+        return { status: spec.status, body: spec.status === 204 ? null : result, receipt };
       };
       if (!isWrite) {
         const result = await run(db);
@@ -90,6 +95,11 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
         return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
       });
       const replayHeaders = outcome.kind === 'replay' ? { ...headers, 'idempotency-replayed': 'true' } : headers;
+      if (outcome.kind === 'replay' && spec.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
+        const receipt = outcome.response.body as { key: unknown };
+        const unavailable = new AppError('secret_unavailable', 'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.', { key: receipt.key });
+        return errorResponse(unavailable, requestId, replayHeaders);
+      }
       return json(outcome.response.status, outcome.response.body, replayHeaders);
     } catch (error) {
       const appError = toAppError(error);

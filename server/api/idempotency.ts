@@ -6,6 +6,8 @@ import { AppError, invalidRequest } from '../errors';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
 export type StoredResponse = { status: number; body: unknown };
+// What an operation returns; `receipt`, when set, is stored in place of a body that must not be kept (a one-time secret).
+export type ExecutedResponse = StoredResponse & { receipt?: unknown };
 
 const retentionMs = 24 * 60 * 60 * 1000;
 // A claim whose process died is taken over after this lease; the completion check below
@@ -56,7 +58,7 @@ export async function runIdempotent(
   db: Db,
   scope: IdempotencyScope,
   digest: string,
-  execute: (tx: Db) => Promise<StoredResponse>,
+  execute: (tx: Db) => Promise<ExecutedResponse>,
   renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
 ): Promise<Outcome> {
   const t = idempotencyRecords;
@@ -93,9 +95,10 @@ export async function runIdempotent(
   try {
     const response = await db.transaction(async (tx) => {
       const result = await execute(tx);
-      const stored = await tx.update(t).set({ state: 'completed', responseStatus: result.status, responseBody: result.body ?? null }).where(mine).returning({ key: t.key });
+      const body = result.receipt !== undefined ? result.receipt : result.body;
+      const stored = await tx.update(t).set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null }).where(mine).returning({ key: t.key });
       if (!stored.length) throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });
-      return result;
+      return { status: result.status, body: result.body };
     });
     return { kind: 'executed', response };
   } catch (error) {

@@ -45,6 +45,7 @@ function operationFor(route: Route): JsonSchema {
   if (route.errors?.length) operation['x-error-codes'] = route.errors;
   if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
   if (route.auth === 'management') operation.security = [{ ManagementOAuth: ['management'] }];
+  else if (route.auth === 'ingestion') operation.security = [{ IngestionKey: [] }];
   else operation.security = [];
   return operation;
 }

@@ -9,6 +9,7 @@ import { promptRoutes } from './routes/prompts';
 import { datasetRoutes } from './routes/datasets';
 import { ingestionKeyRoutes } from './routes/ingestion-keys';
 import { traceRoutes } from './routes/traces';
+import { ingestRoutes } from './routes/ingest';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -30,6 +31,7 @@ export const routes: Route[] = [
   ...datasetRoutes,
   ...ingestionKeyRoutes,
   ...traceRoutes,
+  ...ingestRoutes,
   openApiRoute,
 ];
 

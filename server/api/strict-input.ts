@@ -1,32 +1,37 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, type Issue } from '../errors';
 
-// JSON.parse keeps the last of two equal keys; the contract rejects them instead.
+const stringToken = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
+
+// JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
+// JSON only; a regular expression steps over each string, so large string values cost little.
 export function findDuplicateKey(text: string): string | null {
   const stack: (Set<string> | null)[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      stringToken.lastIndex = i;
+      stringToken.exec(text);
+      const j = stringToken.lastIndex - 1;
       const top = stack[stack.length - 1];
       if (top && expectKey) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.has(key)) return key;
         top.add(key);
         expectKey = false;
       }
       i = j;
-    } else if (c === '{') {
+    } else if (c === 0x7b) {
       stack.push(new Set());
       expectKey = true;
-    } else if (c === '[') {
+    } else if (c === 0x5b) {
       stack.push(null);
-    } else if (c === '}' || c === ']') {
+    } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
       expectKey = false;
-    } else if (c === ',') {
+    } else if (c === 0x2c) {
       expectKey = stack[stack.length - 1] instanceof Set;
     }
   }

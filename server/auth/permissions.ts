@@ -20,6 +20,8 @@ export const permissions = {
   'prompts.read': 'viewer',
   'prompts.write': 'editor',
   'playground.run': 'editor',
+  'ingestionKeys.manage': 'admin',
+  'traces.read': 'viewer',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 

@@ -35,6 +35,12 @@ const contract: [string, string][] = [
   ['PUT', '/organizations/{organizationId}/prompts/{promptId}/dataset/order'],
   ['POST', '/organizations/{organizationId}/prompts/{promptId}/dataset/import'],
   ['GET', '/openapi.json'],
+  ['GET', '/organizations/{organizationId}/ingestion-keys'],
+  ['POST', '/organizations/{organizationId}/ingestion-keys'],
+  ['DELETE', '/organizations/{organizationId}/ingestion-keys/{keyId}'],
+  ['GET', '/organizations/{organizationId}/traces'],
+  ['GET', '/organizations/{organizationId}/traces/{traceId}'],
+  ['POST', '/traces'],
 ];
 
 describe('OpenAPI document', () => {

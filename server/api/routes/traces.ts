@@ -1,3 +1,39 @@
-import type { Route } from '../define';
+import { z } from 'zod';
+import { defineRoute, type Route } from '../define';
+import { pageOf } from '../../orgs/schemas';
+import { getTrace, listTraces } from '../../traces/query';
+import { listTracesQuery, traceListItemSchema, traceSchema } from '../../traces/schemas';
 
-export const traceRoutes: Route[] = [];
+const orgParams = z.strictObject({ organizationId: z.string() });
+const traceParams = z.strictObject({ organizationId: z.string(), traceId: z.string() });
+const common = { tag: 'Management', auth: 'management' } as const;
+
+export const traceRoutes: Route[] = [
+  defineRoute({
+    ...common,
+    method: 'GET',
+    path: '/organizations/{organizationId}/traces',
+    operationId: 'list_traces',
+    summary: 'List traces as root summaries, newest first',
+    description:
+      'One item per trace: name, service, status and ids from the root span (the earliest span while the root has not arrived); times, span count, tokens and cost aggregated over all spans. `kind` keeps traces that contain a span of that kind; `from`/`to` filter the trace start (Unix ms, inclusive).',
+    params: orgParams,
+    query: listTracesQuery,
+    status: 200,
+    response: pageOf(traceListItemSchema),
+    errors: ['not_found'],
+    handler: ({ ctx, params, query }) => listTraces(ctx, params.organizationId, query),
+  }),
+  defineRoute({
+    ...common,
+    method: 'GET',
+    path: '/organizations/{organizationId}/traces/{traceId}',
+    operationId: 'get_trace',
+    summary: 'Get one trace with every stored span (latest snapshot of each)',
+    params: traceParams,
+    status: 200,
+    response: traceSchema,
+    errors: ['not_found'],
+    handler: ({ ctx, params }) => getTrace(ctx, params.organizationId, params.traceId),
+  }),
+];

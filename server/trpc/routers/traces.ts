@@ -1,3 +1,16 @@
-import { router } from '../init';
+import { z } from 'zod';
+import { getTrace, listTraces } from '@/server/traces/query';
+import { listTracesQuery } from '@/server/traces/schemas';
+import { protectedProcedure, router } from '../init';
+import { orgIdInput } from './paging';
 
-export const tracesRouter = router({});
+// TanStack's infinite queries add `direction`; the service sees only the list query.
+const listInput = listTracesQuery.safeExtend({ ...orgIdInput.shape, direction: z.enum(['forward', 'backward']).optional() });
+
+export const tracesRouter = router({
+  list: protectedProcedure.input(listInput).query(({ ctx, input }) => {
+    const { organizationId, direction: _direction, ...query } = input;
+    return listTraces(ctx, organizationId, query);
+  }),
+  get: protectedProcedure.input(orgIdInput.extend({ traceId: z.string().min(1) })).query(({ ctx, input }) => getTrace(ctx, input.organizationId, input.traceId)),
+});

@@ -1,0 +1,300 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { migrate, openDatabase } from '../db/client';
+import { newId, newSecret } from '../server/ids';
+
+// Trace ingestion throughput: the production entry (--role=ingest, a child process) against a
+// direct postgres-js multi-row upsert of the same rows, same batch size and concurrency.
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const baseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const clients = Number(process.env.BENCH_CLIENTS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+// Phases alternate (HTTP, baseline, baseline, HTTP, …) so that load from elsewhere on the machine
+// weighs on both sides alike.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const batchSize = 50;
+
+type Event = Record<string, unknown>;
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const words = 'the quick brown fox jumps over the lazy dog while the model explains its reasoning step by step'.split(' ');
+const sentence = (n: number) => Array.from({ length: n }, (_, i) => words[(i * 7) % words.length]).join(' ');
+
+// A realistic content document of a few KB: chat messages, tool input and output.
+function content(kind: string): string {
+  return JSON.stringify({
+    input: { messages: [{ role: 'system', content: sentence(60) }, { role: 'user', content: sentence(120) }], variables: { customer: 'Ada', plan: 'pro' } },
+    output: kind === 'tool' ? { rows: Array.from({ length: 12 }, (_, i) => ({ id: i, title: sentence(8), score: i / 12 })) } : { role: 'assistant', content: sentence(150) },
+  });
+}
+const contents: Record<string, string> = { execution: content('execution'), model: content('model'), tool: content('tool'), retrieval: content('retrieval') };
+const metadata = JSON.stringify({ region: 'eu-west-1', release: '2026.11.3', userAgent: 'bench/1.0', flags: { cache: true, stream: false }, tags: ['bench', 'ingest'], attempt: 1 });
+
+// One trace: a root execution span with model, tool and retrieval children; every span is sent
+// running (revision 0) and then finished (revision 1), children finishing before the root.
+function traceEvents(now: number): Event[] {
+  const traceId = hex(16);
+  const rootId = hex(8);
+  const kinds = ['model', 'tool', 'retrieval', 'model', 'tool', 'model', 'retrieval', 'model', 'tool'];
+  const spans = [{ spanId: rootId, kind: 'execution', parentSpanId: undefined as string | undefined }, ...kinds.map((kind) => ({ spanId: hex(8), kind, parentSpanId: rootId }))];
+  const snapshot = (s: (typeof spans)[number], revision: number): Event => {
+    const finished = revision === 1;
+    const event: Event = {
+      traceId,
+      spanId: s.spanId,
+      rootSpanId: rootId,
+      revision,
+      name: s.kind === 'execution' ? 'answer support ticket' : `${s.kind} call`,
+      service: 'support-bot',
+      kind: s.kind,
+      status: finished ? 'success' : 'running',
+      startedAt: now - 2000,
+      sessionId: 'sess_42',
+      endUserId: 'user_7',
+      metadataJson: metadata,
+    };
+    if (s.parentSpanId) event.parentSpanId = s.parentSpanId;
+    if (finished) {
+      event.endedAt = now;
+      event.contentJson = contents[s.kind];
+      if (s.kind === 'model') Object.assign(event, { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 240, costUsdNanos: 265200, costSource: 'catalog_estimate' });
+    }
+    return event;
+  };
+  return [...spans.map((s) => snapshot(s, 0)), ...spans.slice(1).map((s) => snapshot(s, 1)), snapshot(spans[0], 1)];
+}
+
+// The load generator shares the machine with the server: the few-KB content strings are
+// serialized once, and each event's JSON is built around them (same bytes as JSON.stringify).
+const contentLiterals = new Map(Object.values(contents).map((text) => [text, JSON.stringify(text)]));
+const serialized = new WeakMap<Event, string>();
+function eventJson(event: Event): string {
+  let json = serialized.get(event);
+  if (json === undefined) {
+    const content = event.contentJson as string | undefined;
+    json = content === undefined ? JSON.stringify(event) : JSON.stringify({ ...event, contentJson: '\u0001' }).replace('"\\u0001"', () => contentLiterals.get(content)!);
+    serialized.set(event, json);
+  }
+  return json;
+}
+
+// An endless stream of 50-event batches for one client.
+function* batches(): Generator<Event[]> {
+  let pending: Event[] = [];
+  for (;;) {
+    while (pending.length < batchSize) pending = pending.concat(traceEvents(Date.now()));
+    yield pending.slice(0, batchSize);
+    pending = pending.slice(batchSize);
+  }
+}
+
+type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
+
+// Runs `send` from `clients` concurrent loops; counts only what completes inside the measured window.
+async function drive(send: (events: Event[]) => Promise<boolean>): Promise<Result> {
+  const started = performance.now();
+  const measureFrom = started + warmupSeconds * 1000;
+  const measureTo = measureFrom + seconds * 1000;
+  const latencies: number[] = [];
+  let spans = 0;
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const stream = batches();
+      while (performance.now() < measureTo) {
+        const events = stream.next().value as Event[];
+        const t0 = performance.now();
+        const ok = await send(events);
+        const t1 = performance.now();
+        if (t0 >= measureFrom && t1 <= measureTo) {
+          if (ok) {
+            spans += events.length;
+            latencies.push(t1 - t0);
+          } else errors++;
+        } else if (!ok) errors++;
+      }
+    }),
+  );
+  return { spans, seconds, latencies, errors };
+}
+
+function merge(results: Result[]): Result {
+  return {
+    spans: results.reduce((sum, r) => sum + r.spans, 0),
+    seconds: results.reduce((sum, r) => sum + r.seconds, 0),
+    latencies: results.flatMap((r) => r.latencies),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summarize(label: string, result: Result): number {
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  const rate = result.spans / result.seconds;
+  console.log(
+    `${label.padEnd(34)} ${rate.toFixed(0).padStart(7)} spans/s   batch p50 ${percentile(sorted, 50).toFixed(1).padStart(6)} ms   p99 ${percentile(sorted, 99).toFixed(1).padStart(6)} ms   batches ${sorted.length}   errors ${result.errors}`,
+  );
+  return rate;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startIngest(databaseUrl: string, port: number): Promise<ChildProcess> {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts', '--role=ingest'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`ingest process exited with ${child.exitCode}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/api/v1/traces`).then((r) => r.status === 405, () => false);
+    if (ready) return child;
+    if (Date.now() > deadline) throw new Error('ingest process did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function httpSender(port: number, secret: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  return (events: Event[]) =>
+    new Promise<boolean>((resolve) => {
+      const body = `{"version":1,"events":[${events.map(eventJson).join(',')}]}`;
+      const req = request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', agent, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200));
+        },
+      );
+      req.on('error', () => resolve(false));
+      req.end(body);
+    });
+}
+
+const columns = [
+  'organization_id', 'trace_id', 'span_id', 'root_span_id', 'parent_span_id', 'revision', 'name', 'service', 'kind', 'status', 'started_at',
+  'ended_at', 'session_id', 'end_user_id', 'provider', 'model', 'input_tokens', 'output_tokens', 'cost_usd_nanos', 'cost_source',
+  'content_json', 'metadata_json', 'snapshot_digest', 'ingestion_key_id', 'application', 'environment',
+] as const;
+const updates = columns.filter((c) => !['organization_id', 'trace_id', 'span_id'].includes(c)).map((c) => `${c} = excluded.${c}`).join(', ');
+
+// The floor: the same rows straight into one multi-row upsert from postgres-js, no HTTP, no checks.
+function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
+  return async (events: Event[]) => {
+    // One upsert cannot touch a row twice: keep each span's highest revision of the batch.
+    const latest = new Map<unknown, Event>();
+    for (const e of events) if (((latest.get(e.spanId)?.revision as number) ?? -1) < (e.revision as number)) latest.set(e.spanId, e);
+    const rows = [...latest.values()].map((e) => ({
+      organization_id: organizationId,
+      trace_id: e.traceId,
+      span_id: e.spanId,
+      root_span_id: e.rootSpanId,
+      parent_span_id: e.parentSpanId ?? null,
+      revision: e.revision,
+      name: e.name,
+      service: e.service,
+      kind: e.kind,
+      status: e.status,
+      started_at: e.startedAt,
+      ended_at: e.endedAt ?? null,
+      session_id: e.sessionId ?? null,
+      end_user_id: e.endUserId ?? null,
+      provider: e.provider ?? null,
+      model: e.model ?? null,
+      input_tokens: e.inputTokens ?? null,
+      output_tokens: e.outputTokens ?? null,
+      cost_usd_nanos: e.costUsdNanos ?? null,
+      cost_source: e.costSource ?? null,
+      content_json: e.contentJson ?? null,
+      metadata_json: e.metadataJson ?? null,
+      snapshot_digest: createHash('sha256').update(JSON.stringify(e)).digest('hex'),
+      ingestion_key_id: keyId,
+      application: 'bench',
+      environment: 'bench',
+    }));
+    try {
+      await sql`insert into spans ${sql(rows as never, columns as never)}
+        on conflict (organization_id, trace_id, span_id) do update set ${sql.unsafe(updates)} where excluded.revision > spans.revision`;
+      return true;
+    } catch (error) {
+      console.error(error);
+      return false;
+    }
+  };
+}
+
+export async function main(): Promise<boolean> {
+  const name = `promptloop_bench_${Date.now()}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  let child: ChildProcess | undefined;
+  let sql: postgres.Sql | undefined;
+  try {
+    const database = await openDatabase({ url: databaseUrl, max: 1 });
+    await migrate(database);
+    await database.close();
+    sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+    const orgId = newId('org');
+    const keyId = newId('ikey');
+    const secret = newSecret('plt_');
+    await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
+    await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
+      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${createHash('sha256').update(secret).digest('hex')}, 'bench')`;
+
+    console.log(`Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`);
+    const port = await freePort();
+    child = await startIngest(databaseUrl, port);
+    const http = httpSender(port, secret);
+    const direct = baselineSender(sql, orgId, keyId);
+    const httpResults: Result[] = [];
+    const baseResults: Result[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['http', 'baseline'] as const) : (['baseline', 'http'] as const);
+      for (const side of order) {
+        if (side === 'http') httpResults.push(await drive(http));
+        else baseResults.push(await drive(direct));
+      }
+    }
+    const served = summarize('POST /api/v1/traces (--role=ingest)', merge(httpResults));
+    const floor = summarize('baseline: postgres-js upsert', merge(baseResults));
+    const stored = await sql`select count(*)::int as n from spans where organization_id = ${orgId} and ingestion_key_id = ${keyId} and application = 'bench-http'`;
+    console.log(`spans stored through HTTP (distinct, latest revision): ${stored[0].n}`);
+    const ratio = served / floor;
+    console.log(`ratio (HTTP / baseline): ${ratio.toFixed(2)}`);
+    const ratioOk = ratio >= 0.5;
+    const rateOk = served >= 10_000;
+    console.log(`${ratioOk ? 'PASS' : 'FAIL'} ratio ≥ 0.5 (${ratio.toFixed(2)})`);
+    console.log(`${rateOk ? 'PASS' : 'FAIL'} ≥ 10,000 spans/s committed (${served.toFixed(0)})`);
+    return ratioOk && rateOk;
+  } finally {
+    child?.kill('SIGTERM');
+    await sql?.end({ timeout: 5 });
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+}

@@ -1,0 +1,76 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Dialog } from '@/components/ui/Dialog';
+import { Field, Input } from '@/components/ui/Field';
+import { useTRPC } from '@/lib/trpc/client';
+import { formMessage, readAppError } from '@/lib/trpc/errors';
+
+import type { CreatedIngestionKey as Created } from '@/server/keys/schemas';
+const empty = { name: '', application: '', environment: 'production' };
+
+export function CreateIngestionKeyDialog({ organizationId, open, onClose, onCreated }: { organizationId: string; open: boolean; onClose: () => void; onCreated: (created: Created) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState(empty);
+  const create = useMutation(
+    trpc.ingestionKeys.create.mutationOptions({
+      onSuccess: async (created) => {
+        setValues(empty);
+        onCreated(created);
+        await queryClient.invalidateQueries(trpc.ingestionKeys.pathFilter());
+      },
+    }),
+  );
+  const error = readAppError(create.error);
+  const fieldNames = ['name', 'application', 'environment'];
+
+  function close() {
+    if (create.isPending) return;
+    setValues(empty);
+    create.reset();
+    onClose();
+  }
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ organizationId, ...values });
+  }
+
+  const set = (field: keyof typeof empty) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: event.target.value }));
+  const formId = 'create-ingestion-key-form';
+  return (
+    <Dialog
+      open={open}
+      onClose={close}
+      title="New ingestion key"
+      description="A key sends traces for one application and environment. Its secret is shown once."
+      footer={
+        <>
+          <Button onClick={close} disabled={create.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" form={formId} variant="primary" loading={create.isPending}>
+            Create key
+          </Button>
+        </>
+      }
+    >
+      <form id={formId} className="form" onSubmit={onSubmit} noValidate style={{ marginTop: 12 }}>
+        {formMessage(error, fieldNames) ? <Alert tone="error">{formMessage(error, fieldNames)}</Alert> : null}
+        <Field label="Key name" error={error?.fields.name} hint="Where the key is used, e.g. “Checkout API on Fly”.">
+          <Input name="name" value={values.name} onChange={set('name')} maxLength={120} autoFocus />
+        </Field>
+        <Field label="Application" error={error?.fields.application} hint="Stored with every span sent with this key.">
+          <Input name="application" value={values.application} onChange={set('application')} placeholder="checkout" maxLength={120} />
+        </Field>
+        <Field label="Environment" error={error?.fields.environment}>
+          <Input name="environment" value={values.environment} onChange={set('environment')} placeholder="production" maxLength={120} />
+        </Field>
+      </form>
+    </Dialog>
+  );
+}

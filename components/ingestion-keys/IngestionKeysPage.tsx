@@ -1,0 +1,196 @@
+'use client';
+
+import '@/components/traces/traces.css';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { formatDate, formatRelative } from '@/components/format';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
+import { Alert } from '@/components/ui/Alert';
+import { Badge } from '@/components/ui/Badge';
+import { Button, ButtonLink } from '@/components/ui/Button';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { Dialog } from '@/components/ui/Dialog';
+import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { KeyIcon, LockIcon, PlusIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import { CreateIngestionKeyDialog } from './CreateIngestionKeyDialog';
+import { NewKeySecret } from './NewKeySecret';
+
+import type { CreatedIngestionKey as Created, IngestionKey } from '@/server/keys/schemas';
+
+function KeysTable({ organizationId, onCreate }: { organizationId: string; onCreate: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [revoking, setRevoking] = useState<IngestionKey | null>(null);
+  // Always refetched on visit: "last used" moves while the page is closed.
+  const list = useInfiniteQuery({
+    ...trpc.ingestionKeys.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    staleTime: 0,
+  });
+  const revoke = useMutation(
+    trpc.ingestionKeys.revoke.mutationOptions({
+      onSuccess: async () => {
+        setRevoking(null);
+        await queryClient.invalidateQueries(trpc.ingestionKeys.pathFilter());
+      },
+    }),
+  );
+  const revokeError = readAppError(revoke.error);
+
+  if (list.isPending) return <SkeletonRows rows={3} label="Loading ingestion keys" />;
+  if (list.isError) return <QueryErrorState title="Could not load ingestion keys" query={list} />;
+  const keys = list.data.pages.flatMap((page) => page.items);
+  if (!keys.length) {
+    return (
+      <EmptyState
+        icon={<KeyIcon size={20} />}
+        title="No ingestion keys yet"
+        description="Create a key for each application and environment that sends traces."
+        action={
+          <Button variant="primary" icon={<PlusIcon size={14} />} onClick={onCreate}>
+            New ingestion key
+          </Button>
+        }
+      />
+    );
+  }
+
+  return (
+    <>
+      <Table caption="Ingestion keys" className="table-compact">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Application</th>
+            <th scope="col">Environment</th>
+            <th scope="col">Key</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id} data-key={key.id} className={key.revokedAt ? 'key-status-revoked' : undefined}>
+              <td>
+                <strong>{key.name}</strong>
+              </td>
+              <td>{key.application}</td>
+              <td>{key.environment}</td>
+              <td className="cell-nowrap">
+                <code className="mono-sm">{key.prefix}…</code>
+              </td>
+              <td className="cell-nowrap muted">{formatDate(key.createdAt)}</td>
+              <td className="cell-nowrap muted" title={key.lastUsedAt ?? undefined}>
+                {key.lastUsedAt ? formatRelative(key.lastUsedAt) : 'Never'}
+              </td>
+              <td>
+                {key.revokedAt ? (
+                  <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge>
+                ) : (
+                  <Badge tone="success">Active</Badge>
+                )}
+              </td>
+              <td className="cell-actions">
+                {key.revokedAt ? null : (
+                  <Button size="sm" variant="danger-outline" onClick={() => (revoke.reset(), setRevoking(key))} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+      <LoadMore query={list} />
+      <Dialog
+        open={revoking !== null}
+        onClose={() => !revoke.isPending && setRevoking(null)}
+        title="Revoke ingestion key?"
+        description={
+          <>
+            Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>) will get 401 on their next batch. This cannot be undone.
+          </>
+        }
+        footer={
+          <>
+            <Button onClick={() => setRevoking(null)} disabled={revoke.isPending}>
+              Cancel
+            </Button>
+            <Button variant="danger" loading={revoke.isPending} onClick={() => revoking && revoke.mutate({ organizationId, keyId: revoking.id })}>
+              Revoke key
+            </Button>
+          </>
+        }
+      >
+        {revokeError ? <Alert tone="error">{revokeError.message}</Alert> : null}
+      </Dialog>
+    </>
+  );
+}
+
+export function IngestionKeysPage({ organizationId }: { organizationId: string }) {
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<Created | null>(null);
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => {
+        const isAdmin = org.role === 'admin';
+        return (
+          <div className="page">
+            <OrganizationPageHeader
+              org={org}
+              title="Ingestion keys"
+              description="Applications send traces with these keys. Each key belongs to one application and environment."
+              actions={
+                isAdmin ? (
+                  <Button variant="primary" icon={<PlusIcon size={14} />} onClick={() => setCreating(true)} disabled={org.readOnly}>
+                    New ingestion key
+                  </Button>
+                ) : null
+              }
+            />
+            {org.readOnly && isAdmin ? <Alert tone="warning">This organization is scheduled for deletion: new keys cannot be created.</Alert> : null}
+            {created ? <NewKeySecret created={created} onDone={() => setCreated(null)} /> : null}
+            {isAdmin ? (
+              <Card flush>
+                <CardHeader title="Keys" description="Only a digest of each key is stored. Revoked keys stop working at once." />
+                <div style={{ marginTop: 16 }}>
+                  <KeysTable organizationId={org.id} onCreate={() => setCreating(true)} />
+                </div>
+              </Card>
+            ) : (
+              <Card>
+                <EmptyState
+                  icon={<LockIcon size={20} />}
+                  title="Only admins manage ingestion keys"
+                  description="Keys are credentials for sending traces, so only admins of this organization can see, create or revoke them. Ask an admin for a key; you can still explore the traces it sends."
+                  action={<ButtonLink href={`/organizations/${org.id}/traces`}>Open traces</ButtonLink>}
+                />
+              </Card>
+            )}
+            {isAdmin ? (
+              <CreateIngestionKeyDialog
+                organizationId={org.id}
+                open={creating}
+                onClose={() => setCreating(false)}
+                onCreated={(result) => {
+                  setCreating(false);
+                  setCreated(result);
+                }}
+              />
+            ) : null}
+          </div>
+        );
+      }}
+    </OrganizationGate>
+  );
+}

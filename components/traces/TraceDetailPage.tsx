@@ -1,0 +1,162 @@
+'use client';
+
+import './traces.css';
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { ButtonLink } from '@/components/ui/Button';
+import { Card } from '@/components/ui/Card';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { ErrorState, SkeletonRows } from '@/components/ui/States';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import type { Span } from '@/server/traces/schemas';
+import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from './format';
+import { SpanPanel } from './SpanPanel';
+import { SpanStatusBadge } from './StatusBadge';
+import { Waterfall, spanEnd } from './Waterfall';
+
+const pollMs = 2000;
+
+const sum = (spans: Span[], pick: (s: Span) => number | null) =>
+  spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
+
+// The root when it has arrived, else the earliest span (the same rule as the list).
+function headSpan(spans: Span[]): Span {
+  return spans.find((s) => s.spanId === s.rootSpanId && !s.parentSpanId) ?? spans[0];
+}
+
+// Ticks while spans are running so their bars keep growing between polls.
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+function TraceView({ organizationId, organizationName, traceId }: { organizationId: string; organizationName: string; traceId: string }) {
+  const trpc = useTRPC();
+  const trace = useQuery({
+    ...trpc.traces.get.queryOptions({ organizationId, traceId }),
+    refetchInterval: (query) => (query.state.data?.spans.some((s) => s.status === 'running') ? pollMs : false),
+  });
+  const spans = useMemo(() => trace.data?.spans ?? [], [trace.data]);
+  const running = spans.some((s) => s.status === 'running');
+  const now = useNow(running);
+  // The selected span lives in the URL (?span=) so a link opens the trace on that span.
+  const router = useRouter();
+  const pathname = usePathname();
+  const selectedId = useSearchParams().get('span');
+  const select = (spanId: string) => router.replace(`${pathname}?span=${spanId}`, { scroll: false });
+  const ids = useMemo(() => new Set(spans.map((s) => s.spanId)), [spans]);
+
+  const breadcrumbs = (
+    <>
+      <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${organizationId}`}>{organizationName}</Link>/
+      <Link href={`/organizations/${organizationId}/traces`}>Traces</Link>
+    </>
+  );
+
+  if (trace.isPending) {
+    return (
+      <div className="page">
+        <PageHeader breadcrumbs={breadcrumbs} title="Trace" />
+        <Card>
+          <SkeletonRows rows={6} label="Loading trace" />
+        </Card>
+      </div>
+    );
+  }
+  if (trace.isError) {
+    const missing = readAppError(trace.error)?.code === 'not_found';
+    return (
+      <div className="page">
+        <PageHeader breadcrumbs={breadcrumbs} title="Trace" />
+        <Card>
+          {missing ? (
+            <ErrorState
+              title="Trace not found"
+              description="No spans with this trace ID have arrived in this organization."
+              action={<ButtonLink href={`/organizations/${organizationId}/traces`}>Back to traces</ButtonLink>}
+            />
+          ) : (
+            <QueryErrorState title="Could not load this trace" query={trace} />
+          )}
+        </Card>
+      </div>
+    );
+  }
+
+  const head = headSpan(spans);
+  const start = spans.reduce((min, s) => Math.min(min, s.startedAt), Infinity);
+  const end = spans.reduce((max, s) => Math.max(max, spanEnd(s, now)), -Infinity);
+  const selected = spans.find((s) => s.spanId === selectedId) ?? head;
+  const inputTokens = sum(spans, (s) => s.inputTokens);
+  const outputTokens = sum(spans, (s) => s.outputTokens);
+  const cost = sum(spans, (s) => s.costUsdNanos);
+
+  return (
+    <div className="page">
+      <PageHeader
+        breadcrumbs={breadcrumbs}
+        title={
+          <>
+            {head.name} <SpanStatusBadge status={running ? 'running' : head.status} />
+          </>
+        }
+        description={
+          <>
+            <span>{head.service}</span> · <code className="mono-sm">{traceId}</code>
+            {running ? <span className="muted"> · updating every 2 seconds</span> : null}
+          </>
+        }
+      />
+      <Card className="stats" aria-label="Trace summary">
+        <div className="stat">
+          <span className="stat-label">Started</span>
+          <span className="stat-value">{formatTimestamp(start)}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Duration</span>
+          <span className="stat-value">
+            {formatDuration(end - start)}
+            {running ? '…' : ''}
+          </span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Spans</span>
+          <span className="stat-value">{formatCount(spans.length)}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Tokens</span>
+          <span className="stat-value">{inputTokens === null && outputTokens === null ? '—' : `${formatCount(inputTokens ?? 0)} in · ${formatCount(outputTokens ?? 0)} out`}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Cost</span>
+          <span className="stat-value">{formatUsdNanos(cost)}</span>
+        </div>
+      </Card>
+      <div className="trace-layout">
+        <Card flush>
+          <Waterfall spans={spans} now={now} selectedId={selected.spanId} onSelect={select} />
+        </Card>
+        <SpanPanel span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
+      </div>
+    </div>
+  );
+}
+
+export function TraceDetailPage({ organizationId, traceId }: { organizationId: string; traceId: string }) {
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}
+    </OrganizationGate>
+  );
+}

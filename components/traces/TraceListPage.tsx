@@ -1,0 +1,159 @@
+'use client';
+
+import './traces.css';
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { formatRelative } from '@/components/format';
+import { OrganizationGate } from '@/components/organizations/OrganizationGate';
+import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
+import { Button, ButtonLink } from '@/components/ui/Button';
+import { Card } from '@/components/ui/Card';
+import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { ActivityIcon, KeyIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { filtersQuery, hasFilters, listInput, readFilters, type TraceFilters } from './filters';
+import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from './format';
+import { SpanStatusBadge } from './StatusBadge';
+import { TraceFilterBar } from './TraceFilterBar';
+
+type TraceTableProps = { organizationId: string; isAdmin: boolean; filters: TraceFilters; anchor: number; onClear: () => void };
+
+function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: TraceTableProps) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const input = useMemo(() => ({ organizationId, limit: 25, ...listInput(filters, anchor) }), [organizationId, filters, anchor]);
+  const list = useInfiniteQuery(trpc.traces.list.infiniteQueryOptions(input, { getNextPageParam: (page) => page.nextCursor }));
+
+  if (list.isPending) return <SkeletonRows rows={5} label="Loading traces" />;
+  if (list.isError) return <QueryErrorState title="Could not load traces" query={list} />;
+  const traces = list.data.pages.flatMap((page) => page.items);
+  if (!traces.length) {
+    return hasFilters(filters) ? (
+      <EmptyState icon={<ActivityIcon size={20} />} title="No traces match these filters" description="Widen the time range or clear a filter." action={<Button onClick={onClear}>Clear filters</Button>} />
+    ) : (
+      <EmptyState
+        icon={<ActivityIcon size={20} />}
+        title="No traces yet"
+        description={`${isAdmin ? 'Create an ingestion key' : 'Ask an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
+        action={
+          <ButtonLink href={`/organizations/${organizationId}/ingestion-keys`} variant={isAdmin ? 'primary' : 'secondary'} icon={<KeyIcon size={14} />}>
+            {isAdmin ? 'Set up an ingestion key' : 'About ingestion keys'}
+          </ButtonLink>
+        }
+      />
+    );
+  }
+
+  const href = (traceId: string) => `/organizations/${organizationId}/traces/${traceId}`;
+  return (
+    <>
+      <Table caption="Traces" className="table-compact">
+        <thead>
+          <tr>
+            <th scope="col">Trace</th>
+            <th scope="col">Service</th>
+            <th scope="col">Status</th>
+            <th scope="col">Started</th>
+            <th scope="col" className="cell-num">
+              Duration
+            </th>
+            <th scope="col" className="cell-num">
+              Spans
+            </th>
+            <th scope="col" className="cell-num">
+              Tokens
+            </th>
+            <th scope="col" className="cell-num">
+              Cost
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {traces.map((trace) => {
+            const tokens = trace.inputTokens === null && trace.outputTokens === null ? null : (trace.inputTokens ?? 0) + (trace.outputTokens ?? 0);
+            return (
+              <tr key={trace.traceId} className="trace-row" data-trace={trace.traceId} onClick={(e) => !(e.target as HTMLElement).closest('a') && router.push(href(trace.traceId))}>
+                <td>
+                  <Link className="trace-name" href={href(trace.traceId)}>
+                    {trace.name}
+                  </Link>
+                  <span className="cell-sub mono-sm">{trace.traceId.slice(0, 16)}…</span>
+                </td>
+                <td className="cell-nowrap">{trace.service}</td>
+                <td>
+                  <SpanStatusBadge status={trace.status} />
+                </td>
+                <td className="cell-nowrap">
+                  {formatTimestamp(trace.startedAt)}
+                  <span className="cell-sub">{formatRelative(new Date(trace.startedAt).toISOString())}</span>
+                </td>
+                <td className="cell-num">{trace.durationMs === null ? <span className="muted">running</span> : formatDuration(trace.durationMs)}</td>
+                <td className="cell-num">{formatCount(trace.spanCount)}</td>
+                <td className="cell-num">
+                  {formatCount(tokens)}
+                  {tokens !== null ? (
+                    <span className="cell-sub">
+                      {formatCount(trace.inputTokens ?? 0)} in · {formatCount(trace.outputTokens ?? 0)} out
+                    </span>
+                  ) : null}
+                </td>
+                <td className="cell-num">{formatUsdNanos(trace.costUsdNanos)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+      <LoadMore query={list} />
+    </>
+  );
+}
+
+export function TraceListPage({ organizationId }: { organizationId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const filters = useMemo(() => readFilters(new URLSearchParams(searchParams.toString())), [searchParams]);
+  // Relative ranges are measured from when they were chosen or refreshed, so the query key stays stable.
+  const [anchor, setAnchor] = useState(() => Date.now());
+  const apply = (next: TraceFilters) => {
+    setAnchor(Date.now());
+    const query = filtersQuery(next);
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  const clear = () => apply({ service: '', status: '', kind: '', range: '', sessionId: '', endUserId: '' });
+
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => (
+        <div className="page">
+          <OrganizationPageHeader
+            org={org}
+            title="Traces"
+            description="What your applications did: every trace with its spans, timing, tokens and cost."
+            actions={
+              <Button
+                onClick={() => {
+                  setAnchor(Date.now());
+                  void queryClient.invalidateQueries(trpc.traces.list.pathFilter());
+                }}
+              >
+                Refresh
+              </Button>
+            }
+          />
+          <Card flush>
+            <TraceFilterBar filters={filters} onChange={apply} />
+            <TraceTable organizationId={org.id} isAdmin={org.role === 'admin'} filters={filters} anchor={anchor} onClear={clear} />
+          </Card>
+        </div>
+      )}
+    </OrganizationGate>
+  );
+}

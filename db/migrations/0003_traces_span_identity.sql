@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "spans_org_span_idx" ON "spans" USING btree ("organization_id","span_id");

@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { createOrganization, expect, test, uniqueName } from './fixtures';
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const shotsDir = path.join(process.cwd(), 'test-results', 'screenshots');
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
+
+test('an admin creates an ingestion key, a batch arrives over HTTP and the explorer shows it', async ({ adminPage: page, request }) => {
+  const organizationId = await createOrganization(page, uniqueName('Traced'));
+
+  // Ingestion keys: field errors, then a key whose secret is shown once.
+  await page.getByRole('link', { name: 'Ingestion keys' }).first().click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/ingestion-keys`);
+  await expect(page.getByText('No ingestion keys yet')).toBeVisible();
+  await page.getByRole('button', { name: 'New ingestion key' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New ingestion key' });
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  await expect(dialog.getByLabel('Key name')).toHaveAccessibleDescription(/Name is required/);
+  await expect(dialog.getByLabel('Application')).toHaveAccessibleDescription(/Application is required/);
+  await dialog.getByLabel('Key name').fill('Checkout API');
+  await dialog.getByLabel('Application').fill('checkout');
+  await dialog.getByLabel('Environment').fill('staging');
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  await expect(dialog).toBeHidden();
+
+  const reveal = page.getByRole('region', { name: 'New ingestion key' });
+  await expect(reveal.getByText('Copy this key now')).toBeVisible();
+  const secret = (await reveal.getByTestId('ingestion-secret').textContent())!.trim();
+  expect(secret).toMatch(/^plt_[0-9A-Za-z]{43}$/);
+  await expect(reveal.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
+  await expect(reveal.getByRole('tabpanel')).toContainText('/api/v1/traces');
+  await reveal.getByRole('tab', { name: 'TypeScript' }).click();
+  await expect(reveal.getByRole('tabpanel')).toContainText('fetch(');
+  const row = page.locator('tr', { hasText: 'Checkout API' });
+  await expect(row).toContainText(secret.slice(0, 12));
+  await expect(row).toContainText('Active');
+  await expect(row).toContainText('Never');
+  await shoot(page, '20-ingestion-key-created');
+  await reveal.getByRole('button', { name: 'Done' }).click();
+  await expect(reveal).toBeHidden();
+  await expect(page.getByText(secret)).toHaveCount(0);
+
+  // One batch over real HTTP: a root, a model call with content and a tool call.
+  const traceId = hex(16);
+  const root = hex(8);
+  const model = hex(8);
+  const tool = hex(8);
+  const start = Date.now() - 5000;
+  const common = { traceId, rootSpanId: root, revision: 1, service: 'checkout-api' };
+  const sent = await request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    data: {
+      version: 1,
+      events: [
+        { ...common, spanId: root, name: 'POST /checkout', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 2400, sessionId: 'sess-42', endUserId: 'user-7' },
+        {
+          ...common,
+          spanId: model,
+          parentSpanId: root,
+          name: 'summarise cart',
+          kind: 'model',
+          status: 'success',
+          startedAt: start + 300,
+          endedAt: start + 1900,
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          inputTokens: 1200,
+          outputTokens: 85,
+          costUsdNanos: 1_500_000,
+          costSource: 'provider_reported',
+          contentJson: JSON.stringify({ input: [{ role: 'user', content: 'Summarise this cart' }], output: 'Two items, ready to ship.' }),
+          metadataJson: JSON.stringify({ region: 'eu-west-1' }),
+        },
+        { ...common, spanId: tool, parentSpanId: root, name: 'load cart', kind: 'tool', status: 'error', startedAt: start + 50, endedAt: start + 250, omitted: ['input', 'output'] },
+      ],
+    },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+
+  // The list: newest first, filters kept in the URL.
+  await page.getByRole('link', { name: 'Traces' }).first().click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/traces`);
+  const traceRow = page.locator(`tr[data-trace="${traceId}"]`);
+  await expect(traceRow).toContainText('POST /checkout');
+  await expect(traceRow).toContainText('checkout-api');
+  await expect(traceRow).toContainText('Success');
+  await expect(traceRow).toContainText('2.40 s');
+  await expect(traceRow).toContainText('1,285');
+  await expect(traceRow).toContainText('$0.0015');
+  await shoot(page, '21-traces-list');
+
+  await page.getByLabel('Contains span kind').selectOption('model');
+  await expect(page).toHaveURL(/kind=model/);
+  await expect(traceRow).toBeVisible();
+  await page.getByLabel('Contains span kind').selectOption('retrieval');
+  await expect(page.getByText('No traces match these filters')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).first().click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/traces`);
+  await page.getByLabel('Session').fill('sess-42');
+  await page.getByLabel('Session').press('Enter');
+  await expect(page).toHaveURL(/sessionId=sess-42/);
+  await expect(traceRow).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Session')).toHaveValue('sess-42');
+  await expect(traceRow).toBeVisible();
+
+  // The trace: a waterfall of three bars and a span panel on click.
+  await traceRow.getByRole('link', { name: 'POST /checkout' }).click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/traces/${traceId}`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('POST /checkout');
+  const timeline = page.getByRole('group', { name: 'Span timeline' });
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(3);
+  // Children sit under the root in start order.
+  await expect(timeline.locator('.waterfall-row .waterfall-label-name')).toHaveText(['POST /checkout', 'load cart', 'summarise cart']);
+  const rootBar = await timeline.locator(`[data-span="${root}"] [data-testid="waterfall-bar"]`).boundingBox();
+  const modelBar = await timeline.locator(`[data-span="${model}"] [data-testid="waterfall-bar"]`).boundingBox();
+  expect(modelBar!.x).toBeGreaterThan(rootBar!.x);
+  expect(modelBar!.width).toBeLessThan(rootBar!.width);
+
+  // A subtree folds away behind its parent and comes back.
+  await timeline.getByRole('button', { name: 'Collapse POST /checkout' }).click();
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(1);
+  await expect(timeline.locator(`[data-span="${root}"]`)).toContainText('+2');
+  await timeline.getByRole('button', { name: 'Expand POST /checkout' }).click();
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(3);
+
+  const panel = page.getByRole('region', { name: 'Span details' });
+  await expect(panel.getByRole('heading', { name: /POST \/checkout/ })).toBeVisible();
+  await timeline.locator(`[data-span="${model}"]`).click();
+  await expect(panel.getByRole('heading', { name: /summarise cart/ })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`span=${model}`));
+  await expect(panel).toContainText('gpt-4o-mini');
+  await expect(panel).toContainText('$0.0015');
+  await expect(panel).toContainText('reported by the provider');
+  await expect(panel.getByLabel('Content JSON')).toContainText('"role": "user"');
+  await expect(panel.getByLabel('Metadata JSON')).toContainText('"region": "eu-west-1"');
+  await expect(panel).toContainText('staging');
+  await shoot(page, '22-trace-detail');
+  // A link to the selected span opens the trace on it.
+  await page.reload();
+  await expect(panel.getByRole('heading', { name: /summarise cart/ })).toBeVisible();
+  await timeline.locator(`[data-span="${tool}"]`).click();
+  await expect(panel).toContainText('input omitted');
+  await expect(panel).toContainText('Error');
+
+  // Revoking the key stops ingestion at once.
+  await page.getByRole('link', { name: 'Ingestion keys' }).first().click();
+  await expect(row).not.toContainText('Never');
+  await page.getByRole('button', { name: 'Revoke Checkout API' }).click();
+  await page.getByRole('dialog', { name: 'Revoke ingestion key?' }).getByRole('button', { name: 'Revoke key' }).click();
+  await expect(row).toContainText('Revoked');
+  const refused = await request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    data: { version: 1, events: [{ ...common, spanId: root, name: 'POST /checkout', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 2400, revision: 2 }] },
+  });
+  expect(refused.status()).toBe(401);
+
+  await page.getByRole('link', { name: 'Audit log' }).first().click();
+  await expect(page.getByRole('cell', { name: /Created an ingestion key/ })).toBeVisible();
+  await expect(page.getByRole('cell', { name: /Revoked an ingestion key/ })).toBeVisible();
+});
+
+test('a running span keeps the trace open and orphans sit at the root level', async ({ adminPage: page, request }) => {
+  const organizationId = await createOrganization(page, uniqueName('Live'));
+  await page.goto(`/organizations/${organizationId}/ingestion-keys`);
+  await page.getByRole('button', { name: 'New ingestion key' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New ingestion key' });
+  await dialog.getByLabel('Key name').fill('Worker');
+  await dialog.getByLabel('Application').fill('worker');
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.getByTestId('ingestion-secret').textContent())!.trim();
+
+  const traceId = hex(16);
+  const root = hex(8);
+  const orphan = hex(8);
+  const start = Date.now() - 3000;
+  const send = (events: object[]) =>
+    request.post('/api/v1/traces', { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, data: { version: 1, events } });
+  const running = await send([
+    { traceId, rootSpanId: root, spanId: root, revision: 0, name: 'nightly job', service: 'worker', kind: 'execution', status: 'running', startedAt: start },
+    { traceId, rootSpanId: root, spanId: orphan, parentSpanId: hex(8), revision: 0, name: 'late child', service: 'worker', kind: 'custom', status: 'success', startedAt: start + 100, endedAt: start + 400 },
+  ]);
+  expect(running.status(), await running.text()).toBe(200);
+
+  await page.goto(`/organizations/${organizationId}/traces/${traceId}`);
+  const timeline = page.getByRole('group', { name: 'Span timeline' });
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Running');
+  await expect(page.getByText('updating every 2 seconds')).toBeVisible();
+  await expect(timeline.locator(`[data-span="${orphan}"]`)).toContainText('orphan');
+  await expect(timeline.locator(`[data-span="${root}"] .waterfall-bar-running`)).toBeVisible();
+  await shoot(page, '23-trace-running');
+
+  // The page polls: the completed root replaces the running one without a reload.
+  const done = await send([{ traceId, rootSpanId: root, spanId: root, revision: 1, name: 'nightly job', service: 'worker', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 3500 }]);
+  expect(done.status(), await done.text()).toBe(200);
+  await expect(timeline.locator(`[data-span="${root}"] .waterfall-bar-success`)).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('updating every 2 seconds')).toBeHidden();
+});
+
+test('members who are not admins see an explanation instead of key controls', async ({ adminPage: page, signUpSecondUser }) => {
+  const teammate = await signUpSecondUser('reader');
+  const organizationId = await createOrganization(page, uniqueName('Readers'));
+  await page.goto(`/organizations/${organizationId}/members`);
+  const form = page.getByRole('form', { name: 'Add a member' });
+  await form.getByLabel('Email address').fill(teammate.account.email);
+  await form.getByLabel('Role').selectOption('viewer');
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(form.getByText('now has access')).toBeVisible();
+
+  await teammate.page.goto(`/organizations/${organizationId}/ingestion-keys`);
+  await expect(teammate.page.getByText('Only admins manage ingestion keys')).toBeVisible();
+  await expect(teammate.page.getByRole('button', { name: 'New ingestion key' })).toHaveCount(0);
+  await shoot(teammate.page, '24-ingestion-keys-viewer');
+  await teammate.page.goto(`/organizations/${organizationId}/traces`);
+  await expect(teammate.page.getByText('No traces yet')).toBeVisible();
+  await expect(teammate.page.getByText('Ask an admin for an ingestion key')).toBeVisible();
+  await expect(teammate.page.getByRole('link', { name: 'About ingestion keys' })).toBeVisible();
+  await shoot(teammate.page, '25-traces-empty');
+});

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { ingestionKeys } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { isId, newId, newSecret } from '../ids';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { authorize } from '../auth/permissions';
+import { recordAudit } from '../audit/service';
+import { forgetIngestionKey } from '../auth/ingestion-key';
+import type { CreateIngestionKeyInput, CreatedIngestionKey, IngestionKey } from './schemas';
+
+type IngestionKeyRow = typeof ingestionKeys.$inferSelect;
+
+const prefixLength = 12;
+
+// What is stored and looked up (server/auth/ingestion-key.ts hashes the presented key the same way).
+function ingestionSecretDigest(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function toIngestionKey(row: IngestionKeyRow): IngestionKey {
+  return {
+    id: row.id,
+    name: row.name,
+    application: row.application,
+    environment: row.environment,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function createIngestionKey(ctx: ServiceContext, organizationId: string, input: CreateIngestionKeyInput): Promise<CreatedIngestionKey> {
+  return ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const membership = await authorize(txCtx, organizationId, 'ingestionKeys.manage');
+    if (membership.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
+    const secret = newSecret('plt_');
+    const [row] = await tx
+      .insert(ingestionKeys)
+      .values({
+        id: newId('ikey'),
+        organizationId,
+        name: input.name,
+        application: input.application,
+        environment: input.environment,
+        prefix: secret.slice(0, prefixLength),
+        secretDigest: ingestionSecretDigest(secret),
+        createdBy: ctx.actor.userId,
+      })
+      .returning();
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'ingestionKey.create',
+      targetType: 'ingestion_key',
+      targetId: row.id,
+      details: { name: row.name, application: row.application, environment: row.environment, prefix: row.prefix },
+    });
+    return { key: toIngestionKey(row), secret };
+  });
+}
+
+export async function listIngestionKeys(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<IngestionKey>> {
+  await authorize(ctx, organizationId, 'ingestionKeys.manage');
+  const conditions = [eq(ingestionKeys.organizationId, organizationId)];
+  // Ids sort by creation time, so the id alone is the keyset for "newest first".
+  if (page.cursor) conditions.push(lt(ingestionKeys.id, String(decodeCursor(page.cursor, 1)[0])));
+  const rows = await ctx.db
+    .select()
+    .from(ingestionKeys)
+    .where(and(...conditions))
+    .orderBy(desc(ingestionKeys.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (r) => [r.id], toIngestionKey);
+}
+
+async function findKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKeyRow> {
+  if (!isId('ikey', keyId)) throw notFound('Ingestion key');
+  const [row] = await ctx.db.select().from(ingestionKeys).where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId)));
+  if (!row) throw notFound('Ingestion key');
+  return row;
+}
+
+// Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
+export async function revokeIngestionKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKey> {
+  const key = await ctx.db.transaction(async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    await authorize(txCtx, organizationId, 'ingestionKeys.manage');
+    if (!isId('ikey', keyId)) throw notFound('Ingestion key');
+    const [revoked] = await tx
+      .update(ingestionKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId), isNull(ingestionKeys.revokedAt)))
+      .returning();
+    if (!revoked) return toIngestionKey(await findKey(txCtx, organizationId, keyId));
+    await recordAudit(txCtx, { organizationId, operation: 'ingestionKey.revoke', targetType: 'ingestion_key', targetId: keyId, details: { name: revoked.name, prefix: revoked.prefix } });
+    return toIngestionKey(revoked);
+  });
+  // This process stops accepting it at once; ingestion re-checks revocation when it writes anyway.
+  forgetIngestionKey(keyId);
+  return key;
+}

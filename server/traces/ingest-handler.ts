@@ -1,0 +1,179 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getDb } from '@/db/client';
+import { AppError } from '../errors';
+import { errorBody, newRequestId, toAppError } from '../api/http';
+import { findDuplicateKey, maxBodyBytes } from '../api/strict-input';
+import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
+import { RateLimiter } from '../rate-limit';
+import { config } from '../config';
+import { assertClockLead, parseTraceBatch } from './ingest-schema';
+import { storeBatch } from './ingest';
+
+// POST /api/v1/traces. One function serves both the production entry's node:http hot path
+// (serveIngest) and Next's catch-all (ingestFromRequest). Checks run in this order, each refusing
+// before the next reads more: method 405 → key 401 → media type 415 → size 413 → JSON and
+// fields 400 → read-only 403 → rate 429 → clock 409 → span state 409 → 200 { accepted }.
+
+export const ingestPath = '/api/v1/traces';
+
+type IngestInput = {
+  method: string;
+  header: (name: string) => string | undefined;
+  // Resolves with the whole body, or null as soon as it passes `limit` bytes (the rest is never read).
+  readBody: (limit: number) => Promise<Buffer | null>;
+};
+
+type IngestOutput = { status: number; headers: Record<string, string>; body: string; closeConnection: boolean };
+
+const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.', { limitBytes: maxBodyBytes });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+let limiter: RateLimiter | undefined;
+function limitKey(keyId: string): void {
+  const perSecond = config().ingestRatePerSecond;
+  limiter ??= new RateLimiter(perSecond * 60, Math.max(1, perSecond));
+  limiter.take(keyId);
+}
+
+function parseJson(body: Buffer): unknown {
+  let text: string;
+  let value: unknown;
+  try {
+    text = utf8.decode(body);
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_request', 'The request body is not valid UTF-8 JSON.');
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null) throw new AppError('invalid_request', 'The request body repeats a field.', { issues: [{ path: duplicate, message: 'Field given more than once.' }] });
+  return value;
+}
+
+async function ingest(input: IngestInput): Promise<number> {
+  if (input.method !== 'POST') throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
+  const db = await getDb();
+  const actor = await authenticateIngestionKey(db, input.header('authorization'));
+  const type = input.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send the batch as uncompressed JSON with Content-Type: application/json.');
+  const encoding = input.header('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') throw new AppError('unsupported_media_type', 'Send the batch uncompressed (no Content-Encoding).');
+  const declared = input.header('content-length');
+  if (declared !== undefined && Number(declared) > maxBodyBytes) throw tooLarge();
+  const body = await input.readBody(maxBodyBytes);
+  if (body === null) throw tooLarge();
+  const batch = parseTraceBatch(parseJson(body));
+  if (actor.readOnly) throw new AppError('read_only', 'The organization is read-only; traces are not accepted.');
+  limitKey(actor.keyId);
+  assertClockLead(batch);
+  try {
+    return await storeBatch(db, actor.keyId, batch);
+  } catch (error) {
+    if ((error as AppError).code === 'unauthorized') forgetIngestionKey(actor.keyId);
+    throw error;
+  }
+}
+
+async function handleIngest(input: IngestInput): Promise<IngestOutput> {
+  const requestId = newRequestId();
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId };
+  try {
+    const accepted = await ingest(input);
+    return { status: 200, headers, body: JSON.stringify({ accepted }), closeConnection: false };
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.code === 'internal' || appError.code === 'unavailable') {
+      console.error(JSON.stringify({ level: 'error', requestId, operation: 'ingest_traces', error: String((error as Error)?.stack ?? error) }));
+    }
+    const extra = { ...appError.headers };
+    if ((appError.status === 429 || appError.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
+    // After 413 the rest of the body is never read, so the connection cannot be reused.
+    const closeConnection = appError.code === 'payload_too_large';
+    if (closeConnection) extra.connection = 'close';
+    return { status: appError.status, headers: { ...headers, ...extra }, body: JSON.stringify(errorBody(appError, requestId)), closeConnection };
+  }
+}
+
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    // A client that goes away mid-body gets no answer; nothing was stored.
+    const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
+    const onError = () => {
+      cleanup();
+      reject(cutOff());
+    };
+    const onClose = () => {
+      cleanup();
+      reject(cutOff());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+// The production entry's hot path: node:http straight to the handler, no Web Request in between.
+export async function serveIngest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const output = await handleIngest({
+    method: req.method ?? 'GET',
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+  });
+  output.headers['content-length'] = String(Buffer.byteLength(output.body));
+  res.writeHead(output.status, output.headers);
+  if (output.closeConnection) res.end(output.body, () => req.destroy());
+  else res.end(output.body);
+}
+
+async function readWebBody(request: Request, limit: number): Promise<Buffer | null> {
+  if (!request.body) return Buffer.alloc(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+// Next's catch-all (`next dev`) and in-process tests: the same handler behind a Web Request.
+export async function ingestFromRequest(request: Request): Promise<Response> {
+  const output = await handleIngest({
+    method: request.method,
+    header: (name) => request.headers.get(name) ?? undefined,
+    readBody: (limit) => readWebBody(request, limit),
+  });
+  return new Response(output.body, { status: output.status, headers: output.headers });
+}

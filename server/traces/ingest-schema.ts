@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import { AppError, invalidRequest, type Issue } from '../errors';
+import { zodIssues } from '../api/strict-input';
+
+// The trace batch of the spec's "Trace ingestion" section. One zod schema validates every event
+// and feeds the OpenAPI document; rules across fields run as checks on the parsed span.
+
+export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
+export const spanStatuses = ['running', 'success', 'error', 'cancelled'] as const;
+export const costSources = ['provider_reported', 'catalog_estimate', 'unavailable'] as const;
+export const omittedParts = ['input', 'output', 'error', 'metadata'] as const;
+
+export const maxEventsPerBatch = 50;
+export const maxRevision = 1_000_000;
+export const maxClockLeadMs = 5 * 60 * 1000;
+export const maxContentBytes = 256 * 1024;
+export const maxMetadataBytes = 16 * 1024;
+export const maxMetadataKeys = 64;
+export const maxJsonDepth = 32;
+
+function hexId(length: number) {
+  const pattern = new RegExp(`^[0-9a-f]{${length}}$`);
+  const zeros = '0'.repeat(length);
+  return z
+    .string()
+    .refine((value) => pattern.test(value), `Must be ${length} lowercase hexadecimal characters.`)
+    .refine((value) => value !== zeros, 'Must not be all zeros.')
+    .meta({ pattern: `^[0-9a-f]{${length}}$`, description: 'Not all zeros.' });
+}
+
+// Lengths count characters (Unicode code points), not UTF-16 units.
+function characterCount(value: string): number {
+  let count = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < value.length) i++;
+    count++;
+  }
+  return count;
+}
+
+function text(max: number, min = 0) {
+  return z
+    .string()
+    .refine((value) => value.length >= min && (value.length <= max || characterCount(value) <= max), min ? `Must be 1 to ${max} characters.` : `Must be at most ${max} characters.`)
+    .meta(min ? { minLength: min, maxLength: max } : { maxLength: max });
+}
+
+const unixMs = z.int().min(0).describe('Unix milliseconds');
+const count = z.int().min(0);
+
+export const spanSnapshotSchema = z.strictObject({
+  traceId: hexId(32),
+  spanId: hexId(16),
+  rootSpanId: hexId(16),
+  parentSpanId: hexId(16).optional(),
+  revision: z.int().min(0).max(maxRevision),
+  name: text(200, 1),
+  service: text(100, 1),
+  kind: z.enum(spanKinds),
+  status: z.enum(spanStatuses),
+  startedAt: unixMs.describe('Unix milliseconds; at most five minutes ahead of server time (409 otherwise)'),
+  endedAt: unixMs.optional().describe('Unix milliseconds; omitted while running, required once finished, not before startedAt'),
+  sessionId: text(200).optional(),
+  endUserId: text(200).optional(),
+  provider: text(100).optional(),
+  promptVersionId: text(100).optional(),
+  pricingVersion: text(100).optional(),
+  model: text(200).optional(),
+  inputTokens: count.optional(),
+  outputTokens: count.optional(),
+  costUsdNanos: count.optional().describe('Billionths of a US dollar; only with costSource provider_reported or catalog_estimate'),
+  costSource: z.enum(costSources).optional(),
+  contentJson: z.string().optional().describe('JSON text, at most 256 KiB (UTF-8) and 32 levels deep'),
+  metadataJson: z.string().optional().describe('JSON object text, at most 16 KiB (UTF-8), 64 top-level keys and 32 levels deep'),
+  omitted: z.array(z.enum(omittedParts)).max(4).optional().describe('Distinct entries'),
+});
+
+export const traceBatchSchema = z.strictObject({
+  version: z.literal(1),
+  events: z.array(spanSnapshotSchema).min(1).max(maxEventsPerBatch),
+});
+
+export type SpanSnapshot = z.infer<typeof spanSnapshotSchema>;
+export type TraceBatch = z.infer<typeof traceBatchSchema>;
+
+// Deepest nesting of arrays and objects in valid JSON text ("{}" is 1), found without parsing again.
+export function jsonDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string: find its closing quote, stepping over escaped ones.
+      for (;;) {
+        i = json.indexOf('"', i + 1);
+        let backslashes = 0;
+        while (json.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+function checkJson(value: string, what: 'contentJson' | 'metadataJson', issues: Issue[], prefix: string): void {
+  const path = `${prefix}${what}`;
+  const limit = what === 'contentJson' ? maxContentBytes : maxMetadataBytes;
+  // UTF-8 is at most 3 bytes per UTF-16 unit: short strings skip the byte count.
+  if (value.length * 3 > limit && Buffer.byteLength(value, 'utf8') > limit) {
+    issues.push({ path, message: `Must be at most ${limit / 1024} KiB (UTF-8).` });
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    issues.push({ path, message: 'Must be valid JSON text.' });
+    return;
+  }
+  if (what === 'metadataJson') {
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      issues.push({ path, message: 'Must be a JSON object.' });
+      return;
+    }
+    if (Object.keys(parsed).length > maxMetadataKeys) issues.push({ path, message: `Must have at most ${maxMetadataKeys} top-level keys.` });
+  }
+  if (typeof parsed === 'object' && parsed !== null && jsonDepth(value) > maxJsonDepth) {
+    issues.push({ path, message: `Must nest at most ${maxJsonDepth} levels.` });
+  }
+}
+
+// Rules across the fields of one span (spec rules 1, 2, 4 and the conditional fields).
+function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
+  const prefix = `events.${index}.`;
+  if (span.rootSpanId === span.spanId) {
+    if (span.parentSpanId !== undefined) issues.push({ path: `${prefix}parentSpanId`, message: 'A root span (rootSpanId equals spanId) has no parentSpanId.' });
+  } else if (span.parentSpanId === undefined) {
+    issues.push({ path: `${prefix}parentSpanId`, message: 'A child span (rootSpanId differs from spanId) needs parentSpanId.' });
+  } else if (span.parentSpanId === span.spanId) {
+    issues.push({ path: `${prefix}parentSpanId`, message: 'A span is never its own parent.' });
+  }
+  if (span.status === 'running') {
+    if (span.endedAt !== undefined) issues.push({ path: `${prefix}endedAt`, message: 'Omit endedAt while the span is running.' });
+  } else if (span.endedAt === undefined) {
+    issues.push({ path: `${prefix}endedAt`, message: 'A finished span needs endedAt.' });
+  } else if (span.endedAt < span.startedAt) {
+    issues.push({ path: `${prefix}endedAt`, message: 'endedAt must not be before startedAt.' });
+  }
+  if (span.costUsdNanos !== undefined && span.costSource !== 'provider_reported' && span.costSource !== 'catalog_estimate') {
+    issues.push({ path: `${prefix}costUsdNanos`, message: 'costUsdNanos needs costSource provider_reported or catalog_estimate.' });
+  }
+  if (span.omitted && new Set(span.omitted).size !== span.omitted.length) {
+    issues.push({ path: `${prefix}omitted`, message: 'Entries must be distinct.' });
+  }
+  if (span.contentJson !== undefined) checkJson(span.contentJson, 'contentJson', issues, prefix);
+  if (span.metadataJson !== undefined) checkJson(span.metadataJson, 'metadataJson', issues, prefix);
+}
+
+// The same structural rules as traceBatchSchema, as plain checks: every batch takes this path
+// (several times faster than the schema); only a batch that fails it goes through the schema,
+// which then names every issue. tests/unit/trace-validation.test.ts holds both to the same table.
+const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: /^[0-9a-f]{32}$/ };
+const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== '0'.repeat(length);
+const isText = (max: number, min = 0) => (v: unknown) => typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const isOneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
+const isString = (v: unknown) => typeof v === 'string';
+const isOmitted = (v: unknown) => Array.isArray(v) && v.length <= 4 && v.every(isOneOf(omittedParts));
+
+const requiredChecks: [string, (v: unknown) => boolean][] = [
+  ['traceId', isHex(32)],
+  ['spanId', isHex(16)],
+  ['rootSpanId', isHex(16)],
+  ['revision', (v) => isCount(v) && (v as number) <= maxRevision],
+  ['name', isText(200, 1)],
+  ['service', isText(100, 1)],
+  ['kind', isOneOf(spanKinds)],
+  ['status', isOneOf(spanStatuses)],
+  ['startedAt', isCount],
+];
+const fieldChecks = new Map<string, (v: unknown) => boolean>([
+  ...requiredChecks,
+  ['parentSpanId', isHex(16)],
+  ['endedAt', isCount],
+  ['sessionId', isText(200)],
+  ['endUserId', isText(200)],
+  ['provider', isText(100)],
+  ['promptVersionId', isText(100)],
+  ['pricingVersion', isText(100)],
+  ['model', isText(200)],
+  ['inputTokens', isCount],
+  ['outputTokens', isCount],
+  ['costUsdNanos', isCount],
+  ['costSource', isOneOf(costSources)],
+  ['contentJson', isString],
+  ['metadataJson', isString],
+  ['omitted', isOmitted],
+]);
+const requiredCount = requiredChecks.length;
+const requiredNames = new Set(requiredChecks.map(([name]) => name));
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasSpanShape(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  let required = 0;
+  for (const key in value) {
+    const check = fieldChecks.get(key);
+    if (!check || !check(value[key])) return false;
+    if (requiredNames.has(key)) required++;
+  }
+  return required === requiredCount;
+}
+
+export function hasBatchShape(value: unknown): value is TraceBatch {
+  if (!isPlainObject(value)) return false;
+  let keys = 0;
+  for (const _key in value) keys++;
+  const events = value.events;
+  return keys === 2 && value.version === 1 && Array.isArray(events) && events.length >= 1 && events.length <= maxEventsPerBatch && events.every(hasSpanShape);
+}
+
+// A parsed JSON body → a valid batch, or 400 invalid_request listing every issue with its path.
+export function parseTraceBatch(value: unknown): TraceBatch {
+  let batch: TraceBatch;
+  if (hasBatchShape(value)) batch = value;
+  else {
+    const result = traceBatchSchema.safeParse(value);
+    if (!result.success) throw invalidRequest('The trace batch is not valid.', zodIssues(result.error));
+    batch = result.data;
+  }
+  const issues: Issue[] = [];
+  batch.events.forEach((span, index) => checkSpan(span, index, issues));
+  if (issues.length) throw invalidRequest('The trace batch is not valid.', issues);
+  return batch;
+}
+
+// startedAt more than five minutes ahead of server time is a state conflict (409), not bad input.
+export function assertClockLead(batch: TraceBatch, now = Date.now()): void {
+  const index = batch.events.findIndex((span) => span.startedAt > now + maxClockLeadMs);
+  if (index === -1) return;
+  throw new AppError('invalid_state', 'startedAt is more than five minutes ahead of server time. Check the clock of the sending host.', {
+    state: 'clock_ahead',
+    path: `events.${index}.startedAt`,
+    serverTime: now,
+  });
+}

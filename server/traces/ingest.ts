@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { AppError } from '../errors';
+import type { SpanSnapshot, TraceBatch } from './ingest-schema';
+
+// Storage of a validated batch. Same-span events of the batch are resolved here first, in memory,
+// as if they were sent one by one in revision order; the database function ingest_spans
+// (migration 0007) then applies the result against the stored spans in one call, all or
+// nothing, under the row locks its upsert takes.
+
+const snapshotFields = [
+  'traceId', 'spanId', 'rootSpanId', 'parentSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt', 'endedAt',
+  'sessionId', 'endUserId', 'provider', 'promptVersionId', 'pricingVersion', 'model', 'inputTokens', 'outputTokens',
+  'costUsdNanos', 'costSource', 'contentJson', 'metadataJson', 'omitted',
+] as const satisfies readonly (keyof SpanSnapshot)[];
+
+// Digest of the canonical snapshot: every field in a fixed order, strings length-prefixed (so no
+// two snapshots share an encoding), absent fields as "~". Hashing the values directly is several
+// times faster than hashing a JSON rendering that escapes the content again.
+export function snapshotDigest(span: SpanSnapshot): string {
+  let canonical = '';
+  for (const field of snapshotFields) {
+    const value = span[field];
+    if (value === undefined) canonical += '~';
+    else if (typeof value === 'string') canonical += `s${value.length}:${value}`;
+    else if (typeof value === 'number') canonical += `n${value};`;
+    else canonical += `a${value.join(',')};`;
+  }
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
+
+const stateMessages: Record<SpanState, string> = {
+  revision_conflict: 'A span was sent again with the same revision but different content.',
+  identity_changed: 'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
+  reopened: 'A finished span cannot go back to running.',
+};
+
+function conflict(state: SpanState, index: number, span: SpanSnapshot, storedRevision?: number): AppError {
+  return new AppError('invalid_state', stateMessages[state], {
+    state,
+    path: `events.${index}`,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    ...(storedRevision === undefined ? {} : { storedRevision }),
+  });
+}
+
+
+type Entry = { index: number; span: SpanSnapshot; digest: string };
+
+// One row per distinct span, as the ingest_span type of the database function expects it.
+type SpanRow = SpanSnapshot & { i: number; digest: string; revs: number[]; digests: string[]; maxRunning: number | null };
+
+function sameIdentity(a: SpanSnapshot, b: SpanSnapshot): boolean {
+  return a.traceId === b.traceId && a.rootSpanId === b.rootSpanId && a.parentSpanId === b.parentSpanId;
+}
+
+// Same-span events in revision order must be a valid sequence on their own; the last one is stored.
+function resolveSpan(entries: Entry[]): SpanRow {
+  entries.sort((a, b) => a.span.revision - b.span.revision || a.index - b.index);
+  const revs: number[] = [];
+  const digests: string[] = [];
+  let maxRunning: number | null = null;
+  let previous: Entry | undefined;
+  for (const entry of entries) {
+    const { span } = entry;
+    if (previous) {
+      if (span.revision === previous.span.revision) {
+        if (entry.digest !== previous.digest) throw conflict('revision_conflict', entry.index, span);
+        continue;
+      }
+      if (!sameIdentity(span, previous.span)) throw conflict('identity_changed', entry.index, span);
+      if (span.status === 'running' && previous.span.status !== 'running') throw conflict('reopened', entry.index, span);
+    }
+    revs.push(span.revision);
+    digests.push(entry.digest);
+    if (span.status === 'running') maxRunning = span.revision;
+    previous = entry;
+  }
+  const last = previous!;
+  return { ...last.span, i: last.index, digest: last.digest, revs, digests, maxRunning };
+}
+
+export function resolveBatch(batch: TraceBatch): SpanRow[] {
+  const bySpan = new Map<string, Entry[]>();
+  const rootOfTrace = new Map<string, string>();
+  batch.events.forEach((span, index) => {
+    const root = rootOfTrace.get(span.traceId);
+    if (root === undefined) rootOfTrace.set(span.traceId, span.rootSpanId);
+    else if (root !== span.rootSpanId) throw conflict('identity_changed', index, span);
+    const entry = { index, span, digest: snapshotDigest(span) };
+    const entries = bySpan.get(span.spanId);
+    if (entries) entries.push(entry);
+    else bySpan.set(span.spanId, [entry]);
+  });
+  const rows: SpanRow[] = [];
+  for (const entries of bySpan.values()) {
+    if (entries.length === 1) {
+      const { span, index, digest } = entries[0];
+      rows.push({ ...span, i: index, digest, revs: [span.revision], digests: [digest], maxRunning: span.status === 'running' ? span.revision : null });
+    } else {
+      rows.push(resolveSpan(entries));
+    }
+  }
+  return rows;
+}
+
+function databaseError(error: unknown): { code?: string; detail?: string } {
+  let current = error as { code?: unknown; detail?: unknown; cause?: unknown } | null;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (typeof current.code === 'string' && current.code.startsWith('PT')) return { code: current.code, detail: typeof current.detail === 'string' ? current.detail : undefined };
+    current = current.cause as typeof current;
+  }
+  return {};
+}
+
+type PostgresClient = { unsafe: (query: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
+
+// On postgres-js the call is a prepared statement: one round trip per batch (an unprepared query
+// with parameters first asks the server for their types). PGlite goes through Drizzle.
+function callIngestSpans(db: Db, keyId: string, payload: string): Promise<unknown> {
+  const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
+  if (typeof client?.unsafe === 'function') return client.unsafe('select ingest_spans($1, $2::text::json)', [keyId, payload], { prepare: true });
+  return db.execute(sql`select ingest_spans(${keyId}, ${payload}::json)`);
+}
+
+// Stores the batch for the key's organization; resolves with the number of acknowledged events.
+export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
+  const rows = resolveBatch(batch);
+  try {
+    await callIngestSpans(db, keyId, JSON.stringify(rows));
+  } catch (error) {
+    const { code, detail } = databaseError(error);
+    if (code === 'PT401') throw new AppError('unauthorized', 'The ingestion key is unknown or revoked.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (code === 'PT403') throw new AppError('read_only', 'The organization is read-only; traces are not accepted.');
+    if (code === 'PT409' && detail) {
+      const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };
+      throw conflict(found.state, found.index, batch.events[found.index], found.storedRevision ?? undefined);
+    }
+    throw error;
+  }
+  return batch.events.length;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
+export const spanStatuses = ['running', 'success', 'error', 'cancelled'] as const;
+export const costSources = ['provider_reported', 'catalog_estimate', 'unavailable'] as const;
+export const omittedParts = ['input', 'output', 'error', 'metadata'] as const;
+
+export const traceIdPattern = /^[0-9a-f]{32}$/;
+
+const unixMs = z.coerce.number().int('Use whole Unix milliseconds.').min(0, 'Use a nonnegative Unix millisecond time.').max(8.64e15);
+
+export const listTracesQuery = z
+  .strictObject({
+    cursor: z.string().min(1).max(500).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+    service: z.string().min(1).max(100).optional(),
+    status: z.enum(spanStatuses).optional(),
+    kind: z.enum(spanKinds).optional(),
+    from: unixMs.optional().describe('Only traces that started at or after this Unix millisecond time.'),
+    to: unixMs.optional().describe('Only traces that started at or before this Unix millisecond time.'),
+    sessionId: z.string().min(1).max(200).optional(),
+    endUserId: z.string().min(1).max(200).optional(),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: '`from` must not be after `to`.', path: ['from'] });
+export type ListTracesQuery = z.infer<typeof listTracesQuery>;
+
+export const traceListItemSchema = z.object({
+  traceId: z.string(),
+  rootSpanId: z.string(),
+  name: z.string(),
+  service: z.string(),
+  status: z.enum(spanStatuses),
+  startedAt: z.number().int().describe('Unix ms: the earliest span start.'),
+  endedAt: z.number().int().nullable().describe('Unix ms: the latest span end, null while any span is running.'),
+  durationMs: z.number().int().nullable(),
+  spanCount: z.number().int(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  costUsdNanos: z.number().int().nullable(),
+  sessionId: z.string().nullable(),
+  endUserId: z.string().nullable(),
+});
+export type TraceListItem = z.infer<typeof traceListItemSchema>;
+
+export const spanSchema = z.object({
+  traceId: z.string(),
+  spanId: z.string(),
+  rootSpanId: z.string(),
+  parentSpanId: z.string().nullable(),
+  revision: z.number().int(),
+  name: z.string(),
+  service: z.string(),
+  kind: z.enum(spanKinds),
+  status: z.enum(spanStatuses),
+  startedAt: z.number().int(),
+  endedAt: z.number().int().nullable(),
+  sessionId: z.string().nullable(),
+  endUserId: z.string().nullable(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  promptVersionId: z.string().nullable(),
+  pricingVersion: z.string().nullable(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  costUsdNanos: z.number().int().nullable(),
+  costSource: z.enum(costSources).nullable(),
+  contentJson: z.string().nullable(),
+  metadataJson: z.string().nullable(),
+  omitted: z.array(z.enum(omittedParts)),
+  application: z.string(),
+  environment: z.string(),
+});
+export type Span = z.infer<typeof spanSchema>;
+
+export const traceSchema = z.object({ traceId: z.string(), spans: z.array(spanSchema) });
+export type Trace = z.infer<typeof traceSchema>;

@@ -1,0 +1,304 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { getDb } from '@/db/client';
+import { ingestionKeys } from '@/db/schema';
+import { batch, child, hex, newIngestion, newIngestionKey, span, storedSpan, storedSpans } from '../helpers/ingestion';
+
+// Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
+beforeAll(() => getDb().then(() => undefined), 120_000);
+
+const finished = (event: Record<string, unknown>, revision: number, overrides: Record<string, unknown> = {}) => ({
+  ...event,
+  revision,
+  status: 'success',
+  endedAt: (event.startedAt as number) + 250,
+  ...overrides,
+});
+
+function expectConflict(result: { status: number; body: any }, state: string) {
+  expect(result.status, JSON.stringify(result.body)).toBe(409);
+  expect(result.body.error.code).toBe('invalid_state');
+  expect(result.body.error.details.state).toBe(state);
+}
+
+describe('span state: revisions', () => {
+  it('a higher revision replaces the stored snapshot', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span({ metadataJson: '{"step":1}' });
+    expect((await send(batch(root))).status).toBe(200);
+    const done = finished(root, 1, { metadataJson: '{"step":2}', inputTokens: 10 });
+    expect((await send(batch(done))).body).toEqual({ accepted: 1 });
+    const row = await storedSpan(organizationId, root.spanId as string);
+    expect(row).toMatchObject({ revision: 1, status: 'success', endedAt: done.endedAt, metadataJson: '{"step":2}', inputTokens: 10 });
+  });
+
+  it('an identical retry is acknowledged and changes nothing', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span({ contentJson: '{"input":"hi"}' });
+    const body = batch(root, child(root));
+    expect((await send(body)).body).toEqual({ accepted: 2 });
+    const before = await storedSpans(organizationId);
+    const retry = await send(body);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ accepted: 2 });
+    expect(await storedSpans(organizationId)).toEqual(before);
+  });
+
+  it('the same revision with different content → 409 revision_conflict, stored snapshot kept', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span({ name: 'original' });
+    await send(batch(root));
+    const result = await send(batch({ ...root, name: 'changed' }));
+    expectConflict(result, 'revision_conflict');
+    expect(result.body.error.details).toMatchObject({ path: 'events.0', spanId: root.spanId, traceId: root.traceId, storedRevision: 0 });
+    expect((await storedSpan(organizationId, root.spanId as string)).name).toBe('original');
+  });
+
+  it('a lower revision than stored is acknowledged and ignored', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(finished(root, 3)));
+    const older = await send(batch({ ...root, revision: 1, name: 'stale' }));
+    expect(older.status).toBe(200);
+    expect(older.body).toEqual({ accepted: 1 });
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 3, name: root.name, status: 'success' });
+  });
+
+  it('children may arrive before their root', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    expect((await send(batch(child(root), child(root)))).status).toBe(200);
+    expect((await send(batch(root))).status).toBe(200);
+    expect(await storedSpans(organizationId)).toHaveLength(3);
+  });
+
+  it('stores every field of the snapshot, with the key application and environment', async () => {
+    const { send, organizationId, keyId } = await newIngestion();
+    const root = span();
+    const event = child(root, {
+      kind: 'model',
+      sessionId: 'sess-1',
+      endUserId: 'user-9',
+      provider: 'openai',
+      model: 'gpt-x',
+      promptVersionId: 'ver_1',
+      pricingVersion: '2026-01',
+      inputTokens: 100,
+      outputTokens: 20,
+      costUsdNanos: 123_456,
+      costSource: 'provider_reported',
+      contentJson: '{"output":"ok"}',
+      metadataJson: '{"region":"eu"}',
+      omitted: ['input'],
+    });
+    expect((await send(batch(event))).status).toBe(200);
+    const row = await storedSpan(organizationId, event.spanId as string);
+    expect(row).toMatchObject({
+      traceId: event.traceId,
+      rootSpanId: root.spanId,
+      parentSpanId: root.spanId,
+      revision: 0,
+      kind: 'model',
+      status: 'success',
+      startedAt: event.startedAt,
+      endedAt: event.endedAt,
+      sessionId: 'sess-1',
+      endUserId: 'user-9',
+      provider: 'openai',
+      model: 'gpt-x',
+      promptVersionId: 'ver_1',
+      pricingVersion: '2026-01',
+      inputTokens: 100,
+      outputTokens: 20,
+      costUsdNanos: 123_456,
+      costSource: 'provider_reported',
+      contentJson: '{"output":"ok"}',
+      metadataJson: '{"region":"eu"}',
+      omitted: ['input'],
+      ingestionKeyId: keyId,
+      application: 'test-app',
+      environment: 'test',
+    });
+    expect(row.snapshotDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keeps last_used_at of the key fresh', async () => {
+    const { send, keyId } = await newIngestion();
+    await send(batch(span()));
+    const db = await getDb();
+    const [key] = await db.select().from(ingestionKeys).where(eq(ingestionKeys.id, keyId));
+    expect(key.lastUsedAt).toBeInstanceOf(Date);
+    expect(Math.abs(key.lastUsedAt!.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('spans are kept per organization: the same ids in another organization are another span', async () => {
+    const first = await newIngestion();
+    const second = await newIngestion();
+    const root = span();
+    expect((await first.send(batch(root))).status).toBe(200);
+    expect((await second.send(batch({ ...root, name: 'other org' }))).status).toBe(200);
+    expect((await storedSpan(first.organizationId, root.spanId as string)).name).toBe(root.name);
+    expect((await storedSpan(second.organizationId, root.spanId as string)).name).toBe('other org');
+  });
+
+  it('two keys of one organization write the same spans', async () => {
+    const { send, organizationId } = await newIngestion();
+    const other = await newIngestionKey(organizationId, { application: 'worker', environment: 'prod' });
+    const root = span();
+    await send(batch(root));
+    const { call } = await import('../helpers/api');
+    const result = await call('POST', '/traces', { body: batch(finished(root, 1)), headers: { authorization: `Bearer ${other.secret}` } });
+    expect(result.status).toBe(200);
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 1, application: 'worker', ingestionKeyId: other.keyId });
+  });
+});
+
+describe('span state: identity and reopening → 409, nothing stored', () => {
+  it.each([
+    ['parentSpanId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, parentSpanId: hex(8) })],
+    ['rootSpanId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, rootSpanId: hex(8) })],
+    ['traceId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, traceId: hex(16) })],
+  ])('%s', async (_label, change) => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    const first = child(root, { status: 'running', endedAt: undefined });
+    delete first.endedAt;
+    await send(batch(root, first));
+    const bystander = span();
+    const result = await send(batch(bystander, change(first)));
+    expectConflict(result, 'identity_changed');
+    expect(result.body.error.details.path).toBe('events.1');
+    expect(await storedSpan(organizationId, first.spanId as string)).toMatchObject({ revision: 0, traceId: root.traceId, parentSpanId: root.spanId });
+    expect(await storedSpan(organizationId, bystander.spanId as string)).toBeUndefined();
+  });
+
+  it('a new child naming another root than its stored trace → 409 identity_changed', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(root));
+    const stray = child(root, { rootSpanId: hex(8) });
+    expectConflict(await send(batch(stray)), 'identity_changed');
+    expect(await storedSpans(organizationId)).toHaveLength(1);
+  });
+
+  it('a finished span cannot go back to running', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(finished(root, 1)));
+    const result = await send(batch({ ...root, revision: 2 }));
+    expectConflict(result, 'reopened');
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 1, status: 'success' });
+  });
+
+  it('a finished span may be revised while it stays finished', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(finished(root, 1)));
+    expect((await send(batch(finished(root, 2, { status: 'error' })))).status).toBe(200);
+    expect((await storedSpan(organizationId, root.spanId as string)).status).toBe('error');
+  });
+
+  it('a conflict late in a batch rolls back the spans written before it', async () => {
+    const { send, organizationId } = await newIngestion();
+    const existing = span({ name: 'kept' });
+    await send(batch(existing));
+    // New spans sort before and after the conflicting one, so some are inserted before it is checked.
+    const fresh = Array.from({ length: 10 }, () => span());
+    const result = await send(batch(...fresh, { ...existing, name: 'rewritten' }));
+    expectConflict(result, 'revision_conflict');
+    expect(result.body.error.details.path).toBe('events.10');
+    const rows = await storedSpans(organizationId);
+    expect(rows.map((r) => r.spanId)).toEqual([existing.spanId]);
+    expect(rows[0].name).toBe('kept');
+  });
+});
+
+describe('span state: several events for one span in one batch', () => {
+  it('equals sending them one by one in revision order', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    const result = await send(batch(finished(root, 2), { ...root, revision: 1, name: 'middle' }, root));
+    expect(result.body).toEqual({ accepted: 3 });
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 2, status: 'success', name: root.name });
+  });
+
+  it('an identical event twice in a batch is fine', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    expect((await send(batch(root, root))).body).toEqual({ accepted: 2 });
+    expect(await storedSpans(organizationId)).toHaveLength(1);
+  });
+
+  it.each([
+    ['same revision with different content', (root: Record<string, unknown>) => [root, { ...root, name: 'other' }], 'revision_conflict'],
+    ['running after finished', (root: Record<string, unknown>) => [finished(root, 1), { ...root, revision: 2 }], 'reopened'],
+    [
+      'a changed parent',
+      (root: Record<string, unknown>) => {
+        const first = child(root);
+        return [first, { ...first, revision: 1, parentSpanId: hex(8) }];
+      },
+      'identity_changed',
+    ],
+  ])('%s → 409, nothing stored', async (_label, events, state) => {
+    const { send, organizationId } = await newIngestion();
+    expectConflict(await send(batch(span(), ...events(span()))), state);
+    expect(await storedSpans(organizationId)).toHaveLength(0);
+  });
+
+  it('a stored revision inside the batch with other content → 409 even when a higher one follows', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(root));
+    expectConflict(await send(batch({ ...root, name: 'rewritten' }, finished(root, 1))), 'revision_conflict');
+    expect((await storedSpan(organizationId, root.spanId as string)).revision).toBe(0);
+  });
+
+  it('a running revision inside the batch after a stored finished one → 409 reopened', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    await send(batch(finished(root, 1)));
+    expectConflict(await send(batch({ ...root, revision: 2 }, finished(root, 3))), 'reopened');
+    expect((await storedSpan(organizationId, root.spanId as string)).revision).toBe(1);
+  });
+});
+
+describe('span state: concurrent batches', () => {
+  it('batches for one span with different revisions end at the highest, whatever the interleaving', async () => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    const revisions = Array.from({ length: 12 }, (_, i) => i);
+    const results = await Promise.all(revisions.map((revision) => send(batch(revision === 11 ? finished(root, 11) : { ...root, revision, name: `rev ${revision}` }))));
+    for (const result of results) expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 11, status: 'success' });
+  });
+
+  it('batches sharing spans in different orders never deadlock and all land', async () => {
+    const { send, organizationId } = await newIngestion();
+    const spans = Array.from({ length: 8 }, () => span());
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, round) => {
+        const order = round % 2 === 0 ? spans : [...spans].reverse();
+        return send(batch(...order.map((s) => ({ ...s, revision: round, name: `round ${round}` }))));
+      }),
+    );
+    for (const result of results) expect(result.status, JSON.stringify(result.body)).toBe(200);
+    const rows = await storedSpans(organizationId);
+    expect(rows).toHaveLength(8);
+    for (const row of rows) expect(row.revision).toBe(5);
+  });
+
+  it('the same revision with different content at once → exactly one 200, the other 409', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { send, organizationId } = await newIngestion();
+      const root = span();
+      const [a, b] = await Promise.all([send(batch({ ...root, name: 'writer a' })), send(batch({ ...root, name: 'writer b' }))]);
+      const statuses = [a.status, b.status].sort();
+      expect(statuses).toEqual([200, 409]);
+      const loser = a.status === 409 ? a : b;
+      expect(loser.body.error.details.state).toBe('revision_conflict');
+      const winner = a.status === 200 ? 'writer a' : 'writer b';
+      expect((await storedSpan(organizationId, root.spanId as string)).name).toBe(winner);
+    }
+  });
+});
