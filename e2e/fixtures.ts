@@ -46,7 +46,7 @@ export async function createOrganization(page: Page, name: string): Promise<stri
 
 // Uncaught errors in the browser fail the test that caused them.
 function collectPageErrors(context: BrowserContext, errors: string[]): void {
-  context.on('weberror', (error) => errors.push(error.error().message));
+  context.on('weberror', (error) => errors.push(`${error.page()?.url() ?? 'unknown page'}: ${error.error().message}`));
 }
 
 function expectNoPageErrors(errors: string[]): void {

@@ -1,15 +1,11 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { TraceListPage } from '@/components/traces/TraceListPage';
 
 export const metadata: Metadata = { title: 'Traces' };
 
 export default async function Page({ params }: { params: Promise<{ orgId: string }> }) {
   const { orgId } = await params;
-  // The filters live in the URL query, which the client reads.
-  return (
-    <Suspense>
-      <TraceListPage organizationId={orgId} />
-    </Suspense>
-  );
+  // Dynamic (it awaits params), so useSearchParams needs no Suspense boundary; one would let the page
+  // hydrate after its queries resolved and mismatch the server HTML.
+  return <TraceListPage organizationId={orgId} />;
 }
