@@ -1,13 +1,11 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Alert } from '@/components/ui/Alert';
-import { Button } from '@/components/ui/Button';
-import { Dialog } from '@/components/ui/Dialog';
+import { useState } from 'react';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
-import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { readAppError } from '@/lib/trpc/errors';
 
 import type { CreatedIngestionKey as Created } from '@/server/keys/schemas';
 const empty = { name: '', application: '', environment: 'production' };
@@ -35,42 +33,32 @@ export function CreateIngestionKeyDialog({ organizationId, open, onClose, onCrea
     onClose();
   }
 
-  function onSubmit(event: FormEvent) {
-    event.preventDefault();
+  function onSubmit() {
     create.mutate({ organizationId, ...values });
   }
 
   const set = (field: keyof typeof empty) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: event.target.value }));
-  const formId = 'create-ingestion-key-form';
   return (
-    <Dialog
+    <FormDialog
       open={open}
       onClose={close}
       title="New ingestion key"
       description="A key sends traces for one application and environment. Its secret is shown once."
-      footer={
-        <>
-          <Button onClick={close} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" form={formId} variant="primary" loading={create.isPending}>
-            Create key
-          </Button>
-        </>
-      }
+      submitLabel="Create key"
+      pending={create.isPending}
+      onSubmit={onSubmit}
+      error={error}
+      fieldNames={fieldNames}
     >
-      <form id={formId} className="form" onSubmit={onSubmit} noValidate style={{ marginTop: 12 }}>
-        {formMessage(error, fieldNames) ? <Alert tone="error">{formMessage(error, fieldNames)}</Alert> : null}
-        <Field label="Key name" error={error?.fields.name} hint="Where the key is used, e.g. “Checkout API on Fly”.">
-          <Input name="name" value={values.name} onChange={set('name')} maxLength={120} autoFocus />
-        </Field>
-        <Field label="Application" error={error?.fields.application} hint="Stored with every span sent with this key.">
-          <Input name="application" value={values.application} onChange={set('application')} placeholder="checkout" maxLength={120} />
-        </Field>
-        <Field label="Environment" error={error?.fields.environment}>
-          <Input name="environment" value={values.environment} onChange={set('environment')} placeholder="production" maxLength={120} />
-        </Field>
-      </form>
-    </Dialog>
+      <Field label="Key name" error={error?.fields.name} hint="Where the key is used, e.g. “Checkout API on Fly”.">
+        <Input name="name" value={values.name} onChange={set('name')} maxLength={120} autoFocus />
+      </Field>
+      <Field label="Application" error={error?.fields.application} hint="Stored with every span sent with this key.">
+        <Input name="application" value={values.application} onChange={set('application')} placeholder="checkout" maxLength={120} />
+      </Field>
+      <Field label="Environment" error={error?.fields.environment}>
+        <Input name="environment" value={values.environment} onChange={set('environment')} placeholder="production" maxLength={120} />
+      </Field>
+    </FormDialog>
   );
 }

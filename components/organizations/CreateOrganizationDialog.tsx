@@ -2,13 +2,11 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
-import { Alert } from '@/components/ui/Alert';
-import { Button } from '@/components/ui/Button';
-import { Dialog } from '@/components/ui/Dialog';
+import { useState } from 'react';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
-import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { readAppError } from '@/lib/trpc/errors';
 
 export function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
@@ -35,35 +33,25 @@ export function CreateOrganizationDialog({ open, onClose }: { open: boolean; onC
     onClose();
   }
 
-  function onSubmit(event: FormEvent) {
-    event.preventDefault();
+  function onSubmit() {
     create.mutate({ name });
   }
 
-  const formId = 'create-organization-form';
   return (
-    <Dialog
+    <FormDialog
       open={open}
       onClose={close}
       title="Create organization"
       description="Organizations hold your prompts, datasets and evaluations. You will be its admin."
-      footer={
-        <>
-          <Button onClick={close} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button type="submit" form={formId} variant="primary" loading={create.isPending}>
-            Create organization
-          </Button>
-        </>
-      }
+      submitLabel="Create organization"
+      pending={create.isPending}
+      onSubmit={onSubmit}
+      error={error}
+      fieldNames={['name']}
     >
-      <form id={formId} className="form" onSubmit={onSubmit} noValidate style={{ marginTop: 12 }}>
-        {formMessage(error, ['name']) ? <Alert tone="error">{formMessage(error, ['name'])}</Alert> : null}
-        <Field label="Organization name" error={error?.fields.name} hint="You can change it later in settings.">
-          <Input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme Inc." maxLength={200} autoFocus />
-        </Field>
-      </form>
-    </Dialog>
+      <Field label="Organization name" error={error?.fields.name} hint="You can change it later in settings.">
+        <Input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme Inc." maxLength={200} autoFocus />
+      </Field>
+    </FormDialog>
   );
 }

@@ -74,10 +74,9 @@ export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: U
 
 export const maxBodyBytes = 1024 * 1024;
 
-async function readText(request: Request): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > maxBodyBytes) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
-  if (!request.body) return '';
+// Reads a Web request body, stopping as soon as it passes `limit` bytes (null then): never buffers more.
+export async function readLimitedBody(request: Request, limit: number): Promise<Buffer | null> {
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -85,13 +84,21 @@ async function readText(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBodyBytes) {
-      await reader.cancel();
-      throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+    if (size > limit) {
+      void reader.cancel();
+      return null;
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks, size);
+}
+
+async function readText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > maxBodyBytes) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+  const body = await readLimitedBody(request, maxBodyBytes);
+  if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+  return body.toString('utf8');
 }
 
 // Returns the parsed body; operations without a body accept only nothing or {}.

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorBody, newRequestId, toAppError } from '../api/http';
-import { findDuplicateKey, maxBodyBytes } from '../api/strict-input';
+import { findDuplicateKey, maxBodyBytes, readLimitedBody } from '../api/strict-input';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
@@ -150,30 +150,13 @@ export async function serveIngest(req: IncomingMessage, res: ServerResponse): Pr
   else res.end(output.body);
 }
 
-async function readWebBody(request: Request, limit: number): Promise<Buffer | null> {
-  if (!request.body) return Buffer.alloc(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      void reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
-}
 
 // Next's catch-all (`next dev`) and in-process tests: the same handler behind a Web Request.
 export async function ingestFromRequest(request: Request): Promise<Response> {
   const output = await handleIngest({
     method: request.method,
     header: (name) => request.headers.get(name) ?? undefined,
-    readBody: (limit) => readWebBody(request, limit),
+    readBody: (limit) => readLimitedBody(request, limit),
   });
   return new Response(output.body, { status: output.status, headers: output.headers });
 }
