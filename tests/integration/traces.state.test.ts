@@ -301,4 +301,17 @@ describe('span state: concurrent batches', () => {
       expect((await storedSpan(organizationId, root.spanId as string)).name).toBe(winner);
     }
   });
+
+  it('first batches of one new trace naming different roots at once → one 200, the others 409', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { send, organizationId } = await newIngestion();
+      const first = span();
+      const roots = [first, ...Array.from({ length: 5 }, () => span({ traceId: first.traceId }))];
+      const results = await Promise.all(roots.map((root) => send(batch(root, child(root)))));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      for (const lost of results.filter((r) => r.status === 409)) expect(lost.body.error.details.state).toBe('identity_changed');
+      expect(new Set((await storedSpans(organizationId)).map((row) => row.rootSpanId)).size).toBe(1);
+    }
+  });
+
 });
