@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { migrate, openDatabase } from '../db/client';
 import { newId, newSecret } from '../server/ids';
+import { ingestionSecretDigest } from '../server/auth/ingestion-key';
 
 // Trace ingestion throughput: the production entry (--role=ingest, a child process) against a
 // direct postgres-js multi-row upsert of the same rows, same batch size and concurrency.
@@ -264,7 +265,7 @@ export async function main(): Promise<boolean> {
     const secret = newSecret('plt_');
     await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
     await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
-      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${createHash('sha256').update(secret).digest('hex')}, 'bench')`;
+      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
 
     console.log(`Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`);
     const port = await freePort();

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 // One error type for every rule of the spec; the edges map it to HTTP and tRPC.
 export const errorCodes = {
   invalid_request: { http: 400, trpc: 'BAD_REQUEST' },
@@ -58,6 +60,17 @@ export function isAppError(error: unknown): error is AppError {
 
 export function invalidRequest(message: string, issues: Issue[] = []): AppError {
   return new AppError('invalid_request', message, issues.length ? { issues } : {});
+}
+
+// zod issues as API issues: dotted paths, one 'Unknown field.' per unrecognised key.
+export function zodIssues(error: z.ZodError): Issue[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'Unknown field.' }));
+    }
+    return [{ path: base, message: issue.message }];
+  });
 }
 
 export function notFound(what: string): AppError {

@@ -18,8 +18,11 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
   return `${prefix}_${time}${rand}`;
 }
 
+const idPatterns = new Map<IdPrefix, RegExp>();
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`).test(value);
+  let pattern = idPatterns.get(prefix);
+  if (!pattern) idPatterns.set(prefix, (pattern = new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`)));
+  return pattern.test(value);
 }
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { getDatabase } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
-import { newRequestId } from './api/http';
+import { errorBody, newRequestId } from './api/http';
+import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { ingestPath, serveIngest } from './traces/ingest-handler';
 
@@ -48,7 +49,7 @@ function requestPath(req: IncomingMessage): string {
 
 function notHere(_req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(404, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { code: 'not_found', message: 'This process serves trace ingestion only.', details: {}, requestId: newRequestId() } }));
+  res.end(JSON.stringify(errorBody(new AppError('not_found', 'This process serves trace ingestion only.'), newRequestId())));
 }
 
 // Hot paths skip Next: POST /api/v1/traces (any other method there → 405) goes straight to its

@@ -1,7 +1,7 @@
 'use client';
 
 import { Select } from '@/components/ui/Field';
-import { FieldError } from '@/components/prompts/editor/FieldError';
+import { FieldError } from '@/components/ui/FieldError';
 import { formatOptions, type CaseFormat, type CaseRow } from './types';
 
 export type CaseDraft = { input: string; expectedOutput: string; inputFormat: CaseFormat; referenceFormat: CaseFormat };

@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Fragment, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { TrashIcon } from '@/components/ui/icons';
-import { FieldError } from '@/components/prompts/editor/FieldError';
+import { FieldError } from '@/components/ui/FieldError';
 import { DragHandle } from '@/components/prompts/DragHandle';
 import { moveItem, useDragReorder } from '@/components/prompts/dragReorder';
 import { useTRPC } from '@/lib/trpc/client';

@@ -8,7 +8,7 @@ import { Dialog } from '@/components/ui/Dialog';
 import { Field } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
-import { detectKind, parseImportText, type FileKind, type ParseProblem, type SourceRow } from './importFile';
+import { detectKind, parseImportText, type ParseProblem, type SourceRow } from './importFile';
 import type { DatasetScope, useDataset } from './useDataset';
 import type { Dataset, ImportMode, ImportPreview, ImportResult, RowError } from './types';
 
@@ -34,7 +34,6 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
   const trpc = useTRPC();
   const [text, setText] = useState('');
   const [fileName, setFileName] = useState<string | null>(null);
-  const [kind, setKind] = useState<FileKind>('csv');
   const [mode, setMode] = useState<ImportMode>('append');
   const [rows, setRows] = useState<SourceRow[]>([]);
   const [problems, setProblems] = useState<ParseProblem[]>([]);
@@ -44,7 +43,7 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
   const preview = useMutation(trpc.datasets.previewImport.mutationOptions());
   const runImport = useMutation(
     trpc.datasets.import.mutationOptions({
-      onSuccess: (imported) => setResult(imported as ImportResult),
+      onSuccess: (imported) => setResult(imported),
       onError: (error) => {
         // Stale revision: the dataset is refetched; preview again against what is stored now.
         if (data.handleError(error) === null) requestPreview(rows, mode);
@@ -52,7 +51,7 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
       onSettled: data.refresh,
     }),
   );
-  const previewData = preview.data as ImportPreview | undefined;
+  const previewData = preview.data;
   const importError = readAppError(runImport.error);
   const importDetails = importError?.code === 'import_rejected' ? (importError.details as Partial<ImportPreview>) : null;
   const rejected = rejectedRows(rows, problems, [...(previewData?.rowErrors ?? []), ...(importDetails?.rowErrors ?? [])]);
@@ -83,10 +82,8 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
     preview.mutate({ ...scope, mode: nextMode, rows: nextRows.map((row) => row.row) });
   }
 
-  function parse(source: string, name: string | null, forcedKind?: FileKind) {
-    const detected = forcedKind ?? detectKind(name, source);
-    setKind(detected);
-    const parsed = parseImportText(detected, source);
+  function parse(source: string, name: string | null) {
+    const parsed = parseImportText(detectKind(name, source), source);
     setRows(parsed.rows);
     setProblems(parsed.problems);
     setFatal(parsed.fatal);
@@ -150,7 +147,7 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
         ) : (
           <>
             <div className="import-source">
-              <Field id="import-file" label="File" hint={fileName ? `${fileName} · read as ${kind.toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
+              <Field id="import-file" label="File" hint={fileName ? `${fileName} · read as ${detectKind(fileName, text).toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
                 <input
                   id="import-file"
                   aria-describedby="import-file-hint"

@@ -1,11 +1,8 @@
 import Papa from 'papaparse';
+import { toCaseRow } from './CaseFields';
 import type { DatasetCase } from './types';
 
 const columns = ['input', 'expectedOutput', 'inputFormat', 'referenceFormat'] as const;
-
-function pick(row: DatasetCase) {
-  return { input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat };
-}
 
 // The same columns the importer reads, so an export imports back unchanged.
 export function toCsv(rows: DatasetCase[]): string {
@@ -13,7 +10,7 @@ export function toCsv(rows: DatasetCase[]): string {
 }
 
 export function toJsonl(rows: DatasetCase[]): string {
-  return rows.map((row) => JSON.stringify(pick(row))).join('\n') + (rows.length ? '\n' : '');
+  return rows.map((row) => JSON.stringify(toCaseRow(row))).join('\n') + (rows.length ? '\n' : '');
 }
 
 export function download(fileName: string, text: string, type: string): void {

@@ -4,7 +4,6 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
-import type { Dataset } from './types';
 
 export type DatasetScope = { organizationId: string; promptId: string };
 
@@ -35,5 +34,5 @@ export function useDataset(scope: DatasetScope) {
     [],
   );
 
-  return { query, dataset: query.data as Dataset | undefined, refresh, handleError, notice, setNotice };
+  return { query, dataset: query.data, refresh, handleError, notice, setNotice };
 }

@@ -10,7 +10,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Badge } from '@/components/ui/Badge';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
-import { Dialog } from '@/components/ui/Dialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
@@ -111,28 +111,20 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
         </tbody>
       </Table>
       <LoadMore query={list} />
-      <Dialog
+      <ConfirmDialog
         open={revoking !== null}
-        onClose={() => !revoke.isPending && setRevoking(null)}
+        onClose={() => setRevoking(null)}
         title="Revoke ingestion key?"
         description={
           <>
             Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>) will get 401 on their next batch. This cannot be undone.
           </>
         }
-        footer={
-          <>
-            <Button onClick={() => setRevoking(null)} disabled={revoke.isPending}>
-              Cancel
-            </Button>
-            <Button variant="danger" loading={revoke.isPending} onClick={() => revoking && revoke.mutate({ organizationId, keyId: revoking.id })}>
-              Revoke key
-            </Button>
-          </>
-        }
-      >
-        {revokeError ? <Alert tone="error">{revokeError.message}</Alert> : null}
-      </Dialog>
+        confirmLabel="Revoke key"
+        pending={revoke.isPending}
+        error={revokeError?.message}
+        onConfirm={() => revoking && revoke.mutate({ organizationId, keyId: revoking.id })}
+      />
     </>
   );
 }

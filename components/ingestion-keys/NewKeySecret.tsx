@@ -1,16 +1,15 @@
 'use client';
 
 import { useMemo, useState } from 'react';
+import type { CreatedIngestionKey } from '@/server/keys/schemas';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { CopyButton } from './CopyButton';
 import { curlSnippet, typescriptSnippet } from './snippets';
 
-type CreatedKey = { key: { id: string; name: string; application: string; environment: string }; secret: string };
-
 // Shown once, right after creation: the secret is never returned again.
-export function NewKeySecret({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey; onDone: () => void }) {
   const [tab, setTab] = useState<'curl' | 'typescript'>('curl');
   const snippets = useMemo(() => {
     const origin = typeof window === 'undefined' ? '' : window.location.origin;

@@ -10,14 +10,14 @@ import { Alert } from '@/components/ui/Alert';
 import { Badge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
-import { Dialog } from '@/components/ui/Dialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { Select } from '@/components/ui/Field';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { SkeletonRows } from '@/components/ui/States';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { Table } from '@/components/ui/Table';
-import { AlertCircleIcon } from '@/components/ui/icons';
+import { FieldError } from '@/components/ui/FieldError';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { AddMemberForm } from './AddMemberForm';
@@ -118,12 +118,7 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                           </option>
                         ))}
                       </Select>
-                      {roleErrors[member.userId] ? (
-                        <p className="field-error row-error" role="alert">
-                          <AlertCircleIcon size={14} />
-                          <span>{roleErrors[member.userId]}</span>
-                        </p>
-                      ) : null}
+                      <FieldError className="row-error" message={roleErrors[member.userId]} />
                     </>
                   ) : (
                     <RoleBadge role={member.role} />
@@ -143,9 +138,9 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
         </tbody>
       </Table>
       <LoadMore query={list} />
-      <Dialog
+      <ConfirmDialog
         open={removing !== null}
-        onClose={() => !remove.isPending && setRemoving(null)}
+        onClose={() => setRemoving(null)}
         title={removing?.userId === me ? 'Leave this organization?' : 'Remove member?'}
         description={
           removing?.userId === me ? (
@@ -156,23 +151,11 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
             </>
           )
         }
-        footer={
-          <>
-            <Button onClick={() => setRemoving(null)} disabled={remove.isPending}>
-              Cancel
-            </Button>
-            <Button
-              variant="danger"
-              loading={remove.isPending}
-              onClick={() => removing && remove.mutate({ organizationId, userId: removing.userId })}
-            >
-              {removing?.userId === me ? 'Leave organization' : 'Remove member'}
-            </Button>
-          </>
-        }
-      >
-        {removeError ? <Alert tone="error">{removeError.message}</Alert> : null}
-      </Dialog>
+        confirmLabel={removing?.userId === me ? 'Leave organization' : 'Remove member'}
+        pending={remove.isPending}
+        error={removeError?.message}
+        onConfirm={() => removing && remove.mutate({ organizationId, userId: removing.userId })}
+      />
     </>
   );
 }

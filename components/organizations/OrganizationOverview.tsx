@@ -2,18 +2,19 @@
 
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { formatDate } from '@/components/format';
 import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ArrowRightIcon, CheckIcon, CopyIcon, ListIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { useCopied } from '@/components/ui/useCopied';
 import { useTRPC } from '@/lib/trpc/client';
 import { OrganizationGate } from './OrganizationGate';
 import { useProfile } from './hooks';
 
 function CopyId({ value }: { value: string }) {
-  const [copied, setCopied] = useState(false);
+  const { copied, copy } = useCopied();
   return (
     <span className="copy-id">
       <code>{value}</code>
@@ -21,11 +22,7 @@ function CopyId({ value }: { value: string }) {
         type="button"
         className="icon-button"
         aria-label={copied ? 'Copied' : 'Copy organization ID'}
-        onClick={async () => {
-          await navigator.clipboard?.writeText(value).catch(() => undefined);
-          setCopied(true);
-          setTimeout(() => setCopied(false), 1500);
-        }}
+        onClick={() => copy(value)}
       >
         {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
       </button>

@@ -1,10 +1,9 @@
+import { formatUsdNanos } from '@/components/format';
+
 // Cost arrives in nanodollars (1e-9 USD); small runs need more than cents to be readable:
 // cents from $0.01 (up to four decimals), two significant digits below that.
 export function formatUsdFromNanos(nanos: number): string {
-  const usd = nanos / 1e9;
-  if (usd === 0) return '$0.00';
-  if (usd >= 0.01) return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
-  return `$${Number(usd.toPrecision(2)).toFixed(11).replace(/0+$/, '')}`;
+  return formatUsdNanos(nanos, 2, 11);
 }
 
 export function formatLatency(ms: number): string {

@@ -2,9 +2,8 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
-import { Dialog } from '@/components/ui/Dialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { PromptScope } from './PromptShell';
@@ -28,9 +27,9 @@ export function ArchivePromptButton({ scope }: { scope: PromptScope }) {
       <Button variant="danger-outline" onClick={() => (archive.reset(), setOpen(true))}>
         Archive
       </Button>
-      <Dialog
+      <ConfirmDialog
         open={open}
-        onClose={() => !archive.isPending && setOpen(false)}
+        onClose={() => setOpen(false)}
         title="Archive this prompt?"
         description={
           <>
@@ -38,19 +37,11 @@ export function ArchivePromptButton({ scope }: { scope: PromptScope }) {
             raises an archived-use warning.
           </>
         }
-        footer={
-          <>
-            <Button onClick={() => setOpen(false)} disabled={archive.isPending}>
-              Cancel
-            </Button>
-            <Button variant="danger" loading={archive.isPending} onClick={() => archive.mutate({ organizationId: scope.organizationId, promptId: scope.promptId })}>
-              Archive prompt
-            </Button>
-          </>
-        }
-      >
-        {error ? <Alert tone="error">{error.message}</Alert> : null}
-      </Dialog>
+        confirmLabel="Archive prompt"
+        pending={archive.isPending}
+        error={error?.message}
+        onConfirm={() => archive.mutate({ organizationId: scope.organizationId, promptId: scope.promptId })}
+      />
     </>
   );
 }

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Input } from '@/components/ui/Field';
-import { AlertCircleIcon } from '@/components/ui/icons';
+import { FieldError } from '@/components/ui/FieldError';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { PromptScope } from './PromptShell';
@@ -64,12 +64,7 @@ export function PromptName({ scope }: { scope: PromptScope }) {
       <Button size="sm" variant="ghost" onClick={() => setEditing(false)} disabled={rename.isPending}>
         Cancel
       </Button>
-      {error ? (
-        <p className="field-error rename-error" id="rename-error" role="alert">
-          <AlertCircleIcon size={14} />
-          <span>{error.fields.name ?? error.message}</span>
-        </p>
-      ) : null}
+      {error ? <FieldError className="rename-error" id="rename-error" message={error.fields.name ?? error.message} /> : null}
     </form>
   );
 }

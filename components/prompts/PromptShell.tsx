@@ -95,7 +95,7 @@ export function PromptShell({ organizationId, promptId, children }: { organizati
             </div>
           );
         }
-        const data = prompt.data as Prompt;
+        const data = prompt.data;
         const isWriter = org.role === 'admin' || org.role === 'editor';
         const readOnlyReason = data.state === 'archived' ? 'archived' : isWriter ? null : 'viewer';
         const base = `/organizations/${organizationId}/prompts/${promptId}`;

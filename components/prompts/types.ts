@@ -1,37 +1,12 @@
-// Shapes from the M2 contract (server/prompts/schemas.ts and server/datasets/schemas.ts own them;
-// these mirror the fields the dashboard reads so components stay typed while the routers evolve).
-export type PromptState = 'setup' | 'active' | 'archived';
+// Contract shapes are owned by server/prompts/schemas.ts; the dashboard re-exports them (types only).
+import type { inputTypes, messageRoles, MetricType, promptStates } from '@/server/prompts/schemas';
 
-export type Prompt = {
-  id: string;
-  name: string;
-  state: PromptState;
-  versionCount: number;
-  createdAt: string;
-  productionVersionId: string | null;
-  labels: { label: string; versionId: string; version: number }[];
-  archivedAt: string | null;
-};
+export type { CustomMetric, Draft, DraftContent, MetricType, Prompt } from '@/server/prompts/schemas';
+export type { ModelRoute } from '@/server/models/schemas';
 
-export type MessageRole = 'system' | 'user' | 'assistant';
-export type InputType = 'user_message' | 'variables';
-export type MetricType = 'contains' | 'not_contains' | 'matches_regex' | 'is_json' | 'matches_schema' | 'max_chars';
-
-export type CustomMetric = { name: string; type: MetricType; value?: string | number };
-
-export type DraftContent = {
-  messages: { role: MessageRole; content: string }[];
-  inputType: InputType;
-  modelRouteId: string;
-  modelId: string;
-  temperature: number;
-  outputSchema: string;
-  customMetrics: CustomMetric[];
-};
-
-export type Draft = { content: DraftContent; revision: number; updatedAt: string; variables: string[] };
-
-export type ModelRoute = { id: string; provider: string; modelId: string; name: string; available: boolean };
+export type PromptState = (typeof promptStates)[number];
+export type MessageRole = (typeof messageRoles)[number];
+export type InputType = (typeof inputTypes)[number];
 
 export const roleOptions: { value: MessageRole; label: string }[] = [
   { value: 'system', label: 'System' },

@@ -1,13 +1,13 @@
 import { Badge, type BadgeTone } from '@/components/ui/Badge';
 
 const tone: Record<string, BadgeTone> = { running: 'accent', success: 'success', error: 'danger', cancelled: 'warning' };
-const label: Record<string, string> = { running: 'Running', success: 'Success', error: 'Error', cancelled: 'Cancelled' };
+export const statusLabel: Record<string, string> = { running: 'Running', success: 'Success', error: 'Error', cancelled: 'Cancelled' };
 
 export function SpanStatusBadge({ status }: { status: string }) {
   return (
     <Badge tone={tone[status] ?? 'neutral'}>
       {status === 'running' ? <span className="live-dot" aria-hidden="true" /> : null}
-      {label[status] ?? status}
+      {statusLabel[status] ?? status}
     </Badge>
   );
 }

@@ -14,10 +14,10 @@ import { ErrorState, SkeletonRows } from '@/components/ui/States';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { Span } from '@/server/traces/schemas';
-import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from './format';
+import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { SpanPanel } from './SpanPanel';
 import { SpanStatusBadge } from './StatusBadge';
-import { Waterfall, spanEnd } from './Waterfall';
+import { Waterfall, traceBounds } from './Waterfall';
 
 const pollMs = 2000;
 
@@ -95,8 +95,8 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
   }
 
   const head = headSpan(spans);
-  const start = spans.reduce((min, s) => Math.min(min, s.startedAt), Infinity);
-  const end = spans.reduce((max, s) => Math.max(max, spanEnd(s, now)), -Infinity);
+  const bounds = traceBounds(spans, now);
+  const { start, end } = bounds;
   const selected = spans.find((s) => s.spanId === selectedId) ?? head;
   const inputTokens = sum(spans, (s) => s.inputTokens);
   const outputTokens = sum(spans, (s) => s.outputTokens);
@@ -145,7 +145,7 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
       </Card>
       <div className="trace-layout">
         <Card flush>
-          <Waterfall spans={spans} now={now} selectedId={selected.spanId} onSelect={select} />
+          <Waterfall spans={spans} now={now} bounds={bounds} selectedId={selected.spanId} onSelect={select} />
         </Card>
         <SpanPanel span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
       </div>

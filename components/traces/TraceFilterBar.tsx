@@ -3,11 +3,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Field, Input, Select } from '@/components/ui/Field';
-import { kindLabel } from './StatusBadge';
-import { hasFilters, kindOptions, rangeOptions, statusOptions, type TraceFilters } from './filters';
-
-const statusLabel: Record<string, string> = { running: 'Running', success: 'Success', error: 'Error', cancelled: 'Cancelled' };
-const empty: TraceFilters = { service: '', status: '', kind: '', range: '', sessionId: '', endUserId: '' };
+import { kindLabel, statusLabel } from './StatusBadge';
+import { emptyFilters, hasFilters, kindOptions, rangeOptions, statusOptions, type TraceFilters } from './filters';
 
 // Selects apply at once; text filters apply on Enter or when the field loses focus.
 export function TraceFilterBar({ filters, onChange }: { filters: TraceFilters; onChange: (filters: TraceFilters) => void }) {
@@ -78,7 +75,7 @@ export function TraceFilterBar({ filters, onChange }: { filters: TraceFilters; o
       {hasFilters(filters) ? (
         <div className="trace-filters-actions">
           <span className="muted">Filtered view</span>
-          <Button size="sm" variant="ghost" onClick={() => onChange(empty)}>
+          <Button size="sm" variant="ghost" onClick={() => onChange(emptyFilters)}>
             Clear filters
           </Button>
         </div>

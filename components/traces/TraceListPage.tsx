@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { formatRelative } from '@/components/format';
+import { formatCount, formatDuration, formatRelative, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { Button, ButtonLink } from '@/components/ui/Button';
@@ -16,8 +16,7 @@ import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
 import { ActivityIcon, KeyIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
-import { filtersQuery, hasFilters, listInput, readFilters, type TraceFilters } from './filters';
-import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from './format';
+import { emptyFilters, filtersQuery, hasFilters, listInput, readFilters, type TraceFilters } from './filters';
 import { SpanStatusBadge } from './StatusBadge';
 import { TraceFilterBar } from './TraceFilterBar';
 
@@ -90,7 +89,7 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
                 </td>
                 <td className="cell-nowrap">
                   {formatTimestamp(trace.startedAt)}
-                  <span className="cell-sub">{formatRelative(new Date(trace.startedAt).toISOString())}</span>
+                  <span className="cell-sub">{formatRelative(trace.startedAt)}</span>
                 </td>
                 <td className="cell-num">{trace.durationMs === null ? <span className="muted">running</span> : formatDuration(trace.durationMs)}</td>
                 <td className="cell-num">{formatCount(trace.spanCount)}</td>
@@ -127,7 +126,7 @@ export function TraceListPage({ organizationId }: { organizationId: string }) {
     const query = filtersQuery(next);
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
   };
-  const clear = () => apply({ service: '', status: '', kind: '', range: '', sessionId: '', endUserId: '' });
+  const clear = () => apply(emptyFilters);
 
   return (
     <OrganizationGate organizationId={organizationId}>

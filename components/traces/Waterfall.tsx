@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import type { Span } from '@/server/traces/schemas';
 import { ChevronRightIcon } from '@/components/ui/icons';
-import { formatDuration } from './format';
+import { formatDuration } from '@/components/format';
 import { spanRows, type SpanRow } from './span-tree';
 
 // Rows below a collapsed span are hidden; the collapsed span shows how many it hides.
@@ -28,6 +28,15 @@ export function spanEnd(span: Span, now: number): number {
   return span.endedAt ?? Math.max(now, span.startedAt);
 }
 
+export type TraceBounds = { start: number; end: number };
+
+// The trace's extent: the earliest span start and the latest span end (running spans end "now").
+export function traceBounds(spans: Span[], now: number): TraceBounds {
+  const start = spans.reduce((min, s) => Math.min(min, s.startedAt), Infinity);
+  const end = spans.reduce((max, s) => Math.max(max, spanEnd(s, now)), -Infinity);
+  return { start, end };
+}
+
 export function KindChip({ kind }: { kind: string }) {
   return (
     <span className={`span-kind span-kind-${kind}`} title={kind}>
@@ -36,8 +45,8 @@ export function KindChip({ kind }: { kind: string }) {
   );
 }
 
-// Bars are placed on one scale from the earliest start to the latest end (running spans end "now").
-export function Waterfall({ spans, now, selectedId, onSelect }: { spans: Span[]; now: number; selectedId: string | null; onSelect: (spanId: string) => void }) {
+// Bars are placed on one scale across the trace's bounds (see traceBounds).
+export function Waterfall({ spans, now, bounds, selectedId, onSelect }: { spans: Span[]; now: number; bounds: TraceBounds; selectedId: string | null; onSelect: (spanId: string) => void }) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = visibleRows(spanRows(spans), collapsed);
   const toggle = (spanId: string) =>
@@ -46,8 +55,7 @@ export function Waterfall({ spans, now, selectedId, onSelect }: { spans: Span[];
       if (!next.delete(spanId)) next.add(spanId);
       return next;
     });
-  const start = spans.reduce((min, s) => Math.min(min, s.startedAt), Infinity);
-  const end = spans.reduce((max, s) => Math.max(max, spanEnd(s, now)), -Infinity);
+  const { start, end } = bounds;
   const total = Math.max(end - start, 1);
 
   return (

@@ -1,7 +1,7 @@
 'use client';
 
 import { createContext, useContext, useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import { AlertCircleIcon } from './icons';
+import { FieldError } from './FieldError';
 
 type FieldContextValue = { id: string; describedBy: string | undefined; invalid: boolean };
 const FieldContext = createContext<FieldContextValue | null>(null);
@@ -22,12 +22,7 @@ export function Field({ label, error, hint, id, children, className }: FieldProp
           {label}
         </label>
         {children}
-        {error ? (
-          <p className="field-error" id={errorId} role="alert">
-            <AlertCircleIcon size={14} />
-            <span>{error}</span>
-          </p>
-        ) : null}
+        <FieldError id={errorId} message={error} />
         {hint ? (
           <p className="field-hint" id={hintId}>
             {hint}

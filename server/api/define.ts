@@ -3,7 +3,7 @@ import { getDb, type Db } from '@/db/client';
 import type { Actor, ServiceContext } from '../context';
 import { AppError, type ErrorCode } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
-import { errorBody, errorResponse, json, newRequestId, toAppError } from './http';
+import { errorBody, errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
 import { RateLimiter } from '../rate-limit';
@@ -18,8 +18,7 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
   operationId: string;
   summary: string;
   tag: 'Management' | 'Integration' | 'Ingestion' | 'Meta';
-  // 'ingestion' routes bring their own `handle` (see routes/ingest.ts); defineRoute serves the others.
-  auth: 'management' | 'ingestion' | 'none';
+  auth: 'management' | 'none';
   params?: P;
   query?: Q;
   body?: B;
@@ -39,7 +38,10 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
   }) => Promise<unknown>;
 };
 
-export type Route = RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined> & {
+// What the router and the OpenAPI document read. 'ingestion' routes bring their own `handle`
+// (routes/ingest.ts); defineRoute builds it for the others.
+export type Route = Omit<RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>, 'handler' | 'auth'> & {
+  auth: RouteSpec<AnyObject, undefined, undefined>['auth'] | 'ingestion';
   handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
 };
 
@@ -103,9 +105,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
       return json(outcome.response.status, outcome.response.body, replayHeaders);
     } catch (error) {
       const appError = toAppError(error);
-      if (appError.code === 'internal' || appError.code === 'unavailable') {
-        console.error(JSON.stringify({ level: 'error', requestId, operation: spec.operationId, error: String((error as Error)?.stack ?? error) }));
-      }
+      reportServerError(requestId, spec.operationId, error, appError);
       return errorResponse(appError, requestId, headers);
     }
   };

@@ -23,8 +23,20 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
   return { error: { code: error.code, message: error.message, details: error.details, requestId } };
 }
 
-export function errorResponse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
+// The error's own headers, plus Retry-After on every 429 and 503.
+export function errorHeaders(error: AppError): Record<string, string> {
   const extra = { ...error.headers };
   if ((error.status === 429 || error.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
-  return json(error.status, errorBody(error, requestId), { ...headers, ...extra, 'x-request-id': requestId });
+  return extra;
+}
+
+export function errorResponse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
+  return json(error.status, errorBody(error, requestId), { ...headers, ...errorHeaders(error), 'x-request-id': requestId });
+}
+
+// Failures on our side are logged with their stack; the caller only ever sees the generic message.
+export function reportServerError(requestId: string, operation: string, error: unknown, appError: AppError): void {
+  if (appError.code === 'internal' || appError.code === 'unavailable') {
+    console.error(JSON.stringify({ level: 'error', requestId, operation, error: String((error as Error)?.stack ?? error) }));
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, invalidRequest, type Issue } from '../errors';
+import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
 
 const stringToken = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 
@@ -36,16 +36,6 @@ export function findDuplicateKey(text: string): string | null {
     }
   }
   return null;
-}
-
-export function zodIssues(error: z.ZodError): Issue[] {
-  return error.issues.flatMap((issue) => {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'Unknown field.' }));
-    }
-    return [{ path: base, message: issue.message }];
-  });
 }
 
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {

@@ -23,6 +23,11 @@ export function unauthorized(presented: boolean): AppError {
   );
 }
 
+// What is stored for a key and what a presented key is looked up by.
+export function ingestionSecretDigest(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
 export function forgetIngestionKey(keyId: string): void {
   for (const [digest, entry] of cache) if (entry.actor.keyId === keyId) cache.delete(digest);
 }
@@ -31,7 +36,7 @@ export function forgetIngestionKey(keyId: string): void {
 export async function authenticateIngestionKey(db: Db, authorization: string | undefined, now = Date.now()): Promise<IngestionKeyActor> {
   const match = authorization ? bearerPattern.exec(authorization) : null;
   if (!match) throw unauthorized(Boolean(authorization));
-  const digest = createHash('sha256').update(match[1]).digest('hex');
+  const digest = ingestionSecretDigest(match[1]);
   const cached = cache.get(digest);
   if (cached && cached.expires > now) return cached.actor;
   const [row] = await db

@@ -11,8 +11,6 @@ declare module 'next-auth' {
   }
 }
 
-// Error codes the sign-in form maps to a field (next-auth passes the thrown message through).
-export const signInErrors = { unknownEmail: 'unknown_email', wrongPassword: 'wrong_password' } as const;
 
 export const authOptions: NextAuthOptions = {
   secret: sessionSecret(),
@@ -24,7 +22,7 @@ export const authOptions: NextAuthOptions = {
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) throw new Error(signInErrors.unknownEmail);
+        if (!credentials?.email || !credentials.password) throw new Error('unknown_email');
         const result = await checkCredentials(await getDb(), credentials.email, credentials.password);
         if ('error' in result) throw new Error(result.error);
         return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
@@ -43,16 +41,15 @@ export const authOptions: NextAuthOptions = {
   },
 };
 
-// The dashboard actor of the current request, or null when signed out.
-export async function getSessionActor(): Promise<Actor | null> {
-  const session = await getServerSession(authOptions);
-  const userId = session?.user?.id;
-  return userId ? { userId, clientId: 'dashboard', human: true } : null;
-}
-
 export async function getSessionUser(): Promise<{ id: string; email: string | null; name: string | null } | null> {
   const session = await getServerSession(authOptions);
   return session?.user?.id ? session.user : null;
+}
+
+// The dashboard actor of the current request, or null when signed out.
+export async function getSessionActor(): Promise<Actor | null> {
+  const user = await getSessionUser();
+  return user ? { userId: user.id, clientId: 'dashboard', human: true } : null;
 }
 
 // True when the session cookie is valid and its account still exists; the sign-in page uses it so

@@ -27,9 +27,7 @@ export type Permission = keyof typeof permissions;
 
 export type Membership = {
   organizationId: string;
-  organizationName: string;
   role: Role;
-  readOnly: boolean;
   organization: typeof organizations.$inferSelect;
 };
 
@@ -48,5 +46,5 @@ export async function authorize(ctx: ServiceContext, organizationId: string, per
     if (needed === 'admin') throw new AppError('admin_required', 'Only an admin of this organization can do this.', { requiredRole: 'admin', role: row.role });
     throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, { requiredRole: needed, role: row.role });
   }
-  return { organizationId, organizationName: row.organization.name, role: row.role, readOnly: row.organization.readOnly, organization: row.organization };
+  return { organizationId, role: row.role, organization: row.organization };
 }

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { datasetCases } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { AppError } from '../errors';
+import { AppError, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { authorizePromptWrite } from '../prompts/access';
 import { capacityOf, casesOf, datasetOf, writeDataset } from './service';
@@ -22,12 +22,7 @@ const pairKey = (row: { input: string; expectedOutput: string }) => JSON.stringi
 function validateRow(raw: unknown, rowNumber: number): { row?: ValidCaseRow; errors: RowError[] } {
   const result = caseRowSchema.safeParse(raw);
   if (result.success) return { row: result.data, errors: [] };
-  const errors = result.error.issues.flatMap((issue) => {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ row: rowNumber, field: key, message: 'Unknown field.' }));
-    return [{ row: rowNumber, field: base, message: issue.message }];
-  });
-  return { errors };
+  return { errors: zodIssues(result.error).map(({ path, message }) => ({ row: rowNumber, field: path, message })) };
 }
 
 // The one set of import rules; preview and import both call it. Rows are 1-based; duplicates

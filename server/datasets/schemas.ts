@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { revisionSchema as revision } from '../prompts/schemas';
 
 export const caseFormats = ['text', 'json'] as const;
 export const importModes = ['append', 'replace'] as const;
@@ -48,7 +49,6 @@ export type CaseRowPatch = z.infer<typeof caseRowPatchSchema>;
 export type CaseRow = z.input<typeof caseRowSchema>;
 export type ValidCaseRow = z.infer<typeof caseRowSchema>;
 
-const revision = z.number().int().min(0);
 
 // Import rows are checked one by one (invalid rows become rowErrors, not a 400), so the
 // body accepts any items and the document describes the row shape.

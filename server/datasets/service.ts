@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { datasetCases, datasets } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { AppError, invalidRequest, notFound } from '../errors';
+import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import type { Membership } from '../auth/permissions';
@@ -49,7 +49,7 @@ export async function getDataset(ctx: ServiceContext, organizationId: string, pr
   return toDataset(ctx.db, await datasetOf(ctx.db, prompt), capacityOf(membership));
 }
 
-export type DatasetWrite = { tx: Tx; ctx: ServiceContext; dataset: DatasetRow; capacity: number; organizationId: string };
+type DatasetWrite = { tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
 // change, then bump the revision and audit, all in one transaction. The row lock serializes
@@ -69,7 +69,7 @@ export async function writeDataset<T>(
     if (dataset.revision !== expectedRevision) {
       throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
     }
-    const outcome = await change({ tx, ctx: txCtx, dataset, capacity: capacityOf(membership), organizationId });
+    const outcome = await change({ tx, dataset, capacity: capacityOf(membership) });
     const [bumped] = await tx
       .update(datasets)
       .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
@@ -116,7 +116,7 @@ async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<Case
 function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
   const merged = { input: current.input, expectedOutput: current.expectedOutput, inputFormat: current.inputFormat, referenceFormat: current.referenceFormat, ...patch };
   const result = caseRowSchema.safeParse(merged);
-  if (!result.success) throw invalidRequest('The case is not valid.', result.error.issues.map((issue) => ({ path: ['row', ...issue.path.map(String)].join('.'), message: issue.message })));
+  if (!result.success) throw invalidRequest('The case is not valid.', zodIssues(result.error).map(({ path, message }) => ({ path: path ? `row.${path}` : 'row', message })));
   return result.data;
 }
 
@@ -146,12 +146,13 @@ export async function reorderCases(ctx: ServiceContext, organizationId: string, 
   return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.reorder', async ({ tx, dataset, capacity }) => {
     const current = await casesOf(tx, dataset.id);
     const known = new Set(current.map((c) => c.id));
-    const given = new Set(input.caseIds);
-    const duplicates = input.caseIds.filter((id, i) => input.caseIds.indexOf(id) !== i);
+    const given = new Set<string>();
+    const repeated = new Set<string>();
+    for (const id of input.caseIds) (given.has(id) ? repeated : given).add(id);
     const unknown = input.caseIds.filter((id) => !known.has(id));
     const missing = current.map((c) => c.id).filter((id) => !given.has(id));
-    if (duplicates.length || unknown.length || missing.length) {
-      throw new AppError('invalid_order', 'List every current case id exactly once.', { missing, unknown, duplicates: [...new Set(duplicates)] });
+    if (repeated.size || unknown.length || missing.length) {
+      throw new AppError('invalid_order', 'List every current case id exactly once.', { missing, unknown, duplicates: [...repeated] });
     }
     if (input.caseIds.length) {
       await tx.execute(sql`

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { ingestionKeys } from '@/db/schema';
 import type { ServiceContext } from '../context';
@@ -7,17 +6,12 @@ import { isId, newId, newSecret } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
-import { forgetIngestionKey } from '../auth/ingestion-key';
+import { forgetIngestionKey, ingestionSecretDigest } from '../auth/ingestion-key';
 import type { CreateIngestionKeyInput, CreatedIngestionKey, IngestionKey } from './schemas';
 
 type IngestionKeyRow = typeof ingestionKeys.$inferSelect;
 
 const prefixLength = 12;
-
-// What is stored and looked up (server/auth/ingestion-key.ts hashes the presented key the same way).
-function ingestionSecretDigest(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 function toIngestionKey(row: IngestionKeyRow): IngestionKey {
   return {
@@ -36,7 +30,7 @@ export async function createIngestionKey(ctx: ServiceContext, organizationId: st
   return ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
     const membership = await authorize(txCtx, organizationId, 'ingestionKeys.manage');
-    if (membership.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
+    if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
     const secret = newSecret('plt_');
     const [row] = await tx
       .insert(ingestionKeys)

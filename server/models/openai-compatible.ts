@@ -38,6 +38,12 @@ function unavailable(route: RouteConfig, message: string, details: Record<string
   return new AppError('unavailable', message, { provider: route.provider, modelRouteId: route.id, ...details }, headers);
 }
 
+// A transport failure: the timer's abort means a timeout, anything else a broken connection.
+function transportFailure(route: RouteConfig, controller: AbortController, timeoutMessage: string, otherMessage: string): AppError {
+  const timedOut = controller.signal.aborted;
+  return unavailable(route, timedOut ? timeoutMessage : otherMessage, { reason: timedOut ? 'timeout' : 'network' });
+}
+
 // Retry-After is either delta-seconds or an HTTP date.
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (!value) return null;
@@ -83,11 +89,13 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
     response = await fetch(`${route.baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
   } catch (error) {
     clearTimer();
-    const timedOut = controller.signal.aborted;
-    const message = timedOut
-      ? `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`
-      : `Could not reach the model provider (${route.provider}): ${(error as Error).message}.`;
-    throw new Retryable(unavailable(route, message, { reason: timedOut ? 'timeout' : 'network' }), null);
+    const failure = transportFailure(
+      route,
+      controller,
+      `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`,
+      `Could not reach the model provider (${route.provider}): ${(error as Error).message}.`,
+    );
+    throw new Retryable(failure, null);
   }
   if (response.ok) return { response, controller, armTimer, clearTimer };
   clearTimer();
@@ -144,8 +152,7 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
     try {
       text = await response.text();
     } catch (error) {
-      const timedOut = controller.signal.aborted;
-      throw new Retryable(unavailable(route, timedOut ? `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.` : `The reply from ${route.provider} was cut off.`, { reason: timedOut ? 'timeout' : 'network' }), null);
+      throw new Retryable(transportFailure(route, controller, `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`, `The reply from ${route.provider} was cut off.`), null);
     } finally {
       clearTimer();
     }
@@ -183,8 +190,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
       try {
         chunk = await reader.read();
       } catch {
-        const timedOut = controller.signal.aborted;
-        throw unavailable(route, timedOut ? `The model provider (${route.provider}) stopped sending for ${timeoutMs} ms.` : `The stream from ${route.provider} was cut off.`, { reason: timedOut ? 'timeout' : 'network' });
+        throw transportFailure(route, controller, `The model provider (${route.provider}) stopped sending for ${timeoutMs} ms.`, `The stream from ${route.provider} was cut off.`);
       }
       if (chunk.done) break;
       armTimer();

@@ -1,9 +1,8 @@
 import type { ServiceContext } from '../context';
 import { authorize } from '../auth/permissions';
 import { loadPrompt } from '../prompts/access';
-import { normalizeContent } from '../prompts/drafts';
+import { resolveContent } from '../prompts/drafts';
 import type { ParsedDraftContent } from '../prompts/schemas';
-import { requireRoute } from './routes';
 import { renderMessages, type RenderInput } from './render';
 import { stream } from './provider';
 import type { RunEvent } from './schemas';
@@ -15,9 +14,8 @@ export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 export async function startPlaygroundRun(ctx: ServiceContext, organizationId: string, promptId: string, input: PlaygroundRunInput): Promise<AsyncGenerator<RunEvent>> {
   await authorize(ctx, organizationId, 'playground.run');
   await loadPrompt(ctx, organizationId, promptId);
-  const content = normalizeContent(input.content);
+  const { content, route } = resolveContent(input.content);
   const messages = renderMessages(content, { input: input.input, variables: input.variables });
-  const route = requireRoute(content.modelRouteId, 'content.modelRouteId');
   const events = stream(route, { messages, temperature: content.temperature });
   return (async function* () {
     for await (const event of events) {

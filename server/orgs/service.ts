@@ -51,7 +51,7 @@ export async function renameOrganization(ctx: ServiceContext, organizationId: st
     const txCtx = { ...ctx, db: tx };
     const membership = await authorize(txCtx, organizationId, 'organization.rename');
     const [row] = await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, organizationId)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'organization.rename', targetType: 'organization', targetId: organizationId, details: { from: membership.organizationName, to: input.name } });
+    await recordAudit(txCtx, { organizationId, operation: 'organization.rename', targetType: 'organization', targetId: organizationId, details: { from: membership.organization.name, to: input.name } });
     return toOrganization(row, membership.role);
   });
 }
@@ -81,7 +81,7 @@ export async function checkDeletionLink(ctx: ServiceContext, organizationId: str
   if (!link || link.expiresAt.getTime() < Date.now()) {
     throw new AppError('invalid_state', 'This deletion link has expired or is not valid. Ask for a new one from the organization settings.', { state: 'link_expired' });
   }
-  return { organizationId, name: membership.organizationName, expiresAt: link.expiresAt.toISOString() };
+  return { organizationId, name: membership.organization.name, expiresAt: link.expiresAt.toISOString() };
 }
 
 export async function deleteOrganization(ctx: ServiceContext, organizationId: string, input: { token: string; confirmName: string }): Promise<void> {

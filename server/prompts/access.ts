@@ -3,7 +3,7 @@ import { prompts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
-import { authorize, type Membership, type Permission } from '../auth/permissions';
+import { authorize, type Membership } from '../auth/permissions';
 
 export type PromptRow = typeof prompts.$inferSelect;
 
@@ -20,7 +20,7 @@ export async function loadPrompt(ctx: ServiceContext, organizationId: string, pr
 }
 
 export function assertWritableOrganization(membership: Membership): void {
-  if (membership.readOnly) throw new AppError('read_only', 'This organization is read-only while its deletion is scheduled.');
+  if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is read-only while its deletion is scheduled.');
 }
 
 function assertNotArchived(prompt: PromptRow): void {
@@ -33,10 +33,9 @@ export async function authorizePromptWrite(
   ctx: ServiceContext,
   organizationId: string,
   promptId: string,
-  permission: Permission = 'prompts.write',
   options: { lock?: boolean } = {},
 ): Promise<{ membership: Membership; prompt: PromptRow }> {
-  const membership = await authorize(ctx, organizationId, permission);
+  const membership = await authorize(ctx, organizationId, 'prompts.write');
   assertWritableOrganization(membership);
   const prompt = await loadPrompt(ctx, organizationId, promptId, options);
   assertNotArchived(prompt);

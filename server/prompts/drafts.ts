@@ -3,7 +3,7 @@ import { drafts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
-import { localRoute, requireRoute } from '../models/routes';
+import { localRoute, requireRoute, type RouteConfig } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from './access';
 import { latestVersionContent } from './service';
 import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent, type UpdateDraftInput } from './schemas';
@@ -44,14 +44,14 @@ async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId
 }
 
 // Fills modelId from the route; a modelId that names another model is refused.
-export function normalizeContent(parsed: ParsedDraftContent): DraftContent {
+export function resolveContent(parsed: ParsedDraftContent): { content: DraftContent; route: RouteConfig } {
   const route = requireRoute(parsed.modelRouteId, 'content.modelRouteId');
   if (parsed.modelId !== undefined && parsed.modelId !== route.modelId) {
     throw new AppError('invalid_request', `Model route ${route.id} serves ${route.modelId}, not ${parsed.modelId}.`, {
       issues: [{ path: 'content.modelId', message: `Must be ${route.modelId} for this route, or left out.` }],
     });
   }
-  return { ...parsed, modelId: route.modelId };
+  return { content: { ...parsed, modelId: route.modelId }, route };
 }
 
 export async function getDraft(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Draft> {
@@ -90,7 +90,7 @@ async function swapContent(
 }
 
 export async function updateDraft(ctx: ServiceContext, organizationId: string, promptId: string, input: UpdateDraftInput): Promise<Draft> {
-  const content = normalizeContent(input.content);
+  const { content } = resolveContent(input.content);
   return swapContent(ctx, organizationId, promptId, input.revision, () => content, 'draft.update');
 }
 

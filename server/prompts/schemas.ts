@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import Ajv from 'ajv';
+import { pageQuery } from '../paging';
+import { localRouteId } from '../models/routes';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
@@ -17,20 +19,7 @@ export const limits = {
   metricValueChars: 10_000,
 } as const;
 
-export const defaultModelRouteId = 'local/echo';
-
-// `{{name}}` placeholders; names are identifiers, spaces inside the braces are allowed.
-const placeholderPattern = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-
-export function extractVariables(messages: { content: string }[]): string[] {
-  const seen = new Set<string>();
-  for (const message of messages) for (const match of message.content.matchAll(placeholderPattern)) seen.add(match[1]);
-  return [...seen];
-}
-
-export function replaceVariables(text: string, values: Record<string, string>): string {
-  return text.replace(placeholderPattern, (whole, name: string) => (name in values ? values[name] : whole));
-}
+export { extractVariables, replaceVariables } from '@/lib/templates';
 
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
@@ -93,7 +82,7 @@ export type CustomMetric = z.infer<typeof customMetricSchema>;
 const contentFields = {
   messages: z.array(messageSchema).max(limits.messages, `Use at most ${limits.messages} messages.`),
   inputType: z.enum(inputTypes),
-  modelRouteId: z.string().min(1).max(200).default(defaultModelRouteId),
+  modelRouteId: z.string().min(1).max(200).default(localRouteId),
   temperature: z.number().min(0).max(2).default(1),
   outputSchema: z.string().max(limits.outputSchemaChars).default(''),
   customMetrics: z.array(customMetricSchema).max(limits.metrics, `Use at most ${limits.metrics} metrics.`).default([]),
@@ -139,9 +128,7 @@ export const updateDraftInput = z.strictObject({ content: draftContentInput, rev
 export const discardDraftInput = z.strictObject({ revision: revisionSchema });
 export type UpdateDraftInput = z.infer<typeof updateDraftInput>;
 
-export const listPromptsQuery = z.strictObject({
-  cursor: z.string().min(1).max(500).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+export const listPromptsQuery = pageQuery.extend({
   state: z.enum(promptStates).optional(),
   search: z.string().trim().min(1).max(limits.promptName).optional(),
 });

@@ -81,7 +81,7 @@ export async function getPrompt(ctx: ServiceContext, organizationId: string, pro
 export async function renamePrompt(ctx: ServiceContext, organizationId: string, promptId: string, input: { name: string }): Promise<Prompt> {
   return ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, 'prompts.write', { lock: true });
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
     const [row] = await tx.update(prompts).set({ name: input.name }).where(eq(prompts.id, prompt.id)).returning();
     await recordAudit(txCtx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: input.name } });
     return withLabels(txCtx, row);

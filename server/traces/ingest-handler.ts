@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getDb } from '@/db/client';
 import { AppError } from '../errors';
-import { errorBody, newRequestId, toAppError } from '../api/http';
+import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from '../api/http';
 import { findDuplicateKey, maxBodyBytes, readLimitedBody } from '../api/strict-input';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
 import { assertClockLead, parseTraceBatch } from './ingest-schema';
-import { storeBatch } from './ingest';
+import { readOnlyOrganization, storeBatch } from './ingest';
 
 // POST /api/v1/traces. One function serves both the production entry's node:http hot path
 // (serveIngest) and Next's catch-all (ingestFromRequest). Checks run in this order, each refusing
@@ -62,7 +62,7 @@ async function ingest(input: IngestInput): Promise<number> {
   const body = await input.readBody(maxBodyBytes);
   if (body === null) throw tooLarge();
   const batch = parseTraceBatch(parseJson(body));
-  if (actor.readOnly) throw new AppError('read_only', 'The organization is read-only; traces are not accepted.');
+  if (actor.readOnly) throw readOnlyOrganization();
   limitKey(actor.keyId);
   assertClockLead(batch);
   try {
@@ -81,11 +81,8 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
     return { status: 200, headers, body: JSON.stringify({ accepted }), closeConnection: false };
   } catch (error) {
     const appError = toAppError(error);
-    if (appError.code === 'internal' || appError.code === 'unavailable') {
-      console.error(JSON.stringify({ level: 'error', requestId, operation: 'ingest_traces', error: String((error as Error)?.stack ?? error) }));
-    }
-    const extra = { ...appError.headers };
-    if ((appError.status === 429 || appError.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
+    reportServerError(requestId, 'ingest_traces', error, appError);
+    const extra = errorHeaders(appError);
     // After 413 the rest of the body is never read, so the connection cannot be reused.
     const closeConnection = appError.code === 'payload_too_large';
     if (closeConnection) extra.connection = 'close';
@@ -100,8 +97,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
+      req.off('error', onCutOff);
+      req.off('close', onCutOff);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -119,18 +116,14 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
     };
     // A client that goes away mid-body gets no answer; nothing was stored.
     const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
-    const onError = () => {
-      cleanup();
-      reject(cutOff());
-    };
-    const onClose = () => {
+    const onCutOff = () => {
       cleanup();
       reject(cutOff());
     };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
+    req.on('error', onCutOff);
+    req.on('close', onCutOff);
   });
 }
 

@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { AppError, invalidRequest, type Issue } from '../errors';
-import { zodIssues } from '../api/strict-input';
+import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
+import { costSources, omittedParts, spanKinds, spanStatuses, traceIdPattern } from './schemas';
 
 // The trace batch of the spec's "Trace ingestion" section. One zod schema validates every event
 // and feeds the OpenAPI document; rules across fields run as checks on the parsed span.
-
-export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
-export const spanStatuses = ['running', 'success', 'error', 'cancelled'] as const;
-export const costSources = ['provider_reported', 'catalog_estimate', 'unavailable'] as const;
-export const omittedParts = ['input', 'output', 'error', 'metadata'] as const;
 
 export const maxEventsPerBatch = 50;
 export const maxRevision = 1_000_000;
@@ -164,13 +159,15 @@ function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
 // The same structural rules as traceBatchSchema, as plain checks: every batch takes this path
 // (several times faster than the schema); only a batch that fails it goes through the schema,
 // which then names every issue. tests/unit/trace-validation.test.ts holds both to the same table.
-const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: /^[0-9a-f]{32}$/ };
-const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== '0'.repeat(length);
+const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: traceIdPattern };
+const zeros = { 16: '0'.repeat(16), 32: '0'.repeat(32) };
+const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== zeros[length];
 const isText = (max: number, min = 0) => (v: unknown) => typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isOneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
 const isString = (v: unknown) => typeof v === 'string';
-const isOmitted = (v: unknown) => Array.isArray(v) && v.length <= 4 && v.every(isOneOf(omittedParts));
+const isOmittedPart = isOneOf(omittedParts);
+const isOmitted = (v: unknown) => Array.isArray(v) && v.length <= 4 && v.every(isOmittedPart);
 
 const requiredChecks: [string, (v: unknown) => boolean][] = [
   ['traceId', isHex(32)],

@@ -30,6 +30,10 @@ export function snapshotDigest(span: SpanSnapshot): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+export function readOnlyOrganization(): AppError {
+  return new AppError('read_only', 'The organization is read-only; traces are not accepted.');
+}
+
 type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
 
 const stateMessages: Record<SpanState, string> = {
@@ -97,14 +101,7 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
     else bySpan.set(span.spanId, [entry]);
   });
   const rows: SpanRow[] = [];
-  for (const entries of bySpan.values()) {
-    if (entries.length === 1) {
-      const { span, index, digest } = entries[0];
-      rows.push({ ...span, i: index, digest, revs: [span.revision], digests: [digest], maxRunning: span.status === 'running' ? span.revision : null });
-    } else {
-      rows.push(resolveSpan(entries));
-    }
-  }
+  for (const entries of bySpan.values()) rows.push(resolveSpan(entries));
   return rows;
 }
 
@@ -135,7 +132,7 @@ export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Prom
   } catch (error) {
     const { code, detail } = databaseError(error);
     if (code === 'PT401') throw new AppError('unauthorized', 'The ingestion key is unknown or revoked.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    if (code === 'PT403') throw new AppError('read_only', 'The organization is read-only; traces are not accepted.');
+    if (code === 'PT403') throw readOnlyOrganization();
     if (code === 'PT409' && detail) {
       const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };
       throw conflict(found.state, found.index, batch.events[found.index], found.storedRevision ?? undefined);

@@ -66,13 +66,17 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
+export function toTrpcError(error: AppError): TRPCError {
+  return new TRPCError({ code: errorCodes[error.code].trpc, message: error.message, cause: error });
+}
+
 // Services throw AppError; this turns it into a TRPCError with the table's code, keeping the cause.
 const mapAppErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (result.ok) return result;
   const cause = result.error.cause;
   if (isAppError(cause)) {
-    throw new TRPCError({ code: errorCodes[cause.code].trpc, message: cause.message, cause });
+    throw toTrpcError(cause);
   }
   if (isUnavailableError(cause)) {
     const unavailable = new AppError('unavailable', 'The service is temporarily unavailable. Try again shortly.');

@@ -4,7 +4,7 @@ import { Button } from '@/components/ui/Button';
 import { Input, Select } from '@/components/ui/Field';
 import { PlusIcon, TrashIcon } from '@/components/ui/icons';
 import { metricTypeOptions, type CustomMetric, type MetricType } from '../types';
-import { FieldError } from './FieldError';
+import { FieldError } from '@/components/ui/FieldError';
 
 function ValueInput({ metric, index, readOnly, error, onChange }: { metric: CustomMetric; index: number; readOnly: boolean; error?: string; onChange: (value: CustomMetric['value']) => void }) {
   const kind = metricTypeOptions.find((option) => option.value === metric.type)?.valueKind ?? 'text';

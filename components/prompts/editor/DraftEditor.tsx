@@ -5,12 +5,12 @@ import { formatRelative } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
-import { Dialog } from '@/components/ui/Dialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { SkeletonRows } from '@/components/ui/States';
 import { PlaygroundPanel } from '@/components/playground/PlaygroundPanel';
 import type { PromptScope } from '../PromptShell';
-import type { Draft, DraftContent } from '../types';
+import type { DraftContent } from '../types';
 import { ConflictDialog } from './ConflictDialog';
 import { CustomMetricsEditor } from './CustomMetricsEditor';
 import { InputTypeToggle, VariableChips } from './InputTypeToggle';
@@ -30,32 +30,20 @@ function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | 
       <Button size="sm" variant="ghost" onClick={() => (setError(null), setOpen(true))}>
         Discard draft
       </Button>
-      <Dialog
+      <ConfirmDialog
         open={open}
-        onClose={() => !busy && setOpen(false)}
+        onClose={() => setOpen(false)}
         title="Discard your draft?"
         description="Your changes are thrown away. The draft starts again from the prompt’s latest saved version, or empty when it has none."
-        footer={
-          <>
-            <Button onClick={() => setOpen(false)} disabled={busy}>
-              Cancel
-            </Button>
-            <Button
-              variant="danger"
-              loading={busy}
-              onClick={async () => {
-                const message = await onDiscard();
-                if (message) setError(message);
-                else setOpen(false);
-              }}
-            >
-              Discard draft
-            </Button>
-          </>
-        }
-      >
-        {error ? <Alert tone="error">{error}</Alert> : null}
-      </Dialog>
+        confirmLabel="Discard draft"
+        pending={busy}
+        error={error}
+        onConfirm={async () => {
+          const message = await onDiscard();
+          if (message) setError(message);
+          else setOpen(false);
+        }}
+      />
     </>
   );
 }
@@ -86,7 +74,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
   const issues = readOnly ? {} : { ...validateContent(content), ...draft.issues };
   const variables = content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
   const set = (patch: Partial<DraftContent>) => draft.edit((current) => ({ ...current, ...patch }));
-  const loaded = draft.draftQuery.data as Draft | undefined;
+  const loaded = draft.draftQuery.data;
 
   return (
     <div className="editor-layout">

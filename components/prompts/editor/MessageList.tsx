@@ -7,7 +7,7 @@ import { PlusIcon, TrashIcon } from '@/components/ui/icons';
 import { DragHandle } from '../DragHandle';
 import { moveItem, useDragReorder } from '../dragReorder';
 import { roleOptions, type DraftContent, type MessageRole } from '../types';
-import { FieldError } from './FieldError';
+import { FieldError } from '@/components/ui/FieldError';
 import { TemplateTextarea } from './TemplateTextarea';
 
 type Message = DraftContent['messages'][number];

@@ -18,7 +18,6 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({ organizationId }));
   const routes: ModelRoute[] = models.data?.items ?? [];
-  const known = routes.some((route) => route.id === content.modelRouteId);
   const selected = routes.find((route) => route.id === content.modelRouteId);
   const unavailable = routes.filter((route) => !route.available);
 
@@ -44,7 +43,7 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
           }}
         >
           {models.isPending ? <option value={content.modelRouteId}>Loading models…</option> : null}
-          {!models.isPending && !known ? <option value={content.modelRouteId}>{content.modelRouteId || 'Choose a model'}</option> : null}
+          {!models.isPending && !selected ? <option value={content.modelRouteId}>{content.modelRouteId || 'Choose a model'}</option> : null}
           {routes.map((route) => (
             <option key={route.id} value={route.id} disabled={!route.available}>
               {route.name}

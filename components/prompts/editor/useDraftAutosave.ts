@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTRPC, useTRPCClient } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { Draft, DraftContent } from '../types';
@@ -21,7 +21,7 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const draftOptions = trpc.prompts.getDraft.queryOptions({ organizationId, promptId }, { staleTime: Infinity });
+  const draftOptions = useMemo(() => trpc.prompts.getDraft.queryOptions({ organizationId, promptId }, { staleTime: Infinity }), [trpc, organizationId, promptId]);
   const draftQuery = useQuery(draftOptions);
 
   const [content, setContent] = useState<DraftContent | null>(null);
@@ -39,32 +39,32 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
   const inConflict = useRef(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
+  // Take a stored draft as the editor's content and revision (refs and state alike).
+  const adopt = useCallback((draft: Draft) => {
+    contentRef.current = draft.content;
+    revisionRef.current = draft.revision;
+    setContent(draft.content);
+    setRevision(draft.revision);
+  }, []);
+
   const apply = useCallback(
     (draft: Draft) => {
-      contentRef.current = draft.content;
-      revisionRef.current = draft.revision;
-      setContent(draft.content);
-      setRevision(draft.revision);
+      adopt(draft);
       queryClient.setQueryData(draftOptions.queryKey, draft);
     },
-    [queryClient, draftOptions.queryKey],
+    [adopt, queryClient, draftOptions.queryKey],
   );
 
   // First load only: later refetches never replace what the user is typing.
-  const loaded = draftQuery.data as Draft | undefined;
+  const loaded = draftQuery.data;
   useEffect(() => {
-    if (loaded && contentRef.current === null) {
-      contentRef.current = loaded.content;
-      revisionRef.current = loaded.revision;
-      setContent(loaded.content);
-      setRevision(loaded.revision);
-    }
-  }, [loaded]);
+    if (loaded && contentRef.current === null) adopt(loaded);
+  }, [loaded, adopt]);
 
   const openConflict = useCallback(async () => {
     inConflict.current = true;
     setStatus('conflict');
-    const theirs = (await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 })) as Draft;
+    const theirs = await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 });
     setConflict({ mine: contentRef.current!, theirs });
   }, [queryClient, draftOptions]);
 
@@ -84,12 +84,12 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     saving.current = true;
     setStatus('saving');
     try {
-      const draft = (await client.prompts.updateDraft.mutate({
+      const draft = await client.prompts.updateDraft.mutate({
         organizationId,
         promptId,
         content: contentRef.current,
         revision: revisionRef.current,
-      })) as Draft;
+      });
       revisionRef.current = draft.revision;
       setRevision(draft.revision);
       queryClient.setQueryData(draftOptions.queryKey, draft);
@@ -169,7 +169,7 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     timer.current = null;
     setBusy(true);
     try {
-      const draft = (await client.prompts.discardDraft.mutate({ organizationId, promptId, revision: revisionRef.current })) as Draft;
+      const draft = await client.prompts.discardDraft.mutate({ organizationId, promptId, revision: revisionRef.current });
       editCount.current += 1;
       apply(draft);
       setIssues({});

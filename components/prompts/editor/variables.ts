@@ -1,15 +1,8 @@
-// {{name}} placeholders: letters, digits and underscores, optional spaces inside the braces.
-const placeholder = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+import { extractVariables as fromMessages, placeholderPattern } from '@/lib/templates';
 
-// Distinct variable names in order of first appearance across the messages.
+// Distinct variable names in order of first appearance across the message texts.
 export function extractVariables(texts: string[]): string[] {
-  const names: string[] = [];
-  for (const text of texts) {
-    for (const match of text.matchAll(placeholder)) {
-      if (!names.includes(match[1])) names.push(match[1]);
-    }
-  }
-  return names;
+  return fromMessages(texts.map((content) => ({ content })));
 }
 
 export type TemplatePart = { text: string; variable: string | null };
@@ -18,7 +11,7 @@ export type TemplatePart = { text: string; variable: string | null };
 export function splitTemplate(text: string): TemplatePart[] {
   const parts: TemplatePart[] = [];
   let last = 0;
-  for (const match of text.matchAll(placeholder)) {
+  for (const match of text.matchAll(placeholderPattern)) {
     const start = match.index ?? 0;
     if (start > last) parts.push({ text: text.slice(last, start), variable: null });
     parts.push({ text: match[0], variable: match[1] });

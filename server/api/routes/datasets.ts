@@ -3,16 +3,15 @@ import { defineRoute } from '../define';
 import { addCase, deleteCase, getDataset, reorderCases, updateCase } from '../../datasets/service';
 import { importCases } from '../../datasets/import';
 import { addCaseInput, datasetCaseSchema, datasetSchema, deleteCaseQuery, importInput, importResultSchema, reorderInput, updateCaseInput } from '../../datasets/schemas';
+import { management, promptParams } from './common';
 
-const promptParams = z.strictObject({ organizationId: z.string(), promptId: z.string() });
 const caseParams = z.strictObject({ organizationId: z.string(), promptId: z.string(), caseId: z.string() });
-const common = { tag: 'Management', auth: 'management' } as const;
 const base = '/organizations/{organizationId}/prompts/{promptId}/dataset';
 const writeErrors = ['forbidden', 'read_only', 'not_found', 'dataset_conflict', 'invalid_state'] as const;
 
 export const datasetRoutes = [
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: base,
     operationId: 'get_dataset',
@@ -24,7 +23,7 @@ export const datasetRoutes = [
     handler: ({ ctx, params }) => getDataset(ctx, params.organizationId, params.promptId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: `${base}/cases`,
     operationId: 'add_dataset_case',
@@ -37,7 +36,7 @@ export const datasetRoutes = [
     handler: ({ ctx, params, body }) => addCase(ctx, params.organizationId, params.promptId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PUT',
     path: `${base}/cases/{caseId}`,
     operationId: 'update_dataset_case',
@@ -50,7 +49,7 @@ export const datasetRoutes = [
     handler: ({ ctx, params, body }) => updateCase(ctx, params.organizationId, params.promptId, params.caseId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'DELETE',
     path: `${base}/cases/{caseId}`,
     operationId: 'delete_dataset_case',
@@ -63,7 +62,7 @@ export const datasetRoutes = [
     handler: ({ ctx, params, query }) => deleteCase(ctx, params.organizationId, params.promptId, params.caseId, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PUT',
     path: `${base}/order`,
     operationId: 'reorder_dataset',
@@ -76,7 +75,7 @@ export const datasetRoutes = [
     handler: ({ ctx, params, body }) => reorderCases(ctx, params.organizationId, params.promptId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: `${base}/import`,
     operationId: 'import_dataset',

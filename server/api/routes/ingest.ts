@@ -22,9 +22,6 @@ export const ingestRoutes: Route[] = [
     status: 200,
     response: z.object({ accepted: z.int().min(1).max(50).describe('Number of events in the acknowledged batch') }),
     errors: ['invalid_request', 'unauthorized', 'read_only', 'invalid_state', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable'],
-    handler: async () => {
-      throw new Error('served by handle');
-    },
     handle: (request) => ingestFromRequest(request),
   },
 ];

@@ -4,14 +4,13 @@ import { pageQuery } from '../../paging';
 import { pageOf } from '../../orgs/schemas';
 import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '../../keys/ingestion';
 import { createdIngestionKeySchema, createIngestionKeyInput, ingestionKeySchema } from '../../keys/schemas';
+import { management, orgParams } from './common';
 
-const orgParams = z.strictObject({ organizationId: z.string() });
 const keyParams = z.strictObject({ organizationId: z.string(), keyId: z.string() });
-const common = { tag: 'Management', auth: 'management' } as const;
 
 export const ingestionKeyRoutes: Route[] = [
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations/{organizationId}/ingestion-keys',
     operationId: 'list_ingestion_keys',
@@ -24,7 +23,7 @@ export const ingestionKeyRoutes: Route[] = [
     handler: ({ ctx, params, query }) => listIngestionKeys(ctx, params.organizationId, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: '/organizations/{organizationId}/ingestion-keys',
     operationId: 'create_ingestion_key',
@@ -40,7 +39,7 @@ export const ingestionKeyRoutes: Route[] = [
     handler: ({ ctx, params, body }) => createIngestionKey(ctx, params.organizationId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'DELETE',
     path: '/organizations/{organizationId}/ingestion-keys/{keyId}',
     operationId: 'revoke_ingestion_key',

@@ -13,14 +13,13 @@ import {
   pageOf,
   renameOrganizationInput,
 } from '../../orgs/schemas';
+import { management, orgParams } from './common';
 
-const orgParams = z.strictObject({ organizationId: z.string() });
 const memberParams = z.strictObject({ organizationId: z.string(), userId: z.string() });
-const common = { tag: 'Management', auth: 'management' } as const;
 
 export const organizationRoutes = [
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations',
     operationId: 'list_organizations',
@@ -31,7 +30,7 @@ export const organizationRoutes = [
     handler: ({ ctx, query }) => listOrganizations(ctx, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: '/organizations',
     operationId: 'create_organization',
@@ -42,7 +41,7 @@ export const organizationRoutes = [
     handler: ({ ctx, body }) => createOrganization(ctx, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations/{organizationId}',
     operationId: 'get_organization',
@@ -54,7 +53,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params }) => getOrganization(ctx, params.organizationId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PATCH',
     path: '/organizations/{organizationId}',
     operationId: 'rename_organization',
@@ -67,7 +66,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params, body }) => renameOrganization(ctx, params.organizationId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: '/organizations/{organizationId}/deletion-link',
     operationId: 'get_organization_deletion_link',
@@ -80,7 +79,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params }) => createDeletionLink(ctx, params.organizationId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations/{organizationId}/members',
     operationId: 'list_members',
@@ -93,7 +92,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params, query }) => listMembers(ctx, params.organizationId, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: '/organizations/{organizationId}/members',
     operationId: 'add_member',
@@ -106,7 +105,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params, body }) => addMember(ctx, params.organizationId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PATCH',
     path: '/organizations/{organizationId}/members/{userId}',
     operationId: 'change_member_role',
@@ -119,7 +118,7 @@ export const organizationRoutes = [
     handler: ({ ctx, params, body }) => changeMemberRole(ctx, params.organizationId, params.userId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'DELETE',
     path: '/organizations/{organizationId}/members/{userId}',
     operationId: 'remove_member',

@@ -1,18 +1,15 @@
-import { z } from 'zod';
 import { defineRoute } from '../define';
 import { pageOf } from '../../orgs/schemas';
 import { archivePrompt, createPrompt, getPrompt, listPrompts, renamePrompt } from '../../prompts/service';
 import { discardDraft, getDraft, updateDraft } from '../../prompts/drafts';
 import { createPromptInput, discardDraftInput, draftSchema, listPromptsQuery, promptSchema, renamePromptInput, updateDraftInput } from '../../prompts/schemas';
+import { management, orgParams, promptParams } from './common';
 
-const orgParams = z.strictObject({ organizationId: z.string() });
-const promptParams = z.strictObject({ organizationId: z.string(), promptId: z.string() });
-const common = { tag: 'Management', auth: 'management' } as const;
 const base = '/organizations/{organizationId}/prompts';
 
 export const promptRoutes = [
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: base,
     operationId: 'list_prompts',
@@ -25,7 +22,7 @@ export const promptRoutes = [
     handler: ({ ctx, params, query }) => listPrompts(ctx, params.organizationId, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: base,
     operationId: 'create_prompt',
@@ -38,7 +35,7 @@ export const promptRoutes = [
     handler: ({ ctx, params, body }) => createPrompt(ctx, params.organizationId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: `${base}/{promptId}`,
     operationId: 'get_prompt',
@@ -50,7 +47,7 @@ export const promptRoutes = [
     handler: ({ ctx, params }) => getPrompt(ctx, params.organizationId, params.promptId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PATCH',
     path: `${base}/{promptId}`,
     operationId: 'rename_prompt',
@@ -63,7 +60,7 @@ export const promptRoutes = [
     handler: ({ ctx, params, body }) => renamePrompt(ctx, params.organizationId, params.promptId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: `${base}/{promptId}/archive`,
     operationId: 'archive_prompt',
@@ -76,7 +73,7 @@ export const promptRoutes = [
     handler: ({ ctx, params }) => archivePrompt(ctx, params.organizationId, params.promptId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: `${base}/{promptId}/draft`,
     operationId: 'get_draft',
@@ -88,7 +85,7 @@ export const promptRoutes = [
     handler: ({ ctx, params }) => getDraft(ctx, params.organizationId, params.promptId),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'PUT',
     path: `${base}/{promptId}/draft`,
     operationId: 'update_draft',
@@ -102,7 +99,7 @@ export const promptRoutes = [
     handler: ({ ctx, params, body }) => updateDraft(ctx, params.organizationId, params.promptId, body),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'POST',
     path: `${base}/{promptId}/draft/discard`,
     operationId: 'discard_draft',

@@ -3,14 +3,13 @@ import { defineRoute, type Route } from '../define';
 import { pageOf } from '../../orgs/schemas';
 import { getTrace, listTraces } from '../../traces/query';
 import { listTracesQuery, traceListItemSchema, traceSchema } from '../../traces/schemas';
+import { management, orgParams } from './common';
 
-const orgParams = z.strictObject({ organizationId: z.string() });
 const traceParams = z.strictObject({ organizationId: z.string(), traceId: z.string() });
-const common = { tag: 'Management', auth: 'management' } as const;
 
 export const traceRoutes: Route[] = [
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations/{organizationId}/traces',
     operationId: 'list_traces',
@@ -25,7 +24,7 @@ export const traceRoutes: Route[] = [
     handler: ({ ctx, params, query }) => listTraces(ctx, params.organizationId, query),
   }),
   defineRoute({
-    ...common,
+    ...management,
     method: 'GET',
     path: '/organizations/{organizationId}/traces/{traceId}',
     operationId: 'get_trace',

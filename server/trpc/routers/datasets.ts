@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addCase, deleteCase, getDataset, reorderCases, updateCase } from '@/server/datasets/service';
 import { importCases, previewImport } from '@/server/datasets/import';
 import { addCaseInput, importInput, previewImportInput, reorderInput, updateCaseInput } from '@/server/datasets/schemas';
+import { revisionSchema } from '@/server/prompts/schemas';
 import { protectedProcedure, router } from '../init';
 import { promptIdInput } from './prompts';
 
@@ -16,7 +17,7 @@ export const datasetsRouter = router({
     .input(updateCaseInput.extend(caseIdInput.shape))
     .mutation(({ ctx, input }) => updateCase(ctx, input.organizationId, input.promptId, input.caseId, { revision: input.revision, row: input.row })),
   deleteCase: protectedProcedure
-    .input(caseIdInput.extend({ revision: z.number().int().min(0) }))
+    .input(caseIdInput.extend({ revision: revisionSchema }))
     .mutation(({ ctx, input }) => deleteCase(ctx, input.organizationId, input.promptId, input.caseId, { revision: input.revision })),
   reorder: protectedProcedure
     .input(reorderInput.extend(promptIdInput.shape))

@@ -1,9 +1,8 @@
-import { TRPCError } from '@trpc/server';
 import { draftContentInput } from '@/server/prompts/schemas';
 import { playgroundRunInput } from '@/server/models/schemas';
 import { startPlaygroundRun } from '@/server/models/playground';
-import { errorCodes, isAppError } from '@/server/errors';
-import { protectedProcedure, router } from '../init';
+import { isAppError } from '@/server/errors';
+import { protectedProcedure, router, toTrpcError } from '../init';
 import { promptIdInput } from './prompts';
 
 // Errors raised while streaming bypass the middleware; give them the same tRPC code it would.
@@ -11,7 +10,7 @@ async function* withAppErrors<T>(events: AsyncGenerator<T>): AsyncGenerator<T> {
   try {
     yield* events;
   } catch (error) {
-    if (isAppError(error)) throw new TRPCError({ code: errorCodes[error.code].trpc, message: error.message, cause: error });
+    if (isAppError(error)) throw toTrpcError(error);
     throw error;
   }
 }

@@ -3,13 +3,13 @@ import { discardDraft, getDraft, updateDraft } from '@/server/prompts/drafts';
 import { createPromptInput, discardDraftInput, listPromptsQuery, renamePromptInput, updateDraftInput } from '@/server/prompts/schemas';
 import { z } from 'zod';
 import { protectedProcedure, router } from '../init';
-import { orgIdInput } from './paging';
+import { infiniteDirection, orgIdInput } from './paging';
 
 export const promptIdInput = orgIdInput.extend({ promptId: z.string().min(1) });
 
 export const promptsRouter = router({
   list: protectedProcedure
-    .input(listPromptsQuery.extend({ ...orgIdInput.shape, direction: z.enum(['forward', 'backward']).optional() }))
+    .input(listPromptsQuery.extend({ ...orgIdInput.shape, ...infiniteDirection }))
     .query(({ ctx, input }) => listPrompts(ctx, input.organizationId, { cursor: input.cursor, limit: input.limit, state: input.state, search: input.search })),
   create: protectedProcedure.input(createPromptInput.extend(orgIdInput.shape)).mutation(({ ctx, input }) => createPrompt(ctx, input.organizationId, { name: input.name })),
   get: protectedProcedure.input(promptIdInput).query(({ ctx, input }) => getPrompt(ctx, input.organizationId, input.promptId)),

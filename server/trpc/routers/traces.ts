@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { getTrace, listTraces } from '@/server/traces/query';
 import { listTracesQuery } from '@/server/traces/schemas';
 import { protectedProcedure, router } from '../init';
-import { orgIdInput } from './paging';
+import { infiniteDirection, orgIdInput } from './paging';
 
 // TanStack's infinite queries add `direction`; the service sees only the list query.
-const listInput = listTracesQuery.safeExtend({ ...orgIdInput.shape, direction: z.enum(['forward', 'backward']).optional() });
+const listInput = listTracesQuery.safeExtend({ ...orgIdInput.shape, ...infiniteDirection });
 
 export const tracesRouter = router({
   list: protectedProcedure.input(listInput).query(({ ctx, input }) => {
