@@ -86,3 +86,13 @@ export function isUnavailableError(error: unknown): boolean {
   const cause = (error as { cause?: unknown } | null)?.cause;
   return cause !== undefined && cause !== error && isUnavailableError(cause);
 }
+
+// SQLSTATE class 22 (data exception: a value the column cannot hold). Input checks run first, so
+// reaching this is a gap in them; it is still the client's value, never a reason to answer 5xx.
+export function isDataException(error: unknown): boolean {
+  for (let current = error as { code?: unknown; cause?: unknown } | null, depth = 0; current && depth < 4; depth++) {
+    if (typeof current.code === 'string' && /^22[0-9A-Z]{3}$/.test(current.code)) return true;
+    current = current.cause as typeof current;
+  }
+  return false;
+}

@@ -5,6 +5,7 @@ import { AppError, type ErrorCode } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
+import { assertCleanParams } from '../input-hygiene';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
@@ -67,6 +68,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
       // Authentication comes before validation: an anonymous caller learns nothing about inputs.
       const actor = spec.auth === 'management' ? await authenticateManagement(db, request) : anonymous;
       if (spec.auth === 'management') limitManagement(actor.userId);
+      assertCleanParams(Object.entries(rawParams), 'path');
       const params = parseWith(spec.params ?? noParams, rawParams, 'path') as z.infer<P>;
       const query = parseQuery(spec.query, url.searchParams) as never;
       const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;

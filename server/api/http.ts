@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, isAppError, isUnavailableError } from '../errors';
+import { AppError, isAppError, isDataException, isUnavailableError } from '../errors';
 
 export function newRequestId(): string {
   return `req_${randomBytes(12).toString('base64url')}`;
@@ -16,6 +16,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (isUnavailableError(error)) return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
+  if (isDataException(error)) return new AppError('invalid_request', 'A value in the request cannot be stored.');
   return new AppError('internal', 'Something went wrong on our side.');
 }
 

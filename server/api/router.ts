@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError, invalidRequest } from '../errors';
 import { defineRoute, type Route } from './define';
 import { errorResponse, newRequestId } from './http';
 import { buildOpenApi } from './openapi';
@@ -51,7 +51,18 @@ const compiled: Compiled[] = routes.map((route) => {
   return { route, pattern: new RegExp(`^/api/v1${source}/?$`), names };
 });
 
-export function matchRoute(method: string, pathname: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | null {
+// A segment that is not valid percent-encoded UTF-8 names nothing: null, answered 400.
+function decodePathSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+type Match = { route: Route; params: Record<string, string> } | { malformed: string } | { allowed: string[] } | null;
+
+export function matchRoute(method: string, pathname: string): Match {
   const allowed: string[] = [];
   for (const { route, pattern, names } of compiled) {
     const match = pattern.exec(pathname);
@@ -61,9 +72,11 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
       continue;
     }
     const params: Record<string, string> = {};
-    names.forEach((name, i) => {
-      params[name] = decodeURIComponent(match[i + 1]);
-    });
+    for (const [i, name] of names.entries()) {
+      const decoded = decodePathSegment(match[i + 1]);
+      if (decoded === null) return { malformed: name };
+      params[name] = decoded;
+    }
     return { route, params };
   }
   return allowed.length ? { allowed } : null;
@@ -74,6 +87,9 @@ export async function dispatch(request: Request): Promise<Response> {
   const found = matchRoute(request.method, pathname);
   if (found && 'route' in found) return found.route.handle(request, found.params);
   const requestId = newRequestId();
+  if (found && 'malformed' in found) {
+    return errorResponse(invalidRequest('The path is not valid percent-encoded UTF-8.', [{ path: found.malformed, message: 'Not valid percent-encoded UTF-8.' }]), requestId);
+  }
   if (found) {
     return errorResponse(new AppError('method_not_allowed', `Use ${found.allowed.join(', ')} on this path.`), requestId, { allow: found.allowed.join(', ') });
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
+import { assertCleanParams, parseCleanJson } from '../input-hygiene';
 
 const stringToken = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 
@@ -46,6 +47,7 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: 
 
 // Query strings: every parameter at most once and never empty; unknown ones fail the schema.
 export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: URLSearchParams): z.infer<T> | Record<string, never> {
+  assertCleanParams(params, 'query string');
   const values: Record<string, string> = {};
   const issues: Issue[] = [];
   for (const [key, value] of params) {
@@ -100,12 +102,8 @@ export async function parseBody<T extends z.ZodType>(schema: T | undefined, requ
   }
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalidRequest('The request body is not valid JSON.');
-  }
+  // Nesting and unstorable strings are refused before anything else reads the value.
+  const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) throw invalidRequest('The request body repeats a field.', [{ path: duplicate, message: 'Field given more than once.' }]);
   return parseWith(schema, value, 'request body');

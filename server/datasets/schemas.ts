@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { revisionSchema as revision } from '../prompts/schemas';
+import { jsonTextProblem } from '../input-hygiene';
 
 export const caseFormats = ['text', 'json'] as const;
 export const importModes = ['append', 'replace'] as const;
@@ -8,12 +9,8 @@ export const planCapacity = { free: 10, pro: 500 } as const;
 
 // A JSON-format field must hold a JSON document; text holds anything.
 function jsonProblem(value: string): string {
-  try {
-    JSON.parse(value);
-    return '';
-  } catch {
-    return 'Must be valid JSON for the json format.';
-  }
+  const problem = jsonTextProblem(value);
+  return problem === 'Must be valid JSON text.' ? 'Must be valid JSON for the json format.' : problem;
 }
 
 const caseRowFields = {

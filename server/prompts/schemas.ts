@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import Ajv from 'ajv';
+import { jsonTextProblem, maxBodyDepth } from '../input-hygiene';
 import { pageQuery } from '../paging';
 import { localRouteId } from '../models/routes';
 
@@ -24,12 +25,11 @@ export { extractVariables, replaceVariables } from '@/lib/templates';
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
 export function jsonSchemaProblem(text: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return 'Must be valid JSON.';
-  }
+  // Depth and storable strings first: ajv walks the document recursively.
+  const result: { value?: unknown } = {};
+  const problem = jsonTextProblem(text, maxBodyDepth, result);
+  if (problem) return problem === 'Must be valid JSON text.' ? 'Must be valid JSON.' : problem;
+  const parsed = result.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     if (typeof parsed !== 'boolean') return 'Must be a JSON Schema object.';
   }

@@ -3,6 +3,7 @@ import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from '../api/http';
 import { findDuplicateKey, maxBodyBytes, readLimitedBody } from '../api/strict-input';
+import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
@@ -37,13 +38,13 @@ function limitKey(keyId: string): void {
 
 function parseJson(body: Buffer): unknown {
   let text: string;
-  let value: unknown;
   try {
     text = utf8.decode(body);
-    value = JSON.parse(text);
   } catch {
     throw new AppError('invalid_request', 'The request body is not valid UTF-8 JSON.');
   }
+  // Nesting, JSON syntax, U+0000 and lone surrogates: 400 before the schema reads anything.
+  const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) throw new AppError('invalid_request', 'The request body repeats a field.', { issues: [{ path: duplicate, message: 'Field given more than once.' }] });
   return value;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
+import { jsonTextProblem } from '../input-hygiene';
 import { costSources, omittedParts, spanKinds, spanStatuses, traceIdPattern } from './schemas';
 
 // The trace batch of the spec's "Trace ingestion" section. One zod schema validates every event
@@ -79,29 +80,6 @@ export const traceBatchSchema = z.strictObject({
 export type SpanSnapshot = z.infer<typeof spanSnapshotSchema>;
 export type TraceBatch = z.infer<typeof traceBatchSchema>;
 
-// Deepest nesting of arrays and objects in valid JSON text ("{}" is 1), found without parsing again.
-export function jsonDepth(json: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip a string: find its closing quote, stepping over escaped ones.
-      for (;;) {
-        i = json.indexOf('"', i + 1);
-        let backslashes = 0;
-        while (json.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
-        if (backslashes % 2 === 0) break;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest) deepest = depth;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
 function checkJson(value: string, what: 'contentJson' | 'metadataJson', issues: Issue[], prefix: string): void {
   const path = `${prefix}${what}`;
   const limit = what === 'contentJson' ? maxContentBytes : maxMetadataBytes;
@@ -110,22 +88,20 @@ function checkJson(value: string, what: 'contentJson' | 'metadataJson', issues: 
     issues.push({ path, message: `Must be at most ${limit / 1024} KiB (UTF-8).` });
     return;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    issues.push({ path, message: 'Must be valid JSON text.' });
+  // Depth (32 here) before parsing, and no U+0000 or lone surrogate escaped inside the JSON text.
+  const result: { value?: unknown } = {};
+  const problem = jsonTextProblem(value, maxJsonDepth, result);
+  if (problem) {
+    issues.push({ path, message: problem });
     return;
   }
+  const parsed = result.value;
   if (what === 'metadataJson') {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       issues.push({ path, message: 'Must be a JSON object.' });
       return;
     }
     if (Object.keys(parsed).length > maxMetadataKeys) issues.push({ path, message: `Must have at most ${maxMetadataKeys} top-level keys.` });
-  }
-  if (typeof parsed === 'object' && parsed !== null && jsonDepth(value) > maxJsonDepth) {
-    issues.push({ path, message: `Must nest at most ${maxJsonDepth} levels.` });
   }
 }
 

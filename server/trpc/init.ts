@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import type { Actor } from '@/server/context';
 import { AppError, errorCodes, isAppError, isUnavailableError, type ErrorCode, type Issue } from '@/server/errors';
 import { newId } from '@/server/ids';
+import { assertCleanInput } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { log } from '@/server/log';
 
@@ -87,7 +88,13 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapAppErrors);
+// API.md "Input hygiene": unstorable strings and deep nesting are refused before any input parser runs.
+const cleanInput = t.middleware(async ({ getRawInput, next }) => {
+  assertCleanInput(await getRawInput(), 'input');
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors).use(cleanInput);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.actor) throw new AppError('unauthorized', 'Sign in to continue.');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@/server/errors';
-import { assertClockLead, hasBatchShape, jsonDepth, parseTraceBatch, traceBatchSchema } from '@/server/traces/ingest-schema';
+import { assertClockLead, hasBatchShape, parseTraceBatch, traceBatchSchema } from '@/server/traces/ingest-schema';
+import { jsonTextDepth as jsonDepth } from '@/server/input-hygiene';
 import { resolveBatch, snapshotDigest } from '@/server/traces/ingest';
 
 const traceId = 'a'.repeat(31) + '1';

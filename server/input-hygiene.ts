@@ -1,0 +1,143 @@
+import { invalidRequest, type Issue } from './errors';
+
+// API.md "Input hygiene": no string anywhere in a request may hold U+0000 or an unpaired surrogate
+// (Postgres text and jsonb cannot store them), and no JSON body may nest deeper than 64 levels.
+// Every check here is iterative, so it runs safely before anything recursive (zod, canonical
+// digests, JSON.stringify, ajv) ever sees the value.
+
+export const maxBodyDepth = 64;
+
+// '' when the string can be stored, else why not.
+export function stringProblem(value: string): string {
+  if (value.includes('\u0000')) return 'Must not contain the character U+0000.';
+  if (!value.isWellFormed()) return 'Must not contain an unpaired surrogate (invalid Unicode).';
+  return '';
+}
+
+// Deepest nesting of arrays and objects in JSON text ("{}" is 1, a scalar 0), counted without
+// parsing; stops as soon as it passes `limit`. Strings are stepped over, escapes included.
+export function jsonTextDepth(text: string, limit = Infinity): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (;;) {
+        const next = text.indexOf('"', i + 1);
+        if (next === -1) return deepest; // unterminated: JSON.parse reports it
+        i = next;
+        let backslashes = 0;
+        while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+const joinPath = (base: string, part: string | number) => (base === '' ? String(part) : `${base}.${part}`);
+
+/**
+ * Every string (values and field names) that cannot be stored, and nesting beyond `maxDepth`, as
+ * issues with dotted paths (`events.0.name`). Walks with an explicit stack; reports at most
+ * `maxIssues` problems.
+ */
+export function hygieneIssues(value: unknown, options: { basePath?: string; maxDepth?: number; maxIssues?: number } = {}): Issue[] {
+  const maxDepth = options.maxDepth ?? maxBodyDepth;
+  const maxIssues = options.maxIssues ?? 20;
+  const issues: Issue[] = [];
+  const stack: [unknown, string, number][] = [[value, options.basePath ?? '', 0]];
+  while (stack.length && issues.length < maxIssues) {
+    const [current, path, depth] = stack.pop()!;
+    if (typeof current === 'string') {
+      const problem = stringProblem(current);
+      if (problem) issues.push({ path, message: problem });
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > maxDepth) {
+      issues.push({ path, message: `Must not nest more than ${maxDepth} levels.` });
+      continue;
+    }
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], joinPath(path, i), depth + 1]);
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const problem = stringProblem(key);
+      if (problem) {
+        issues.push({ path, message: `A field name: ${problem.charAt(0).toLowerCase()}${problem.slice(1)}` });
+        continue;
+      }
+      stack.push([(current as Record<string, unknown>)[key], joinPath(path, key), depth + 1]);
+    }
+  }
+  return issues;
+}
+
+// Throws 400 invalid_request naming every problem; `what` goes into the message ("request body").
+export function assertCleanInput(value: unknown, what: string, options: { basePath?: string; maxDepth?: number } = {}): void {
+  const issues = hygieneIssues(value, options);
+  if (issues.length) throw invalidRequest(`The ${what} contains values that cannot be accepted.`, issues);
+}
+
+/**
+ * Parses JSON text for a request, refusing nesting beyond `maxDepth` before parsing and any
+ * unstorable string after. Without a `\u` escape in the text, JSON cannot carry U+0000 or a lone
+ * surrogate (raw control characters are invalid JSON and the text is decoded UTF-8), so the walk
+ * is skipped: hot paths pay one substring search.
+ */
+export function parseCleanJson(text: string, what: string, options: { basePath?: string; maxDepth?: number } = {}): unknown {
+  const maxDepth = options.maxDepth ?? maxBodyDepth;
+  if (jsonTextDepth(text, maxDepth) > maxDepth) {
+    throw invalidRequest(`The ${what} nests more than ${maxDepth} levels.`, [{ path: options.basePath ?? '', message: `Must not nest more than ${maxDepth} levels.` }]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidRequest(`The ${what} is not valid JSON.`, options.basePath ? [{ path: options.basePath, message: 'Must be valid JSON text.' }] : []);
+  }
+  if (text.includes('\\u')) assertCleanInput(value, what, { ...options, maxDepth });
+  return value;
+}
+
+// Query strings and path parameters: names and values.
+export function assertCleanParams(entries: Iterable<[string, string]>, what: string): void {
+  const issues: Issue[] = [];
+  for (const [name, value] of entries) {
+    const problem = stringProblem(name) || stringProblem(value);
+    if (problem) issues.push({ path: stringProblem(name) ? '' : name, message: problem });
+  }
+  if (issues.length) throw invalidRequest(`The ${what} contains values that cannot be accepted.`, issues);
+}
+
+/**
+ * For a string field that must hold JSON text (outputSchema, json-format cases, span content):
+ * '' when it parses within `maxDepth` levels and holds only storable strings, else why not.
+ * `parsed` receives the value so callers do not parse twice.
+ */
+export function jsonTextProblem(text: string, maxDepth = maxBodyDepth, parsed?: { value?: unknown }): string {
+  if (jsonTextDepth(text, maxDepth) > maxDepth) return `Must not nest more than ${maxDepth} levels.`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'Must be valid JSON text.';
+  }
+  if (text.includes('\\u')) {
+    const [issue] = hygieneIssues(value, { maxDepth, maxIssues: 1 });
+    if (issue) return `Inside the JSON${issue.path ? ` at ${issue.path}` : ''}: ${issue.message}`;
+  }
+  if (parsed) parsed.value = value;
+  return '';
+}
