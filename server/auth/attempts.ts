@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { rateLimits } from '@/db/schema';
+import { AppError } from '../errors';
+
+// Fixed-window counters in Postgres (table rate_limits), so every process agrees. Callers pass the
+// root database handle, never a request's transaction: a refused attempt must stay counted when
+// the request that made it rolls back.
+
+export type LimitWindow = { limit: number; windowMs: number };
+
+// The limits of the dashboard's account flows and the playground, in one place.
+export const limits = {
+  // Strict per email: failed sign-ins (and password-reset requests) for one address.
+  signInFailuresPerEmail: { limit: 10, windowMs: 15 * 60_000 },
+  passwordResetsPerEmail: { limit: 5, windowMs: 15 * 60_000 },
+  // Generous per IP address: offices and schools share one.
+  accountAttemptsPerIp: { limit: 100, windowMs: 10 * 60_000 },
+  playgroundRunsPerUser: { limit: 30, windowMs: 60_000 },
+} as const satisfies Record<string, LimitWindow>;
+
+export type LimitState = { hits: number; allowed: boolean; retryAfterSeconds: number };
+
+function stateOf(row: { hits: number; windowStartedAt: Date } | undefined, window: LimitWindow, now: Date): LimitState {
+  if (!row || row.windowStartedAt.getTime() + window.windowMs <= now.getTime()) return { hits: 0, allowed: true, retryAfterSeconds: 0 };
+  const retryAfterSeconds = Math.max(1, Math.ceil((row.windowStartedAt.getTime() + window.windowMs - now.getTime()) / 1000));
+  return { hits: row.hits, allowed: row.hits <= window.limit, retryAfterSeconds };
+}
+
+// Counts one hit against `key` (one statement: concurrent hits are all counted) and says whether it
+// is within the limit.
+export async function hitLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
+  const expired = new Date(now.getTime() - window.windowMs);
+  const t = rateLimits;
+  const [row] = await db
+    .insert(t)
+    .values({ key, windowStartedAt: now, hits: 1 })
+    .onConflictDoUpdate({
+      target: t.key,
+      set: {
+        hits: sql`case when ${t.windowStartedAt} <= ${expired} then 1 else ${t.hits} + 1 end`,
+        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired} then ${now} else ${t.windowStartedAt} end`,
+      },
+    })
+    .returning({ hits: t.hits, windowStartedAt: t.windowStartedAt });
+  return stateOf(row, window, now);
+}
+
+// Reads the current count without adding to it (e.g. refuse before checking a password).
+export async function peekLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
+  const [row] = await db.select({ hits: rateLimits.hits, windowStartedAt: rateLimits.windowStartedAt }).from(rateLimits).where(sql`${rateLimits.key} = ${key}`);
+  const state = stateOf(row, window, now);
+  return { ...state, allowed: state.hits < window.limit };
+}
+
+export function tooManyAttempts(retryAfterSeconds: number): AppError {
+  return new AppError('rate_limited', 'Too many attempts. Wait a few minutes and try again.', { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+}
+
+// Throws 429 rate_limited (Retry-After) when the hit passes the limit.
+export async function enforceLimit(db: Db, key: string, window: LimitWindow): Promise<void> {
+  const state = await hitLimit(db, key, window);
+  if (!state.allowed) throw tooManyAttempts(state.retryAfterSeconds);
+}
