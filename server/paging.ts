@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from './errors';
+import { stringProblem } from './input-hygiene';
 
 export const pageQuery = z.strictObject({
   cursor: z.string().min(1).max(500).optional(),
@@ -17,7 +18,9 @@ export function encodeCursor(values: (string | number)[]): string {
 export function decodeCursor(cursor: string, arity: number): (string | number)[] {
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(values) && values.length === arity && values.every((v) => typeof v === 'string' || typeof v === 'number')) return values;
+    // Values go into SQL: only storable strings and finite numbers (API.md "Input hygiene").
+    const valid = (v: unknown) => (typeof v === 'string' && !stringProblem(v)) || (typeof v === 'number' && Number.isFinite(v));
+    if (Array.isArray(values) && values.length === arity && values.every(valid)) return values;
   } catch {
     // fall through
   }

@@ -1,7 +1,7 @@
 import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
 import type { ServiceContext } from '../context';
-import { AppError, notFound } from '../errors';
+import { AppError, invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
@@ -21,6 +21,7 @@ export async function listMembers(ctx: ServiceContext, organizationId: string, p
   if (page.cursor) {
     const [joinedAt, userId] = decodeCursor(page.cursor, 2);
     const at = new Date(String(joinedAt));
+    if (Number.isNaN(at.getTime())) throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
     conditions.push(or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, String(userId))))!);
   }
   const rows = await ctx.db
