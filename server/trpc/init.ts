@@ -75,7 +75,9 @@ const t = initTRPC
     errorFormatter({ shape, error, ctx }) {
       const appError = appErrorOf(error);
       const requestId = ctx?.requestId ?? (error as { requestId?: string }).requestId;
-      return { ...shape, message: appError.message, data: { ...shape.data, appCode: appError.code, details: appError.details, requestId } };
+      // No stack in any environment: the log has it, under the same request id.
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: appError.message, data: { ...data, appCode: appError.code, details: appError.details, requestId } };
     },
   });
 
