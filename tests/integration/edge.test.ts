@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +119,24 @@ describe('one edge policy for REST and tRPC', () => {
     expect(response.status).toBe(404);
     expect(trpc.data.appCode).toBe(rest.body.error.code);
     expect(trpc.message).toBe(rest.body.error.message);
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+  });
+});
+
+describe('a value Postgres cannot hold (SQLSTATE class 22)', () => {
+  it('is 400 invalid_request on REST and tRPC alike, and not logged as a server failure', async () => {
+    const user = await newUser();
+    const divideByZero = async (ctx: { db: any }) => ctx.db.execute(sql`select 1 / 0`);
+    const route = defineRoute({ method: 'POST', path: '/test/data-exception', operationId: 'test_data_exception', summary: 'A data exception', tag: 'Management', auth: 'management', status: 200, handler: ({ ctx }) => divideByZero(ctx) });
+    const rest = await route.handle(new Request('http://localhost:3999/api/v1/test/data-exception', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
+    const restBody = await rest.json();
+    expect(rest.status).toBe(400);
+    expect(restBody.error.code).toBe('invalid_request');
+
+    const testRouter = router({ divide: protectedProcedure.mutation(({ ctx }) => divideByZero(ctx)) });
+    const caller = createCallerFactory(testRouter)(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }));
+    const error = await caller.divide().catch((e: unknown) => e as { code: string; cause: AppError });
+    expect(error).toMatchObject({ code: 'BAD_REQUEST', cause: { code: 'invalid_request', message: restBody.error.message } });
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   });
 });
