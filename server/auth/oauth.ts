@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from '@/db/client';
 import { config } from '../config';
 import { AppError } from '../errors';
@@ -154,6 +154,13 @@ async function verify(token: string): Promise<JWTPayload> {
     algorithms: allowedAlgorithms,
     requiredClaims: ['sub', 'exp', 'iat', 'client_id'],
   };
+  // Something that is not a JWT at all is refused without the provider: an outage makes it no better.
+  try {
+    decodeProtectedHeader(token);
+    decodeJwt(token);
+  } catch {
+    throw invalidToken('it is not a JWT');
+  }
   const cache = await currentKeys();
   try {
     return (await jwtVerify(token, cache.keySet, options)).payload;

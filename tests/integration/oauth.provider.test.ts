@@ -84,6 +84,10 @@ describe('management tokens from an external identity provider', () => {
     for (let i = 0; i < 20; i++) expectUnavailable(await me(token));
     expect(fetchesSince(mark)).toBeGreaterThanOrEqual(1);
     expect(fetchesSince(mark)).toBeLessThanOrEqual(2);
+    // What is not a JWT at all needs no keys to be refused.
+    const garbage = await me('not-a-jwt');
+    expect(garbage.status).toBe(401);
+    expect(garbage.headers.get('www-authenticate')).toContain('error="invalid_token"');
 
     // A concurrent burst in the next window shares one attempt too.
     vi.setSystemTime(Date.now() + 11_000);
