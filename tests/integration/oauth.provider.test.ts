@@ -16,8 +16,9 @@ process.env.OAUTH_FETCH_TIMEOUT_MS = '300';
 beforeAll(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
 });
-afterAll(() => {
+afterAll(async () => {
   vi.useRealTimers();
+  await provider.stop();
 });
 
 const elevenMinutes = 11 * 60_000;
