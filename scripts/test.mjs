@@ -1,5 +1,6 @@
-// `npm test`: install what is missing, run the unit and integration suites (vitest), then build
-// and run the browser suite (Playwright), and print one closing line with the totals.
+// `npm test`: install what is missing, check the layering rules (scripts/check-layers.mjs), run the
+// unit and integration suites (vitest), then build and run the browser suite (Playwright), and
+// print one closing line with the totals. A layering violation fails the run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,9 @@ function runSuite(command, args, extraEnv = {}) {
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
+
+const layersOk = runSuite(process.execPath, [path.join(root, 'scripts', 'check-layers.mjs')]);
+ok = layersOk && ok;
 
 if (only !== 'e2e') {
   const file = path.join(reports, 'vitest.json');
@@ -63,5 +67,5 @@ if (only !== 'unit') {
 }
 
 rmSync(reports, { recursive: true, force: true });
-console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${layersOk ? '' : '; layering check failed'}`);
 process.exit(ok && totals.failed === 0 ? 0 : 1);

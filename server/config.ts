@@ -7,6 +7,7 @@ export type Config = {
   databaseUrl: string | undefined;
   oauthIssuer: string;
   oauthJwksUrl: string | undefined;
+  oauthFetchTimeoutMs: number;
   oauthAudience: string;
   dataDir: string;
   managementRatePerMinute: number;
@@ -26,8 +27,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     appUrl,
     databaseUrl: env.DATABASE_URL || undefined,
-    oauthIssuer: trimSlash(env.OAUTH_ISSUER || appUrl),
+    // Kept exactly as configured: `iss` must equal it, trailing slash and all (API.md "Input hygiene").
+    oauthIssuer: env.OAUTH_ISSUER || appUrl,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
+    oauthFetchTimeoutMs: Number(env.OAUTH_FETCH_TIMEOUT_MS ?? 5000),
     oauthAudience: env.OAUTH_AUDIENCE || `${appUrl}/api/v1`,
     dataDir: env.PGLITE_DATA_DIR || './.data',
     managementRatePerMinute: Number(env.MANAGEMENT_RATE_LIMIT_PER_MINUTE ?? 600),

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
 import type { Db } from '@/db/client';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { newId, isId } from '../ids';
 import { hashPassword, passwordProblem, verifyPassword } from '../auth/passwords';
@@ -26,8 +26,8 @@ export async function getProfile(ctx: ServiceContext): Promise<Profile> {
 }
 
 export async function setDefaultOrganization(ctx: ServiceContext, input: { organizationId: string | null }): Promise<Profile> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     if (input.organizationId !== null) await getOrganization(txCtx, input.organizationId);
     const [row] = await tx.update(users).set({ defaultOrganizationId: input.organizationId }).where(eq(users.id, ctx.actor.userId)).returning();
     if (!row) throw new AppError('unauthorized', 'This account no longer exists.');

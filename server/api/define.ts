@@ -94,7 +94,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
         operation: spec.operationId,
         key: idempotencyKey,
       };
-      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, url.pathname, body), run, (error) => {
+      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, url.pathname, url.searchParams, body), run, (error) => {
         const appError = toAppError(error);
         return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
       });

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, isAppError, isDataException, isUnavailableError } from '../errors';
+import { log } from '../log';
+
+// The one edge policy (DESIGN.md "One edge policy"): REST, tRPC, ingestion, MCP and webhooks turn
+// every thrown value into an AppError here, and log the 5xx here, so a failure reads the same everywhere.
 
 export function newRequestId(): string {
   return `req_${randomBytes(12).toString('base64url')}`;
@@ -12,7 +16,8 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
-// Unknown failures become a generic 500; a database that cannot be reached is a 503 to retry.
+// Unknown failures become a generic 500; a database that cannot be reached is a 503 to retry;
+// a value Postgres cannot hold (SQLSTATE class 22) is the caller's 400, never a 5xx.
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (isUnavailableError(error)) return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
@@ -35,9 +40,9 @@ export function errorResponse(error: AppError, requestId: string, headers: Recor
   return json(error.status, errorBody(error, requestId), { ...headers, ...errorHeaders(error), 'x-request-id': requestId });
 }
 
-// Failures on our side are logged with their stack; the caller only ever sees the generic message.
-export function reportServerError(requestId: string, operation: string, error: unknown, appError: AppError): void {
-  if (appError.code === 'internal' || appError.code === 'unavailable') {
-    console.error(JSON.stringify({ level: 'error', requestId, operation, error: String((error as Error)?.stack ?? error) }));
-  }
+// Failures on our side (every 5xx) are logged once, with the request id, the operation and the
+// original error (pino's err serializer keeps its stack); the caller only sees the generic message.
+export function reportServerError(requestId: string | undefined, operation: string | undefined, error: unknown, appError: AppError = toAppError(error)): void {
+  if (appError.status < 500) return;
+  log.error({ requestId, operation, code: appError.code, err: error }, appError.code === 'unavailable' ? 'dependency unavailable' : 'request failed');
 }

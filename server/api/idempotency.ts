@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { idempotencyRecords } from '@/db/schema';
-import { AppError, invalidRequest } from '../errors';
+import { idempotencyRecords, memberships, users } from '@/db/schema';
+import { AppError, invalidRequest, notFound } from '../errors';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
 export type StoredResponse = { status: number; body: unknown };
@@ -31,8 +31,14 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-export function requestDigest(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, canonical(body ?? null)])).digest('hex');
+// The query string enters as its parameters sorted by name, then value: `?a=1&b=2` and `?b=2&a=1`
+// are the same request (strict parsing has already refused repeated and empty parameters).
+function canonicalQuery(query: URLSearchParams): [string, string][] {
+  return [...query].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+}
+
+export function requestDigest(method: string, path: string, query: URLSearchParams, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([method, path, canonicalQuery(query), canonical(body ?? null)])).digest('hex');
 }
 
 function scopeWhere(scope: IdempotencyScope) {
@@ -40,12 +46,28 @@ function scopeWhere(scope: IdempotencyScope) {
   return and(eq(t.userId, scope.userId), eq(t.clientId, scope.clientId), eq(t.organizationId, scope.organizationId), eq(t.operation, scope.operation), eq(t.key, scope.key));
 }
 
-// Which outcomes are remembered: executed operations (2xx and business 4xx), never
-// authentication, validation, permission, rate-limit or availability failures.
+// Which outcomes are remembered: executed operations (2xx, 409 and 422), never authentication,
+// validation, permission, not-found, rate-limit or availability failures (API.md "Idempotency").
 export function isRecordable(status: number, code?: string): boolean {
   if (status >= 200 && status < 300) return true;
   if (code === 'idempotency_in_progress' || code === 'idempotency_conflict') return false;
-  return status === 404 || status === 409 || status === 422;
+  return status === 409 || status === 422;
+}
+
+// A stored answer is only given to someone who could still ask: a member of the record's
+// organization, or for operations outside one, an account that still exists. Anyone else gets
+// what a live call would answer.
+async function assertStillEntitled(db: Db, scope: IdempotencyScope): Promise<void> {
+  if (scope.organizationId) {
+    const [member] = await db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, scope.userId)));
+    if (!member) throw notFound('Organization');
+    return;
+  }
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, scope.userId));
+  if (!user) throw new AppError('unauthorized', 'This account no longer exists.');
 }
 
 export type Outcome = { kind: 'replay'; response: StoredResponse } | { kind: 'executed'; response: StoredResponse };
@@ -81,6 +103,7 @@ export async function runIdempotent(
     }
     const [existing] = await db.select().from(t).where(scopeWhere(scope));
     if (!existing) continue; // released between our two statements: claim again
+    await assertStillEntitled(db, scope);
     if (existing.requestDigest !== digest) {
       throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.', { key: scope.key });
     }

@@ -1,7 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from '@/db/client';
 import { config } from '../config';
 import { AppError } from '../errors';
+import { log } from '../log';
 import type { Actor } from '../context';
 import { provisionOAuthUser } from '../account/service';
 
@@ -23,33 +24,108 @@ const invalidToken = (why: string) => new AppError('unauthorized', `The access t
 const insufficientScope = () =>
   new AppError('insufficient_scope', 'The access token lacks the management scope.', { requiredScope: managementScope }, challenge(`error="insufficient_scope", scope="${managementScope}"`));
 
-// RFC 8414: the well-known segment goes between the host and the issuer's path.
-function metadataUrls(issuer: string): string[] {
+// RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path, with a
+// terminating "/" of the path removed; then OpenID Connect discovery, which appends it to the path.
+export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  const path = url.pathname.replace(/\/+$/, '');
   return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
 }
 
-let keySet: { url: string; jwks: ReturnType<typeof createRemoteJWKSet> } | undefined;
+// Signing keys are fetched by us and verified locally. A provider that cannot be reached (refused,
+// timeout, non-200, not JSON, no keys) is 503 unavailable with Retry-After, never 401: the token
+// may be perfectly good, and a client told 401 throws it away. A failure is remembered for
+// `failureCacheMs`, so an outage costs one outbound attempt per window, not one per request.
+const keysTtlMs = 10 * 60_000;
+const unknownKeyCooldownMs = 30_000;
+const failureCacheMs = 10_000;
 
-async function jwksUrl(): Promise<string> {
-  const cfg = config();
-  if (cfg.oauthJwksUrl) return cfg.oauthJwksUrl;
-  for (const url of metadataUrls(cfg.oauthIssuer)) {
-    const response = await fetch(url, { signal: AbortSignal.timeout(5000) }).catch(() => null);
-    if (!response?.ok) continue;
-    const metadata = (await response.json().catch(() => null)) as { jwks_uri?: unknown } | null;
-    if (typeof metadata?.jwks_uri === 'string') return metadata.jwks_uri;
-  }
-  throw new AppError('unavailable', 'The OAuth issuer metadata could not be read.', {}, { 'retry-after': '5' });
+type KeyCache = { keySet: ReturnType<typeof createLocalJWKSet>; fetchedAt: number };
+let keys: KeyCache | undefined;
+let discoveredJwksUrl: string | undefined; // from the metadata: read again with every full refresh
+let lastAttemptAt = 0;
+let failedUntil = 0;
+let loading: Promise<KeyCache> | undefined;
+
+class ProviderFailure extends Error {}
+
+function providerUnavailable(now = Date.now()): AppError {
+  const seconds = Math.max(1, Math.ceil((failedUntil - now) / 1000));
+  return new AppError('unavailable', 'The identity provider cannot be reached to check the access token. Retry shortly.', { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
 }
 
-async function getKeySet() {
-  if (!keySet) {
-    const url = await jwksUrl();
-    keySet = { url, jwks: createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }) };
+async function fetchJson(url: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(config().oauthFetchTimeoutMs) });
+  } catch (error) {
+    throw new ProviderFailure(`${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'could not connect'}`, { cause: error });
   }
-  return keySet.jwks;
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new ProviderFailure(`${url}: status ${response.status}`);
+  }
+  try {
+    return await response.json();
+  } catch (error) {
+    throw new ProviderFailure(`${url}: not JSON`, { cause: error });
+  }
+}
+
+async function discoverJwksUrl(issuer: string): Promise<string> {
+  const problems: string[] = [];
+  for (const url of metadataUrls(issuer)) {
+    try {
+      const metadata = (await fetchJson(url)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+      // RFC 8414 section 3.3: the metadata must name exactly the issuer it was fetched for.
+      if (metadata?.issuer !== undefined && metadata.issuer !== issuer) problems.push(`${url}: issuer ${JSON.stringify(metadata.issuer)} is not ${JSON.stringify(issuer)}`);
+      else if (typeof metadata?.jwks_uri === 'string') return metadata.jwks_uri;
+      else problems.push(`${url}: no jwks_uri`);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  throw new ProviderFailure(`metadata of ${issuer} could not be read (${problems.join('; ')})`);
+}
+
+async function fetchKeys(rediscover: boolean): Promise<KeyCache> {
+  lastAttemptAt = Date.now();
+  const cfg = config();
+  try {
+    if (rediscover) discoveredJwksUrl = undefined;
+    const jwksUrl = cfg.oauthJwksUrl ?? discoveredJwksUrl ?? (discoveredJwksUrl = await discoverJwksUrl(cfg.oauthIssuer));
+    const body = (await fetchJson(jwksUrl)) as { keys?: unknown } | null;
+    if (!Array.isArray(body?.keys) || body.keys.length === 0) throw new ProviderFailure(`${jwksUrl}: no keys`);
+    let keySet: KeyCache['keySet'];
+    try {
+      keySet = createLocalJWKSet(body as never);
+    } catch (error) {
+      throw new ProviderFailure(`${jwksUrl}: not a JWK set`, { cause: error });
+    }
+    keys = { keySet, fetchedAt: Date.now() };
+    failedUntil = 0;
+    return keys;
+  } catch (error) {
+    failedUntil = Date.now() + failureCacheMs;
+    log.warn({ err: error, issuer: cfg.oauthIssuer, retryInMs: failureCacheMs }, 'identity provider keys unavailable');
+    throw providerUnavailable();
+  }
+}
+
+// One load at a time per process; concurrent requests wait for it. An unknown kid refetches only
+// the JWKS; an expired cache reads the metadata again too.
+function loadKeys(rediscover: boolean): Promise<KeyCache> {
+  loading ??= fetchKeys(rediscover).finally(() => {
+    loading = undefined;
+  });
+  return loading;
+}
+
+async function currentKeys(): Promise<KeyCache> {
+  const now = Date.now();
+  if (keys && now - keys.fetchedAt < keysTtlMs) return keys;
+  if (now < failedUntil) throw providerUnavailable(now);
+  return loadKeys(true);
 }
 
 export function bearerToken(request: Request): string | null {
@@ -60,27 +136,48 @@ export function bearerToken(request: Request): string | null {
   return match[1]?.trim() ?? '';
 }
 
+function tokenProblem(error: unknown): AppError {
+  if (error instanceof errors.JWTExpired) return invalidToken('it has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) return invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`);
+  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('its signing algorithm is not allowed');
+  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('its signing key is not known');
+  if (error instanceof errors.JOSEError) return invalidToken('its signature or format is wrong');
+  throw error;
+}
+
 async function verify(token: string): Promise<JWTPayload> {
   const cfg = config();
+  const options = {
+    issuer: cfg.oauthIssuer,
+    audience: cfg.oauthAudience,
+    typ: 'at+jwt',
+    algorithms: allowedAlgorithms,
+    requiredClaims: ['sub', 'exp', 'iat', 'client_id'],
+  };
+  // Something that is not a JWT at all is refused without the provider: an outage makes it no better.
   try {
-    const { payload } = await jwtVerify(token, await getKeySet(), {
-      issuer: cfg.oauthIssuer,
-      audience: cfg.oauthAudience,
-      typ: 'at+jwt',
-      algorithms: allowedAlgorithms,
-      requiredClaims: ['sub', 'exp', 'iat', 'client_id'],
-    });
-    return payload;
+    decodeProtectedHeader(token);
+    decodeJwt(token);
+  } catch {
+    throw invalidToken('it is not a JWT');
+  }
+  const cache = await currentKeys();
+  try {
+    return (await jwtVerify(token, cache.keySet, options)).payload;
   } catch (error) {
-    if (error instanceof AppError) throw error;
-    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || error instanceof TypeError) {
-      throw new AppError('unavailable', 'The OAuth signing keys could not be fetched.', {}, { 'retry-after': '5' });
+    if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error);
+    // A key we do not know: the provider may have rotated. Fetch again, at most once per cooldown.
+    const now = Date.now();
+    if (now - lastAttemptAt < unknownKeyCooldownMs) {
+      if (now < failedUntil) throw providerUnavailable(now);
+      throw tokenProblem(error);
     }
-    if (error instanceof errors.JWTExpired) throw invalidToken('it has expired');
-    if (error instanceof errors.JWTClaimValidationFailed) throw invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`);
-    if (error instanceof errors.JOSEAlgNotAllowed) throw invalidToken('its signing algorithm is not allowed');
-    if (error instanceof errors.JOSEError) throw invalidToken('its signature or format is wrong');
-    throw error;
+  }
+  const fresh = await loadKeys(false);
+  try {
+    return (await jwtVerify(token, fresh.keySet, options)).payload;
+  } catch (error) {
+    throw tokenProblem(error);
   }
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { datasetCases, datasets } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
@@ -62,8 +62,8 @@ export async function writeDataset<T>(
   operation: string,
   change: (write: DatasetWrite) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
 ): Promise<T> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const { membership, prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
     const dataset = await datasetOf(tx, prompt, { lock: true });
     if (dataset.revision !== expectedRevision) {

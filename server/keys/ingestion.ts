@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { ingestionKeys } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
@@ -27,8 +27,8 @@ function toIngestionKey(row: IngestionKeyRow): IngestionKey {
 }
 
 export async function createIngestionKey(ctx: ServiceContext, organizationId: string, input: CreateIngestionKeyInput): Promise<CreatedIngestionKey> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const membership = await authorize(txCtx, organizationId, 'ingestionKeys.manage');
     if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
     const secret = newSecret('plt_');
@@ -79,8 +79,8 @@ async function findKey(ctx: ServiceContext, organizationId: string, keyId: strin
 
 // Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
 export async function revokeIngestionKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKey> {
-  const key = await ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  const key = await withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     await authorize(txCtx, organizationId, 'ingestionKeys.manage');
     if (!isId('ikey', keyId)) throw notFound('Ingestion key');
     const [revoked] = await tx

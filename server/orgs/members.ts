@@ -1,6 +1,6 @@
 import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
@@ -35,8 +35,8 @@ export async function listMembers(ctx: ServiceContext, organizationId: string, p
 }
 
 export async function addMember(ctx: ServiceContext, organizationId: string, input: { email: string; role: Role }): Promise<Member> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     await authorize(txCtx, organizationId, 'members.manage');
     const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase()));
     if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
@@ -72,8 +72,8 @@ async function lockAndLoadMember(ctx: ServiceContext, organizationId: string, us
 const lastAdmin = () => new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', { state: 'last_admin' });
 
 export async function changeMemberRole(ctx: ServiceContext, organizationId: string, userId: string, input: { role: Role }): Promise<Member> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const member = await lockAndLoadMember(txCtx, organizationId, userId);
     if (member.role === 'admin' && input.role !== 'admin' && member.admins <= 1) throw lastAdmin();
     await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
@@ -83,8 +83,8 @@ export async function changeMemberRole(ctx: ServiceContext, organizationId: stri
 }
 
 export async function removeMember(ctx: ServiceContext, organizationId: string, userId: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  await withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const member = await lockAndLoadMember(txCtx, organizationId, userId);
     if (member.role === 'admin' && member.admins <= 1) throw lastAdmin();
     await tx.delete(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));

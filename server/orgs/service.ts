@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { deletionLinks, memberships, organizations, users } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
@@ -17,8 +17,8 @@ function toOrganization(row: OrganizationRow, role: Role): Organization {
 }
 
 export async function createOrganization(ctx: ServiceContext, input: { name: string }): Promise<Organization> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const [row] = await tx.insert(organizations).values({ id: newId('org'), name: input.name, createdBy: ctx.actor.userId }).returning();
     await tx.insert(memberships).values({ organizationId: row.id, userId: ctx.actor.userId, role: 'admin' });
     // Onboarding: a user's first organization becomes the suggested default.
@@ -47,8 +47,8 @@ export async function getOrganization(ctx: ServiceContext, organizationId: strin
 }
 
 export async function renameOrganization(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Organization> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const membership = await authorize(txCtx, organizationId, 'organization.rename');
     const [row] = await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, organizationId)).returning();
     await recordAudit(txCtx, { organizationId, operation: 'organization.rename', targetType: 'organization', targetId: organizationId, details: { from: membership.organization.name, to: input.name } });
@@ -60,8 +60,8 @@ const deletionLinkTtlMs = 60 * 60 * 1000;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export async function createDeletionLink(ctx: ServiceContext, organizationId: string): Promise<DashboardLink> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     await authorize(txCtx, organizationId, 'organization.deletionLink');
     const token = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + deletionLinkTtlMs);
@@ -85,8 +85,8 @@ export async function checkDeletionLink(ctx: ServiceContext, organizationId: str
 }
 
 export async function deleteOrganization(ctx: ServiceContext, organizationId: string, input: { token: string; confirmName: string }): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  await withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const link = await checkDeletionLink(txCtx, organizationId, input.token);
     if (input.confirmName !== link.name) {
       throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });

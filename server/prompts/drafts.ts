@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { drafts } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { localRoute, requireRoute, type RouteConfig } from '../models/routes';
@@ -68,8 +68,8 @@ async function swapContent(
   contentFor: (ctx: ServiceContext, promptId: string) => Promise<DraftContent> | DraftContent,
   operation: string,
 ): Promise<Draft> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
     await ensureDraft(txCtx, organizationId, prompt.id);
     const content = await contentFor(txCtx, prompt.id);

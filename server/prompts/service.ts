@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import { datasets, promptLabels, prompts, promptVersions } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
@@ -42,8 +42,8 @@ async function withLabels(ctx: ServiceContext, row: PromptRow): Promise<Prompt> 
 
 // A new prompt starts in setup with its empty dataset, both in one transaction.
 export async function createPrompt(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Prompt> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
     const [row] = await tx.insert(prompts).values({ id: newId('prm'), organizationId, name: input.name, createdBy: ctx.actor.userId }).returning();
     await tx.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
@@ -79,8 +79,8 @@ export async function getPrompt(ctx: ServiceContext, organizationId: string, pro
 }
 
 export async function renamePrompt(ctx: ServiceContext, organizationId: string, promptId: string, input: { name: string }): Promise<Prompt> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
     const [row] = await tx.update(prompts).set({ name: input.name }).where(eq(prompts.id, prompt.id)).returning();
     await recordAudit(txCtx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: input.name } });
@@ -90,8 +90,8 @@ export async function renamePrompt(ctx: ServiceContext, organizationId: string, 
 
 // Archiving an archived prompt returns it unchanged (a retried archive is not an error).
 export async function archivePrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {
-  return ctx.db.transaction(async (tx) => {
-    const txCtx = { ...ctx, db: tx };
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
     assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
     const prompt = await loadPrompt(txCtx, organizationId, promptId, { lock: true });
     if (prompt.state === 'archived') return withLabels(txCtx, prompt);

@@ -2,18 +2,35 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { getDb } from '@/db/client';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/context';
-import { AppError, errorCodes, isAppError, isUnavailableError, type ErrorCode, type Issue } from '@/server/errors';
-import { newId } from '@/server/ids';
+import { AppError, errorCodes, isAppError, type ErrorCode, type Issue } from '@/server/errors';
 import { assertCleanInput } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
-import { log } from '@/server/log';
+import { newRequestId, reportServerError, toAppError } from '@/server/api/http';
 
 export type TrpcContext = { db: Db; actor: Actor | null; requestId: string };
 
-// Built per request from the next-auth session; tests build it directly with any actor.
-export async function createTrpcContext(opts: { actor?: Actor | null } = {}): Promise<TrpcContext> {
-  const actor = opts.actor !== undefined ? opts.actor : await getSessionActor();
-  return { db: await getDb(), actor, requestId: newId('req') };
+// Procedure meta. `transaction: false` keeps a mutation out of the edge transaction: streamed
+// procedures (the transaction would end before the stream), and flows whose counters must commit
+// even when the request fails (they write through the root database handle).
+export type TrpcMeta = { transaction?: boolean };
+
+// A failure already logged (by the procedure middleware or the context) is not logged again by onError.
+const reported = new WeakSet<object>();
+
+// Built per request from the next-auth session; tests build it directly with any actor (and database).
+export async function createTrpcContext(opts: { actor?: Actor | null; db?: Db } = {}): Promise<TrpcContext> {
+  const requestId = newRequestId();
+  try {
+    const actor = opts.actor !== undefined ? opts.actor : await getSessionActor();
+    return { db: opts.db ?? (await getDb()), actor, requestId };
+  } catch (error) {
+    // No procedure runs (e.g. the database is unreachable): same mapping and log line as everywhere else.
+    const appError = toAppError(error);
+    reportServerError(requestId, 'trpc.context', error, appError);
+    const mapped = Object.assign(toTrpcError(appError), { requestId });
+    reported.add(mapped);
+    throw mapped;
+  }
 }
 
 const codeForTrpc: Partial<Record<TRPCError['code'], ErrorCode>> = {
@@ -38,52 +55,68 @@ function validationIssues(cause: unknown): Issue[] | null {
   }));
 }
 
-const t = initTRPC.context<TrpcContext>().create({
-  errorFormatter({ shape, error, ctx }) {
-    const cause = error.cause;
-    let appCode: ErrorCode;
-    let message = error.message;
-    let details: Record<string, unknown> = {};
-    const issues = error.code === 'BAD_REQUEST' && !isAppError(cause) ? validationIssues(cause) : null;
-    if (isAppError(cause)) {
-      appCode = cause.code;
-      details = cause.details;
-    } else if (issues) {
-      appCode = 'invalid_request';
-      message = issues.length === 1 ? issues[0].message : 'Some fields need attention.';
-      details = { issues };
-    } else if (isUnavailableError(cause)) {
-      // Raised before any procedure ran, e.g. the database was unreachable while building the context.
-      appCode = 'unavailable';
-      message = 'The service is temporarily unavailable. Try again shortly.';
-    } else if (error.code === 'INTERNAL_SERVER_ERROR') {
-      // Unexpected failures never leak their text to the browser.
-      appCode = 'internal';
-      message = 'Something went wrong on our side. Try again in a moment.';
-    } else {
-      appCode = codeForTrpc[error.code] ?? 'internal';
-    }
-    return { ...shape, message, data: { ...shape.data, appCode, details, requestId: ctx?.requestId } };
-  },
-});
+// The AppError a TRPCError stands for. Errors of our code go through the one edge policy
+// (toAppError); errors tRPC raises itself (input parsing, unknown procedure, body size) keep their code.
+function appErrorOf(error: TRPCError): AppError {
+  const cause = error.cause;
+  if (isAppError(cause)) return cause;
+  if (error.code === 'BAD_REQUEST') {
+    const issues = validationIssues(cause);
+    if (issues) return new AppError('invalid_request', issues.length === 1 ? issues[0].message : 'Some fields need attention.', { issues });
+  }
+  if (error.code === 'INTERNAL_SERVER_ERROR') return toAppError(cause ?? error);
+  return new AppError(codeForTrpc[error.code] ?? 'internal', error.message);
+}
+
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<TrpcMeta>()
+  .create({
+    errorFormatter({ shape, error, ctx }) {
+      const appError = appErrorOf(error);
+      const requestId = ctx?.requestId ?? (error as { requestId?: string }).requestId;
+      // No stack in any environment: the log has it, under the same request id.
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: appError.message, data: { ...data, appCode: appError.code, details: appError.details, requestId } };
+    },
+  });
 
 export function toTrpcError(error: AppError): TRPCError {
   return new TRPCError({ code: errorCodes[error.code].trpc, message: error.message, cause: error });
 }
 
-// Services throw AppError; this turns it into a TRPCError with the table's code, keeping the cause.
-const mapAppErrors = t.middleware(async ({ next }) => {
+// Services throw AppError, the database throws its own errors: both become the TRPCError of the
+// one edge policy, and a 5xx is logged here with the request id and the procedure's path.
+const edgePolicy = t.middleware(async ({ ctx, path, next }) => {
   const result = await next();
   if (result.ok) return result;
-  const cause = result.error.cause;
-  if (isAppError(cause)) {
-    throw toTrpcError(cause);
+  const error = result.error;
+  if (!isAppError(error.cause) && error.code !== 'INTERNAL_SERVER_ERROR') return result;
+  const appError = appErrorOf(error);
+  reportServerError(ctx.requestId, path, error.cause ?? error, appError);
+  const mapped = toTrpcError(appError);
+  reported.add(mapped);
+  throw mapped;
+});
+
+// The edge owns the transaction (DESIGN.md "One transaction owner"): a mutation runs in one, with
+// ctx.db being it, and any failure rolls everything back. Queries run on the root handle.
+const inTransaction = t.middleware(async ({ ctx, type, meta, next }) => {
+  if (type !== 'mutation' || meta?.transaction === false) return next();
+  let failed: Awaited<ReturnType<typeof next>> | undefined;
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const result = await next({ ctx: { db: tx } });
+      if (!result.ok) {
+        failed = result;
+        throw result.error; // roll back
+      }
+      return result;
+    });
+  } catch (error) {
+    if (failed) return failed;
+    throw error; // the commit itself failed
   }
-  if (isUnavailableError(cause)) {
-    const unavailable = new AppError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
-    throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: unavailable.message, cause: unavailable });
-  }
-  return result;
 });
 
 export const router = t.router;
@@ -94,15 +127,20 @@ const cleanInput = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(mapAppErrors).use(cleanInput);
+const baseProcedure = t.procedure.use(edgePolicy).use(cleanInput);
 
-export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.actor) throw new AppError('unauthorized', 'Sign in to continue.');
-  return next({ ctx: { actor: ctx.actor } });
-});
+export const publicProcedure = baseProcedure.use(inTransaction);
 
-// One structured line per unexpected failure; business errors (AppError) are the caller's concern.
+export const protectedProcedure = baseProcedure
+  .use(({ ctx, next }) => {
+    if (!ctx.actor) throw new AppError('unauthorized', 'Sign in to continue.');
+    return next({ ctx: { actor: ctx.actor } });
+  })
+  .use(inTransaction);
+
+// onError of the fetch adapter: logs the 5xx that no middleware saw (e.g. raised while streaming).
 export function logTrpcError(opts: { error: TRPCError; path?: string; ctx?: TrpcContext }): void {
-  if (opts.error.code !== 'INTERNAL_SERVER_ERROR' || isAppError(opts.error.cause)) return;
-  log.error({ requestId: opts.ctx?.requestId, path: opts.path, err: opts.error.cause ?? opts.error }, 'trpc request failed');
+  if (reported.has(opts.error)) return;
+  const appError = appErrorOf(opts.error);
+  reportServerError(opts.ctx?.requestId ?? (opts.error as { requestId?: string }).requestId, opts.path, opts.error.cause ?? opts.error, appError);
 }

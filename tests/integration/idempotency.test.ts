@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { auditLog, idempotencyRecords } from '@/db/schema';
 import { call, newOrganization, newTeam, newUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
+import { requestDigest } from '@/server/api/idempotency';
 
 const key = () => `key-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 
@@ -96,20 +98,97 @@ describe('Idempotency-Key', () => {
     expect(retry.status).toBe(201);
   });
 
-  it('permission failures are not recorded; business errors are, and replay', async () => {
+  it('permission failures are not recorded: a later-authorized retry with the same key runs', async () => {
     const { org, admin, editor } = await newTeam();
     const k = key();
     expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(403);
     await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'admin' } });
     expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(200);
+  });
 
-    const k2 = key();
-    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: 'ghost@example.test', role: 'viewer' }, headers: { 'idempotency-key': k2 } });
+  it('a 404 is not recorded: once the thing exists, a retry with the same key executes', async () => {
+    const { org, admin } = await newTeam();
+    const k = key();
+    const email = `later-${randomUUID()}@example.test`;
+    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email, role: 'viewer' }, headers: { 'idempotency-key': k } });
     expect(first.status).toBe(404);
-    const replay = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: 'ghost@example.test', role: 'viewer' }, headers: { 'idempotency-key': k2 } });
-    expect(replay.status).toBe(404);
+    await newUser({ email }); // signs in once, so the account exists
+    const retry = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email, role: 'viewer' }, headers: { 'idempotency-key': k } });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotency-replayed')).toBeNull();
+    expect(retry.body.email).toBe(email);
+  });
+
+  it('a 409 is recorded and replayed, even after the state that caused it has changed', async () => {
+    const { org, admin, viewer } = await newTeam();
+    const k = key();
+    const body = { email: viewer.email, role: 'viewer' };
+    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body, headers: { 'idempotency-key': k } });
+    expect(first.status).toBe(409);
+    expect(first.body.error.code).toBe('invalid_state');
+    expect((await admin.call('DELETE', `/organizations/${org.id}/members/${viewer.id}`)).status).toBe(204);
+    // A live call would now add the member; the key answers with what it executed the first time.
+    const replay = await admin.call('POST', `/organizations/${org.id}/members`, { body, headers: { 'idempotency-key': k } });
+    expect(replay.status).toBe(409);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
+  });
+
+  it('a 422 is recorded and replayed', async () => {
+    const { org, editor } = await newTeam();
+    const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Ordered' } })).body;
+    const base = `/organizations/${org.id}/prompts/${prompt.id}/dataset`;
+    const added = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'one', expectedOutput: '1' } } });
+    expect(added.status).toBe(201);
+    const k = key();
+    const body = { revision: 1, caseIds: [] };
+    const first = await editor.call('PUT', `${base}/order`, { body, headers: { 'idempotency-key': k } });
+    expect(first.status).toBe(422);
+    expect(first.body.error.code).toBe('invalid_order');
+    const replay = await editor.call('PUT', `${base}/order`, { body, headers: { 'idempotency-key': k } });
+    expect(replay.status).toBe(422);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('the digest covers the query string: the same key with another query → 422 idempotency_conflict', async () => {
+    const { org, editor } = await newTeam();
+    const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Queried' } })).body;
+    const base = `/organizations/${org.id}/prompts/${prompt.id}/dataset`;
+    const one = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'one', expectedOutput: '1' } } });
+    await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'two', expectedOutput: '2' } } });
+    const k = key();
+    const first = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=2', headers: { 'idempotency-key': k } });
+    expect(first.status).toBe(200);
+    const same = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=2', headers: { 'idempotency-key': k } });
+    expect(same.status).toBe(200);
+    expect(same.headers.get('idempotency-replayed')).toBe('true');
+    const other = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=3', headers: { 'idempotency-key': k } });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    expect((await editor.call('GET', base)).body).toMatchObject({ revision: 3, count: 1 });
+  });
+
+  it('the order of query parameters does not change the digest', () => {
+    const body = { a: 1 };
+    expect(requestDigest('DELETE', '/x', new URLSearchParams('b=2&a=1'), body)).toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=1&b=2'), body));
+    expect(requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body)).not.toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=2'), body));
+    expect(requestDigest('DELETE', '/x', new URLSearchParams(''), body)).not.toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body));
+  });
+
+  it('a replay is refused to someone who is no longer a member: they get the live answer, 404', async () => {
+    const { org, admin, editor } = await newTeam();
+    const k = key();
+    const created = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    expect(created.status).toBe(201);
+    const replay = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect((await admin.call('DELETE', `/organizations/${org.id}/members/${editor.id}`)).status).toBe(204);
+    const refused = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect(refused.headers.get('idempotency-replayed')).toBeNull();
+    expect(JSON.stringify(refused.body)).not.toContain(created.body.id);
   });
 
   it('concurrent duplicates run the operation once; the others get 409 idempotency_in_progress or the replay', async () => {

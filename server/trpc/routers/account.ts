@@ -11,7 +11,8 @@ const signUpInput = z.strictObject({
 });
 
 export const accountRouter = router({
-  signUp: publicProcedure.input(signUpInput).mutation(({ ctx, input }) => signUp(ctx.db, input)),
+  // Outside the edge transaction: the account flows count attempts through the root handle.
+  signUp: publicProcedure.meta({ transaction: false }).input(signUpInput).mutation(({ ctx, input }) => signUp(ctx.db, input)),
   profile: protectedProcedure.query(({ ctx }) => getProfile(ctx)),
   defaultOrganization: protectedProcedure.query(({ ctx }) => resolveDefaultOrganization(ctx)),
   setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, input)),
