@@ -29,7 +29,7 @@ export const errorCodes = {
   unsupported_media_type: { http: 415, trpc: 'UNSUPPORTED_MEDIA_TYPE' },
   rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS' },
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR' },
-  unavailable: { http: 503, trpc: 'INTERNAL_SERVER_ERROR' },
+  unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -89,6 +89,7 @@ describe('one edge policy for REST and tRPC', () => {
       expect(result.body.error).toMatchObject({ code, details: {} });
       if (status === 503) expect(result.headers.get('retry-after')).toMatch(/^\d+$/);
     }
+    for (const response of [results.trpcRead, results.trpcWrite]) expect(response.status).toBe(status);
     const trpc = await Promise.all([results.trpcRead, results.trpcWrite].map(async (response) => (await response.json()).error));
     for (const error of trpc) {
       expect(error.data.appCode).toBe(code);
