@@ -5,6 +5,10 @@ import { AppError, notFound } from '../errors';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
+import { getDb } from '@/db/client';
+import { config } from '../config';
+import { sendWhenCommitted } from '../email/mailer';
+import { addedToOrganizationEmail } from '../email/templates';
 import type { Member } from './schemas';
 
 type MemberRow = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: Date };
@@ -34,11 +38,15 @@ export async function listMembers(ctx: ServiceContext, organizationId: string, p
 }
 
 export async function addMember(ctx: ServiceContext, organizationId: string, input: { email: string; role: Role }): Promise<Member> {
-  return ctx.db.transaction(async (tx) => {
+  const added = await ctx.db.transaction(async (tx) => {
     const txCtx = { ...ctx, db: tx };
-    await authorize(txCtx, organizationId, 'members.manage');
+    const membership = await authorize(txCtx, organizationId, 'members.manage');
     const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase()));
     if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
+    // Whoever registers an address first must not receive that person's invitations.
+    if (config().requireEmailVerification && !user.emailVerifiedAt) {
+      throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
+    }
     const [row] = await tx
       .insert(memberships)
       .values({ organizationId, userId: user.id, role: input.role })
@@ -46,8 +54,24 @@ export async function addMember(ctx: ServiceContext, organizationId: string, inp
       .returning();
     if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
     await recordAudit(txCtx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role: input.role } });
-    return toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+    return { organization: membership.organization.name, member: toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt }) };
   });
+  const { member } = added;
+  // Sent once the membership is visible outside the transaction (the caller's may still be open).
+  if (member.email) {
+    const joinedAt = new Date(member.joinedAt);
+    sendWhenCommitted(
+      async () => {
+        const [visible] = await (await getDb())
+          .select({ userId: memberships.userId })
+          .from(memberships)
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, member.userId), eq(memberships.joinedAt, joinedAt)));
+        return Boolean(visible);
+      },
+      addedToOrganizationEmail(member.email, { organization: added.organization, role: member.role, url: `${config().appUrl}/organizations/${organizationId}` }),
+    );
+  }
+  return member;
 }
 
 // Locks the organization row so concurrent demotions and removals cannot leave it without an admin.

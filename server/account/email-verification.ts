@@ -1,0 +1,68 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { emailTokens, users } from '@/db/schema';
+import { config } from '../config';
+import type { ServiceContext } from '../context';
+import { AppError } from '../errors';
+import { enforceLimit, limits } from '../auth/attempts';
+import { recordAudit } from '../audit/service';
+import { sendEmail } from '../email/mailer';
+import { verificationEmail } from '../email/templates';
+import type { Profile } from '../orgs/schemas';
+import { findToken, linkError, markUsed, newToken } from './email-tokens';
+
+// Email verification (API.md "Accounts and email"): a link sent on sign-up, valid 24 hours, single
+// use, bound to the address it was sent to.
+
+export const verificationTtlMs = 24 * 60 * 60 * 1000;
+
+export type EmailStatus = { email: string | null; verified: boolean; verificationRequired: boolean };
+
+export async function getEmailStatus(ctx: ServiceContext): Promise<EmailStatus> {
+  const [row] = await ctx.db.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, ctx.actor.userId));
+  if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
+  return { email: row.email, verified: Boolean(row.email && row.verifiedAt), verificationRequired: config().requireEmailVerification };
+}
+
+// Stores a new link for the account's current, unverified address and emails it (after the insert,
+// never inside a transaction). Returns false when there is nothing to verify.
+export async function sendVerification(db: Db, userId: string): Promise<boolean> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
+  if (!user?.email || user.emailVerifiedAt) return false;
+  const { token, digest } = newToken();
+  await db.insert(emailTokens).values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, expiresAt: new Date(Date.now() + verificationTtlMs) });
+  return sendEmail(verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`));
+}
+
+// After a dashboard sign-up: the new account gets its link; a failed send never fails the sign-up.
+export async function afterSignUp(db: Db, profile: Profile): Promise<Profile> {
+  await sendVerification(db, profile.id);
+  return profile;
+}
+
+// "Resend email" for the signed-in person (rate limited like reset requests).
+export async function resendVerification(ctx: ServiceContext): Promise<{ sent: boolean; alreadyVerified: boolean }> {
+  const status = await getEmailStatus(ctx);
+  if (!status.email || status.verified) return { sent: false, alreadyVerified: status.verified };
+  await enforceLimit(ctx.db, `verify-email:${ctx.actor.userId}`, limits.passwordResetsPerEmail);
+  return { sent: await sendVerification(ctx.db, ctx.actor.userId), alreadyVerified: false };
+}
+
+export type VerifyResult = { email: string };
+
+// Confirms the address once; a second use, an expired link or one for a changed address is refused.
+export async function verifyEmail(db: Db, token: string): Promise<VerifyResult> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const found = await findToken(tx, token, 'verify_email', { lock: true, now });
+    if (found.problem) throw linkError(found.problem, 'verification');
+    const { user, token: link } = found.row;
+    await markUsed(tx, link.tokenDigest, now);
+    await tx
+      .update(users)
+      .set({ emailVerifiedAt: now })
+      .where(and(eq(users.id, user.id), eq(users.email, link.email), isNull(users.emailVerifiedAt)));
+    await recordAudit({ db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.verifyEmail', targetType: 'user', targetId: user.id });
+    return { email: link.email };
+  });
+}
