@@ -30,7 +30,8 @@ export async function sendVerification(db: Db, userId: string): Promise<boolean>
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user?.email || user.emailVerifiedAt) return false;
   const { token, digest } = newToken();
-  await db.insert(emailTokens).values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, expiresAt: new Date(Date.now() + verificationTtlMs) });
+  const now = new Date();
+  await db.insert(emailTokens).values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + verificationTtlMs) });
   return sendEmail(verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`));
 }
 

@@ -29,7 +29,8 @@ export async function requestPasswordReset(db: Db, input: { email: string; clien
     const [user] = await tx.select({ id: users.id, email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email)).for('update');
     if (!user?.email || !user.passwordHash) return null;
     await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password')));
-    await tx.insert(emailTokens).values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, expiresAt: new Date(Date.now() + resetTtlMs) });
+    const now = new Date();
+    await tx.insert(emailTokens).values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + resetTtlMs) });
     return user.email;
   });
   if (issued) void sendEmail(passwordResetEmail(issued, `${config().appUrl}/reset-password?token=${token}`));
