@@ -2,6 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, newAccount, signInThroughForm, test } from './fixtures';
 
+// The machine that runs the suite may be busy: navigations get more room than the default.
+const slow = { timeout: 30_000 };
+
 // Without SMTP_URL the server writes each email to .data/outbox/ (one JSON file per message).
 const outbox = path.resolve('.data', 'outbox');
 
@@ -33,7 +36,7 @@ test('sign up, confirm the email, forget the password, reset it and sign in with
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(account.password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/organizations$/);
+  await expect(page).toHaveURL(/\/organizations$/, slow);
 
   await page.goto('/account');
   await expect(page.getByText('Not verified')).toBeVisible();
@@ -41,7 +44,7 @@ test('sign up, confirm the email, forget the password, reset it and sign in with
   await page.goto(verifyLink);
   await expect(page.getByRole('heading', { name: 'Email address confirmed' })).toBeVisible();
   await page.getByRole('link', { name: 'Continue to Promptloop' }).click();
-  await expect(page).toHaveURL(/\/organizations$/);
+  await expect(page).toHaveURL(/\/organizations$/, slow);
   await page.goto('/account');
   await expect(page.getByText('Verified', { exact: true })).toBeVisible();
   // The link works once.
@@ -54,7 +57,7 @@ test('sign up, confirm the email, forget the password, reset it and sign in with
   await signInThroughForm(other, account);
 
   await page.goto('/account');
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.locator('#main').getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/sign-in/);
 
   await page.getByLabel('Email').fill(account.email);
@@ -85,7 +88,7 @@ test('sign up, confirm the email, forget the password, reset it and sign in with
   await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
   await page.getByLabel('Password').fill(newPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/organizations$/);
+  await expect(page).toHaveURL(/\/organizations$/, slow);
 
   // The older session is refused; the reset link does not work twice.
   await other.goto('/account');

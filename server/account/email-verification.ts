@@ -26,18 +26,20 @@ export async function getEmailStatus(ctx: ServiceContext): Promise<EmailStatus> 
 
 // Stores a new link for the account's current, unverified address and emails it (after the insert,
 // never inside a transaction). Returns false when there is nothing to verify.
-export async function sendVerification(db: Db, userId: string): Promise<boolean> {
+export async function sendVerification(db: Db, userId: string, opts: { background?: boolean } = {}): Promise<boolean> {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user?.email || user.emailVerifiedAt) return false;
   const { token, digest } = newToken();
   const now = new Date();
   await db.insert(emailTokens).values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + verificationTtlMs) });
-  return sendEmail(verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`));
+  const sending = sendEmail(verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`));
+  return opts.background ? true : sending;
 }
 
-// After a dashboard sign-up: the new account gets its link; a failed send never fails the sign-up.
+// After a dashboard sign-up: the new account gets its link; a slow or failed send never holds up
+// or fails the sign-up (the person can resend).
 export async function afterSignUp(db: Db, profile: Profile): Promise<Profile> {
-  await sendVerification(db, profile.id);
+  await sendVerification(db, profile.id, { background: true });
   return profile;
 }
 
