@@ -29,6 +29,7 @@ async function linkFromOutbox(to: string, pathname: string, exclude: string[] = 
 }
 
 test('sign up, confirm the email, forget the password, reset it and sign in with the new one', async ({ page, browser }) => {
+  test.setTimeout(180_000);
   const account = newAccount('forgetful');
 
   await page.goto('/sign-up');
