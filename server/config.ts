@@ -14,7 +14,18 @@ export type Config = {
   ingestRatePerSecond: number;
   ingestKeyCacheMs: number;
   ingestProcesses: number;
+  // Account email (API.md "Accounts and email"): unset SMTP_URL → the outbox in .data/outbox.
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  requireEmailVerification: boolean;
 };
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  const v = value?.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return fallback;
+}
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
@@ -37,6 +48,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestRatePerSecond: Number(env.INGEST_RATE_LIMIT_PER_SECOND ?? 500),
     ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
     ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
+    smtpUrl: env.SMTP_URL || undefined,
+    emailFrom: env.EMAIL_FROM || 'Promptloop <no-reply@localhost>',
+    requireEmailVerification: flag(env.REQUIRE_EMAIL_VERIFICATION, Boolean(env.SMTP_URL)),
   };
 }
 

@@ -1,5 +1,6 @@
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
+import { log } from './log';
 
 // Who is calling: a person in the dashboard, or an OAuth client acting for a user.
 export type Actor = {
@@ -8,7 +9,12 @@ export type Actor = {
   human: boolean;
 };
 
-export type ServiceContext = { db: Db; actor: Actor };
+// A task that must run only once the operation's transaction has committed (an email about it).
+export type CommitTask = () => Promise<unknown> | unknown;
+
+// The database part of a context: anonymous account flows (sign-up, password reset) have no actor.
+export type DbContext = { db: Db; afterCommit?: (task: CommitTask) => void };
+export type ServiceContext = DbContext & { actor: Actor };
 
 // The edge (REST, tRPC, the job runner) owns the transaction of an operation; a service that needs
 // atomicity joins it, and opens one only when called on the root handle (tests, scripts).
@@ -16,7 +22,39 @@ export function inTransaction(db: Db): boolean {
   return db instanceof PgTransaction;
 }
 
-export async function withTransaction<T>(ctx: ServiceContext, fn: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+export async function withTransaction<C extends DbContext, T>(ctx: C, fn: (ctx: C) => Promise<T>): Promise<T> {
   if (inTransaction(ctx.db)) return fn(ctx);
-  return ctx.db.transaction((tx) => fn({ ...ctx, db: tx }));
+  return runInTransaction(ctx.db, (tx, afterCommit) => fn({ ...ctx, db: tx, afterCommit }));
+}
+
+/**
+ * Opens the transaction of one operation (the edges, and withTransaction on the root handle).
+ * Tasks queued with onCommit run after the commit, in order, and never when it rolls back; a task
+ * that fails is logged, it does not undo the committed operation.
+ */
+export async function runInTransaction<T>(db: Db, fn: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<T>): Promise<T> {
+  const tasks: CommitTask[] = [];
+  const result = await db.transaction((tx) => fn(tx, (task) => tasks.push(task)));
+  void runTasks(tasks);
+  return result;
+}
+
+async function runTasks(tasks: CommitTask[]): Promise<void> {
+  for (const task of tasks) {
+    try {
+      await task();
+    } catch (error) {
+      log.error({ err: error }, 'after-commit task failed');
+    }
+  }
+}
+
+// Queues a side effect on the caller's transaction; outside one, the write has committed already.
+export function onCommit(ctx: DbContext, task: CommitTask): void {
+  if (!inTransaction(ctx.db)) {
+    void runTasks([task]);
+    return;
+  }
+  if (!ctx.afterCommit) throw new Error('onCommit inside a transaction that was not opened by runInTransaction');
+  ctx.afterCommit(task);
 }

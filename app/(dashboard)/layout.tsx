@@ -1,22 +1,29 @@
 import { Suspense, type ReactNode } from 'react';
+import { VerifyEmailBanner } from '@/components/auth/VerifyEmailBanner';
 import { Sidebar } from '@/components/shell/Sidebar';
 import { SignInRedirect } from '@/components/shell/SignInRedirect';
-import { getSessionUser } from '@/server/auth/nextauth';
+import { getDb } from '@/db/client';
+import { getEmailStatus } from '@/server/account/email-verification';
+import { getSessionActor, getSessionUser } from '@/server/auth/nextauth';
 
-// Every page in this group needs a session; nothing below renders without one.
+// Every page in this group needs a session; nothing below renders without one. A session that a
+// password reset ended counts as none.
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const user = await getSessionUser();
-  if (!user) {
+  const actor = user ? await getSessionActor() : null;
+  if (!user || !actor) {
     return (
       <Suspense>
         <SignInRedirect />
       </Suspense>
     );
   }
+  const email = await getEmailStatus({ db: await getDb(), actor });
   return (
     <div className="shell">
       <Sidebar user={{ email: user.email, name: user.name }} />
       <main className="main" id="main">
+        {email.verificationRequired && email.email && !email.verified ? <VerifyEmailBanner email={email.email} /> : null}
         {children}
       </main>
     </div>

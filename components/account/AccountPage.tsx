@@ -1,12 +1,14 @@
 'use client';
 
 import Link from 'next/link';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { signOut } from 'next-auth/react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { initials } from '@/components/format';
 import { useOrganizationChoices, useProfile } from '@/components/organizations/hooks';
+import { ResendVerificationButton } from '@/components/auth/ResendVerificationButton';
 import { Alert } from '@/components/ui/Alert';
+import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/Card';
 import { Field, Select } from '@/components/ui/Field';
@@ -94,6 +96,22 @@ function DefaultOrganizationForm({ current }: { current: string | null }) {
   );
 }
 
+// Whether the address is confirmed; an unconfirmed one can ask for a new link from here.
+function EmailVerificationBadge() {
+  const trpc = useTRPC();
+  const status = useQuery(trpc.account.emailStatus.queryOptions());
+  if (!status.data?.email) return null;
+  if (status.data.verified) return <Badge tone="success">Verified</Badge>;
+  return (
+    <>
+      <Badge tone="warning" title={status.data.verificationRequired ? 'Teammates cannot add you until you confirm it.' : undefined}>
+        Not verified
+      </Badge>
+      <ResendVerificationButton />
+    </>
+  );
+}
+
 export function AccountPage() {
   const profile = useProfile();
   const [signingOut, setSigningOut] = useState(false);
@@ -115,7 +133,12 @@ export function AccountPage() {
                 <dt>Name</dt>
                 <dd>{profile.data.name || <span className="subtle">Not set</span>}</dd>
                 <dt>Email</dt>
-                <dd data-testid="profile-email">{profile.data.email}</dd>
+                <dd>
+                  <span className="inline">
+                    <span data-testid="profile-email">{profile.data.email}</span>
+                    <EmailVerificationBadge />
+                  </span>
+                </dd>
               </dl>
             </div>
           ) : null}

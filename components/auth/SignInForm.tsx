@@ -65,6 +65,9 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
           <Field label="Password" error={errors.password}>
             <Input type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus={Boolean(initialEmail)} />
           </Field>
+          <p className="field-hint" style={{ marginTop: -8, textAlign: 'right' }}>
+            <Link href={`/forgot-password${email.trim() ? `?email=${encodeURIComponent(email.trim())}` : ''}`}>Forgot password?</Link>
+          </p>
           <Button type="submit" variant="primary" block loading={pending}>
             Sign in
           </Button>

@@ -150,3 +150,9 @@ export const KeyIcon = (p: IconProps) => (
     <path d="M10.7 12.3 21 2M16 7l3 3M18.5 4.5l2 2" />
   </Icon>
 );
+export const MailIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="2" y="4" width="20" height="16" rx="2" />
+    <path d="m22 7-8.97 5.7a1.94 1.94 0 0 1-2.06 0L2 7" />
+  </Icon>
+);

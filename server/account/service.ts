@@ -89,7 +89,7 @@ export async function checkCredentials(db: Db, emailInput: string, password: str
 // OAuth subjects: users are keyed by (issuer, sub); the built-in issuer's sub is the user id.
 export async function provisionOAuthUser(
   db: Db,
-  claims: { issuer: string; subject: string; email?: string; name?: string; builtInIssuer: boolean },
+  claims: { issuer: string; subject: string; email?: string; emailVerified?: boolean; name?: string; builtInIssuer: boolean },
 ): Promise<string> {
   if (claims.builtInIssuer) {
     if (!isId('usr', claims.subject)) throw new AppError('unauthorized', 'Unknown subject.');
@@ -100,12 +100,14 @@ export async function provisionOAuthUser(
   const identity = and(eq(users.issuer, claims.issuer), eq(users.subject, claims.subject));
   const [existing] = await db.select({ id: users.id }).from(users).where(identity);
   if (existing) return existing.id;
-  const email = claims.email?.trim().toLowerCase() || null;
+  // The issuer's address is kept only when it says it verified it (`email_verified: true`).
+  const email = (claims.emailVerified === true && claims.email?.trim().toLowerCase()) || null;
   const [emailOwner] = email ? await db.select({ id: users.id }).from(users).where(eq(users.email, email)) : [];
   // An email already owned by another account is not linked (that would let any issuer claim it).
+  const kept = emailOwner ? null : email;
   await db
     .insert(users)
-    .values({ id: newId('usr'), issuer: claims.issuer, subject: claims.subject, email: emailOwner ? null : email, name: claims.name ?? null })
+    .values({ id: newId('usr'), issuer: claims.issuer, subject: claims.subject, email: kept, emailVerifiedAt: kept ? new Date() : null, name: claims.name ?? null })
     .onConflictDoNothing();
   const [created] = await db.select({ id: users.id }).from(users).where(identity);
   if (!created) throw notFound('User');

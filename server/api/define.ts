@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
-import type { Actor, ServiceContext } from '../context';
+import { runInTransaction, type Actor, type CommitTask, type ServiceContext } from '../context';
 import { AppError, type ErrorCode } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
@@ -74,8 +74,8 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
       const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;
       const idempotencyKey = isWrite && spec.auth === 'management' ? readIdempotencyKey(request) : null;
 
-      const run = async (handlerDb: Db) => {
-        const result = await spec.handler({ ctx: { db: handlerDb, actor }, params, query, body, request });
+      const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
+        const result = await spec.handler({ ctx: { db: handlerDb, actor, afterCommit }, params, query, body, request });
         const receipt = spec.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
         return { status: spec.status, body: spec.status === 204 ? null : result, receipt };
       };
@@ -84,7 +84,7 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
         return json(result.status, result.body, headers);
       }
       if (!idempotencyKey) {
-        const result = await db.transaction((tx) => run(tx));
+        const result = await runInTransaction(db, run);
         return json(result.status, result.body, headers);
       }
       const scope = {

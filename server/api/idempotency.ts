@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { runInTransaction, type CommitTask } from '../context';
 import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
 
@@ -80,7 +81,7 @@ export async function runIdempotent(
   db: Db,
   scope: IdempotencyScope,
   digest: string,
-  execute: (tx: Db) => Promise<ExecutedResponse>,
+  execute: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<ExecutedResponse>,
   renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
 ): Promise<Outcome> {
   const t = idempotencyRecords;
@@ -116,8 +117,8 @@ export async function runIdempotent(
 
   const mine = and(scopeWhere(scope), eq(t.claimToken, token));
   try {
-    const response = await db.transaction(async (tx) => {
-      const result = await execute(tx);
+    const response = await runInTransaction(db, async (tx, afterCommit) => {
+      const result = await execute(tx, afterCommit);
       const body = result.receipt !== undefined ? result.receipt : result.body;
       const stored = await tx.update(t).set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null }).where(mine).returning({ key: t.key });
       if (!stored.length) throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });

@@ -38,8 +38,9 @@ export async function hitLimit(db: Db, key: string, window: LimitWindow, now = n
     .onConflictDoUpdate({
       target: t.key,
       set: {
-        hits: sql`case when ${t.windowStartedAt} <= ${expired} then 1 else ${t.hits} + 1 end`,
-        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired} then ${now} else ${t.windowStartedAt} end`,
+        // ISO strings: postgres-js cannot bind a Date inside a raw sql fragment.
+        hits: sql`case when ${t.windowStartedAt} <= ${expired.toISOString()}::timestamptz then 1 else ${t.hits} + 1 end`,
+        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired.toISOString()}::timestamptz then ${now.toISOString()}::timestamptz else ${t.windowStartedAt} end`,
       },
     })
     .returning({ hits: t.hits, windowStartedAt: t.windowStartedAt });

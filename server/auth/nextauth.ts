@@ -1,7 +1,11 @@
+import { eq } from 'drizzle-orm';
+import { cookies, headers } from 'next/headers';
 import { getServerSession, type NextAuthOptions } from 'next-auth';
+import { getToken } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { getDb } from '@/db/client';
-import { checkCredentials, getProfile } from '@/server/account/service';
+import { getDb, type Db } from '@/db/client';
+import { users } from '@/db/schema';
+import { checkCredentials } from '@/server/account/service';
 import type { Actor } from '@/server/context';
 import { sessionSecret } from './session-secret';
 
@@ -31,7 +35,11 @@ export const authOptions: NextAuthOptions = {
   ],
   callbacks: {
     jwt({ token, user }) {
-      if (user) token.sub = user.id;
+      if (user) {
+        token.sub = user.id;
+        // When the person signed in (ms): `iat` is renewed on every refresh, this is not.
+        token.authTime = Date.now();
+      }
       return token;
     },
     session({ session, token }) {
@@ -46,19 +54,31 @@ export async function getSessionUser(): Promise<{ id: string; email: string | nu
   return session?.user?.id ? session.user : null;
 }
 
-// The dashboard actor of the current request, or null when signed out.
-export async function getSessionActor(): Promise<Actor | null> {
-  const user = await getSessionUser();
-  return user ? { userId: user.id, clientId: 'dashboard', human: true } : null;
+// When the session's person signed in (ms). `iat` cannot tell: next-auth renews it on every refresh.
+// A session issued before `authTime` existed predates any password reset, so it counts as 0.
+async function sessionSignedInAt(): Promise<number> {
+  const token = await getToken({ req: { headers: await headers(), cookies: await cookies() } as never, secret: sessionSecret() }).catch(() => null);
+  return typeof token?.authTime === 'number' ? token.authTime : 0;
 }
 
-// True when the session cookie is valid and its account still exists; the sign-in page uses it so
-// a stale cookie shows the form instead of bouncing between sign-in and the dashboard.
+// A session of `userId` that began at `signedInAt` (ms) is refused once the account is gone or
+// its `sessions_valid_after` (set by a password reset) is later.
+export async function sessionStillValid(db: Db, userId: string, signedInAt: number): Promise<boolean> {
+  const [row] = await db.select({ validAfter: users.sessionsValidAfter }).from(users).where(eq(users.id, userId));
+  return Boolean(row) && (!row.validAfter || signedInAt >= row.validAfter.getTime());
+}
+
+// The dashboard actor of the current request, or null when signed out, when the account no longer
+// exists, or when the session began before the account's `sessions_valid_after` (a password reset).
+export async function getSessionActor(): Promise<Actor | null> {
+  const user = await getSessionUser();
+  if (!user) return null;
+  if (!(await sessionStillValid(await getDb(), user.id, await sessionSignedInAt()))) return null;
+  return { userId: user.id, clientId: 'dashboard', human: true };
+}
+
+// True when the session cookie is valid and its account still exists and accepts it; the sign-in
+// page uses it so a stale cookie shows the form instead of bouncing between sign-in and the dashboard.
 export async function hasLiveSession(): Promise<boolean> {
-  const actor = await getSessionActor();
-  if (!actor) return false;
-  return getProfile({ db: await getDb(), actor }).then(
-    () => true,
-    () => false,
-  );
+  return (await getSessionActor()) !== null;
 }

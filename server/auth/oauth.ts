@@ -197,6 +197,7 @@ export async function authenticateManagement(db: Db, request: Request, audience:
     issuer: cfg.oauthIssuer,
     subject: payload.sub,
     email: typeof payload.email === 'string' ? payload.email : undefined,
+    emailVerified: payload.email_verified === true,
     name: typeof payload.name === 'string' ? payload.name : undefined,
     builtInIssuer: cfg.oauthIssuer === cfg.appUrl,
   }).catch((error: unknown) => {

@@ -1,10 +1,13 @@
 import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import { onCommit, withTransaction, type ServiceContext } from '../context';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
+import { config } from '../config';
+import { sendEmail } from '../email/mailer';
+import { addedToOrganizationEmail } from '../email/templates';
 import type { Member } from './schemas';
 
 type MemberRow = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: Date };
@@ -37,9 +40,13 @@ export async function listMembers(ctx: ServiceContext, organizationId: string, p
 export async function addMember(ctx: ServiceContext, organizationId: string, input: { email: string; role: Role }): Promise<Member> {
   return withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
-    await authorize(txCtx, organizationId, 'members.manage');
+    const membership = await authorize(txCtx, organizationId, 'members.manage');
     const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase()));
     if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
+    // Whoever registers an address first must not receive that person's invitations.
+    if (config().requireEmailVerification && !user.emailVerifiedAt) {
+      throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
+    }
     const [row] = await tx
       .insert(memberships)
       .values({ organizationId, userId: user.id, role: input.role })
@@ -47,7 +54,13 @@ export async function addMember(ctx: ServiceContext, organizationId: string, inp
       .returning();
     if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
     await recordAudit(txCtx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role: input.role } });
-    return toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+    const member = toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+    // The added person hears of it only once the membership has committed.
+    if (member.email) {
+      const email = addedToOrganizationEmail(member.email, { organization: membership.organization.name, role: member.role, url: `${config().appUrl}/organizations/${organizationId}` });
+      onCommit(txCtx, () => sendEmail(email));
+    }
+    return member;
   });
 }
 

@@ -1,13 +1,13 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { getDb } from '@/db/client';
 import type { Db } from '@/db/client';
-import type { Actor } from '@/server/context';
+import { runInTransaction, type Actor, type CommitTask } from '@/server/context';
 import { AppError, errorCodes, isAppError, type ErrorCode, type Issue } from '@/server/errors';
 import { assertCleanInput } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { newRequestId, reportServerError, toAppError } from '@/server/api/http';
 
-export type TrpcContext = { db: Db; actor: Actor | null; requestId: string };
+export type TrpcContext = { db: Db; actor: Actor | null; requestId: string; afterCommit?: (task: CommitTask) => void };
 
 // Procedure meta. `transaction: false` keeps a mutation out of the edge transaction: streamed
 // procedures (the transaction would end before the stream), and flows whose counters must commit
@@ -105,8 +105,8 @@ const inTransaction = t.middleware(async ({ ctx, type, meta, next }) => {
   if (type !== 'mutation' || meta?.transaction === false) return next();
   let failed: Awaited<ReturnType<typeof next>> | undefined;
   try {
-    return await ctx.db.transaction(async (tx) => {
-      const result = await next({ ctx: { db: tx } });
+    return await runInTransaction(ctx.db, async (tx, afterCommit) => {
+      const result = await next({ ctx: { db: tx, afterCommit } });
       if (!result.ok) {
         failed = result;
         throw result.error; // roll back

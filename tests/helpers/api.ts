@@ -28,11 +28,12 @@ export type TestUser = {
   call: <T = any>(method: string, path: string, options?: Omit<CallOptions, 'token'>) => Promise<ApiResult<T>>;
 };
 
-// A user known to the external test issuer, provisioned by their first API call.
+// A user known to the external test issuer, provisioned by their first API call. The issuer
+// vouches for the address (`email_verified: true`) unless `extra` says otherwise.
 export async function newUser(options: Partial<TokenOptions> = {}): Promise<TestUser> {
   const sub = options.sub ?? `sub-${randomUUID()}`;
   const email = options.email ?? `${sub}@example.test`;
-  const token = await signToken({ ...options, sub, email });
+  const token = await signToken({ ...options, sub, email, extra: { email_verified: true, ...options.extra } });
   const me = await call('GET', '/me', { token });
   if (me.status !== 200) throw new Error(`provisioning failed: ${me.status} ${JSON.stringify(me.body)}`);
   return { sub, email, token, id: me.body.id, call: (method, path, rest = {}) => call(method, path, { ...rest, token }) };

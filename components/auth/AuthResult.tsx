@@ -1,0 +1,22 @@
+import type { ReactNode } from 'react';
+import { Card } from '@/components/ui/Card';
+import { AlertCircleIcon, CheckCircleIcon, MailIcon } from '@/components/ui/icons';
+
+// The outcome of an emailed link or a request (verified, sent, expired…): one clear card.
+export function AuthResult({ tone, title, children, actions }: { tone: 'success' | 'warning' | 'info'; title: string; children?: ReactNode; actions?: ReactNode }) {
+  const Icon = tone === 'success' ? CheckCircleIcon : tone === 'warning' ? AlertCircleIcon : MailIcon;
+  return (
+    <Card className="auth-card">
+      <div className="auth-result">
+        <span className={`auth-result-icon${tone === 'info' ? '' : ` auth-result-icon-${tone}`}`}>
+          <Icon size={22} />
+        </span>
+        <div className="auth-heading">
+          <h1>{title}</h1>
+          {children ? <p className="muted">{children}</p> : null}
+        </div>
+      </div>
+      {actions ? <div className="auth-actions">{actions}</div> : null}
+    </Card>
+  );
+}

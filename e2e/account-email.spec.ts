@@ -1,0 +1,101 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, newAccount, signInThroughForm, test } from './fixtures';
+
+// The machine that runs the suite may be busy: navigations get more room than the default.
+const slow = { timeout: 30_000 };
+
+// Without SMTP_URL the server writes each email to .data/outbox/ (one JSON file per message).
+const outbox = path.resolve('.data', 'outbox');
+
+async function linkFromOutbox(to: string, pathname: string, exclude: string[] = []): Promise<string> {
+  let found: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        for (const name of await readdir(outbox).catch(() => [] as string[])) {
+          if (!name.endsWith('.json')) continue;
+          const message = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { to: string; text: string };
+          if (message.to !== to) continue;
+          const link = message.text.match(/https?:\/\/\S+/g)?.find((l) => new URL(l).pathname === pathname && !exclude.includes(l));
+          if (link) found = link;
+        }
+        return found;
+      },
+      { message: `an email to ${to} with a ${pathname} link` },
+    )
+    .toBeTruthy();
+  return found!;
+}
+
+test('sign up, confirm the email, forget the password, reset it and sign in with the new one', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  const account = newAccount('forgetful');
+
+  await page.goto('/sign-up');
+  await page.getByLabel('Name').fill(account.name);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/organizations$/, slow);
+
+  await page.goto('/account');
+  await expect(page.getByText('Not verified')).toBeVisible();
+  const verifyLink = await linkFromOutbox(account.email, '/verify-email');
+  await page.goto(verifyLink);
+  await expect(page.getByRole('heading', { name: 'Email address confirmed' })).toBeVisible();
+  await page.getByRole('link', { name: 'Continue to Promptloop' }).click();
+  await expect(page).toHaveURL(/\/organizations$/, slow);
+  await page.goto('/account');
+  await expect(page.getByText('Verified', { exact: true })).toBeVisible();
+  // The link works once.
+  await page.goto(verifyLink);
+  await expect(page.getByRole('heading', { name: 'Your email is already confirmed' })).toBeVisible();
+
+  // A session on another browser, opened before the reset, ends with it.
+  const otherContext = await browser.newContext();
+  const other = await otherContext.newPage();
+  await signInThroughForm(other, account);
+
+  await page.goto('/account');
+  await page.locator('#main').getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByRole('link', { name: 'Forgot password?' }).click();
+  await expect(page).toHaveURL(/\/forgot-password/);
+  await expect(page.getByRole('heading', { name: 'Reset your password' })).toBeVisible();
+  await expect(page.getByLabel('Email')).toHaveValue(account.email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByRole('heading', { name: 'Check your email' })).toBeVisible();
+  await expect(page.getByText('If an account exists for this address, we sent a link')).toBeVisible();
+
+  const resetLink = await linkFromOutbox(account.email, '/reset-password');
+  await page.goto(resetLink);
+  await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible();
+  const newPassword = `New-${account.password}`;
+  await page.getByLabel('New password', { exact: true }).fill(newPassword);
+  await page.getByLabel('Confirm new password').fill(`${newPassword}-typo`);
+  await page.getByRole('button', { name: 'Set new password' }).click();
+  await expect(page.getByLabel('Confirm new password')).toHaveAccessibleDescription(/do not match/);
+  await page.getByLabel('Confirm new password').fill(newPassword);
+  await page.getByRole('button', { name: 'Set new password' }).click();
+  await expect(page.getByRole('heading', { name: 'Your password was changed' })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/sign-in\?email=/);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
+  await page.getByLabel('Password').fill(newPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/organizations$/, slow);
+
+  // The older session is refused; the reset link does not work twice.
+  await other.goto('/account');
+  await expect(other).toHaveURL(/\/sign-in\?callbackUrl=%2Faccount$/);
+  await expect(other.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await otherContext.close();
+  await page.goto(resetLink);
+  await expect(page.getByRole('heading', { name: 'This link was already used' })).toBeVisible();
+});

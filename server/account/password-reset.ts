@@ -1,0 +1,72 @@
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { emailTokens, users } from '@/db/schema';
+import { config } from '../config';
+import { onCommit, withTransaction, type DbContext } from '../context';
+import { AppError } from '../errors';
+import { enforceLimit, limits } from '../auth/attempts';
+import { hashPassword, passwordProblem } from '../auth/passwords';
+import { recordAudit } from '../audit/service';
+import { sendEmail } from '../email/mailer';
+import { passwordResetEmail } from '../email/templates';
+import { findToken, linkError, markUsed, newToken } from './email-tokens';
+
+// Forgot / reset password (API.md "Accounts and email"): an emailed link valid 1 hour, single use,
+// stored as a digest; a new link or a successful reset invalidates the account's other links.
+
+export const resetTtlMs = 60 * 60 * 1000;
+
+// The answer never depends on whether an account uses the address.
+export const resetRequestedMessage = 'If an account exists for this address, we sent a link to reset its password.';
+
+// Every request does the same work up to the email, which goes out in the background.
+// Runs outside an edge transaction (the counters must commit even when the request is refused).
+export async function requestPasswordReset(ctx: DbContext, input: { email: string; clientIp: string }): Promise<{ message: string }> {
+  const email = input.email.trim().toLowerCase();
+  await enforceLimit(ctx.db, `ip:${input.clientIp}`, limits.accountAttemptsPerIp);
+  await enforceLimit(ctx.db, `reset-email:${email}`, limits.passwordResetsPerEmail);
+  const { token, digest } = newToken();
+  await withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    // Only dashboard accounts (with a password) are reset; an issuer's accounts sign in there.
+    const [user] = await tx.select({ id: users.id, email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email)).for('update');
+    if (!user?.email || !user.passwordHash) return null;
+    await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password')));
+    const now = new Date();
+    await tx.insert(emailTokens).values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + resetTtlMs) });
+    const message = passwordResetEmail(user.email, `${config().appUrl}/reset-password?token=${token}`);
+    onCommit(txCtx, () => sendEmail(message));
+    return null;
+  });
+  return { message: resetRequestedMessage };
+}
+
+// What the reset page shows before the new password is chosen.
+export async function checkResetLink({ db }: DbContext, token: string): Promise<{ email: string; expiresAt: string }> {
+  const found = await findToken(db, token, 'reset_password');
+  if (found.problem) throw linkError(found.problem, 'password reset');
+  return { email: found.row.token.email, expiresAt: found.row.token.expiresAt.toISOString() };
+}
+
+// Sets the new password, uses the link, ends older dashboard sessions and (the link proved the
+// address) marks the email verified, all in one transaction.
+export async function resetPassword(ctx: DbContext, input: { token: string; password: string }): Promise<{ email: string }> {
+  const problem = passwordProblem(input.password);
+  if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
+  const passwordHash = await hashPassword(input.password);
+  return withTransaction(ctx, async ({ db: tx }) => {
+    const now = new Date();
+    const found = await findToken(tx, input.token, 'reset_password', { lock: true, now });
+    if (found.problem) throw linkError(found.problem, 'password reset');
+    const { user, token: link } = found.row;
+    await markUsed(tx, link.tokenDigest, now);
+    await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password'), ne(emailTokens.tokenDigest, link.tokenDigest)));
+    await tx
+      .update(users)
+      .set({ passwordHash, sessionsValidAfter: now, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
+      .where(eq(users.id, user.id));
+    // Pending verification links for this address have nothing left to prove.
+    await tx.update(emailTokens).set({ usedAt: now }).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'verify_email'), isNull(emailTokens.usedAt)));
+    await recordAudit({ db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.resetPassword', targetType: 'user', targetId: user.id });
+    return { email: link.email };
+  });
+}
