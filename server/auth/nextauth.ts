@@ -3,6 +3,9 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
 import { checkCredentials, getProfile } from '@/server/account/service';
 import type { Actor } from '@/server/context';
+import { isAppError } from '@/server/errors';
+import { safeRedirectPathOn } from '@/lib/redirects';
+import { clientIpFromHeaders } from './client-ip';
 import { sessionSecret } from './session-secret';
 
 declare module 'next-auth' {
@@ -21,15 +24,26 @@ export const authOptions: NextAuthOptions = {
       id: 'credentials',
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) throw new Error('unknown_email');
-        const result = await checkCredentials(await getDb(), credentials.email, credentials.password);
-        if ('error' in result) throw new Error(result.error);
-        return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
+      // The thrown message reaches the form as `result.error`: `invalid_credentials` for an unknown
+      // email and a wrong password alike, `rate_limited` over a limit.
+      async authorize(credentials, req) {
+        if (!credentials?.email || !credentials.password) throw new Error('invalid_credentials');
+        try {
+          const result = await checkCredentials(await getDb(), credentials.email, credentials.password, { clientIp: clientIpFromHeaders(req?.headers) });
+          if ('error' in result) throw new Error(result.error);
+          return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
+        } catch (error) {
+          if (isAppError(error) && error.code === 'rate_limited') throw new Error('rate_limited');
+          throw error;
+        }
       },
     }),
   ],
   callbacks: {
+    // Only same-origin paths; anything else lands on the home page.
+    redirect({ url, baseUrl }) {
+      return `${baseUrl}${safeRedirectPathOn(url, baseUrl)}`;
+    },
     jwt({ token, user }) {
       if (user) token.sub = user.id;
       return token;

@@ -8,12 +8,14 @@ import { assertCleanInput } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { log } from '@/server/log';
 
-export type TrpcContext = { db: Db; actor: Actor | null; requestId: string };
+// clientIp is the rate-limit key of the caller's address, set by the HTTP route; null for callers
+// in the same process (tests, server code), which have no address to limit.
+export type TrpcContext = { db: Db; actor: Actor | null; requestId: string; clientIp: string | null };
 
 // Built per request from the next-auth session; tests build it directly with any actor.
-export async function createTrpcContext(opts: { actor?: Actor | null } = {}): Promise<TrpcContext> {
+export async function createTrpcContext(opts: { actor?: Actor | null; clientIp?: string | null } = {}): Promise<TrpcContext> {
   const actor = opts.actor !== undefined ? opts.actor : await getSessionActor();
-  return { db: await getDb(), actor, requestId: newId('req') };
+  return { db: await getDb(), actor, requestId: newId('req'), clientIp: opts.clientIp ?? null };
 }
 
 const codeForTrpc: Partial<Record<TRPCError['code'], ErrorCode>> = {

@@ -11,7 +11,7 @@ const signUpInput = z.strictObject({
 });
 
 export const accountRouter = router({
-  signUp: publicProcedure.input(signUpInput).mutation(({ ctx, input }) => signUp(ctx.db, input)),
+  signUp: publicProcedure.input(signUpInput).mutation(({ ctx, input }) => signUp(ctx.db, input, { clientIp: ctx.clientIp })),
   profile: protectedProcedure.query(({ ctx }) => getProfile(ctx)),
   defaultOrganization: protectedProcedure.query(({ ctx }) => resolveDefaultOrganization(ctx)),
   setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, input)),
