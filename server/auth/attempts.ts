@@ -40,7 +40,10 @@ function stateOf(row: { hits: number; windowStartedAt: Date } | undefined, windo
 // Counts one hit against `key` (one statement: concurrent hits are all counted) and says whether it
 // is within the limit.
 export async function hitLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
-  const expired = new Date(now.getTime() - window.windowMs);
+  // Raw SQL parameters go to the driver as they are: postgres-js takes no Date there, so timestamps
+  // are sent as ISO text with a cast.
+  const expired = sql`${new Date(now.getTime() - window.windowMs).toISOString()}::timestamptz`;
+  const started = sql`${now.toISOString()}::timestamptz`;
   const t = rateLimits;
   const [row] = await db
     .insert(t)
@@ -49,7 +52,7 @@ export async function hitLimit(db: Db, key: string, window: LimitWindow, now = n
       target: t.key,
       set: {
         hits: sql`case when ${t.windowStartedAt} <= ${expired} then 1 else ${t.hits} + 1 end`,
-        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired} then ${now} else ${t.windowStartedAt} end`,
+        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired} then ${started} else ${t.windowStartedAt} end`,
       },
     })
     .returning({ hits: t.hits, windowStartedAt: t.windowStartedAt });

@@ -3,6 +3,7 @@ import { config } from '@/server/config';
 import { AppError, isAppError } from '@/server/errors';
 import { maxBodyBytes, readLimitedBody } from '@/server/api/strict-input';
 import { clientIpFromHeaders } from '@/server/auth/client-ip';
+import type { Actor } from '@/server/context';
 import { appRouter } from './root';
 import { createTrpcContext, logTrpcError, toTrpcError } from './init';
 
@@ -32,12 +33,13 @@ async function boundedBody(req: Request): Promise<Buffer | null> {
 function forwarded(req: Request, body: Buffer | null): Request {
   const headers = new Headers(req.headers);
   headers.delete('content-length');
-  return new Request(req.url, { method: req.method, headers, body: body ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : null, signal: req.signal });
+  return new Request(req.url, { method: req.method, headers, body: body ? new Uint8Array(body) : null, signal: req.signal });
 }
 
 // A refusal is raised while tRPC builds the context: every call of the batch answers with it, in
-// tRPC's error shape and status, and no procedure runs.
-export async function serveTrpc(req: Request): Promise<Response> {
+// tRPC's error shape and status, and no procedure runs. `session.actor` stands in for the
+// next-auth session where there is no Next request around (tests); the route passes nothing.
+export async function serveTrpc(req: Request, session: { actor?: Actor | null } = {}): Promise<Response> {
   let refusal = crossSiteRefusal(req);
   let request = req;
   if (req.method === 'POST') {
@@ -53,7 +55,7 @@ export async function serveTrpc(req: Request): Promise<Response> {
     maxBatchSize: maxBatchCalls,
     createContext: () => {
       if (refusal) throw toTrpcError(refusal);
-      return createTrpcContext({ clientIp });
+      return createTrpcContext({ actor: session.actor, clientIp });
     },
     onError: logTrpcError,
     responseMeta({ errors }) {

@@ -2,4 +2,8 @@ import { serveTrpc } from '@/server/trpc/http';
 
 export const dynamic = 'force-dynamic';
 
-export { serveTrpc as GET, serveTrpc as POST };
+function handler(req: Request) {
+  return serveTrpc(req);
+}
+
+export { handler as GET, handler as POST };
