@@ -16,7 +16,7 @@ type Errors = { email?: string; password?: string; form?: string };
 // one answer on purpose, so the form never confirms which accounts exist.
 function errorsFor(code: string | null | undefined): Errors {
   if (code === 'invalid_credentials') return { form: 'Email or password is not right.' };
-  if (code === 'rate_limited') return { form: 'Too many attempts. Wait a few minutes and try again.' };
+  if (code?.startsWith('rate_limited')) return { form: 'Too many attempts. Wait a few minutes and try again.' };
   return { form: 'We could not sign you in right now. Try again in a moment.' };
 }
 

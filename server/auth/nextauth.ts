@@ -6,6 +6,7 @@ import type { Actor } from '@/server/context';
 import { isAppError } from '@/server/errors';
 import { safeRedirectPathOn } from '@/lib/redirects';
 import { clientIpFromHeaders } from './client-ip';
+import { rateLimitedSignInError } from './sign-in-status';
 import { sessionSecret } from './session-secret';
 
 declare module 'next-auth' {
@@ -25,7 +26,7 @@ export const authOptions: NextAuthOptions = {
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       // The thrown message reaches the form as `result.error`: `invalid_credentials` for an unknown
-      // email and a wrong password alike, `rate_limited` over a limit.
+      // email and a wrong password alike, `rate_limited:<seconds>` over a limit (answered as 429).
       async authorize(credentials, req) {
         if (!credentials?.email || !credentials.password) throw new Error('invalid_credentials');
         try {
@@ -33,7 +34,7 @@ export const authOptions: NextAuthOptions = {
           if ('error' in result) throw new Error(result.error);
           return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
         } catch (error) {
-          if (isAppError(error) && error.code === 'rate_limited') throw new Error('rate_limited');
+          if (isAppError(error) && error.code === 'rate_limited') throw rateLimitedSignInError(Number(error.details.retryAfterSeconds) || 60);
           throw error;
         }
       },
