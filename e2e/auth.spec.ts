@@ -1,7 +1,12 @@
 import { createAccount, expect, newAccount, signInThroughForm, test } from './fixtures';
 
+// Creating an account and signing in each hash a password with scrypt at OWASP's cost (N=2^17), a
+// deliberately slow step: the waits that follow one get a wider ceiling than the default.
+const afterHashing = { timeout: 30_000 };
+
 test.describe('sign up', () => {
   test('shows a weak password and a taken email next to their fields, then creates the account', async ({ page, request }) => {
+    test.slow(); // three password hashes at OWASP's scrypt cost
     const existing = await createAccount(request, 'existing');
     const account = newAccount('newcomer');
 
@@ -24,7 +29,7 @@ test.describe('sign up', () => {
 
     await page.getByLabel('Email').fill(account.email);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect(page).toHaveURL(/\/organizations$/);
+    await expect(page).toHaveURL(/\/organizations$/, afterHashing);
     await expect(page.getByRole('heading', { name: 'Organizations' })).toBeVisible();
     await expect(page.getByText('No organizations yet')).toBeVisible();
     await expect(page.getByRole('link', { name: 'Account settings' })).toContainText(account.email);
@@ -41,7 +46,7 @@ test.describe('sign in', () => {
     await page.getByLabel('Email').fill(`nobody-${account.email}`);
     await page.getByLabel('Password').fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByText('Email or password is not right.')).toBeVisible();
+    await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
     await expect(page.getByLabel('Email')).not.toHaveAttribute('aria-invalid', 'true');
 
     await page.getByLabel('Email').fill(account.email);
@@ -49,13 +54,13 @@ test.describe('sign in', () => {
     const answered = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await answered;
-    await expect(page.getByText('Email or password is not right.')).toBeVisible();
+    await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
     await expect(page.getByLabel('Password')).not.toHaveAttribute('aria-invalid', 'true');
     await expect(page).toHaveURL(/\/sign-in/);
 
     await page.getByLabel('Password').fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page).toHaveURL(/\/account$/);
+    await expect(page).toHaveURL(/\/account$/, afterHashing);
     await expect(page.getByTestId('profile-email')).toHaveText(account.email);
   });
 
@@ -76,7 +81,7 @@ test.describe('sign in', () => {
     await page.getByLabel('Email').fill(account.email);
     await page.getByLabel('Password').fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page).toHaveURL(/\/organizations/);
+    await expect(page).toHaveURL(/\/organizations/, afterHashing);
     expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
     expect(offSite).toEqual([]);
 
@@ -86,6 +91,7 @@ test.describe('sign in', () => {
   });
 
   test('after ten failed sign-ins for one email the form says "Too many attempts", even for the right password', async ({ page, request }) => {
+    test.slow(); // eleven password checks at OWASP's scrypt cost
     const account = await createAccount(request, 'guessed');
     await page.goto('/sign-in');
     await page.getByLabel('Email').fill(account.email);
@@ -94,7 +100,7 @@ test.describe('sign in', () => {
       const answered = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));
       await page.getByRole('button', { name: 'Sign in' }).click();
       await answered;
-      await expect(page.getByText('Email or password is not right.')).toBeVisible();
+      await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
     }
     await page.getByLabel('Password').fill(account.password);
     const refused = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));

@@ -77,12 +77,17 @@ export async function signUp(db: Db, input: SignUpInput, source: AttemptSource =
   await enforceLimit(counters, limitKeys.signUpEmail(email), limits.signUpsPerEmail);
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
-  const passwordHash = await hashPassword(input.password);
-  const [row] = await db
-    .insert(users)
-    .values({ id: newId('usr'), email, name: input.name?.trim() || null, passwordHash })
-    .onConflictDoNothing()
-    .returning();
+  // A taken email is answered as such anyway, so it skips the (slow) hashing; the insert still
+  // settles a race between two sign-ups.
+  const [taken] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const passwordHash = taken ? null : await hashPassword(input.password);
+  const [row] = passwordHash
+    ? await db
+        .insert(users)
+        .values({ id: newId('usr'), email, name: input.name?.trim() || null, passwordHash })
+        .onConflictDoNothing()
+        .returning()
+    : [];
   if (!row) throw new AppError('email_taken', 'An account with this email already exists. Sign in instead.', { issues: [{ path: 'email', message: 'An account with this email already exists.' }] });
   await recordAudit({ db, actor: { userId: row.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.signUp', targetType: 'user', targetId: row.id });
   return toProfile(row);
