@@ -1,3 +1,5 @@
+import { safeRedirectPath } from '@/lib/redirects';
+
 // Dates render in the browser's locale and time zone (all data loads client-side).
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
@@ -84,9 +86,7 @@ export const roleOptions = [
   { value: 'viewer', label: 'Viewer', description: 'Read-only access' },
 ] as const;
 
-// Keeps sign-in redirects on this site: only local absolute paths are followed.
+// Kept for callers on other branches; lib/redirects.ts is the one rule for redirect targets.
 export function safeCallbackUrl(value: string | string[] | undefined | null, fallback = '/'): string {
-  const url = Array.isArray(value) ? value[0] : value;
-  if (!url || !url.startsWith('/') || url.startsWith('//') || url.startsWith('/\\')) return fallback;
-  return url;
+  return safeRedirectPath(value, fallback);
 }

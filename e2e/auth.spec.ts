@@ -1,7 +1,12 @@
 import { createAccount, expect, newAccount, signInThroughForm, test } from './fixtures';
 
+// Creating an account and signing in each hash a password with scrypt at OWASP's cost (N=2^17), a
+// deliberately slow step: the waits that follow one get a wider ceiling than the default.
+const afterHashing = { timeout: 30_000 };
+
 test.describe('sign up', () => {
   test('shows a weak password and a taken email next to their fields, then creates the account', async ({ page, request }) => {
+    test.slow(); // three password hashes at OWASP's scrypt cost
     const existing = await createAccount(request, 'existing');
     const account = newAccount('newcomer');
 
@@ -24,7 +29,7 @@ test.describe('sign up', () => {
 
     await page.getByLabel('Email').fill(account.email);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect(page).toHaveURL(/\/organizations$/);
+    await expect(page).toHaveURL(/\/organizations$/, afterHashing);
     await expect(page.getByRole('heading', { name: 'Organizations' })).toBeVisible();
     await expect(page.getByText('No organizations yet')).toBeVisible();
     await expect(page.getByRole('link', { name: 'Account settings' })).toContainText(account.email);
@@ -32,7 +37,7 @@ test.describe('sign up', () => {
 });
 
 test.describe('sign in', () => {
-  test('an unknown email and a wrong password are shown at their fields; the callback URL is honoured', async ({ page, request }) => {
+  test('an unknown email and a wrong password get the same message under the form; the callback URL is honoured', async ({ page, request }) => {
     const account = await createAccount(request, 'returning');
 
     await page.goto('/account');
@@ -41,18 +46,70 @@ test.describe('sign in', () => {
     await page.getByLabel('Email').fill(`nobody-${account.email}`);
     await page.getByLabel('Password').fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByLabel('Email')).toHaveAccessibleDescription(/No account uses this email/);
+    await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
+    await expect(page.getByLabel('Email')).not.toHaveAttribute('aria-invalid', 'true');
 
     await page.getByLabel('Email').fill(account.email);
     await page.getByLabel('Password').fill(`${account.password}-wrong`);
+    const answered = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByLabel('Password')).toHaveAccessibleDescription(/password is not right/);
+    await answered;
+    await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
+    await expect(page.getByLabel('Password')).not.toHaveAttribute('aria-invalid', 'true');
     await expect(page).toHaveURL(/\/sign-in/);
 
     await page.getByLabel('Password').fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page).toHaveURL(/\/account$/);
+    await expect(page).toHaveURL(/\/account$/, afterHashing);
     await expect(page.getByTestId('profile-email')).toHaveText(account.email);
+  });
+
+  test('an off-site callbackUrl ends on our own origin after sign-in; pages and API answers forbid framing and sniffing', async ({ page, request, baseURL }) => {
+    const account = await createAccount(request, 'redirected');
+    const offSite: string[] = [];
+    await page.route((url) => url.hostname.endsWith('evil.example'), (route) => {
+      offSite.push(route.request().url());
+      return route.abort();
+    });
+
+    const response = await page.goto('/sign-in?callbackUrl=%2F%09%2Fevil.example');
+    expect(response!.headers()['x-frame-options']).toBe('DENY');
+    expect(response!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(response!.headers()['x-content-type-options']).toBe('nosniff');
+    expect(response!.headers()['referrer-policy']).toBe('strict-origin-when-cross-origin');
+
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/organizations/, afterHashing);
+    expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
+    expect(offSite).toEqual([]);
+
+    const api = await request.get('/api/trpc/account.profile');
+    expect(api.headers()['x-frame-options']).toBe('DENY');
+    expect(api.headers()['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('after ten failed sign-ins for one email the form says "Too many attempts", even for the right password', async ({ page, request }) => {
+    test.slow(); // eleven password checks at OWASP's scrypt cost
+    const account = await createAccount(request, 'guessed');
+    await page.goto('/sign-in');
+    await page.getByLabel('Email').fill(account.email);
+    for (let i = 0; i < 10; i++) {
+      await page.getByLabel('Password').fill(`${account.password}-guess-${i}`);
+      const answered = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await answered;
+      await expect(page.getByText('Email or password is not right.')).toBeVisible(afterHashing);
+    }
+    await page.getByLabel('Password').fill(account.password);
+    const refused = page.waitForResponse((r) => r.url().includes('/api/auth/callback/credentials'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const response = await refused;
+    expect(response.status()).toBe(429);
+    expect(Number(response.headers()['retry-after'])).toBeGreaterThan(0);
+    await expect(page.getByText(/^Too many attempts/)).toBeVisible();
+    await expect(page).toHaveURL(/\/sign-in/);
   });
 
   test('signing out ends the session', async ({ page, request }) => {

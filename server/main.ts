@@ -61,7 +61,14 @@ async function buildHandler(role: Role): Promise<Handler | null> {
   const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
-  return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : handle(req, res));
+  return (req, res) => {
+    if (requestPath(req) === ingestPath) return serveIngest(req, res);
+    // Next's handlers learn the peer address only from this header (server/auth/client-ip.ts);
+    // a copy sent by the client is dropped first.
+    delete req.headers['x-promptloop-client-ip'];
+    if (req.socket.remoteAddress) req.headers['x-promptloop-client-ip'] = req.socket.remoteAddress;
+    return handle(req, res);
+  };
 }
 
 function withRequestLog(handler: Handler): Handler {

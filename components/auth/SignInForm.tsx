@@ -8,13 +8,15 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
+import { safeRedirectPath } from '@/lib/redirects';
 
 type Errors = { email?: string; password?: string; form?: string };
 
-// next-auth passes the provider's error code through; each one belongs to a field.
+// next-auth passes the provider's error code through. An unknown email and a wrong password are
+// one answer on purpose, so the form never confirms which accounts exist.
 function errorsFor(code: string | null | undefined): Errors {
-  if (code === 'unknown_email') return { email: 'No account uses this email. Check it, or create an account.' };
-  if (code === 'wrong_password') return { password: 'That password is not right. Try again.' };
+  if (code === 'invalid_credentials') return { form: 'Email or password is not right.' };
+  if (code?.startsWith('rate_limited')) return { form: 'Too many attempts. Wait a few minutes and try again.' };
   return { form: 'We could not sign you in right now. Try again in a moment.' };
 }
 
@@ -40,7 +42,7 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
         setPending(false);
         return;
       }
-      router.replace(callbackUrl);
+      router.replace(safeRedirectPath(callbackUrl));
       router.refresh();
     } catch {
       setErrors({ form: 'Could not reach the server. Check your connection and try again.' });
@@ -57,7 +59,6 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
           <h1>Sign in</h1>
           <p className="muted">Welcome back. Sign in to manage your prompts.</p>
         </div>
-        {errors.form ? <Alert tone="error">{errors.form}</Alert> : null}
         <form className="form" onSubmit={onSubmit} noValidate>
           <Field label="Email" error={errors.email}>
             <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!initialEmail} />
@@ -72,6 +73,7 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
             Sign in
           </Button>
         </form>
+        {errors.form ? <Alert tone="error">{errors.form}</Alert> : null}
       </Card>
       <p className="auth-switch">
         New to Promptloop? <Link href={signUpHref}>Create an account</Link>

@@ -9,6 +9,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
+import { safeRedirectPath } from '@/lib/redirects';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 
@@ -39,7 +40,8 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
             setSignInFailed(true);
             return;
           }
-          router.replace(callbackUrl === '/' ? '/organizations' : callbackUrl);
+          const target = safeRedirectPath(callbackUrl);
+          router.replace(target === '/' ? '/organizations' : target);
           router.refresh();
         },
       },

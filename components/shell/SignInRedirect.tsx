@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect } from 'react';
+import { safeRedirectPath } from '@/lib/redirects';
 
 // Layouts cannot see the requested URL, so the server renders this instead of the page when
 // there is no session, and the browser goes to sign-in with the exact place to come back to.
@@ -11,7 +12,7 @@ export function SignInRedirect() {
   const pathname = usePathname();
   const searchParams = useSearchParams();
   const query = searchParams.toString();
-  const target = `/sign-in?callbackUrl=${encodeURIComponent(pathname + (query ? `?${query}` : ''))}`;
+  const target = `/sign-in?callbackUrl=${encodeURIComponent(safeRedirectPath(pathname + (query ? `?${query}` : '')))}`;
 
   useEffect(() => {
     router.replace(target);

@@ -44,8 +44,9 @@ export function TrpcReactProvider({ children }: { children: ReactNode }) {
         // Streamed procedures (async generators) need the JSONL stream link; everything else batches plainly.
         splitLink({
           condition: (op) => streamedPaths.has(op.path),
-          true: httpBatchStreamLink({ url: '/api/trpc' }),
-          false: httpBatchLink({ url: '/api/trpc' }),
+          // The server takes at most 10 calls per batch (server/trpc/http.ts).
+          true: httpBatchStreamLink({ url: '/api/trpc', maxItems: 10 }),
+          false: httpBatchLink({ url: '/api/trpc', maxItems: 10 }),
         }),
       ],
     }),

@@ -3,7 +3,7 @@ import { emailTokens, users } from '@/db/schema';
 import { config } from '../config';
 import { onCommit, withTransaction, type DbContext, type ServiceContext } from '../context';
 import { AppError } from '../errors';
-import { enforceLimit, limits } from '../auth/attempts';
+import { enforceLimit, limitKeys, limits } from '../auth/attempts';
 import { recordAudit } from '../audit/service';
 import { sendEmail } from '../email/mailer';
 import { verificationEmail } from '../email/templates';
@@ -47,7 +47,7 @@ export async function afterSignUp(ctx: DbContext, profile: Profile): Promise<Pro
 export async function resendVerification(ctx: ServiceContext): Promise<{ sent: boolean; alreadyVerified: boolean }> {
   const status = await getEmailStatus(ctx);
   if (!status.email || status.verified) return { sent: false, alreadyVerified: status.verified };
-  await enforceLimit(ctx.db, `verify-email:${ctx.actor.userId}`, limits.passwordResetsPerEmail);
+  await enforceLimit(ctx.db, limitKeys.verificationUser(ctx.actor.userId), limits.passwordResetsPerEmail);
   return { sent: await sendVerification(ctx, ctx.actor.userId), alreadyVerified: false };
 }
 

@@ -3,7 +3,7 @@ import { emailTokens, users } from '@/db/schema';
 import { config } from '../config';
 import { onCommit, withTransaction, type DbContext } from '../context';
 import { AppError } from '../errors';
-import { enforceLimit, limits } from '../auth/attempts';
+import { enforceLimit, limitKeys, limits } from '../auth/attempts';
 import { hashPassword, passwordProblem } from '../auth/passwords';
 import { recordAudit } from '../audit/service';
 import { sendEmail } from '../email/mailer';
@@ -20,10 +20,11 @@ export const resetRequestedMessage = 'If an account exists for this address, we 
 
 // Every request does the same work up to the email, which goes out in the background.
 // Runs outside an edge transaction (the counters must commit even when the request is refused).
-export async function requestPasswordReset(ctx: DbContext, input: { email: string; clientIp: string }): Promise<{ message: string }> {
+export async function requestPasswordReset(ctx: DbContext, input: { email: string; clientIp: string | null }): Promise<{ message: string }> {
   const email = input.email.trim().toLowerCase();
-  await enforceLimit(ctx.db, `ip:${input.clientIp}`, limits.accountAttemptsPerIp);
-  await enforceLimit(ctx.db, `reset-email:${email}`, limits.passwordResetsPerEmail);
+  // One counter per address with sign-up and sign-in; callers in this process have no address.
+  if (input.clientIp) await enforceLimit(ctx.db, limitKeys.accountIp(input.clientIp), limits.accountAttemptsPerIp);
+  await enforceLimit(ctx.db, limitKeys.resetEmail(email), limits.passwordResetsPerEmail);
   const { token, digest } = newToken();
   await withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;

@@ -1,10 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { getDb, type Db } from '@/db/client';
 import { withTransaction, type ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { newId, isId } from '../ids';
-import { hashPassword, passwordProblem, verifyPassword } from '../auth/passwords';
+import { hashPassword, passwordProblem, unmatchableHash, verifyPassword } from '../auth/passwords';
+import { enforceLimit, hitLimit, limitKeys, limits, refundHit, tooManyAttempts, type LimitWindow } from '../auth/attempts';
 import { recordAudit } from '../audit/service';
 import type { Organization, Profile } from '../orgs/schemas';
 import { getOrganization } from '../orgs/service';
@@ -63,26 +64,62 @@ export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<O
 // Dashboard accounts: email + password.
 export type SignUpInput = { email: string; password: string; name?: string };
 
-export async function signUp(db: Db, input: SignUpInput): Promise<Profile> {
+// Where an account attempt comes from: the rate-limit key of the caller's address, or null for
+// callers in this process (no address to limit).
+export type AttemptSource = { clientIp?: string | null };
+
+// Every attempt counts (per address, then per email) before anything else runs, so a flood is
+// refused however it is shaped; the counters live on the root handle so a refusal stays counted.
+export async function signUp(db: Db, input: SignUpInput, source: AttemptSource = {}): Promise<Profile> {
   const email = input.email.trim().toLowerCase();
+  const counters = await getDb();
+  if (source.clientIp) await enforceLimit(counters, limitKeys.accountIp(source.clientIp), limits.accountAttemptsPerIp);
+  await enforceLimit(counters, limitKeys.signUpEmail(email), limits.signUpsPerEmail);
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
-  const passwordHash = await hashPassword(input.password);
-  const [row] = await db
-    .insert(users)
-    .values({ id: newId('usr'), email, name: input.name?.trim() || null, passwordHash })
-    .onConflictDoNothing()
-    .returning();
+  // A taken email is answered as such anyway, so it skips the (slow) hashing; the insert still
+  // settles a race between two sign-ups.
+  const [taken] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const passwordHash = taken ? null : await hashPassword(input.password);
+  const [row] = passwordHash
+    ? await db
+        .insert(users)
+        .values({ id: newId('usr'), email, name: input.name?.trim() || null, passwordHash })
+        .onConflictDoNothing()
+        .returning()
+    : [];
   if (!row) throw new AppError('email_taken', 'An account with this email already exists. Sign in instead.', { issues: [{ path: 'email', message: 'An account with this email already exists.' }] });
   await recordAudit({ db, actor: { userId: row.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.signUp', targetType: 'user', targetId: row.id });
   return toProfile(row);
 }
 
-// Returns null for an unknown email or a wrong password; the caller says which field is wrong.
-export async function checkCredentials(db: Db, emailInput: string, password: string): Promise<{ profile: Profile } | { error: 'unknown_email' | 'wrong_password' }> {
-  const [row] = await db.select().from(users).where(eq(users.email, emailInput.trim().toLowerCase()));
-  if (!row?.passwordHash) return { error: 'unknown_email' };
-  if (!(await verifyPassword(password, row.passwordHash))) return { error: 'wrong_password' };
+// An unknown email and a wrong password are one answer, reached by the same work: the password is
+// always verified (against a hash no password matches when there is no account) and a failure
+// always counts against the email and the address. Each attempt is counted before the password is
+// checked (one atomic statement per counter, so concurrent guesses cannot slip past the limit) and
+// handed back when it succeeds, so only failures use up the limit. Over a limit: 429 rate_limited,
+// even with the right password.
+export async function checkCredentials(db: Db, emailInput: string, password: string, source: AttemptSource = {}): Promise<{ profile: Profile } | { error: 'invalid_credentials' }> {
+  const email = emailInput.trim().toLowerCase();
+  const counters = await getDb();
+  const keys: { key: string; window: LimitWindow }[] = [{ key: limitKeys.signInEmail(email), window: limits.signInFailuresPerEmail }];
+  if (source.clientIp) keys.push({ key: limitKeys.accountIp(source.clientIp), window: limits.accountAttemptsPerIp });
+  const hits = await Promise.all(keys.map(({ key, window }) => hitLimit(counters, key, window)));
+  const refused = hits.filter((hit) => !hit.allowed);
+  if (refused.length) throw tooManyAttempts(Math.max(...refused.map((hit) => hit.retryAfterSeconds)));
+
+  const [row] = await db.select().from(users).where(eq(users.email, email));
+  const check = await verifyPassword(password, row?.passwordHash ?? unmatchableHash);
+  if (!row?.passwordHash || !check.valid) return { error: 'invalid_credentials' };
+
+  await Promise.all(keys.map(({ key }, i) => refundHit(counters, key, hits[i])));
+  if (check.needsRehash) {
+    // Only replaces the hash that was verified: a password changed meanwhile is kept.
+    await db
+      .update(users)
+      .set({ passwordHash: await hashPassword(password) })
+      .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)));
+  }
   return { profile: toProfile(row) };
 }
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { rateLimits } from '@/db/schema';
 import { AppError } from '../errors';
@@ -13,24 +13,39 @@ export type LimitWindow = { limit: number; windowMs: number };
 export const limits = {
   // Strict per email: failed sign-ins (and password-reset requests) for one address.
   signInFailuresPerEmail: { limit: 10, windowMs: 15 * 60_000 },
+  signUpsPerEmail: { limit: 10, windowMs: 15 * 60_000 },
   passwordResetsPerEmail: { limit: 5, windowMs: 15 * 60_000 },
   // Generous per IP address: offices and schools share one.
   accountAttemptsPerIp: { limit: 100, windowMs: 10 * 60_000 },
   playgroundRunsPerUser: { limit: 30, windowMs: 60_000 },
 } as const satisfies Record<string, LimitWindow>;
 
-export type LimitState = { hits: number; allowed: boolean; retryAfterSeconds: number };
+// Counter keys. Sign-up attempts, failed sign-ins and password-reset requests from one address
+// share one counter: they are all ways to probe accounts.
+export const limitKeys = {
+  accountIp: (ip: string) => `account:ip:${ip}`,
+  signInEmail: (email: string) => `signin:email:${email}`,
+  signUpEmail: (email: string) => `signup:email:${email}`,
+  resetEmail: (email: string) => `reset:email:${email}`,
+  verificationUser: (userId: string) => `verify:user:${userId}`,
+  playgroundUser: (userId: string) => `playground:user:${userId}`,
+};
+
+export type LimitState = { hits: number; allowed: boolean; retryAfterSeconds: number; windowStartedAt: Date | null };
 
 function stateOf(row: { hits: number; windowStartedAt: Date } | undefined, window: LimitWindow, now: Date): LimitState {
-  if (!row || row.windowStartedAt.getTime() + window.windowMs <= now.getTime()) return { hits: 0, allowed: true, retryAfterSeconds: 0 };
+  if (!row || row.windowStartedAt.getTime() + window.windowMs <= now.getTime()) return { hits: 0, allowed: true, retryAfterSeconds: 0, windowStartedAt: null };
   const retryAfterSeconds = Math.max(1, Math.ceil((row.windowStartedAt.getTime() + window.windowMs - now.getTime()) / 1000));
-  return { hits: row.hits, allowed: row.hits <= window.limit, retryAfterSeconds };
+  return { hits: row.hits, allowed: row.hits <= window.limit, retryAfterSeconds, windowStartedAt: row.windowStartedAt };
 }
 
 // Counts one hit against `key` (one statement: concurrent hits are all counted) and says whether it
 // is within the limit.
 export async function hitLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
-  const expired = new Date(now.getTime() - window.windowMs);
+  // Raw SQL parameters go to the driver as they are: postgres-js takes no Date there, so timestamps
+  // are sent as ISO text with a cast.
+  const expired = sql`${new Date(now.getTime() - window.windowMs).toISOString()}::timestamptz`;
+  const started = sql`${now.toISOString()}::timestamptz`;
   const t = rateLimits;
   const [row] = await db
     .insert(t)
@@ -38,9 +53,8 @@ export async function hitLimit(db: Db, key: string, window: LimitWindow, now = n
     .onConflictDoUpdate({
       target: t.key,
       set: {
-        // ISO strings: postgres-js cannot bind a Date inside a raw sql fragment.
-        hits: sql`case when ${t.windowStartedAt} <= ${expired.toISOString()}::timestamptz then 1 else ${t.hits} + 1 end`,
-        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired.toISOString()}::timestamptz then ${now.toISOString()}::timestamptz else ${t.windowStartedAt} end`,
+        hits: sql`case when ${t.windowStartedAt} <= ${expired} then 1 else ${t.hits} + 1 end`,
+        windowStartedAt: sql`case when ${t.windowStartedAt} <= ${expired} then ${started} else ${t.windowStartedAt} end`,
       },
     })
     .returning({ hits: t.hits, windowStartedAt: t.windowStartedAt });
@@ -52,6 +66,15 @@ export async function peekLimit(db: Db, key: string, window: LimitWindow, now = 
   const [row] = await db.select({ hits: rateLimits.hits, windowStartedAt: rateLimits.windowStartedAt }).from(rateLimits).where(sql`${rateLimits.key} = ${key}`);
   const state = stateOf(row, window, now);
   return { ...state, allowed: state.hits < window.limit };
+}
+
+// Takes back one hit of the same window (a sign-in that turned out to succeed is not a failure).
+export async function refundHit(db: Db, key: string, hit: LimitState): Promise<void> {
+  if (!hit.windowStartedAt) return;
+  await db
+    .update(rateLimits)
+    .set({ hits: sql`greatest(${rateLimits.hits} - 1, 0)` })
+    .where(and(eq(rateLimits.key, key), eq(rateLimits.windowStartedAt, hit.windowStartedAt)));
 }
 
 export function tooManyAttempts(retryAfterSeconds: number): AppError {

@@ -7,6 +7,12 @@ import { getDb, type Db } from '@/db/client';
 import { users } from '@/db/schema';
 import { checkCredentials } from '@/server/account/service';
 import type { Actor } from '@/server/context';
+import { isAppError, isUnavailableError } from '@/server/errors';
+import { stringProblem } from '@/server/input-hygiene';
+import { log } from '@/server/log';
+import { safeRedirectPathOn } from '@/lib/redirects';
+import { clientIpFromHeaders } from './client-ip';
+import { rateLimitedSignInError } from './sign-in-status';
 import { sessionSecret } from './session-secret';
 
 declare module 'next-auth' {
@@ -25,15 +31,34 @@ export const authOptions: NextAuthOptions = {
       id: 'credentials',
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) throw new Error('unknown_email');
-        const result = await checkCredentials(await getDb(), credentials.email, credentials.password);
-        if ('error' in result) throw new Error(result.error);
-        return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
+      // The thrown message reaches the form as `result.error`: `invalid_credentials` for an unknown
+      // email and a wrong password alike, `rate_limited:<seconds>` over a limit (answered as 429).
+      async authorize(credentials, req) {
+        if (!credentials?.email || !credentials.password) throw new Error('invalid_credentials');
+        // Unstorable or absurd input is a wrong credential too, answered before any query runs.
+        if (credentials.email.length > 320 || credentials.password.length > 1000 || stringProblem(credentials.email) || stringProblem(credentials.password)) {
+          throw new Error('invalid_credentials');
+        }
+        try {
+          const result = await checkCredentials(await getDb(), credentials.email, credentials.password, { clientIp: clientIpFromHeaders(req?.headers) });
+          if ('error' in result) throw new Error(result.error);
+          return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
+        } catch (error) {
+          if (isAppError(error) && error.code === 'rate_limited') throw rateLimitedSignInError(Number(error.details.retryAfterSeconds) || 60);
+          if (error instanceof Error && error.message === 'invalid_credentials') throw error;
+          // next-auth puts the message in the redirect URL: never a driver's text.
+          const code = isUnavailableError(error) ? 'unavailable' : 'internal';
+          log.error({ operation: 'auth.signIn', code, err: error }, 'sign-in failed');
+          throw new Error(code);
+        }
       },
     }),
   ],
   callbacks: {
+    // Only same-origin paths; anything else lands on the home page.
+    redirect({ url, baseUrl }) {
+      return `${baseUrl}${safeRedirectPathOn(url, baseUrl)}`;
+    },
     jwt({ token, user }) {
       if (user) {
         token.sub = user.id;

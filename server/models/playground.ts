@@ -1,6 +1,8 @@
 import type { ServiceContext } from '../context';
 import { authorize } from '../auth/permissions';
-import { loadPrompt } from '../prompts/access';
+import { getDb } from '@/db/client';
+import { enforceLimit, limitKeys, limits } from '../auth/attempts';
+import { assertWritableOrganization, loadPrompt } from '../prompts/access';
 import { resolveContent } from '../prompts/drafts';
 import type { ParsedDraftContent } from '../prompts/schemas';
 import { renderMessages, type RenderInput } from './render';
@@ -10,10 +12,14 @@ import type { RunEvent } from './schemas';
 export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 
 // Checks everything before the first byte goes to a provider, then streams. A run changes no
-// stored state, so it is not audited.
+// stored state, so it is not audited; it spends the organization's model budget, so a read-only
+// organization (deletion scheduled) refuses it, and each user has a rate (counted on the root
+// handle, so every process agrees and a refusal stays counted).
 export async function startPlaygroundRun(ctx: ServiceContext, organizationId: string, promptId: string, input: PlaygroundRunInput): Promise<AsyncGenerator<RunEvent>> {
-  await authorize(ctx, organizationId, 'playground.run');
+  const membership = await authorize(ctx, organizationId, 'playground.run');
+  assertWritableOrganization(membership);
   await loadPrompt(ctx, organizationId, promptId);
+  await enforceLimit(await getDb(), limitKeys.playgroundUser(ctx.actor.userId), limits.playgroundRunsPerUser);
   const { content, route } = resolveContent(input.content);
   const messages = renderMessages(content, { input: input.input, variables: input.variables });
   const events = stream(route, { messages, temperature: content.temperature });

@@ -7,7 +7,9 @@ import { assertCleanInput } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { newRequestId, reportServerError, toAppError } from '@/server/api/http';
 
-export type TrpcContext = { db: Db; actor: Actor | null; requestId: string; afterCommit?: (task: CommitTask) => void };
+// clientIp is the rate-limit key of the caller's address, set by the HTTP route; null for callers
+// in the same process (tests, server code), which have no address to limit.
+export type TrpcContext = { db: Db; actor: Actor | null; requestId: string; clientIp: string | null; afterCommit?: (task: CommitTask) => void };
 
 // Procedure meta. `transaction: false` keeps a mutation out of the edge transaction: streamed
 // procedures (the transaction would end before the stream), and flows whose counters must commit
@@ -18,11 +20,11 @@ export type TrpcMeta = { transaction?: boolean };
 const reported = new WeakSet<object>();
 
 // Built per request from the next-auth session; tests build it directly with any actor (and database).
-export async function createTrpcContext(opts: { actor?: Actor | null; db?: Db } = {}): Promise<TrpcContext> {
+export async function createTrpcContext(opts: { actor?: Actor | null; db?: Db; clientIp?: string | null } = {}): Promise<TrpcContext> {
   const requestId = newRequestId();
   try {
     const actor = opts.actor !== undefined ? opts.actor : await getSessionActor();
-    return { db: opts.db ?? (await getDb()), actor, requestId };
+    return { db: opts.db ?? (await getDb()), actor, requestId, clientIp: opts.clientIp ?? null };
   } catch (error) {
     // No procedure runs (e.g. the database is unreachable): same mapping and log line as everywhere else.
     const appError = toAppError(error);

@@ -149,7 +149,7 @@ describe('forgot and reset password', () => {
     expect(await sessionStillValid(db, profile.id, signedInBefore)).toBe(true);
     expect(await anonymous.account.resetPassword({ token: second, password: 'new-river-stone-77' })).toEqual({ email });
 
-    expect(await checkCredentials(db, email, password)).toEqual({ error: 'wrong_password' });
+    expect(await checkCredentials(db, email, password)).toEqual({ error: 'invalid_credentials' });
     expect(await checkCredentials(db, email, 'new-river-stone-77')).toMatchObject({ profile: { id: profile.id } });
     expect(await sessionStillValid(db, profile.id, signedInBefore)).toBe(false);
     expect(await sessionStillValid(db, profile.id, Date.now() + 1)).toBe(true);
@@ -255,6 +255,6 @@ describe('housekeeping', () => {
     expect(await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(expired)))).toHaveLength(0);
     expect(await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(live)))).toHaveLength(1);
     expect(await db.select().from(rateLimits).where(eq(rateLimits.key, staleKey))).toHaveLength(0);
-    expect(await db.select().from(rateLimits).where(eq(rateLimits.key, `reset-email:${email}`))).toHaveLength(1);
+    expect(await db.select().from(rateLimits).where(eq(rateLimits.key, `reset:email:${email}`))).toHaveLength(1);
   });
 });

@@ -54,11 +54,21 @@ describe('ids, cursors and secrets', () => {
 });
 
 describe('passwords', () => {
-  it('hash with scrypt and verify', async () => {
+  it('hash with scrypt at OWASP minimums (N=2^17, r=8, p=1) and verify', async () => {
     const hash = await hashPassword('correct horse 42');
-    expect(hash).toMatch(/^scrypt\$/);
-    expect(await verifyPassword('correct horse 42', hash)).toBe(true);
-    expect(await verifyPassword('correct horse 43', hash)).toBe(false);
+    expect(hash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(await verifyPassword('correct horse 42', hash)).toEqual({ valid: true, needsRehash: false });
+    expect(await verifyPassword('correct horse 43', hash)).toEqual({ valid: false, needsRehash: false });
+  });
+  it('an older, weaker hash still verifies and asks to be replaced', async () => {
+    const old = await hashPassword('correct horse 42', { N: 2 ** 14, r: 8, p: 1 });
+    expect(await verifyPassword('correct horse 42', old)).toEqual({ valid: true, needsRehash: true });
+    expect(await verifyPassword('correct horse 43', old)).toEqual({ valid: false, needsRehash: false });
+  });
+  it('malformed or oversized stored hashes never verify', async () => {
+    for (const stored of ['scrypt$abc$8$1$c2FsdA$aGFzaA', `scrypt$${2 ** 20}$8$1$c2FsdA$aGFzaA`]) {
+      expect(await verifyPassword('correct horse 42', stored)).toEqual({ valid: false, needsRehash: false });
+    }
   });
   it.each([['short1'], ['onlyletterslong'], ['1234567890'], ['aaaaaaaaaaaa']])('calls %s weak', (password) => expect(passwordProblem(password)).not.toBeNull());
   it('accepts a reasonable password', () => expect(passwordProblem('tangerine-harbor-7')).toBeNull());

@@ -1,14 +1,14 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignUpForm } from '@/components/auth/SignUpForm';
-import { safeCallbackUrl } from '@/components/format';
+import { safeRedirectPath } from '@/lib/redirects';
 import { hasLiveSession } from '@/server/auth/nextauth';
 
 export const metadata: Metadata = { title: 'Create your account' };
 
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallbackUrl(params.callbackUrl);
+  const callbackUrl = safeRedirectPath(params.callbackUrl);
   if (await hasLiveSession()) redirect(callbackUrl);
   return <SignUpForm callbackUrl={callbackUrl} />;
 }

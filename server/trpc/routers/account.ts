@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { getProfile, resolveDefaultOrganization, setDefaultOrganization, signUp } from '@/server/account/service';
-import { requestClientIp } from '@/server/account/client-ip';
 import { afterSignUp, getEmailStatus, resendVerification, verifyEmail } from '@/server/account/email-verification';
 import { checkResetLink, requestPasswordReset, resetPassword } from '@/server/account/password-reset';
 import { setDefaultOrganizationInput } from '@/server/orgs/schemas';
@@ -23,7 +22,10 @@ const resetPasswordInput = tokenInput.extend({ password: z.string().min(1, 'Choo
 
 export const accountRouter = router({
   // Outside the edge transaction: the account flows count attempts through the root handle.
-  signUp: publicProcedure.meta({ transaction: false }).input(signUpInput).mutation(async ({ ctx, input }) => afterSignUp(ctx, await signUp(ctx.db, input))),
+  signUp: publicProcedure
+    .meta({ transaction: false })
+    .input(signUpInput)
+    .mutation(async ({ ctx, input }) => afterSignUp(ctx, await signUp(ctx.db, input, { clientIp: ctx.clientIp }))),
   profile: protectedProcedure.query(({ ctx }) => getProfile(ctx)),
   defaultOrganization: protectedProcedure.query(({ ctx }) => resolveDefaultOrganization(ctx)),
   setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, input)),
@@ -34,7 +36,7 @@ export const accountRouter = router({
   requestPasswordReset: publicProcedure
     .meta({ transaction: false })
     .input(forgotPasswordInput)
-    .mutation(async ({ ctx, input }) => requestPasswordReset(ctx, { email: input.email, clientIp: await requestClientIp() })),
+    .mutation(async ({ ctx, input }) => requestPasswordReset(ctx, { email: input.email, clientIp: ctx.clientIp })),
   checkResetLink: publicProcedure.input(tokenInput).query(({ ctx, input }) => checkResetLink(ctx, input.token)),
   resetPassword: publicProcedure.input(resetPasswordInput).mutation(({ ctx, input }) => resetPassword(ctx, input)),
 });

@@ -1,11 +1,9 @@
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter } from '@/server/trpc/root';
-import { createTrpcContext, logTrpcError } from '@/server/trpc/init';
+import { serveTrpc } from '@/server/trpc/http';
 
 export const dynamic = 'force-dynamic';
 
 function handler(req: Request) {
-  return fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: () => createTrpcContext(), onError: logTrpcError });
+  return serveTrpc(req);
 }
 
 export { handler as GET, handler as POST };

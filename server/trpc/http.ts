@@ -1,0 +1,66 @@
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { config } from '@/server/config';
+import { AppError, isAppError } from '@/server/errors';
+import { maxBodyBytes, readLimitedBody } from '@/server/api/strict-input';
+import { clientIpFromHeaders } from '@/server/auth/client-ip';
+import type { Actor } from '@/server/context';
+import { appRouter } from './root';
+import { createTrpcContext, logTrpcError, toTrpcError } from './init';
+
+// API.md "Input hygiene": at most 10 calls per batch (the client links batch at most 10 too).
+export const maxBatchCalls = 10;
+
+// Mutations are POSTs. A browser always sends Origin on a POST, so a foreign or opaque ("null")
+// Origin, or Sec-Fetch-Site: cross-site, is another site driving the user's session: refused. A
+// request with neither header is not from a browser (curl, scripts, tests) and carries no
+// ambient session of a victim, so it goes on to the usual session check.
+function crossSiteRefusal(req: Request): AppError | null {
+  if (req.method !== 'POST') return null;
+  const origin = req.headers.get('origin');
+  const crossSite = req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && origin !== new URL(config().appUrl).origin);
+  return crossSite ? new AppError('forbidden', 'Requests from other sites are not accepted.', { reason: 'cross_site' }) : null;
+}
+
+const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.', { limitBytes: maxBodyBytes });
+
+// Reads at most 1 MiB (a larger Content-Length is refused before reading), so tRPC's own reader
+// only ever sees a bounded, already buffered body.
+async function boundedBody(req: Request): Promise<Buffer | null> {
+  if (Number(req.headers.get('content-length') ?? 0) > maxBodyBytes) return null;
+  return readLimitedBody(req, maxBodyBytes);
+}
+
+function forwarded(req: Request, body: Buffer | null): Request {
+  const headers = new Headers(req.headers);
+  headers.delete('content-length');
+  return new Request(req.url, { method: req.method, headers, body: body ? new Uint8Array(body) : null, signal: req.signal });
+}
+
+// A refusal is raised while tRPC builds the context: every call of the batch answers with it, in
+// tRPC's error shape and status, and no procedure runs. `session.actor` stands in for the
+// next-auth session where there is no Next request around (tests); the route passes nothing.
+export async function serveTrpc(req: Request, session: { actor?: Actor | null } = {}): Promise<Response> {
+  let refusal = crossSiteRefusal(req);
+  let request = req;
+  if (req.method === 'POST') {
+    const body = refusal ? null : await boundedBody(req);
+    if (!refusal && body === null) refusal = tooLarge();
+    request = forwarded(req, refusal ? null : body);
+  }
+  const clientIp = clientIpFromHeaders(req.headers);
+  return fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req: request,
+    router: appRouter,
+    maxBatchSize: maxBatchCalls,
+    createContext: () => {
+      if (refusal) throw toTrpcError(refusal);
+      return createTrpcContext({ actor: session.actor, clientIp });
+    },
+    onError: logTrpcError,
+    responseMeta({ errors }) {
+      const limited = errors.map((error) => error.cause).find((cause) => isAppError(cause) && cause.headers['retry-after']);
+      return isAppError(limited) ? { headers: new Headers({ 'retry-after': limited.headers['retry-after'] }) } : {};
+    },
+  });
+}
