@@ -1,4 +1,5 @@
-// `npm test`: install what is missing, check the layering rules (scripts/check-layers.mjs), run the
+// `npm test`: install what is missing, check the layering rules (scripts/check-layers.mjs) and the
+// formatting (Prettier), run the
 // unit and integration suites (vitest), then build and run the browser suite (Playwright), and
 // print one closing line with the totals. A layering violation fails the run.
 import { spawnSync } from 'node:child_process';
@@ -20,8 +21,12 @@ function runSuite(command, args, extraEnv = {}) {
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
 
+// Static checks first: the layering rules and the one formatter (a failure fails the run).
 const layersOk = runSuite(process.execPath, [path.join(root, 'scripts', 'check-layers.mjs')]);
 ok = layersOk && ok;
+const formatOk = runSuite('npx', ['prettier', '--check', '--log-level=warn', '.']);
+if (!formatOk) console.error('Formatting differs from Prettier: run `npm run format`.');
+ok = formatOk && ok;
 
 if (only !== 'e2e') {
   const file = path.join(reports, 'vitest.json');
