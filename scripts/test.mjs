@@ -1,7 +1,7 @@
 // `npm test`: install what is missing, check the layering rules (scripts/check-layers.mjs) and the
-// formatting (Prettier), run the
-// unit and integration suites (vitest), then build and run the browser suite (Playwright), and
-// print one closing line with the totals. A layering violation fails the run.
+// formatting (Prettier), run the unit and integration suites (vitest), then build and run the
+// browser suite (Playwright), and print one closing line with the totals. A layering violation or a
+// formatting difference fails the run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
