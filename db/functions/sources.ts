@@ -28,10 +28,10 @@ function objectOf(statement: string): string | null {
   return match ? `${match[1].toLowerCase()} ${match[2].toLowerCase()}` : null;
 }
 
-export function sourceDefinitions(): Definition[] {
+export function sourceDefinitions(folder = functionsFolder): Definition[] {
   const definitions: Definition[] = [];
-  for (const file of readdirSync(functionsFolder).filter((name) => name.endsWith('.sql')).sort()) {
-    for (const sql of statements(readFileSync(path.join(functionsFolder, file), 'utf8'))) {
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.sql')).sort()) {
+    for (const sql of statements(readFileSync(path.join(folder, file), 'utf8'))) {
       const object = objectOf(sql);
       if (!object) throw new Error(`db/functions/${file}: a statement defines no function, trigger or type:\n${sql.slice(0, 200)}`);
       definitions.push({ object, sql, file });
@@ -41,12 +41,12 @@ export function sourceDefinitions(): Definition[] {
 }
 
 // The last statement of the migrations, in journal order, that defines each object.
-export function latestMigrationDefinitions(): Map<string, Definition> {
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
+export function latestMigrationDefinitions(folder = migrationsFolder): Map<string, Definition> {
+  const journal = JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
   const latest = new Map<string, Definition>();
   for (const entry of [...journal.entries].sort((a, b) => a.idx - b.idx)) {
     const file = `${entry.tag}.sql`;
-    for (const sql of statements(readFileSync(path.join(migrationsFolder, file), 'utf8'))) {
+    for (const sql of statements(readFileSync(path.join(folder, file), 'utf8'))) {
       const object = objectOf(sql);
       if (object) latest.set(object, { object, sql, file });
     }
@@ -75,7 +75,7 @@ function inDependencyOrder(definitions: Definition[]): Definition[] {
 }
 
 // Source statements whose latest migration differs (or which no migration defines yet).
-export function changedDefinitions(): Definition[] {
-  const latest = latestMigrationDefinitions();
-  return inDependencyOrder(sourceDefinitions().filter((definition) => latest.get(definition.object)?.sql !== definition.sql));
+export function changedDefinitions(sources = functionsFolder, migrations = migrationsFolder): Definition[] {
+  const latest = latestMigrationDefinitions(migrations);
+  return inDependencyOrder(sourceDefinitions(sources).filter((definition) => latest.get(definition.object)?.sql !== definition.sql));
 }
