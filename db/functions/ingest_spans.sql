@@ -82,11 +82,11 @@ BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(k.organization_id || '/' || x.t, 0))
     FROM (SELECT DISTINCT e."traceId" AS t FROM unnest(v_in) e ORDER BY 1) x;
 
-  -- All spans of a trace share one root: the trace's summary row names it.
+  -- All spans of a trace share one root: the trace's summary row names it. One primary-key lookup
+  -- per trace of the batch (a join could be planned as a scan of the organization's traces).
   SELECT t."i", t."traceId", t."spanId" INTO c
     FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
-    JOIN traces tr ON tr.organization_id = k.organization_id AND tr.trace_id = t."traceId"
-    WHERE tr.root_span_id <> t."rootSpanId"
+    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.organization_id = k.organization_id AND tr.trace_id = t."traceId") <> t."rootSpanId"
     ORDER BY t."i" LIMIT 1;
   IF FOUND THEN
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
