@@ -94,9 +94,14 @@ BEGIN
   END IF;
 
   WITH old AS (
-    SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
-    FROM spans s
-    WHERE s.span_id = ANY (ARRAY(SELECT e."spanId" FROM unnest(v_in) e)) AND s.organization_id = k.organization_id
+    -- The stored snapshots of the batch's spans, before the write. One unique-index lookup per span:
+    -- a cached plan for `span_id = ANY (…)` can walk all the organization's spans instead.
+    SELECT s.*
+    FROM unnest(v_in) e
+    CROSS JOIN LATERAL (
+      SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
+      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id = k.organization_id
+    ) s
   ), written AS (
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,

@@ -25,8 +25,8 @@ CREATE TABLE "traces" (
 );
 --> statement-breakpoint
 ALTER TABLE "traces" ADD CONSTRAINT "traces_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "traces_org_started_idx" ON "traces" USING btree ("organization_id","started_at" DESC NULLS LAST,"trace_id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "traces_org_service_started_idx" ON "traces" USING btree ("organization_id","service","started_at" DESC NULLS LAST,"trace_id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "traces_org_status_started_idx" ON "traces" USING btree ("organization_id","status","started_at" DESC NULLS LAST,"trace_id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "traces_org_session_started_idx" ON "traces" USING btree ("organization_id","session_id","started_at" DESC NULLS LAST,"trace_id" DESC NULLS LAST) WHERE "traces"."session_id" is not null;--> statement-breakpoint
-CREATE INDEX "traces_org_end_user_started_idx" ON "traces" USING btree ("organization_id","end_user_id","started_at" DESC NULLS LAST,"trace_id" DESC NULLS LAST) WHERE "traces"."end_user_id" is not null;
+CREATE INDEX "traces_org_started_idx" ON "traces" USING btree ("organization_id","started_at","trace_id");--> statement-breakpoint
+CREATE INDEX "traces_org_service_started_idx" ON "traces" USING btree ("organization_id","service","started_at","trace_id");--> statement-breakpoint
+CREATE INDEX "traces_org_status_started_idx" ON "traces" USING btree ("organization_id","status","started_at","trace_id");--> statement-breakpoint
+CREATE INDEX "traces_org_session_started_idx" ON "traces" USING btree ("organization_id","session_id","started_at","trace_id") WHERE "traces"."session_id" is not null;--> statement-breakpoint
+CREATE INDEX "traces_org_end_user_started_idx" ON "traces" USING btree ("organization_id","end_user_id","started_at","trace_id") WHERE "traces"."end_user_id" is not null;

@@ -106,11 +106,12 @@ export const traces = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.traceId] }),
-    // The list is newest first on (startedAt, traceId); each equality filter has its own prefix.
-    index('traces_org_started_idx').on(t.organizationId, t.startedAt.desc(), t.traceId.desc()),
-    index('traces_org_service_started_idx').on(t.organizationId, t.service, t.startedAt.desc(), t.traceId.desc()),
-    index('traces_org_status_started_idx').on(t.organizationId, t.status, t.startedAt.desc(), t.traceId.desc()),
-    index('traces_org_session_started_idx').on(t.organizationId, t.sessionId, t.startedAt.desc(), t.traceId.desc()).where(sql`${t.sessionId} is not null`),
-    index('traces_org_end_user_started_idx').on(t.organizationId, t.endUserId, t.startedAt.desc(), t.traceId.desc()).where(sql`${t.endUserId} is not null`),
+    // The list is newest first on (startedAt, traceId), read by scanning these backwards; each
+    // equality filter has its own prefix. (DESC NULLS LAST columns would not match ORDER BY … DESC.)
+    index('traces_org_started_idx').on(t.organizationId, t.startedAt, t.traceId),
+    index('traces_org_service_started_idx').on(t.organizationId, t.service, t.startedAt, t.traceId),
+    index('traces_org_status_started_idx').on(t.organizationId, t.status, t.startedAt, t.traceId),
+    index('traces_org_session_started_idx').on(t.organizationId, t.sessionId, t.startedAt, t.traceId).where(sql`${t.sessionId} is not null`),
+    index('traces_org_end_user_started_idx').on(t.organizationId, t.endUserId, t.startedAt, t.traceId).where(sql`${t.endUserId} is not null`),
   ],
 );
