@@ -137,16 +137,8 @@ BEGIN
       o.output_tokens AS o_output_tokens, o.cost_usd_nanos AS o_cost_usd_nanos
     FROM written w LEFT JOIN old o ON o.span_id = w.span_id
   ), delta AS (
-    -- Per trace: the batch's head candidate (its root if written, else its earliest written span),
-    -- and what the written spans add to each aggregate.
+    -- Per trace: what the written spans add to each aggregate.
     SELECT d.trace_id, min(d.root_span_id) AS root_span_id,
-      (array_agg(d.span_id ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS head_span_id,
-      (array_agg(d.started_at ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS head_started_at,
-      (array_agg(d.name ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS name,
-      (array_agg(d.service ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS service,
-      (array_agg(d.status ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS status,
-      (array_agg(d.session_id ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS head_session_id,
-      (array_agg(d.end_user_id ORDER BY (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id))[1] AS head_end_user_id,
       min(d.session_id) AS min_session_id, min(d.end_user_id) AS min_end_user_id,
       min(d.started_at) AS started_at, max(d.ended_at) AS max_ended_at,
       (count(*) FILTER (WHERE d.status = 'running') - count(*) FILTER (WHERE d.o_status = 'running'))::integer AS running_count,
@@ -165,6 +157,11 @@ BEGIN
         OR d.cost_usd_nanos IS NULL AND d.o_cost_usd_nanos IS NOT NULL)), false) AS stale
     FROM change d
     GROUP BY d.trace_id
+  ), head AS (
+    -- Per trace: the batch's head candidate, its root if written, else its earliest written span.
+    SELECT DISTINCT ON (d.trace_id) d.trace_id, d.span_id, d.started_at, d.name, d.service, d.status, d.session_id, d.end_user_id
+    FROM change d
+    ORDER BY d.trace_id, (d.span_id = d.root_span_id) DESC, d.started_at, d.span_id
   ), summary AS (
     -- A new trace gets the aggregate of its written spans; a stored one adds the differences. The
     -- head moves to the candidate when the candidate is the root, or when no root is stored and the
@@ -172,11 +169,11 @@ BEGIN
     INSERT INTO traces AS t (organization_id, trace_id, root_span_id, head_span_id, head_started_at, name, service, status,
       head_session_id, head_end_user_id, min_session_id, min_end_user_id, session_id, end_user_id, started_at, max_ended_at,
       running_count, span_count, input_tokens, output_tokens, cost_usd_nanos, kinds)
-    SELECT k.organization_id, x.trace_id, x.root_span_id, x.head_span_id, x.head_started_at, x.name, x.service, x.status,
-      x.head_session_id, x.head_end_user_id, x.min_session_id, x.min_end_user_id, coalesce(x.head_session_id, x.min_session_id),
-      coalesce(x.head_end_user_id, x.min_end_user_id), x.started_at, x.max_ended_at, x.running_count, x.span_count,
+    SELECT k.organization_id, x.trace_id, x.root_span_id, h.span_id, h.started_at, h.name, h.service, h.status,
+      h.session_id, h.end_user_id, x.min_session_id, x.min_end_user_id, coalesce(h.session_id, x.min_session_id),
+      coalesce(h.end_user_id, x.min_end_user_id), x.started_at, x.max_ended_at, x.running_count, x.span_count,
       x.input_tokens, x.output_tokens, x.cost_usd_nanos, x.kinds
-    FROM delta x ORDER BY x.trace_id
+    FROM delta x JOIN head h ON h.trace_id = x.trace_id ORDER BY x.trace_id
     ON CONFLICT (organization_id, trace_id) DO UPDATE SET
       (head_span_id, head_started_at, name, service, status, head_session_id, head_end_user_id, session_id, end_user_id) = (
         SELECT CASE WHEN m.head THEN excluded.head_span_id ELSE t.head_span_id END, CASE WHEN m.head THEN excluded.head_started_at ELSE t.head_started_at END, CASE WHEN m.head THEN excluded.name ELSE t.name END, CASE WHEN m.head THEN excluded.service ELSE t.service END, CASE WHEN m.head THEN excluded.status ELSE t.status END,
