@@ -93,14 +93,16 @@ BEGIN
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
   END IF;
 
-  WITH old AS (
-    -- The stored snapshots of the batch's spans, before the write. One unique-index lookup per span:
-    -- a cached plan for `span_id = ANY (…)` can walk all the organization's spans instead.
+  WITH old AS MATERIALIZED (
+    -- The stored snapshots of the batch's spans, before the write: one unique-index lookup per span,
+    -- once. (A cached plan for `span_id = ANY (…)` walked all the organization's spans; without
+    -- LIMIT the planner flattens the lateral into a join that can do the same; inlined into the
+    -- join below it ran once per written span.)
     SELECT s.*
     FROM unnest(v_in) e
     CROSS JOIN LATERAL (
       SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
-      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id = k.organization_id
+      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id = k.organization_id LIMIT 1
     ) s
   ), written AS (
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
