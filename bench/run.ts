@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: runs one benchmark from this folder; exits 1 when a target is missed.
 const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>> = {
   ingest: () => import('./ingest'),
+  traces: () => import('./traces'),
 };
 
 const chosen = process.argv[2];

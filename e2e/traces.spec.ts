@@ -199,6 +199,55 @@ test('a running span keeps the trace open and orphans sit at the root level', as
   await expect(page.getByText('updating every 2 seconds')).toBeHidden();
 });
 
+test('a trace of more than 1,000 spans loads page by page as the user scrolls, and partial trees render', async ({ adminPage: page, request }) => {
+  const organizationId = await createOrganization(page, uniqueName('Large'));
+  await page.goto(`/organizations/${organizationId}/ingestion-keys`);
+  await page.getByRole('button', { name: 'New ingestion key' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New ingestion key' });
+  await dialog.getByLabel('Key name').fill('Batch');
+  await dialog.getByLabel('Application').fill('batch');
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.getByTestId('ingestion-secret').textContent())!.trim();
+
+  // 1,200 spans: the first page holds 1,000 (by start time). "early child" starts on the first page
+  // but its parent "late parent" starts after it, on the second.
+  const traceId = hex(16);
+  const root = hex(8);
+  const lateParent = hex(8);
+  const earlyChild = hex(8);
+  const start = Date.now() - 60_000;
+  const common = { traceId, rootSpanId: root, revision: 0, service: 'batch', status: 'success' };
+  const events: object[] = [
+    { ...common, spanId: root, name: 'import rows', kind: 'execution', startedAt: start, endedAt: start + 50_000 },
+    { ...common, spanId: earlyChild, parentSpanId: lateParent, name: 'early child', kind: 'tool', startedAt: start + 1, endedAt: start + 2 },
+    { ...common, spanId: lateParent, parentSpanId: root, name: 'late parent', kind: 'custom', startedAt: start + 45_000, endedAt: start + 46_000 },
+  ];
+  for (let i = 0; events.length < 1200; i++) events.push({ ...common, spanId: hex(8), parentSpanId: root, name: `row ${i}`, kind: 'tool', startedAt: start + 10 + i * 30, endedAt: start + 20 + i * 30 });
+  for (let i = 0; i < events.length; i += 50) {
+    const sent = await request.post('/api/v1/traces', { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, data: { version: 1, events: events.slice(i, i + 50) } });
+    expect(sent.status(), await sent.text()).toBe(200);
+  }
+
+  await page.goto(`/organizations/${organizationId}/traces/${traceId}`);
+  const timeline = page.getByRole('group', { name: 'Span timeline' });
+  await expect(page.getByTestId('spans-loaded')).toHaveText('1,000 of 1,200 loaded');
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(1000);
+  // Its parent is not loaded yet: the early child sits at the top level, marked.
+  await expect(timeline.locator(`[data-span="${earlyChild}"]`)).toContainText('orphan');
+  await expect(timeline.locator(`[data-span="${lateParent}"]`)).toHaveCount(0);
+
+  // Scrolling to the end of the waterfall loads the rest.
+  await timeline.locator('.waterfall-row').last().scrollIntoViewIfNeeded();
+  await expect(page.getByTestId('spans-loaded')).toHaveText('1,200');
+  await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(1200);
+  await expect(timeline.locator(`[data-span="${earlyChild}"]`)).not.toContainText('orphan');
+  await expect(page.getByRole('button', { name: /Load more spans/ })).toHaveCount(0);
+  // The late parent holds the early child, one level deeper.
+  const rows = timeline.locator('.waterfall-row');
+  const names = await rows.locator('.waterfall-label-name').allTextContents();
+  expect(names[names.indexOf('late parent') + 1]).toBe('early child');
+});
+
 test('members who are not admins see an explanation instead of key controls', async ({ adminPage: page, signUpSecondUser }) => {
   const teammate = await signUpSecondUser('reader');
   const organizationId = await createOrganization(page, uniqueName('Readers'));

@@ -10,7 +10,7 @@ import { log } from './log';
 import { errorBody, newRequestId } from './api/http';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
-import { ingestPath, serveIngest } from './traces/ingest-handler';
+import { ingestPath, serveIngest } from './api/ingest';
 
 type Role = 'all' | 'web' | 'ingest' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;

@@ -3,12 +3,13 @@
 import './traces.css';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { ButtonLink } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
+import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
 import { useTRPC } from '@/lib/trpc/client';
@@ -41,13 +42,36 @@ function useNow(active: boolean): number {
   return now;
 }
 
+// Calls `load` when the element scrolls into view (the end of the loaded spans).
+function useLoadOnView(load: () => void, active: boolean) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = ref.current;
+    if (!active || !element || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) load();
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [load, active]);
+  return ref;
+}
+
 function TraceView({ organizationId, organizationName, traceId }: { organizationId: string; organizationName: string; traceId: string }) {
   const trpc = useTRPC();
-  const trace = useQuery({
-    ...trpc.traces.get.queryOptions({ organizationId, traceId }),
-    refetchInterval: (query) => (query.state.data?.spans.some((s) => s.status === 'running') ? pollMs : false),
+  // The trace comes in pages of at most 1,000 spans; more load as the user scrolls to the end of
+  // the waterfall, expands a span, or asks. While spans run, the loaded pages are polled.
+  const trace = useInfiniteQuery({
+    ...trpc.traces.get.infiniteQueryOptions({ organizationId, traceId }, { getNextPageParam: (page) => page.nextCursor }),
+    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.spans.some((s) => s.status === 'running')) ? pollMs : false),
   });
-  const spans = useMemo(() => trace.data?.spans ?? [], [trace.data]);
+  const spans = useMemo(() => trace.data?.pages.flatMap((page) => page.spans) ?? [], [trace.data]);
+  const spanCount = trace.data?.pages[trace.data.pages.length - 1].spanCount ?? 0;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = trace;
+  const loadMore = useMemo(() => () => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const endRef = useLoadOnView(loadMore, hasNextPage);
   const running = spans.some((s) => s.status === 'running');
   const now = useNow(running);
   // The selected span lives in the URL (?span=) so a link opens the trace on that span.
@@ -132,20 +156,36 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
         </div>
         <div className="stat">
           <span className="stat-label">Spans</span>
-          <span className="stat-value">{formatCount(spans.length)}</span>
+          <span className="stat-value" data-testid="spans-loaded">
+            {spans.length < spanCount ? `${formatCount(spans.length)} of ${formatCount(spanCount)} loaded` : formatCount(spanCount)}
+          </span>
         </div>
         <div className="stat">
-          <span className="stat-label">Tokens</span>
+          <span className="stat-label">{spans.length < spanCount ? 'Tokens (loaded spans)' : 'Tokens'}</span>
           <span className="stat-value">{inputTokens === null && outputTokens === null ? '—' : `${formatCount(inputTokens ?? 0)} in · ${formatCount(outputTokens ?? 0)} out`}</span>
         </div>
         <div className="stat">
-          <span className="stat-label">Cost</span>
+          <span className="stat-label">{spans.length < spanCount ? 'Cost (loaded spans)' : 'Cost'}</span>
           <span className="stat-value">{formatUsdNanos(cost)}</span>
         </div>
       </Card>
       <div className="trace-layout">
         <Card flush>
-          <Waterfall spans={spans} now={now} bounds={bounds} selectedId={selected.spanId} onSelect={select} />
+          <Waterfall
+            spans={spans}
+            now={now}
+            bounds={bounds}
+            selectedId={selected.spanId}
+            onSelect={select}
+            onExpand={loadMore}
+            complete={!hasNextPage}
+            end={
+              <>
+                <div ref={endRef} aria-hidden="true" />
+                <LoadMore query={trace} label={`Load more spans (${formatCount(spanCount - spans.length)} not loaded)`} />
+              </>
+            }
+          />
         </Card>
         <SpanPanel span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
       </div>

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Span } from '@/server/traces/schemas';
 import { ChevronRightIcon } from '@/components/ui/icons';
 import { formatDuration } from '@/components/format';
@@ -45,16 +45,33 @@ export function KindChip({ kind }: { kind: string }) {
   );
 }
 
-// Bars are placed on one scale across the trace's bounds (see traceBounds).
-export function Waterfall({ spans, now, bounds, selectedId, onSelect }: { spans: Span[]; now: number; bounds: TraceBounds; selectedId: string | null; onSelect: (spanId: string) => void }) {
+type WaterfallProps = {
+  spans: Span[];
+  now: number;
+  bounds: TraceBounds;
+  selectedId: string | null;
+  onSelect: (spanId: string) => void;
+  // Called when a span is expanded: its children may be on pages not loaded yet.
+  onExpand?: () => void;
+  // False while more spans of the trace can be loaded: a span whose parent is missing may just not be loaded yet.
+  complete?: boolean;
+  // Rendered after the last row, inside the scrolling body (where more spans load).
+  end?: ReactNode;
+};
+
+// Bars are placed on one scale across the trace's bounds (see traceBounds). The spans may be the
+// first pages of a larger trace: a span whose parent is not loaded shows at the top level until it is.
+export function Waterfall({ spans, now, bounds, selectedId, onSelect, onExpand, complete = true, end: after }: WaterfallProps) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = visibleRows(spanRows(spans), collapsed);
-  const toggle = (spanId: string) =>
+  const toggle = (spanId: string) => {
+    if (collapsed.has(spanId)) onExpand?.();
     setCollapsed((current) => {
       const next = new Set(current);
       if (!next.delete(spanId)) next.add(spanId);
       return next;
     });
+  };
   const { start, end } = bounds;
   const total = Math.max(end - start, 1);
 
@@ -105,7 +122,7 @@ export function Waterfall({ spans, now, bounds, selectedId, onSelect }: { spans:
                 </button>
                 {hidden > 0 ? <span className="waterfall-hidden">+{hidden}</span> : null}
                 {orphan ? (
-                  <span className="orphan-marker" title="Its parent span has not arrived">
+                  <span className="orphan-marker" title={complete ? 'Its parent span has not arrived' : 'Its parent span has not arrived or is not loaded yet'}>
                     orphan
                   </span>
                 ) : null}
@@ -128,6 +145,7 @@ export function Waterfall({ spans, now, bounds, selectedId, onSelect }: { spans:
             </div>
           );
         })}
+        {after}
       </div>
     </div>
   );

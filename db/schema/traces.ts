@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
@@ -63,5 +64,54 @@ export const spans = pgTable(
     // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
     // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
     uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId),
+  ],
+);
+
+// Bit of each span kind in traces.kinds, in the order of spanKinds (server/traces/schemas.ts);
+// db/functions/span_kind_bit.sql maps the same order.
+export const spanKindBits = { execution: 1, model: 2, attempt: 4, tool: 8, retrieval: 16, custom: 32 } as const;
+
+// One summary per trace, kept equal to an aggregate over its spans by ingest_spans in the same
+// call as the span upsert (db/functions/ingest_spans.sql), so the trace list never aggregates spans.
+// Head values come from the root span once it has arrived, else from the earliest span by
+// (startedAt, spanId).
+export const traces = pgTable(
+  'traces',
+  {
+    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    traceId: text().notNull(),
+    rootSpanId: text().notNull(),
+    headSpanId: text().notNull(),
+    headStartedAt: bigint({ mode: 'number' }).notNull(),
+    name: text().notNull(),
+    service: text().notNull(),
+    status: text().notNull(),
+    headSessionId: text(),
+    headEndUserId: text(),
+    // Lowest value over all spans: the trace's sessionId/endUserId when the head has none.
+    minSessionId: text(),
+    minEndUserId: text(),
+    // coalesce(head value, lowest value): what the list shows and filters on.
+    sessionId: text(),
+    endUserId: text(),
+    startedAt: bigint({ mode: 'number' }).notNull(),
+    maxEndedAt: bigint({ mode: 'number' }),
+    runningCount: integer().notNull(),
+    spanCount: integer().notNull(),
+    inputTokens: bigint({ mode: 'number' }),
+    outputTokens: bigint({ mode: 'number' }),
+    costUsdNanos: bigint({ mode: 'number' }),
+    // OR of spanKindBits over the trace's spans.
+    kinds: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.traceId] }),
+    // The list is newest first on (startedAt, traceId), read by scanning these backwards; each
+    // equality filter has its own prefix. (DESC NULLS LAST columns would not match ORDER BY … DESC.)
+    index('traces_org_started_idx').on(t.organizationId, t.startedAt, t.traceId),
+    index('traces_org_service_started_idx').on(t.organizationId, t.service, t.startedAt, t.traceId),
+    index('traces_org_status_started_idx').on(t.organizationId, t.status, t.startedAt, t.traceId),
+    index('traces_org_session_started_idx').on(t.organizationId, t.sessionId, t.startedAt, t.traceId).where(sql`${t.sessionId} is not null`),
+    index('traces_org_end_user_started_idx').on(t.organizationId, t.endUserId, t.startedAt, t.traceId).where(sql`${t.endUserId} is not null`),
   ],
 );

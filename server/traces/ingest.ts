@@ -6,8 +6,8 @@ import type { SpanSnapshot, TraceBatch } from './ingest-schema';
 
 // Storage of a validated batch. Same-span events of the batch are resolved here first, in memory,
 // as if they were sent one by one in revision order; the database function ingest_spans
-// (migration 0007) then applies the result against the stored spans in one call, all or
-// nothing, under the row locks its upsert takes.
+// (db/functions/ingest_spans.sql) then applies the result against the stored spans and their
+// traces' summaries in one call, all or nothing, under the row locks its upsert takes.
 
 const snapshotFields = [
   'traceId', 'spanId', 'rootSpanId', 'parentSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt', 'endedAt',

@@ -72,5 +72,18 @@ export const spanSchema = z.object({
 });
 export type Span = z.infer<typeof spanSchema>;
 
-export const traceSchema = z.object({ traceId: z.string(), spans: z.array(spanSchema) });
+// A trace is read in pages of at most this many spans (API.md: every document has a bound).
+export const traceSpanPageSize = 1000;
+
+export const getTraceQuery = z.strictObject({
+  cursor: z.string().min(1).max(500).optional().describe('`nextCursor` of the previous page.'),
+});
+export type GetTraceQuery = z.infer<typeof getTraceQuery>;
+
+export const traceSchema = z.object({
+  traceId: z.string(),
+  spanCount: z.number().int().describe('Spans stored for the trace, over all pages.'),
+  spans: z.array(spanSchema).describe(`At most ${traceSpanPageSize} spans, ordered by startedAt, then spanId.`),
+  nextCursor: z.string().nullable().describe('Pass as `cursor` for the next spans; null on the last page.'),
+});
 export type Trace = z.infer<typeof traceSchema>;

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { newSecret } from '@/server/ids';
-import { serveIngest } from '@/server/traces/ingest-handler';
+import { serveIngest } from '@/server/api/ingest';
 import { signToken } from '../helpers/issuer';
 import { newUser } from '../helpers/api';
 import { batch, newIngestion, span, storedSpans } from '../helpers/ingestion';

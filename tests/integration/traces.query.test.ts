@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { spans } from '@/db/schema';
@@ -11,7 +12,8 @@ type SpanInsert = typeof spans.$inferInsert;
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const t0 = 1_760_000_000_000;
 
-// Stored snapshots as the ingestion endpoint leaves them; tests write them directly.
+// Stored snapshots as the ingestion endpoint leaves them (spans and their traces' summaries); tests
+// write the spans directly and have the summaries computed from them.
 async function insertSpans(organizationId: string, rows: Partial<SpanInsert>[]) {
   const values = rows.map((row) => ({
     organizationId,
@@ -31,7 +33,10 @@ async function insertSpans(organizationId: string, rows: Partial<SpanInsert>[]) 
     environment: 'production',
     ...row,
   })) as SpanInsert[];
-  await (await getDb()).insert(spans).values(values);
+  const db = await getDb();
+  await db.insert(spans).values(values);
+  const traceIds = [...new Set(values.map((value) => value.traceId))];
+  await db.execute(sql`select recompute_trace_summaries(${organizationId}, string_to_array(${traceIds.join(',')}, ','))`);
 }
 
 // A root with two children (one model call) in one trace.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Route } from '../define';
 import { traceBatchSchema } from '../../traces/ingest-schema';
-import { ingestFromRequest } from '../../traces/ingest-handler';
+import { ingestFromRequest } from '../ingest';
 
 // POST /api/v1/traces in Next's catch-all. Production serves the same handler from node:http
 // before Next (server/main.ts); this entry keeps `next dev` working and feeds the OpenAPI document.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type Route } from '../define';
 import { pageOf } from '../../orgs/schemas';
 import { getTrace, listTraces } from '../../traces/query';
-import { listTracesQuery, traceListItemSchema, traceSchema } from '../../traces/schemas';
+import { getTraceQuery, listTracesQuery, traceListItemSchema, traceSchema, traceSpanPageSize } from '../../traces/schemas';
 import { management, orgParams } from './common';
 
 const traceParams = z.strictObject({ organizationId: z.string(), traceId: z.string() });
@@ -28,11 +28,13 @@ export const traceRoutes: Route[] = [
     method: 'GET',
     path: '/organizations/{organizationId}/traces/{traceId}',
     operationId: 'get_trace',
-    summary: 'Get one trace with every stored span (latest snapshot of each)',
+    summary: 'Get one trace: a page of its stored spans (latest snapshot of each)',
+    description: `At most ${traceSpanPageSize} spans per page, ordered by startedAt, then spanId; \`nextCursor\` continues with the next page (null on the last). \`spanCount\` counts every span of the trace.`,
     params: traceParams,
+    query: getTraceQuery,
     status: 200,
     response: traceSchema,
-    errors: ['not_found'],
-    handler: ({ ctx, params }) => getTrace(ctx, params.organizationId, params.traceId),
+    errors: ['invalid_request', 'not_found'],
+    handler: ({ ctx, params, query }) => getTrace(ctx, params.organizationId, params.traceId, query),
   }),
 ];

@@ -1,16 +1,21 @@
 import { z } from 'zod';
 import { getTrace, listTraces } from '@/server/traces/query';
-import { listTracesQuery } from '@/server/traces/schemas';
+import { getTraceQuery, listTracesQuery } from '@/server/traces/schemas';
 import { protectedProcedure, router } from '../init';
 import { infiniteDirection, orgIdInput } from './paging';
 
 // TanStack's infinite queries add `direction`; the service sees only the list query.
 const listInput = listTracesQuery.safeExtend({ ...orgIdInput.shape, ...infiniteDirection });
 
+const getTraceInput = getTraceQuery.safeExtend({ ...orgIdInput.shape, traceId: z.string().min(1), ...infiniteDirection });
+
 export const tracesRouter = router({
   list: protectedProcedure.input(listInput).query(({ ctx, input }) => {
     const { organizationId, direction: _direction, ...query } = input;
     return listTraces(ctx, organizationId, query);
   }),
-  get: protectedProcedure.input(orgIdInput.extend({ traceId: z.string().min(1) })).query(({ ctx, input }) => getTrace(ctx, input.organizationId, input.traceId)),
+  get: protectedProcedure.input(getTraceInput).query(({ ctx, input }) => {
+    const { organizationId, traceId, direction: _direction, ...query } = input;
+    return getTrace(ctx, organizationId, traceId, query);
+  }),
 });

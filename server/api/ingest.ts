@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getDb } from '@/db/client';
 import { AppError } from '../errors';
-import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from '../api/http';
-import { findDuplicateKey, maxBodyBytes, readLimitedBody } from '../api/strict-input';
+import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
+import { findDuplicateKey, maxBodyBytes, readLimitedBody } from './strict-input';
 import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
-import { assertClockLead, parseTraceBatch } from './ingest-schema';
-import { readOnlyOrganization, storeBatch } from './ingest';
+import { assertClockLead, parseTraceBatch } from '../traces/ingest-schema';
+import { readOnlyOrganization, storeBatch } from '../traces/ingest';
 
 // POST /api/v1/traces. One function serves both the production entry's node:http hot path
 // (serveIngest) and Next's catch-all (ingestFromRequest). Checks run in this order, each refusing
