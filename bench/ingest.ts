@@ -31,12 +31,25 @@ const sentence = (n: number) => Array.from({ length: n }, (_, i) => words[(i * 7
 // A realistic content document of a few KB: chat messages, tool input and output.
 function content(kind: string): string {
   return JSON.stringify({
-    input: { messages: [{ role: 'system', content: sentence(60) }, { role: 'user', content: sentence(120) }], variables: { customer: 'Ada', plan: 'pro' } },
+    input: {
+      messages: [
+        { role: 'system', content: sentence(60) },
+        { role: 'user', content: sentence(120) },
+      ],
+      variables: { customer: 'Ada', plan: 'pro' },
+    },
     output: kind === 'tool' ? { rows: Array.from({ length: 12 }, (_, i) => ({ id: i, title: sentence(8), score: i / 12 })) } : { role: 'assistant', content: sentence(150) },
   });
 }
 const contents: Record<string, string> = { execution: content('execution'), model: content('model'), tool: content('tool'), retrieval: content('retrieval') };
-const metadata = JSON.stringify({ region: 'eu-west-1', release: '2026.11.3', userAgent: 'bench/1.0', flags: { cache: true, stream: false }, tags: ['bench', 'ingest'], attempt: 1 });
+const metadata = JSON.stringify({
+  region: 'eu-west-1',
+  release: '2026.11.3',
+  userAgent: 'bench/1.0',
+  flags: { cache: true, stream: false },
+  tags: ['bench', 'ingest'],
+  attempt: 1,
+});
 
 // One trace: a root execution span with model, tool and retrieval children; every span is sent
 // running (revision 0) and then finished (revision 1), children finishing before the root.
@@ -65,7 +78,8 @@ function traceEvents(now: number): Event[] {
     if (finished) {
       event.endedAt = now;
       event.contentJson = contents[s.kind];
-      if (s.kind === 'model') Object.assign(event, { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 240, costUsdNanos: 265200, costSource: 'catalog_estimate' });
+      if (s.kind === 'model')
+        Object.assign(event, { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 240, costUsdNanos: 265200, costSource: 'catalog_estimate' });
     }
     return event;
   };
@@ -170,7 +184,10 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`ingest process exited with ${child.exitCode}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/api/v1/traces`).then((r) => r.status === 405, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/api/v1/traces`).then(
+      (r) => r.status === 405,
+      () => false,
+    );
     if (ready) return child;
     if (Date.now() > deadline) throw new Error('ingest process did not start within 60 s');
     await new Promise((r) => setTimeout(r, 200));
@@ -183,7 +200,14 @@ function httpSender(port: number, secret: string) {
     new Promise<boolean>((resolve) => {
       const body = `{"version":1,"events":[${events.map(eventJson).join(',')}]}`;
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', agent, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/traces',
+          agent,
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode === 200));
@@ -195,11 +219,37 @@ function httpSender(port: number, secret: string) {
 }
 
 const columns = [
-  'organization_id', 'trace_id', 'span_id', 'root_span_id', 'parent_span_id', 'revision', 'name', 'service', 'kind', 'status', 'started_at',
-  'ended_at', 'session_id', 'end_user_id', 'provider', 'model', 'input_tokens', 'output_tokens', 'cost_usd_nanos', 'cost_source',
-  'content_json', 'metadata_json', 'snapshot_digest', 'ingestion_key_id', 'application', 'environment',
+  'organization_id',
+  'trace_id',
+  'span_id',
+  'root_span_id',
+  'parent_span_id',
+  'revision',
+  'name',
+  'service',
+  'kind',
+  'status',
+  'started_at',
+  'ended_at',
+  'session_id',
+  'end_user_id',
+  'provider',
+  'model',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd_nanos',
+  'cost_source',
+  'content_json',
+  'metadata_json',
+  'snapshot_digest',
+  'ingestion_key_id',
+  'application',
+  'environment',
 ] as const;
-const updates = columns.filter((c) => !['organization_id', 'trace_id', 'span_id'].includes(c)).map((c) => `${c} = excluded.${c}`).join(', ');
+const updates = columns
+  .filter((c) => !['organization_id', 'trace_id', 'span_id'].includes(c))
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ');
 
 // The floor: the same rows straight into one multi-row upsert from postgres-js, no HTTP, no checks.
 function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
@@ -267,7 +317,9 @@ export async function main(): Promise<boolean> {
     await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
       values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
 
-    console.log(`Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`);
+    console.log(
+      `Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`,
+    );
     const port = await freePort();
     child = await startIngest(databaseUrl, port);
     const http = httpSender(port, secret);

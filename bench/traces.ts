@@ -23,7 +23,7 @@ const tracesPerBatch = 5;
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 // Deterministic choices, so every run seeds the same distribution.
 let state = 42;
-const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)];
 
 const services = ['checkout', 'support-bot', 'search', 'billing', 'onboarding', 'recommendations', 'email', 'reports'] as const;
@@ -43,8 +43,23 @@ function traceEvents(i: number, n: number, now: number): SpanSnapshot[] {
   const kinds: string[] = [...childKinds];
   if (i % 10 === 3) kinds[8] = 'attempt';
   if (i % 100 === 7) kinds[7] = 'custom';
-  const common = { traceId, rootSpanId: rootId, service: pick(services), sessionId: `sess_${Math.floor(random() * sessions)}`, endUserId: `user_${Math.floor(random() * endUsers)}` };
-  const root = { ...common, spanId: rootId, revision: 0, name: 'handle request', kind: 'execution', status, startedAt: start, ...(status === 'running' ? {} : { endedAt: start + 2000 }) };
+  const common = {
+    traceId,
+    rootSpanId: rootId,
+    service: pick(services),
+    sessionId: `sess_${Math.floor(random() * sessions)}`,
+    endUserId: `user_${Math.floor(random() * endUsers)}`,
+  };
+  const root = {
+    ...common,
+    spanId: rootId,
+    revision: 0,
+    name: 'handle request',
+    kind: 'execution',
+    status,
+    startedAt: start,
+    ...(status === 'running' ? {} : { endedAt: start + 2000 }),
+  };
   const children = kinds.map((kind, k) => ({
     ...common,
     spanId: hex(8),
@@ -89,7 +104,9 @@ export async function main(): Promise<boolean> {
       values (${keyId}, ${orgId}, 'bench', 'bench', 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
 
     const traceCount = Math.ceil(totalSpans / spansPerTrace);
-    console.log(`Trace list benchmark: seeding ${traceCount * spansPerTrace} spans (${traceCount} traces of ${spansPerTrace}) through ingest_spans, ${seedConnections} connections, ${tracesPerBatch * spansPerTrace}-span batches`);
+    console.log(
+      `Trace list benchmark: seeding ${traceCount * spansPerTrace} spans (${traceCount} traces of ${spansPerTrace}) through ingest_spans, ${seedConnections} connections, ${tracesPerBatch * spansPerTrace}-span batches`,
+    );
     const seedStart = performance.now();
     const now = Date.now();
     let next = 0;

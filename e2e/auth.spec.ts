@@ -67,10 +67,13 @@ test.describe('sign in', () => {
   test('an off-site callbackUrl ends on our own origin after sign-in; pages and API answers forbid framing and sniffing', async ({ page, request, baseURL }) => {
     const account = await createAccount(request, 'redirected');
     const offSite: string[] = [];
-    await page.route((url) => url.hostname.endsWith('evil.example'), (route) => {
-      offSite.push(route.request().url());
-      return route.abort();
-    });
+    await page.route(
+      (url) => url.hostname.endsWith('evil.example'),
+      (route) => {
+        offSite.push(route.request().url());
+        return route.abort();
+      },
+    );
 
     const response = await page.goto('/sign-in?callbackUrl=%2F%09%2Fevil.example');
     expect(response!.headers()['x-frame-options']).toBe('DENY');

@@ -12,4 +12,3 @@ export async function createPrompt(page: Page, organizationId: string, name: str
   await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
   return new URL(page.url()).pathname;
 }
-

@@ -93,7 +93,9 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
 
   await page.goto(editorPath);
   await page.getByRole('button', { name: 'Add system message' }).click();
-  await page.getByLabel('Content of message 1').fill('You are the support assistant for {{product}}.\nAnswer in a friendly tone, in at most three sentences.\nIf you do not know, say so.');
+  await page
+    .getByLabel('Content of message 1')
+    .fill('You are the support assistant for {{product}}.\nAnswer in a friendly tone, in at most three sentences.\nIf you do not know, say so.');
   await page.getByRole('radio', { name: 'Variables' }).check();
   await page.getByRole('button', { name: 'Add message' }).click();
   await page.getByLabel('Content of message 2').fill('Customer {{customer_name}} asks: {{question}}');
@@ -137,7 +139,9 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
     ['What regions do you host in?', 'EU and US.'],
     ['Can I export my data?', 'Yes, as CSV or JSON from Settings.'],
   ];
-  const jsonl = rows.map(([input, expectedOutput], i) => JSON.stringify(i === 3 ? { input, expectedOutput, inputFormat: 'json', referenceFormat: 'json' } : { input, expectedOutput })).join('\n');
+  const jsonl = rows
+    .map(([input, expectedOutput], i) => JSON.stringify(i === 3 ? { input, expectedOutput, inputFormat: 'json', referenceFormat: 'json' } : { input, expectedOutput }))
+    .join('\n');
   await page.getByRole('button', { name: 'Import a file' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import cases' });
   await dialog.getByLabel('Or paste').fill(jsonl);

@@ -54,7 +54,17 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
     data: {
       version: 1,
       events: [
-        { ...common, spanId: root, name: 'POST /checkout', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 2400, sessionId: 'sess-42', endUserId: 'user-7' },
+        {
+          ...common,
+          spanId: root,
+          name: 'POST /checkout',
+          kind: 'execution',
+          status: 'success',
+          startedAt: start,
+          endedAt: start + 2400,
+          sessionId: 'sess-42',
+          endUserId: 'user-7',
+        },
         {
           ...common,
           spanId: model,
@@ -73,7 +83,17 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
           contentJson: JSON.stringify({ input: [{ role: 'user', content: 'Summarise this cart' }], output: 'Two items, ready to ship.' }),
           metadataJson: JSON.stringify({ region: 'eu-west-1' }),
         },
-        { ...common, spanId: tool, parentSpanId: root, name: 'load cart', kind: 'tool', status: 'error', startedAt: start + 50, endedAt: start + 250, omitted: ['input', 'output'] },
+        {
+          ...common,
+          spanId: tool,
+          parentSpanId: root,
+          name: 'load cart',
+          kind: 'tool',
+          status: 'error',
+          startedAt: start + 50,
+          endedAt: start + 250,
+          omitted: ['input', 'output'],
+        },
       ],
     },
   });
@@ -180,7 +200,19 @@ test('a running span keeps the trace open and orphans sit at the root level', as
     request.post('/api/v1/traces', { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, data: { version: 1, events } });
   const running = await send([
     { traceId, rootSpanId: root, spanId: root, revision: 0, name: 'nightly job', service: 'worker', kind: 'execution', status: 'running', startedAt: start },
-    { traceId, rootSpanId: root, spanId: orphan, parentSpanId: hex(8), revision: 0, name: 'late child', service: 'worker', kind: 'custom', status: 'success', startedAt: start + 100, endedAt: start + 400 },
+    {
+      traceId,
+      rootSpanId: root,
+      spanId: orphan,
+      parentSpanId: hex(8),
+      revision: 0,
+      name: 'late child',
+      service: 'worker',
+      kind: 'custom',
+      status: 'success',
+      startedAt: start + 100,
+      endedAt: start + 400,
+    },
   ]);
   expect(running.status(), await running.text()).toBe(200);
 
@@ -193,7 +225,9 @@ test('a running span keeps the trace open and orphans sit at the root level', as
   await shoot(page, '23-trace-running');
 
   // The page polls: the completed root replaces the running one without a reload.
-  const done = await send([{ traceId, rootSpanId: root, spanId: root, revision: 1, name: 'nightly job', service: 'worker', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 3500 }]);
+  const done = await send([
+    { traceId, rootSpanId: root, spanId: root, revision: 1, name: 'nightly job', service: 'worker', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 3500 },
+  ]);
   expect(done.status(), await done.text()).toBe(200);
   await expect(timeline.locator(`[data-span="${root}"] .waterfall-bar-success`)).toBeVisible({ timeout: 15_000 });
   await expect(page.getByText('updating every 2 seconds')).toBeHidden();
@@ -222,9 +256,13 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
     { ...common, spanId: earlyChild, parentSpanId: lateParent, name: 'early child', kind: 'tool', startedAt: start + 1, endedAt: start + 2 },
     { ...common, spanId: lateParent, parentSpanId: root, name: 'late parent', kind: 'custom', startedAt: start + 45_000, endedAt: start + 46_000 },
   ];
-  for (let i = 0; events.length < 1200; i++) events.push({ ...common, spanId: hex(8), parentSpanId: root, name: `row ${i}`, kind: 'tool', startedAt: start + 10 + i * 30, endedAt: start + 20 + i * 30 });
+  for (let i = 0; events.length < 1200; i++)
+    events.push({ ...common, spanId: hex(8), parentSpanId: root, name: `row ${i}`, kind: 'tool', startedAt: start + 10 + i * 30, endedAt: start + 20 + i * 30 });
   for (let i = 0; i < events.length; i += 50) {
-    const sent = await request.post('/api/v1/traces', { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, data: { version: 1, events: events.slice(i, i + 50) } });
+    const sent = await request.post('/api/v1/traces', {
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      data: { version: 1, events: events.slice(i, i + 50) },
+    });
     expect(sent.status(), await sent.text()).toBe(200);
   }
 

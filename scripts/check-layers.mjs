@@ -45,7 +45,8 @@ function importsOf(file) {
       found.push({ specifier: node.moduleReference.expression.text, typeOnly: node.isTypeOnly, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
       const [argument] = node.arguments;
-      if (argument && ts.isStringLiteralLike(argument)) found.push({ specifier: argument.text, typeOnly: false, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+      if (argument && ts.isStringLiteralLike(argument))
+        found.push({ specifier: argument.text, typeOnly: false, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, typeOnly: true, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     }

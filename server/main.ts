@@ -77,7 +77,10 @@ function withRequestLog(handler: Handler): Handler {
     res.on('finish', () => {
       const path = (req.url ?? '/').split('?')[0];
       if (path.startsWith('/_next/static')) return;
-      log.info({ requestId: res.getHeader('x-request-id') ?? undefined, method: req.method, route: path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      log.info(
+        { requestId: res.getHeader('x-request-id') ?? undefined, method: req.method, route: path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
     });
     try {
       await handler(req, res);

@@ -20,7 +20,12 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.buckets.set(key, bucket);
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
-      throw new AppError('rate_limited', 'Too many requests. Slow down and retry after the indicated time.', { retryAfterSeconds: retryAfter }, { 'retry-after': String(retryAfter) });
+      throw new AppError(
+        'rate_limited',
+        'Too many requests. Slow down and retry after the indicated time.',
+        { retryAfterSeconds: retryAfter },
+        { 'retry-after': String(retryAfter) },
+      );
     }
     bucket.tokens -= 1;
     this.buckets.set(key, bucket);

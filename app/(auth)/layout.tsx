@@ -6,7 +6,9 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
     <main className="auth">
       <div className="auth-inner">
         <Link href="/" className="brand auth-brand">
-          <span className="brand-mark" aria-hidden="true">P</span>
+          <span className="brand-mark" aria-hidden="true">
+            P
+          </span>
           Promptloop
         </Link>
         {children}

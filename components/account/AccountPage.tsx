@@ -50,10 +50,7 @@ function DefaultOrganizationForm({ current }: { current: string | null }) {
   return (
     <Card>
       <form onSubmit={onSubmit} noValidate>
-        <CardHeader
-          title="Default organization"
-          description="Opened after you sign in and suggested first by the CLI and MCP tools. They never switch to it silently."
-        />
+        <CardHeader title="Default organization" description="Opened after you sign in and suggested first by the CLI and MCP tools. They never switch to it silently." />
         <CardBody className="form">
           {missing ? <Alert tone="warning">Your default organization is no longer accessible. Choose another one or clear it.</Alert> : null}
           {error && !error.fields.organizationId ? <Alert tone="error">{error.message}</Alert> : null}

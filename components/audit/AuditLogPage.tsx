@@ -96,11 +96,7 @@ export function AuditLogPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page">
-          <OrganizationPageHeader
-            org={org}
-            title="Audit log"
-            description="Every change to this organization: who made it, from the dashboard or which API client, and when."
-          />
+          <OrganizationPageHeader org={org} title="Audit log" description="Every change to this organization: who made it, from the dashboard or which API client, and when." />
           <Card flush>
             {org.role === 'admin' ? (
               <AuditTable organizationId={org.id} />

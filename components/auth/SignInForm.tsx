@@ -64,7 +64,14 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
             <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!initialEmail} />
           </Field>
           <Field label="Password" error={errors.password}>
-            <Input type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus={Boolean(initialEmail)} />
+            <Input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoFocus={Boolean(initialEmail)}
+            />
           </Field>
           <p className="field-hint" style={{ marginTop: -8, textAlign: 'right' }}>
             <Link href={`/forgot-password${email.trim() ? `?email=${encodeURIComponent(email.trim())}` : ''}`}>Forgot password?</Link>

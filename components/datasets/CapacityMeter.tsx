@@ -9,7 +9,15 @@ export function CapacityMeter({ count, capacity }: { count: number; capacity: nu
         </strong>
         {level === 'full' ? <span>Full</span> : level === 'warn' ? <span>{capacity - count} left</span> : null}
       </div>
-      <div className="capacity-bar" role="meter" aria-label="Dataset capacity" aria-valuemin={0} aria-valuemax={capacity} aria-valuenow={count} aria-valuetext={`${count} of ${capacity} cases`}>
+      <div
+        className="capacity-bar"
+        role="meter"
+        aria-label="Dataset capacity"
+        aria-valuemin={0}
+        aria-valuemax={capacity}
+        aria-valuenow={count}
+        aria-valuetext={`${count} of ${capacity} cases`}
+      >
         <span style={{ width: `${ratio * 100}%` }} />
       </div>
     </div>

@@ -36,7 +36,19 @@ export function toCaseRow(draft: CaseDraft): CaseRow {
 }
 
 // Input, expected output and their formats; used by the add form and inline editing.
-export function CaseFields({ idPrefix, value, errors, onChange, autoFocus }: { idPrefix: string; value: CaseDraft; errors: Record<string, string>; onChange: (value: CaseDraft) => void; autoFocus?: boolean }) {
+export function CaseFields({
+  idPrefix,
+  value,
+  errors,
+  onChange,
+  autoFocus,
+}: {
+  idPrefix: string;
+  value: CaseDraft;
+  errors: Record<string, string>;
+  onChange: (value: CaseDraft) => void;
+  autoFocus?: boolean;
+}) {
   const field = (name: 'input' | 'expectedOutput', formatName: 'inputFormat' | 'referenceFormat', label: string, placeholder: string) => {
     const error = errors[`row.${name}`] ?? errors[name];
     const formatError = errors[`row.${formatName}`] ?? errors[formatName];

@@ -137,9 +137,7 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                 <tr ref={(el) => void (rowRefs.current[row.id] = el)} data-case={row.id} {...drag.targetProps(index)}>
                   <td className="col-handle">
                     <div className="handle-cell">
-                      {!readOnly ? (
-                        <DragHandle label={`Drag case ${index + 1}`} handle={drag.handleProps(index, () => rowRefs.current[row.id])} />
-                      ) : null}
+                      {!readOnly ? <DragHandle label={`Drag case ${index + 1}`} handle={drag.handleProps(index, () => rowRefs.current[row.id])} /> : null}
                       <span className="case-number">{index + 1}</span>
                     </div>
                   </td>
@@ -152,7 +150,13 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                   <td className="cell-actions">
                     {!readOnly ? (
                       <div className="row-actions">
-                        <Button size="sm" variant="ghost" aria-label={`Move case ${index + 1} up`} disabled={index === 0 || reorder.isPending} onClick={() => move(index, index - 1)}>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          aria-label={`Move case ${index + 1} up`}
+                          disabled={index === 0 || reorder.isPending}
+                          onClick={() => move(index, index - 1)}
+                        >
                           ↑
                         </Button>
                         <Button

@@ -66,7 +66,14 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
       />
       {data.notice && !importing ? (
         <div className="dataset-notice">
-          <Alert tone="warning" action={<Button size="sm" variant="ghost" onClick={() => data.setNotice(null)}>Dismiss</Button>}>
+          <Alert
+            tone="warning"
+            action={
+              <Button size="sm" variant="ghost" onClick={() => data.setNotice(null)}>
+                Dismiss
+              </Button>
+            }
+          >
             {data.notice}
           </Alert>
         </div>
@@ -90,5 +97,9 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
 }
 
 export function DatasetPage({ organizationId, promptId }: { organizationId: string; promptId: string }) {
-  return <PromptShell organizationId={organizationId} promptId={promptId}>{(scope) => <DatasetPanel scope={scope} />}</PromptShell>;
+  return (
+    <PromptShell organizationId={organizationId} promptId={promptId}>
+      {(scope) => <DatasetPanel scope={scope} />}
+    </PromptShell>
+  );
 }

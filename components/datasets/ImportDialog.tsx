@@ -30,7 +30,19 @@ function rowList(numbers: number[]): string {
   return numbers.length <= 12 ? numbers.join(', ') : `${numbers.slice(0, 12).join(', ')} and ${numbers.length - 12} more`;
 }
 
-export function ImportDialog({ open, onClose, scope, dataset, data }: { open: boolean; onClose: () => void; scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset> }) {
+export function ImportDialog({
+  open,
+  onClose,
+  scope,
+  dataset,
+  data,
+}: {
+  open: boolean;
+  onClose: () => void;
+  scope: DatasetScope;
+  dataset: Dataset;
+  data: ReturnType<typeof useDataset>;
+}) {
   const trpc = useTRPC();
   const [text, setText] = useState('');
   const [fileName, setFileName] = useState<string | null>(null);
@@ -147,12 +159,19 @@ export function ImportDialog({ open, onClose, scope, dataset, data }: { open: bo
         ) : (
           <>
             <div className="import-source">
-              <Field id="import-file" label="File" hint={fileName ? `${fileName} · read as ${detectKind(fileName, text).toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}>
+              <Field
+                id="import-file"
+                label="File"
+                hint={fileName ? `${fileName} · read as ${detectKind(fileName, text).toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}
+              >
                 <input
                   id="import-file"
                   aria-describedby="import-file-hint"
                   className="file-input"
-                  type="file" accept=".csv,.jsonl,.ndjson,.json,text/csv,application/x-ndjson" onChange={onFile} />
+                  type="file"
+                  accept=".csv,.jsonl,.ndjson,.json,text/csv,application/x-ndjson"
+                  onChange={onFile}
+                />
               </Field>
               <Field label="Or paste" id="import-paste">
                 <textarea
@@ -259,8 +278,8 @@ function CapacityOutcome({ preview, capacity, countAfter }: { preview: ImportPre
   if (over) {
     return (
       <Alert tone="error" title="Not enough room">
-        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows,
-        use Replace, or upgrade for a larger dataset.
+        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows, use Replace,
+        or upgrade for a larger dataset.
       </Alert>
     );
   }

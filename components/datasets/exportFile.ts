@@ -25,5 +25,10 @@ export function download(fileName: string, text: string, type: string): void {
 }
 
 export function fileBaseName(promptName: string): string {
-  return (promptName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'prompt') + '-dataset';
+  return (
+    (promptName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'prompt') + '-dataset'
+  );
 }

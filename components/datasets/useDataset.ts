@@ -22,17 +22,14 @@ export function useDataset(scope: DatasetScope) {
   const refresh = useCallback(() => queryClient.invalidateQueries(trpc.datasets.get.queryFilter(scope)), [queryClient, trpc, scope]);
 
   // Returns the error for the caller to show at its field or row, or null when it was a conflict.
-  const handleError = useCallback(
-    (error: unknown): AppErrorInfo | null => {
-      const info = readAppError(error);
-      if (info?.code === 'dataset_conflict') {
-        setNotice(conflictNotice);
-        return null;
-      }
-      return info;
-    },
-    [],
-  );
+  const handleError = useCallback((error: unknown): AppErrorInfo | null => {
+    const info = readAppError(error);
+    if (info?.code === 'dataset_conflict') {
+      setNotice(conflictNotice);
+      return null;
+    }
+    return info;
+  }, []);
 
   return { query, dataset: query.data, refresh, handleError, notice, setNotice };
 }

@@ -10,7 +10,17 @@ import { readAppError } from '@/lib/trpc/errors';
 import type { CreatedIngestionKey as Created } from '@/server/keys/schemas';
 const empty = { name: '', application: '', environment: 'production' };
 
-export function CreateIngestionKeyDialog({ organizationId, open, onClose, onCreated }: { organizationId: string; open: boolean; onClose: () => void; onCreated: (created: Created) => void }) {
+export function CreateIngestionKeyDialog({
+  organizationId,
+  open,
+  onClose,
+  onCreated,
+}: {
+  organizationId: string;
+  open: boolean;
+  onClose: () => void;
+  onCreated: (created: Created) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [values, setValues] = useState(empty);

@@ -92,13 +92,7 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
               <td className="cell-nowrap muted" title={key.lastUsedAt ?? undefined}>
                 {key.lastUsedAt ? formatRelative(key.lastUsedAt) : 'Never'}
               </td>
-              <td>
-                {key.revokedAt ? (
-                  <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge>
-                ) : (
-                  <Badge tone="success">Active</Badge>
-                )}
-              </td>
+              <td>{key.revokedAt ? <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
               <td className="cell-actions">
                 {key.revokedAt ? null : (
                   <Button size="sm" variant="danger-outline" onClick={() => (revoke.reset(), setRevoking(key))} aria-label={`Revoke ${key.name}`}>

@@ -37,14 +37,14 @@ export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey
         </div>
         <div>
           <div className="snippet-bar">
-          <div className="snippet-tabs" role="tablist" aria-label="Send a first trace">
-            <button type="button" role="tab" className="snippet-tab" aria-selected={tab === 'curl'} onClick={() => setTab('curl')}>
-              curl
-            </button>
-            <button type="button" role="tab" className="snippet-tab" aria-selected={tab === 'typescript'} onClick={() => setTab('typescript')}>
-              TypeScript
-            </button>
-          </div>
+            <div className="snippet-tabs" role="tablist" aria-label="Send a first trace">
+              <button type="button" role="tab" className="snippet-tab" aria-selected={tab === 'curl'} onClick={() => setTab('curl')}>
+                curl
+              </button>
+              <button type="button" role="tab" className="snippet-tab" aria-selected={tab === 'typescript'} onClick={() => setTab('typescript')}>
+                TypeScript
+              </button>
+            </div>
             <CopyButton value={snippets[tab]} label={tab === 'curl' ? 'Copy command' : 'Copy code'} />
           </div>
           <div className="snippet" role="tabpanel" aria-label={tab === 'curl' ? 'curl example' : 'TypeScript example'}>

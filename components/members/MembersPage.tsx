@@ -37,8 +37,7 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
   const list = useInfiniteQuery(trpc.members.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
   const members = list.data?.pages.flatMap((page) => page.items) ?? [];
 
-  const refresh = () =>
-    Promise.all([queryClient.invalidateQueries(trpc.members.pathFilter()), queryClient.invalidateQueries(trpc.organizations.pathFilter())]);
+  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.members.pathFilter()), queryClient.invalidateQueries(trpc.organizations.pathFilter())]);
 
   const changeRole = useMutation(
     trpc.members.changeRole.mutationOptions({
@@ -167,17 +166,10 @@ export function MembersPage({ organizationId }: { organizationId: string }) {
         const isAdmin = org.role === 'admin';
         return (
           <div className="page">
-            <OrganizationPageHeader
-              org={org}
-              title="Members"
-              description="People who can access this organization and what they can do."
-            />
+            <OrganizationPageHeader org={org} title="Members" description="People who can access this organization and what they can do." />
             {isAdmin ? <AddMemberForm organizationId={org.id} /> : null}
             <Card flush>
-              <CardHeader
-                title="Team"
-                description={isAdmin ? 'Admins manage members and settings; editors change prompts; viewers read.' : undefined}
-              />
+              <CardHeader title="Team" description={isAdmin ? 'Admins manage members and settings; editors change prompts; viewers read.' : undefined} />
               {!isAdmin ? (
                 <div style={{ padding: '16px 24px 0' }}>
                   <Alert tone="info">Only admins can add, remove or change the role of members.</Alert>

@@ -16,10 +16,7 @@ export function CreateOrganizationDialog({ open, onClose }: { open: boolean; onC
   const create = useMutation(
     trpc.organizations.create.mutationOptions({
       onSuccess: async (organization) => {
-        await Promise.all([
-          queryClient.invalidateQueries(trpc.organizations.list.pathFilter()),
-          queryClient.invalidateQueries(trpc.account.pathFilter()),
-        ]);
+        await Promise.all([queryClient.invalidateQueries(trpc.organizations.list.pathFilter()), queryClient.invalidateQueries(trpc.account.pathFilter())]);
         router.push(`/organizations/${organization.id}`);
       },
     }),

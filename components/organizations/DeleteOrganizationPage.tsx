@@ -43,7 +43,15 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
         {header}
         <Card>
           <ErrorState
-            title={expired ? 'This deletion link has expired or is not valid' : error?.code === 'admin_required' ? 'Only admins can delete this organization' : error?.code === 'not_found' ? 'Organization not found' : 'Could not check this link'}
+            title={
+              expired
+                ? 'This deletion link has expired or is not valid'
+                : error?.code === 'admin_required'
+                  ? 'Only admins can delete this organization'
+                  : error?.code === 'not_found'
+                    ? 'Organization not found'
+                    : 'Could not check this link'
+            }
             description={
               expired
                 ? 'Deletion links work for one hour. Open the organization settings and choose “Delete organization…” to get a new one.'
@@ -51,7 +59,9 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
                   ? 'It may have been deleted already, or you are not a member of it.'
                   : error?.message
             }
-            action={error?.code === 'not_found' ? <ButtonLink href="/organizations">View your organizations</ButtonLink> : <ButtonLink href={settingsHref}>Back to settings</ButtonLink>}
+            action={
+              error?.code === 'not_found' ? <ButtonLink href="/organizations">View your organizations</ButtonLink> : <ButtonLink href={settingsHref}>Back to settings</ButtonLink>
+            }
           />
         </Card>
       </div>
@@ -86,8 +96,7 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
           <CardHeader title={<>Delete “{name}”</>} />
           <CardBody className="stack">
             <Alert tone="error" title="Everything in this organization will be permanently deleted">
-              Prompts, versions, datasets, evaluations, retrieval and ingestion keys, and members&apos; access. Applications using its keys will
-              stop working.
+              Prompts, versions, datasets, evaluations, retrieval and ingestion keys, and members&apos; access. Applications using its keys will stop working.
             </Alert>
             <p className="inline muted">
               <ClockIcon size={14} /> This link expires {formatRelative(expiresAt)} ({formatDateTime(expiresAt)}).

@@ -18,12 +18,7 @@ function CopyId({ value }: { value: string }) {
   return (
     <span className="copy-id">
       <code>{value}</code>
-      <button
-        type="button"
-        className="icon-button"
-        aria-label={copied ? 'Copied' : 'Copy organization ID'}
-        onClick={() => copy(value)}
-      >
+      <button type="button" className="icon-button" aria-label={copied ? 'Copied' : 'Copy organization ID'} onClick={() => copy(value)}>
         {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
       </button>
     </span>

@@ -53,12 +53,14 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
           </Button>
         }
       />
-      {deletedName ? <Alert tone="success" title="Organization deleted">“{deletedName}” and everything in it has been deleted.</Alert> : null}
+      {deletedName ? (
+        <Alert tone="success" title="Organization deleted">
+          “{deletedName}” and everything in it has been deleted.
+        </Alert>
+      ) : null}
       <Card flush>
         {list.isPending ? <SkeletonRows rows={4} label="Loading organizations" /> : null}
-        {list.isError ? (
-          <QueryErrorState title="Could not load your organizations" query={list} />
-        ) : null}
+        {list.isError ? <QueryErrorState title="Could not load your organizations" query={list} /> : null}
         {list.isSuccess && organizations.length === 0 ? (
           <EmptyState
             icon={<BuildingIcon size={20} />}

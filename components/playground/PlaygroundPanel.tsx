@@ -98,7 +98,11 @@ export function PlaygroundPanel({ scope, content, variables, blocked }: { scope:
                 </span>
               </p>
             ) : null}
-            {state.phase === 'stopped' ? <p className="run-stats" role="status">Stopped before the model finished.</p> : null}
+            {state.phase === 'stopped' ? (
+              <p className="run-stats" role="status">
+                Stopped before the model finished.
+              </p>
+            ) : null}
             {state.phase === 'failed' ? (
               <Alert tone="error" title={state.code === 'unavailable' ? 'The model is unavailable' : 'The run failed'}>
                 {state.message}

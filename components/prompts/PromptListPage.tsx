@@ -63,10 +63,7 @@ function PromptTable({ organizationId, canEdit, onCreate }: { organizationId: st
   }, [searchText, search]);
 
   const list = useInfiniteQuery(
-    trpc.prompts.list.infiniteQueryOptions(
-      { organizationId, limit: 25, state, search: search || undefined },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined },
-    ),
+    trpc.prompts.list.infiniteQueryOptions({ organizationId, limit: 25, state, search: search || undefined }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
   );
   const prompts: Prompt[] = list.data?.pages.flatMap((page) => page.items) ?? [];
   const filtered = Boolean(state || search);

@@ -48,11 +48,7 @@ function RenameCard({ org }: { org: Org }) {
         <CardHeader title="General" description="The name people see in the organization switcher, the CLI and MCP tools." />
         <CardBody className="form">
           {formMessage(error, ['name']) ? <Alert tone="error">{formMessage(error, ['name'])}</Alert> : null}
-          <Field
-            label="Organization name"
-            error={error?.fields.name}
-            hint={isAdmin ? 'Between 1 and 160 characters.' : 'Only admins can rename this organization.'}
-          >
+          <Field label="Organization name" error={error?.fields.name} hint={isAdmin ? 'Between 1 and 160 characters.' : 'Only admins can rename this organization.'}>
             <Input
               name="name"
               value={name}
@@ -165,8 +161,7 @@ function DangerZone({ org }: { org: Org }) {
           <div className="stack-sm" style={{ maxWidth: 430 }}>
             <strong>Delete this organization</strong>
             <span className="muted">
-              Permanently deletes the organization with its prompts, datasets, evaluations and keys. You will confirm on the next page; the
-              link is valid for one hour.
+              Permanently deletes the organization with its prompts, datasets, evaluations and keys. You will confirm on the next page; the link is valid for one hour.
             </span>
           </div>
           <Button variant="danger-outline" icon={<TrashIcon size={14} />} loading={link.isPending} onClick={() => link.mutate({ organizationId: org.id })}>
@@ -183,11 +178,7 @@ export function SettingsPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page page-narrow">
-          <OrganizationPageHeader
-            org={org}
-            title="Settings"
-            description="Manage how this organization is named and used."
-          />
+          <OrganizationPageHeader org={org} title="Settings" description="Manage how this organization is named and used." />
           <RenameCard org={org} />
           <DefaultOrganizationCard org={org} />
           <DangerZone org={org} />

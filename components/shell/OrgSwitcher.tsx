@@ -60,17 +60,16 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
       </button>
       {open ? (
         <div className="switcher-menu" id={menuId}>
-          {choices.isPending ? <p className="subtle" style={{ padding: 8 }}>Loading…</p> : null}
+          {choices.isPending ? (
+            <p className="subtle" style={{ padding: 8 }}>
+              Loading…
+            </p>
+          ) : null}
           {orgs.length > 0 ? (
             <ul aria-label="Your organizations">
               {orgs.map((org) => (
                 <li key={org.id}>
-                  <Link
-                    className="switcher-item"
-                    href={`/organizations/${org.id}`}
-                    aria-current={org.id === organizationId ? 'true' : undefined}
-                    onClick={() => setOpen(false)}
-                  >
+                  <Link className="switcher-item" href={`/organizations/${org.id}`} aria-current={org.id === organizationId ? 'true' : undefined} onClick={() => setOpen(false)}>
                     <span className="org-mark" aria-hidden="true" style={{ width: 22, height: 22, fontSize: 11 }}>
                       {initials(org.name)}
                     </span>
@@ -81,7 +80,11 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
               ))}
             </ul>
           ) : null}
-          {choices.isSuccess && orgs.length === 0 ? <p className="subtle" style={{ padding: 8 }}>No organizations yet.</p> : null}
+          {choices.isSuccess && orgs.length === 0 ? (
+            <p className="subtle" style={{ padding: 8 }}>
+              No organizations yet.
+            </p>
+          ) : null}
           <div className="switcher-divider" />
           <Link className="switcher-item" href="/organizations" onClick={() => setOpen(false)}>
             <ListIcon size={14} />

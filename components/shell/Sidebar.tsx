@@ -33,7 +33,9 @@ export function Sidebar({ user }: { user: SessionUser }) {
   return (
     <aside className="sidebar" aria-label="Main navigation">
       <Link href="/" className="brand">
-        <span className="brand-mark" aria-hidden="true">P</span>
+        <span className="brand-mark" aria-hidden="true">
+          P
+        </span>
         Promptloop
       </Link>
       <OrgSwitcher organizationId={organizationId} />

@@ -74,7 +74,7 @@ export function SpanPanel({ span, orphan, now }: { span: Span; orphan: boolean; 
             <Fact label="Input tokens">{span.inputTokens === null ? null : formatCount(span.inputTokens)}</Fact>
             <Fact label="Output tokens">{span.outputTokens === null ? null : formatCount(span.outputTokens)}</Fact>
             <Fact label="Cost">
-              {span.costUsdNanos === null ? (span.costSource ? <span className="muted">Not available</span> : null) : formatUsdNanos(span.costUsdNanos)}
+              {span.costUsdNanos === null ? span.costSource ? <span className="muted">Not available</span> : null : formatUsdNanos(span.costUsdNanos)}
               {span.costSource && span.costUsdNanos !== null ? <span className="muted"> · {costSourceLabel[span.costSource] ?? span.costSource}</span> : null}
             </Fact>
             <Fact label="Pricing version">{span.pricingVersion}</Fact>

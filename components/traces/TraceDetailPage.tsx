@@ -22,8 +22,7 @@ import { Waterfall, traceBounds } from './Waterfall';
 
 const pollMs = 2000;
 
-const sum = (spans: Span[], pick: (s: Span) => number | null) =>
-  spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
+const sum = (spans: Span[], pick: (s: Span) => number | null) => spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
 
 // The root when it has arrived, else the earliest span (the same rule as the list).
 function headSpan(spans: Span[]): Span {
@@ -68,9 +67,12 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
   const spans = useMemo(() => trace.data?.pages.flatMap((page) => page.spans) ?? [], [trace.data]);
   const spanCount = trace.data?.pages[trace.data.pages.length - 1].spanCount ?? 0;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = trace;
-  const loadMore = useMemo(() => () => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const loadMore = useMemo(
+    () => () => {
+      if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+    },
+    [hasNextPage, isFetchingNextPage, fetchNextPage],
+  );
   const endRef = useLoadOnView(loadMore, hasNextPage);
   const running = spans.some((s) => s.status === 'running');
   const now = useNow(running);
@@ -194,9 +196,5 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
 }
 
 export function TraceDetailPage({ organizationId, traceId }: { organizationId: string; traceId: string }) {
-  return (
-    <OrganizationGate organizationId={organizationId}>
-      {(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}
-    </OrganizationGate>
-  );
+  return <OrganizationGate organizationId={organizationId}>{(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}</OrganizationGate>;
 }

@@ -33,7 +33,12 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
   const traces = list.data.pages.flatMap((page) => page.items);
   if (!traces.length) {
     return hasFilters(filters) ? (
-      <EmptyState icon={<ActivityIcon size={20} />} title="No traces match these filters" description="Widen the time range or clear a filter." action={<Button onClick={onClear}>Clear filters</Button>} />
+      <EmptyState
+        icon={<ActivityIcon size={20} />}
+        title="No traces match these filters"
+        description="Widen the time range or clear a filter."
+        action={<Button onClick={onClear}>Clear filters</Button>}
+      />
     ) : (
       <EmptyState
         icon={<ActivityIcon size={20} />}

@@ -49,11 +49,5 @@ export function Input({ className, id, 'aria-invalid': ariaInvalid, 'aria-descri
 type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean };
 
 export function Select({ className, id, compact, 'aria-invalid': ariaInvalid, 'aria-describedby': describedBy, ...rest }: SelectProps) {
-  return (
-    <select
-      className={['select', compact && 'select-sm', className].filter(Boolean).join(' ')}
-      {...useFieldProps(id, ariaInvalid, describedBy)}
-      {...rest}
-    />
-  );
+  return <select className={['select', compact && 'select-sm', className].filter(Boolean).join(' ')} {...useFieldProps(id, ariaInvalid, describedBy)} {...rest} />;
 }

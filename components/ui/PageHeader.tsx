@@ -4,7 +4,11 @@ export function PageHeader({ title, description, actions, breadcrumbs }: { title
   return (
     <header className="page-header">
       <div className="page-header-text">
-        {breadcrumbs ? <nav className="breadcrumbs" aria-label="Breadcrumb">{breadcrumbs}</nav> : null}
+        {breadcrumbs ? (
+          <nav className="breadcrumbs" aria-label="Breadcrumb">
+            {breadcrumbs}
+          </nav>
+        ) : null}
         <h1 className="page-title">{title}</h1>
         {description ? <p className="page-description">{description}</p> : null}
       </div>

@@ -21,8 +21,12 @@ export const users = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex('users_email_key').on(t.email).where(sql`${t.email} is not null`),
-    uniqueIndex('users_identity_key').on(t.issuer, t.subject).where(sql`${t.issuer} is not null`),
+    uniqueIndex('users_email_key')
+      .on(t.email)
+      .where(sql`${t.email} is not null`),
+    uniqueIndex('users_identity_key')
+      .on(t.issuer, t.subject)
+      .where(sql`${t.issuer} is not null`),
   ],
 );
 
@@ -31,7 +35,9 @@ export const emailTokens = pgTable(
   'email_tokens',
   {
     tokenDigest: text().primaryKey(),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     purpose: text({ enum: ['verify_email', 'reset_password'] }).notNull(),
     // The address the link was sent to: a verification counts only while the account still has it.
     email: text().notNull(),

@@ -8,8 +8,12 @@ export const datasets = pgTable(
   'datasets',
   {
     id: text().primaryKey(),
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    promptId: text().notNull().references(() => prompts.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    promptId: text()
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
     revision: integer().notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -21,13 +25,21 @@ export const datasetCases = pgTable(
   'dataset_cases',
   {
     id: text().primaryKey(),
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    datasetId: text().notNull().references(() => datasets.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    datasetId: text()
+      .notNull()
+      .references(() => datasets.id, { onDelete: 'cascade' }),
     position: integer().notNull(),
     input: text().notNull(),
     expectedOutput: text().notNull(),
-    inputFormat: text({ enum: ['text', 'json'] }).notNull().default('text'),
-    referenceFormat: text({ enum: ['text', 'json'] }).notNull().default('text'),
+    inputFormat: text({ enum: ['text', 'json'] })
+      .notNull()
+      .default('text'),
+    referenceFormat: text({ enum: ['text', 'json'] })
+      .notNull()
+      .default('text'),
     createdAt: createdAt(),
   },
   (t) => [index('dataset_cases_dataset_idx').on(t.datasetId, t.position)],

@@ -5,7 +5,9 @@ import { users } from './accounts';
 export const organizations = pgTable('organizations', {
   id: text().primaryKey(),
   name: text().notNull(),
-  plan: text({ enum: ['free', 'pro'] }).notNull().default('free'),
+  plan: text({ enum: ['free', 'pro'] })
+    .notNull()
+    .default('free'),
   readOnly: boolean().notNull().default(false),
   createdBy: text().notNull(),
   createdAt: createdAt(),
@@ -14,8 +16,12 @@ export const organizations = pgTable('organizations', {
 export const memberships = pgTable(
   'memberships',
   {
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     role: text({ enum: ['admin', 'editor', 'viewer'] }).notNull(),
     joinedAt: ts('joined_at').notNull().defaultNow(),
   },
@@ -25,7 +31,9 @@ export const memberships = pgTable(
 // One-time dashboard destinations where an admin finishes deleting an organization.
 export const deletionLinks = pgTable('organization_deletion_links', {
   tokenDigest: text().primaryKey(),
-  organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  organizationId: text()
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
   createdBy: text().notNull(),
   expiresAt: ts('expires_at').notNull(),
   createdAt: createdAt(),

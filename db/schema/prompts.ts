@@ -7,9 +7,13 @@ export const prompts = pgTable(
   'prompts',
   {
     id: text().primaryKey(),
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
-    state: text({ enum: ['setup', 'active', 'archived'] }).notNull().default('setup'),
+    state: text({ enum: ['setup', 'active', 'archived'] })
+      .notNull()
+      .default('setup'),
     versionCount: integer().notNull().default(0),
     createdBy: text().notNull(),
     createdAt: createdAt(),
@@ -23,8 +27,12 @@ export const promptVersions = pgTable(
   'prompt_versions',
   {
     id: text().primaryKey(),
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    promptId: text().notNull().references(() => prompts.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    promptId: text()
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
     number: integer().notNull(),
     content: jsonb().notNull(),
     createdBy: text().notNull(),
@@ -38,10 +46,16 @@ export const promptVersions = pgTable(
 export const promptLabels = pgTable(
   'prompt_labels',
   {
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    promptId: text().notNull().references(() => prompts.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    promptId: text()
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
     label: text().notNull(),
-    versionId: text().notNull().references(() => promptVersions.id),
+    versionId: text()
+      .notNull()
+      .references(() => promptVersions.id),
     updatedBy: text().notNull(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -52,8 +66,12 @@ export const promptLabels = pgTable(
 export const drafts = pgTable(
   'drafts',
   {
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    promptId: text().notNull().references(() => prompts.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    promptId: text()
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
     userId: text().notNull(),
     content: jsonb().notNull(),
     revision: integer().notNull().default(0),

@@ -8,7 +8,9 @@ export const ingestionKeys = pgTable(
   'ingestion_keys',
   {
     id: text().primaryKey(),
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     application: text().notNull(),
     environment: text().notNull(),
@@ -26,7 +28,9 @@ export const ingestionKeys = pgTable(
 export const spans = pgTable(
   'spans',
   {
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     traceId: text().notNull(),
     spanId: text().notNull(),
     rootSpanId: text().notNull(),
@@ -78,7 +82,9 @@ export const spanKindBits = { execution: 1, model: 2, attempt: 4, tool: 8, retri
 export const traces = pgTable(
   'traces',
   {
-    organizationId: text().notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     traceId: text().notNull(),
     rootSpanId: text().notNull(),
     headSpanId: text().notNull(),
@@ -111,7 +117,11 @@ export const traces = pgTable(
     index('traces_org_started_idx').on(t.organizationId, t.startedAt, t.traceId),
     index('traces_org_service_started_idx').on(t.organizationId, t.service, t.startedAt, t.traceId),
     index('traces_org_status_started_idx').on(t.organizationId, t.status, t.startedAt, t.traceId),
-    index('traces_org_session_started_idx').on(t.organizationId, t.sessionId, t.startedAt, t.traceId).where(sql`${t.sessionId} is not null`),
-    index('traces_org_end_user_started_idx').on(t.organizationId, t.endUserId, t.startedAt, t.traceId).where(sql`${t.endUserId} is not null`),
+    index('traces_org_session_started_idx')
+      .on(t.organizationId, t.sessionId, t.startedAt, t.traceId)
+      .where(sql`${t.sessionId} is not null`),
+    index('traces_org_end_user_started_idx')
+      .on(t.organizationId, t.endUserId, t.startedAt, t.traceId)
+      .where(sql`${t.endUserId} is not null`),
   ],
 );

@@ -21,8 +21,7 @@ const plausible = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
 export type LinkProblem = 'invalid' | 'expired' | 'used';
 
 export function linkError(problem: LinkProblem, what: string): AppError {
-  const message =
-    problem === 'used' ? `This ${what} link was already used.` : problem === 'expired' ? `This ${what} link has expired.` : `This ${what} link is not valid.`;
+  const message = problem === 'used' ? `This ${what} link was already used.` : problem === 'expired' ? `This ${what} link has expired.` : `This ${what} link is not valid.`;
   return new AppError('invalid_state', message, { state: `link_${problem}` });
 }
 
@@ -43,5 +42,8 @@ export async function findToken(db: Db, token: string, purpose: EmailTokenPurpos
 }
 
 export async function markUsed(db: Db, digest: string, now = new Date()): Promise<void> {
-  await db.update(emailTokens).set({ usedAt: now }).where(and(eq(emailTokens.tokenDigest, digest), isNull(emailTokens.usedAt)));
+  await db
+    .update(emailTokens)
+    .set({ usedAt: now })
+    .where(and(eq(emailTokens.tokenDigest, digest), isNull(emailTokens.usedAt)));
 }

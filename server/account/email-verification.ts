@@ -30,7 +30,9 @@ export async function sendVerification(ctx: DbContext, userId: string): Promise<
   if (!user?.email || user.emailVerifiedAt) return false;
   const { token, digest } = newToken();
   const now = new Date();
-  await ctx.db.insert(emailTokens).values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + verificationTtlMs) });
+  await ctx.db
+    .insert(emailTokens)
+    .values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + verificationTtlMs) });
   const message = verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`);
   onCommit(ctx, () => sendEmail(message));
   return true;
@@ -65,7 +67,10 @@ export async function verifyEmail(ctx: DbContext, token: string): Promise<Verify
       .update(users)
       .set({ emailVerifiedAt: now })
       .where(and(eq(users.id, user.id), eq(users.email, link.email), isNull(users.emailVerifiedAt)));
-    await recordAudit({ db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.verifyEmail', targetType: 'user', targetId: user.id });
+    await recordAudit(
+      { db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } },
+      { organizationId: null, operation: 'account.verifyEmail', targetType: 'user', targetId: user.id },
+    );
     return { email: link.email };
   });
 }

@@ -33,7 +33,9 @@ export async function requestPasswordReset(ctx: DbContext, input: { email: strin
     if (!user?.email || !user.passwordHash) return null;
     await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password')));
     const now = new Date();
-    await tx.insert(emailTokens).values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + resetTtlMs) });
+    await tx
+      .insert(emailTokens)
+      .values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + resetTtlMs) });
     const message = passwordResetEmail(user.email, `${config().appUrl}/reset-password?token=${token}`);
     onCommit(txCtx, () => sendEmail(message));
     return null;
@@ -66,8 +68,14 @@ export async function resetPassword(ctx: DbContext, input: { token: string; pass
       .set({ passwordHash, sessionsValidAfter: now, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
       .where(eq(users.id, user.id));
     // Pending verification links for this address have nothing left to prove.
-    await tx.update(emailTokens).set({ usedAt: now }).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'verify_email'), isNull(emailTokens.usedAt)));
-    await recordAudit({ db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.resetPassword', targetType: 'user', targetId: user.id });
+    await tx
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'verify_email'), isNull(emailTokens.usedAt)));
+    await recordAudit(
+      { db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } },
+      { organizationId: null, operation: 'account.resetPassword', targetType: 'user', targetId: user.id },
+    );
     return { email: link.email };
   });
 }

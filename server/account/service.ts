@@ -32,7 +32,13 @@ export async function setDefaultOrganization(ctx: ServiceContext, input: { organ
     if (input.organizationId !== null) await getOrganization(txCtx, input.organizationId);
     const [row] = await tx.update(users).set({ defaultOrganizationId: input.organizationId }).where(eq(users.id, ctx.actor.userId)).returning();
     if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
-    await recordAudit(txCtx, { organizationId: input.organizationId, operation: 'profile.setDefaultOrganization', targetType: 'user', targetId: ctx.actor.userId, details: { organizationId: input.organizationId } });
+    await recordAudit(txCtx, {
+      organizationId: input.organizationId,
+      operation: 'profile.setDefaultOrganization',
+      targetType: 'user',
+      targetId: ctx.actor.userId,
+      details: { organizationId: input.organizationId },
+    });
     return toProfile(row);
   });
 }
@@ -88,8 +94,14 @@ export async function signUp(db: Db, input: SignUpInput, source: AttemptSource =
         .onConflictDoNothing()
         .returning()
     : [];
-  if (!row) throw new AppError('email_taken', 'An account with this email already exists. Sign in instead.', { issues: [{ path: 'email', message: 'An account with this email already exists.' }] });
-  await recordAudit({ db, actor: { userId: row.id, clientId: 'dashboard', human: true } }, { organizationId: null, operation: 'account.signUp', targetType: 'user', targetId: row.id });
+  if (!row)
+    throw new AppError('email_taken', 'An account with this email already exists. Sign in instead.', {
+      issues: [{ path: 'email', message: 'An account with this email already exists.' }],
+    });
+  await recordAudit(
+    { db, actor: { userId: row.id, clientId: 'dashboard', human: true } },
+    { organizationId: null, operation: 'account.signUp', targetType: 'user', targetId: row.id },
+  );
   return toProfile(row);
 }
 

@@ -101,7 +101,11 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
       const replayHeaders = outcome.kind === 'replay' ? { ...headers, 'idempotency-replayed': 'true' } : headers;
       if (outcome.kind === 'replay' && spec.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
         const receipt = outcome.response.body as { key: unknown };
-        const unavailable = new AppError('secret_unavailable', 'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.', { key: receipt.key });
+        const unavailable = new AppError(
+          'secret_unavailable',
+          'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.',
+          { key: receipt.key },
+        );
         return errorResponse(unavailable, requestId, replayHeaders);
       }
       return json(outcome.response.status, outcome.response.body, replayHeaders);
@@ -113,4 +117,3 @@ export function defineRoute<P extends AnyObject = typeof noParams, Q extends Any
   };
   return { ...(spec as unknown as RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>), handle };
 }
-

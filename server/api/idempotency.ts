@@ -27,7 +27,11 @@ export function readIdempotencyKey(request: Request): string | null {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -39,7 +43,9 @@ function canonicalQuery(query: URLSearchParams): [string, string][] {
 }
 
 export function requestDigest(method: string, path: string, query: URLSearchParams, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, canonicalQuery(query), canonical(body ?? null)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, path, canonicalQuery(query), canonical(body ?? null)]))
+    .digest('hex');
 }
 
 function scopeWhere(scope: IdempotencyScope) {
@@ -91,10 +97,27 @@ export async function runIdempotent(
     const now = Date.now();
     const claimed = await db
       .insert(t)
-      .values({ ...scope, requestDigest: digest, claimToken: token, state: 'in_progress', lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), createdAt: new Date(now) })
+      .values({
+        ...scope,
+        requestDigest: digest,
+        claimToken: token,
+        state: 'in_progress',
+        lockedUntil: new Date(now + leaseMs),
+        expiresAt: new Date(now + retentionMs),
+        createdAt: new Date(now),
+      })
       .onConflictDoUpdate({
         target: [t.userId, t.clientId, t.organizationId, t.operation, t.key],
-        set: { requestDigest: digest, claimToken: token, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), createdAt: new Date(now) },
+        set: {
+          requestDigest: digest,
+          claimToken: token,
+          state: 'in_progress',
+          responseStatus: null,
+          responseBody: null,
+          lockedUntil: new Date(now + leaseMs),
+          expiresAt: new Date(now + retentionMs),
+          createdAt: new Date(now),
+        },
         setWhere: sql`${t.expiresAt} < now() or (${t.state} = 'in_progress' and ${t.lockedUntil} < now())`,
       })
       .returning({ claimToken: t.claimToken });
@@ -120,7 +143,11 @@ export async function runIdempotent(
     const response = await runInTransaction(db, async (tx, afterCommit) => {
       const result = await execute(tx, afterCommit);
       const body = result.receipt !== undefined ? result.receipt : result.body;
-      const stored = await tx.update(t).set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null }).where(mine).returning({ key: t.key });
+      const stored = await tx
+        .update(t)
+        .set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null })
+        .where(mine)
+        .returning({ key: t.key });
       if (!stored.length) throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });
       return { status: result.status, body: result.body };
     });
@@ -128,7 +155,10 @@ export async function runIdempotent(
   } catch (error) {
     const rendered = renderError(error);
     if (rendered && isRecordable(rendered.status, rendered.code)) {
-      await db.update(t).set({ state: 'completed', responseStatus: rendered.status, responseBody: rendered.body as object }).where(mine);
+      await db
+        .update(t)
+        .set({ state: 'completed', responseStatus: rendered.status, responseBody: rendered.body as object })
+        .where(mine);
     } else {
       await db.delete(t).where(mine);
     }

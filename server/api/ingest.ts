@@ -144,7 +144,6 @@ export async function serveIngest(req: IncomingMessage, res: ServerResponse): Pr
   else res.end(output.body);
 }
 
-
 // Next's catch-all (`next dev`) and in-process tests: the same handler behind a Web Request.
 export async function ingestFromRequest(request: Request): Promise<Response> {
   const output = await handleIngest({

@@ -72,7 +72,8 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Makes a write safe to retry for 24 hours: the same key and body replay the first response (header Idempotency-Replayed: true); a different body fails with idempotency_conflict.',
+          description:
+            'Makes a write safe to retry for 24 hours: the same key and body replay the first response (header Idempotency-Replayed: true); a different body fails with idempotency_conflict.',
           schema: { type: 'string', minLength: 8, maxLength: 128 },
         },
       },
@@ -101,7 +102,14 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
         ManagementOAuth: {
           type: 'oauth2',
           description: 'User-based OAuth 2.1 access token (JWT, typ at+jwt) with scope management.',
-          flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { management: 'Manage organizations, prompts, datasets, evaluations and keys' } } },
+          flows: {
+            authorizationCode: {
+              authorizationUrl: '/oauth/authorize',
+              tokenUrl: '/oauth/token',
+              refreshUrl: '/oauth/token',
+              scopes: { management: 'Manage organizations, prompts, datasets, evaluations and keys' },
+            },
+          },
         },
         RetrievalKey: { type: 'http', scheme: 'bearer', description: 'Prompt-scoped retrieval key (plr_…).' },
         IngestionKey: { type: 'http', scheme: 'bearer', description: 'Organization ingestion key (plt_…).' },

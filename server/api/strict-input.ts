@@ -58,7 +58,11 @@ export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: U
   if (issues.length) throw invalidRequest('The query string is not valid.', issues);
   if (!schema) {
     const unknown = Object.keys(values);
-    if (unknown.length) throw invalidRequest('This operation takes no query parameters.', unknown.map((path) => ({ path, message: 'Unknown parameter.' })));
+    if (unknown.length)
+      throw invalidRequest(
+        'This operation takes no query parameters.',
+        unknown.map((path) => ({ path, message: 'Unknown parameter.' })),
+      );
     return {};
   }
   return parseWith(schema, values, 'query string');

@@ -45,15 +45,20 @@ export async function listAuditLog(ctx: ServiceContext, organizationId: string, 
     .where(and(...conditions))
     .orderBy(desc(auditLog.id))
     .limit(page.limit + 1);
-  return toPage(rows, page.limit, (r) => [r.entry.id], (r) => ({
-    id: r.entry.id,
-    operation: r.entry.operation,
-    targetType: r.entry.targetType,
-    targetId: r.entry.targetId,
-    userId: r.entry.userId,
-    userEmail: r.email,
-    clientId: r.entry.clientId,
-    details: r.entry.details as Record<string, unknown>,
-    createdAt: r.entry.createdAt.toISOString(),
-  }));
+  return toPage(
+    rows,
+    page.limit,
+    (r) => [r.entry.id],
+    (r) => ({
+      id: r.entry.id,
+      operation: r.entry.operation,
+      targetType: r.entry.targetType,
+      targetId: r.entry.targetId,
+      userId: r.entry.userId,
+      userEmail: r.email,
+      clientId: r.entry.clientId,
+      details: r.entry.details as Record<string, unknown>,
+      createdAt: r.entry.createdAt.toISOString(),
+    }),
+  );
 }

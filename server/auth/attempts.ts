@@ -63,7 +63,10 @@ export async function hitLimit(db: Db, key: string, window: LimitWindow, now = n
 
 // Reads the current count without adding to it (e.g. refuse before checking a password).
 export async function peekLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
-  const [row] = await db.select({ hits: rateLimits.hits, windowStartedAt: rateLimits.windowStartedAt }).from(rateLimits).where(sql`${rateLimits.key} = ${key}`);
+  const [row] = await db
+    .select({ hits: rateLimits.hits, windowStartedAt: rateLimits.windowStartedAt })
+    .from(rateLimits)
+    .where(sql`${rateLimits.key} = ${key}`);
   const state = stateOf(row, window, now);
   return { ...state, allowed: state.hits < window.limit };
 }

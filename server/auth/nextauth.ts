@@ -21,7 +21,6 @@ declare module 'next-auth' {
   }
 }
 
-
 export const authOptions: NextAuthOptions = {
   secret: sessionSecret(),
   session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },

@@ -22,7 +22,12 @@ function challenge(extra?: string): Record<string, string> {
 export const missingToken = () => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge());
 const invalidToken = (why: string) => new AppError('unauthorized', `The access token is not valid: ${why}.`, {}, challenge('error="invalid_token"'));
 const insufficientScope = () =>
-  new AppError('insufficient_scope', 'The access token lacks the management scope.', { requiredScope: managementScope }, challenge(`error="insufficient_scope", scope="${managementScope}"`));
+  new AppError(
+    'insufficient_scope',
+    'The access token lacks the management scope.',
+    { requiredScope: managementScope },
+    challenge(`error="insufficient_scope", scope="${managementScope}"`),
+  );
 
 // RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path, with a
 // terminating "/" of the path removed; then OpenID Connect discovery, which appends it to the path.
@@ -51,7 +56,12 @@ class ProviderFailure extends Error {}
 
 function providerUnavailable(now = Date.now()): AppError {
   const seconds = Math.max(1, Math.ceil((failedUntil - now) / 1000));
-  return new AppError('unavailable', 'The identity provider cannot be reached to check the access token. Retry shortly.', { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
+  return new AppError(
+    'unavailable',
+    'The identity provider cannot be reached to check the access token. Retry shortly.',
+    { retryAfterSeconds: seconds },
+    { 'retry-after': String(seconds) },
+  );
 }
 
 async function fetchJson(url: string): Promise<unknown> {

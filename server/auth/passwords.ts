@@ -10,9 +10,7 @@ const maxmem = 256 * 1024 * 1024;
 type Params = { N: number; r: number; p: number };
 
 function derive(password: string, salt: Buffer, params: Params): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem }, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 function format(params: Params, salt: Buffer, key: Buffer): string {

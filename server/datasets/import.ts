@@ -74,7 +74,12 @@ export async function previewImport(ctx: ServiceContext, organizationId: string,
   return { wouldAdd: additions.length, ...rest };
 }
 
-export async function importCases(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; mode: ImportMode; rows: unknown[] }): Promise<ImportResult> {
+export async function importCases(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  input: { revision: number; mode: ImportMode; rows: unknown[] },
+): Promise<ImportResult> {
   return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.import', async ({ tx, dataset, capacity }) => {
     const existing = await casesOf(tx, dataset.id);
     const plan = planImport(input.rows, existing, input.mode, capacity);

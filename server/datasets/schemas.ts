@@ -46,7 +46,6 @@ export type CaseRowPatch = z.infer<typeof caseRowPatchSchema>;
 export type CaseRow = z.input<typeof caseRowSchema>;
 export type ValidCaseRow = z.infer<typeof caseRowSchema>;
 
-
 // Import rows are checked one by one (invalid rows become rowErrors, not a 400), so the
 // body accepts any items and the document describes the row shape.
 const importRow = z.unknown().meta({

@@ -75,7 +75,13 @@ export async function writeDataset<T>(
       .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
       .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
       .returning({ revision: datasets.revision });
-    await recordAudit(txCtx, { organizationId, operation, targetType: 'dataset', targetId: outcome.targetId ?? dataset.id, details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details } });
+    await recordAudit(txCtx, {
+      organizationId,
+      operation,
+      targetType: 'dataset',
+      targetId: outcome.targetId ?? dataset.id,
+      details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details },
+    });
     return outcome.result(bumped.revision);
   });
 }
@@ -107,7 +113,10 @@ export async function addCase(ctx: ServiceContext, organizationId: string, promp
 }
 
 async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<CaseRowRecord> {
-  const [row] = await tx.select().from(datasetCases).where(and(eq(datasetCases.id, caseId), eq(datasetCases.datasetId, datasetId)));
+  const [row] = await tx
+    .select()
+    .from(datasetCases)
+    .where(and(eq(datasetCases.id, caseId), eq(datasetCases.datasetId, datasetId)));
   if (!row) throw notFound('Case');
   return row;
 }
@@ -116,11 +125,21 @@ async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<Case
 function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
   const merged = { input: current.input, expectedOutput: current.expectedOutput, inputFormat: current.inputFormat, referenceFormat: current.referenceFormat, ...patch };
   const result = caseRowSchema.safeParse(merged);
-  if (!result.success) throw invalidRequest('The case is not valid.', zodIssues(result.error).map(({ path, message }) => ({ path: path ? `row.${path}` : 'row', message })));
+  if (!result.success)
+    throw invalidRequest(
+      'The case is not valid.',
+      zodIssues(result.error).map(({ path, message }) => ({ path: path ? `row.${path}` : 'row', message })),
+    );
   return result.data;
 }
 
-export async function updateCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number; row: CaseRowPatch }): Promise<DatasetCase> {
+export async function updateCase(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  caseId: string,
+  input: { revision: number; row: CaseRowPatch },
+): Promise<DatasetCase> {
   return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ tx, dataset }) => {
     const merged = mergeRow(await loadCase(tx, dataset.id, caseId), input.row);
     await assertNoDuplicate(tx, dataset.id, merged, caseId);

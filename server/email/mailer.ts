@@ -45,4 +45,3 @@ export async function sendEmail(message: EmailMessage): Promise<boolean> {
     return false;
   }
 }
-

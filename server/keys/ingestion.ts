@@ -72,7 +72,10 @@ export async function listIngestionKeys(ctx: ServiceContext, organizationId: str
 
 async function findKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKeyRow> {
   if (!isId('ikey', keyId)) throw notFound('Ingestion key');
-  const [row] = await ctx.db.select().from(ingestionKeys).where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId)));
+  const [row] = await ctx.db
+    .select()
+    .from(ingestionKeys)
+    .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId)));
   if (!row) throw notFound('Ingestion key');
   return row;
 }
@@ -89,7 +92,13 @@ export async function revokeIngestionKey(ctx: ServiceContext, organizationId: st
       .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId), isNull(ingestionKeys.revokedAt)))
       .returning();
     if (!revoked) return toIngestionKey(await findKey(txCtx, organizationId, keyId));
-    await recordAudit(txCtx, { organizationId, operation: 'ingestionKey.revoke', targetType: 'ingestion_key', targetId: keyId, details: { name: revoked.name, prefix: revoked.prefix } });
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'ingestionKey.revoke',
+      targetType: 'ingestion_key',
+      targetId: keyId,
+      details: { name: revoked.name, prefix: revoked.prefix },
+    });
     return toIngestionKey(revoked);
   });
   // This process stops accepting it at once; ingestion re-checks revocation when it writes anyway.

@@ -102,7 +102,8 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
   const detail = await providerMessage(response);
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   if (response.status === 429 || response.status >= 500) {
-    const message = response.status === 429 ? `The model provider (${route.provider}) is rate limiting requests.` : `The model provider (${route.provider}) failed with HTTP ${response.status}.`;
+    const message =
+      response.status === 429 ? `The model provider (${route.provider}) is rate limiting requests.` : `The model provider (${route.provider}) failed with HTTP ${response.status}.`;
     throw new Retryable(unavailable(route, message, { status: response.status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined), retryAfterMs);
   }
   throw unavailable(route, `The model provider (${route.provider}) refused the request (HTTP ${response.status})${detail ? `: ${detail}` : '.'}`, { status: response.status });
@@ -152,7 +153,10 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
     try {
       text = await response.text();
     } catch (error) {
-      throw new Retryable(transportFailure(route, controller, `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`, `The reply from ${route.provider} was cut off.`), null);
+      throw new Retryable(
+        transportFailure(route, controller, `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`, `The reply from ${route.provider} was cut off.`),
+        null,
+      );
     } finally {
       clearTimer();
     }
@@ -210,7 +214,8 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
         } catch {
           throw malformed(route, 'a stream event is not JSON');
         }
-        if (parsed?.error) throw unavailable(route, `The model provider (${route.provider}) failed mid-stream: ${String(parsed.error.message ?? 'unknown error')}.`, { reason: 'stream_error' });
+        if (parsed?.error)
+          throw unavailable(route, `The model provider (${route.provider}) failed mid-stream: ${String(parsed.error.message ?? 'unknown error')}.`, { reason: 'stream_error' });
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices)) throw malformed(route, 'a stream event has no choices');
         if (parsed.usage) usage = parsed.usage;
         const choice = parsed.choices[0];

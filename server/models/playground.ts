@@ -26,7 +26,16 @@ export async function startPlaygroundRun(ctx: ServiceContext, organizationId: st
   return (async function* () {
     for await (const event of events) {
       if (event.type === 'delta') yield event;
-      else yield { type: 'done', output: event.output, inputTokens: event.inputTokens, outputTokens: event.outputTokens, latencyMs: event.latencyMs, costUsdNanos: event.costUsdNanos, finishReason: event.finishReason };
+      else
+        yield {
+          type: 'done',
+          output: event.output,
+          inputTokens: event.inputTokens,
+          outputTokens: event.outputTokens,
+          latencyMs: event.latencyMs,
+          costUsdNanos: event.costUsdNanos,
+          finishReason: event.finishReason,
+        };
     }
   })();
 }

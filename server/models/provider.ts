@@ -6,7 +6,11 @@ import type { ChatRequest, Completion, StreamEvent } from './types';
 
 function assertAvailable(route: RouteConfig): void {
   if (!route.available) {
-    throw new AppError('unavailable', `The model route ${route.id} has no credentials configured on this server.`, { provider: route.provider, modelRouteId: route.id, reason: 'not_configured' });
+    throw new AppError('unavailable', `The model route ${route.id} has no credentials configured on this server.`, {
+      provider: route.provider,
+      modelRouteId: route.id,
+      reason: 'not_configured',
+    });
   }
 }
 

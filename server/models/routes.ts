@@ -60,7 +60,10 @@ function openAiCompatible(route: { id: string; provider: string; name: string; b
 export function configuredRoutes(env: Record<string, string | undefined> = process.env): RouteConfig[] {
   const routes: RouteConfig[] = [localRoute];
   const baseUrl = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-  const models = (env.OPENAI_MODELS ?? 'gpt-4o-mini,gpt-4o').split(',').map((m) => m.trim()).filter(Boolean);
+  const models = (env.OPENAI_MODELS ?? 'gpt-4o-mini,gpt-4o')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   for (const modelId of models) {
     routes.push(openAiCompatible({ id: `openai/${modelId}`, provider: 'openai', name: `OpenAI ${modelId}`, baseUrl, modelId }, env.OPENAI_API_KEY || undefined));
   }

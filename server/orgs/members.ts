@@ -47,17 +47,17 @@ export async function addMember(ctx: ServiceContext, organizationId: string, inp
     if (config().requireEmailVerification && !user.emailVerifiedAt) {
       throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
     }
-    const [row] = await tx
-      .insert(memberships)
-      .values({ organizationId, userId: user.id, role: input.role })
-      .onConflictDoNothing()
-      .returning();
+    const [row] = await tx.insert(memberships).values({ organizationId, userId: user.id, role: input.role }).onConflictDoNothing().returning();
     if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
     await recordAudit(txCtx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role: input.role } });
     const member = toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
     // The added person hears of it only once the membership has committed.
     if (member.email) {
-      const email = addedToOrganizationEmail(member.email, { organization: membership.organization.name, role: member.role, url: `${config().appUrl}/organizations/${organizationId}` });
+      const email = addedToOrganizationEmail(member.email, {
+        organization: membership.organization.name,
+        role: member.role,
+        url: `${config().appUrl}/organizations/${organizationId}`,
+      });
       onCommit(txCtx, () => sendEmail(email));
     }
     return member;
@@ -89,7 +89,10 @@ export async function changeMemberRole(ctx: ServiceContext, organizationId: stri
     const tx = txCtx.db;
     const member = await lockAndLoadMember(txCtx, organizationId, userId);
     if (member.role === 'admin' && input.role !== 'admin' && member.admins <= 1) throw lastAdmin();
-    await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+    await tx
+      .update(memberships)
+      .set({ role: input.role })
+      .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
     await recordAudit(txCtx, { organizationId, operation: 'members.changeRole', targetType: 'user', targetId: userId, details: { from: member.role, to: input.role } });
     return toMember({ ...member, role: input.role });
   });

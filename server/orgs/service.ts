@@ -19,10 +19,16 @@ function toOrganization(row: OrganizationRow, role: Role): Organization {
 export async function createOrganization(ctx: ServiceContext, input: { name: string }): Promise<Organization> {
   return withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
-    const [row] = await tx.insert(organizations).values({ id: newId('org'), name: input.name, createdBy: ctx.actor.userId }).returning();
+    const [row] = await tx
+      .insert(organizations)
+      .values({ id: newId('org'), name: input.name, createdBy: ctx.actor.userId })
+      .returning();
     await tx.insert(memberships).values({ organizationId: row.id, userId: ctx.actor.userId, role: 'admin' });
     // Onboarding: a user's first organization becomes the suggested default.
-    await tx.update(users).set({ defaultOrganizationId: row.id }).where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
+    await tx
+      .update(users)
+      .set({ defaultOrganizationId: row.id })
+      .where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
     await recordAudit(txCtx, { organizationId: row.id, operation: 'organization.create', targetType: 'organization', targetId: row.id, details: { name: row.name } });
     return toOrganization(row, 'admin');
   });
@@ -38,7 +44,12 @@ export async function listOrganizations(ctx: ServiceContext, page: PageQuery): P
     .where(and(...conditions))
     .orderBy(asc(organizations.id))
     .limit(page.limit + 1);
-  return toPage(rows, page.limit, (r) => [r.org.id], (r) => toOrganization(r.org, r.role));
+  return toPage(
+    rows,
+    page.limit,
+    (r) => [r.org.id],
+    (r) => toOrganization(r.org, r.role),
+  );
 }
 
 export async function getOrganization(ctx: ServiceContext, organizationId: string): Promise<Organization> {
@@ -51,7 +62,13 @@ export async function renameOrganization(ctx: ServiceContext, organizationId: st
     const tx = txCtx.db;
     const membership = await authorize(txCtx, organizationId, 'organization.rename');
     const [row] = await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, organizationId)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'organization.rename', targetType: 'organization', targetId: organizationId, details: { from: membership.organization.name, to: input.name } });
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'organization.rename',
+      targetType: 'organization',
+      targetId: organizationId,
+      details: { from: membership.organization.name, to: input.name },
+    });
     return toOrganization(row, membership.role);
   });
 }

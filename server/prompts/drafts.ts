@@ -79,7 +79,10 @@ async function swapContent(
       .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId), eq(drafts.revision, expected)))
       .returning();
     if (!row) {
-      const [current] = await tx.select({ revision: drafts.revision }).from(drafts).where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
+      const [current] = await tx
+        .select({ revision: drafts.revision })
+        .from(drafts)
+        .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
       throw new AppError('draft_conflict', 'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.', {
         currentRevision: current?.revision ?? 0,
       });

@@ -72,7 +72,8 @@ export const customMetricSchema = z
       if (value !== undefined) issue('is_json takes no value.');
     } else if (type === 'matches_schema') {
       // Without a value the metric checks against the prompt's outputSchema.
-      if (value !== undefined && (typeof value !== 'string' || jsonSchemaProblem(value))) issue(typeof value === 'string' ? jsonSchemaProblem(value) : 'Give a JSON Schema document as a string.');
+      if (value !== undefined && (typeof value !== 'string' || jsonSchemaProblem(value)))
+        issue(typeof value === 'string' ? jsonSchemaProblem(value) : 'Give a JSON Schema document as a string.');
     } else if (type === 'max_chars') {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) issue('Give a positive whole number of characters.');
     }
@@ -90,22 +91,20 @@ const contentFields = {
 
 // What a client sends: messages and inputType are required, the rest have defaults.
 // modelId is optional: it is filled from the route (and must match it when given).
-export const draftContentInput = z
-  .strictObject({ ...contentFields, modelId: z.string().min(1).max(200).optional() })
-  .superRefine((content, ctx) => {
-    if (content.outputSchema !== '') {
-      const problem = jsonSchemaProblem(content.outputSchema);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
+export const draftContentInput = z.strictObject({ ...contentFields, modelId: z.string().min(1).max(200).optional() }).superRefine((content, ctx) => {
+  if (content.outputSchema !== '') {
+    const problem = jsonSchemaProblem(content.outputSchema);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
+  }
+  const names = new Set<string>();
+  content.customMetrics.forEach((metric, i) => {
+    if (names.has(metric.name)) ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'name'], message: 'Metric names must be unique.' });
+    names.add(metric.name);
+    if (metric.type === 'matches_schema' && metric.value === undefined && content.outputSchema === '') {
+      ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'value'], message: 'Give a JSON Schema, or set the output schema.' });
     }
-    const names = new Set<string>();
-    content.customMetrics.forEach((metric, i) => {
-      if (names.has(metric.name)) ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'name'], message: 'Metric names must be unique.' });
-      names.add(metric.name);
-      if (metric.type === 'matches_schema' && metric.value === undefined && content.outputSchema === '') {
-        ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'value'], message: 'Give a JSON Schema, or set the output schema.' });
-      }
-    });
   });
+});
 export type DraftContentInput = z.input<typeof draftContentInput>;
 export type ParsedDraftContent = z.infer<typeof draftContentInput>;
 

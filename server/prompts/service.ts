@@ -45,7 +45,10 @@ export async function createPrompt(ctx: ServiceContext, organizationId: string, 
   return withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
     assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
-    const [row] = await tx.insert(prompts).values({ id: newId('prm'), organizationId, name: input.name, createdBy: ctx.actor.userId }).returning();
+    const [row] = await tx
+      .insert(prompts)
+      .values({ id: newId('prm'), organizationId, name: input.name, createdBy: ctx.actor.userId })
+      .returning();
     await tx.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
     await recordAudit(txCtx, { organizationId, operation: 'prompt.create', targetType: 'prompt', targetId: row.id, details: { name: row.name } });
     return toPrompt(row, []);
@@ -69,8 +72,16 @@ export async function listPrompts(ctx: ServiceContext, organizationId: string, q
     .where(and(...conditions))
     .orderBy(desc(prompts.id))
     .limit(query.limit + 1);
-  const labels = await labelsOf(ctx, rows.slice(0, query.limit).map((r) => r.id));
-  return toPage(rows, query.limit, (r) => [r.id], (r) => toPrompt(r, labels.get(r.id) ?? []));
+  const labels = await labelsOf(
+    ctx,
+    rows.slice(0, query.limit).map((r) => r.id),
+  );
+  return toPage(
+    rows,
+    query.limit,
+    (r) => [r.id],
+    (r) => toPrompt(r, labels.get(r.id) ?? []),
+  );
 }
 
 export async function getPrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {

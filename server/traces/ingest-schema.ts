@@ -138,7 +138,10 @@ function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
 const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: traceIdPattern };
 const zeros = { 16: '0'.repeat(16), 32: '0'.repeat(32) };
 const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== zeros[length];
-const isText = (max: number, min = 0) => (v: unknown) => typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
+const isText =
+  (max: number, min = 0) =>
+  (v: unknown) =>
+    typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isOneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
 const isString = (v: unknown) => typeof v === 'string';

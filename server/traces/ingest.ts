@@ -10,9 +10,30 @@ import type { SpanSnapshot, TraceBatch } from './ingest-schema';
 // traces' summaries in one call, all or nothing, under the row locks its upsert takes.
 
 const snapshotFields = [
-  'traceId', 'spanId', 'rootSpanId', 'parentSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt', 'endedAt',
-  'sessionId', 'endUserId', 'provider', 'promptVersionId', 'pricingVersion', 'model', 'inputTokens', 'outputTokens',
-  'costUsdNanos', 'costSource', 'contentJson', 'metadataJson', 'omitted',
+  'traceId',
+  'spanId',
+  'rootSpanId',
+  'parentSpanId',
+  'revision',
+  'name',
+  'service',
+  'kind',
+  'status',
+  'startedAt',
+  'endedAt',
+  'sessionId',
+  'endUserId',
+  'provider',
+  'promptVersionId',
+  'pricingVersion',
+  'model',
+  'inputTokens',
+  'outputTokens',
+  'costUsdNanos',
+  'costSource',
+  'contentJson',
+  'metadataJson',
+  'omitted',
 ] as const satisfies readonly (keyof SpanSnapshot)[];
 
 // Digest of the canonical snapshot: every field in a fixed order, strings length-prefixed (so no
@@ -51,7 +72,6 @@ function conflict(state: SpanState, index: number, span: SpanSnapshot, storedRev
     ...(storedRevision === undefined ? {} : { storedRevision }),
   });
 }
-
 
 type Entry = { index: number; span: SpanSnapshot; digest: string };
 

@@ -51,7 +51,10 @@ export async function newTeam() {
   const editor = await newUser();
   const viewer = await newUser();
   const org = await newOrganization(admin);
-  for (const [user, role] of [[editor, 'editor'], [viewer, 'viewer']] as const) {
+  for (const [user, role] of [
+    [editor, 'editor'],
+    [viewer, 'viewer'],
+  ] as const) {
     const added = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: user.email, role } });
     if (added.status !== 201) throw new Error(`add member failed: ${added.status} ${JSON.stringify(added.body)}`);
   }

@@ -35,7 +35,13 @@ export async function newIngestion(): Promise<IngestionFixture> {
     keyId,
     secret,
     send: (body, headers = {}) =>
-      call('POST', '/traces', typeof body === 'string' ? { rawBody: body, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers } } : { body, headers: { authorization: `Bearer ${secret}`, ...headers } }),
+      call(
+        'POST',
+        '/traces',
+        typeof body === 'string'
+          ? { rawBody: body, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers } }
+          : { body, headers: { authorization: `Bearer ${secret}`, ...headers } },
+      ),
   };
 }
 
@@ -51,7 +57,10 @@ export async function storedSpans(organizationId: string) {
 
 export async function storedSpan(organizationId: string, spanId: string) {
   const db = await getDb();
-  const [row] = await db.select().from(spans).where(and(eq(spans.organizationId, organizationId), eq(spans.spanId, spanId)));
+  const [row] = await db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.organizationId, organizationId), eq(spans.spanId, spanId)));
   return row;
 }
 

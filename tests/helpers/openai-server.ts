@@ -31,10 +31,14 @@ function completion(text: string, usage: Usage | null, finishReason = 'stop') {
 function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>): void {
   switch (reply.kind) {
     case 'ok':
-      res.writeHead(200, { 'content-type': 'application/json' }).end(completion(reply.text, reply.usage === undefined ? { prompt_tokens: 7, completion_tokens: 3 } : reply.usage, reply.finishReason));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(completion(reply.text, reply.usage === undefined ? { prompt_tokens: 7, completion_tokens: 3 } : reply.usage, reply.finishReason));
       return;
     case 'status':
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.retryAfter ? { 'retry-after': reply.retryAfter } : {}) }).end(reply.body ?? JSON.stringify({ error: { message: `status ${reply.status}` } }));
+      res
+        .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.retryAfter ? { 'retry-after': reply.retryAfter } : {}) })
+        .end(reply.body ?? JSON.stringify({ error: { message: `status ${reply.status}` } }));
       return;
     case 'raw':
       res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' }).end(reply.body);

@@ -83,7 +83,10 @@ describe('email verification on sign-up', () => {
 
     // Only the digest is stored.
     const db = await getDb();
-    const [stored] = await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(token)));
+    const [stored] = await db
+      .select()
+      .from(emailTokens)
+      .where(eq(emailTokens.tokenDigest, tokenDigest(token)));
     expect(stored).toMatchObject({ purpose: 'verify_email', email, usedAt: null });
     expect(JSON.stringify(await db.select().from(emailTokens))).not.toContain(token);
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(24 * 60 * 60 * 1000);
@@ -101,7 +104,10 @@ describe('email verification on sign-up', () => {
     const { email, profile, trpc } = await signUp();
     const first = tokenOf(await verificationLink(email));
     const db = await getDb();
-    await db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailTokens.tokenDigest, tokenDigest(first)));
+    await db
+      .update(emailTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(emailTokens.tokenDigest, tokenDigest(first)));
     const anonymous = await caller(null);
     expect((await rejection(anonymous.account.verifyEmail({ token: first }))).cause.details.state).toBe('link_expired');
     expect((await rejection(anonymous.account.verifyEmail({ token: 'A'.repeat(43) }))).cause.details.state).toBe('link_invalid');
@@ -113,7 +119,10 @@ describe('email verification on sign-up', () => {
     expect(second).not.toBe(first);
 
     // Bound to the address: after the account's address changes, the link proves nothing.
-    await db.update(users).set({ email: address('moved') }).where(eq(users.id, profile.id));
+    await db
+      .update(users)
+      .set({ email: address('moved') })
+      .where(eq(users.id, profile.id));
     expect((await rejection(anonymous.account.verifyEmail({ token: second }))).cause.details.state).toBe('link_invalid');
     await db.update(users).set({ email }).where(eq(users.id, profile.id));
     await anonymous.account.verifyEmail({ token: second });
@@ -132,7 +141,10 @@ describe('forgot and reset password', () => {
     const firstLink = await resetLink(email);
     expect(firstLink.startsWith(`${config().appUrl}/reset-password?token=`)).toBe(true);
     const first = tokenOf(firstLink);
-    const [stored] = await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(first)));
+    const [stored] = await db
+      .select()
+      .from(emailTokens)
+      .where(eq(emailTokens.tokenDigest, tokenDigest(first)));
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(60 * 60 * 1000);
 
     // A new link invalidates the first one.
@@ -167,7 +179,10 @@ describe('forgot and reset password', () => {
     await anonymous.account.requestPasswordReset({ email });
     const token = tokenOf(await resetLink(email));
     const db = await getDb();
-    await db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(emailTokens.tokenDigest, tokenDigest(token)));
+    await db
+      .update(emailTokens)
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where(eq(emailTokens.tokenDigest, tokenDigest(token)));
     expect((await rejection(anonymous.account.checkResetLink({ token }))).cause.details.state).toBe('link_expired');
     expect((await rejection(anonymous.account.resetPassword({ token, password: 'new-river-stone-77' }))).cause.details.state).toBe('link_expired');
     expect(await checkCredentials(db, email, password)).toMatchObject({ profile: { email } });
@@ -245,16 +260,34 @@ describe('housekeeping', () => {
     const db = await getDb();
     await (await caller(null)).account.requestPasswordReset({ email });
     const expired = tokenOf(await resetLink(email));
-    await db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailTokens.tokenDigest, tokenDigest(expired)));
+    await db
+      .update(emailTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(emailTokens.tokenDigest, tokenDigest(expired)));
     const staleKey = `test-stale:${randomUUID()}`;
     await db.insert(rateLimits).values({ key: staleKey, windowStartedAt: new Date(Date.now() - 2 * 60 * 60 * 1000), hits: 3 });
 
     const removed = await purgeExpired(db);
     expect(removed.emailTokens).toBeGreaterThanOrEqual(1);
     expect(removed.rateLimits).toBeGreaterThanOrEqual(1);
-    expect(await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(expired)))).toHaveLength(0);
-    expect(await db.select().from(emailTokens).where(eq(emailTokens.tokenDigest, tokenDigest(live)))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(emailTokens)
+        .where(eq(emailTokens.tokenDigest, tokenDigest(expired))),
+    ).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(emailTokens)
+        .where(eq(emailTokens.tokenDigest, tokenDigest(live))),
+    ).toHaveLength(1);
     expect(await db.select().from(rateLimits).where(eq(rateLimits.key, staleKey))).toHaveLength(0);
-    expect(await db.select().from(rateLimits).where(eq(rateLimits.key, `reset:email:${email}`))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(rateLimits)
+        .where(eq(rateLimits.key, `reset:email:${email}`)),
+    ).toHaveLength(1);
   });
 });

@@ -80,7 +80,9 @@ describe('management token rules', () => {
       .sign(secret);
     await expectInvalidToken(hs);
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ iss: process.env.OAUTH_ISSUER, aud: process.env.OAUTH_AUDIENCE, sub: 's1', client_id: 'c', scope: 'management', iat: 1, exp: 9999999999 })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ iss: process.env.OAUTH_ISSUER, aud: process.env.OAUTH_AUDIENCE, sub: 's1', client_id: 'c', scope: 'management', iat: 1, exp: 9999999999 }),
+    ).toString('base64url');
     await expectInvalidToken(`${header}.${payload}.`);
   });
 
@@ -180,4 +182,3 @@ describe('live membership and cross-organization access', () => {
     expect(result.status).toBe(400);
   });
 });
-

@@ -26,7 +26,11 @@ type TrpcReply = { status: number; headers: Headers; body: any };
 // Anonymous calls through the real tRPC HTTP handler (the route's), with a real Request.
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<TrpcReply> {
   const response = await serveTrpc(
-    new Request(`${appOrigin}/api/trpc/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    new Request(`${appOrigin}/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
     { actor: null },
   );
   return { status: response.status, headers: response.headers, body: await response.json() };
@@ -125,23 +129,33 @@ describe('tRPC endpoint limits', () => {
     expect(under.status).toBe(400);
   });
 
-  it('refuses mutations from another site with 403 before anything runs; same origin and non-browser clients pass', async () => {
-    const ip = newIp();
-    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: `${appOrigin}.evil.example` }, { 'sec-fetch-site': 'cross-site' }, { origin: appOrigin, 'sec-fetch-site': 'cross-site' }];
-    for (const headers of crossSite) {
-      const address = email();
-      const refused = await signUpFrom(ip, { email: address, password }, headers);
-      expect(refused.status, JSON.stringify(headers)).toBe(403);
-      expect(refused.body.error.data).toMatchObject({ appCode: 'forbidden', httpStatus: 403, details: { reason: 'cross_site' } });
-      expect(await usersWith([address])).toBe(0);
-    }
-    expect(await hitsOf(limitKeys.accountIp(ip))).toBe(0);
+  it(
+    'refuses mutations from another site with 403 before anything runs; same origin and non-browser clients pass',
+    async () => {
+      const ip = newIp();
+      const crossSite: Record<string, string>[] = [
+        { origin: 'https://evil.example' },
+        { origin: 'null' },
+        { origin: `${appOrigin}.evil.example` },
+        { 'sec-fetch-site': 'cross-site' },
+        { origin: appOrigin, 'sec-fetch-site': 'cross-site' },
+      ];
+      for (const headers of crossSite) {
+        const address = email();
+        const refused = await signUpFrom(ip, { email: address, password }, headers);
+        expect(refused.status, JSON.stringify(headers)).toBe(403);
+        expect(refused.body.error.data).toMatchObject({ appCode: 'forbidden', httpStatus: 403, details: { reason: 'cross_site' } });
+        expect(await usersWith([address])).toBe(0);
+      }
+      expect(await hitsOf(limitKeys.accountIp(ip))).toBe(0);
 
-    const sameOrigin = await signUpFrom(ip, { email: email(), password }, { origin: appOrigin, 'sec-fetch-site': 'same-origin' });
-    expect(sameOrigin.status).toBe(200);
-    const noBrowser = await signUpFrom(ip, { email: email(), password });
-    expect(noBrowser.status).toBe(200);
-  }, hashingTests);
+      const sameOrigin = await signUpFrom(ip, { email: email(), password }, { origin: appOrigin, 'sec-fetch-site': 'same-origin' });
+      expect(sameOrigin.status).toBe(200);
+      const noBrowser = await signUpFrom(ip, { email: email(), password });
+      expect(noBrowser.status).toBe(200);
+    },
+    hashingTests,
+  );
 });
 
 describe('sign-up limits', () => {
@@ -181,85 +195,101 @@ describe('sign-up limits', () => {
 });
 
 describe('sign-in', () => {
-  it('answers an unknown email and a wrong password with one code, counting both the same way', async () => {
-    const address = email();
-    await signUp(await getDb(), { email: address, password });
-    const unknown = email();
-    const db = await getDb();
-    expect(await checkCredentials(db, unknown, password)).toEqual({ error: 'invalid_credentials' });
-    expect(await checkCredentials(db, address, `${password}-wrong`)).toEqual({ error: 'invalid_credentials' });
-    expect(await hitsOf(limitKeys.signInEmail(unknown))).toBe(1);
-    expect(await hitsOf(limitKeys.signInEmail(address))).toBe(1);
+  it(
+    'answers an unknown email and a wrong password with one code, counting both the same way',
+    async () => {
+      const address = email();
+      await signUp(await getDb(), { email: address, password });
+      const unknown = email();
+      const db = await getDb();
+      expect(await checkCredentials(db, unknown, password)).toEqual({ error: 'invalid_credentials' });
+      expect(await checkCredentials(db, address, `${password}-wrong`)).toEqual({ error: 'invalid_credentials' });
+      expect(await hitsOf(limitKeys.signInEmail(unknown))).toBe(1);
+      expect(await hitsOf(limitKeys.signInEmail(address))).toBe(1);
 
-    const ip = newIp();
-    expect(await authorizeError({ email: unknown, password }, ip)).toBe('invalid_credentials');
-    expect(await authorizeError({ email: address, password: `${password}-wrong` }, ip)).toBe('invalid_credentials');
-    expect(await authorizeError({ email: '', password }, ip)).toBe('invalid_credentials');
-    expect(await hitsOf(limitKeys.accountIp(ip))).toBe(2);
+      const ip = newIp();
+      expect(await authorizeError({ email: unknown, password }, ip)).toBe('invalid_credentials');
+      expect(await authorizeError({ email: address, password: `${password}-wrong` }, ip)).toBe('invalid_credentials');
+      expect(await authorizeError({ email: '', password }, ip)).toBe('invalid_credentials');
+      expect(await hitsOf(limitKeys.accountIp(ip))).toBe(2);
 
-    // A success is not a failure: it gives its counted attempt back.
-    expect(await authorize({ email: ` ${address.toUpperCase()} `, password }, ip)).toMatchObject({ email: address });
-    expect(await hitsOf(limitKeys.signInEmail(address))).toBe(2);
-    expect(await hitsOf(limitKeys.accountIp(ip))).toBe(2);
-  }, hashingTests);
+      // A success is not a failure: it gives its counted attempt back.
+      expect(await authorize({ email: ` ${address.toUpperCase()} `, password }, ip)).toMatchObject({ email: address });
+      expect(await hitsOf(limitKeys.signInEmail(address))).toBe(2);
+      expect(await hitsOf(limitKeys.accountIp(ip))).toBe(2);
+    },
+    hashingTests,
+  );
 
-  it('after 10 failures for one email, even the right password is refused with 429 (counted exactly under concurrency)', async () => {
-    const address = email();
-    const db = await getDb();
-    await signUp(db, { email: address, password });
-    const limit = limits.signInFailuresPerEmail.limit;
-    // One after another, so the slow hashing does not starve the other test worker.
-    for (let i = 0; i < limit - 2; i++) expect(await checkCredentials(db, address, `${password}-${i}`, { clientIp: newIp() })).toEqual({ error: 'invalid_credentials' });
-    // Five at once with two failures left: exactly two are checked, three refused.
-    const guesses = await Promise.all(
-      Array.from({ length: 5 }, (_, i) =>
-        checkCredentials(db, address, `${password}-again-${i}`, { clientIp: newIp() }).then(
-          (result) => result,
-          (error: unknown) => error,
+  it(
+    'after 10 failures for one email, even the right password is refused with 429 (counted exactly under concurrency)',
+    async () => {
+      const address = email();
+      const db = await getDb();
+      await signUp(db, { email: address, password });
+      const limit = limits.signInFailuresPerEmail.limit;
+      // One after another, so the slow hashing does not starve the other test worker.
+      for (let i = 0; i < limit - 2; i++) expect(await checkCredentials(db, address, `${password}-${i}`, { clientIp: newIp() })).toEqual({ error: 'invalid_credentials' });
+      // Five at once with two failures left: exactly two are checked, three refused.
+      const guesses = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          checkCredentials(db, address, `${password}-again-${i}`, { clientIp: newIp() }).then(
+            (result) => result,
+            (error: unknown) => error,
+          ),
         ),
-      ),
-    );
-    expect(guesses.filter((g) => (g as { error?: string }).error === 'invalid_credentials')).toHaveLength(2);
-    const refused = guesses.filter((g) => g instanceof AppError);
-    expect(refused).toHaveLength(3);
-    expect((refused[0] as AppError).code).toBe('rate_limited');
-    expect(Number((refused[0] as AppError).headers['retry-after'])).toBeGreaterThan(0);
-    expect(await hitsOf(limitKeys.signInEmail(address))).toBe(limit + 3);
+      );
+      expect(guesses.filter((g) => (g as { error?: string }).error === 'invalid_credentials')).toHaveLength(2);
+      const refused = guesses.filter((g) => g instanceof AppError);
+      expect(refused).toHaveLength(3);
+      expect((refused[0] as AppError).code).toBe('rate_limited');
+      expect(Number((refused[0] as AppError).headers['retry-after'])).toBeGreaterThan(0);
+      expect(await hitsOf(limitKeys.signInEmail(address))).toBe(limit + 3);
 
-    const right = await refusal(checkCredentials(db, address, password, { clientIp: newIp() }));
-    expect(right.code).toBe('rate_limited');
-    expect(await authorizeError({ email: address, password }, newIp())).toMatch(/^rate_limited:[1-9][0-9]*$/);
-    // Other accounts are not affected.
-    const other = email();
-    await signUp(db, { email: other, password });
-    expect(await checkCredentials(db, other, password)).toMatchObject({ profile: { email: other } });
-  }, hashingTests);
+      const right = await refusal(checkCredentials(db, address, password, { clientIp: newIp() }));
+      expect(right.code).toBe('rate_limited');
+      expect(await authorizeError({ email: address, password }, newIp())).toMatch(/^rate_limited:[1-9][0-9]*$/);
+      // Other accounts are not affected.
+      const other = email();
+      await signUp(db, { email: other, password });
+      expect(await checkCredentials(db, other, password)).toMatchObject({ profile: { email: other } });
+    },
+    hashingTests,
+  );
 
-  it('an address over its limit is refused before any password is checked', async () => {
-    const address = email();
-    await signUp(await getDb(), { email: address, password });
-    const ip = newIp();
-    // Sign-up attempts and failed sign-ins from one address share its counter.
-    await Promise.all(Array.from({ length: limits.accountAttemptsPerIp.limit }, () => signUpFrom(ip, { email: email(), password: 'short' })));
-    expect(await authorizeError({ email: address, password }, ip)).toMatch(/^rate_limited:[1-9][0-9]*$/);
-    expect(await authorize({ email: address, password }, newIp())).toMatchObject({ email: address });
-  }, hashingTests);
+  it(
+    'an address over its limit is refused before any password is checked',
+    async () => {
+      const address = email();
+      await signUp(await getDb(), { email: address, password });
+      const ip = newIp();
+      // Sign-up attempts and failed sign-ins from one address share its counter.
+      await Promise.all(Array.from({ length: limits.accountAttemptsPerIp.limit }, () => signUpFrom(ip, { email: email(), password: 'short' })));
+      expect(await authorizeError({ email: address, password }, ip)).toMatch(/^rate_limited:[1-9][0-9]*$/);
+      expect(await authorize({ email: address, password }, newIp())).toMatchObject({ email: address });
+    },
+    hashingTests,
+  );
 
-  it('upgrades an older, weaker hash at the next successful sign-in', async () => {
-    const address = email();
-    const db = await getDb();
-    const { id } = await signUp(db, { email: address, password });
-    const old = await hashPassword(password, { N: 2 ** 14, r: 8, p: 1 });
-    await db.update(users).set({ passwordHash: old }).where(eq(users.id, id));
+  it(
+    'upgrades an older, weaker hash at the next successful sign-in',
+    async () => {
+      const address = email();
+      const db = await getDb();
+      const { id } = await signUp(db, { email: address, password });
+      const old = await hashPassword(password, { N: 2 ** 14, r: 8, p: 1 });
+      await db.update(users).set({ passwordHash: old }).where(eq(users.id, id));
 
-    expect(await checkCredentials(db, address, `${password}-wrong`)).toEqual({ error: 'invalid_credentials' });
-    const [unchanged] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, id));
-    expect(unchanged.passwordHash).toBe(old);
+      expect(await checkCredentials(db, address, `${password}-wrong`)).toEqual({ error: 'invalid_credentials' });
+      const [unchanged] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, id));
+      expect(unchanged.passwordHash).toBe(old);
 
-    expect(await checkCredentials(db, address, password)).toMatchObject({ profile: { id } });
-    const [upgraded] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, id));
-    expect(upgraded.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
-    expect(await verifyPassword(password, upgraded.passwordHash!)).toEqual({ valid: true, needsRehash: false });
-    expect(await checkCredentials(db, address, password)).toMatchObject({ profile: { id } });
-  }, hashingTests);
+      expect(await checkCredentials(db, address, password)).toMatchObject({ profile: { id } });
+      const [upgraded] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, id));
+      expect(upgraded.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
+      expect(await verifyPassword(password, upgraded.passwordHash!)).toEqual({ valid: true, needsRehash: false });
+      expect(await checkCredentials(db, address, password)).toMatchObject({ profile: { id } });
+    },
+    hashingTests,
+  );
 });

@@ -17,7 +17,9 @@ describe('datasets', () => {
     const a = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'What is 2+2?', expectedOutput: '4' } } });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({ id: expect.stringMatching(/^case_/), position: 1, input: 'What is 2+2?', expectedOutput: '4', inputFormat: 'text', referenceFormat: 'text' });
-    const b = await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: '{"q":1}', expectedOutput: '{"a":1}', inputFormat: 'json', referenceFormat: 'json' } } });
+    const b = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 1, row: { input: '{"q":1}', expectedOutput: '{"a":1}', inputFormat: 'json', referenceFormat: 'json' } },
+    });
     expect(b.body).toMatchObject({ position: 2, inputFormat: 'json', referenceFormat: 'json' });
     const c = await editor.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'Third', expectedOutput: '' } } });
     expect(c.body.position).toBe(3);
@@ -46,7 +48,12 @@ describe('datasets', () => {
     expect(read.body).toEqual(deleted.body);
 
     const db = await getDb();
-    const ops = (await db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetType, 'dataset')))).map((e) => e.operation);
+    const ops = (
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetType, 'dataset')))
+    ).map((e) => e.operation);
     expect(ops.sort()).toEqual(['dataset.addCase', 'dataset.addCase', 'dataset.addCase', 'dataset.deleteCase', 'dataset.reorder', 'dataset.updateCase'].sort());
   });
 

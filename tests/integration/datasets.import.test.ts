@@ -75,7 +75,15 @@ describe('dataset import', () => {
     const result = await editor.call('POST', `${base}/import`, {
       body: {
         revision: 1,
-        rows: [row('fine'), { input: '', expectedOutput: 'x' }, { input: 'x' }, { input: '{bad', expectedOutput: '', inputFormat: 'json' }, { input: 'x', expectedOutput: 'y', extra: 1 }, 'text row', { input: 'z', expectedOutput: 'nope', referenceFormat: 'json' }],
+        rows: [
+          row('fine'),
+          { input: '', expectedOutput: 'x' },
+          { input: 'x' },
+          { input: '{bad', expectedOutput: '', inputFormat: 'json' },
+          { input: 'x', expectedOutput: 'y', extra: 1 },
+          'text row',
+          { input: 'z', expectedOutput: 'nope', referenceFormat: 'json' },
+        ],
       },
     });
     expect(result.status).toBe(422);

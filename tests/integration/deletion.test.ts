@@ -54,7 +54,10 @@ describe('deleting an organization through the dashboard link', () => {
     await expect(deleteOrganization(ctx, org.id, { token: otherToken, confirmName: org.name })).rejects.toMatchObject({ code: 'invalid_state' });
     const token = await linkFor(admin, org.id);
     const db = await getDb();
-    await db.update(deletionLinks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(deletionLinks.organizationId, org.id));
+    await db
+      .update(deletionLinks)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(deletionLinks.organizationId, org.id));
     await expect(deleteOrganization(ctx, org.id, { token, confirmName: org.name })).rejects.toMatchObject({ code: 'invalid_state' });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
   });

@@ -20,7 +20,10 @@ const emptyContent = { messages: [], inputType: 'user_message', modelRouteId: 'l
 
 async function storedDraft(promptId: string, user: TestUser) {
   const db = await getDb();
-  const [row] = await db.select().from(drafts).where(and(eq(drafts.promptId, promptId), eq(drafts.userId, user.id)));
+  const [row] = await db
+    .select()
+    .from(drafts)
+    .where(and(eq(drafts.promptId, promptId), eq(drafts.userId, user.id)));
   return row;
 }
 
@@ -68,7 +71,10 @@ describe('personal drafts', () => {
     const again = await editor.call('PUT', path, { body: { content: { ...content, modelId: 'echo' }, revision: 1 } });
     expect(again.body.revision).toBe(2);
     const db = await getDb();
-    const audits = await db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'draft.update')));
+    const audits = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'draft.update')));
     expect(audits).toHaveLength(2);
   });
 
@@ -105,7 +111,9 @@ describe('personal drafts', () => {
   it('concurrent first writes on a draft never read: one creates and wins', async () => {
     const { editor, path } = await setup();
     const results = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: `w${i}` }], inputType: 'user_message' }, revision: 0 } })),
+      Array.from({ length: 5 }, (_, i) =>
+        editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: `w${i}` }], inputType: 'user_message' }, revision: 0 } }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(4);
@@ -140,14 +148,41 @@ describe('personal drafts', () => {
     ['message too long', { messages: [{ role: 'user', content: 'x'.repeat(100_001) }], inputType: 'user_message' }, 'content.messages.0.content'],
     ['metric type unknown', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'equals', value: 'x' }] }, 'content.customMetrics.0.type'],
     ['contains without value', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'contains' }] }, 'content.customMetrics.0.value'],
-    ['regex that does not compile', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_regex', value: '([a-' }] }, 'content.customMetrics.0.value'],
+    [
+      'regex that does not compile',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_regex', value: '([a-' }] },
+      'content.customMetrics.0.value',
+    ],
     ['is_json with a value', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'is_json', value: 'x' }] }, 'content.customMetrics.0.value'],
     ['max_chars zero', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 0 }] }, 'content.customMetrics.0.value'],
     ['max_chars fractional', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 1.5 }] }, 'content.customMetrics.0.value'],
-    ['matches_schema with no schema anywhere', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema' }] }, 'content.customMetrics.0.value'],
-    ['matches_schema with a bad schema', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema', value: '{"type":1}' }] }, 'content.customMetrics.0.value'],
-    ['duplicate metric names', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'is_json' }, { name: 'm', type: 'is_json' }] }, 'content.customMetrics.1.name'],
-    ['too many metrics', { messages: [], inputType: 'user_message', customMetrics: Array.from({ length: 21 }, (_, i) => ({ name: `m${i}`, type: 'is_json' })) }, 'content.customMetrics'],
+    [
+      'matches_schema with no schema anywhere',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema' }] },
+      'content.customMetrics.0.value',
+    ],
+    [
+      'matches_schema with a bad schema',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema', value: '{"type":1}' }] },
+      'content.customMetrics.0.value',
+    ],
+    [
+      'duplicate metric names',
+      {
+        messages: [],
+        inputType: 'user_message',
+        customMetrics: [
+          { name: 'm', type: 'is_json' },
+          { name: 'm', type: 'is_json' },
+        ],
+      },
+      'content.customMetrics.1.name',
+    ],
+    [
+      'too many metrics',
+      { messages: [], inputType: 'user_message', customMetrics: Array.from({ length: 21 }, (_, i) => ({ name: `m${i}`, type: 'is_json' })) },
+      'content.customMetrics',
+    ],
   ])('content with %s → 400 at %s, nothing stored', async (_label, content, path) => {
     const { editor, path: draftPath, prompt } = await setup();
     await editor.call('GET', draftPath);

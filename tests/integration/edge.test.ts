@@ -62,7 +62,13 @@ const brokenDatabases = {
 };
 
 function trpcOverHttp(actor: Actor, path: string, init: RequestInit = {}) {
-  return fetchRequestHandler({ endpoint: '/api/trpc', req: new Request(`http://localhost/api/trpc/${path}`, init), router: appRouter, createContext: () => createTrpcContext({ actor }), onError: logTrpcError });
+  return fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req: new Request(`http://localhost/api/trpc/${path}`, init),
+    router: appRouter,
+    createContext: () => createTrpcContext({ actor }),
+    onError: logTrpcError,
+  });
 }
 
 describe('one edge policy for REST and tRPC', () => {
@@ -128,7 +134,16 @@ describe('a value Postgres cannot hold (SQLSTATE class 22)', () => {
   it('is 400 invalid_request on REST and tRPC alike, and not logged as a server failure', async () => {
     const user = await newUser();
     const divideByZero = async (ctx: { db: any }) => ctx.db.execute(sql`select 1 / 0`);
-    const route = defineRoute({ method: 'POST', path: '/test/data-exception', operationId: 'test_data_exception', summary: 'A data exception', tag: 'Management', auth: 'management', status: 200, handler: ({ ctx }) => divideByZero(ctx) });
+    const route = defineRoute({
+      method: 'POST',
+      path: '/test/data-exception',
+      operationId: 'test_data_exception',
+      summary: 'A data exception',
+      tag: 'Management',
+      auth: 'management',
+      status: 200,
+      handler: ({ ctx }) => divideByZero(ctx),
+    });
     const rest = await route.handle(new Request('http://localhost:3999/api/v1/test/data-exception', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
     const restBody = await rest.json();
     expect(rest.status).toBe(400);
@@ -149,7 +164,10 @@ describe('one transaction owner', () => {
     const db = await getDb();
     const orgs = await db.select().from(organizations).where(eq(organizations.name, name));
     const audits = orgs.length ? await db.select().from(auditLog).where(eq(auditLog.organizationId, orgs[0].id)) : [];
-    const promptRows = await db.select().from(prompts).where(eq(prompts.name, `${name} prompt`));
+    const promptRows = await db
+      .select()
+      .from(prompts)
+      .where(eq(prompts.name, `${name} prompt`));
     return { orgs: orgs.length, audits: audits.length, prompts: promptRows.length };
   }
 

@@ -59,7 +59,30 @@ async function footprint(): Promise<string> {
 const poisonChar = fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff');
 const poisonString = fc.tuple(fc.string({ maxLength: 12 }), poisonChar, fc.string({ maxLength: 12 })).map(([a, p, b]) => a + p + b);
 
-const fieldNames = ['name', 'email', 'role', 'content', 'messages', 'revision', 'rows', 'row', 'input', 'expectedOutput', 'caseIds', 'organizationId', 'mode', 'application', 'environment', 'draftRevision', 'inputType', 'modelRouteId', 'outputSchema', 'customMetrics', 'version', 'events'];
+const fieldNames = [
+  'name',
+  'email',
+  'role',
+  'content',
+  'messages',
+  'revision',
+  'rows',
+  'row',
+  'input',
+  'expectedOutput',
+  'caseIds',
+  'organizationId',
+  'mode',
+  'application',
+  'environment',
+  'draftRevision',
+  'inputType',
+  'modelRouteId',
+  'outputSchema',
+  'customMetrics',
+  'version',
+  'events',
+];
 const plainValue = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }));
 const plausibleBody = fc.dictionary(fc.constantFrom(...fieldNames), fc.oneof(plainValue, fc.jsonValue({ maxDepth: 3 })), { maxKeys: 5 });
 
@@ -75,7 +98,9 @@ const poisonedBody: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 // Raw texts that are never acceptable JSON bodies: too deep, or not JSON at all.
-const deepText = fc.tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('[', '{"a":')).map(([n, open]) => open.repeat(n) + (open === '[' ? '1' : '1') + (open === '[' ? ']' : '}').repeat(n));
+const deepText = fc
+  .tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('[', '{"a":'))
+  .map(([n, open]) => open.repeat(n) + (open === '[' ? '1' : '1') + (open === '[' ? ']' : '}').repeat(n));
 const brokenText = fc.constantFrom('{', '{"a":1,}', 'nul', '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '[1,2', '{"a" 1}', '"\\x"');
 
 const idLike = fc.oneof(
@@ -97,7 +122,9 @@ function fillPath(path: string, values: string[]): string {
 }
 
 const queryNames = ['limit', 'cursor', 'state', 'search', 'revision', 'kind', 'status', 'service', 'from', 'to', 'sessionId', 'endUserId', 'label', 'version', 'x'];
-const cursorValues = [['x\u0000'], ['not a date', 'usr_x'], [1e308, 'a'], [{}], 'garbage'].map((v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url'));
+const cursorValues = [['x\u0000'], ['not a date', 'usr_x'], [1e308, 'a'], [{}], 'garbage'].map((v) =>
+  Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url'),
+);
 const queryValue = fc.oneof(fc.constantFrom('%00', '%ED%A0%80', '', '1e400', '-1', '0', '101', '25', 'NaN', ...cursorValues), fc.string({ maxLength: 10 }).map(encodeURIComponent));
 const queryString = fc.array(fc.tuple(fc.constantFrom(...queryNames), queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
@@ -119,16 +146,29 @@ function describeFailure(method: string, path: string, status: number, text: str
 describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () => {
   it('management routes: malformed paths, queries, headers and bodies never answer 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(routeArb, fc.array(idLike, { minLength: 1, maxLength: 3 }), queryString, fc.oneof(plausibleBody.map((b) => JSON.stringify(b)), poisonedBody.map((b) => JSON.stringify(b)), deepText, brokenText), contentType, fc.option(headerValue), async (route, ids, query, body, type, idemKey) => {
-        const path = fillPath(route.path, ids.map(String));
-        const headers: Record<string, string> = { 'content-type': type };
-        if (idemKey !== null) headers['idempotency-key'] = idemKey;
-        const response = await send(route.method, path, { query, body, headers });
-        const text = await response.text();
-        expect(response.status, describeFailure(route.method, path, response.status, text)).toBeLessThan(500);
-        const parsed = text ? JSON.parse(text) : null;
-        if (response.status >= 400) expect(parsed?.error?.code, text).toEqual(expect.any(String));
-      }),
+      fc.asyncProperty(
+        routeArb,
+        fc.array(idLike, { minLength: 1, maxLength: 3 }),
+        queryString,
+        fc.oneof(
+          plausibleBody.map((b) => JSON.stringify(b)),
+          poisonedBody.map((b) => JSON.stringify(b)),
+          deepText,
+          brokenText,
+        ),
+        contentType,
+        fc.option(headerValue),
+        async (route, ids, query, body, type, idemKey) => {
+          const path = fillPath(route.path, ids.map(String));
+          const headers: Record<string, string> = { 'content-type': type };
+          if (idemKey !== null) headers['idempotency-key'] = idemKey;
+          const response = await send(route.method, path, { query, body, headers });
+          const text = await response.text();
+          expect(response.status, describeFailure(route.method, path, response.status, text)).toBeLessThan(500);
+          const parsed = text ? JSON.parse(text) : null;
+          if (response.status >= 400) expect(parsed?.error?.code, text).toEqual(expect.any(String));
+        },
+      ),
       { numRuns: runs * routes.length },
     );
   });
@@ -136,21 +176,31 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
   it('management routes: any poisoned body, query or path is 400 invalid_request and changes nothing', async () => {
     const before = await footprint();
     await fc.assert(
-      fc.asyncProperty(routeArb, fc.oneof(fc.constant('body'), fc.constant('query'), fc.constant('path'), fc.constant('deep')), poisonedBody, poisonString, async (route, where, body, bad) => {
-        if ((where === 'body' || where === 'deep') && route.method === 'GET') return;
-        if (where === 'path' && !route.path.includes('{')) return;
-        // The last path parameter carries the poison (as percent-encoded U+0000), the others are real.
-        const real = ['ORG', 'PROMPT', 'CASE'];
-        const count = (route.path.match(/\{/g) ?? []).length;
-        const ids = where === 'path' ? [...real.slice(0, count - 1), `${encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''))}%00`] : real;
-        const path = fillPath(route.path, ids);
-        const query = where === 'query' ? `search=${encodeURIComponent(bad.replace(/[\ud800-\udfff]/g, ''))}%00` : undefined;
-        const text = where === 'deep' ? '['.repeat(100) + ']'.repeat(100) : JSON.stringify(body);
-        const response = await send(route.method, path, { query, body: route.method === 'GET' ? undefined : text, headers: { 'content-type': 'application/json', 'idempotency-key': `fuzz-${randomUUID()}` } });
-        const answer = await response.text();
-        expect(response.status, describeFailure(route.method, path, response.status, answer)).toBe(400);
-        expect(JSON.parse(answer).error.code).toBe('invalid_request');
-      }),
+      fc.asyncProperty(
+        routeArb,
+        fc.oneof(fc.constant('body'), fc.constant('query'), fc.constant('path'), fc.constant('deep')),
+        poisonedBody,
+        poisonString,
+        async (route, where, body, bad) => {
+          if ((where === 'body' || where === 'deep') && route.method === 'GET') return;
+          if (where === 'path' && !route.path.includes('{')) return;
+          // The last path parameter carries the poison (as percent-encoded U+0000), the others are real.
+          const real = ['ORG', 'PROMPT', 'CASE'];
+          const count = (route.path.match(/\{/g) ?? []).length;
+          const ids = where === 'path' ? [...real.slice(0, count - 1), `${encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''))}%00`] : real;
+          const path = fillPath(route.path, ids);
+          const query = where === 'query' ? `search=${encodeURIComponent(bad.replace(/[\ud800-\udfff]/g, ''))}%00` : undefined;
+          const text = where === 'deep' ? '['.repeat(100) + ']'.repeat(100) : JSON.stringify(body);
+          const response = await send(route.method, path, {
+            query,
+            body: route.method === 'GET' ? undefined : text,
+            headers: { 'content-type': 'application/json', 'idempotency-key': `fuzz-${randomUUID()}` },
+          });
+          const answer = await response.text();
+          expect(response.status, describeFailure(route.method, path, response.status, answer)).toBe(400);
+          expect(JSON.parse(answer).error.code).toBe('invalid_request');
+        },
+      ),
       { numRuns: runs * routes.length },
     );
     expect(await footprint()).toBe(before);
@@ -158,7 +208,13 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
 
   it('poisoned strings name their field in details.issues', async () => {
     const response = await send('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/import`, {
-      body: JSON.stringify({ revision: 1, rows: [{ input: 'ok', expectedOutput: 'ok' }, { input: 'bad\u0000', expectedOutput: 'x' }] }),
+      body: JSON.stringify({
+        revision: 1,
+        rows: [
+          { input: 'ok', expectedOutput: 'ok' },
+          { input: 'bad\u0000', expectedOutput: 'x' },
+        ],
+      }),
       headers: { 'content-type': 'application/json' },
     });
     expect(response.status).toBe(400);
@@ -170,7 +226,10 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
   it('JSON inside strings is bounded before the JSON Schema compiler sees it', async () => {
     const deepSchema = `${'{"items":'.repeat(5000)}{}${'}'.repeat(5000)}`;
     const response = await send('PUT', `/organizations/${orgId}/prompts/${promptId}/draft`, {
-      body: JSON.stringify({ revision: 0, content: { messages: [{ role: 'user', content: 'hi' }], inputType: 'user_message', modelRouteId: 'local/echo', outputSchema: deepSchema } }),
+      body: JSON.stringify({
+        revision: 0,
+        content: { messages: [{ role: 'user', content: 'hi' }], inputType: 'user_message', modelRouteId: 'local/echo', outputSchema: deepSchema },
+      }),
       headers: { 'content-type': 'application/json' },
     });
     expect(response.status).toBe(400);
@@ -193,14 +252,22 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
       startedAt: Date.now(),
     }));
     const stringFields = ['name', 'service', 'sessionId', 'endUserId', 'model', 'provider', 'contentJson', 'metadataJson', 'promptVersionId'];
-    const poisonedBatch = fc.tuple(fc.array(span, { minLength: 1, maxLength: 5 }), fc.nat({ max: 4 }), fc.constantFrom(...stringFields), poisonString, fc.constantFrom('value', 'inner-json', 'key', 'deep')).map(([events, at, field, bad, how]) => {
-      const target = events[at % events.length] as Record<string, unknown>;
-      if (how === 'value') target[field] = bad;
-      else if (how === 'inner-json') target[field === 'metadataJson' ? 'metadataJson' : 'contentJson'] = JSON.stringify({ note: bad });
-      else if (how === 'key') target.metadataJson = JSON.stringify({ [bad]: 1 });
-      else target.contentJson = '['.repeat(33) + ']'.repeat(33);
-      return { version: 1, events };
-    });
+    const poisonedBatch = fc
+      .tuple(
+        fc.array(span, { minLength: 1, maxLength: 5 }),
+        fc.nat({ max: 4 }),
+        fc.constantFrom(...stringFields),
+        poisonString,
+        fc.constantFrom('value', 'inner-json', 'key', 'deep'),
+      )
+      .map(([events, at, field, bad, how]) => {
+        const target = events[at % events.length] as Record<string, unknown>;
+        if (how === 'value') target[field] = bad;
+        else if (how === 'inner-json') target[field === 'metadataJson' ? 'metadataJson' : 'contentJson'] = JSON.stringify({ note: bad });
+        else if (how === 'key') target.metadataJson = JSON.stringify({ [bad]: 1 });
+        else target.contentJson = '['.repeat(33) + ']'.repeat(33);
+        return { version: 1, events };
+      });
     await fc.assert(
       fc.asyncProperty(poisonedBatch, async (batch) => {
         const response = await send('POST', '/traces', { body: JSON.stringify(batch), auth: `Bearer ${ingestSecret}`, headers: { 'content-type': 'application/json' } });
@@ -211,11 +278,20 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
       { numRuns: runs * 8 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(deepText, brokenText, poisonedBody.map((b) => JSON.stringify(b))), contentType, headerValue, async (text, type, auth) => {
-        const response = await send('POST', '/traces', { body: text, auth: auth.startsWith('B') ? auth : `Bearer ${ingestSecret}`, headers: { 'content-type': type } });
-        expect(response.status, await response.text()).toBeGreaterThanOrEqual(400);
-        expect(response.status).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          deepText,
+          brokenText,
+          poisonedBody.map((b) => JSON.stringify(b)),
+        ),
+        contentType,
+        headerValue,
+        async (text, type, auth) => {
+          const response = await send('POST', '/traces', { body: text, auth: auth.startsWith('B') ? auth : `Bearer ${ingestSecret}`, headers: { 'content-type': type } });
+          expect(response.status, await response.text()).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+        },
+      ),
       { numRuns: runs * 8 },
     );
     expect(await footprint()).toBe(before);
@@ -224,7 +300,10 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
   it('tRPC: every procedure refuses a poisoned input with BAD_REQUEST before it runs', async () => {
     const procedures = Object.keys((appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures);
     expect(procedures.length).toBeGreaterThan(20);
-    const caller = createCaller(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } })) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
+    const caller = createCaller(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } })) as unknown as Record<
+      string,
+      Record<string, (input: unknown) => Promise<unknown>>
+    >;
     const before = await footprint();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...procedures), poisonedBody, async (procedure, body) => {

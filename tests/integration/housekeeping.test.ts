@@ -12,8 +12,14 @@ describe('housekeeping', () => {
     await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Gone' }, headers: { 'idempotency-key': 'purge-this-key-1' } });
     await admin.call('POST', `/organizations/${org.id}/deletion-link`);
     const db = await getDb();
-    await db.update(idempotencyRecords).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(idempotencyRecords.key, 'purge-this-key-1'));
-    await db.update(deletionLinks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(deletionLinks.organizationId, org.id));
+    await db
+      .update(idempotencyRecords)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(idempotencyRecords.key, 'purge-this-key-1'));
+    await db
+      .update(deletionLinks)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(deletionLinks.organizationId, org.id));
 
     const removed = await purgeExpired(db);
     expect(removed.idempotencyRecords).toBeGreaterThanOrEqual(1);

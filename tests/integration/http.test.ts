@@ -28,7 +28,11 @@ describe('management API over HTTP', () => {
 
   it('creates and replays with an Idempotency-Key', async () => {
     const token = await signToken({ sub: `http-${Date.now()}` });
-    const init = { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'http-key-0001' }, body: JSON.stringify({ name: 'Over HTTP' }) };
+    const init = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'http-key-0001' },
+      body: JSON.stringify({ name: 'Over HTTP' }),
+    };
     const first = await fetch(`${base}/organizations`, init);
     expect(first.status).toBe(201);
     const second = await fetch(`${base}/organizations`, init);

@@ -37,8 +37,14 @@ describe('Idempotency-Key', () => {
     const { org, admin } = await newTeam();
     const outsider = await newUser();
     const k = key();
-    const a = await admin.call('POST', `/organizations/${org.id}/members`, { rawBody: `{"email":"${outsider.email}","role":"viewer"}`, headers: { 'idempotency-key': k, 'content-type': 'application/json' } });
-    const b = await admin.call('POST', `/organizations/${org.id}/members`, { rawBody: `{"role":"viewer","email":"${outsider.email}"}`, headers: { 'idempotency-key': k, 'content-type': 'application/json' } });
+    const a = await admin.call('POST', `/organizations/${org.id}/members`, {
+      rawBody: `{"email":"${outsider.email}","role":"viewer"}`,
+      headers: { 'idempotency-key': k, 'content-type': 'application/json' },
+    });
+    const b = await admin.call('POST', `/organizations/${org.id}/members`, {
+      rawBody: `{"role":"viewer","email":"${outsider.email}"}`,
+      headers: { 'idempotency-key': k, 'content-type': 'application/json' },
+    });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.headers.get('idempotency-replayed')).toBe('true');
@@ -194,9 +200,7 @@ describe('Idempotency-Key', () => {
   it('concurrent duplicates run the operation once; the others get 409 idempotency_in_progress or the replay', async () => {
     const user = await newUser();
     const k = key();
-    const results = await Promise.all(
-      Array.from({ length: 6 }, () => user.call('POST', '/organizations', { body: { name: 'Race' }, headers: { 'idempotency-key': k } })),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, () => user.call('POST', '/organizations', { body: { name: 'Race' }, headers: { 'idempotency-key': k } })));
     const created = results.filter((r) => r.status === 201);
     const inProgress = results.filter((r) => r.status === 409);
     expect(created.length + inProgress.length).toBe(6);
@@ -215,7 +219,10 @@ describe('Idempotency-Key', () => {
     const db = await getDb();
     const [record] = await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, k));
     expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBeGreaterThanOrEqual(24 * 3600 * 1000);
-    await db.update(idempotencyRecords).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(idempotencyRecords.key, k));
+    await db
+      .update(idempotencyRecords)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(idempotencyRecords.key, k));
     const again = await user.call('POST', '/organizations', { body: { name: 'Old' }, headers: { 'idempotency-key': k } });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(first.body.id);

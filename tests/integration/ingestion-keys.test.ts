@@ -140,7 +140,9 @@ describe('ingestion keys: idempotent create', () => {
     expect(await keyRows(org.id)).toHaveLength(1);
     expect(await auditOps(org.id)).toEqual(['ingestionKey.create']);
 
-    const [record] = await (await getDb())
+    const [record] = await (
+      await getDb()
+    )
       .select()
       .from(idempotencyRecords)
       .where(and(eq(idempotencyRecords.organizationId, org.id), eq(idempotencyRecords.key, k)));
@@ -225,7 +227,12 @@ describe('ingestion keys over tRPC (dashboard)', () => {
 
     const asViewer = createCaller(await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }));
     await expect(asViewer.ingestionKeys.create({ organizationId: org.id, ...body })).rejects.toMatchObject({ cause: { code: 'admin_required' } });
-    const audit = await (await getDb()).select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.operation, 'ingestionKey.create')));
+    const audit = await (
+      await getDb()
+    )
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.operation, 'ingestionKey.create')));
     expect(audit.map((a) => a.clientId)).toEqual(['dashboard']);
   });
 });
@@ -237,7 +244,20 @@ describe('ingestion keys authorize POST /api/v1/traces', () => {
     const root = randomBytes(8).toString('hex');
     const batch = (revision: number) => ({
       version: 1,
-      events: [{ traceId: traceIdOf(root), spanId: root, rootSpanId: root, revision, name: 'job', service: 'svc', kind: 'execution', status: 'success', startedAt: Date.now() - 10, endedAt: Date.now() }],
+      events: [
+        {
+          traceId: traceIdOf(root),
+          spanId: root,
+          rootSpanId: root,
+          revision,
+          name: 'job',
+          service: 'svc',
+          kind: 'execution',
+          status: 'success',
+          startedAt: Date.now() - 10,
+          endedAt: Date.now(),
+        },
+      ],
     });
     expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(0) })).status).toBe(200);
     const [used] = (await admin.call('GET', `/organizations/${org.id}/ingestion-keys`)).body.items;

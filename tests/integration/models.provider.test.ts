@@ -8,7 +8,13 @@ import type { StreamEvent } from '@/server/models/types';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 
 let fake: FakeProvider;
-const request = { messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'Hi there' }], temperature: 0.2 };
+const request = {
+  messages: [
+    { role: 'system' as const, content: 'Be brief.' },
+    { role: 'user' as const, content: 'Hi there' },
+  ],
+  temperature: 0.2,
+};
 
 beforeAll(async () => {
   fake = await startFakeProvider();
@@ -95,7 +101,10 @@ describe('OpenAI-compatible client over real HTTP', () => {
   });
 
   it('429 with Retry-After, then success: waits and retries', async () => {
-    fake.script([{ kind: 'status', status: 429, retryAfter: '1' }, { kind: 'ok', text: 'after wait' }]);
+    fake.script([
+      { kind: 'status', status: 429, retryAfter: '1' },
+      { kind: 'ok', text: 'after wait' },
+    ]);
     const result = await complete(route('fake/gpt-4o-mini'), request);
     expect(result.output).toBe('after wait');
     expect(fake.requests).toHaveLength(2);
@@ -110,7 +119,10 @@ describe('OpenAI-compatible client over real HTTP', () => {
   });
 
   it('500 then success: retried', async () => {
-    fake.script([{ kind: 'status', status: 500 }, { kind: 'stream', chunks: ['ok'] }]);
+    fake.script([
+      { kind: 'status', status: 500 },
+      { kind: 'stream', chunks: ['ok'] },
+    ]);
     const events = await collect(stream(route('fake/gpt-4o-mini'), request));
     expect(events.at(-1)).toMatchObject({ type: 'done', output: 'ok' });
     expect(fake.requests).toHaveLength(2);
@@ -181,7 +193,10 @@ describe('OpenAI-compatible client over real HTTP', () => {
   });
 
   it('a stream cut off after output began is not retried', async () => {
-    fake.script([{ kind: 'stream', chunks: ['one ', 'two ', 'three'], breakAfter: 2 }, { kind: 'ok', text: 'should not be used' }]);
+    fake.script([
+      { kind: 'stream', chunks: ['one ', 'two ', 'three'], breakAfter: 2 },
+      { kind: 'ok', text: 'should not be used' },
+    ]);
     const seen: StreamEvent[] = [];
     const error = await failure(
       (async () => {

@@ -38,7 +38,10 @@ describe('management tokens from an external identity provider', () => {
   it('builds RFC 8414 metadata addresses for issuers with paths and trailing slashes', () => {
     expect(metadataUrls('https://id.example')).toEqual(['https://id.example/.well-known/oauth-authorization-server', 'https://id.example/.well-known/openid-configuration']);
     expect(metadataUrls('https://id.example/')).toEqual(['https://id.example/.well-known/oauth-authorization-server', 'https://id.example/.well-known/openid-configuration']);
-    expect(metadataUrls('https://id.example/t/acme/')).toEqual(['https://id.example/.well-known/oauth-authorization-server/t/acme', 'https://id.example/t/acme/.well-known/openid-configuration']);
+    expect(metadataUrls('https://id.example/t/acme/')).toEqual([
+      'https://id.example/.well-known/oauth-authorization-server/t/acme',
+      'https://id.example/t/acme/.well-known/openid-configuration',
+    ]);
   });
 
   it('finds the keys through the metadata and compares iss exactly as configured, trailing slash included', async () => {

@@ -50,20 +50,13 @@ describe('organization input rules', () => {
     expect(result.body.error.details.issues).toEqual([{ path: 'extra', message: 'Unknown field.' }]);
   });
 
-  it.each([
-    ['limit=0'],
-    ['limit=101'],
-    ['limit=abc'],
-    ['limit=2.5'],
-    ['limit='],
-    ['limit=5&limit=6'],
-    ['cursor='],
-    ['cursor=not-a-cursor'],
-    ['unknown=1'],
-  ])('list with %s → 400', async (query) => {
-    const user = await newUser();
-    expectError(await user.call('GET', '/organizations', { query }), 400, 'invalid_request');
-  });
+  it.each([['limit=0'], ['limit=101'], ['limit=abc'], ['limit=2.5'], ['limit='], ['limit=5&limit=6'], ['cursor='], ['cursor=not-a-cursor'], ['unknown=1']])(
+    'list with %s → 400',
+    async (query) => {
+      const user = await newUser();
+      expectError(await user.call('GET', '/organizations', { query }), 400, 'invalid_request');
+    },
+  );
 
   it('rejects a body on an operation that takes none, and query parameters where none are defined', async () => {
     const { org, admin } = await newTeam();
@@ -137,7 +130,10 @@ describe('roles and membership', () => {
       b.call('PATCH', `/organizations/${org.id}/members/${a.id}`, { body: { role: 'viewer' } }),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-    const members = (await a.call('GET', `/organizations/${org.id}/members`)).status === 200 ? await a.call('GET', `/organizations/${org.id}/members`) : await b.call('GET', `/organizations/${org.id}/members`);
+    const members =
+      (await a.call('GET', `/organizations/${org.id}/members`)).status === 200
+        ? await a.call('GET', `/organizations/${org.id}/members`)
+        : await b.call('GET', `/organizations/${org.id}/members`);
     expect(members.body.items.filter((m: any) => m.role === 'admin')).toHaveLength(1);
   });
 

@@ -63,13 +63,26 @@ describe('playground.run (tRPC streaming)', () => {
     const deltas = events.filter((e) => e.type === 'delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map((e) => e.text).join('')).toBe('one two three four five');
-    expect(events.at(-1)).toEqual({ type: 'done', output: 'one two three four five', inputTokens: 8, outputTokens: 5, latencyMs: expect.any(Number), costUsdNanos: 0, finishReason: 'stop' });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      output: 'one two three four five',
+      inputTokens: 8,
+      outputTokens: 5,
+      latencyMs: expect.any(Number),
+      costUsdNanos: 0,
+      finishReason: 'stop',
+    });
   });
 
   it('renders variables and sends the rendered prompt to the provider', async () => {
     const { admin, ids } = await team();
     fake.script([{ kind: 'stream', chunks: ['Bon', 'jour'], usage: { prompt_tokens: 10, completion_tokens: 2 } }]);
-    const content = { messages: [{ role: 'user' as const, content: 'Say hello in {{language}} to {{ name }}.' }], inputType: 'variables' as const, modelRouteId: 'fake/gpt-4o', temperature: 0.3 };
+    const content = {
+      messages: [{ role: 'user' as const, content: 'Say hello in {{language}} to {{ name }}.' }],
+      inputType: 'variables' as const,
+      modelRouteId: 'fake/gpt-4o',
+      temperature: 0.3,
+    };
     const events = await drain(await admin.trpc.playground.run({ ...ids, content, variables: { language: 'French', name: 'Ana' } }));
     expect(events.at(-1)).toMatchObject({ type: 'done', output: 'Bonjour', inputTokens: 10, outputTokens: 2, costUsdNanos: 10 * 2500 + 2 * 10000 });
     expect(fake.requests[0].body).toMatchObject({ model: 'gpt-4o', temperature: 0.3, messages: [{ role: 'user', content: 'Say hello in French to Ana.' }] });
@@ -126,7 +139,11 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
     expect((await rejection(viewer.trpc.prompts.rename({ ...ids, name: 'x' }))).cause.code).toBe('forbidden');
 
     const added = await editor.trpc.datasets.addCase({ ...ids, revision: 0, row: { input: 'a', expectedOutput: 'b' } });
-    const preview = await editor.trpc.datasets.previewImport({ ...ids, mode: 'append', rows: [{ input: 'a', expectedOutput: 'b' }, { input: 'c', expectedOutput: 'd' }, { input: '' }] });
+    const preview = await editor.trpc.datasets.previewImport({
+      ...ids,
+      mode: 'append',
+      rows: [{ input: 'a', expectedOutput: 'b' }, { input: 'c', expectedOutput: 'd' }, { input: '' }],
+    });
     expect(preview).toEqual({
       wouldAdd: 1,
       skippedRows: [{ row: 1, reason: 'duplicate' }],
@@ -182,7 +199,12 @@ describe('playground.run over the wire', () => {
     });
     const stream = await client.playground.run.mutate({ ...ids, content: { messages: [], inputType: 'user_message' }, input: 'alpha beta gamma delta epsilon' });
     const events = await drain(stream);
-    expect(events.filter((e) => e.type === 'delta').map((e) => e.text).join('')).toBe('alpha beta gamma delta epsilon');
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('alpha beta gamma delta epsilon');
     expect(events.at(-1)).toMatchObject({ type: 'done', outputTokens: 5 });
 
     // A provider failure reaches the browser with its application code.

@@ -23,7 +23,10 @@ describe('prompts', () => {
     const db = await getDb();
     const [dataset] = await db.select().from(datasets).where(eq(datasets.promptId, created.body.id));
     expect(dataset).toMatchObject({ organizationId: org.id, revision: 0 });
-    const audits = await db.select().from(auditLog).where(and(eq(auditLog.organizationId, org.id), eq(auditLog.operation, 'prompt.create')));
+    const audits = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.operation, 'prompt.create')));
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({ userId: editor.id, targetId: created.body.id });
 
@@ -72,7 +75,10 @@ describe('prompts', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(archived.body);
     const db = await getDb();
-    const audits = await db.select().from(auditLog).where(and(eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'prompt.archive')));
+    const audits = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'prompt.archive')));
     expect(audits).toHaveLength(1);
   });
 
@@ -81,7 +87,15 @@ describe('prompts', () => {
     const prompt = (await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Labelled' } })).body;
     const db = await getDb();
     const versionId = newId('ver');
-    const content = { messages: [{ role: 'system', content: 'Be brief.' }], inputType: 'user_message', modelRouteId: 'local/echo', modelId: 'echo', temperature: 0.5, outputSchema: '', customMetrics: [] };
+    const content = {
+      messages: [{ role: 'system', content: 'Be brief.' }],
+      inputType: 'user_message',
+      modelRouteId: 'local/echo',
+      modelId: 'echo',
+      temperature: 0.5,
+      outputSchema: '',
+      customMetrics: [],
+    };
     await db.insert(promptVersions).values({ id: versionId, organizationId: org.id, promptId: prompt.id, number: 1, content, createdBy: admin.id, createdByClient: 'test' });
     await db.insert(promptLabels).values([
       { organizationId: org.id, promptId: prompt.id, label: 'staging', versionId, updatedBy: admin.id },

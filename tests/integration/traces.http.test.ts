@@ -29,14 +29,17 @@ type Reply = { status: number; headers: IncomingHttpHeaders; body: any; reusedSo
 
 function post(options: { headers?: Record<string, string | number>; body?: string | Buffer; method?: string; agent?: Agent; target?: number }): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: options.target ?? port, method: options.method ?? 'POST', path: '/api/v1/traces', headers: options.headers, agent: options.agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, reusedSocket: req.reusedSocket });
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: options.target ?? port, method: options.method ?? 'POST', path: '/api/v1/traces', headers: options.headers, agent: options.agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, reusedSocket: req.reusedSocket });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -183,7 +186,10 @@ describe.skipIf(!process.env.DATABASE_URL)('production entry --role=ingest', () 
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     for (let i = 0; i < 300; i++) {
-      const ready = await fetch(`http://127.0.0.1:${ingestPort}/api/v1/traces`).then(() => true, () => false);
+      const ready = await fetch(`http://127.0.0.1:${ingestPort}/api/v1/traces`).then(
+        () => true,
+        () => false,
+      );
       if (ready) return;
       if (child.exitCode !== null) throw new Error(`ingest role exited with ${child.exitCode}`);
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -42,7 +42,11 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
     ['cost without an allowed source', () => batch(span({ costUsdNanos: 5, costSource: 'unavailable' })), 'events.0.costUsdNanos'],
     ['contentJson that does not parse', () => batch(span({ contentJson: '{' })), 'events.0.contentJson'],
     ['metadataJson that is not an object', () => batch(span({ metadataJson: '[]' })), 'events.0.metadataJson'],
-    ['metadataJson with 65 keys', () => batch(span({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))) })), 'events.0.metadataJson'],
+    [
+      'metadataJson with 65 keys',
+      () => batch(span({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))) })),
+      'events.0.metadataJson',
+    ],
     ['content nested 33 levels', () => batch(span({ contentJson: '['.repeat(33) + ']'.repeat(33) })), 'events.0.contentJson'],
     ['five omitted entries', () => batch(span({ omitted: ['input', 'output', 'error', 'metadata', 'output'] })), 'events.0.omitted'],
   ])('%s', async (_label, body, path) => {
@@ -80,7 +84,9 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
   it('rejects a body that is not UTF-8', async () => {
     const { secret, organizationId } = await newIngestion();
     const bytes = Buffer.concat([Buffer.from('{"version":1,"events":[{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
-    const response = await (await import('@/server/api/router')).dispatch(
+    const response = await (
+      await import('@/server/api/router')
+    ).dispatch(
       new Request('http://localhost:3999/api/v1/traces', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: bytes }),
     );
     expect(response.status).toBe(400);

@@ -21,9 +21,23 @@ async function bigTrace(organizationId: string, count: number) {
   const traceId = hex(16);
   const root = hex(8);
   const t0 = Date.now() - 3_600_000;
-  const events: SpanSnapshot[] = [{ traceId, spanId: root, rootSpanId: root, revision: 0, name: 'root', service: 'api', kind: 'execution', status: 'running', startedAt: t0 } as SpanSnapshot];
+  const events: SpanSnapshot[] = [
+    { traceId, spanId: root, rootSpanId: root, revision: 0, name: 'root', service: 'api', kind: 'execution', status: 'running', startedAt: t0 } as SpanSnapshot,
+  ];
   for (let i = 1; i < count; i++) {
-    events.push({ traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, revision: 0, name: `step ${i}`, service: 'api', kind: 'tool', status: 'success', startedAt: t0 + Math.floor(i / 7), endedAt: t0 + Math.floor(i / 7) + 1 } as SpanSnapshot);
+    events.push({
+      traceId,
+      spanId: hex(8),
+      rootSpanId: root,
+      parentSpanId: root,
+      revision: 0,
+      name: `step ${i}`,
+      service: 'api',
+      kind: 'tool',
+      status: 'success',
+      startedAt: t0 + Math.floor(i / 7),
+      endedAt: t0 + Math.floor(i / 7) + 1,
+    } as SpanSnapshot);
   }
   const db = await getDb();
   for (let i = 0; i < events.length; i += 50) await storeBatch(db, keyId, { version: 1, events: events.slice(i, i + 50) } as TraceBatch);

@@ -45,8 +45,36 @@ async function insertTrace(organizationId: string, options: { startedAt?: number
   const root = hex(8);
   const start = options.startedAt ?? t0;
   await insertSpans(organizationId, [
-    { traceId, spanId: root, rootSpanId: root, name: options.name ?? 'handle request', service: options.service ?? 'api', kind: 'execution', status: options.status ?? 'success', startedAt: start, endedAt: start + 1000, sessionId: options.sessionId, endUserId: options.endUserId },
-    { traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, name: 'llm', kind: 'model', status: 'success', startedAt: start + 100, endedAt: start + 900, inputTokens: 120, outputTokens: 30, costUsdNanos: 1_500_000, costSource: 'provider_reported', provider: 'openai', model: 'gpt-x' },
+    {
+      traceId,
+      spanId: root,
+      rootSpanId: root,
+      name: options.name ?? 'handle request',
+      service: options.service ?? 'api',
+      kind: 'execution',
+      status: options.status ?? 'success',
+      startedAt: start,
+      endedAt: start + 1000,
+      sessionId: options.sessionId,
+      endUserId: options.endUserId,
+    },
+    {
+      traceId,
+      spanId: hex(8),
+      rootSpanId: root,
+      parentSpanId: root,
+      name: 'llm',
+      kind: 'model',
+      status: 'success',
+      startedAt: start + 100,
+      endedAt: start + 900,
+      inputTokens: 120,
+      outputTokens: 30,
+      costUsdNanos: 1_500_000,
+      costSource: 'provider_reported',
+      provider: 'openai',
+      model: 'gpt-x',
+    },
     { traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, name: 'lookup', kind: 'tool', status: 'success', startedAt: start + 50, endedAt: start + 80, inputTokens: 5 },
   ]);
   return { traceId, rootSpanId: root };
@@ -95,7 +123,20 @@ describe('trace list', () => {
       { traceId, rootSpanId: root, parentSpanId: root, name: 'first', service: 'worker', startedAt: t0 + 10, endedAt: t0 + 15, sessionId: 's-child' },
     ]);
     const [item] = (await admin.call('GET', `/organizations/${org.id}/traces`)).body.items;
-    expect(item).toMatchObject({ traceId, rootSpanId: root, name: 'first', service: 'worker', startedAt: t0 + 10, endedAt: null, durationMs: null, spanCount: 2, inputTokens: null, outputTokens: null, costUsdNanos: null, sessionId: 's-child' });
+    expect(item).toMatchObject({
+      traceId,
+      rootSpanId: root,
+      name: 'first',
+      service: 'worker',
+      startedAt: t0 + 10,
+      endedAt: null,
+      durationMs: null,
+      spanCount: 2,
+      inputTokens: null,
+      outputTokens: null,
+      costUsdNanos: null,
+      sessionId: 's-child',
+    });
   });
 
   it('orders newest first and pages with a keyset cursor, ties broken by trace id', async () => {
@@ -103,7 +144,12 @@ describe('trace list', () => {
     const traces = [];
     for (let i = 0; i < 5; i++) traces.push(await insertTrace(org.id, { startedAt: t0 + i * 1000 }));
     const tie = await insertTrace(org.id, { startedAt: t0 + 4000 });
-    const expected = [...traces.slice(0, 4).map((t) => t.traceId).reverse()];
+    const expected = [
+      ...traces
+        .slice(0, 4)
+        .map((t) => t.traceId)
+        .reverse(),
+    ];
     const top = [traces[4].traceId, tie.traceId].sort().reverse();
     const all = [...top, ...expected];
 
@@ -310,13 +356,31 @@ describe('traces sent through the ingestion endpoint', () => {
         version: 1,
         events: [
           { traceId, spanId: root, rootSpanId: root, revision: 0, name: 'checkout', service: 'shop-api', kind: 'execution', status: 'success', startedAt: now - 500, endedAt: now },
-          { traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, revision: 0, name: 'llm', service: 'shop-api', kind: 'model', status: 'success', startedAt: now - 400, endedAt: now - 100, inputTokens: 7, outputTokens: 3, costUsdNanos: 900, costSource: 'catalog_estimate' },
+          {
+            traceId,
+            spanId: hex(8),
+            rootSpanId: root,
+            parentSpanId: root,
+            revision: 0,
+            name: 'llm',
+            service: 'shop-api',
+            kind: 'model',
+            status: 'success',
+            startedAt: now - 400,
+            endedAt: now - 100,
+            inputTokens: 7,
+            outputTokens: 3,
+            costUsdNanos: 900,
+            costSource: 'catalog_estimate',
+          },
         ],
       },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const list = await viewer.call('GET', `/organizations/${org.id}/traces`, { query: 'kind=model' });
-    expect(list.body.items).toEqual([expect.objectContaining({ traceId, rootSpanId: root, name: 'checkout', durationMs: 500, spanCount: 2, inputTokens: 7, outputTokens: 3, costUsdNanos: 900 })]);
+    expect(list.body.items).toEqual([
+      expect.objectContaining({ traceId, rootSpanId: root, name: 'checkout', durationMs: 500, spanCount: 2, inputTokens: 7, outputTokens: 3, costUsdNanos: 900 }),
+    ]);
     const trace = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
     expect(trace.body.spans.map((s: any) => [s.application, s.environment])).toEqual([
       ['shop', 'staging'],

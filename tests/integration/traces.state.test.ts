@@ -313,5 +313,4 @@ describe('span state: concurrent batches', () => {
       expect(new Set((await storedSpans(organizationId)).map((row) => row.rootSpanId)).size).toBe(1);
     }
   });
-
 });

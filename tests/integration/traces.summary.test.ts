@@ -107,7 +107,14 @@ function toSnapshot(ids: { traceIds: string[]; spanIds: string[][] }, e: Generat
   // The third trace never gets its root: its head is always its earliest span.
   const slot = e.trace === 2 && e.slot === 0 ? 1 : e.slot;
   const spanId = ids.spanIds[e.trace][slot];
-  const usual = { kind: kinds[slot], sessionId: slot % 2 ? 's1' : undefined, endUserId: slot === 1 ? 'u1' : undefined, inputTokens: slot * 3, outputTokens: undefined, costUsdNanos: slot === 2 ? 7 : undefined };
+  const usual = {
+    kind: kinds[slot],
+    sessionId: slot % 2 ? 's1' : undefined,
+    endUserId: slot === 1 ? 'u1' : undefined,
+    inputTokens: slot * 3,
+    outputTokens: undefined,
+    costUsdNanos: slot === 2 ? 7 : undefined,
+  };
   const v = e.vary ? e : usual;
   const root = ids.spanIds[e.trace][0];
   const startedAt = t0 + (slot * 2 + e.jitter) * 10;
@@ -148,7 +155,14 @@ describe('trace summaries', () => {
       fc.asyncProperty(fc.array(fc.array(eventArb, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 10 }), async (batches) => {
         const { organizationId, keyId } = await newOrgWithKey();
         const ids = { traceIds: [hex(16), hex(16), hex(16)], spanIds: [0, 1, 2].map(() => [hex(8), hex(8), hex(8), hex(8)]) };
-        for (const [position, events] of batches.entries()) if (await send(keyId, events.map((e) => toSnapshot(ids, e, position)))) accepted++;
+        for (const [position, events] of batches.entries())
+          if (
+            await send(
+              keyId,
+              events.map((e) => toSnapshot(ids, e, position)),
+            )
+          )
+            accepted++;
         await expectSummariesMatch(organizationId);
       }),
       { numRuns: 100 },
@@ -163,22 +177,44 @@ describe('trace summaries', () => {
     const [root, a, b] = [hex(8), hex(8), hex(8)];
     const base = { traceId, rootSpanId: root, parentSpanId: root, service: 'api', name: 'child' } as const;
     const at = (ms: number) => t0 + ms;
-    expect(await send(keyId, [
-      { ...base, spanId: a, revision: 0, kind: 'model', status: 'running', startedAt: at(10), sessionId: 's1', inputTokens: 5 },
-      { ...base, spanId: b, revision: 0, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(90), sessionId: 's2' },
-    ] as SpanSnapshot[])).toBe(true);
+    expect(
+      await send(keyId, [
+        { ...base, spanId: a, revision: 0, kind: 'model', status: 'running', startedAt: at(10), sessionId: 's1', inputTokens: 5 },
+        { ...base, spanId: b, revision: 0, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(90), sessionId: 's2' },
+      ] as SpanSnapshot[]),
+    ).toBe(true);
     await expectSummariesMatch(organizationId);
     // The head (no root yet) is updated in place: same start, new status.
-    expect(await send(keyId, [{ ...base, spanId: a, revision: 1, kind: 'model', status: 'error', startedAt: at(10), endedAt: at(12), sessionId: 's1', inputTokens: 5 }] as SpanSnapshot[])).toBe(true);
+    expect(
+      await send(keyId, [
+        { ...base, spanId: a, revision: 1, kind: 'model', status: 'error', startedAt: at(10), endedAt: at(12), sessionId: 's1', inputTokens: 5 },
+      ] as SpanSnapshot[]),
+    ).toBe(true);
     await expectSummariesMatch(organizationId);
     // The earliest span (the head while the root is missing) starts later, changes kind and session and loses its tokens.
-    expect(await send(keyId, [{ ...base, spanId: a, revision: 2, kind: 'custom', status: 'success', startedAt: at(30), endedAt: at(40), sessionId: 's3' }] as SpanSnapshot[])).toBe(true);
+    expect(await send(keyId, [{ ...base, spanId: a, revision: 2, kind: 'custom', status: 'success', startedAt: at(30), endedAt: at(40), sessionId: 's3' }] as SpanSnapshot[])).toBe(
+      true,
+    );
     await expectSummariesMatch(organizationId);
     const [summary] = await (await getDb()).select().from(traces).where(eq(traces.traceId, traceId));
-    expect(summary).toMatchObject({ headSpanId: b, startedAt: at(20), sessionId: 's2', inputTokens: null, kinds: spanKindBits.custom | spanKindBits.tool, runningCount: 0, maxEndedAt: at(90) });
+    expect(summary).toMatchObject({
+      headSpanId: b,
+      startedAt: at(20),
+      sessionId: 's2',
+      inputTokens: null,
+      kinds: spanKindBits.custom | spanKindBits.tool,
+      runningCount: 0,
+      maxEndedAt: at(90),
+    });
     // A finished span ends earlier; then the root arrives late and becomes the head.
-    expect(await send(keyId, [{ ...base, spanId: b, revision: 1, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(25), sessionId: 's2' }] as SpanSnapshot[])).toBe(true);
-    expect(await send(keyId, [{ traceId, spanId: root, rootSpanId: root, service: 'web', name: 'root', revision: 0, kind: 'execution', status: 'running', startedAt: at(50) }] as SpanSnapshot[])).toBe(true);
+    expect(await send(keyId, [{ ...base, spanId: b, revision: 1, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(25), sessionId: 's2' }] as SpanSnapshot[])).toBe(
+      true,
+    );
+    expect(
+      await send(keyId, [
+        { traceId, spanId: root, rootSpanId: root, service: 'web', name: 'root', revision: 0, kind: 'execution', status: 'running', startedAt: at(50) },
+      ] as SpanSnapshot[]),
+    ).toBe(true);
     await expectSummariesMatch(organizationId);
     const [late] = await (await getDb()).select().from(traces).where(eq(traces.traceId, traceId));
     expect(late).toMatchObject({ headSpanId: root, name: 'root', service: 'web', status: 'running', sessionId: 's2', startedAt: at(20), runningCount: 1, spanCount: 3 });
@@ -190,13 +226,38 @@ describe('trace summaries', () => {
     const root = hex(8);
     const children = Array.from({ length: 60 }, () => hex(8));
     const child = (spanId: string, revision: number, i: number): SpanSnapshot =>
-      ({ traceId, spanId, rootSpanId: root, parentSpanId: root, revision, name: `c${i}`, service: 'api', kind: i % 2 ? 'model' : 'tool', status: revision ? 'success' : 'running', startedAt: t0 + i, ...(revision ? { endedAt: t0 + 100 + i, inputTokens: i } : {}) }) as SpanSnapshot;
+      ({
+        traceId,
+        spanId,
+        rootSpanId: root,
+        parentSpanId: root,
+        revision,
+        name: `c${i}`,
+        service: 'api',
+        kind: i % 2 ? 'model' : 'tool',
+        status: revision ? 'success' : 'running',
+        startedAt: t0 + i,
+        ...(revision ? { endedAt: t0 + 100 + i, inputTokens: i } : {}),
+      }) as SpanSnapshot;
     const batches: SpanSnapshot[][] = [];
     for (let i = 0; i < children.length; i += 5) {
       batches.push(children.slice(i, i + 5).map((id, j) => child(id, 0, i + j)));
       batches.push(children.slice(i, i + 5).map((id, j) => child(id, 1, i + j)));
     }
-    batches.push([{ traceId, spanId: root, rootSpanId: root, revision: 0, name: 'root', service: 'api', kind: 'execution', status: 'success', startedAt: t0 + 30, endedAt: t0 + 500 } as SpanSnapshot]);
+    batches.push([
+      {
+        traceId,
+        spanId: root,
+        rootSpanId: root,
+        revision: 0,
+        name: 'root',
+        service: 'api',
+        kind: 'execution',
+        status: 'success',
+        startedAt: t0 + 30,
+        endedAt: t0 + 500,
+      } as SpanSnapshot,
+    ]);
     const results = await Promise.all(batches.map((events) => send(keyId, events)));
     expect(results.every(Boolean)).toBe(true);
     await expectSummariesMatch(organizationId);

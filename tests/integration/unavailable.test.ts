@@ -16,10 +16,13 @@ describe('database unavailable', () => {
   it('a Postgres that cannot be reached becomes 503 unavailable with Retry-After, not a 500', async () => {
     const port = await closedPort();
     const database = await openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/none`, max: 1 });
-    const failure = await database.db.select().from(organizations).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const failure = await database.db
+      .select()
+      .from(organizations)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     await database.close();
     expect(failure).not.toBeNull();
     const appError = toAppError(failure);

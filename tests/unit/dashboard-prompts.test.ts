@@ -48,12 +48,28 @@ describe('client draft validation uses the server issue paths', () => {
   });
 
   it.each<[string, Partial<DraftContent>]>([
-    ['empty message', { messages: [{ role: 'user', content: 'ok' }, { role: 'user', content: '' }] }],
+    [
+      'empty message',
+      {
+        messages: [
+          { role: 'user', content: 'ok' },
+          { role: 'user', content: '' },
+        ],
+      },
+    ],
     ['temperature', { temperature: 2.5 }],
     ['output schema', { outputSchema: '{"type": ' }],
     ['metric value', { customMetrics: [{ name: 'short', type: 'max_chars', value: 0 }] }],
     ['regex', { customMetrics: [{ name: 're', type: 'matches_regex', value: '(' }] }],
-    ['duplicate metric name', { customMetrics: [{ name: 'a', type: 'is_json' }, { name: 'a', type: 'is_json' }] }],
+    [
+      'duplicate metric name',
+      {
+        customMetrics: [
+          { name: 'a', type: 'is_json' },
+          { name: 'a', type: 'is_json' },
+        ],
+      },
+    ],
     ['schema metric without schema', { customMetrics: [{ name: 's', type: 'matches_schema' }] }],
     ['empty metric name', { customMetrics: [{ name: ' ', type: 'contains', value: 'x' }] }],
   ])('%s: every client message sits on a path the server also reports', (_label, patch) => {

@@ -9,7 +9,18 @@ const rootId = 'b'.repeat(15) + '1';
 const childId = 'c'.repeat(15) + '1';
 
 function root(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const merged: Record<string, unknown> = { traceId, spanId: rootId, rootSpanId: rootId, revision: 0, name: 'request', service: 'api', kind: 'execution', status: 'running', startedAt: 1_700_000_000_000, ...overrides };
+  const merged: Record<string, unknown> = {
+    traceId,
+    spanId: rootId,
+    rootSpanId: rootId,
+    revision: 0,
+    name: 'request',
+    service: 'api',
+    kind: 'execution',
+    status: 'running',
+    startedAt: 1_700_000_000_000,
+    ...overrides,
+  };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   return merged;
 }
@@ -47,7 +58,17 @@ describe('trace batch validation: accepted', () => {
     ['name of 200 astral characters (400 UTF-16 units)', root({ name: '😀'.repeat(200) })],
     ['service of 100 characters', root({ service: 's'.repeat(100) })],
     ['every kind', root({ kind: 'retrieval' })],
-    ['optional strings at their limits', root({ sessionId: 'x'.repeat(200), endUserId: 'x'.repeat(200), provider: 'x'.repeat(100), promptVersionId: 'x'.repeat(100), pricingVersion: 'x'.repeat(100), model: 'x'.repeat(200) })],
+    [
+      'optional strings at their limits',
+      root({
+        sessionId: 'x'.repeat(200),
+        endUserId: 'x'.repeat(200),
+        provider: 'x'.repeat(100),
+        promptVersionId: 'x'.repeat(100),
+        pricingVersion: 'x'.repeat(100),
+        model: 'x'.repeat(200),
+      }),
+    ],
     ['tokens and provider-reported cost', root({ inputTokens: 0, outputTokens: 12, costUsdNanos: 1500, costSource: 'provider_reported' })],
     ['catalog-estimated cost', root({ costUsdNanos: 0, costSource: 'catalog_estimate' })],
     ['costSource unavailable without cost', root({ costSource: 'unavailable' })],
@@ -83,7 +104,11 @@ describe('trace batch validation: rejected with the offending path', () => {
     ['a batch that is an array', [root()], ''],
     ['an event that is not an object', batch('span'), 'events.0'],
     ['unknown event field', batch(root({ color: 'red' })), 'events.0.color'],
-    ...(['traceId', 'spanId', 'rootSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt'].map((field) => [`missing ${field}`, batch(root({ [field]: undefined })), `events.0.${field}`]) as [string, unknown, string][]),
+    ...(['traceId', 'spanId', 'rootSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt'].map((field) => [
+      `missing ${field}`,
+      batch(root({ [field]: undefined })),
+      `events.0.${field}`,
+    ]) as [string, unknown, string][]),
     ['traceId too short', batch(root({ traceId: 'a'.repeat(31) })), 'events.0.traceId'],
     ['traceId uppercase', batch(root({ traceId: 'A'.repeat(32) })), 'events.0.traceId'],
     ['traceId all zeros', batch(root({ traceId: '0'.repeat(32) })), 'events.0.traceId'],

@@ -9,12 +9,26 @@ import { changedDefinitions, functionsFolder, sourceDefinitions } from '@/db/fun
 describe('db/functions', () => {
   it('every source file equals the latest definition in the migrations (run `npm run db:functions` when not)', () => {
     const changed = changedDefinitions();
-    expect(changed.map((d) => `${d.object} (db/functions/${d.file})`), 'Run `npm run db:functions` and commit the migration it writes.').toEqual([]);
+    expect(
+      changed.map((d) => `${d.object} (db/functions/${d.file})`),
+      'Run `npm run db:functions` and commit the migration it writes.',
+    ).toEqual([]);
   });
 
   it('holds the ingestion function with its type and helpers, and the audit trigger with its function', () => {
-    expect(sourceDefinitions().map((d) => d.object).sort()).toEqual(
-      ['function audit_log_append_only', 'function ingest_spans', 'function recompute_trace_summaries', 'function span_kind_bit', 'trigger audit_log_no_update_or_delete', 'type ingest_span'].sort(),
+    expect(
+      sourceDefinitions()
+        .map((d) => d.object)
+        .sort(),
+    ).toEqual(
+      [
+        'function audit_log_append_only',
+        'function ingest_spans',
+        'function recompute_trace_summaries',
+        'function span_kind_bit',
+        'trigger audit_log_no_update_or_delete',
+        'type ingest_span',
+      ].sort(),
     );
   });
 

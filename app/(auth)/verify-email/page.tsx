@@ -44,7 +44,15 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
   const status = actor ? await getEmailStatus({ db, actor }) : null;
   if (status?.verified) {
     return (
-      <AuthResult tone="success" title="Your email is already confirmed" actions={<ButtonLink href="/organizations" variant="primary" block>Continue to Promptloop</ButtonLink>}>
+      <AuthResult
+        tone="success"
+        title="Your email is already confirmed"
+        actions={
+          <ButtonLink href="/organizations" variant="primary" block>
+            Continue to Promptloop
+          </ButtonLink>
+        }
+      >
         <strong style={{ color: 'var(--text)' }}>{status.email}</strong> is confirmed. There is nothing else to do.
       </AuthResult>
     );
@@ -66,7 +74,9 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
         )
       }
     >
-      {actor ? 'Confirmation links work once and expire after 24 hours. Send yourself a new one.' : 'Confirmation links work once and expire after 24 hours. Sign in, then send yourself a new one from your account page.'}
+      {actor
+        ? 'Confirmation links work once and expire after 24 hours. Send yourself a new one.'
+        : 'Confirmation links work once and expire after 24 hours. Sign in, then send yourself a new one from your account page.'}
     </AuthResult>
   );
 }

@@ -49,7 +49,17 @@ function ContentColumn({ title, subtitle, content, other, label }: { title: stri
 }
 
 // Both versions side by side; nothing is overwritten until the user picks one.
-export function ConflictDialog({ conflict, onClose, onKeepMine, onUseTheirs }: { conflict: DraftConflict | null; onClose: () => void; onKeepMine: () => void; onUseTheirs: () => void }) {
+export function ConflictDialog({
+  conflict,
+  onClose,
+  onKeepMine,
+  onUseTheirs,
+}: {
+  conflict: DraftConflict | null;
+  onClose: () => void;
+  onKeepMine: () => void;
+  onUseTheirs: () => void;
+}) {
   return (
     <Dialog
       open={conflict !== null}

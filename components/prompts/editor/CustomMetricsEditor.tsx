@@ -6,7 +6,19 @@ import { PlusIcon, TrashIcon } from '@/components/ui/icons';
 import { metricTypeOptions, type CustomMetric, type MetricType } from '../types';
 import { FieldError } from '@/components/ui/FieldError';
 
-function ValueInput({ metric, index, readOnly, error, onChange }: { metric: CustomMetric; index: number; readOnly: boolean; error?: string; onChange: (value: CustomMetric['value']) => void }) {
+function ValueInput({
+  metric,
+  index,
+  readOnly,
+  error,
+  onChange,
+}: {
+  metric: CustomMetric;
+  index: number;
+  readOnly: boolean;
+  error?: string;
+  onChange: (value: CustomMetric['value']) => void;
+}) {
   const kind = metricTypeOptions.find((option) => option.value === metric.type)?.valueKind ?? 'text';
   const common = {
     'aria-label': `Value of metric ${index + 1}`,
@@ -91,7 +103,12 @@ export function CustomMetricsEditor({
                   <FieldError id={`metric-${index}-name-error`} message={nameError} />
                 </div>
                 <div className="stack-xs">
-                  <Select aria-label={`Check of metric ${index + 1}`} value={metric.type} disabled={readOnly} onChange={(e) => update(index, changeType(metric, e.target.value as MetricType))}>
+                  <Select
+                    aria-label={`Check of metric ${index + 1}`}
+                    value={metric.type}
+                    disabled={readOnly}
+                    onChange={(e) => update(index, changeType(metric, e.target.value as MetricType))}
+                  >
                     {metricTypeOptions.map((option) => (
                       <option key={option.value} value={option.value}>
                         {option.label}

@@ -93,12 +93,28 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
           {!readOnly ? <DiscardButton onDiscard={draft.discard} busy={draft.busy} /> : null}
         </div>
         {draft.status === 'error' && draft.errorMessage ? (
-          <Alert tone="error" title="Your latest changes are not saved" action={<Button size="sm" onClick={() => void draft.flush()}>Retry</Button>}>
+          <Alert
+            tone="error"
+            title="Your latest changes are not saved"
+            action={
+              <Button size="sm" onClick={() => void draft.flush()}>
+                Retry
+              </Button>
+            }
+          >
             {draft.errorMessage}
           </Alert>
         ) : null}
         {draft.conflict && conflictHidden ? (
-          <Alert tone="warning" title="Saving is paused" action={<Button size="sm" onClick={() => setPostponed(null)}>Resolve conflict</Button>}>
+          <Alert
+            tone="warning"
+            title="Saving is paused"
+            action={
+              <Button size="sm" onClick={() => setPostponed(null)}>
+                Resolve conflict
+              </Button>
+            }
+          >
             Your draft changed in another window. Choose which version to keep before saving again.
           </Alert>
         ) : null}
@@ -133,12 +149,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
       <aside className="editor-side" aria-label="Playground">
         <PlaygroundPanel scope={scope} content={content} variables={variables} blocked={Object.keys(issues).length > 0} />
       </aside>
-      <ConflictDialog
-        conflict={conflictHidden ? null : draft.conflict}
-        onClose={() => setPostponed(draft.conflict)}
-        onKeepMine={draft.keepMine}
-        onUseTheirs={draft.takeTheirs}
-      />
+      <ConflictDialog conflict={conflictHidden ? null : draft.conflict} onClose={() => setPostponed(draft.conflict)} onKeepMine={draft.keepMine} onUseTheirs={draft.takeTheirs} />
     </div>
   );
 }

@@ -39,9 +39,7 @@ export function MessageList({
     <div className="stack-sm">
       {issues['content.messages'] ? <FieldError id="messages-error" message={issues['content.messages']} /> : null}
       {messages.length === 0 ? (
-        <p className="message-empty muted">
-          {readOnly ? 'This draft has no messages.' : 'No messages yet. Start with a system message that tells the model its job.'}
-        </p>
+        <p className="message-empty muted">{readOnly ? 'This draft has no messages.' : 'No messages yet. Start with a system message that tells the model its job.'}</p>
       ) : null}
       <ol className="message-list" aria-label="Messages">
         {messages.map((message, index) => {
@@ -51,9 +49,7 @@ export function MessageList({
           return (
             <li key={index} className="message" ref={(el) => void (rows.current[index] = el)} data-role={message.role} {...drag.targetProps(index)}>
               <div className="message-head">
-                {!readOnly ? (
-                  <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} />
-                ) : null}
+                {!readOnly ? <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} /> : null}
                 <Select
                   compact
                   aria-label={`Role of message ${index + 1}`}
@@ -72,21 +68,10 @@ export function MessageList({
                     <Button size="sm" variant="ghost" aria-label={`Move message ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
                       ↑
                     </Button>
-                    <Button
-                      size="sm"
-                      variant="ghost"
-                      aria-label={`Move message ${index + 1} down`}
-                      disabled={index === messages.length - 1}
-                      onClick={() => move(index, index + 1)}
-                    >
+                    <Button size="sm" variant="ghost" aria-label={`Move message ${index + 1} down`} disabled={index === messages.length - 1} onClick={() => move(index, index + 1)}>
                       ↓
                     </Button>
-                    <Button
-                      size="sm"
-                      variant="ghost"
-                      aria-label={`Remove message ${index + 1}`}
-                      onClick={() => onChange(messages.filter((_, i) => i !== index))}
-                    >
+                    <Button size="sm" variant="ghost" aria-label={`Remove message ${index + 1}`} onClick={() => onChange(messages.filter((_, i) => i !== index))}>
                       <TrashIcon size={14} />
                     </Button>
                   </div>

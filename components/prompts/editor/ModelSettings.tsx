@@ -25,7 +25,11 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
     <div className="settings-grid">
       <Field
         label="Model"
-        error={issues['content.modelRouteId'] ?? (models.isError ? readAppError(models.error)?.message : null) ?? (selected && !selected.available ? 'This route is unavailable: runs will fail until its provider is configured.' : null)}
+        error={
+          issues['content.modelRouteId'] ??
+          (models.isError ? readAppError(models.error)?.message : null) ??
+          (selected && !selected.available ? 'This route is unavailable: runs will fail until its provider is configured.' : null)
+        }
         hint={
           unavailable.length > 0
             ? `${unavailable.length} ${unavailable.length === 1 ? 'route is' : 'routes are'} unavailable (no provider configured) and cannot be chosen.`

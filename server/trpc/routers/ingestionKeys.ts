@@ -9,7 +9,5 @@ export const ingestionKeysRouter = router({
   create: protectedProcedure
     .input(createIngestionKeyInput.extend(orgIdInput.shape))
     .mutation(({ ctx, input }) => createIngestionKey(ctx, input.organizationId, { name: input.name, application: input.application, environment: input.environment })),
-  revoke: protectedProcedure
-    .input(orgIdInput.extend({ keyId: z.string().min(1) }))
-    .mutation(({ ctx, input }) => revokeIngestionKey(ctx, input.organizationId, input.keyId)),
+  revoke: protectedProcedure.input(orgIdInput.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => revokeIngestionKey(ctx, input.organizationId, input.keyId)),
 });

@@ -1,12 +1,4 @@
-import {
-  checkDeletionLink,
-  createDeletionLink,
-  createOrganization,
-  deleteOrganization,
-  getOrganization,
-  listOrganizations,
-  renameOrganization,
-} from '@/server/orgs/service';
+import { checkDeletionLink, createDeletionLink, createOrganization, deleteOrganization, getOrganization, listOrganizations, renameOrganization } from '@/server/orgs/service';
 import { createOrganizationInput, deleteOrganizationInput, renameOrganizationInput } from '@/server/orgs/schemas';
 import { z } from 'zod';
 import { protectedProcedure, router } from '../init';
@@ -20,9 +12,7 @@ export const organizationsRouter = router({
     .input(renameOrganizationInput.extend(orgIdInput.shape))
     .mutation(({ ctx, input }) => renameOrganization(ctx, input.organizationId, { name: input.name })),
   createDeletionLink: protectedProcedure.input(orgIdInput).mutation(({ ctx, input }) => createDeletionLink(ctx, input.organizationId)),
-  checkDeletionLink: protectedProcedure
-    .input(orgIdInput.extend({ token: z.string().min(1) }))
-    .query(({ ctx, input }) => checkDeletionLink(ctx, input.organizationId, input.token)),
+  checkDeletionLink: protectedProcedure.input(orgIdInput.extend({ token: z.string().min(1) })).query(({ ctx, input }) => checkDeletionLink(ctx, input.organizationId, input.token)),
   delete: protectedProcedure
     .input(deleteOrganizationInput.extend(orgIdInput.shape))
     .mutation(({ ctx, input }) => deleteOrganization(ctx, input.organizationId, { token: input.token, confirmName: input.confirmName })),

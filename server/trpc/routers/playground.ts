@@ -17,8 +17,11 @@ async function* withAppErrors<T>(events: AsyncGenerator<T>): AsyncGenerator<T> {
 
 export const playgroundRouter = router({
   // Streamed: a transaction would end before the stream does, and a run writes nothing.
-  run: protectedProcedure.meta({ transaction: false }).input(playgroundRunInput.extend({ ...promptIdInput.shape, content: draftContentInput })).mutation(async ({ ctx, input }) => {
-    const events = await startPlaygroundRun(ctx, input.organizationId, input.promptId, { content: input.content, input: input.input, variables: input.variables });
-    return withAppErrors(events);
-  }),
+  run: protectedProcedure
+    .meta({ transaction: false })
+    .input(playgroundRunInput.extend({ ...promptIdInput.shape, content: draftContentInput }))
+    .mutation(async ({ ctx, input }) => {
+      const events = await startPlaygroundRun(ctx, input.organizationId, input.promptId, { content: input.content, input: input.input, variables: input.variables });
+      return withAppErrors(events);
+    }),
 });
