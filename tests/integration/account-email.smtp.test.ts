@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -9,11 +8,10 @@ import { checkCredentials } from '@/server/account/service';
 import { sessionStillValid } from '@/server/auth/nextauth';
 import { config } from '@/server/config';
 import { purgeExpired } from '@/server/housekeeping';
-import { createCaller } from '@/server/trpc/root';
-import { createTrpcContext } from '@/server/trpc/init';
 import { call, newOrganization, newUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
 import { linkTo, startSmtpServer, tokenOf } from '../helpers/smtp';
+import { caller, rejection } from '../helpers/trpc';
 
 // SMTP_URL is set for this file's process (config is read once per process), so verification is
 // required and every email goes through a real SMTP server.
@@ -29,19 +27,6 @@ afterAll(() => smtp.close());
 
 const address = (label = 'person') => `${label}-${randomUUID()}@example.test`;
 const password = 'river-stone-42';
-
-async function caller(userId: string | null) {
-  return createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError & { cause: { code: string; details: Record<string, unknown> } }> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as never;
-}
 
 async function signUp(email = address()) {
   const profile = await (await caller(null)).account.signUp({ email, password, name: 'Robin' });

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { organizations } from '@/db/schema';
 import { limits } from '@/server/auth/attempts';
-import { createTrpcContext } from '@/server/trpc/init';
-import { createCaller } from '@/server/trpc/root';
-
-async function caller(userId: string | null) {
-  return createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
-}
+import { caller, rejection } from '../helpers/trpc';
 
 async function editorWithPrompt() {
   const profile = await (await caller(null)).account.signUp({ email: `pgl-${randomUUID()}@example.test`, password: 'river-stone-42' });
@@ -18,15 +12,6 @@ async function editorWithPrompt() {
   const org = await trpc.organizations.create({ name: 'Playground limits' });
   const prompt = await trpc.prompts.create({ organizationId: org.id, name: 'Limited prompt' });
   return { trpc, org, ids: { organizationId: org.id, promptId: prompt.id } };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError & { cause: { code: string; details: Record<string, unknown>; headers: Record<string, string> } }> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as never;
 }
 
 async function drain(iterable: AsyncIterable<unknown>) {

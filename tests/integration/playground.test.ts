@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrpcContext } from '@/server/trpc/init';
-import { appRouter, createCaller, type AppRouter } from '@/server/trpc/root';
+import { appRouter, type AppRouter } from '@/server/trpc/root';
 import { createTRPCClient, httpBatchStreamLink } from '@trpc/client';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
-
-async function caller(userId: string | null) {
-  return createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
-}
+import { caller, rejection } from '../helpers/trpc';
 
 async function signedUp() {
   const profile = await (await caller(null)).account.signUp({ email: `pg-${randomUUID()}@example.test`, password: 'river-stone-42' });
@@ -26,15 +22,6 @@ async function team() {
   await admin.trpc.members.add({ organizationId: org.id, email: viewer.profile.email!, role: 'viewer' });
   const prompt = await editor.trpc.prompts.create({ organizationId: org.id, name: 'Playground prompt' });
   return { admin, editor, viewer, org, prompt, ids: { organizationId: org.id, promptId: prompt.id } };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError & { cause: { code: string; details: Record<string, unknown> } }> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as never;
 }
 
 async function drain(iterable: AsyncIterable<any>) {

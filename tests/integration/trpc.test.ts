@@ -1,30 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { checkCredentials } from '@/server/account/service';
-import { createCaller } from '@/server/trpc/root';
-import { createTrpcContext } from '@/server/trpc/init';
+import { caller, rejection } from '../helpers/trpc';
 
 const email = () => `dash-${randomUUID()}@example.test`;
-
-async function caller(userId: string | null) {
-  return createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
-}
 
 async function signedUp() {
   const anonymous = await caller(null);
   const profile = await anonymous.account.signUp({ email: email(), password: 'river-stone-42', name: 'Dana' });
   return { profile, trpc: await caller(profile.id) };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<TRPCError & { cause: { code: string; details: Record<string, unknown> } }> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as never;
 }
 
 describe('dashboard procedures (tRPC)', () => {
