@@ -84,11 +84,15 @@ BEGIN
 
   -- All spans of a trace share one root: the trace's summary row names it. One primary-key lookup
   -- per trace of the batch (a join could be planned as a scan of the organization's traces).
-  SELECT t."i", t."traceId", t."spanId" INTO c
-    FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
-    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.organization_id = k.organization_id AND tr.trace_id = t."traceId") <> t."rootSpanId"
-    ORDER BY t."i" LIMIT 1;
-  IF FOUND THEN
+  -- Planned afresh (EXECUTE): every index of traces leads with organization_id, and a generic plan
+  -- cached while the table was small may pick one that reads the organization's traces.
+  EXECUTE $q$
+    SELECT t."i", t."traceId", t."spanId"
+    FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest($1) e ORDER BY e."traceId", e."i") t
+    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.organization_id = $2 AND tr.trace_id = t."traceId") <> t."rootSpanId"
+    ORDER BY t."i" LIMIT 1
+  $q$ INTO c USING v_in, k.organization_id;
+  IF c."i" IS NOT NULL THEN -- EXECUTE does not set FOUND
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
   END IF;
@@ -102,7 +106,9 @@ BEGIN
     FROM unnest(v_in) e
     CROSS JOIN LATERAL (
       SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
-      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id = k.organization_id LIMIT 1
+      -- `organization_id || ''` is not indexable: only the unique (span_id, organization_id) index can
+      -- serve this lookup, whatever a generic plan cached on a small table estimated.
+      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id LIMIT 1
     ) s
   ), written AS (
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
