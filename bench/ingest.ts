@@ -8,12 +8,12 @@ import postgres from 'postgres';
 import { migrate, openDatabase } from '../db/client';
 import { newId, newSecret } from '../server/ids';
 import { ingestionSecretDigest } from '../server/auth/ingestion-key';
+import { percentile, withFreshDatabase } from './fresh-database';
 
 // Trace ingestion throughput: the production entry (--role=ingest, a child process) against a
 // direct postgres-js multi-row upsert of the same rows, same batch size and concurrency.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const baseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const clients = Number(process.env.BENCH_CLIENTS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -147,11 +147,6 @@ function merge(results: Result[]): Result {
     latencies: results.flatMap((r) => r.latencies),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 function summarize(label: string, result: Result): number {
@@ -296,13 +291,11 @@ function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string
   };
 }
 
-export async function main(): Promise<boolean> {
-  const name = `promptloop_bench_${Date.now()}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+export function main(): Promise<boolean> {
+  return withFreshDatabase(run);
+}
+
+async function run(databaseUrl: string): Promise<boolean> {
   let child: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
   try {
@@ -347,7 +340,5 @@ export async function main(): Promise<boolean> {
   } finally {
     child?.kill('SIGTERM');
     await sql?.end({ timeout: 5 });
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
   }
 }

@@ -7,12 +7,12 @@ import { storeBatch } from '../server/traces/ingest';
 import type { SpanSnapshot, TraceBatch } from '../server/traces/ingest-schema';
 import { listTraces } from '../server/traces/query';
 import type { ListTracesQuery } from '../server/traces/schemas';
+import { percentile, withFreshDatabase } from './fresh-database';
 
 // The trace list at scale: seeds BENCH_SPANS spans (default 1,000,000: traces of ten spans in one
 // organization) through the real ingest_spans function, then times the real service function
 // listTraces with no filter, each filter and a later page. Target: p50 < 20 ms for every case.
 
-const baseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const totalSpans = Number(process.env.BENCH_SPANS ?? 1_000_000);
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);
 const seedConnections = Number(process.env.BENCH_SEED_CONNECTIONS ?? 4);
@@ -76,17 +76,11 @@ function traceEvents(i: number, n: number, now: number): SpanSnapshot[] {
   return [root, ...children] as SpanSnapshot[];
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+export function main(): Promise<boolean> {
+  return withFreshDatabase(run);
 }
 
-export async function main(): Promise<boolean> {
-  const name = `promptloop_bench_${Date.now()}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+async function run(databaseUrl: string): Promise<boolean> {
   let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     database = await openDatabase({ url: databaseUrl, max: seedConnections });
@@ -169,7 +163,5 @@ export async function main(): Promise<boolean> {
     return passed;
   } finally {
     await database?.close();
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
   }
 }

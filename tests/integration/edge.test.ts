@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
@@ -15,6 +14,7 @@ import { defineRoute } from '@/server/api/define';
 import { appRouter } from '@/server/trpc/root';
 import { createCallerFactory, createTrpcContext, logTrpcError, protectedProcedure, router } from '@/server/trpc/init';
 import { call, newUser, type TestUser } from '../helpers/api';
+import { closedPort } from '../helpers/net';
 
 // Everything the process logs through pino, captured from the logger's own stream.
 let lines: Record<string, any>[] = [];
@@ -28,14 +28,6 @@ beforeEach(() => {
 afterEach(() => {
   (log as any)[streamSym] = originalStream;
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // The process's database swapped for a broken one while `fn` runs: a real database failure, not a mock.
 async function withDatabase<T>(broken: Database, fn: () => Promise<T>): Promise<T> {

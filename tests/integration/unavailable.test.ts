@@ -1,16 +1,8 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/client';
 import { organizations } from '@/db/schema';
 import { errorResponse, toAppError } from '@/server/api/http';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from '../helpers/net';
 
 describe('database unavailable', () => {
   it('a Postgres that cannot be reached becomes 503 unavailable with Retry-After, not a 500', async () => {
