@@ -151,7 +151,9 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
   await expect(page.locator('tr[data-case]')).toHaveCount(10);
   await shoot(page, '23-dataset');
 
+  // One delete at a time, as a person would: each waits for the table to show the last one.
   await page.getByRole('button', { name: 'Delete case 10' }).click();
+  await expect(page.locator('tr[data-case]')).toHaveCount(9);
   await page.getByRole('button', { name: 'Delete case 9' }).click();
   await expect(page.locator('tr[data-case]')).toHaveCount(8);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
