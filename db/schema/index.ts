@@ -4,3 +4,4 @@ export * from './platform';
 export * from './prompts';
 export * from './datasets';
 export * from './traces';
+export * from './evals';

@@ -154,3 +154,17 @@ export const draftSchema = z.object({
   variables: z.array(z.string()),
 });
 export type Draft = z.infer<typeof draftSchema>;
+
+// Labels name versions: lowercase letters, digits and hyphens, 1 to 64 characters, alphanumeric at both ends.
+export const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+export const labelName = z.string().regex(labelPattern, 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.');
+
+// How evaluation outputs are scored: set by initialize, changed with set scoring, frozen into each evaluation.
+export const scoringMethods = ['expected', 'judge', 'review'] as const;
+export type ScoringMethod = (typeof scoringMethods)[number];
+export const scoringPolicySchema = z.strictObject({
+  method: z.enum(scoringMethods),
+  judgeModelRouteId: z.string().min(1).max(200).optional(),
+  rubric: z.string().trim().min(1).max(10_000).optional(),
+});
+export type ScoringPolicy = z.infer<typeof scoringPolicySchema>;
