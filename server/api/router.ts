@@ -6,6 +6,7 @@ import { accountRoutes } from './routes/account';
 import { organizationRoutes } from './routes/organizations';
 import { modelRoutes } from './routes/models';
 import { promptRoutes } from './routes/prompts';
+import { versionRoutes } from './routes/versions';
 import { datasetRoutes } from './routes/datasets';
 import { ingestionKeyRoutes } from './routes/ingestion-keys';
 import { traceRoutes } from './routes/traces';
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   ...organizationRoutes,
   ...modelRoutes,
   ...promptRoutes,
+  ...versionRoutes,
   ...datasetRoutes,
   ...ingestionKeyRoutes,
   ...traceRoutes,

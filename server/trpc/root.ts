@@ -9,6 +9,7 @@ import { organizationsRouter } from './routers/organizations';
 import { playgroundRouter } from './routers/playground';
 import { promptsRouter } from './routers/prompts';
 import { tracesRouter } from './routers/traces';
+import { versionsRouter } from './routers/versions';
 
 export const appRouter = router({
   account: accountRouter,
@@ -21,6 +22,7 @@ export const appRouter = router({
   playground: playgroundRouter,
   ingestionKeys: ingestionKeysRouter,
   traces: tracesRouter,
+  versions: versionsRouter,
 });
 
 export type AppRouter = typeof appRouter;
