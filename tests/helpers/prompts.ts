@@ -1,4 +1,5 @@
 import { getDb } from '@/db/client';
+import { evaluations } from '@/db/schema';
 import { runInTransaction } from '@/server/context';
 import { newId } from '@/server/ids';
 import { publishBaselineVersion } from '@/server/prompts/versions';
@@ -44,4 +45,46 @@ export async function activePrompt(user: TestUser, organizationId: string, text 
   await writeDraft(user, organizationId, prompt.id, text);
   const v1 = await publishBaseline(user, organizationId, prompt.id);
   return { prompt, v1, base: `/organizations/${organizationId}/prompts/${prompt.id}` };
+}
+
+// An active prompt with versions 1..count (1 from the baseline, the rest saved).
+export async function promptWithVersions(user: TestUser, organizationId: string, count: number) {
+  const active = await activePrompt(user, organizationId);
+  const ids = [active.v1.id];
+  for (let i = 2; i <= count; i++) {
+    const draft = await writeDraft(user, organizationId, active.prompt.id, `Take ${i}`);
+    const saved = await user.call('POST', `${active.base}/versions`, { body: { draftRevision: draft.revision } });
+    if (saved.status !== 201) throw new Error(JSON.stringify(saved.body));
+    ids.push(saved.body.id);
+  }
+  return { ...active, ids };
+}
+
+// An evaluation row as the evaluation service would leave it (for label moves that name one).
+export async function insertEvaluation(values: {
+  organizationId: string;
+  promptId: string;
+  versionId: string | null;
+  kind?: 'comparison' | 'baseline';
+  status?: string;
+  createdBy: string;
+}) {
+  const id = newId('eval');
+  const db = await getDb();
+  await db.insert(evaluations).values({
+    id,
+    organizationId: values.organizationId,
+    promptId: values.promptId,
+    kind: values.kind ?? 'comparison',
+    status: (values.status ?? 'completed') as 'completed',
+    scope: 'quick',
+    versionId: values.versionId,
+    candidateRunId: newId('run'),
+    scoring: { method: 'expected' },
+    datasetSize: 1,
+    totalCases: 1,
+    createdBy: values.createdBy,
+    createdByClient: 'dashboard',
+  });
+  return id;
 }
