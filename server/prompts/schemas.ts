@@ -185,11 +185,13 @@ export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema }
 export type SaveVersionInput = z.infer<typeof saveVersionInput>;
 
 // A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
+// Documented as the integer it stands for (a refine, unlike a regex, adds no string pattern).
 export const versionNumber = z
   .string()
-  .regex(/^[1-9][0-9]{0,9}$/, 'Must be a whole number of at least 1.')
+  .refine((text) => /^[1-9][0-9]{0,9}$/.test(text), 'Must be a whole number of at least 1.')
   .transform(Number)
-  .pipe(z.number().int().min(1).max(2_147_483_647));
+  .pipe(z.number().int().min(1).max(2_147_483_647))
+  .meta({ type: 'integer', minimum: 1, maximum: 2_147_483_647 } as Record<string, unknown>);
 
 export const labelItemSchema = z.object({
   label: z.string(),
