@@ -7,6 +7,7 @@ import { organizationRoutes } from './routes/organizations';
 import { modelRoutes } from './routes/models';
 import { promptRoutes } from './routes/prompts';
 import { versionRoutes } from './routes/versions';
+import { evalRoutes } from './routes/evals';
 import { datasetRoutes } from './routes/datasets';
 import { ingestionKeyRoutes } from './routes/ingestion-keys';
 import { traceRoutes } from './routes/traces';
@@ -30,6 +31,7 @@ export const routes: Route[] = [
   ...modelRoutes,
   ...promptRoutes,
   ...versionRoutes,
+  ...evalRoutes,
   ...datasetRoutes,
   ...ingestionKeyRoutes,
   ...traceRoutes,

@@ -10,6 +10,7 @@ import { playgroundRouter } from './routers/playground';
 import { promptsRouter } from './routers/prompts';
 import { tracesRouter } from './routers/traces';
 import { versionsRouter } from './routers/versions';
+import { evalsRouter } from './routers/evals';
 
 export const appRouter = router({
   account: accountRouter,
@@ -23,6 +24,7 @@ export const appRouter = router({
   ingestionKeys: ingestionKeysRouter,
   traces: tracesRouter,
   versions: versionsRouter,
+  evals: evalsRouter,
 });
 
 export type AppRouter = typeof appRouter;
