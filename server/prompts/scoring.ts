@@ -2,12 +2,9 @@ import { eq } from 'drizzle-orm';
 import { prompts } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
 import { recordAudit } from '../audit/service';
-import { requireRoute } from '../models/routes';
+import { localJudgeRouteId, requireRoute } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from './access';
 import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView, type SetScoringInput } from './schemas';
-
-// The engine's built-in deterministic judge (no provider needed).
-export const localJudgeRouteId = 'local/judge';
 
 // Used when a judge policy names no rubric of its own; the response says so (rubricIsDefault).
 export const defaultJudgeRubric = [
@@ -48,9 +45,7 @@ export async function getScoringPolicy(ctx: ServiceContext, organizationId: stri
 export async function setScoringPolicy(ctx: ServiceContext, organizationId: string, promptId: string, input: SetScoringInput): Promise<ScoringPolicyView> {
   return withTransaction(ctx, async (txCtx) => {
     const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    // The local judge is accepted by id even where no route table lists it yet.
-    const routeId = input.judgeModelRouteId;
-    if (routeId !== undefined && routeId !== localJudgeRouteId) requireRoute(routeId, 'judgeModelRouteId');
+    if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
     const policy = resolveScoringPolicy(input);
     await txCtx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
     await recordAudit(txCtx, {
