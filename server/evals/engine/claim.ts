@@ -66,8 +66,6 @@ export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
   return { id: row.id, organizationId: row.organizationId, promptId: row.promptId, content: row.content, scoring: row.scoring, scope: row.scope ?? 'quick' };
 }
 
-const liveWorker = (staleMs: number) => sql`select 1 from eval_workers w where w.id = r.worker_id and w.heartbeat_at > now() - (${staleMs} * interval '1 millisecond')`;
-
 // The evaluation and every unfinished run of it pause together; resume (operations) restarts them.
 async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Promise<void> {
   await tx.execute(sql`
@@ -81,62 +79,56 @@ async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Pro
       and (id = ${runId} or id in (select candidate_run_id from paused) or id in (select production_run_id from paused))`);
 }
 
+type ClaimRow = {
+  outcome: 'claimed' | 'none' | 'busy' | 'gave_up';
+  id: string | null;
+  caseId: string;
+  position: number;
+  input: string;
+  expectedOutput: string;
+  inputFormat: 'text' | 'json';
+  referenceFormat: 'text' | 'json';
+  attempts: number;
+  wasCharged: boolean;
+  runWasPending: boolean;
+};
+
+// One claim transaction: eligibility, then claim_eval_case (db/functions/claim_eval_case.sql: run
+// and evaluation state, the organization's bound, SKIP LOCKED, stale takeover), then the charge.
 export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings): Promise<ClaimOutcome> {
   return retryOnConflict(() =>
     runInTransaction(db, async (tx, afterCommit) => {
-      // Claims of one organization are serialized across processes, so the count below is exact.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`eval-org:${run.organizationId}`}, 0))`);
-      // Evaluation, then run: the same order as progress refreshes and the operations take them.
-      const evaluations = rowsOf<{ status: string }>(
-        await tx.execute(sql`select status from evaluations where candidate_run_id = ${run.id} or production_run_id = ${run.id} order by id for share`),
-      );
-      if (evaluations.some((e) => e.status === 'cancelled' || e.status === 'paused')) return { kind: 'none' } as const;
-      const runs = rowsOf<{ status: string }>(await tx.execute(sql`select status from eval_runs where id = ${run.id} for share`));
-      const runStatus = runs[0]?.status;
-      if (runStatus !== 'pending' && runStatus !== 'running') return { kind: 'none' } as const;
-
-      const [{ inFlight }] = rowsOf<{ inFlight: number }>(
-        await tx.execute(sql`
-          select count(*)::int as "inFlight" from eval_results r
-          where r.organization_id = ${run.organizationId} and r.status = 'running' and exists (${liveWorker(settings.staleMs)})`),
-      );
-      if (inFlight >= settings.maxInFlightPerOrg) return { kind: 'busy' } as const;
-
-      const candidates = rowsOf<Omit<ClaimedCase, 'firstOfRun' | 'runId'> & { charged: boolean; status: string }>(
-        await tx.execute(sql`
-          select r.id, r.case_id as "caseId", r.position, r.input, r.expected_output as "expectedOutput", r.input_format as "inputFormat",
-            r.reference_format as "referenceFormat", r.attempts, r.charged, r.status
-          from eval_results r
-          where r.run_id = ${run.id}
-            and (r.status = 'pending' or (r.status = 'running' and not exists (${liveWorker(settings.staleMs)})))
-          order by r.position
-          limit 1
-          for update of r skip locked`),
-      );
-      const candidate = candidates[0];
-      if (!candidate) return { kind: 'none' } as const;
-
       const eligibility = await evaluationEligibility({ db: tx }, { organizationId: run.organizationId, scope: run.scope, action: 'execute' });
       if (!eligibility.allowed) {
+        // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
+        const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
+        if (waiting.length === 0) return { kind: 'none' } as const;
         await pauseForEligibility(tx, run.id, eligibility.reason);
         return { kind: 'refused', reason: eligibility.reason } as const;
       }
-
-      // A case whose claims were all abandoned (its workers died each time) is not tried forever.
-      if (candidate.status === 'running' && candidate.attempts >= settings.maxAttempts) {
+      const [row] = rowsOf<ClaimRow>(
         await tx.execute(sql`
-          update eval_results set status = 'error', finished_at = now(),
-            error = ${`The case was started ${candidate.attempts} times and never finished (its worker stopped each time).`}
-          where id = ${candidate.id}`);
-        return { kind: 'gave_up', resultId: candidate.id } as const;
-      }
-
-      await tx.execute(sql`
-        update eval_results set status = 'running', worker_id = ${settings.workerId}, claimed_at = now(), attempts = attempts + 1, charged = true
-        where id = ${candidate.id}`);
-      if (!candidate.charged) await chargeCase({ db: tx, afterCommit }, { organizationId: run.organizationId, runId: run.id, resultId: candidate.id });
-      const { charged: _charged, status: _status, ...rest } = candidate;
-      return { kind: 'claimed', claimed: { ...rest, runId: run.id, firstOfRun: runStatus === 'pending' } } as const;
+          select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
+            reference_format as "referenceFormat", attempts, was_charged as "wasCharged", run_was_pending as "runWasPending"
+          from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int)`),
+      );
+      if (!row || row.outcome === 'none') return { kind: 'none' } as const;
+      if (row.outcome === 'busy') return { kind: 'busy' } as const;
+      if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! } as const;
+      if (!row.wasCharged) await chargeCase({ db: tx, afterCommit }, { organizationId: run.organizationId, runId: run.id, resultId: row.id! });
+      const claimed: ClaimedCase = {
+        id: row.id!,
+        runId: run.id,
+        caseId: row.caseId,
+        position: row.position,
+        input: row.input,
+        expectedOutput: row.expectedOutput,
+        inputFormat: row.inputFormat,
+        referenceFormat: row.referenceFormat,
+        attempts: row.attempts,
+        firstOfRun: row.runWasPending,
+      };
+      return { kind: 'claimed', claimed } as const;
     }),
   );
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { evalResults, evalRuns, evaluations } from '@/db/schema';
 import type { Actor, DbContext } from '@/server/context';
 import { withTransaction } from '@/server/context';
@@ -6,6 +6,7 @@ import { AppError } from '@/server/errors';
 import { log } from '@/server/log';
 import { publishBaselineVersion } from '@/server/prompts/versions';
 import type { EvaluationStatus } from '../schemas';
+import { rowsOf } from './sql';
 
 // Run and evaluation status, recomputed from the results (M4 contract "Run model"):
 // a run is pending → running → completed (every result scored or pending_review) | failed (nothing
@@ -132,11 +133,44 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
   });
 }
 
-// Every evaluation that uses the run (a production run can be evidence for several).
+type Snapshot = {
+  evaluationId: string;
+  evaluationStatus: EvaluationStatus;
+  kind: 'comparison' | 'baseline';
+  published: boolean;
+  runId: string;
+  runStatus: EvaluationStatus;
+} & Counts;
+
+/**
+ * After a case finished (the engine): one unlocked read of every evaluation using the run, with
+ * one aggregate per run; only an evaluation whose status would change (or a baseline that may now
+ * publish) is refreshed under its locks. Most cases change nothing, so this stays cheap.
+ */
 export async function refreshRun(ctx: DbContext, runId: string): Promise<void> {
-  const rows = await ctx.db
-    .select({ id: evaluations.id })
-    .from(evaluations)
-    .where(and(or(eq(evaluations.candidateRunId, runId), eq(evaluations.productionRunId, runId))));
-  for (const row of rows) await refreshEvaluation(ctx, row.id);
+  const rows = rowsOf<Snapshot>(
+    await ctx.db.execute(sql`
+      select e.id as "evaluationId", e.status as "evaluationStatus", e.kind, e.version_id is not null as published,
+        run.id as "runId", run.status as "runStatus", c.*
+      from evaluations e
+      join eval_runs run on run.id = e.candidate_run_id or run.id = e.production_run_id
+      cross join lateral (
+        select count(*)::int as total,
+          (count(*) filter (where r.status = 'pending'))::int as pending,
+          (count(*) filter (where r.status = 'running'))::int as running,
+          (count(*) filter (where r.status = 'scored'))::int as scored,
+          (count(*) filter (where r.status = 'pending_review'))::int as review,
+          (count(*) filter (where r.status = 'error'))::int as error
+        from eval_results r where r.run_id = run.id
+      ) c
+      where e.candidate_run_id = ${runId} or e.production_run_id = ${runId}`),
+  );
+  const byEvaluation = new Map<string, Snapshot[]>();
+  for (const row of rows) byEvaluation.set(row.evaluationId, [...(byEvaluation.get(row.evaluationId) ?? []), row]);
+  for (const [evaluationId, runs] of byEvaluation) {
+    const statuses = runs.map((r) => runStatusFrom(r.runStatus, r));
+    const changed = runs.some((r, i) => statuses[i] !== r.runStatus) || evaluationStatusFrom(runs[0].evaluationStatus, statuses) !== runs[0].evaluationStatus;
+    const mayPublish = runs[0].kind === 'baseline' && !runs[0].published && runs[0].evaluationStatus === 'completed';
+    if (changed || mayPublish) await refreshEvaluation(ctx, evaluationId);
+  }
 }

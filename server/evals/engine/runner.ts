@@ -33,7 +33,8 @@ class Semaphore {
 
 // Shared by every engine in the process (the pg-boss worker and drainEvalWork alike).
 const semaphores = new Map<string, Semaphore>();
-function semaphore(key: string, limit: number): Semaphore {
+function semaphore(name: string, limit: number): Semaphore {
+  const key = `${name}:${limit}`;
   let s = semaphores.get(key);
   if (!s) semaphores.set(key, (s = new Semaphore(limit)));
   return s;
@@ -61,7 +62,7 @@ export function newEngine(db: Db, workerId: string, settings = engineSettings())
 
 export async function heartbeat(engine: Engine): Promise<void> {
   await engine.db.execute(sql`
-    insert into eval_workers (id, started_at, heartbeat_at) values (${engine.workerId}, now(), now())
+    insert into eval_workers (id, created_at, heartbeat_at) values (${engine.workerId}, now(), now())
     on conflict (id) do update set heartbeat_at = now()`);
 }
 

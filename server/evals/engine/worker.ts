@@ -6,7 +6,7 @@ import { config } from '@/server/config';
 import { log } from '@/server/log';
 import { refreshRun } from './progress';
 import { registerRunSender } from './queue';
-import { claimableRuns, heartbeat, newEngine, processRun, removeWorker, type Engine } from './runner';
+import { claimableRuns, engineSettings, heartbeat, newEngine, processRun, removeWorker, type Engine, type EngineSettings } from './runner';
 import { rowsOf } from './sql';
 
 // The evaluation worker: pg-boss delivers `eval-run` jobs ({ runId }); each job works its run
@@ -119,8 +119,8 @@ export async function startEvalSender(database: Database): Promise<{ stop(): Pro
  * settles the runs' progress. Work held by another live worker is left to it. Rejects when work is
  * still left after `timeoutMs` (default 30 s).
  */
-export async function drainEvalWork(db: Db, options: { timeoutMs?: number } = {}): Promise<void> {
-  const engine = newEngine(db, newWorkerId('drain'));
+export async function drainEvalWork(db: Db, options: { timeoutMs?: number; settings?: Partial<EngineSettings> } = {}): Promise<void> {
+  const engine = newEngine(db, newWorkerId('drain'), { ...engineSettings(), ...options.settings });
   const staleMs = 3 * engine.settings.heartbeatMs;
   await heartbeat(engine);
   const beat = startHeartbeat(engine);
