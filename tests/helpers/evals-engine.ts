@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { evalResults, evalRuns, evaluations, prompts } from '@/db/schema';
 import { runInTransaction } from '@/server/context';
@@ -40,6 +40,7 @@ export async function createEngineEvaluation(options: {
   kind?: 'comparison' | 'baseline';
   sides?: 1 | 2;
   scope?: 'quick' | 'comprehensive';
+  createdByHuman?: boolean;
 }): Promise<{ evaluationId: string; promptId: string; runIds: string[] }> {
   const db = await getDb();
   const content = { ...defaultContent, ...options.content };
@@ -77,7 +78,9 @@ export async function createEngineEvaluation(options: {
       datasetSize: frozen.length,
       totalCases: frozen.length,
       createdBy: options.userId,
-      createdByClient: 'dashboard',
+      createdByClient: options.createdByHuman === false ? 'agent-client' : 'dashboard',
+      createdByHuman: options.createdByHuman ?? true,
+      draftRevision: options.kind === 'baseline' ? 1 : null,
     });
     return ids;
   });
@@ -98,6 +101,17 @@ export async function runRowsOf(runIds: string[]) {
 export async function resultsOf(runId: string) {
   const db = await getDb();
   return db.select().from(evalResults).where(eq(evalResults.runId, runId)).orderBy(evalResults.position);
+}
+
+// What the operations' cancel does to the rows: the evaluation and its unfinished runs.
+export async function cancelEvaluation(evaluationId: string): Promise<void> {
+  const db = await getDb();
+  const [row] = await db.update(evaluations).set({ status: 'cancelled' }).where(eq(evaluations.id, evaluationId)).returning();
+  const runIds = [row.candidateRunId, ...(row.productionRunId ? [row.productionRunId] : [])];
+  await db
+    .update(evalRuns)
+    .set({ status: 'cancelled' })
+    .where(and(inArray(evalRuns.id, runIds), inArray(evalRuns.status, ['pending', 'running'])));
 }
 
 export type ModelServer = {
