@@ -146,7 +146,13 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
       </Card>
     );
   }
-  return <EvaluationBody scope={scope} evaluation={query.data as Evaluation} productionNumber={numbers.numberOf(query.data.productionVersionId) ?? null} />;
+  return (
+    <EvaluationBody
+      scope={scope}
+      evaluation={query.data as Evaluation}
+      productionNumber={query.data.productionVersion ?? numbers.numberOf(query.data.productionVersionId) ?? null}
+    />
+  );
 }
 
 function EvaluationBody({ scope, evaluation, productionNumber }: { scope: PromptScope; evaluation: Evaluation; productionNumber: number | null }) {
@@ -170,11 +176,20 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
   const canPromote = comparison && evaluation.status === 'completed' && evaluation.versionId !== null && !candidateIsProduction && scope.canWrite;
   const canCancel = scope.canWrite && ['pending', 'running', 'paused'].includes(evaluation.status);
   const canResume = scope.canWrite && evaluation.status === 'paused';
-  const retryable = (summary: SideSummary | null) => scope.canWrite && summary !== null && (summary.status === 'failed' || summary.status === 'cancelled');
+  // A reused production run is someone else's evidence: it cannot be retried from here.
+  const retryable = (summary: SideSummary | null) => scope.canWrite && summary !== null && !summary.reused && (summary.status === 'failed' || summary.status === 'cancelled');
 
   const candidateTitle = comparison ? `Candidate v${evaluation.version ?? '?'}` : 'Setup draft';
   const title = comparison ? `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}` : 'Baseline evaluation';
   const baselinePublished = evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version !== null;
+
+  // A baseline that published version 1 turns the prompt active: refresh the header and tabs.
+  const queryClient = useQueryClient();
+  const trpc = useTRPC();
+  const staleSetup = baselinePublished && scope.prompt.state === 'setup';
+  useEffect(() => {
+    if (staleSetup) void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+  }, [staleSetup, queryClient, trpc, scope.organizationId, scope.promptId]);
 
   async function run(action: () => Promise<unknown>) {
     setActionError(null);
@@ -242,7 +257,7 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
                 </ButtonLink>
               }
             >
-              Every case passed scoring. Applications retrieving this prompt now get version {evaluation.version}.
+              Every case was scored with no errors and nothing left to review. Applications retrieving this prompt now get version {evaluation.version}.
             </Alert>
           ) : null}
           {evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version === null && evaluation.pendingReviewCases > 0 ? (
@@ -287,7 +302,7 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
             {comparison ? (
               <SideCard
                 title="Production"
-                subtitle={productionNumber ? `v${productionNumber}` : 'Pinned production'}
+                subtitle={`${productionNumber ? `v${productionNumber}` : 'Pinned production'}${evaluation.production?.reused ? ' · results reused from an earlier run' : ''}`}
                 summary={evaluation.production}
                 total={evaluation.totalCases}
                 retry={retryButton('production', evaluation.production)}

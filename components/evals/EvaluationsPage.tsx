@@ -97,7 +97,7 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
             </thead>
             <tbody>
               {evaluations.map((evaluation) => {
-                const productionNumber = numbers.numberOf(evaluation.productionVersionId);
+                const productionNumber = evaluation.productionVersion ?? numbers.numberOf(evaluation.productionVersionId);
                 return (
                   <tr key={evaluation.id} data-evaluation={evaluation.id}>
                     <td>
@@ -128,7 +128,7 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
                         <div className="stack-xs">
                           <span className="muted">
                             {productionNumber ? `v${productionNumber}` : 'production'}
-                            {evaluation.productionRunId && evaluation.production === null ? ' · none' : ''}
+                            {evaluation.production?.reused ? ' · reused' : ''}
                           </span>
                           <PassRate summary={evaluation.production} />
                         </div>

@@ -23,6 +23,22 @@ type Props = {
   defaultVersionId?: string;
 };
 
+// estimate.reason is the error code a start would answer with now.
+function reasonText(code: string | null): string {
+  switch (code) {
+    case 'plan_required':
+      return 'Comprehensive evaluations need the Pro plan.';
+    case 'invalid_state':
+      return 'This prompt cannot run evaluations in its current state.';
+    case 'forbidden':
+      return 'Only editors and admins can run evaluations.';
+    case 'read_only':
+      return 'This organization is read-only.';
+    default:
+      return code ? `This evaluation cannot start now (${code}).` : 'This evaluation cannot start now.';
+  }
+}
+
 function EstimatePanel({
   estimate,
   pending,
@@ -73,7 +89,7 @@ function EstimatePanel({
             ? `Production (v${productionVersion}) runs alongside the candidate on the same cases.`
             : 'Only the candidate runs.'}
       </p>
-      {!estimate.allowed && estimate.reason ? <FieldError message={estimate.reason} /> : null}
+      {!estimate.allowed ? <FieldError message={reasonText(estimate.reason)} /> : null}
     </div>
   );
 }

@@ -100,7 +100,19 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
             {!readOnly ? (
               <div className="inline">
                 <DiscardButton onDiscard={draft.discard} busy={draft.busy} />
-                <SaveVersionButton scope={scope} revision={stored ? draft.revision : null} pendingReason={stored ? null : 'Waiting for the draft to save…'} />
+                <SaveVersionButton
+                  scope={scope}
+                  revision={stored ? draft.revision : null}
+                  pendingReason={
+                    stored
+                      ? null
+                      : draft.status === 'invalid'
+                        ? 'Fix the highlighted fields first.'
+                        : draft.status === 'conflict'
+                          ? 'Resolve the draft conflict first.'
+                          : 'Saving your draft…'
+                  }
+                />
               </div>
             ) : null}
           </div>
