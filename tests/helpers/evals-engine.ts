@@ -118,6 +118,7 @@ export type ModelServer = {
   baseUrl: string;
   calls: Map<string, number>; // user message → number of requests
   maxInFlight: () => number;
+  resetMax: () => void;
   total: () => number;
   setLatency: (ms: number) => void;
   close: () => Promise<void>;
@@ -160,6 +161,7 @@ export async function startModelServer(options: { latencyMs?: number; answer?: (
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
     maxInFlight: () => max,
+    resetMax: () => (max = inFlight),
     total: () => total,
     setLatency: (ms) => (latencyMs = ms),
     close: async () => {

@@ -20,6 +20,7 @@ let slow: ModelServer;
 let scripted: FakeProvider;
 let judgeServer: ModelServer;
 beforeAll(async () => {
+  await getDb(); // opens and migrates the database (slow on a cold embedded PGlite)
   process.env.MODEL_RETRY_BASE_MS = '10';
   slow = await startModelServer({ latencyMs: 150 });
   scripted = await startFakeProvider();

@@ -5,6 +5,7 @@ import { createEngineEvaluation, engineOrganization, evaluationRow, resultsOf, r
 
 let model: ModelServer;
 beforeAll(async () => {
+  await getDb(); // opens and migrates the database (slow on a cold embedded PGlite)
   model = await startModelServer({ latencyMs: 5 });
   useModelRoutes([{ id: 'test/echo', baseUrl: model.baseUrl }]);
 });
