@@ -1,11 +1,24 @@
+-- The charge for one case, called by claim_eval_case in the transaction that claims the case, once
+-- ever per case (the first claim; a takeover or a retry of the same case is not charged again).
+-- Evaluation credits arrive with M7: until then a case costs nothing.
+CREATE OR REPLACE FUNCTION charge_eval_case(p_organization_id text, p_run_id text, p_result_id text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN;
+END
+$$;
+--> statement-breakpoint
 -- Claims the next case of one evaluation run for a worker (server/evals/engine/claim.ts), in one
 -- round trip. Nothing is claimed from a run that is not pending or running, or whose evaluation is
 -- cancelled or paused. A case is claimable when it is pending, or running for a worker whose
 -- eval_workers heartbeat is older than p_stale_ms (or gone). Claims of one organization are
 -- serialized by a transaction-level advisory lock taken before the count of its running cases held
 -- by live workers, so several worker processes together never exceed p_max_in_flight; each later
--- statement of this function sees the claims committed before the lock was granted. The caller's
--- transaction holds the lock until it commits. Outcomes: claimed (the row is now running for the
+-- statement of this function sees the claims committed before the lock was granted. Called on its
+-- own (one implicit transaction), the lock is held only while the function runs, never across a
+-- round trip to a busy worker. A case charged here for the first time calls charge_eval_case in
+-- this same transaction: the one place M7 debits a credit (it may raise to refuse the claim).
+-- Outcomes: claimed (the row is now running for the
 -- worker, attempts + 1, charged; was_charged tells whether it had been charged before), none, busy
 -- (the organization's bound is reached), gave_up (a case abandoned p_max_attempts times is
 -- recorded as an error instead of being started again).
@@ -56,6 +69,9 @@ BEGIN
   END IF;
   UPDATE eval_results SET status = 'running', worker_id = p_worker_id, claimed_at = now(), attempts = eval_results.attempts + 1, charged = true
   WHERE eval_results.id = c.id;
+  IF NOT c.charged THEN
+    PERFORM charge_eval_case(v_org, p_run_id, c.id);
+  END IF;
   RETURN QUERY SELECT 'claimed'::text, c.id, c.case_id, c.position, c.input, c.expected_output, c.input_format, c.reference_format, c.attempts + 1, c.charged, v_run_status = 'pending';
 END
 $$;

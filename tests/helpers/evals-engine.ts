@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, eq, inArray } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import postgres from 'postgres';
+import { getDb, migrate, openDatabase, setDatabase } from '@/db/client';
 import { evalResults, evalRuns, evaluations, prompts } from '@/db/schema';
 import { runInTransaction } from '@/server/context';
 import { insertRun, casesDigestOf, type FrozenCase } from '@/server/evals/freeze';
@@ -12,6 +13,31 @@ import { newOrganization, newUser } from './api';
 // Fixtures for the evaluation engine tests: evaluations, runs and pending results written
 // directly (as the operations' start does in one transaction), and a local OpenAI-compatible
 // model server that answers every request after a fixed latency, counting calls per input.
+
+/**
+ * Gives this test file a database of its own (on the test server; the embedded PGlite of a test
+ * process is its own already). drainEvalWork works every claimable run in the database, so engine
+ * tests and the operations tests must not share one: each would execute the other's runs. Call
+ * from beforeAll before anything opens the database; the returned function drops it.
+ */
+export async function isolatedDatabase(): Promise<() => Promise<void>> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) return async () => {};
+  const url = new URL(baseUrl);
+  const name = `${url.pathname.slice(1)}_engine_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  url.pathname = `/${name}`;
+  process.env.DATABASE_URL = url.toString();
+  const database = await openDatabase({ url: url.toString() });
+  await migrate(database);
+  setDatabase(Promise.resolve(database));
+  return async () => {
+    await database.close();
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  };
+}
 
 export type EngineCase = { input: string; expectedOutput: string; inputFormat?: 'text' | 'json'; referenceFormat?: 'text' | 'json' };
 

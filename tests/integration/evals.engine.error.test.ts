@@ -4,6 +4,7 @@ import { getDb } from '@/db/client';
 import { evalResults, organizations, promptLabelHistory, promptVersions, prompts } from '@/db/schema';
 import { drainEvalWork } from '@/server/evals/engine/worker';
 import {
+  isolatedDatabase,
   cancelEvaluation,
   createEngineEvaluation,
   engineOrganization,
@@ -14,12 +15,15 @@ import {
   useModelRoutes,
   type ModelServer,
 } from '../helpers/evals-engine';
+
+let dropDatabase: () => Promise<void> = async () => {};
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 
 let slow: ModelServer;
 let scripted: FakeProvider;
 let judgeServer: ModelServer;
 beforeAll(async () => {
+  dropDatabase = await isolatedDatabase();
   await getDb(); // opens and migrates the database (slow on a cold embedded PGlite)
   process.env.MODEL_RETRY_BASE_MS = '10';
   slow = await startModelServer({ latencyMs: 150 });
@@ -33,6 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([slow.close(), scripted.close(), judgeServer.close()]);
+  await dropDatabase();
 });
 
 const drain = async (settings = {}) => drainEvalWork(await getDb(), { timeoutMs: 25_000, settings });

@@ -1,16 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { drainEvalWork } from '@/server/evals/engine/worker';
-import { createEngineEvaluation, engineOrganization, evaluationRow, resultsOf, runRowsOf, startModelServer, useModelRoutes, type ModelServer } from '../helpers/evals-engine';
+import {
+  isolatedDatabase,
+  createEngineEvaluation,
+  engineOrganization,
+  evaluationRow,
+  resultsOf,
+  runRowsOf,
+  startModelServer,
+  useModelRoutes,
+  type ModelServer,
+} from '../helpers/evals-engine';
+
+let dropDatabase: () => Promise<void> = async () => {};
 
 let model: ModelServer;
 beforeAll(async () => {
+  dropDatabase = await isolatedDatabase();
   await getDb(); // opens and migrates the database (slow on a cold embedded PGlite)
   model = await startModelServer({ latencyMs: 5 });
   useModelRoutes([{ id: 'test/echo', baseUrl: model.baseUrl }]);
 });
 afterAll(async () => {
   await model.close();
+  await dropDatabase();
 });
 
 const drain = async (settings = {}) => drainEvalWork(await getDb(), { timeoutMs: 20_000, settings });

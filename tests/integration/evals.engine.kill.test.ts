@@ -3,13 +3,15 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { createEngineEvaluation, engineOrganization, evaluationRow, resultsOf, startModelServer, type ModelServer } from '../helpers/evals-engine';
+import { isolatedDatabase, createEngineEvaluation, engineOrganization, evaluationRow, resultsOf, startModelServer, type ModelServer } from '../helpers/evals-engine';
+
+let dropDatabase: () => Promise<void> = async () => {};
 
 // The real worker process (`--role=worker`, pg-boss on the test database) killed with SIGKILL in
 // the middle of a run: another worker resumes it without repeating a finished case.
 
 const root = path.resolve(import.meta.dirname, '../..');
-const databaseUrl = process.env.DATABASE_URL;
+const testServer = Boolean(process.env.DATABASE_URL);
 let model: ModelServer;
 const children = new Set<ChildProcess>();
 
@@ -18,7 +20,7 @@ function startWorker(): ChildProcess {
     cwd: root,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: process.env.DATABASE_URL,
       MODEL_ROUTES: JSON.stringify([{ id: 'test/slow', provider: 'test', name: 'slow', baseUrl: model.baseUrl, modelId: 'slow' }]),
       EVAL_CONCURRENCY_PER_ORG: '4',
       EVAL_CONCURRENCY_PER_ROUTE: '8',
@@ -44,14 +46,16 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 }
 
 beforeAll(async () => {
+  dropDatabase = await isolatedDatabase();
   model = await startModelServer({ latencyMs: 250 });
 });
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await model.close();
+  await dropDatabase();
 });
 
-describe.skipIf(!databaseUrl)('evaluation worker process: kill and resume', () => {
+describe.skipIf(!testServer)('evaluation worker process: kill and resume', () => {
   it('a worker killed mid-run is replaced; every case has one result, no finished case runs twice, bounds hold across processes', async () => {
     const { organizationId, userId } = await engineOrganization();
     const cases = Array.from({ length: 40 }, (_, i) => ({ input: `kill case ${i}`, expectedOutput: `kill case ${i}` }));

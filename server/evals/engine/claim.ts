@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import type { DbContext } from '@/server/context';
 import { runInTransaction } from '@/server/context';
 import type { AppError } from '@/server/errors';
 import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
-import { evaluationEligibility } from '../eligibility';
+import { evaluationEligibility, type Eligibility } from '../eligibility';
 import type { EvaluationScope } from '../schemas';
 import { retryOnConflict, rowsOf } from './sql';
 
-// Claiming and finishing one case (one eval_results row). A claim is a short transaction: the
+// Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
 // result row is taken with FOR UPDATE SKIP LOCKED, marked running for this worker and charged at
 // most once ever; finishing is a conditional write, so a case taken over by another worker or
 // finished elsewhere is never written twice.
@@ -44,14 +43,6 @@ export type ClaimOutcome =
   | { kind: 'busy' } // the organization's bound is reached by live workers (this or other processes)
   | { kind: 'gave_up'; resultId: string } // abandoned by crashed workers too often: recorded as an error
   | { kind: 'refused'; reason: AppError }; // plan or usage eligibility refused: the evaluation is paused
-
-/**
- * M7 debits one evaluation credit here: called in the claiming transaction, exactly once per case
- * ever (the first claim sets `charged`; a takeover or a retry of the same case does not call it).
- */
-export async function chargeCase(_ctx: DbContext, _charge: { organizationId: string; runId: string; resultId: string }): Promise<void> {
-  // No credits before M7.
-}
 
 // The run as the engine needs it, or null when its runs are not workable (finished, cancelled, paused).
 export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
@@ -89,48 +80,67 @@ type ClaimRow = {
   inputFormat: 'text' | 'json';
   referenceFormat: 'text' | 'json';
   attempts: number;
-  wasCharged: boolean;
   runWasPending: boolean;
 };
 
-// One claim transaction: eligibility, then claim_eval_case (db/functions/claim_eval_case.sql: run
-// and evaluation state, the organization's bound, SKIP LOCKED, stale takeover), then the charge.
+// Plan and usage eligibility for `execute`, read at most once a second per run (a downgrade pauses
+// the run within a second; credits, M7, are taken in the claim itself by charge_eval_case).
+const eligibilityCache = new Map<string, { at: number; eligibility: Eligibility }>();
+async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
+  const cached = eligibilityCache.get(run.id);
+  if (cached && Date.now() - cached.at < 1000) return cached.eligibility;
+  const eligibility = await evaluationEligibility({ db }, { organizationId: run.organizationId, scope: run.scope, action: 'execute' });
+  if (eligibilityCache.size > 1000) eligibilityCache.clear();
+  eligibilityCache.set(run.id, { at: Date.now(), eligibility });
+  return eligibility;
+}
+
+/**
+ * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
+ * which is its own transaction: run and evaluation state, the organization's bound across
+ * processes, FOR UPDATE SKIP LOCKED, stale takeover, `charged` set and charge_eval_case called once
+ * ever per case. Autocommit keeps the organization's claim lock for the function's own runtime only.
+ */
 export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings): Promise<ClaimOutcome> {
-  return retryOnConflict(() =>
-    runInTransaction(db, async (tx, afterCommit) => {
-      const eligibility = await evaluationEligibility({ db: tx }, { organizationId: run.organizationId, scope: run.scope, action: 'execute' });
-      if (!eligibility.allowed) {
+  const eligibility = await eligibilityFor(db, run);
+  if (!eligibility.allowed) {
+    const paused = await retryOnConflict(() =>
+      runInTransaction(db, async (tx) => {
         // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
         const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
-        if (waiting.length === 0) return { kind: 'none' } as const;
+        if (waiting.length === 0) return false;
         await pauseForEligibility(tx, run.id, eligibility.reason);
-        return { kind: 'refused', reason: eligibility.reason } as const;
-      }
-      const [row] = rowsOf<ClaimRow>(
-        await tx.execute(sql`
-          select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
-            reference_format as "referenceFormat", attempts, was_charged as "wasCharged", run_was_pending as "runWasPending"
-          from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int)`),
-      );
-      if (!row || row.outcome === 'none') return { kind: 'none' } as const;
-      if (row.outcome === 'busy') return { kind: 'busy' } as const;
-      if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! } as const;
-      if (!row.wasCharged) await chargeCase({ db: tx, afterCommit }, { organizationId: run.organizationId, runId: run.id, resultId: row.id! });
-      const claimed: ClaimedCase = {
-        id: row.id!,
-        runId: run.id,
-        caseId: row.caseId,
-        position: row.position,
-        input: row.input,
-        expectedOutput: row.expectedOutput,
-        inputFormat: row.inputFormat,
-        referenceFormat: row.referenceFormat,
-        attempts: row.attempts,
-        firstOfRun: row.runWasPending,
-      };
-      return { kind: 'claimed', claimed } as const;
-    }),
+        return true;
+      }),
+    );
+    return paused ? { kind: 'refused', reason: eligibility.reason } : { kind: 'none' };
+  }
+  const [row] = await retryOnConflict(async () =>
+    rowsOf<ClaimRow>(
+      await db.execute(sql`
+        select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
+          reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending"
+        from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int)`),
+    ),
   );
+  if (!row || row.outcome === 'none') return { kind: 'none' };
+  if (row.outcome === 'busy') return { kind: 'busy' };
+  if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! };
+  return {
+    kind: 'claimed',
+    claimed: {
+      id: row.id!,
+      runId: run.id,
+      caseId: row.caseId,
+      position: row.position,
+      input: row.input,
+      expectedOutput: row.expectedOutput,
+      inputFormat: row.inputFormat,
+      referenceFormat: row.referenceFormat,
+      attempts: row.attempts,
+      firstOfRun: row.runWasPending,
+    },
+  };
 }
 
 export type CaseOutcome = {

@@ -97,11 +97,12 @@ async function lane(engine: Engine, run: RunInfo, claimSettings: ClaimSettings, 
       const result = await executeCase(run, claimed);
       const written = await finishCase(db, claimed.id, engine.workerId, result);
       if (!written) log.warn({ resultId: claimed.id, runId: run.id }, 'evaluation case was taken over before it finished; its outcome is dropped');
-      await refreshRun({ db }, run.id);
     } finally {
       releaseRoute();
       releaseOrg();
     }
+    // Progress after the slots are free: the next case starts while this one is counted.
+    await refreshRun({ db }, run.id);
   }
 }
 
