@@ -28,7 +28,7 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(setup).toContainText('No cases yet.');
   await expect(setup.getByRole('button', { name: 'Initialize baseline' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Save version' })).toBeDisabled();
-  await expect(page.getByText('Version 1 is published by initializing the baseline')).toBeVisible();
+  await expect(page.getByText('Available once the baseline publishes v1')).toBeVisible();
 
   await page.getByRole('button', { name: 'Add system message' }).click();
   await page.getByLabel('Content of message 1').fill('Repeat the customer message exactly.');

@@ -132,7 +132,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
           </Step>
           <Step n={2} done={casesDone} title="Add test cases">
             <p className="muted">
-              {dataset.isPending ? 'Loading the dataset…' : count === 0 ? 'No cases yet. ' : `${count} ${count === 1 ? 'case' : 'cases'} in the dataset. `}
+              {dataset.isPending ? 'Loading the dataset… ' : count === 0 ? 'No cases yet. ' : `${count} ${count === 1 ? 'case' : 'cases'} in the dataset. `}
               <Link href={`${base}/dataset`}>{count === 0 ? 'Add cases' : 'Open the dataset'}</Link>
             </p>
             {method === 'expected' && casesWithoutExpected > 0 ? (

@@ -40,7 +40,7 @@ export function SaveVersionButton({ scope, revision, pendingReason, variant = 'p
   );
   if (!scope.canWrite) return null;
   const setup = scope.prompt.state === 'setup';
-  const disabledReason = setup ? 'Version 1 is published by initializing the baseline; save versions after that.' : (pendingReason ?? null);
+  const disabledReason = setup ? 'Available once the baseline publishes v1' : (pendingReason ?? null);
   const alreadySaved = saved !== null && saved.revision === revision;
   const versionsHref = `/organizations/${scope.organizationId}/prompts/${scope.promptId}/versions`;
 
@@ -52,6 +52,7 @@ export function SaveVersionButton({ scope, revision, pendingReason, variant = 'p
         disabled={setup || revision === null || Boolean(pendingReason) || alreadySaved}
         loading={save.isPending}
         aria-describedby={disabledReason ? 'save-version-why' : undefined}
+        title={setup ? 'Version 1 is published by initializing the baseline; save versions after that.' : undefined}
         onClick={() => {
           if (revision === null) return;
           setError(null);

@@ -53,7 +53,7 @@ function MessageDiff({
       <header className="message-diff-head">
         <strong>Message {index + 1}</strong>
         <span className="muted">
-          {before?.role ?? '—'}
+          {before?.role ?? after?.role ?? '—'}
           {before && after && before.role !== after.role ? ` → ${after.role}` : ''}
         </span>
         <Badge tone={status === 'Unchanged' ? 'neutral' : status === 'Removed' ? 'danger' : status === 'Added' ? 'success' : 'warning'}>{status}</Badge>
@@ -114,7 +114,9 @@ function SettingsChanges({ from, to }: { from: Version; to: Version }) {
           <tbody>
             {changed.map((field) => (
               <tr key={field.label}>
-                <th scope="row">{field.label}</th>
+                <td>
+                  <strong>{field.label}</strong>
+                </td>
                 <td>
                   <pre className="setting-old">{settingText(field.a)}</pre>
                 </td>
