@@ -50,9 +50,9 @@ BEGIN
   END IF;
   SELECT r.id, r.case_id, r.position, r.input, r.expected_output, r.input_format, r.reference_format, r.attempts, r.charged, r.status INTO c
   FROM eval_results r
-  WHERE r.run_id = p_run_id AND (r.status = 'pending' OR (r.status = 'running' AND NOT EXISTS (
+  WHERE r.run_id = p_run_id AND r.status IN ('pending', 'running') AND (r.status = 'pending' OR NOT EXISTS (
     SELECT 1 FROM eval_workers w WHERE w.id = r.worker_id AND w.heartbeat_at > now() - p_stale_ms * interval '1 millisecond'
-  )))
+  ))
   ORDER BY r.position
   LIMIT 1
   FOR UPDATE OF r SKIP LOCKED;

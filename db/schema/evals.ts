@@ -121,6 +121,10 @@ export const evalResults = pgTable(
     uniqueIndex('eval_results_case_idx').on(t.runId, t.caseId),
     index('eval_results_run_idx').on(t.runId, t.position),
     index('eval_results_work_idx').on(t.status, t.runId),
+    // Claimable work of a run in position order, without walking past its finished cases.
+    index('eval_results_open_idx')
+      .on(t.runId, t.position)
+      .where(sql`status in ('pending', 'running')`),
     // Running results per organization: the cross-process concurrency bound counts them at each claim.
     index('eval_results_running_org_idx')
       .on(t.organizationId)

@@ -101,9 +101,36 @@ async function lane(engine: Engine, run: RunInfo, claimSettings: ClaimSettings, 
       releaseRoute();
       releaseOrg();
     }
-    // Progress after the slots are free: the next case starts while this one is counted.
-    await refreshRun({ db }, run.id);
+    // Progress off the lane's path: the next case starts while this one is counted.
+    scheduleRefresh(engine, run.id);
   }
+}
+
+// At most one progress refresh per run in flight and one queued behind it: a burst of finished
+// cases costs two refreshes, and no lane waits for one.
+const refreshes = new Map<string, { running: Promise<void>; again: boolean }>();
+function scheduleRefresh(engine: Engine, runId: string): void {
+  const current = refreshes.get(runId);
+  if (current) {
+    current.again = true;
+    return;
+  }
+  const entry = { running: Promise.resolve(), again: false };
+  entry.running = (async () => {
+    try {
+      do {
+        entry.again = false;
+        await refreshRun({ db: engine.db }, runId).catch((error: unknown) => log.error({ err: error, runId }, 'evaluation progress refresh failed'));
+      } while (entry.again);
+    } finally {
+      refreshes.delete(runId);
+    }
+  })();
+  refreshes.set(runId, entry);
+}
+
+async function settledRefresh(runId: string): Promise<void> {
+  while (refreshes.has(runId)) await refreshes.get(runId)!.running;
 }
 
 // Works one run until nothing in it is claimable, then refreshes its progress. Never throws for
@@ -117,6 +144,7 @@ export async function processRun(engine: Engine, runId: string): Promise<void> {
     const claimSettings: ClaimSettings = { workerId: engine.workerId, staleMs: 3 * settings.heartbeatMs, maxInFlightPerOrg: settings.perOrg, maxAttempts: settings.maxAttempts };
     const lanes = Math.max(1, Math.min(settings.perOrg, settings.perRoute));
     await Promise.all(Array.from({ length: lanes }, () => lane(engine, run, claimSettings, run.content.modelRouteId)));
+    await settledRefresh(runId);
     await refreshRun({ db: engine.db }, runId);
   } catch (error) {
     log.error({ err: error, runId }, 'evaluation run failed in the engine');
