@@ -175,7 +175,8 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
 
       <Dialog
         open={moving !== null && !confirmMove}
-        onClose={() => setMoving(null)}
+        // Closing this picker to open the confirmation also fires its close event: keep the choice then.
+        onClose={() => !confirmMove && setMoving(null)}
         title={`Move ${moving?.label ?? ''}`}
         description="Choose the version this label should serve."
         footer={
