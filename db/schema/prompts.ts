@@ -46,10 +46,7 @@ export const promptVersions = pgTable(
     // Version 1: the baseline evaluation that published it.
     sourceEvaluationId: text(),
   },
-  (t) => [
-    uniqueIndex('prompt_versions_number_idx').on(t.promptId, t.number),
-    uniqueIndex('prompt_versions_draft_idx').on(t.promptId, t.draftUserId, t.draftRevision),
-  ],
+  (t) => [uniqueIndex('prompt_versions_number_idx').on(t.promptId, t.number), uniqueIndex('prompt_versions_draft_idx').on(t.promptId, t.draftUserId, t.draftRevision)],
 );
 
 // Labels (production, staging, …) point at versions; moving one is a single-row update.
