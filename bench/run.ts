@@ -1,5 +1,6 @@
 // `npm run bench -- <name>`: runs one benchmark from this folder; exits 1 when a target is missed.
 const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>> = {
+  evals: () => import('./evals'),
   ingest: () => import('./ingest'),
   traces: () => import('./traces'),
 };

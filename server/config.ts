@@ -18,6 +18,14 @@ export type Config = {
   smtpUrl: string | undefined;
   emailFrom: string;
   requireEmailVerification: boolean;
+  // Evaluation engine (README "Configuration"): cases in flight per organization and per model
+  // route, the worker heartbeat (a claim is taken over after 3 missed beats), claims per case
+  // before it is recorded as an error, and how often a worker looks for runs with no live job.
+  evalConcurrencyPerOrg: number;
+  evalConcurrencyPerRoute: number;
+  evalWorkerHeartbeatMs: number;
+  evalMaxAttempts: number;
+  evalSweepMs: number;
 };
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -25,6 +33,11 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   return fallback;
+}
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isInteger(n) && n >= 1 ? n : fallback;
 }
 
 function trimSlash(url: string): string {
@@ -51,6 +64,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || 'Promptloop <no-reply@localhost>',
     requireEmailVerification: flag(env.REQUIRE_EMAIL_VERIFICATION, Boolean(env.SMTP_URL)),
+    evalConcurrencyPerOrg: positiveInt(env.EVAL_CONCURRENCY_PER_ORG, 8),
+    evalConcurrencyPerRoute: positiveInt(env.EVAL_CONCURRENCY_PER_ROUTE, 8),
+    evalWorkerHeartbeatMs: positiveInt(env.EVAL_WORKER_HEARTBEAT_MS, 2000),
+    evalMaxAttempts: positiveInt(env.EVAL_MAX_ATTEMPTS, 3),
+    evalSweepMs: positiveInt(env.EVAL_SWEEP_MS, 3000),
   };
 }
 

@@ -11,6 +11,7 @@ import { errorBody, newRequestId } from './api/http';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { ingestPath, serveIngest } from './api/ingest';
+import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 
 type Role = 'all' | 'web' | 'ingest' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -133,9 +134,21 @@ async function main(): Promise<void> {
   }
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
+  // Evaluation runs: worked here in roles all and worker; the web role only queues them.
+  const evals = role === 'all' || role === 'worker' ? await startEvalWorker({ database }) : role === 'web' ? await startEvalSender(database) : null;
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
+    // SIGTERM: finish the cases in flight, leave eval_workers, then exit.
+    const stopWorker = () => {
+      setTimeout(() => process.exit(0), 40_000).unref();
+      void evals!
+        .stop()
+        .finally(() => database.close())
+        .finally(() => process.exit(0));
+    };
+    process.on('SIGTERM', stopWorker);
+    process.on('SIGINT', stopWorker);
     return;
   }
   const server = createServer(withRequestLog(handler));
@@ -147,10 +160,11 @@ async function main(): Promise<void> {
   console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
   const shutdown = () => {
+    const evalsStopped = evals ? evals.stop() : Promise.resolve();
     server.close(() => {
-      database.close().finally(() => process.exit(0));
+      void evalsStopped.finally(() => database.close().finally(() => process.exit(0)));
     });
-    setTimeout(() => process.exit(0), 10_000).unref();
+    setTimeout(() => process.exit(0), evals ? 40_000 : 10_000).unref();
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -35,11 +35,18 @@ function Tabs({ base }: { base: string }) {
   const tabs = [
     { href: base, label: 'Editor' },
     { href: `${base}/dataset`, label: 'Dataset' },
+    { href: `${base}/versions`, label: 'Versions' },
+    { href: `${base}/evals`, label: 'Evaluations' },
   ];
   return (
     <nav className="tabs" aria-label="Prompt sections">
       {tabs.map((tab) => (
-        <Link key={tab.href} href={tab.href} className="tab" aria-current={pathname === tab.href ? 'page' : undefined}>
+        <Link
+          key={tab.href}
+          href={tab.href}
+          className="tab"
+          aria-current={pathname === tab.href || (tab.href !== base && pathname.startsWith(`${tab.href}/`)) ? 'page' : undefined}
+        >
           {tab.label}
         </Link>
       ))}

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
@@ -36,11 +37,19 @@ export const evaluations = pgTable(
     error: text(),
     createdBy: text().notNull(),
     createdByClient: text().notNull(),
+    // False when an agent (MCP client) started it: the baseline it publishes is not a human's act.
+    createdByHuman: boolean().notNull().default(true),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     completedAt: ts('completed_at'),
   },
-  (t) => [index('evaluations_prompt_idx').on(t.organizationId, t.promptId, t.id), index('evaluations_status_idx').on(t.status)],
+  (t) => [
+    index('evaluations_prompt_idx').on(t.organizationId, t.promptId, t.id),
+    index('evaluations_status_idx').on(t.status),
+    // The engine finds a run's evaluation from the run (claim checks, progress refresh).
+    index('evaluations_candidate_run_idx').on(t.candidateRunId),
+    index('evaluations_production_run_idx').on(t.productionRunId),
+  ],
 );
 
 // One execution of frozen prompt content over frozen cases with a frozen scoring policy. A
@@ -112,6 +121,14 @@ export const evalResults = pgTable(
     uniqueIndex('eval_results_case_idx').on(t.runId, t.caseId),
     index('eval_results_run_idx').on(t.runId, t.position),
     index('eval_results_work_idx').on(t.status, t.runId),
+    // Claimable work of a run in position order, without walking past its finished cases.
+    index('eval_results_open_idx')
+      .on(t.runId, t.position)
+      .where(sql`status in ('pending', 'running')`),
+    // Running results per organization: the cross-process concurrency bound counts them at each claim.
+    index('eval_results_running_org_idx')
+      .on(t.organizationId)
+      .where(sql`status = 'running'`),
   ],
 );
 

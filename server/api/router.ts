@@ -6,6 +6,8 @@ import { accountRoutes } from './routes/account';
 import { organizationRoutes } from './routes/organizations';
 import { modelRoutes } from './routes/models';
 import { promptRoutes } from './routes/prompts';
+import { versionRoutes } from './routes/versions';
+import { evalRoutes } from './routes/evals';
 import { datasetRoutes } from './routes/datasets';
 import { ingestionKeyRoutes } from './routes/ingestion-keys';
 import { traceRoutes } from './routes/traces';
@@ -28,6 +30,8 @@ export const routes: Route[] = [
   ...organizationRoutes,
   ...modelRoutes,
   ...promptRoutes,
+  ...versionRoutes,
+  ...evalRoutes,
   ...datasetRoutes,
   ...ingestionKeyRoutes,
   ...traceRoutes,

@@ -1,7 +1,8 @@
 import { AppError } from '../errors';
 import * as openAiCompatible from './openai-compatible';
 import { completeLocal, streamLocal } from './local-echo';
-import type { RouteConfig } from './routes';
+import { completeJudge, streamJudge } from './local-judge';
+import { localJudgeRouteId, type RouteConfig } from './routes';
 import type { ChatRequest, Completion, StreamEvent } from './types';
 
 function assertAvailable(route: RouteConfig): void {
@@ -17,10 +18,12 @@ function assertAvailable(route: RouteConfig): void {
 // The one entry point for running a model, used by the playground and (later) evaluations.
 export async function complete(route: RouteConfig, request: ChatRequest): Promise<Completion> {
   assertAvailable(route);
-  return route.kind === 'local' ? completeLocal(request) : openAiCompatible.complete(route, request);
+  if (route.kind === 'local') return route.id === localJudgeRouteId ? completeJudge(request) : completeLocal(request);
+  return openAiCompatible.complete(route, request);
 }
 
 export function stream(route: RouteConfig, request: ChatRequest): AsyncGenerator<StreamEvent> {
   assertAvailable(route);
-  return route.kind === 'local' ? streamLocal(request) : openAiCompatible.stream(route, request);
+  if (route.kind === 'local') return route.id === localJudgeRouteId ? streamJudge(request) : streamLocal(request);
+  return openAiCompatible.stream(route, request);
 }

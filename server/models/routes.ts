@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import type { ModelRoute } from './schemas';
 
 export const localRouteId = 'local/echo';
+export const localJudgeRouteId = 'local/judge';
 
 // Everything needed to reach one model; `kind` picks the client.
 export type RouteConfig = {
@@ -26,6 +27,9 @@ export const localRoute: RouteConfig = {
   apiKey: undefined,
   available: true,
 };
+
+// Deterministic grader for judge scoring with no provider (server/models/local-judge.ts).
+export const localJudgeRoute: RouteConfig = { ...localRoute, id: localJudgeRouteId, name: 'Local deterministic judge (no provider)', modelId: 'judge' };
 
 const extraRouteSchema = z.array(
   z.strictObject({
@@ -58,7 +62,7 @@ function openAiCompatible(route: { id: string; provider: string; name: string; b
 
 // Read from the environment on every call: cheap, and a changed key shows up without a restart.
 export function configuredRoutes(env: Record<string, string | undefined> = process.env): RouteConfig[] {
-  const routes: RouteConfig[] = [localRoute];
+  const routes: RouteConfig[] = [localRoute, localJudgeRoute];
   const baseUrl = env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
   const models = (env.OPENAI_MODELS ?? 'gpt-4o-mini,gpt-4o')
     .split(',')

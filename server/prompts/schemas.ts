@@ -168,3 +168,77 @@ export const scoringPolicySchema = z.strictObject({
   rubric: z.string().trim().min(1).max(10_000).optional(),
 });
 export type ScoringPolicy = z.infer<typeof scoringPolicySchema>;
+
+// ---- Versions, labels, label history and the scoring policy (M4) ----
+
+export const versionSchema = z.object({
+  id: z.string(),
+  number: z.number().int().min(1),
+  content: draftContentSchema,
+  createdAt: z.string(),
+  createdBy: z.string(),
+  labels: z.array(z.string()),
+});
+export type Version = z.infer<typeof versionSchema>;
+
+export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema });
+export type SaveVersionInput = z.infer<typeof saveVersionInput>;
+
+// A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
+// Documented as the integer it stands for (a refine, unlike a regex, adds no string pattern).
+export const versionNumber = z
+  .string()
+  .refine((text) => /^[1-9][0-9]{0,9}$/.test(text), 'Must be a whole number of at least 1.')
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(2_147_483_647))
+  .meta({ type: 'integer', minimum: 1, maximum: 2_147_483_647 } as Record<string, unknown>);
+
+export const labelItemSchema = z.object({
+  label: z.string(),
+  versionId: z.string(),
+  version: z.number().int(),
+  updatedAt: z.string(),
+  updatedBy: z.string(),
+});
+export type LabelItem = z.infer<typeof labelItemSchema>;
+export const labelListSchema = z.object({ items: z.array(labelItemSchema) });
+
+export const moveLabelInput = z.strictObject({
+  versionId: z.string().min(1).max(100),
+  evaluationId: z.string().min(1).max(100).optional(),
+});
+export type MoveLabelInput = z.infer<typeof moveLabelInput>;
+
+export const labelHistoryItemSchema = z.object({
+  label: z.string(),
+  fromVersionId: z.string().nullable(),
+  toVersionId: z.string().nullable(),
+  fromVersion: z.number().int().nullable(),
+  toVersion: z.number().int().nullable(),
+  userId: z.string(),
+  clientId: z.string(),
+  evaluationId: z.string().nullable(),
+  at: z.string(),
+});
+export type LabelHistoryItem = z.infer<typeof labelHistoryItemSchema>;
+
+export const labelHistoryQuery = pageQuery.extend({ label: labelName.optional() });
+export type LabelHistoryQuery = z.infer<typeof labelHistoryQuery>;
+
+// PUT …/scoring: judgeModelRouteId and rubric only mean something for the judge method.
+export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => {
+  if (policy.method === 'judge') return;
+  for (const field of ['judgeModelRouteId', 'rubric'] as const) {
+    if (policy[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
+  }
+});
+export type SetScoringInput = z.infer<typeof setScoringInput>;
+
+// What get/set scoring answer: the effective policy; `rubricIsDefault` says the built-in rubric is in use.
+export const scoringPolicyView = z.object({
+  method: z.enum(scoringMethods),
+  judgeModelRouteId: z.string().nullable(),
+  rubric: z.string().nullable(),
+  rubricIsDefault: z.boolean(),
+});
+export type ScoringPolicyView = z.infer<typeof scoringPolicyView>;

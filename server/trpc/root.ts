@@ -9,6 +9,8 @@ import { organizationsRouter } from './routers/organizations';
 import { playgroundRouter } from './routers/playground';
 import { promptsRouter } from './routers/prompts';
 import { tracesRouter } from './routers/traces';
+import { versionsRouter } from './routers/versions';
+import { evalsRouter } from './routers/evals';
 
 export const appRouter = router({
   account: accountRouter,
@@ -21,6 +23,8 @@ export const appRouter = router({
   playground: playgroundRouter,
   ingestionKeys: ingestionKeysRouter,
   traces: tracesRouter,
+  versions: versionsRouter,
+  evals: evalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

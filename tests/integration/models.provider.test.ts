@@ -60,6 +60,7 @@ describe('model route registry', () => {
     expect(route('remote/nokey').available).toBe(false);
     expect(configuredRoutes({ OPENAI_MODELS: 'gpt-4.1', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://x.test/v1/' }).map((r) => [r.id, r.baseUrl, r.available])).toEqual([
       ['local/echo', '', true],
+      ['local/judge', '', true],
       ['openai/gpt-4.1', 'https://x.test/v1', true],
     ]);
     expect(() => configuredRoutes({ MODEL_ROUTES: '[{"id":1}]' })).toThrow(/MODEL_ROUTES/);

@@ -15,7 +15,7 @@ describe('db/functions', () => {
     ).toEqual([]);
   });
 
-  it('holds the ingestion function with its type and helpers, and the audit trigger with its function', () => {
+  it('holds the ingestion function with its type and helpers, the audit trigger with its function, and the evaluation claim and charge', () => {
     expect(
       sourceDefinitions()
         .map((d) => d.object)
@@ -23,6 +23,8 @@ describe('db/functions', () => {
     ).toEqual(
       [
         'function audit_log_append_only',
+        'function charge_eval_case',
+        'function claim_eval_case',
         'function ingest_spans',
         'function recompute_trace_summaries',
         'function span_kind_bit',

@@ -9,6 +9,8 @@ import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { SkeletonRows } from '@/components/ui/States';
 import { PlaygroundPanel } from '@/components/playground/PlaygroundPanel';
+import { SetupChecklist } from '@/components/evals/SetupChecklist';
+import { SaveVersionButton } from '@/components/versions/SaveVersionButton';
 import type { PromptScope } from '../PromptShell';
 import type { DraftContent } from '../types';
 import { ConflictDialog } from './ConflictDialog';
@@ -75,81 +77,104 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
   const variables = content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
   const set = (patch: Partial<DraftContent>) => draft.edit((current) => ({ ...current, ...patch }));
   const loaded = draft.draftQuery.data;
+  const stored = draft.status === 'saved';
 
   return (
-    <div className="editor-layout">
-      <div className="editor-main">
-        <div className="editor-toolbar">
-          <div className="inline">
-            {readOnly ? (
-              <span className="save-pill" data-status="saved">
-                Revision {draft.revision}
-              </span>
-            ) : (
-              <SaveStatusPill status={draft.status} revision={draft.revision} />
-            )}
-            {loaded ? <span className="subtle">Updated {formatRelative(loaded.updatedAt)}</span> : null}
-          </div>
-          {!readOnly ? <DiscardButton onDiscard={draft.discard} busy={draft.busy} /> : null}
-        </div>
-        {draft.status === 'error' && draft.errorMessage ? (
-          <Alert
-            tone="error"
-            title="Your latest changes are not saved"
-            action={
-              <Button size="sm" onClick={() => void draft.flush()}>
-                Retry
-              </Button>
-            }
-          >
-            {draft.errorMessage}
-          </Alert>
-        ) : null}
-        {draft.conflict && conflictHidden ? (
-          <Alert
-            tone="warning"
-            title="Saving is paused"
-            action={
-              <Button size="sm" onClick={() => setPostponed(null)}>
-                Resolve conflict
-              </Button>
-            }
-          >
-            Your draft changed in another window. Choose which version to keep before saving again.
-          </Alert>
-        ) : null}
-
-        <Card>
-          <CardHeader title="Messages" description="The conversation sent to the model. Use {{name}} for values filled in at run time." />
-          <CardBody className="stack">
-            <InputTypeToggle value={content.inputType} readOnly={readOnly} onChange={(inputType) => set({ inputType })} />
-            {content.inputType === 'variables' ? <VariableChips names={variables} /> : null}
-            <MessageList messages={content.messages} readOnly={readOnly} issues={issues} onChange={(messages) => set({ messages })} />
-          </CardBody>
-        </Card>
-
-        <Card>
-          <CardHeader title="Model" description="Where the prompt runs and how." />
-          <CardBody>
-            <ModelSettings organizationId={scope.organizationId} content={content} readOnly={readOnly} issues={issues} onChange={set} />
-          </CardBody>
-        </Card>
-
-        <Card>
-          <CardHeader title="Output checks" description="Optional structure and metrics every output is scored against." />
-          <CardBody className="stack">
-            <OutputSchemaField value={content.outputSchema} readOnly={readOnly} error={issues['content.outputSchema']} onChange={(outputSchema) => set({ outputSchema })} />
-            <div className="stack-sm">
-              <span className="field-label">Custom metrics</span>
-              <CustomMetricsEditor metrics={content.customMetrics} readOnly={readOnly} issues={issues} onChange={(customMetrics) => set({ customMetrics })} />
+    <>
+      {scope.prompt.state === 'setup' && !readOnly ? (
+        <SetupChecklist scope={scope} content={content} revision={draft.revision} saved={stored} contentValid={Object.keys(issues).length === 0} />
+      ) : null}
+      <div className="editor-layout">
+        <div className="editor-main">
+          <div className="editor-toolbar">
+            <div className="inline">
+              {readOnly ? (
+                <span className="save-pill" data-status="saved">
+                  Revision {draft.revision}
+                </span>
+              ) : (
+                <SaveStatusPill status={draft.status} revision={draft.revision} />
+              )}
+              {loaded ? <span className="subtle">Updated {formatRelative(loaded.updatedAt)}</span> : null}
             </div>
-          </CardBody>
-        </Card>
+            {!readOnly ? (
+              <div className="inline">
+                <DiscardButton onDiscard={draft.discard} busy={draft.busy} />
+                <SaveVersionButton
+                  scope={scope}
+                  revision={stored ? draft.revision : null}
+                  pendingReason={
+                    stored
+                      ? null
+                      : draft.status === 'invalid'
+                        ? 'Fix the highlighted fields first.'
+                        : draft.status === 'conflict'
+                          ? 'Resolve the draft conflict first.'
+                          : 'Saving your draft…'
+                  }
+                />
+              </div>
+            ) : null}
+          </div>
+          {draft.status === 'error' && draft.errorMessage ? (
+            <Alert
+              tone="error"
+              title="Your latest changes are not saved"
+              action={
+                <Button size="sm" onClick={() => void draft.flush()}>
+                  Retry
+                </Button>
+              }
+            >
+              {draft.errorMessage}
+            </Alert>
+          ) : null}
+          {draft.conflict && conflictHidden ? (
+            <Alert
+              tone="warning"
+              title="Saving is paused"
+              action={
+                <Button size="sm" onClick={() => setPostponed(null)}>
+                  Resolve conflict
+                </Button>
+              }
+            >
+              Your draft changed in another window. Choose which version to keep before saving again.
+            </Alert>
+          ) : null}
+
+          <Card>
+            <CardHeader title="Messages" description="The conversation sent to the model. Use {{name}} for values filled in at run time." />
+            <CardBody className="stack">
+              <InputTypeToggle value={content.inputType} readOnly={readOnly} onChange={(inputType) => set({ inputType })} />
+              {content.inputType === 'variables' ? <VariableChips names={variables} /> : null}
+              <MessageList messages={content.messages} readOnly={readOnly} issues={issues} onChange={(messages) => set({ messages })} />
+            </CardBody>
+          </Card>
+
+          <Card>
+            <CardHeader title="Model" description="Where the prompt runs and how." />
+            <CardBody>
+              <ModelSettings organizationId={scope.organizationId} content={content} readOnly={readOnly} issues={issues} onChange={set} />
+            </CardBody>
+          </Card>
+
+          <Card>
+            <CardHeader title="Output checks" description="Optional structure and metrics every output is scored against." />
+            <CardBody className="stack">
+              <OutputSchemaField value={content.outputSchema} readOnly={readOnly} error={issues['content.outputSchema']} onChange={(outputSchema) => set({ outputSchema })} />
+              <div className="stack-sm">
+                <span className="field-label">Custom metrics</span>
+                <CustomMetricsEditor metrics={content.customMetrics} readOnly={readOnly} issues={issues} onChange={(customMetrics) => set({ customMetrics })} />
+              </div>
+            </CardBody>
+          </Card>
+        </div>
+        <aside className="editor-side" aria-label="Playground">
+          <PlaygroundPanel scope={scope} content={content} variables={variables} blocked={Object.keys(issues).length > 0} />
+        </aside>
+        <ConflictDialog conflict={conflictHidden ? null : draft.conflict} onClose={() => setPostponed(draft.conflict)} onKeepMine={draft.keepMine} onUseTheirs={draft.takeTheirs} />
       </div>
-      <aside className="editor-side" aria-label="Playground">
-        <PlaygroundPanel scope={scope} content={content} variables={variables} blocked={Object.keys(issues).length > 0} />
-      </aside>
-      <ConflictDialog conflict={conflictHidden ? null : draft.conflict} onClose={() => setPostponed(draft.conflict)} onKeepMine={draft.keepMine} onUseTheirs={draft.takeTheirs} />
-    </div>
+    </>
   );
 }

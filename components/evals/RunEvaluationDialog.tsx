@@ -1,0 +1,200 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useEffect, useState } from 'react';
+import { Field, Select } from '@/components/ui/Field';
+import { FieldError } from '@/components/ui/FieldError';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { Skeleton } from '@/components/ui/States';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
+import { quickEvaluationSize } from '@/components/datasets/types';
+import type { Estimate, Scope, Version } from './types';
+
+type Props = {
+  open: boolean;
+  onClose: () => void;
+  organizationId: string;
+  promptId: string;
+  plan: 'free' | 'pro';
+  versions: Version[];
+  productionVersion: number | null;
+  defaultVersionId?: string;
+};
+
+// estimate.reason is the error code a start would answer with now.
+function reasonText(code: string | null): string {
+  switch (code) {
+    case 'plan_required':
+      return 'Comprehensive evaluations need the Pro plan.';
+    case 'invalid_state':
+      return 'This prompt cannot run evaluations in its current state.';
+    case 'forbidden':
+      return 'Only editors and admins can run evaluations.';
+    case 'read_only':
+      return 'This organization is read-only.';
+    default:
+      return code ? `This evaluation cannot start now (${code}).` : 'This evaluation cannot start now.';
+  }
+}
+
+function EstimatePanel({
+  estimate,
+  pending,
+  error,
+  productionVersion,
+}: {
+  estimate: Estimate | undefined;
+  pending: boolean;
+  error: AppErrorInfo | null;
+  productionVersion: number | null;
+}) {
+  if (error) return <FieldError message={error.message} />;
+  if (pending || !estimate) {
+    return (
+      <div className="estimate" aria-busy="true">
+        <Skeleton width="60%" />
+        <Skeleton width="40%" />
+      </div>
+    );
+  }
+  const reused = estimate.reusedProductionRunId !== null;
+  return (
+    <div className="estimate" role="region" aria-label="What this evaluation will run">
+      <dl className="estimate-grid">
+        <div>
+          <dt>Cases</dt>
+          <dd>
+            {estimate.totalCases} <span className="subtle">of {estimate.datasetSize}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Candidate runs</dt>
+          <dd>{estimate.candidateCases}</dd>
+        </div>
+        <div>
+          <dt>Production runs</dt>
+          <dd>{estimate.productionCases}</dd>
+        </div>
+        <div>
+          <dt>Credits</dt>
+          <dd>{estimate.credits}</dd>
+        </div>
+      </dl>
+      <p className="field-hint">
+        {reused
+          ? `Production${productionVersion ? ` (v${productionVersion})` : ''} already has completed results for these cases and this scoring: they are reused, so only the candidate runs.`
+          : productionVersion
+            ? `Production (v${productionVersion}) runs alongside the candidate on the same cases.`
+            : 'Only the candidate runs.'}
+      </p>
+      {!estimate.allowed ? <FieldError message={reasonText(estimate.reason)} /> : null}
+    </div>
+  );
+}
+
+// Start a comparison: which saved version, how many cases, and what it costs, before anything runs.
+export function RunEvaluationDialog({ open, onClose, organizationId, promptId, plan, versions, productionVersion, defaultVersionId }: Props) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [versionId, setVersionId] = useState(defaultVersionId ?? versions[0]?.id ?? '');
+  const [scope, setScope] = useState<Scope>('quick');
+  const [rerunBoth, setRerunBoth] = useState(false);
+  const [error, setError] = useState<AppErrorInfo | null>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    setVersionId(defaultVersionId ?? versions[0]?.id ?? '');
+    setScope('quick');
+    setRerunBoth(false);
+    setError(null);
+    // Reset only when the dialog opens.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+
+  const estimate = useQuery({
+    ...trpc.evals.estimate.queryOptions({ organizationId, promptId, versionId, scope, rerunBoth }, { staleTime: 5_000 }),
+    enabled: open && versionId !== '',
+  });
+
+  const start = useMutation(
+    trpc.evals.start.mutationOptions({
+      onSuccess: (evaluation) => {
+        void queryClient.invalidateQueries(trpc.evals.list.pathFilter());
+        onClose();
+        router.push(`/organizations/${organizationId}/prompts/${promptId}/evals/${evaluation.id}`);
+      },
+      onError: (e) => setError(readAppError(e)),
+    }),
+  );
+
+  const proOnly = plan !== 'pro';
+  const chosen = versions.find((version) => version.id === versionId);
+  const blocked = estimate.data ? !estimate.data.allowed : false;
+
+  return (
+    <FormDialog
+      open={open}
+      onClose={onClose}
+      title="Run evaluation"
+      description="Compare a saved version with what production serves today, case by case."
+      submitLabel={chosen ? `Run on v${chosen.number}` : 'Run evaluation'}
+      pending={start.isPending}
+      error={error}
+      fieldNames={['versionId', 'scope', 'rerunBoth']}
+      onSubmit={() => {
+        setError(null);
+        if (!versionId) return setError({ code: 'invalid_request', message: 'Choose a version.', fields: { versionId: 'Choose a version.' }, details: {} });
+        if (blocked) return;
+        start.mutate({ organizationId, promptId, versionId, scope, rerunBoth });
+      }}
+    >
+      <Field label="Candidate version" error={error?.fields.versionId}>
+        <Select value={versionId} onChange={(e) => setVersionId(e.target.value)}>
+          {versions.length === 0 ? <option value="">No saved versions</option> : null}
+          {versions.map((version) => (
+            <option key={version.id} value={version.id}>
+              v{version.number}
+              {version.labels.length ? ` · ${version.labels.join(', ')}` : ''}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <fieldset className="choice-group">
+        <legend className="field-label">Scope</legend>
+        <div className="choices" role="radiogroup" aria-label="Scope">
+          <label className="choice" data-checked={scope === 'quick' || undefined}>
+            <input type="radio" name="scope" value="quick" checked={scope === 'quick'} onChange={() => setScope('quick')} />
+            <span className="choice-title">Quick</span>
+            <span className="choice-text">The first {quickEvaluationSize} cases in dataset order.</span>
+          </label>
+          <label className="choice" data-checked={scope === 'comprehensive' || undefined} data-disabled={proOnly || undefined}>
+            <input type="radio" name="scope" value="comprehensive" checked={scope === 'comprehensive'} disabled={proOnly} onChange={() => setScope('comprehensive')} />
+            <span className="choice-title">
+              Comprehensive <span className="badge badge-warning">Pro</span>
+            </span>
+            <span className="choice-text">{proOnly ? 'Every case. Upgrade to Pro to run the whole dataset.' : 'Every case in the dataset.'}</span>
+          </label>
+        </div>
+        <FieldError message={error?.fields.scope} />
+      </fieldset>
+      <label className="check-row">
+        <input type="checkbox" checked={rerunBoth} onChange={(e) => setRerunBoth(e.target.checked)} />
+        <span>
+          <strong>Rerun production</strong>
+          <span className="field-hint">Run production again instead of reusing its latest matching results.</span>
+        </span>
+      </label>
+      {versionId ? (
+        <EstimatePanel
+          estimate={estimate.data as Estimate | undefined}
+          pending={estimate.isPending}
+          error={estimate.isError ? readAppError(estimate.error) : null}
+          productionVersion={productionVersion}
+        />
+      ) : null}
+    </FormDialog>
+  );
+}

@@ -1,0 +1,115 @@
+'use client';
+
+import Link from 'next/link';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { formatDateTime, formatRelative } from '@/components/format';
+import { ClientBadge, usePeople } from '@/components/evals/parts';
+import type { Label, LabelHistoryItem } from '@/components/evals/types';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { Select } from '@/components/ui/Field';
+import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { ClockIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+
+function VersionRef({ number }: { number: number | null | undefined }) {
+  return number ? <strong>v{number}</strong> : <span className="subtle">none</span>;
+}
+
+// Every label move, newest first: who, through which client, from → to, and the evaluation behind it.
+export function LabelHistory({ organizationId, promptId, labels }: { organizationId: string; promptId: string; labels: Label[] }) {
+  const trpc = useTRPC();
+  const person = usePeople(organizationId);
+  const [label, setLabel] = useState('');
+  const history = useInfiniteQuery(
+    trpc.versions.history.infiniteQueryOptions({ organizationId, promptId, limit: 25, label: label || undefined }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+  );
+  const items: LabelHistoryItem[] = history.data?.pages.flatMap((page) => page.items) ?? [];
+  const base = `/organizations/${organizationId}/prompts/${promptId}`;
+
+  return (
+    <Card flush id="history">
+      <CardHeader
+        title="Label history"
+        description="Every move and rollback, with the evaluation that justified it when there was one."
+        actions={
+          <Select compact aria-label="Filter history by label" value={label} onChange={(e) => setLabel(e.target.value)}>
+            <option value="">All labels</option>
+            {labels.map((item) => (
+              <option key={item.label} value={item.label}>
+                {item.label}
+              </option>
+            ))}
+          </Select>
+        }
+      />
+      {history.isPending ? (
+        <SkeletonRows rows={3} label="Loading label history" />
+      ) : history.isError ? (
+        <QueryErrorState title="Could not load the label history" query={history} />
+      ) : items.length === 0 ? (
+        <EmptyState icon={<ClockIcon size={20} />} title="No label moves yet" description="Moves, rollbacks and removals appear here." />
+      ) : (
+        <>
+          <Table caption="Label history" className="history-table">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Label</th>
+                <th scope="col">Change</th>
+                <th scope="col">Who</th>
+                <th scope="col">Evaluation</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((item, index) => {
+                const rollback = item.fromVersion && item.toVersion && item.toVersion < item.fromVersion;
+                return (
+                  <tr key={`${item.at}-${item.label}-${index}`} data-history-label={item.label}>
+                    <td className="cell-nowrap muted" title={formatDateTime(item.at)}>
+                      {formatRelative(item.at)}
+                    </td>
+                    <td>
+                      <span className="label-chip">{item.label}</span>
+                    </td>
+                    <td className="history-change">
+                      {item.toVersionId === null ? (
+                        <>
+                          Removed from <VersionRef number={item.fromVersion} />
+                        </>
+                      ) : (
+                        <>
+                          <VersionRef number={item.fromVersion} /> → <VersionRef number={item.toVersion} />
+                          {rollback ? <span className="badge badge-warning">Rollback</span> : null}
+                        </>
+                      )}
+                    </td>
+                    <td>
+                      <div className="inline">
+                        <span>{person(item.userId)}</span>
+                        <ClientBadge clientId={item.clientId} />
+                      </div>
+                    </td>
+                    <td>
+                      {item.evaluationId ? (
+                        <Link href={`${base}/evals/${item.evaluationId}`} className="mono">
+                          {item.evaluationId}
+                        </Link>
+                      ) : (
+                        <span className="subtle">—</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+          <LoadMore query={history} />
+        </>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,175 @@
+'use client';
+
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import { formatDateTime, formatRelative } from '@/components/format';
+import { usePeople } from '@/components/evals/parts';
+import type { Version } from '@/components/evals/types';
+import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
+import { Alert } from '@/components/ui/Alert';
+import { Badge } from '@/components/ui/Badge';
+import { Button, ButtonLink } from '@/components/ui/Button';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { LoadMore } from '@/components/ui/LoadMore';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { Table } from '@/components/ui/Table';
+import { FileTextIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { useLabels, useVersionList } from './hooks';
+import { LabelHistory } from './LabelHistory';
+import { LabelsPanel } from './LabelsPanel';
+import { SaveVersionButton } from './SaveVersionButton';
+import { VersionCompare } from './VersionCompare';
+import '@/components/evals/evals.css';
+
+function labelTone(label: string) {
+  return label === 'production' ? 'success' : label === 'staging' ? 'accent' : 'neutral';
+}
+
+// ?compare=from..to keeps the comparison in the URL so it can be shared and survives a reload.
+function useComparePair(versions: Version[]): [number | null, number | null, (from: number, to: number) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const match = /^(\d+)\.\.(\d+)$/.exec(params.get('compare') ?? '');
+  const latest = versions[0]?.number ?? null;
+  const previous = versions[1]?.number ?? null;
+  const from = match ? Number(match[1]) : previous;
+  const to = match ? Number(match[2]) : latest;
+  const set = (a: number, b: number) => {
+    const query = new URLSearchParams(params.toString());
+    query.set('compare', `${a}..${b}`);
+    router.replace(`${pathname}?${query.toString()}#compare`, { scroll: false });
+    requestAnimationFrame(() => document.getElementById('compare')?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
+  };
+  return [from, to, set];
+}
+
+function VersionsView({ scope }: { scope: PromptScope }) {
+  const trpc = useTRPC();
+  const target = { organizationId: scope.organizationId, promptId: scope.promptId };
+  const { list, versions } = useVersionList(target);
+  const labels = useLabels(target);
+  const person = usePeople(scope.organizationId);
+  const draft = useQuery({ ...trpc.prompts.getDraft.queryOptions(target), enabled: scope.canWrite });
+  const [from, to, setCompare] = useComparePair(versions);
+  const base = `/organizations/${scope.organizationId}/prompts/${scope.promptId}`;
+  const setup = scope.prompt.state === 'setup';
+
+  return (
+    <>
+      {setup ? (
+        <Alert
+          tone="info"
+          title="No versions yet"
+          action={
+            <ButtonLink href={base} size="sm" variant="primary">
+              Go to setup
+            </ButtonLink>
+          }
+        >
+          Version 1 is published by initializing the baseline: write the draft, add test cases, then initialize from the editor.
+        </Alert>
+      ) : null}
+      <Card flush>
+        <CardHeader
+          title="Versions"
+          description="Immutable snapshots of the draft. Saving never moves a label: evaluate, then promote."
+          actions={<SaveVersionButton scope={scope} revision={draft.data?.revision ?? null} variant="primary" />}
+        />
+        {list.isPending ? (
+          <SkeletonRows rows={3} label="Loading versions" />
+        ) : list.isError ? (
+          <QueryErrorState title="Could not load versions" query={list} />
+        ) : versions.length === 0 ? (
+          <EmptyState
+            icon={<FileTextIcon size={20} />}
+            title="No versions yet"
+            description={setup ? 'Initialize the baseline to publish version 1.' : 'Save the draft as a version to start.'}
+          />
+        ) : (
+          <>
+            <Table caption="Versions" className="versions-table">
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Labels</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Created by</th>
+                  <th scope="col">Created</th>
+                  <th scope="col" className="cell-actions">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {versions.map((version, index) => {
+                  const older = versions[index + 1];
+                  return (
+                    <tr key={version.id} data-version={version.number} aria-current={version.number === to ? 'true' : undefined}>
+                      <td>
+                        <strong className="version-number">v{version.number}</strong>
+                      </td>
+                      <td>
+                        <div className="inline">
+                          {version.labels.length === 0 ? <span className="subtle">—</span> : null}
+                          {version.labels.map((label) => (
+                            <Badge key={label} tone={labelTone(label)}>
+                              {label}
+                            </Badge>
+                          ))}
+                        </div>
+                      </td>
+                      <td className="muted mono">{version.content.modelRouteId}</td>
+                      <td>{person(version.createdBy)}</td>
+                      <td className="cell-nowrap muted" title={formatDateTime(version.createdAt)}>
+                        {formatRelative(version.createdAt)}
+                      </td>
+                      <td className="cell-actions">
+                        <div className="inline">
+                          {older ? (
+                            <Button
+                              size="sm"
+                              variant="ghost"
+                              onClick={() => setCompare(older.number, version.number)}
+                              aria-label={`Compare v${version.number} with v${older.number}`}
+                            >
+                              Diff v{older.number}
+                            </Button>
+                          ) : null}
+                          {versions.length > 1 && version.number !== to ? (
+                            <Button
+                              size="sm"
+                              variant="ghost"
+                              onClick={() => setCompare(version.number, to ?? version.number)}
+                              aria-label={`Compare v${version.number} with v${to}`}
+                            >
+                              Compare
+                            </Button>
+                          ) : null}
+                        </div>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </Table>
+            <LoadMore query={list} />
+          </>
+        )}
+      </Card>
+      {versions.length > 0 ? <VersionCompare target={target} versions={versions} from={from} to={to} onChange={setCompare} /> : null}
+      {versions.length > 0 ? <LabelsPanel scope={scope} versions={versions} /> : null}
+      <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labels.data?.items ?? []} />
+    </>
+  );
+}
+
+export function VersionsPage({ organizationId, promptId }: { organizationId: string; promptId: string }) {
+  return (
+    <PromptShell organizationId={organizationId} promptId={promptId}>
+      {(scope) => <VersionsView scope={scope} />}
+    </PromptShell>
+  );
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "eval_results_open_idx" ON "eval_results" USING btree ("run_id","position") WHERE status in ('pending', 'running');

@@ -1,0 +1,104 @@
+import type { Page } from '@playwright/test';
+import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { createPrompt } from './prompts.helpers';
+
+const draftStatus = (page: Page) => page.getByRole('status', { name: /Draft status/ });
+
+// Cases whose expected output is their input: the local echo route answers each one exactly.
+const cases = ['Where is my order #1042?', 'Reset my password, please.', 'Cancel my subscription at the end of the month.'];
+
+async function addCase(page: Page, input: string, count: number) {
+  const form = page.getByRole('form', { name: 'Add a case' });
+  await form.getByLabel('Input', { exact: true }).fill(input);
+  await form.getByLabel('Expected output', { exact: true }).fill(input);
+  await form.getByRole('button', { name: 'Add case' }).click();
+  await expect(page.locator('tr[data-case]')).toHaveCount(count);
+}
+
+test('from an empty prompt to a published version 1 and a promoted version 2', async ({ signUpSecondUser }) => {
+  test.setTimeout(240_000);
+  // A new person signs up through the form, creates an organization and a prompt.
+  const { page } = await signUpSecondUser('owner');
+  const organizationId = await createOrganization(page, uniqueName('Evals'));
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Support echo'));
+
+  // The setup path lists what is missing; initializing waits for a draft and cases.
+  const setup = page.getByRole('region', { name: 'Set up this prompt' });
+  await expect(setup).toContainText('Write the draft');
+  await expect(setup).toContainText('No cases yet.');
+  await expect(setup.getByRole('button', { name: 'Initialize baseline' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Save version' })).toBeDisabled();
+  await expect(page.getByText('Available once the baseline publishes v1')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await page.getByLabel('Content of message 1').fill('Repeat the customer message exactly.');
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue('local/echo');
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+
+  await setup.getByRole('link', { name: 'Add cases' }).click();
+  await expect(page).toHaveURL(`${editorPath}/dataset`);
+  for (const [index, input] of cases.entries()) await addCase(page, input, index + 1);
+
+  await page.getByRole('link', { name: 'Editor' }).click();
+  await expect(setup).toContainText('3 cases in the dataset.');
+  await setup.getByRole('radio', { name: /Expected output/ }).check();
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  await setup.getByRole('button', { name: 'Initialize baseline' }).click();
+
+  // The baseline evaluation page follows the run live and announces the publication.
+  await expect(page).toHaveURL(new RegExp(`${editorPath}/evals/eval_[0-9a-z]+$`));
+  await expect(page.getByRole('progressbar', { name: 'Baseline run progress' })).toBeVisible();
+  await expect(page.getByText('Version 1 published to production and staging')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByRole('progressbar', { name: 'Baseline run progress' })).toHaveAttribute('aria-valuenow', '3');
+  await expect(page.getByText('Active', { exact: true })).toBeVisible();
+  await expect(page.locator('tr[data-case-result]')).toHaveCount(3);
+
+  // Edit the draft and save it as version 2 (saving moves no label).
+  await page.getByRole('link', { name: 'Editor' }).click();
+  await expect(page.getByRole('region', { name: 'Set up this prompt' })).toHaveCount(0);
+  await page.getByLabel('Content of message 1').fill('Repeat the customer message exactly, word for word.');
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('button', { name: 'Save version' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved as v2' })).toBeVisible();
+
+  // The versions tab shows both versions and the message diff between them.
+  await page.getByRole('link', { name: 'Versions' }).click();
+  await expect(page.locator('tr[data-version]')).toHaveCount(2);
+  await expect(page.locator('tr[data-version="1"]')).toContainText('production');
+  await expect(page.getByRole('region', { name: 'Message 1: changed' })).toContainText('word for word');
+
+  // Run a quick evaluation of v2 against production v1, with its cost shown first.
+  await page.getByRole('link', { name: 'Evaluations' }).click();
+  await page.getByRole('button', { name: 'Run evaluation' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Run evaluation' });
+  await expect(dialog.getByLabel('Candidate version')).toHaveValue(/ver_/);
+  await expect(dialog.getByRole('radio', { name: /Comprehensive/ })).toBeDisabled();
+  const estimate = dialog.getByRole('region', { name: 'What this evaluation will run' });
+  await expect(estimate).toContainText('Credits');
+  await expect(estimate).toContainText('3');
+  await dialog.getByRole('button', { name: 'Run on v2' }).click();
+
+  await expect(page).toHaveURL(new RegExp(`${editorPath}/evals/eval_[0-9a-z]+$`));
+  await expect(page.getByRole('heading', { name: /v2 vs v1/ })).toBeVisible();
+  // Progress is read from the server: a reload shows the same evaluation and keeps following it.
+  await page.reload();
+  await expect(page.getByRole('progressbar', { name: 'Candidate progress' })).toBeVisible();
+  const promote = page.getByRole('button', { name: 'Promote to production' });
+  await expect(promote).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByRole('group', { name: 'Candidate summary' })).toContainText('100%');
+  await expect(page.locator('tr[data-case-result]')).toHaveCount(3);
+
+  await promote.click();
+  const confirm = page.getByRole('dialog', { name: 'Promote v2 to production?' });
+  await expect(confirm).toContainText('from v1 to v2');
+  await confirm.getByRole('button', { name: 'Promote v2' }).click();
+  await expect(page.getByText('Production serves v2')).toBeVisible();
+
+  // The label history names the move, who made it and the evaluation behind it.
+  await page.getByRole('link', { name: 'Versions' }).click();
+  const history = page.locator('#history');
+  const latestProduction = history.locator('tr[data-history-label="production"]').first();
+  await expect(latestProduction).toContainText('v1 → v2');
+  await expect(latestProduction.getByRole('link', { name: /eval_/ })).toBeVisible();
+  await expect(page.locator('tr[data-version="2"]')).toContainText('production');
+});

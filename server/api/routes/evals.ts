@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { defineRoute } from '../define';
+import { pageOf } from '../../orgs/schemas';
+import { pageQuery } from '../../paging';
+import { estimateEvaluation, startEvaluation } from '../../evals/start';
+import { initializeBaseline } from '../../evals/initialize';
+import { reviewResults } from '../../evals/review';
+import { getEvaluation, listEvaluations, listResults } from '../../evals/queries';
+import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '../../evals/service';
+import {
+  estimateQuery,
+  estimateSchema,
+  evaluationSchema,
+  initializeInput,
+  listResultsQuery,
+  resultSchema,
+  retryInput,
+  reviewInput,
+  startEvaluationInput,
+} from '../../evals/schemas';
+import { management, promptParams } from './common';
+
+const promptBase = '/organizations/{organizationId}/prompts/{promptId}';
+const evalBase = '/organizations/{organizationId}/evals/{evaluationId}';
+const evalParams = z.strictObject({ organizationId: z.string(), evaluationId: z.string() });
+
+const startDescription = [
+  'Compares a saved version (candidate) with the version the `production` label points at when the request is accepted.',
+  'Freezes the latest ordered dataset (quick: the first 10 cases by position; comprehensive: every case, Pro only → 403 plan_required),',
+  'the version content with its model and settings, and the prompt’s scoring policy. The body is strict: model or settings overrides',
+  '(modelRouteId, temperature, …) are refused as unknown fields (400); to change them, save a new version.',
+  'Production evidence: the most recent completed production run with the same production version, frozen cases and scoring policy',
+  'is reused (named by productionRunId) unless rerunBoth is true; otherwise both sides run in parallel. The candidate always runs fresh.',
+  'Never executes twice: with an Idempotency-Key the first answer is replayed; without one, a start identical to an unfinished',
+  '(pending, running or paused) evaluation you started on this prompt (same version, scope, rerunBoth, pinned production, frozen cases',
+  'and scoring) returns that evaluation with 201 instead of creating another. Setup or archived prompts → 409 invalid_state;',
+  'an empty dataset → 409 invalid_state (details.state "empty_dataset"); a version of another prompt → 404.',
+].join(' ');
+
+const initializeDescription = [
+  'Freezes your draft at draftRevision (409 draft_conflict when it is not your current revision), the first 10 cases of the ordered',
+  'dataset, and the scoring policy (scoringMethod is set on the prompt; a judge policy keeps its route and rubric), and runs them.',
+  'When every case is scored with no review pending and no execution error, version 1 is published to staging and production and',
+  'the prompt becomes active. Setup prompts only (409 invalid_state). The draft needs at least one message and valid content',
+  '(409 invalid_state, details.state "draft_not_runnable"), the dataset at least one case (details.state "empty_dataset").',
+  'One baseline at a time: while one is pending, running, paused or awaiting review, the same snapshot (content, cases, scoring)',
+  'returns it with 201 and another snapshot is 409 invalid_state (details.state "baseline_in_progress"). After a failed or cancelled',
+  'baseline a new initialize may start.',
+].join(' ');
+
+export const evalRoutes = [
+  defineRoute({
+    ...management,
+    method: 'GET',
+    path: `${promptBase}/evals`,
+    operationId: 'list_evaluations',
+    summary: 'List the prompt’s evaluations, newest first',
+    params: promptParams,
+    query: pageQuery,
+    status: 200,
+    response: pageOf(evaluationSchema),
+    errors: ['not_found'],
+    handler: ({ ctx, params, query }) => listEvaluations(ctx, params.organizationId, params.promptId, query),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${promptBase}/evals`,
+    operationId: 'start_evaluation',
+    summary: 'Start an evaluation of a saved version against the pinned production version',
+    description: startDescription,
+    params: promptParams,
+    body: startEvaluationInput,
+    status: 201,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'idempotency_conflict', 'idempotency_in_progress'],
+    handler: ({ ctx, params, body }) => startEvaluation(ctx, params.organizationId, params.promptId, body),
+  }),
+  defineRoute({
+    ...management,
+    method: 'GET',
+    path: `${promptBase}/evals/estimate`,
+    operationId: 'estimate_evaluation',
+    summary: 'What a start would run and cost now (cases per side, reused production evidence, credits)',
+    description: 'credits = cases that would execute (reused production evidence costs nothing). allowed/reason say whether the start would be accepted now.',
+    params: promptParams,
+    query: estimateQuery,
+    status: 200,
+    response: estimateSchema,
+    errors: ['not_found'],
+    handler: ({ ctx, params, query }) => estimateEvaluation(ctx, params.organizationId, params.promptId, query),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${promptBase}/initialize`,
+    operationId: 'initialize_baseline',
+    summary: 'Initialize the baseline of a setup prompt (publishes version 1 when every case is scored)',
+    description: initializeDescription,
+    params: promptParams,
+    body: initializeInput,
+    status: 201,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'draft_conflict', 'idempotency_conflict', 'idempotency_in_progress'],
+    handler: ({ ctx, params, body }) => initializeBaseline(ctx, params.organizationId, params.promptId, body),
+  }),
+  defineRoute({
+    ...management,
+    method: 'GET',
+    path: evalBase,
+    operationId: 'get_evaluation',
+    summary: 'Get an evaluation with its counts per side',
+    description: 'Top-level counts are the candidate side: totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases; scoredCases = passedCases + failedCases.',
+    params: evalParams,
+    status: 200,
+    response: evaluationSchema,
+    errors: ['not_found'],
+    handler: ({ ctx, params }) => getEvaluation(ctx, params.organizationId, params.evaluationId),
+  }),
+  defineRoute({
+    ...management,
+    method: 'GET',
+    path: `${evalBase}/results`,
+    operationId: 'list_evaluation_results',
+    summary: 'List results by case position; both sides of each case (candidate, then production) unless side is given',
+    params: evalParams,
+    query: listResultsQuery,
+    status: 200,
+    response: pageOf(resultSchema),
+    errors: ['not_found'],
+    handler: ({ ctx, params, query }) => listResults(ctx, params.organizationId, params.evaluationId, query),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${evalBase}/cancel`,
+    operationId: 'cancel_evaluation',
+    summary: 'Cancel a pending, running or paused evaluation; partial results are kept',
+    description: 'A finished evaluation (completed, failed, cancelled) is 409 invalid_state. A cancelled baseline never publishes.',
+    params: evalParams,
+    status: 200,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'not_found', 'invalid_state'],
+    handler: ({ ctx, params }) => cancelEvaluation(ctx, params.organizationId, params.evaluationId),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${evalBase}/resume`,
+    operationId: 'resume_evaluation',
+    summary: 'Resume a paused evaluation with its original frozen inputs (202)',
+    description: 'Only a paused evaluation (else 409 invalid_state), and only when the current plan and usage allow it (403 plan_required or usage_exhausted).',
+    params: evalParams,
+    status: 202,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state'],
+    handler: ({ ctx, params }) => resumeEvaluation(ctx, params.organizationId, params.evaluationId),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${evalBase}/retry`,
+    operationId: 'retry_evaluation_side',
+    summary: 'Re-run a failed or cancelled side with the same frozen inputs and pinned production',
+    description:
+      'Scored results and the other side’s evidence are kept. A side that is not failed or cancelled, reused production evidence, a baseline’s missing production side, or a cancelled baseline are 409 invalid_state.',
+    params: evalParams,
+    body: retryInput,
+    status: 200,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state'],
+    handler: ({ ctx, params, body }) => retryEvaluationSide(ctx, params.organizationId, params.evaluationId, body.side),
+  }),
+  defineRoute({
+    ...management,
+    method: 'POST',
+    path: `${evalBase}/reviews`,
+    operationId: 'review_evaluation_results',
+    summary: 'Review results: calibrate expectations (accept_generated, accept_corrected) or mark outputs correct or incorrect',
+    description: [
+      '1 to 100 decisions, applied all or nothing. Results must belong to this evaluation (404) and be pending_review or scored (409 invalid_state).',
+      'accept_generated makes the generated output the case’s expectation (passed); accept_corrected (with correctedOutput) makes the corrected text the expectation,',
+      'and the output passes only if it already matches it; both also update the dataset case when it still exists. mark_correct / mark_incorrect set passed.',
+      'The review records the user and OAuth client of the verified token; human is false for agent (MCP) clients.',
+    ].join(' '),
+    params: evalParams,
+    body: reviewInput,
+    status: 200,
+    response: evaluationSchema,
+    errors: ['forbidden', 'read_only', 'not_found', 'invalid_state'],
+    handler: ({ ctx, params, body }) => reviewResults(ctx, params.organizationId, params.evaluationId, body),
+  }),
+];

@@ -1,0 +1,172 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { runInTransaction } from '@/server/context';
+import type { AppError } from '@/server/errors';
+import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
+import { evaluationEligibility, type Eligibility } from '../eligibility';
+import type { EvaluationScope } from '../schemas';
+import { retryOnConflict, rowsOf } from './sql';
+
+// Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
+// result row is taken with FOR UPDATE SKIP LOCKED, marked running for this worker and charged at
+// most once ever; finishing is a conditional write, so a case taken over by another worker or
+// finished elsewhere is never written twice.
+
+export type RunInfo = {
+  id: string;
+  organizationId: string;
+  promptId: string;
+  content: DraftContent;
+  scoring: ScoringPolicy;
+  scope: EvaluationScope;
+};
+
+export type ClaimedCase = {
+  id: string;
+  runId: string;
+  caseId: string;
+  position: number;
+  input: string;
+  expectedOutput: string;
+  inputFormat: 'text' | 'json';
+  referenceFormat: 'text' | 'json';
+  attempts: number;
+  // The run was still `pending` before this claim: progress moves it (and its evaluation) to running.
+  firstOfRun: boolean;
+};
+
+export type ClaimSettings = { workerId: string; staleMs: number; maxInFlightPerOrg: number; maxAttempts: number };
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; claimed: ClaimedCase }
+  | { kind: 'none' } // nothing claimable in this run (finished, being worked elsewhere, cancelled or paused)
+  | { kind: 'busy' } // the organization's bound is reached by live workers (this or other processes)
+  | { kind: 'gave_up'; resultId: string } // abandoned by crashed workers too often: recorded as an error
+  | { kind: 'refused'; reason: AppError }; // plan or usage eligibility refused: the evaluation is paused
+
+// The run as the engine needs it, or null when its runs are not workable (finished, cancelled, paused).
+export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
+  const rows = rowsOf<{ id: string; organizationId: string; promptId: string; content: DraftContent; scoring: ScoringPolicy; status: string; scope: EvaluationScope | null }>(
+    await db.execute(sql`
+      select run.id, run.organization_id as "organizationId", run.prompt_id as "promptId", run.content, run.scoring, run.status,
+        (select e.scope from evaluations e where e.candidate_run_id = run.id or e.production_run_id = run.id order by e.created_at limit 1) as scope
+      from eval_runs run where run.id = ${runId}`),
+  );
+  const row = rows[0];
+  if (!row || (row.status !== 'pending' && row.status !== 'running')) return null;
+  return { id: row.id, organizationId: row.organizationId, promptId: row.promptId, content: row.content, scoring: row.scoring, scope: row.scope ?? 'quick' };
+}
+
+// The evaluation and every unfinished run of it pause together; resume (operations) restarts them.
+async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Promise<void> {
+  await tx.execute(sql`
+    with paused as (
+      update evaluations set status = 'paused', error = ${reason.message}, updated_at = now()
+      where (candidate_run_id = ${runId} or production_run_id = ${runId}) and status in ('pending', 'running')
+      returning candidate_run_id, production_run_id
+    )
+    update eval_runs set status = 'paused', updated_at = now()
+    where status in ('pending', 'running')
+      and (id = ${runId} or id in (select candidate_run_id from paused) or id in (select production_run_id from paused))`);
+}
+
+type ClaimRow = {
+  outcome: 'claimed' | 'none' | 'busy' | 'gave_up';
+  id: string | null;
+  caseId: string;
+  position: number;
+  input: string;
+  expectedOutput: string;
+  inputFormat: 'text' | 'json';
+  referenceFormat: 'text' | 'json';
+  attempts: number;
+  runWasPending: boolean;
+};
+
+// Plan and usage eligibility for `execute`, read at most once a second per run (a downgrade pauses
+// the run within a second; credits, M7, are taken in the claim itself by charge_eval_case).
+const eligibilityCache = new Map<string, { at: number; eligibility: Eligibility }>();
+async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
+  const cached = eligibilityCache.get(run.id);
+  if (cached && Date.now() - cached.at < 1000) return cached.eligibility;
+  const eligibility = await evaluationEligibility({ db }, { organizationId: run.organizationId, scope: run.scope, action: 'execute' });
+  if (eligibilityCache.size > 1000) eligibilityCache.clear();
+  eligibilityCache.set(run.id, { at: Date.now(), eligibility });
+  return eligibility;
+}
+
+/**
+ * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
+ * which is its own transaction: run and evaluation state, the organization's bound across
+ * processes, FOR UPDATE SKIP LOCKED, stale takeover, `charged` set and charge_eval_case called once
+ * ever per case. Autocommit keeps the organization's claim lock for the function's own runtime only.
+ */
+export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings): Promise<ClaimOutcome> {
+  const eligibility = await eligibilityFor(db, run);
+  if (!eligibility.allowed) {
+    const paused = await retryOnConflict(() =>
+      runInTransaction(db, async (tx) => {
+        // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
+        const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
+        if (waiting.length === 0) return false;
+        await pauseForEligibility(tx, run.id, eligibility.reason);
+        return true;
+      }),
+    );
+    return paused ? { kind: 'refused', reason: eligibility.reason } : { kind: 'none' };
+  }
+  const [row] = await retryOnConflict(async () =>
+    rowsOf<ClaimRow>(
+      await db.execute(sql`
+        select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
+          reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending"
+        from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int)`),
+    ),
+  );
+  if (!row || row.outcome === 'none') return { kind: 'none' };
+  if (row.outcome === 'busy') return { kind: 'busy' };
+  if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! };
+  return {
+    kind: 'claimed',
+    claimed: {
+      id: row.id!,
+      runId: run.id,
+      caseId: row.caseId,
+      position: row.position,
+      input: row.input,
+      expectedOutput: row.expectedOutput,
+      inputFormat: row.inputFormat,
+      referenceFormat: row.referenceFormat,
+      attempts: row.attempts,
+      firstOfRun: row.runWasPending,
+    },
+  };
+}
+
+export type CaseOutcome = {
+  status: 'scored' | 'pending_review' | 'error';
+  output: string | null;
+  passed: boolean | null;
+  score: number | null;
+  assertions: { name: string; passed: boolean; message: string }[];
+  judgeReasoning: string | null;
+  error: string | null;
+  latencyMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsdNanos: number | null;
+};
+
+// Writes the outcome only if this worker still holds the case; false when it was taken over.
+export async function finishCase(db: Db, resultId: string, workerId: string, outcome: CaseOutcome): Promise<boolean> {
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      update eval_results set status = ${outcome.status}, output = ${outcome.output}, passed = ${outcome.passed}, score = ${outcome.score},
+        assertions = ${JSON.stringify(outcome.assertions)}::jsonb, judge_reasoning = ${outcome.judgeReasoning}, error = ${outcome.error},
+        latency_ms = ${outcome.latencyMs}, input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
+        cost_usd_nanos = ${outcome.costUsdNanos}, finished_at = now()
+      where id = ${resultId} and status = 'running' and worker_id = ${workerId}
+      returning id`),
+  );
+  return rows.length === 1;
+}

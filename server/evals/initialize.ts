@@ -1,0 +1,124 @@
+import { and, desc, eq, notInArray } from 'drizzle-orm';
+import { drafts, evaluations } from '@/db/schema';
+import { withTransaction, type ServiceContext } from '../context';
+import { AppError, zodIssues, type Issue } from '../errors';
+import { newId } from '../ids';
+import { recordAudit } from '../audit/service';
+import { authorizePromptWrite } from '../prompts/access';
+import { emptySetupContent } from '../prompts/drafts';
+import { resolveScoringPolicy, setScoringPolicy } from '../prompts/scoring';
+import { draftContentInput, type DraftContent, type ScoringPolicy } from '../prompts/schemas';
+import { findRoute } from '../models/routes';
+import { casesOf, datasetOf } from '../datasets/service';
+import { enqueueRuns } from './engine/queue';
+import { checkEligibility } from './eligibility';
+import { casesDigestOf, digestOf, freezeCases, insertRun } from './freeze';
+import { selectCases } from './start';
+import { toEvaluation } from './serialize';
+import type { Evaluation, InitializeInput } from './schemas';
+
+// A baseline runs the quick scope: the first 10 cases of the ordered dataset (all of them on Free).
+const baselineScope = 'quick' as const;
+
+// Why a draft cannot run yet (no message, content that no longer validates, an unknown model route).
+function runnableIssues(content: DraftContent): Issue[] {
+  const issues: Issue[] = [];
+  if (!content.messages.length) issues.push({ path: 'content.messages', message: 'Write at least one message.' });
+  const parsed = draftContentInput.safeParse(content);
+  if (!parsed.success) issues.push(...zodIssues(parsed.error).map((i) => ({ path: i.path ? `content.${i.path}` : 'content', message: i.message })));
+  if (!findRoute(content.modelRouteId)) issues.push({ path: 'content.modelRouteId', message: `No model route "${content.modelRouteId}" is configured.` });
+  return issues;
+}
+
+// The policy initialize sets: the chosen method, keeping the prompt's judge route and rubric for judge.
+function policyFor(stored: unknown, method: InitializeInput['scoringMethod']): ScoringPolicy {
+  const current = resolveScoringPolicy(stored);
+  if (method !== 'judge') return { method };
+  return resolveScoringPolicy({ method, judgeModelRouteId: current.judgeModelRouteId, rubric: current.rubric });
+}
+
+/**
+ * Initializes a setup prompt's baseline: freezes the caller's draft at `draftRevision`, the first
+ * cases of the dataset and the scoring policy (which it sets on the prompt), and runs them; the
+ * engine publishes version 1 when every case is scored with no review pending and no error.
+ * One baseline at a time: while one is unfinished (or completed and awaiting review), the same
+ * snapshot returns it and another snapshot is invalid_state (baseline_in_progress). Initializes of
+ * one prompt serialize on the prompt row, so racing identical requests create one evaluation.
+ */
+export async function initializeBaseline(ctx: ServiceContext, organizationId: string, promptId: string, input: InitializeInput): Promise<Evaluation> {
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
+    if (prompt.state !== 'setup') {
+      throw new AppError('invalid_state', 'This prompt’s baseline is already published; save a version and start a comparison instead.', { state: prompt.state });
+    }
+    const [draft] = await tx
+      .select({ content: drafts.content, revision: drafts.revision })
+      .from(drafts)
+      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
+    const currentRevision = draft?.revision ?? 0;
+    if (input.draftRevision !== currentRevision) {
+      throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${input.draftRevision}. Reload it and initialize again.`, { currentRevision });
+    }
+    const content = (draft?.content as DraftContent | undefined) ?? emptySetupContent();
+    const issues = runnableIssues(content);
+    if (issues.length) throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });
+
+    const all = await casesOf(tx, (await datasetOf(tx, prompt)).id);
+    if (!all.length) throw new AppError('invalid_state', 'Add at least one case to the dataset before initializing.', { state: 'empty_dataset' });
+    const cases = freezeCases(selectCases(all, baselineScope));
+    const casesDigest = casesDigestOf(cases);
+    const scoring = policyFor(prompt.scoring, input.scoringMethod);
+    const snapshotDigest = digestOf({ content, cases, scoring });
+
+    const [current] = await tx
+      .select()
+      .from(evaluations)
+      .where(and(eq(evaluations.promptId, prompt.id), eq(evaluations.kind, 'baseline'), notInArray(evaluations.status, ['failed', 'cancelled'])))
+      .orderBy(desc(evaluations.id))
+      .limit(1);
+    if (current) {
+      if (current.snapshotDigest === snapshotDigest) return toEvaluation(txCtx, current);
+      throw new AppError('invalid_state', 'A baseline with another snapshot is already in progress; cancel it or wait for it to finish.', {
+        state: 'baseline_in_progress',
+        evaluationId: current.id,
+      });
+    }
+    await checkEligibility(txCtx, { organizationId, scope: baselineScope, action: 'start' });
+
+    await setScoringPolicy(txCtx, organizationId, prompt.id, scoring);
+    const now = new Date();
+    const candidateRunId = await insertRun(txCtx, { organizationId, promptId: prompt.id, versionId: null, content, scoring, cases, casesDigest, createdAt: now });
+    const [row] = await tx
+      .insert(evaluations)
+      .values({
+        id: newId('eval'),
+        organizationId,
+        promptId: prompt.id,
+        kind: 'baseline',
+        status: 'pending',
+        scope: baselineScope,
+        candidateRunId,
+        scoring,
+        datasetSize: all.length,
+        totalCases: cases.length,
+        draftRevision: input.draftRevision,
+        snapshotDigest,
+        createdBy: ctx.actor.userId,
+        createdByClient: ctx.actor.clientId,
+        createdByHuman: ctx.actor.human,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'evaluation.initialize',
+      targetType: 'evaluation',
+      targetId: row.id,
+      details: { promptId: prompt.id, draftRevision: input.draftRevision, scoringMethod: input.scoringMethod, totalCases: cases.length, snapshotDigest },
+    });
+    enqueueRuns(txCtx, [candidateRunId]);
+    return toEvaluation(txCtx, row);
+  });
+}

@@ -1,0 +1,146 @@
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { datasetCases, datasets, evalResults } from '@/db/schema';
+import { withTransaction, type ServiceContext } from '../context';
+import { AppError, invalidRequest } from '../errors';
+import { recordAudit } from '../audit/service';
+import { jsonTextProblem } from '../input-hygiene';
+import { datasetOf } from '../datasets/service';
+import { scoreExpected } from './engine/scoring';
+import { refreshEvaluation } from './engine/progress';
+import { authorizeEvaluationWrite } from './service';
+import { loadEvaluation } from './queries';
+import { toEvaluation } from './serialize';
+import type { Evaluation, ReviewInput, ReviewItemInput, ReviewRecord } from './schemas';
+
+type ResultRow = typeof evalResults.$inferSelect;
+type Calibration = { caseId: string; expectedOutput: string };
+
+// The expectation a calibration decision sets, or null for a scored decision (mark_*).
+function calibratedExpectation(item: ReviewItemInput, result: ResultRow, index: number): string | null {
+  if (item.decision === 'accept_generated') {
+    const output = result.output ?? '';
+    if (result.referenceFormat === 'json' && jsonTextProblem(output)) {
+      throw new AppError('invalid_state', 'This case expects JSON and the generated output is not JSON; accept a corrected output instead.', {
+        state: 'output_not_json',
+        resultId: result.id,
+      });
+    }
+    return output;
+  }
+  if (item.decision === 'accept_corrected') {
+    const corrected = item.correctedOutput ?? '';
+    const problem = result.referenceFormat === 'json' ? jsonTextProblem(corrected) : '';
+    if (problem) throw invalidRequest('The corrected output is not valid JSON for this case.', [{ path: `reviews.${index}.correctedOutput`, message: problem }]);
+    return corrected;
+  }
+  return null;
+}
+
+// accept_generated: the output is the expectation, so it passes. accept_corrected: the corrected text
+// becomes the expectation and the output passes only if it already says the same.
+function verdictFor(item: ReviewItemInput, result: ResultRow, expectation: string | null): boolean {
+  switch (item.decision) {
+    case 'accept_generated':
+    case 'mark_correct':
+      return true;
+    case 'mark_incorrect':
+      return false;
+    case 'accept_corrected':
+      return scoreExpected(result.output ?? '', expectation ?? '', result.referenceFormat).passed;
+  }
+}
+
+/**
+ * Records review decisions on results of one evaluation (1 to 100, all or nothing). Each result must
+ * be pending_review or scored (a re-review replaces the decision). Calibration decisions
+ * (accept_generated, accept_corrected) make the accepted text the case's expectation, on the
+ * result and on the dataset case if it still exists (one dataset revision per request). Who
+ * decided is taken from the verified caller: user, OAuth client, and `human` false for agents.
+ * The evaluation is refreshed in the same transaction, so a baseline publishes with its last review.
+ */
+export async function reviewResults(ctx: ServiceContext, organizationId: string, evaluationId: string, input: ReviewInput): Promise<Evaluation> {
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    const { evaluation, prompt } = await authorizeEvaluationWrite(txCtx, organizationId, evaluationId);
+    const runIds = evaluation.productionRunId ? [evaluation.candidateRunId, evaluation.productionRunId] : [evaluation.candidateRunId];
+    const ids = input.reviews.map((r) => r.resultId);
+    const rows = await tx
+      .select()
+      .from(evalResults)
+      .where(and(inArray(evalResults.id, ids), inArray(evalResults.runId, runIds), eq(evalResults.organizationId, organizationId)))
+      .for('update');
+    const byId = new Map(rows.map((r) => [r.id, r]));
+
+    const at = new Date().toISOString();
+    const calibrations: Calibration[] = [];
+    for (const [index, item] of input.reviews.entries()) {
+      const result = byId.get(item.resultId);
+      if (!result) throw new AppError('not_found', 'Result not found in this evaluation.', { resultId: item.resultId });
+      if (result.status !== 'pending_review' && result.status !== 'scored') {
+        throw new AppError('invalid_state', `This result is ${result.status === 'running' ? 'pending' : result.status}; only results awaiting review or scored can be reviewed.`, {
+          state: result.status === 'running' ? 'pending' : result.status,
+          resultId: result.id,
+        });
+      }
+      const expectation = calibratedExpectation(item, result, index);
+      const passed = verdictFor(item, result, expectation);
+      const review: ReviewRecord = {
+        decision: item.decision,
+        correctedOutput: item.decision === 'accept_corrected' ? (item.correctedOutput ?? '') : null,
+        userId: ctx.actor.userId,
+        clientId: ctx.actor.clientId,
+        human: ctx.actor.human,
+        at,
+      };
+      await tx
+        .update(evalResults)
+        .set({ status: 'scored', passed, score: passed ? 1 : 0, review, ...(expectation !== null ? { expectedOutput: expectation } : {}) })
+        .where(eq(evalResults.id, result.id));
+      if (expectation !== null) calibrations.push({ caseId: result.caseId, expectedOutput: expectation });
+    }
+
+    const calibratedCases = await calibrateDataset(txCtx, prompt, calibrations);
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'evaluation.review',
+      targetType: 'evaluation',
+      targetId: evaluation.id,
+      details: { reviews: input.reviews.map((r) => ({ resultId: r.resultId, decision: r.decision })), human: ctx.actor.human, calibratedCases },
+    });
+    await refreshEvaluation(txCtx, evaluation.id);
+    return toEvaluation(txCtx, await loadEvaluation(txCtx, organizationId, evaluation.id));
+  });
+}
+
+/**
+ * Writes calibrated expectations into the dataset cases that still exist, bumping the dataset
+ * revision once (open editors then see a conflict instead of overwriting). A case whose new
+ * (input, expectedOutput) pair would duplicate another case is left as it is.
+ */
+async function calibrateDataset(ctx: ServiceContext, prompt: Parameters<typeof datasetOf>[1], calibrations: Calibration[]): Promise<string[]> {
+  if (!calibrations.length) return [];
+  const tx = ctx.db;
+  const dataset = await datasetOf(tx, prompt, { lock: true });
+  const updated: string[] = [];
+  for (const { caseId, expectedOutput } of calibrations) {
+    const [current] = await tx
+      .select()
+      .from(datasetCases)
+      .where(and(eq(datasetCases.id, caseId), eq(datasetCases.datasetId, dataset.id)));
+    if (!current || current.expectedOutput === expectedOutput) continue;
+    const [duplicate] = await tx
+      .select({ id: datasetCases.id })
+      .from(datasetCases)
+      .where(and(eq(datasetCases.datasetId, dataset.id), eq(datasetCases.input, current.input), eq(datasetCases.expectedOutput, expectedOutput), ne(datasetCases.id, caseId)));
+    if (duplicate) continue;
+    await tx.update(datasetCases).set({ expectedOutput }).where(eq(datasetCases.id, caseId));
+    updated.push(caseId);
+  }
+  if (updated.length) {
+    await tx
+      .update(datasets)
+      .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
+      .where(eq(datasets.id, dataset.id));
+  }
+  return updated;
+}

@@ -1,0 +1,44 @@
+import { localJudgeVerdict } from '../evals/engine/scoring';
+import type { ChatRequest, Completion, StreamEvent } from './types';
+
+// Built-in deterministic judge (route local/judge): reads the case the evaluation engine sends as
+// one JSON user message ({ rubric, input, expectedOutput, output }) and answers with a verdict
+// JSON, so judge scoring works with no provider. Any other conversation gets a failing verdict.
+function verdictFor(request: ChatRequest): string {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user');
+  let fields: { expectedOutput?: unknown; output?: unknown } | null = null;
+  try {
+    fields = last ? JSON.parse(last.content) : null;
+  } catch {
+    fields = null;
+  }
+  if (!fields || typeof fields !== 'object' || typeof fields.output !== 'string' || typeof fields.expectedOutput !== 'string') {
+    return JSON.stringify({ pass: false, score: 0, reasoning: 'The local judge grades evaluation outputs; this request carries no output and expected output to compare.' });
+  }
+  return JSON.stringify(localJudgeVerdict({ expectedOutput: fields.expectedOutput, output: fields.output }));
+}
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+function answer(request: ChatRequest): Completion {
+  const output = verdictFor(request);
+  return {
+    output,
+    inputTokens: request.messages.reduce((n, m) => n + words(m.content), 0),
+    outputTokens: words(output),
+    latencyMs: 0,
+    costUsdNanos: 0,
+    costSource: 'free',
+    finishReason: 'stop',
+  };
+}
+
+export async function completeJudge(request: ChatRequest): Promise<Completion> {
+  return answer(request);
+}
+
+export async function* streamJudge(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  const completion = answer(request);
+  yield { type: 'delta', text: completion.output };
+  yield { type: 'done', ...completion };
+}

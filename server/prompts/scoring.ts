@@ -1,0 +1,60 @@
+import { eq } from 'drizzle-orm';
+import { prompts } from '@/db/schema';
+import { withTransaction, type ServiceContext } from '../context';
+import { recordAudit } from '../audit/service';
+import { localJudgeRouteId, requireRoute } from '../models/routes';
+import { authorizePromptRead, authorizePromptWrite } from './access';
+import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView, type SetScoringInput } from './schemas';
+
+// Used when a judge policy names no rubric of its own; the response says so (rubricIsDefault).
+export const defaultJudgeRubric = [
+  'Grade the output for the given input.',
+  'When an expected output is given, pass only if the output conveys the same answer (wording may differ; facts, numbers, names and required format must match).',
+  'When none is given, pass only if the output answers the input correctly, completely and in the format the prompt asks for, without inventing facts.',
+  'Explain your decision in one or two sentences.',
+].join('\n');
+
+/**
+ * The complete policy as it is frozen into an evaluation: a judge policy always names its route
+ * (default the local judge) and its rubric (default the built-in one); the other methods carry
+ * neither. Accepts whatever is stored on the prompt (initialize may store only `{ method }`).
+ */
+export function resolveScoringPolicy(stored: unknown): ScoringPolicy {
+  const parsed = scoringPolicySchema.safeParse(stored);
+  const policy: ScoringPolicy = parsed.success ? parsed.data : { method: 'expected' };
+  if (policy.method !== 'judge') return { method: policy.method };
+  return { method: 'judge', judgeModelRouteId: policy.judgeModelRouteId ?? localJudgeRouteId, rubric: policy.rubric ?? defaultJudgeRubric };
+}
+
+function toView(policy: ScoringPolicy): ScoringPolicyView {
+  const resolved = resolveScoringPolicy(policy);
+  return {
+    method: resolved.method,
+    judgeModelRouteId: resolved.judgeModelRouteId ?? null,
+    rubric: resolved.rubric ?? null,
+    rubricIsDefault: resolved.method === 'judge' && resolved.rubric === defaultJudgeRubric,
+  };
+}
+
+export async function getScoringPolicy(ctx: ServiceContext, organizationId: string, promptId: string): Promise<ScoringPolicyView> {
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  return toView(resolveScoringPolicy(prompt.scoring));
+}
+
+// Replaces the prompt's policy (editors and admins; setup and active prompts, never archived ones).
+export async function setScoringPolicy(ctx: ServiceContext, organizationId: string, promptId: string, input: SetScoringInput): Promise<ScoringPolicyView> {
+  return withTransaction(ctx, async (txCtx) => {
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
+    if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
+    const policy = resolveScoringPolicy(input);
+    await txCtx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'scoring.update',
+      targetType: 'prompt',
+      targetId: prompt.id,
+      details: { from: resolveScoringPolicy(prompt.scoring), to: policy },
+    });
+    return toView(policy);
+  });
+}

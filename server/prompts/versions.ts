@@ -1,0 +1,232 @@
+import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
+import { drafts, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
+import { withTransaction, type ServiceContext } from '../context';
+import { AppError, invalidRequest, notFound } from '../errors';
+import { newId } from '../ids';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { recordAudit } from '../audit/service';
+import { authorizePromptRead, authorizePromptWrite } from './access';
+import { latestVersionContent } from './service';
+import type { DraftContent, SaveVersionInput, Version } from './schemas';
+
+// Keyset cursors here hold one positive integer (a version number, a history row id).
+function integerCursor(cursor: string): number {
+  const [value] = decodeCursor(cursor, 1);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  }
+  return value;
+}
+
+type VersionRow = typeof promptVersions.$inferSelect;
+
+function toVersion(row: VersionRow, labels: string[]): Version {
+  return {
+    id: row.id,
+    number: row.number,
+    content: row.content as DraftContent,
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    labels,
+  };
+}
+
+// The labels pointing at each of the given versions, in name order.
+async function labelsByVersion(ctx: ServiceContext, promptId: string, versionIds: string[]): Promise<Map<string, string[]>> {
+  const byVersion = new Map<string, string[]>(versionIds.map((id) => [id, []]));
+  if (!versionIds.length) return byVersion;
+  const rows = await ctx.db
+    .select({ versionId: promptLabels.versionId, label: promptLabels.label })
+    .from(promptLabels)
+    .where(and(eq(promptLabels.promptId, promptId), inArray(promptLabels.versionId, versionIds)))
+    .orderBy(asc(promptLabels.label));
+  for (const row of rows) byVersion.get(row.versionId)?.push(row.label);
+  return byVersion;
+}
+
+async function withLabels(ctx: ServiceContext, row: VersionRow): Promise<Version> {
+  return toVersion(row, (await labelsByVersion(ctx, row.promptId, [row.id])).get(row.id) ?? []);
+}
+
+async function versionFromDraft(ctx: ServiceContext, promptId: string, userId: string, draftRevision: number): Promise<VersionRow | undefined> {
+  const [row] = await ctx.db
+    .select()
+    .from(promptVersions)
+    .where(and(eq(promptVersions.promptId, promptId), eq(promptVersions.draftUserId, userId), eq(promptVersions.draftRevision, draftRevision)));
+  return row;
+}
+
+/**
+ * Saves the caller's personal draft, exactly as it is at `draftRevision`, as the next immutable
+ * version. Saving the same (user, draftRevision) again returns the version it made (spec:
+ * "save version replays return the original version"), even after the draft moved on. Never
+ * touches labels. Saves of one prompt serialize on the prompt row, which allocates the number.
+ */
+export async function saveVersion(ctx: ServiceContext, organizationId: string, promptId: string, input: SaveVersionInput): Promise<Version> {
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    const userId = ctx.actor.userId;
+    // Role, writable organization and a non-archived prompt first; the prompt row is locked.
+    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
+    const existing = await versionFromDraft(txCtx, prompt.id, userId, input.draftRevision);
+    if (existing) return withLabels(txCtx, existing);
+    if (prompt.state !== 'active') {
+      throw new AppError('invalid_state', 'Save a version once the prompt’s baseline is initialized (version 1 is published by initialize).', {
+        state: prompt.state,
+      });
+    }
+
+    const [draft] = await tx
+      .select({ content: drafts.content, revision: drafts.revision })
+      .from(drafts)
+      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, userId)));
+    // A draft never written is revision 0 and holds the latest version's content.
+    const currentRevision = draft?.revision ?? 0;
+    if (input.draftRevision !== currentRevision) {
+      throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${input.draftRevision}. Reload it and save again.`, {
+        currentRevision,
+      });
+    }
+    const content = draft?.content ?? (await latestVersionContent(txCtx, prompt.id));
+
+    const number = prompt.versionCount + 1;
+    const [inserted] = await tx
+      .insert(promptVersions)
+      .values({
+        id: newId('ver'),
+        organizationId,
+        promptId: prompt.id,
+        number,
+        content,
+        createdBy: userId,
+        createdByClient: ctx.actor.clientId,
+        draftUserId: userId,
+        draftRevision: input.draftRevision,
+      })
+      .onConflictDoNothing({ target: [promptVersions.promptId, promptVersions.draftUserId, promptVersions.draftRevision] })
+      .returning();
+    // Only reachable without the prompt lock (never today): another save of this revision won.
+    if (!inserted) return withLabels(txCtx, (await versionFromDraft(txCtx, prompt.id, userId, input.draftRevision))!);
+
+    await tx.update(prompts).set({ versionCount: number }).where(eq(prompts.id, prompt.id));
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'version.save',
+      targetType: 'prompt',
+      targetId: prompt.id,
+      details: { versionId: inserted.id, number, draftRevision: input.draftRevision },
+    });
+    return toVersion(inserted, []);
+  });
+}
+
+// Newest first.
+export async function listVersions(ctx: ServiceContext, organizationId: string, promptId: string, query: PageQuery): Promise<Page<Version>> {
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  const conditions = [eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId)];
+  if (query.cursor) conditions.push(lt(promptVersions.number, integerCursor(query.cursor)));
+  const rows = await ctx.db
+    .select()
+    .from(promptVersions)
+    .where(and(...conditions))
+    .orderBy(desc(promptVersions.number))
+    .limit(query.limit + 1);
+  const labels = await labelsByVersion(
+    ctx,
+    prompt.id,
+    rows.slice(0, query.limit).map((r) => r.id),
+  );
+  return toPage(
+    rows,
+    query.limit,
+    (r) => [r.number],
+    (r) => toVersion(r, labels.get(r.id) ?? []),
+  );
+}
+
+export async function getVersion(ctx: ServiceContext, organizationId: string, promptId: string, number: number): Promise<Version> {
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  const [row] = await ctx.db
+    .select()
+    .from(promptVersions)
+    .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId), eq(promptVersions.number, number)));
+  if (!row) throw notFound('Version');
+  return withLabels(ctx, row);
+}
+
+export type PublishBaselineInput = {
+  organizationId: string;
+  promptId: string;
+  content: unknown;
+  draftUserId: string;
+  draftRevision: number;
+  evaluationId: string;
+};
+
+/**
+ * Publishes a baseline's frozen setup draft as immutable version 1, points `staging` and
+ * `production` at it (history rows carry the evaluation) and makes the prompt active, all in the
+ * caller's transaction. Called again for the same evaluation it returns that version 1; any other
+ * non-setup prompt is invalid_state (a retried setup cannot publish a different snapshot).
+ */
+export async function publishBaselineVersion(ctx: ServiceContext, input: PublishBaselineInput): Promise<{ id: string; number: number }> {
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    const [prompt] = await tx
+      .select()
+      .from(prompts)
+      .where(and(eq(prompts.id, input.promptId), eq(prompts.organizationId, input.organizationId)))
+      .for('update');
+    if (!prompt) throw notFound('Prompt');
+    if (prompt.state !== 'setup') {
+      if (prompt.state === 'active') {
+        const [first] = await tx
+          .select({ id: promptVersions.id, number: promptVersions.number, sourceEvaluationId: promptVersions.sourceEvaluationId })
+          .from(promptVersions)
+          .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.number, 1)));
+        if (first && first.sourceEvaluationId === input.evaluationId) return { id: first.id, number: first.number };
+      }
+      throw new AppError('invalid_state', 'This prompt’s baseline is already published; a retried setup cannot publish another snapshot.', {
+        state: prompt.state,
+      });
+    }
+
+    const id = newId('ver');
+    await tx.insert(promptVersions).values({
+      id,
+      organizationId: input.organizationId,
+      promptId: prompt.id,
+      number: 1,
+      content: input.content,
+      createdBy: ctx.actor.userId,
+      createdByClient: ctx.actor.clientId,
+      draftUserId: input.draftUserId,
+      draftRevision: input.draftRevision,
+      sourceEvaluationId: input.evaluationId,
+    });
+    const now = new Date();
+    for (const label of ['staging', 'production']) {
+      await tx.insert(promptLabels).values({ organizationId: input.organizationId, promptId: prompt.id, label, versionId: id, updatedBy: ctx.actor.userId, updatedAt: now });
+      await tx.insert(promptLabelHistory).values({
+        organizationId: input.organizationId,
+        promptId: prompt.id,
+        label,
+        fromVersionId: null,
+        toVersionId: id,
+        userId: ctx.actor.userId,
+        clientId: ctx.actor.clientId,
+        evaluationId: input.evaluationId,
+        at: now,
+      });
+    }
+    await tx.update(prompts).set({ state: 'active', versionCount: 1 }).where(eq(prompts.id, prompt.id));
+    await recordAudit(txCtx, {
+      organizationId: input.organizationId,
+      operation: 'version.publish_baseline',
+      targetType: 'prompt',
+      targetId: prompt.id,
+      details: { versionId: id, number: 1, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
+    });
+    return { id, number: 1 };
+  });
+}
