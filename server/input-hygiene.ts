@@ -14,6 +14,19 @@ export function stringProblem(value: string): string {
   return '';
 }
 
+// The index of the quote that closes the JSON string opening at `start`, or -1 when it is never
+// closed. Steps from quote to quote (indexOf), so long string values cost little.
+export function jsonStringEnd(text: string, start: number): number {
+  let i = start;
+  for (;;) {
+    i = text.indexOf('"', i + 1);
+    if (i === -1) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+}
+
 // Deepest nesting of arrays and objects in JSON text ("{}" is 1, a scalar 0), counted without
 // parsing; stops as soon as it passes `limit`. Strings are stepped over, escapes included.
 export function jsonTextDepth(text: string, limit = Infinity): number {
@@ -22,14 +35,8 @@ export function jsonTextDepth(text: string, limit = Infinity): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      for (;;) {
-        const next = text.indexOf('"', i + 1);
-        if (next === -1) return deepest; // unterminated: JSON.parse reports it
-        i = next;
-        let backslashes = 0;
-        while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
-        if (backslashes % 2 === 0) break;
-      }
+      i = jsonStringEnd(text, i);
+      if (i === -1) return deepest; // unterminated: JSON.parse reports it
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > deepest) {
         deepest = depth;

@@ -41,6 +41,10 @@ END $type$;
 -- raised error rolls the batch back, so a rejected batch stores nothing. Errors: PT401 key unknown or
 -- revoked, PT403 organization read-only, PT409 conflicting span state (DETAIL is a JSON object with
 -- state, index, traceId, spanId, storedRevision).
+-- p_spans holds the rows without their contentJson and metadataJson (those fields of ingest_span
+-- stay empty): the row whose event index is i has them in p_content[i + 1] and p_metadata[i + 1],
+-- one parameter each, so the few-KB texts are neither escaped into JSON by the caller nor parsed
+-- out of it here.
 -- New and newer spans are written by one INSERT … ON CONFLICT DO UPDATE whose WHERE admits only a
 -- valid successor of the stored snapshot. ON CONFLICT locks every existing row it meets, even when the
 -- WHERE refuses it, so the rows left over (retries, older revisions, conflicts) are classified
@@ -50,9 +54,10 @@ END $type$;
 -- write) and adds the differences; a trace where a span changed in a way differences cannot follow
 -- (see recompute_trace_summaries) is recomputed from its spans afterwards.
 -- Statements keep their cached plans (planning them afresh every call cost more than half the
--- function's time). Sequential scans are off, so no plan cached while the tables were small can
--- scan a grown organization; the leftover check is planned afresh by EXECUTE.
-CREATE OR REPLACE FUNCTION ingest_spans(p_key_id text, p_spans json) RETURNS void
+-- function's time). Sequential scans are off, and each lookup by key names a column no other index
+-- leads with (`organization_id || ''` for the rest), so no plan cached while the tables were small
+-- can scan a grown organization; the rarely run leftover check is planned afresh by EXECUTE.
+CREATE OR REPLACE FUNCTION ingest_spans(p_key_id text, p_spans json, p_content text[], p_metadata text[]) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = auto SET enable_seqscan = off AS $$
 DECLARE
   k record;
@@ -82,17 +87,16 @@ BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(k.organization_id || '/' || x.t, 0))
     FROM (SELECT DISTINCT e."traceId" AS t FROM unnest(v_in) e ORDER BY 1) x;
 
-  -- All spans of a trace share one root: the trace's summary row names it. One primary-key lookup
-  -- per trace of the batch (a join could be planned as a scan of the organization's traces).
-  -- Planned afresh (EXECUTE): every index of traces leads with organization_id, and a generic plan
-  -- cached while the table was small may pick one that reads the organization's traces.
-  EXECUTE $q$
-    SELECT t."i", t."traceId", t."spanId"
-    FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest($1) e ORDER BY e."traceId", e."i") t
-    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.organization_id = $2 AND tr.trace_id = t."traceId") <> t."rootSpanId"
-    ORDER BY t."i" LIMIT 1
-  $q$ INTO c USING v_in, k.organization_id;
-  IF c."i" IS NOT NULL THEN -- EXECUTE does not set FOUND
+  -- All spans of a trace share one root: the trace's summary row names it. One lookup per trace of
+  -- the batch through traces_trace_org_idx: trace_id leads it, and `organization_id || ''` keeps
+  -- every other index of traces (all lead with organization_id) out, so a generic plan cached while
+  -- the table was small cannot read the whole organization (the estimates of those indexes tie with
+  -- the primary key's on a small table).
+  SELECT t."i", t."traceId", t."spanId" INTO c
+    FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
+    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.trace_id = t."traceId" AND tr.organization_id || '' = k.organization_id) <> t."rootSpanId"
+    ORDER BY t."i" LIMIT 1;
+  IF FOUND THEN
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
   END IF;
@@ -117,7 +121,7 @@ BEGIN
       application, environment)
     SELECT k.organization_id, e."traceId", e."spanId", e."rootSpanId", e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
-      e."outputTokens", e."costUsdNanos", e."costSource", e."contentJson", e."metadataJson", e."omitted", e."digest", k.id,
+      e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
       k.application, k.environment
     FROM unnest(v_in) e ORDER BY e."spanId"
     ON CONFLICT (span_id, organization_id) DO UPDATE SET

@@ -112,6 +112,10 @@ export const traces = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.traceId] }),
+    // trace_id leads, so ingest_spans' lookup of a batch's traces (`trace_id = … AND
+    // organization_id || '' = …`) can only take this index, whatever a cached generic plan estimated
+    // (every other index leads with organization_id, which ties on a small table).
+    uniqueIndex('traces_trace_org_idx').on(t.traceId, t.organizationId),
     // The list is newest first on (startedAt, traceId), read by scanning these backwards; each
     // equality filter has its own prefix. (DESC NULLS LAST columns would not match ORDER BY … DESC.)
     index('traces_org_started_idx').on(t.organizationId, t.startedAt, t.traceId),

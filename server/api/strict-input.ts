@@ -1,20 +1,17 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
-import { assertCleanParams, parseCleanJson } from '../input-hygiene';
-
-const stringToken = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
+import { assertCleanParams, jsonStringEnd, parseCleanJson } from '../input-hygiene';
 
 // JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
-// JSON only; a regular expression steps over each string, so large string values cost little.
+// JSON only; strings are stepped over from quote to quote, so large string values cost little.
 export function findDuplicateKey(text: string): string | null {
   const stack: (Set<string> | null)[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      stringToken.lastIndex = i;
-      stringToken.exec(text);
-      const j = stringToken.lastIndex - 1;
+      const j = jsonStringEnd(text, i);
+      if (j === -1) return null; // not valid JSON: never called so
       const top = stack[stack.length - 1];
       if (top && expectKey) {
         const raw = text.slice(i + 1, j);

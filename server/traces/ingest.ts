@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { AppError } from '../errors';
-import type { SpanSnapshot, TraceBatch } from './ingest-schema';
+import { maxEventsPerBatch, type SpanSnapshot, type TraceBatch } from './ingest-schema';
 
 // Storage of a validated batch. Same-span events of the batch are resolved here first, in memory,
 // as if they were sent one by one in revision order; the database function ingest_spans
@@ -136,19 +136,45 @@ function databaseError(error: unknown): { code?: string; detail?: string } {
 
 type PostgresClient = { unsafe: (query: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
 
-// On postgres-js the call is a prepared statement: one round trip per batch (an unprepared query
-// with parameters first asks the server for their types). PGlite goes through Drizzle.
-function callIngestSpans(db: Db, keyId: string, payload: string): Promise<unknown> {
+// The arguments of ingest_spans: the rows as JSON without their contentJson and metadataJson, and
+// those texts in two arrays of one slot per possible event index (the row with index i in slot
+// i + 1, null elsewhere). Each text travels as a parameter of its own, so it is never escaped into
+// a JSON string here nor parsed out of one by the database.
+type CallArguments = { rows: string; content: (string | null)[]; metadata: (string | null)[] };
+
+function ingestArguments(rows: SpanRow[]): CallArguments {
+  const content: (string | null)[] = new Array(maxEventsPerBatch).fill(null);
+  const metadata: (string | null)[] = new Array(maxEventsPerBatch).fill(null);
+  const slim = rows.map(({ contentJson, metadataJson, ...row }) => {
+    if (contentJson !== undefined) content[row.i] = contentJson;
+    if (metadataJson !== undefined) metadata[row.i] = metadataJson;
+    return row;
+  });
+  return { rows: JSON.stringify(slim), content, metadata };
+}
+
+const slots = (from: number) => Array.from({ length: maxEventsPerBatch }, (_, i) => `$${from + i}`).join(', ');
+const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]::text[], ARRAY[${slots(3 + maxEventsPerBatch)}]::text[])`;
+
+// On postgres-js the call is one prepared statement with a parameter per text: one round trip per
+// batch (an unprepared query with parameters first asks the server for their types). PGlite goes
+// through Drizzle.
+function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
   const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
-  if (typeof client?.unsafe === 'function') return client.unsafe('select ingest_spans($1, $2::text::json)', [keyId, payload], { prepare: true });
-  return db.execute(sql`select ingest_spans(${keyId}, ${payload}::json)`);
+  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, [keyId, args.rows, ...args.content, ...args.metadata], { prepare: true });
+  const texts = (values: (string | null)[]) =>
+    sql.join(
+      values.map((value) => sql`${value}::text`),
+      sql`, `,
+    );
+  return db.execute(sql`select ingest_spans(${keyId}, ${args.rows}::json, ARRAY[${texts(args.content)}]::text[], ARRAY[${texts(args.metadata)}]::text[])`);
 }
 
 // Stores the batch for the key's organization; resolves with the number of acknowledged events.
 export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
   const rows = resolveBatch(batch);
   try {
-    await callIngestSpans(db, keyId, JSON.stringify(rows));
+    await callIngestSpans(db, keyId, ingestArguments(rows));
   } catch (error) {
     const { code, detail } = databaseError(error);
     if (code === 'PT401') throw new AppError('unauthorized', 'The ingestion key is unknown or revoked.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
