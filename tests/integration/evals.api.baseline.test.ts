@@ -59,8 +59,9 @@ describe('initialize baseline', () => {
     const v2 = await saveVersion(f.editor, f.org.id, f.prompt.id, 'Repeat the question exactly.');
     const comparison = await f.editor.call('POST', `${f.base}/evals`, { body: { versionId: v2.id, scope: 'quick' } });
     expect(comparison.status).toBe(201);
-    // The baseline run is not production evidence of version 1 (it ran the draft): production runs fresh.
-    expect(comparison.body.production).toMatchObject({ reused: false });
+    // The baseline run executed exactly version 1's content over the same cases: it is reused as production evidence.
+    expect(comparison.body.productionRunId).toBe(done.candidateRunId);
+    expect(comparison.body.production).toMatchObject({ reused: true, status: 'completed', passedCases: 3 });
     await drain();
     const compared = (await f.editor.call('GET', evalPath(f.org.id, comparison.body.id))).body;
     expect(compared).toMatchObject({ status: 'completed', passedCases: 3, productionVersion: 1, version: 2 });

@@ -5,6 +5,8 @@ import { withTransaction } from '@/server/context';
 import { AppError } from '@/server/errors';
 import { log } from '@/server/log';
 import { publishBaselineVersion } from '@/server/prompts/versions';
+import type { ScoringPolicy } from '@/server/prompts/schemas';
+import { reuseKeyOf } from '../freeze';
 import type { EvaluationStatus } from '../schemas';
 import { rowsOf } from './sql';
 
@@ -119,6 +121,11 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
         );
         changes.versionId = version.id;
         changes.version = version.number;
+        // The run executed exactly version 1's content: production evidence a first comparison reuses.
+        await tx
+          .update(evalRuns)
+          .set({ versionId: version.id, reuseKey: reuseKeyOf(version.id, run.casesDigest, run.scoring as ScoringPolicy) })
+          .where(eq(evalRuns.id, run.id));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         log.warn({ evaluationId, code: error.code }, 'baseline not published');
