@@ -5,3 +5,4 @@ export * from './prompts';
 export * from './datasets';
 export * from './traces';
 export * from './evals';
+export * from './keys';
