@@ -71,7 +71,7 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await page.getByRole('link', { name: 'Evaluations' }).click();
   await page.getByRole('button', { name: 'Run evaluation' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'Run evaluation' });
-  await expect(dialog.getByLabel('Candidate version')).toHaveValue(/ver_/);
+  await expect(dialog.getByLabel('Candidate version').locator('option:checked')).toHaveText(/^v2/);
   await expect(dialog.getByRole('radio', { name: /Comprehensive/ })).toBeDisabled();
   const estimate = dialog.getByRole('region', { name: 'What this evaluation will run' });
   await expect(estimate).toContainText('Credits');

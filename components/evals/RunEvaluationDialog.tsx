@@ -99,14 +99,16 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [versionId, setVersionId] = useState(defaultVersionId ?? versions[0]?.id ?? '');
+  // Until the user picks one, the newest version (the list may still be refreshing when this opens).
+  const [chosenId, setVersionId] = useState<string | null>(null);
+  const versionId = chosenId ?? defaultVersionId ?? versions[0]?.id ?? '';
   const [scope, setScope] = useState<Scope>('quick');
   const [rerunBoth, setRerunBoth] = useState(false);
   const [error, setError] = useState<AppErrorInfo | null>(null);
 
   useEffect(() => {
     if (!open) return;
-    setVersionId(defaultVersionId ?? versions[0]?.id ?? '');
+    setVersionId(null);
     setScope('quick');
     setRerunBoth(false);
     setError(null);

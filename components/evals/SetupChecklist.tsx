@@ -175,7 +175,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
                   label="Rubric"
                   error={error?.fields.rubric}
                   hint={
-                    stored?.rubricIsDefault && !rubric
+                    !rubric.trim()
                       ? 'Empty uses the built-in rubric: same answer as the expected output, or a correct, complete answer when there is none.'
                       : 'What a passing output must do.'
                   }
