@@ -10,6 +10,7 @@ import { versionRoutes } from './routes/versions';
 import { evalRoutes } from './routes/evals';
 import { datasetRoutes } from './routes/datasets';
 import { ingestionKeyRoutes } from './routes/ingestion-keys';
+import { retrievalKeyRoutes } from './routes/retrieval-keys';
 import { traceRoutes } from './routes/traces';
 import { ingestRoutes } from './routes/ingest';
 
@@ -34,6 +35,7 @@ export const routes: Route[] = [
   ...evalRoutes,
   ...datasetRoutes,
   ...ingestionKeyRoutes,
+  ...retrievalKeyRoutes,
   ...traceRoutes,
   ...ingestRoutes,
   openApiRoute,

@@ -26,3 +26,24 @@ export const createdIngestionKeySchema = z.object({
   secret: z.string().describe('The full plt_ key. Shown once: only its SHA-256 digest is stored.'),
 });
 export type CreatedIngestionKey = z.infer<typeof createdIngestionKeySchema>;
+
+// Retrieval keys (plr_): read-only, scoped to one prompt.
+export const createRetrievalKeyInput = z.strictObject({ name: label('Name') });
+export type CreateRetrievalKeyInput = z.infer<typeof createRetrievalKeyInput>;
+
+export const retrievalKeySchema = z.object({
+  id: z.string(),
+  promptId: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('The first 12 characters of the secret (plr_ and 8 more); not secret.'),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type RetrievalKey = z.infer<typeof retrievalKeySchema>;
+
+export const createdRetrievalKeySchema = z.object({
+  key: retrievalKeySchema,
+  secret: z.string().describe('The full plr_ key. Shown once: only its SHA-256 digest is stored.'),
+});
+export type CreatedRetrievalKey = z.infer<typeof createdRetrievalKeySchema>;

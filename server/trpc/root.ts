@@ -8,6 +8,7 @@ import { modelsRouter } from './routers/models';
 import { organizationsRouter } from './routers/organizations';
 import { playgroundRouter } from './routers/playground';
 import { promptsRouter } from './routers/prompts';
+import { retrievalKeysRouter } from './routers/retrievalKeys';
 import { tracesRouter } from './routers/traces';
 import { versionsRouter } from './routers/versions';
 import { evalsRouter } from './routers/evals';
@@ -22,6 +23,7 @@ export const appRouter = router({
   models: modelsRouter,
   playground: playgroundRouter,
   ingestionKeys: ingestionKeysRouter,
+  retrievalKeys: retrievalKeysRouter,
   traces: tracesRouter,
   versions: versionsRouter,
   evals: evalsRouter,
