@@ -10,6 +10,7 @@ import { log } from './log';
 import { errorBody, newRequestId } from './api/http';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
+import { startWarningChecks } from './warnings/checks';
 import { ingestPath, serveIngest } from './api/ingest';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
   }
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
+  if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
   // Evaluation runs: worked here in roles all and worker; the web role only queues them.
   const evals = role === 'all' || role === 'worker' ? await startEvalWorker({ database }) : role === 'web' ? await startEvalSender(database) : null;
   const handler = await buildHandler(role);

@@ -22,6 +22,8 @@ export const permissions = {
   'playground.run': 'editor',
   'ingestionKeys.manage': 'admin',
   'traces.read': 'viewer',
+  'warnings.read': 'viewer',
+  'warnings.dismiss': 'editor',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 

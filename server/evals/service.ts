@@ -3,6 +3,7 @@ import { evalResults, evalRuns, evaluations } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
+import { resolveWarning } from '../warnings/service';
 import { authorize } from '../auth/permissions';
 import { assertWritableOrganization, loadPrompt, type PromptRow } from '../prompts/access';
 import { enqueueRuns } from './engine/queue';
@@ -61,6 +62,7 @@ export async function cancelEvaluation(ctx: ServiceContext, organizationId: stri
       .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), inArray(evalRuns.status, [...unfinished])));
     const [row] = await txCtx.db.update(evaluations).set({ status: 'cancelled', completedAt: now, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
     await recordAudit(txCtx, { organizationId, operation: 'evaluation.cancel', targetType: 'evaluation', targetId: evaluation.id, details: { from: evaluation.status } });
+    await resolveWarning(txCtx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
     return toEvaluation(txCtx, row);
   });
 }
@@ -84,6 +86,7 @@ export async function resumeEvaluation(ctx: ServiceContext, organizationId: stri
       .returning({ id: evalRuns.id });
     const [row] = await txCtx.db.update(evaluations).set({ status: 'running', updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
     await recordAudit(txCtx, { organizationId, operation: 'evaluation.resume', targetType: 'evaluation', targetId: evaluation.id, details: { runIds: resumed.map((r) => r.id) } });
+    await resolveWarning(txCtx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
     enqueueRuns(
       txCtx,
       resumed.map((r) => r.id),

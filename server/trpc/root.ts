@@ -12,6 +12,7 @@ import { retrievalKeysRouter } from './routers/retrievalKeys';
 import { tracesRouter } from './routers/traces';
 import { versionsRouter } from './routers/versions';
 import { evalsRouter } from './routers/evals';
+import { warningsRouter } from './routers/warnings';
 
 export const appRouter = router({
   account: accountRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   traces: tracesRouter,
   versions: versionsRouter,
   evals: evalsRouter,
+  warnings: warningsRouter,
 });
 
 export type AppRouter = typeof appRouter;

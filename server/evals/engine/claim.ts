@@ -6,6 +6,7 @@ import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
 import { evaluationEligibility, type Eligibility } from '../eligibility';
 import type { EvaluationScope } from '../schemas';
 import { retryOnConflict, rowsOf } from './sql';
+import { raiseWarnings } from '@/server/warnings/service';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
 // result row is taken with FOR UPDATE SKIP LOCKED, marked running for this worker and charged at
@@ -58,16 +59,33 @@ export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
 }
 
 // The evaluation and every unfinished run of it pause together; resume (operations) restarts them.
+// The evaluation's evaluation_paused warning is raised in the same transaction.
 async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Promise<void> {
-  await tx.execute(sql`
+  const paused = rowsOf<{ id: string; organizationId: string; promptId: string }>(
+    await tx.execute(sql`
     with paused as (
       update evaluations set status = 'paused', error = ${reason.message}, updated_at = now()
       where (candidate_run_id = ${runId} or production_run_id = ${runId}) and status in ('pending', 'running')
-      returning candidate_run_id, production_run_id
-    )
+      returning id, organization_id, prompt_id, candidate_run_id, production_run_id
+    ), runs as (
     update eval_runs set status = 'paused', updated_at = now()
     where status in ('pending', 'running')
-      and (id = ${runId} or id in (select candidate_run_id from paused) or id in (select production_run_id from paused))`);
+      and (id = ${runId} or id in (select candidate_run_id from paused) or id in (select production_run_id from paused))
+      returning id
+    )
+    select id, organization_id as "organizationId", prompt_id as "promptId" from paused`),
+  );
+  await raiseWarnings(
+    tx,
+    paused.map((e) => ({
+      organizationId: e.organizationId,
+      kind: 'evaluation_paused' as const,
+      subjectId: e.id,
+      promptId: e.promptId,
+      message: `Evaluation paused: ${reason.message} Resume it once this is fixed, or cancel it.`,
+      details: { evaluationId: e.id, reason: reason.code },
+    })),
+  );
 }
 
 type ClaimRow = {
