@@ -37,6 +37,7 @@ function Tabs({ base }: { base: string }) {
     { href: `${base}/dataset`, label: 'Dataset' },
     { href: `${base}/versions`, label: 'Versions' },
     { href: `${base}/evals`, label: 'Evaluations' },
+    { href: `${base}/keys`, label: 'Keys' },
   ];
   return (
     <nav className="tabs" aria-label="Prompt sections">

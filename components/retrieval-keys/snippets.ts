@@ -1,0 +1,46 @@
+import { extractVariables } from '@/lib/templates';
+
+// Copy-paste examples for GET /api/v1/prompts/{promptId} with a retrieval key (plr_…).
+// Without a fresh secret, the examples read the key from PROMPTLOOP_API_KEY.
+
+type ExampleContent = { inputType: string; messages: { content: string }[] } | null;
+
+// What compile() takes for this prompt: { input } for a user-message prompt, else its variables.
+function compileArguments(content: ExampleContent): string {
+  if (!content) return '{ /* the variables of the production version */ }';
+  if (content.inputType === 'user_message') return "{ input: 'Hello!' }";
+  const names = extractVariables(content.messages);
+  if (!names.length) return '{}';
+  return `{ ${names.map((name) => `${name}: '…'`).join(', ')} }`;
+}
+
+export function curlSnippet(origin: string, promptId: string, secret: string | null): string {
+  const url = `${origin}/api/v1/prompts/${promptId}`;
+  const auth = secret ? `'Authorization: Bearer ${secret}'` : '"Authorization: Bearer $PROMPTLOOP_API_KEY"';
+  return [
+    '# The version the production label points at',
+    `curl '${url}' \\`,
+    `  -H ${auth}`,
+    '',
+    '# Another label (or ?version=3 for an exact version)',
+    `curl '${url}?label=staging' \\`,
+    `  -H ${auth}`,
+    '',
+    '# Revalidate: 304 Not Modified while the ETag still matches',
+    `curl -i '${url}' \\`,
+    `  -H ${auth} \\`,
+    `  -H 'If-None-Match: "<ETag of the last response>"'`,
+  ].join('\n');
+}
+
+export function typescriptSnippet(origin: string, promptId: string, secret: string | null, content: ExampleContent): string {
+  const apiKey = secret ? `process.env.PROMPTLOOP_API_KEY ?? '${secret}'` : 'process.env.PROMPTLOOP_API_KEY!';
+  return `import { Promptloop } from '@promptloop/sdk';
+
+// Keep the key in your secret store, e.g. PROMPTLOOP_API_KEY.
+const pl = new Promptloop({ baseUrl: '${origin}', apiKey: ${apiKey} });
+
+// Revalidated with If-None-Match on every call: a label move counts from the next request.
+const prompt = await pl.getPrompt('${promptId}', { label: 'production' });
+const messages = prompt.compile(${compileArguments(content)});`;
+}

@@ -1,0 +1,19 @@
+'use client';
+
+import { Alert } from './Alert';
+import { CopyButton } from './CopyButton';
+
+// A freshly created secret with the "copy it now" warning: the server never returns it again.
+export function SecretOnce({ secret, testId }: { secret: string; testId: string }) {
+  return (
+    <>
+      <Alert tone="warning" title="Copy this key now">
+        It is shown once: you will not be able to see it again. If you lose it, revoke it and create a new one.
+      </Alert>
+      <div className="secret-box">
+        <code data-testid={testId}>{secret}</code>
+        <CopyButton value={secret} label="Copy key" />
+      </div>
+    </>
+  );
+}
