@@ -75,3 +75,31 @@ BEGIN
   RETURN QUERY SELECT 'claimed'::text, c.id, c.case_id, c.position, c.input, c.expected_output, c.input_format, c.reference_format, c.attempts + 1, c.charged, v_run_status = 'pending';
 END
 $$;
+--> statement-breakpoint
+-- Stores a finished case's outcome and claims the next case in one round trip
+-- (server/evals/engine/claim.ts): the store is the conditional write of a case this worker still
+-- holds (status running, worker_id = p_worker_id; `stored` tells whether it was written), done
+-- first, so the slot it frees counts before claim_eval_case counts the organization's running
+-- cases. p_run_id NULL stores only (one row: outcome 'none'). Called on its own (one implicit
+-- transaction) like claim_eval_case; a caller whose claim raises stores the outcome again alone.
+CREATE OR REPLACE FUNCTION store_and_claim_eval_case(
+  p_result_id text, p_worker_id text, p_status text, p_output text, p_passed boolean, p_score real, p_assertions jsonb,
+  p_judge_reasoning text, p_error text, p_latency_ms integer, p_input_tokens bigint, p_output_tokens bigint, p_cost_usd_nanos bigint,
+  p_run_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer)
+RETURNS TABLE (stored boolean, outcome text, id text, case_id text, "position" integer, input text, expected_output text, input_format text, reference_format text, attempts integer, was_charged boolean, run_was_pending boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_stored boolean;
+BEGIN
+  UPDATE eval_results SET status = p_status, output = p_output, passed = p_passed, score = p_score, assertions = p_assertions,
+    judge_reasoning = p_judge_reasoning, error = p_error, latency_ms = p_latency_ms, input_tokens = p_input_tokens,
+    output_tokens = p_output_tokens, cost_usd_nanos = p_cost_usd_nanos, finished_at = now()
+  WHERE eval_results.id = p_result_id AND eval_results.status = 'running' AND eval_results.worker_id = p_worker_id;
+  v_stored := FOUND;
+  IF p_run_id IS NULL THEN
+    RETURN QUERY SELECT v_stored, 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT v_stored, c.* FROM claim_eval_case(p_run_id, p_worker_id, p_stale_ms, p_max_in_flight, p_max_attempts) c;
+END
+$$;
