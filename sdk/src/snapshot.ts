@@ -1,0 +1,51 @@
+import { isRetrievedPrompt, type RetrievedPrompt } from './prompt.js';
+
+/** Which version to retrieve: a label (default `production`) or an exact version number, never both. */
+export type Selector = { label?: string; version?: never } | { version: number; label?: never };
+
+/**
+ * A fallback snapshot: retrieved prompts kept next to the application for cold starts when the
+ * service cannot be reached. `promptloop pull` writes this format; `client.snapshot()` builds one
+ * from what the client has retrieved.
+ *
+ * ```json
+ * { "version": 1,
+ *   "prompts": { "prm_…": { "label:production": { "promptId": "prm_…", "name": "…", "versionId": "ver_…",
+ *                                                 "version": 3, "label": "production", "content": {…}, "createdAt": "…" },
+ *                           "version:2": { …, "label": null } } } }
+ * ```
+ * Selector keys are `label:<label>` or `version:<n>`; a call without a selector is `label:production`.
+ * Each entry is the RetrievedPrompt body exactly as the API returned it.
+ */
+export type Snapshot = {
+  version?: 1;
+  prompts: Record<string, Record<string, RetrievedPrompt>>;
+};
+
+export const defaultLabel = 'production';
+
+/** The snapshot and cache key of a selector: `label:production`, `label:staging`, `version:3`. */
+export function selectorKey(selector: Selector = {}): string {
+  if (selector.version !== undefined) return `version:${selector.version}`;
+  return `label:${selector.label ?? defaultLabel}`;
+}
+
+/**
+ * Checks a parsed snapshot (e.g. `JSON.parse` of a file) and returns it typed; throws a TypeError
+ * naming the first entry that is not a RetrievedPrompt of the promptId it is filed under.
+ */
+export function parseSnapshot(value: unknown): Snapshot {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('A snapshot is an object { version: 1, prompts: { … } }.');
+  const { version, prompts } = value as Record<string, unknown>;
+  if (version !== undefined && version !== 1) throw new TypeError(`Unknown snapshot version ${String(version)} (this SDK reads version 1).`);
+  if (typeof prompts !== 'object' || prompts === null || Array.isArray(prompts)) throw new TypeError('snapshot.prompts must be an object keyed by promptId.');
+  for (const [promptId, entries] of Object.entries(prompts)) {
+    if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) throw new TypeError(`snapshot.prompts.${promptId} must be an object keyed by selector.`);
+    for (const [key, entry] of Object.entries(entries)) {
+      if (!/^(label:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?|version:[1-9]\d*)$/.test(key))
+        throw new TypeError(`snapshot.prompts.${promptId}: "${key}" is not a selector key (label:<label> or version:<n>).`);
+      if (!isRetrievedPrompt(entry) || entry.promptId !== promptId) throw new TypeError(`snapshot.prompts.${promptId}["${key}"] is not a retrieved prompt of ${promptId}.`);
+    }
+  }
+  return { version: 1, prompts: prompts as Snapshot['prompts'] };
+}
