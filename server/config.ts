@@ -13,6 +13,8 @@ export type Config = {
   managementRatePerMinute: number;
   ingestRatePerSecond: number;
   ingestKeyCacheMs: number;
+  // Retrieval requests per second per key (token bucket, burst of two seconds); 0 turns the limit off.
+  retrievalRatePerSecond: number;
   ingestProcesses: number;
   // Account email (API.md "Accounts and email"): unset SMTP_URL → the outbox in .data/outbox.
   smtpUrl: string | undefined;
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     managementRatePerMinute: Number(env.MANAGEMENT_RATE_LIMIT_PER_MINUTE ?? 600),
     ingestRatePerSecond: Number(env.INGEST_RATE_LIMIT_PER_SECOND ?? 500),
     ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
+    retrievalRatePerSecond: Number(env.RETRIEVAL_RATE_LIMIT_PER_SECOND ?? 2000),
     ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || 'Promptloop <no-reply@localhost>',

@@ -12,9 +12,11 @@ import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { startWarningChecks } from './warnings/checks';
 import { ingestPath, serveIngest } from './api/ingest';
+import { isRetrievalPath, serveRetrieval } from './api/retrieval';
+import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 
-type Role = 'all' | 'web' | 'ingest' | 'worker';
+type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,8 +24,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 function parseRole(argv: string[]): Role {
   const arg = argv.find((a) => a.startsWith('--role='));
   const role = (arg?.slice('--role='.length) ?? 'all') as Role;
-  if (!['all', 'web', 'ingest', 'worker'].includes(role)) {
-    console.error(`Unknown role "${role}". Use --role=web, --role=ingest or --role=worker (default: all in one process).`);
+  if (!['all', 'web', 'ingest', 'retrieval', 'worker'].includes(role)) {
+    console.error(`Unknown role "${role}". Use --role=web, --role=ingest, --role=retrieval or --role=worker (default: all in one process).`);
     process.exit(2);
   }
   return role;
@@ -49,22 +51,44 @@ function requestPath(req: IncomingMessage): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-function notHere(_req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(404, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(errorBody(new AppError('not_found', 'This process serves trace ingestion only.'), newRequestId())));
+// Hot paths (DESIGN.md "Processes"): served straight from node:http, before Next's request
+// pipeline. Each handler answers every method on its path itself (405 for the wrong one).
+type HotPath = { role: 'ingest' | 'retrieval'; what: string; matches: (path: string) => boolean; serve: Handler };
+const hotPaths: HotPath[] = [
+  { role: 'ingest', what: 'POST /api/v1/traces', matches: (path) => path === ingestPath, serve: serveIngest },
+  { role: 'retrieval', what: 'GET /api/v1/prompts/{promptId}', matches: isRetrievalPath, serve: serveRetrieval },
+];
+
+function hotPathFor(req: IncomingMessage, table: HotPath[]): Handler | null {
+  const path = requestPath(req);
+  for (const hot of table) if (hot.matches(path)) return hot.serve;
+  return null;
 }
 
-// Hot paths skip Next: POST /api/v1/traces (any other method there → 405) goes straight to its
-// node:http handler. The ingest role serves only that path and never loads Next.
+function notHere(role: Role): Handler {
+  const what = hotPaths.find((hot) => hot.role === role)?.what ?? '';
+  return (_req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(errorBody(new AppError('not_found', `This process serves ${what} only.`), newRequestId())));
+  };
+}
+
+// The ingest and retrieval roles serve only their hot path and never load Next; web and all send
+// the hot paths to their handlers and everything else to Next.
 async function buildHandler(role: Role): Promise<Handler | null> {
   if (role === 'worker') return null;
-  if (role === 'ingest') return (req, res) => (requestPath(req) === ingestPath ? serveIngest(req, res) : notHere(req, res));
+  if (role === 'ingest' || role === 'retrieval') {
+    const own = hotPaths.filter((hot) => hot.role === role);
+    const refuse = notHere(role);
+    return (req, res) => (hotPathFor(req, own) ?? refuse)(req, res);
+  }
   const { default: next } = await import('next');
   const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
   return (req, res) => {
-    if (requestPath(req) === ingestPath) return serveIngest(req, res);
+    const hot = hotPathFor(req, hotPaths);
+    if (hot) return hot(req, res);
     // Next's handlers learn the peer address only from this header (server/auth/client-ip.ts);
     // a copy sent by the client is dropped first.
     delete req.headers['x-promptloop-client-ip'];
@@ -158,13 +182,16 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
   log.info({ role, port: cfg.port, database: database.kind }, 'listening');
-  const serves = role === 'ingest' ? `Serves: POST ${cfg.appUrl}/api/v1/traces only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
+  const own = hotPaths.find((hot) => hot.role === role);
+  const serves = own ? `Serves: ${own.what} only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
   console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
   const shutdown = () => {
     const evalsStopped = evals ? evals.stop() : Promise.resolve();
     server.close(() => {
-      void evalsStopped.finally(() => database.close().finally(() => process.exit(0)));
+      // Retrieval's batched activity (key last use, archived use) is written before the pool closes.
+      const flushed = flushRetrievalActivity().catch((error: unknown) => log.error({ err: error }, 'retrieval activity flush failed at shutdown'));
+      void evalsStopped.finally(() => flushed.finally(() => database.close().finally(() => process.exit(0))));
     });
     setTimeout(() => process.exit(0), evals ? 40_000 : 10_000).unref();
   };

@@ -42,7 +42,7 @@ export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B ex
 // What the router and the OpenAPI document read. 'ingestion' routes bring their own `handle`
 // (routes/ingest.ts); defineRoute builds it for the others.
 export type Route = Omit<RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>, 'handler' | 'auth'> & {
-  auth: RouteSpec<AnyObject, undefined, undefined>['auth'] | 'ingestion';
+  auth: RouteSpec<AnyObject, undefined, undefined>['auth'] | 'ingestion' | 'retrieval';
   handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
 };
 

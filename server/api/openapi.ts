@@ -46,6 +46,7 @@ function operationFor(route: Route): JsonSchema {
   if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
   if (route.auth === 'management') operation.security = [{ ManagementOAuth: ['management'] }];
   else if (route.auth === 'ingestion') operation.security = [{ IngestionKey: [] }];
+  else if (route.auth === 'retrieval') operation.security = [{ RetrievalKey: [] }];
   else operation.security = [];
   return operation;
 }

@@ -13,6 +13,7 @@ import { ingestionKeyRoutes } from './routes/ingestion-keys';
 import { retrievalKeyRoutes } from './routes/retrieval-keys';
 import { traceRoutes } from './routes/traces';
 import { ingestRoutes } from './routes/ingest';
+import { retrievalRoutes } from './routes/retrieval';
 import { warningRoutes } from './routes/warnings';
 
 const openApiRoute = defineRoute({
@@ -39,6 +40,7 @@ export const routes: Route[] = [
   ...retrievalKeyRoutes,
   ...traceRoutes,
   ...ingestRoutes,
+  ...retrievalRoutes,
   ...warningRoutes,
   openApiRoute,
 ];

@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getDatabase } from '@/db/client';
+import { AppError, type Issue } from '../errors';
+import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
+import { parseRetrievalBearer, retrievalSecretDigest } from '../auth/retrieval-key';
+import { RateLimiter } from '../rate-limit';
+import { config } from '../config';
+import { labelPattern } from '../prompts/schemas';
+import { lookupRetrieval, type Selector } from '../retrieval/query';
+import { knownBody, rememberServed, selectorKey, storeBody, type VersionBody } from '../retrieval/body-cache';
+import { recordArchivedUse, recordKeyUse } from '../retrieval/activity';
+
+// GET /api/v1/prompts/{promptId}[?label=|?version=] with `Authorization: Bearer plr_…`. One function
+// serves the production entry's node:http hot path (serveRetrieval) and Next's catch-all / the
+// in-process router (retrievalFromRequest). Order of checks: method 405 → key 401 (missing,
+// malformed, unknown, revoked) → rate 429 → another prompt's id 403 → parameters 400 → unassigned
+// label / missing version 404 → If-None-Match 304 → 200. The key, its prompt and the label are read
+// in ONE statement on every request: nothing that can change is cached in this process.
+
+const pathPrefix = '/api/v1/prompts/';
+
+// The production entry's table asks this with the path (query string and one trailing slash removed).
+export function isRetrievalPath(path: string): boolean {
+  return path.length > pathPrefix.length && path.startsWith(pathPrefix) && path.indexOf('/', pathPrefix.length) === -1;
+}
+
+type RetrievalInput = { method: string; rawPromptId: string; query: string; authorization: string | undefined; ifNoneMatch: string | undefined };
+type RetrievalOutput = { status: number; headers: Record<string, string>; body: string | null };
+
+const cacheHeaders = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
+const jsonType = 'application/json; charset=utf-8';
+const maxVersion = 2_147_483_647;
+// Part of every ETag: a change to how bodies are written changes every tag.
+const bodyFormat = 'r1';
+
+let limiter: RateLimiter | undefined;
+function limitKey(digest: string): void {
+  const perSecond = config().retrievalRatePerSecond;
+  if (perSecond <= 0) return;
+  limiter ??= new RateLimiter(perSecond * 60, perSecond * 2);
+  limiter.take(digest);
+}
+
+function unauthorized(presented: boolean): AppError {
+  return new AppError(
+    'unauthorized',
+    presented ? 'The retrieval key is invalid or revoked.' : 'Send a retrieval key: Authorization: Bearer plr_…',
+    {},
+    { 'www-authenticate': presented ? 'Bearer error="invalid_token"' : 'Bearer' },
+  );
+}
+
+type Parsed = { selector: Selector; issues: Issue[]; label: string | null };
+
+function decode(text: string): string | null {
+  if (text.indexOf('%') === -1 && text.indexOf('+') === -1) return text;
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+function storable(value: string): boolean {
+  return value.indexOf('\u0000') === -1 && value.isWellFormed();
+}
+
+// A path id that cannot name any prompt (bad percent-encoding, U+0000) is simply not the key's prompt: 403.
+function decodePathId(raw: string): string | null {
+  if (raw.indexOf('%') === -1) return raw;
+  try {
+    const id = decodeURIComponent(raw);
+    return storable(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+// Strict parameters: only `label` or `version`, each at most once and never empty, never both.
+function parseSelector(query: string): Parsed {
+  const issues: Issue[] = [];
+  let label: string | undefined;
+  let version: string | undefined;
+  if (query !== '') {
+    for (const part of query.split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      const name = decode(eq === -1 ? part : part.slice(0, eq));
+      const value = decode(eq === -1 ? '' : part.slice(eq + 1));
+      if (name === null || value === null) {
+        issues.push({ path: name ?? '', message: 'Not valid percent-encoded UTF-8.' });
+        continue;
+      }
+      if (!storable(name)) {
+        issues.push({ path: '', message: 'A parameter name contains U+0000 or an unpaired surrogate.' });
+        continue;
+      }
+      if (name !== 'label' && name !== 'version') {
+        issues.push({ path: name, message: 'Unknown parameter. Use label or version.' });
+        continue;
+      }
+      if ((name === 'label' ? label : version) !== undefined) {
+        issues.push({ path: name, message: 'Parameter given more than once.' });
+        continue;
+      }
+      if (name === 'label') label = value;
+      else version = value;
+      if (value === '') issues.push({ path: name, message: 'Parameter is empty.' });
+      else if (!storable(value)) issues.push({ path: name, message: 'Must not contain U+0000 or an unpaired surrogate.' });
+      else if (name === 'label' && !labelPattern.test(value))
+        issues.push({ path: name, message: 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.' });
+      else if (name === 'version' && (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > maxVersion))
+        issues.push({ path: name, message: 'Must be a whole number of at least 1.' });
+    }
+  }
+  if (label !== undefined && version !== undefined) issues.push({ path: 'version', message: 'Give label or version, not both.' });
+  if (issues.length) return { selector: null, issues, label: null };
+  if (version !== undefined) return { selector: { kind: 'version', number: Number(version) }, issues, label: null };
+  const chosen = label ?? 'production';
+  return { selector: { kind: 'label', label: chosen }, issues, label: chosen };
+}
+
+// If-None-Match (RFC 9110 13.1.2): weak comparison, a comma-separated list, or `*`.
+export function noneMatch(header: string, etag: string): boolean {
+  if (header === etag) return true;
+  const n = header.length;
+  let i = 0;
+  while (i < n) {
+    const c = header.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x2c) {
+      i++;
+      continue;
+    }
+    if (c === 0x2a) return true; // *
+    if (c === 0x57 && header.charCodeAt(i + 1) === 0x2f) i += 2; // W/
+    if (header.charCodeAt(i) !== 0x22) {
+      const comma = header.indexOf(',', i);
+      if (comma === -1) return false;
+      i = comma + 1;
+      continue;
+    }
+    const end = header.indexOf('"', i + 1);
+    if (end === -1) return false;
+    if (end + 1 - i === etag.length && header.startsWith(etag, i)) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+// Strong, and different whenever any byte of the 200 body would be: the body is fixed by the
+// prompt id, its name, the version id (number, content and createdAt are immutable) and the label.
+function etagOf(promptId: string, name: string, versionId: string, label: string | null): string {
+  const hash = createHash('sha256')
+    .update(`${bodyFormat}\u0000${promptId}\u0000${name}\u0000${versionId}\u0000${label ?? '\u0001'}`)
+    .digest('base64url');
+  return `"${hash.slice(0, 27)}"`;
+}
+
+async function retrieve(input: RetrievalInput, requestId: string): Promise<RetrievalOutput> {
+  if (input.method !== 'GET') throw new AppError('method_not_allowed', 'Use GET on this path.', {}, { allow: 'GET' });
+  const secret = parseRetrievalBearer(input.authorization);
+  if (secret === null) throw unauthorized(Boolean(input.authorization));
+  const digest = retrievalSecretDigest(secret);
+  limitKey(digest);
+  const promptId = decodePathId(input.rawPromptId);
+  const parsed = parseSelector(input.query);
+  const key = promptId !== null && parsed.selector ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`) : null;
+  const known: VersionBody | null = key ? knownBody(key) : null;
+
+  const database = await getDatabase();
+  const row = await lookupRetrieval(database, { digest, promptId: promptId ?? '', selector: parsed.selector, knownVersionId: known?.versionId ?? null });
+  if (!row) throw unauthorized(true);
+  if (row.keyPromptId !== promptId) throw new AppError('forbidden', 'This retrieval key belongs to another prompt.');
+  if (parsed.issues.length) throw new AppError('invalid_request', 'The query string is not valid.', { issues: parsed.issues });
+  recordKeyUse(row.keyId);
+  const selector = parsed.selector!;
+  if (row.versionId === null || row.version === null) {
+    if (selector.kind === 'label') throw new AppError('label_not_assigned', `The label "${selector.label}" points at no version of this prompt.`, { label: selector.label });
+    throw new AppError('version_not_found', `Version ${selector.number} of this prompt does not exist.`, { version: selector.number });
+  }
+
+  let body: VersionBody;
+  if (known && row.versionId === known.versionId) body = known;
+  else if (row.content !== null && row.createdAt !== null) body = storeBody(row.versionId, row.content, row.createdAt);
+  else throw new Error(`retrieval: no content returned for version ${row.versionId}`);
+  rememberServed(key!, row.versionId);
+
+  const label = selector.kind === 'label' ? selector.label : null;
+  const etag = etagOf(row.keyPromptId, row.name, row.versionId, label);
+  if (row.archived) recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
+  const headers = { etag, ...cacheHeaders, 'x-request-id': requestId };
+  if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag)) return { status: 304, headers, body: null };
+  const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${body.tail}`;
+  return { status: 200, headers: { 'content-type': jsonType, ...headers }, body: text };
+}
+
+async function handleRetrieval(input: RetrievalInput): Promise<RetrievalOutput> {
+  const requestId = newRequestId();
+  try {
+    return await retrieve(input, requestId);
+  } catch (error) {
+    const appError = toAppError(error);
+    reportServerError(requestId, 'retrieve_prompt', error, appError);
+    return {
+      status: appError.status,
+      headers: { 'content-type': jsonType, 'cache-control': 'no-store', vary: 'Authorization', 'x-request-id': requestId, ...errorHeaders(appError) },
+      body: JSON.stringify(errorBody(appError, requestId)),
+    };
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+// The production entry's hot path: node:http straight to the handler, no Web Request in between.
+export async function serveRetrieval(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  let path = q === -1 ? url : url.slice(0, q);
+  if (path.endsWith('/')) path = path.slice(0, -1);
+  const output = await handleRetrieval({
+    method: req.method ?? 'GET',
+    rawPromptId: path.slice(pathPrefix.length),
+    query: q === -1 ? '' : url.slice(q + 1),
+    authorization: req.headers.authorization,
+    ifNoneMatch: header(req, 'if-none-match'),
+  });
+  if (output.body !== null) output.headers['content-length'] = String(Buffer.byteLength(output.body));
+  res.writeHead(output.status, output.headers);
+  res.end(output.body ?? undefined);
+}
+
+// Next's catch-all (`next dev`), the in-process router and tests: the same handler behind a Web Request.
+export async function retrievalFromRequest(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  let path = url.pathname;
+  if (path.endsWith('/')) path = path.slice(0, -1);
+  const output = await handleRetrieval({
+    method: request.method,
+    rawPromptId: path.slice(pathPrefix.length),
+    query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
+    authorization: request.headers.get('authorization') ?? undefined,
+    ifNoneMatch: request.headers.get('if-none-match') ?? undefined,
+  });
+  return new Response(output.body, { status: output.status, headers: output.headers });
+}

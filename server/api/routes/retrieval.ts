@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Route } from '../define';
+import { labelName, versionNumber } from '../../prompts/schemas';
+import { retrievalFromRequest } from '../retrieval';
+
+// GET /api/v1/prompts/{promptId} in Next's catch-all and the in-process router. Production serves
+// the same handler from node:http before Next (server/main.ts hot-path table); this entry keeps
+// `next dev` working and feeds the OpenAPI document.
+const retrievedPrompt = z.object({
+  promptId: z.string(),
+  name: z.string(),
+  versionId: z.string(),
+  version: z.int().min(1),
+  label: z.string().nullable().describe('The label used (production by default); null when selected by version'),
+  content: z.record(z.string(), z.unknown()).describe('The version content: messages, inputType, model and settings'),
+  createdAt: z.string().describe('When this version was saved'),
+});
+
+export const retrievalRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/prompts/{promptId}',
+    operationId: 'retrieve_prompt',
+    summary: 'Retrieve a saved prompt version (production by default)',
+    description:
+      'Credential: `Authorization: Bearer plr_…` (a retrieval key of this prompt). Give `label` or `version`, never both; with neither the ' +
+      '`production` label is resolved. A label move, rollback or revocation counts from the very next request; nothing falls back. ' +
+      '200 and 304 carry `ETag` (strong), `Cache-Control: private, no-cache` and `Vary: Authorization`; send the ETag back in ' +
+      '`If-None-Match` (weak comparison, lists and `*` accepted) to get `304` when nothing changed. Checks in order: 401 missing, ' +
+      'malformed, unknown or revoked key (`WWW-Authenticate: Bearer`); 403 `forbidden` for any other prompt id; 400 `invalid_request` ' +
+      'for unknown, duplicate or empty parameters, both selectors, a label outside the pattern or a version below 1; 404 ' +
+      '`label_not_assigned` or `version_not_found`; 429 and 503 carry Retry-After. An archived prompt is still served and each ' +
+      'use is recorded as an `archived_prompt_used` warning.',
+    tag: 'Integration',
+    auth: 'retrieval',
+    params: z.strictObject({ promptId: z.string() }),
+    query: z.strictObject({ label: labelName.optional(), version: versionNumber.optional() }),
+    status: 200,
+    response: retrievedPrompt,
+    errors: ['invalid_request', 'unauthorized', 'forbidden', 'label_not_assigned', 'version_not_found', 'rate_limited', 'unavailable'],
+    handle: (request) => retrievalFromRequest(request),
+  },
+];

@@ -1,0 +1,114 @@
+import { getDatabase } from '@/db/client';
+import { log } from '../log';
+import { raiseWarning } from '../warnings/service';
+import { touchRetrievalKeys } from './query';
+
+// What retrieval records without a database write per request: each key's last use (flushed every
+// few seconds in one UPDATE that never moves last_used_at backwards) and each use of an archived
+// prompt (flushed about every second as one archived_prompt_used warning per prompt, with
+// occurrences = the requests counted since the last flush). Both are flushed on shutdown too.
+
+const lastUsedEveryMs = Number(process.env.RETRIEVAL_LAST_USED_FLUSH_MS ?? 5000);
+const archivedEveryMs = Number(process.env.RETRIEVAL_ACTIVITY_FLUSH_MS ?? 1000);
+
+type ArchivedUse = { organizationId: string; name: string; keyId: string; count: number };
+
+let uses = new Map<string, number>();
+let archived = new Map<string, ArchivedUse>();
+let timers: NodeJS.Timeout[] = [];
+let running: Promise<void> | null = null;
+
+function startTimers(): void {
+  if (timers.length) return;
+  // Unref'ed: pending activity never keeps a process alive; shutdown calls flushRetrievalActivity.
+  timers = [setInterval(() => void flushQuietly('uses'), lastUsedEveryMs), setInterval(() => void flushQuietly('archived'), archivedEveryMs)];
+  for (const timer of timers) timer.unref();
+}
+
+export function recordKeyUse(keyId: string, at = Date.now()): void {
+  const previous = uses.get(keyId);
+  if (previous === undefined || previous < at) uses.set(keyId, at);
+  if (!timers.length) startTimers();
+}
+
+export function recordArchivedUse(promptId: string, use: { organizationId: string; name: string; keyId: string }): void {
+  const entry = archived.get(promptId);
+  if (entry) {
+    entry.count += 1;
+    entry.name = use.name;
+    entry.keyId = use.keyId;
+  } else archived.set(promptId, { ...use, count: 1 });
+  if (!timers.length) startTimers();
+}
+
+async function flushUses(): Promise<void> {
+  if (uses.size === 0) return;
+  const batch = uses;
+  uses = new Map();
+  try {
+    await touchRetrievalKeys(await getDatabase(), batch);
+  } catch (error) {
+    // Kept for the next flush (the latest time per key wins).
+    for (const [keyId, at] of batch) recordKeyUse(keyId, at);
+    throw error;
+  }
+}
+
+async function flushArchived(): Promise<void> {
+  if (archived.size === 0) return;
+  const batch = archived;
+  archived = new Map();
+  const { db } = await getDatabase().catch((error: unknown) => {
+    requeue(batch);
+    throw error;
+  });
+  let failure: unknown = null;
+  for (const [promptId, use] of batch) {
+    try {
+      await raiseWarning(db, {
+        organizationId: use.organizationId,
+        kind: 'archived_prompt_used',
+        subjectId: promptId,
+        promptId,
+        keyId: use.keyId,
+        message: `The archived prompt "${use.name}" is still being retrieved. Move the application to an active prompt, or restore this one.`,
+        occurrences: use.count,
+      });
+    } catch (error) {
+      requeue(new Map([[promptId, use]]));
+      failure = error;
+    }
+  }
+  if (failure) throw failure;
+}
+
+function requeue(batch: Map<string, ArchivedUse>): void {
+  for (const [promptId, use] of batch) {
+    const entry = archived.get(promptId);
+    if (entry) entry.count += use.count;
+    else archived.set(promptId, { ...use });
+  }
+}
+
+// One flush at a time; a tick that finds one running skips (the next tick takes what accumulated).
+function flushQuietly(which: 'uses' | 'archived'): Promise<void> {
+  if (running) return running;
+  running = (which === 'uses' ? flushUses() : flushArchived())
+    .catch((error: unknown) => log.warn({ err: error, job: `retrieval.${which}` }, 'retrieval activity flush failed; kept for the next one'))
+    .finally(() => {
+      running = null;
+    });
+  return running;
+}
+
+// Everything recorded so far, written now (shutdown, tests). Throws when a write fails.
+export async function flushRetrievalActivity(): Promise<void> {
+  while (running) await running;
+  await flushUses();
+  await flushArchived();
+}
+
+export function stopRetrievalActivity(): void {
+  for (const timer of timers) clearInterval(timer);
+  timers = [];
+}

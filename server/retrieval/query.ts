@@ -1,0 +1,109 @@
+import type { Database } from '@/db/client';
+
+// The one statement of a retrieval (GET /api/v1/prompts/{id}): the key by its digest (not
+// revoked), its prompt, and the version the selector resolves to on that prompt — read fresh on
+// every request, so a revocation or a label move counts from the very next one on every process.
+// Versions are immutable: their content and createdAt come back only when the version differs
+// from `knownVersionId` (the version this process last served for the same prompt and selector,
+// whose body it holds), so a steady state ships a few ids and small fields, and a label move still
+// costs one round trip.
+
+export type Selector = { kind: 'label'; label: string } | { kind: 'version'; number: number } | null;
+
+export type RetrievalRow = {
+  keyId: string;
+  organizationId: string;
+  keyPromptId: string;
+  name: string;
+  archived: boolean;
+  versionId: string | null;
+  version: number | null;
+  // Only when versionId differs from knownVersionId.
+  content: string | null;
+  createdAt: string | null;
+};
+
+// The key alone when the selector is null (the request is refused after authentication anyway).
+// Each branch of the lateral join is one index lookup: prompt_versions (prompt_id, number), and
+// prompt_labels' primary key (prompt_id, label) then prompt_versions' primary key.
+const statement = `
+select k.id, k.organization_id, k.prompt_id, p.name, p.state = 'archived', v.id, v.number,
+  case when v.id is distinct from $5 then v.content::text end,
+  case when v.id is distinct from $5 then to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end
+from retrieval_keys k
+join prompts p on p.id = k.prompt_id
+left join lateral (
+  select pv.id, pv.number, pv.content, pv.created_at from prompt_versions pv
+   where k.prompt_id = $2 and pv.prompt_id = $2 and pv.number = $3::int4
+  union all
+  select pv.id, pv.number, pv.content, pv.created_at from prompt_labels pl join prompt_versions pv on pv.id = pl.version_id
+   where k.prompt_id = $2 and pl.prompt_id = $2 and pl.label = $4::text
+  limit 1
+) v on true
+where k.secret_digest = $1 and k.revoked_at is null`;
+
+type Raw = (params: unknown[]) => Promise<unknown[][]>;
+const runners = new WeakMap<Database, Raw>();
+
+// postgres-js: a named prepared statement per connection (parsed and planned once), rows as arrays.
+// PGlite (the embedded default): its own extended-protocol query.
+function runner(database: Database): Raw {
+  let run = runners.get(database);
+  if (run) return run;
+  const client = (database.db as unknown as { $client: unknown }).$client;
+  if (database.kind === 'postgres') {
+    const sql = client as { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+    run = (params) => sql.unsafe(statement, params, { prepare: true }).values();
+  } else {
+    const lite = client as { query: (text: string, params: unknown[], options: { rowMode: 'array' }) => Promise<{ rows: unknown[][] }> };
+    run = async (params) => (await lite.query(statement, params, { rowMode: 'array' })).rows;
+  }
+  runners.set(database, run);
+  return run;
+}
+
+export async function lookupRetrieval(
+  database: Database,
+  input: { digest: string; promptId: string; selector: Selector; knownVersionId: string | null },
+): Promise<RetrievalRow | null> {
+  const { selector } = input;
+  const rows = await runner(database)([
+    input.digest,
+    input.promptId,
+    selector?.kind === 'version' ? selector.number : null,
+    selector?.kind === 'label' ? selector.label : null,
+    input.knownVersionId,
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    keyId: row[0] as string,
+    organizationId: row[1] as string,
+    keyPromptId: row[2] as string,
+    name: row[3] as string,
+    archived: row[4] === true,
+    versionId: (row[5] as string | null) ?? null,
+    version: row[6] === null || row[6] === undefined ? null : Number(row[6]),
+    content: (row[7] as string | null) ?? null,
+    createdAt: (row[8] as string | null) ?? null,
+  };
+}
+
+// Record every key's latest use in one statement; last_used_at never moves backwards.
+const touchStatement = `
+update retrieval_keys k set last_used_at = u.at
+from json_to_recordset($1::json) as u(id text, at timestamptz)
+where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`;
+
+export async function touchRetrievalKeys(database: Database, uses: Map<string, number>): Promise<void> {
+  if (uses.size === 0) return;
+  const rows = JSON.stringify([...uses].map(([id, at]) => ({ id, at: new Date(at).toISOString() })));
+  const client = (database.db as unknown as { $client: unknown }).$client;
+  if (database.kind === 'postgres') {
+    const sql = client as { unsafe: (text: string, params: unknown[]) => Promise<unknown> };
+    await sql.unsafe(touchStatement, [rows]);
+  } else {
+    const lite = client as { query: (text: string, params: unknown[]) => Promise<unknown> };
+    await lite.query(touchStatement, [rows]);
+  }
+}
