@@ -62,6 +62,8 @@ const contract: [string, string][] = [
   ['POST', '/organizations/{organizationId}/evals/{evaluationId}/resume'],
   ['POST', '/organizations/{organizationId}/evals/{evaluationId}/retry'],
   ['POST', '/organizations/{organizationId}/evals/{evaluationId}/reviews'],
+  ['GET', '/organizations/{organizationId}/warnings'],
+  ['POST', '/organizations/{organizationId}/warnings/{warningId}/resolve'],
 ];
 
 describe('OpenAPI document', () => {
