@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { createOrganization, expect, newAccount, test, uniqueName } from './fixtures';
 import { createPrompt } from './prompts.helpers';
 
 const draftStatus = (page: Page) => page.getByRole('status', { name: /Draft status/ });
@@ -15,10 +15,22 @@ async function addCase(page: Page, input: string, count: number) {
   await expect(page.locator('tr[data-case]')).toHaveCount(count);
 }
 
-test('from an empty prompt to a published version 1 and a promoted version 2', async ({ signUpSecondUser }) => {
+test('from an empty prompt to a published version 1 and a promoted version 2', async ({ browser }) => {
   test.setTimeout(240_000);
-  // A new person signs up through the form, creates an organization and a prompt.
-  const { page } = await signUpSecondUser('owner');
+  // A new person signs up through the form (password hashing is deliberately slow: allow for a busy machine).
+  const context = await browser.newContext();
+  const errors: string[] = [];
+  context.on('weberror', (error) => errors.push(error.error().message));
+  const page = await context.newPage();
+  const account = newAccount('owner');
+  await page.goto('/sign-up');
+  await page.getByLabel('Name').fill(account.name);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/organizations$/, { timeout: 60_000 });
+
+  // They create an organization and a prompt.
   const organizationId = await createOrganization(page, uniqueName('Evals'));
   const editorPath = await createPrompt(page, organizationId, uniqueName('Support echo'));
 
@@ -101,4 +113,6 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(latestProduction).toContainText('v1 → v2');
   await expect(latestProduction.getByRole('link', { name: /eval_/ })).toBeVisible();
   await expect(page.locator('tr[data-version="2"]')).toContainText('production');
+  expect(errors, 'uncaught errors in the browser').toEqual([]);
+  await context.close();
 });
