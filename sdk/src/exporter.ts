@@ -270,6 +270,7 @@ export class TraceExporter {
       this.queue = [];
       this.head = 0;
       this.queuedBytes = 0;
+      this.current = null;
       this.report('shutdown', `${left} span snapshots were not sent before shutdown.`, left);
     }
     this.notify();
