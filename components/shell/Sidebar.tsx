@@ -6,7 +6,8 @@ import { signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { Button } from '@/components/ui/Button';
-import { ActivityIcon, BuildingIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { ActivityIcon, AlertCircleIcon, BuildingIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
 import { OrgSwitcher } from './OrgSwitcher';
 
@@ -54,6 +55,10 @@ export function Sidebar({ user }: { user: SessionUser }) {
             </NavLink>
             <NavLink href={`${base}/ingestion-keys`} icon={<KeyIcon />}>
               Ingestion keys
+            </NavLink>
+            <NavLink href={`${base}/warnings`} icon={<AlertCircleIcon />}>
+              Warnings
+              {organizationId ? <WarningsNavBadge organizationId={organizationId} /> : null}
             </NavLink>
             <NavLink href={`${base}/members`} icon={<UsersIcon />}>
               Members
