@@ -14,6 +14,7 @@ import { retrievalKeyRoutes } from './routes/retrieval-keys';
 import { traceRoutes } from './routes/traces';
 import { ingestRoutes } from './routes/ingest';
 import { retrievalRoutes } from './routes/retrieval';
+import { isRetrievalPath, retrievalFromRequest } from './retrieval';
 import { warningRoutes } from './routes/warnings';
 
 const openApiRoute = defineRoute({
@@ -94,6 +95,8 @@ export function matchRoute(method: string, pathname: string): Match {
 
 export async function dispatch(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
+  // Retrieval checks its key before anything about the path or query (as on the hot path).
+  if (isRetrievalPath(pathname)) return retrievalFromRequest(request);
   const found = matchRoute(request.method, pathname);
   if (found && 'route' in found) return found.route.handle(request, found.params);
   const requestId = newRequestId();

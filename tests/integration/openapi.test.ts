@@ -64,6 +64,7 @@ const contract: [string, string][] = [
   ['POST', '/organizations/{organizationId}/evals/{evaluationId}/reviews'],
   ['GET', '/organizations/{organizationId}/warnings'],
   ['POST', '/organizations/{organizationId}/warnings/{warningId}/resolve'],
+  ['GET', '/prompts/{promptId}'],
 ];
 
 describe('OpenAPI document', () => {

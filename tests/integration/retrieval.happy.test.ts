@@ -162,3 +162,14 @@ describe('activity', () => {
     expect((await lastUsed())!.getTime()).toBe(first.getTime());
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents retrieve_prompt under Integration with the RetrievalKey scheme, label and version parameters, and its error codes', async () => {
+    const { openApiDocument } = await import('@/server/api/router');
+    const operation = (openApiDocument() as any).paths['/api/v1/prompts/{promptId}'].get;
+    expect(operation).toMatchObject({ operationId: 'retrieve_prompt', tags: ['Integration'], security: [{ RetrievalKey: [] }] });
+    expect(operation.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(['path:promptId', 'query:label', 'query:version']);
+    expect(operation['x-error-codes']).toEqual(expect.arrayContaining(['unauthorized', 'forbidden', 'invalid_request', 'label_not_assigned', 'version_not_found']));
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '429', '503']));
+  });
+});
