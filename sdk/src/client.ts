@@ -51,6 +51,15 @@ export type PromptloopOptions = {
 
 type Cached = { body: RetrievedPrompt; etag: string; confirmedAt: number };
 
+// Cached bodies are shared by every Prompt returned for them: frozen, so an application cannot edit the cache by accident.
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 function localInvalid(message: string, path: string): InvalidRequestError {
@@ -71,7 +80,7 @@ export class Promptloop {
     this.options = options;
     this.baseUrl = trimBaseUrl(options.baseUrl);
     this.fetchImpl = options.fetch ?? defaultFetch();
-    this.fallback = options.fallback === undefined ? undefined : parseSnapshot(options.fallback);
+    this.setFallback(options.fallback);
   }
 
   /**
@@ -108,7 +117,7 @@ export class Promptloop {
         }
         if (!isRetrievedPrompt(body))
           throw new PromptloopError({ status: 200, code: 'invalid_response', message: `GET ${url} answered 200 with a body that is not a retrieved prompt.` });
-        this.remember(cacheKey, { body, etag: response.headers.get('etag') ?? '', confirmedAt: Date.now() });
+        this.remember(cacheKey, { body: deepFreeze(body), etag: response.headers.get('etag') ?? '', confirmedAt: Date.now() });
         return makePrompt(body, 'server');
       }
       if (response.status >= 200 && response.status < 400) {
@@ -132,7 +141,7 @@ export class Promptloop {
 
   /** Replaces the fallback snapshot (e.g. after reading a fresher file). */
   setFallback(snapshot: Snapshot | undefined): void {
-    this.fallback = snapshot === undefined ? undefined : parseSnapshot(snapshot);
+    this.fallback = snapshot === undefined ? undefined : deepFreeze(parseSnapshot(structuredClone(snapshot)));
   }
 
   /** Everything retrieved so far, in the fallback snapshot format (to write to a file for the next cold start). */

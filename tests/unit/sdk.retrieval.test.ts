@@ -97,6 +97,16 @@ describe('getPrompt', () => {
     expect(Object.keys(pl.snapshot().prompts.prm_1).sort()).toEqual(['label:staging', 'version:2']);
   });
 
+  it('cached bodies are frozen: an application cannot edit the cache through a returned prompt', async () => {
+    const { fetch } = scripted(ok(body()), notModified());
+    const pl = client(fetch);
+    const first = await pl.getPrompt('prm_1');
+    expect(() => {
+      (first.content.messages as { content: string }[])[0].content = 'edited';
+    }).toThrow(TypeError);
+    expect((await pl.getPrompt('prm_1')).content.messages[0].content).toBe('You answer {{topic}} questions for {{ customer }}.');
+  });
+
   it('with revalidateEveryMs, a copy confirmed within the window is used without asking', async () => {
     const { calls, fetch } = scripted(ok(body()), notModified());
     const pl = client(fetch, { revalidateEveryMs: 60_000 });
