@@ -22,21 +22,41 @@ $$;
 -- worker, attempts + 1, charged; was_charged tells whether it had been charged before), none, busy
 -- (the organization's bound is reached), gave_up (a case abandoned p_max_attempts times is
 -- recorded as an error instead of being started again).
-CREATE OR REPLACE FUNCTION claim_eval_case(p_run_id text, p_worker_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer)
-RETURNS TABLE (outcome text, id text, case_id text, "position" integer, input text, expected_output text, input_format text, reference_format text, attempts integer, was_charged boolean, run_was_pending boolean)
+-- With p_store_id, the same call first stores the outcome of the case the worker executed before
+-- (one round trip per case instead of two): the conditional write of a case this worker still
+-- holds (running, worker_id = p_worker_id; `stored` tells whether it was written), done before
+-- the organization's running cases are counted, so the slot it frees is free for this claim.
+-- p_store holds the outcome's columns (status, output, passed, score, assertions,
+-- judge_reasoning, error, latency_ms, input_tokens, output_tokens, cost_usd_nanos). p_run_id
+-- NULL only stores (outcome none). A caller whose call fails stores the outcome again on its own.
+CREATE OR REPLACE FUNCTION claim_eval_case(p_run_id text, p_worker_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer, p_store_id text, p_store jsonb)
+RETURNS TABLE (outcome text, id text, case_id text, "position" integer, input text, expected_output text, input_format text, reference_format text, attempts integer, was_charged boolean, run_was_pending boolean, stored boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_org text;
   v_run_status text;
   v_in_flight integer;
+  v_stored boolean;
   c record;
 BEGIN
+  IF p_store_id IS NOT NULL THEN
+    UPDATE eval_results SET status = p_store->>'status', output = p_store->>'output', passed = (p_store->>'passed')::boolean,
+      score = (p_store->>'score')::real, assertions = coalesce(p_store->'assertions', '[]'::jsonb), judge_reasoning = p_store->>'judge_reasoning',
+      error = p_store->>'error', latency_ms = (p_store->>'latency_ms')::integer, input_tokens = (p_store->>'input_tokens')::bigint,
+      output_tokens = (p_store->>'output_tokens')::bigint, cost_usd_nanos = (p_store->>'cost_usd_nanos')::bigint, finished_at = now()
+    WHERE eval_results.id = p_store_id AND eval_results.status = 'running' AND eval_results.worker_id = p_worker_id;
+    v_stored := FOUND;
+  END IF;
+  IF p_run_id IS NULL THEN
+    RETURN QUERY SELECT 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
+    RETURN;
+  END IF;
   SELECT run.organization_id, run.status INTO v_org, v_run_status FROM eval_runs run WHERE run.id = p_run_id;
   IF v_org IS NULL OR v_run_status NOT IN ('pending', 'running') OR EXISTS (
     SELECT 1 FROM evaluations e
     WHERE (e.candidate_run_id = p_run_id OR e.production_run_id = p_run_id) AND e.status IN ('cancelled', 'paused')
   ) THEN
-    RETURN QUERY SELECT 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
+    RETURN QUERY SELECT 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(hashtextextended('eval-org:' || v_org, 0));
@@ -45,7 +65,7 @@ BEGIN
     SELECT 1 FROM eval_workers w WHERE w.id = r.worker_id AND w.heartbeat_at > now() - p_stale_ms * interval '1 millisecond'
   );
   IF v_in_flight >= p_max_in_flight THEN
-    RETURN QUERY SELECT 'busy'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
+    RETURN QUERY SELECT 'busy'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
     RETURN;
   END IF;
   SELECT r.id, r.case_id, r.position, r.input, r.expected_output, r.input_format, r.reference_format, r.attempts, r.charged, r.status INTO c
@@ -57,14 +77,14 @@ BEGIN
   LIMIT 1
   FOR UPDATE OF r SKIP LOCKED;
   IF NOT FOUND THEN
-    RETURN QUERY SELECT 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
+    RETURN QUERY SELECT 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
     RETURN;
   END IF;
   IF c.status = 'running' AND c.attempts >= p_max_attempts THEN
     UPDATE eval_results SET status = 'error', finished_at = now(),
       error = format('The case was started %s times and never finished (its worker stopped each time).', c.attempts)
     WHERE eval_results.id = c.id;
-    RETURN QUERY SELECT 'gave_up'::text, c.id, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
+    RETURN QUERY SELECT 'gave_up'::text, c.id, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
     RETURN;
   END IF;
   UPDATE eval_results SET status = 'running', worker_id = p_worker_id, claimed_at = now(), attempts = eval_results.attempts + 1, charged = true
@@ -72,34 +92,6 @@ BEGIN
   IF NOT c.charged THEN
     PERFORM charge_eval_case(v_org, p_run_id, c.id);
   END IF;
-  RETURN QUERY SELECT 'claimed'::text, c.id, c.case_id, c.position, c.input, c.expected_output, c.input_format, c.reference_format, c.attempts + 1, c.charged, v_run_status = 'pending';
-END
-$$;
---> statement-breakpoint
--- Stores a finished case's outcome and claims the next case in one round trip
--- (server/evals/engine/claim.ts): the store is the conditional write of a case this worker still
--- holds (status running, worker_id = p_worker_id; `stored` tells whether it was written), done
--- first, so the slot it frees counts before claim_eval_case counts the organization's running
--- cases. p_run_id NULL stores only (one row: outcome 'none'). Called on its own (one implicit
--- transaction) like claim_eval_case; a caller whose claim raises stores the outcome again alone.
-CREATE OR REPLACE FUNCTION store_and_claim_eval_case(
-  p_result_id text, p_worker_id text, p_status text, p_output text, p_passed boolean, p_score real, p_assertions jsonb,
-  p_judge_reasoning text, p_error text, p_latency_ms integer, p_input_tokens bigint, p_output_tokens bigint, p_cost_usd_nanos bigint,
-  p_run_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer)
-RETURNS TABLE (stored boolean, outcome text, id text, case_id text, "position" integer, input text, expected_output text, input_format text, reference_format text, attempts integer, was_charged boolean, run_was_pending boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_stored boolean;
-BEGIN
-  UPDATE eval_results SET status = p_status, output = p_output, passed = p_passed, score = p_score, assertions = p_assertions,
-    judge_reasoning = p_judge_reasoning, error = p_error, latency_ms = p_latency_ms, input_tokens = p_input_tokens,
-    output_tokens = p_output_tokens, cost_usd_nanos = p_cost_usd_nanos, finished_at = now()
-  WHERE eval_results.id = p_result_id AND eval_results.status = 'running' AND eval_results.worker_id = p_worker_id;
-  v_stored := FOUND;
-  IF p_run_id IS NULL THEN
-    RETURN QUERY SELECT v_stored, 'none'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean;
-    RETURN;
-  END IF;
-  RETURN QUERY SELECT v_stored, c.* FROM claim_eval_case(p_run_id, p_worker_id, p_stale_ms, p_max_in_flight, p_max_attempts) c;
+  RETURN QUERY SELECT 'claimed'::text, c.id, c.case_id, c.position, c.input, c.expected_output, c.input_format, c.reference_format, c.attempts + 1, c.charged, v_run_status = 'pending', v_stored;
 END
 $$;

@@ -89,6 +89,7 @@ async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Pro
 }
 
 type ClaimRow = {
+  stored?: boolean;
   outcome: 'claimed' | 'none' | 'busy' | 'gave_up';
   id: string | null;
   caseId: string;
@@ -113,34 +114,10 @@ async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
   return eligibility;
 }
 
-/**
- * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
- * which is its own transaction: run and evaluation state, the organization's bound across
- * processes, FOR UPDATE SKIP LOCKED, stale takeover, `charged` set and charge_eval_case called once
- * ever per case. Autocommit keeps the organization's claim lock for the function's own runtime only.
- */
-export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings): Promise<ClaimOutcome> {
-  const eligibility = await eligibilityFor(db, run);
-  if (!eligibility.allowed) {
-    const paused = await retryOnConflict(() =>
-      runInTransaction(db, async (tx) => {
-        // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
-        const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
-        if (waiting.length === 0) return false;
-        await pauseForEligibility(tx, run.id, eligibility.reason);
-        return true;
-      }),
-    );
-    return paused ? { kind: 'refused', reason: eligibility.reason } : { kind: 'none' };
-  }
-  const [row] = await retryOnConflict(async () =>
-    rowsOf<ClaimRow>(
-      await db.execute(sql`
-        select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
-          reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending"
-        from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int)`),
-    ),
-  );
+// A case executed by this worker whose outcome is not stored yet.
+export type FinishedCase = { resultId: string; outcome: CaseOutcome };
+
+function toOutcome(run: RunInfo, row: ClaimRow | undefined): ClaimOutcome {
   if (!row || row.outcome === 'none') return { kind: 'none' };
   if (row.outcome === 'busy') return { kind: 'busy' };
   if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! };
@@ -159,6 +136,69 @@ export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSetting
       firstOfRun: row.runWasPending,
     },
   };
+}
+
+const claimColumns = sql.raw(`outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
+  reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending"`);
+
+/**
+ * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
+ * which is its own transaction: run and evaluation state, the organization's bound across
+ * processes, FOR UPDATE SKIP LOCKED, stale takeover, `charged` set and charge_eval_case called once
+ * ever per case. Autocommit keeps the organization's claim lock for the function's own runtime only.
+ *
+ * With `finished`, the outcome of the case this worker executed before is stored in the same call
+ * (one round trip per case instead of two); `stored` is false when that
+ * case was taken over before it finished (its outcome is dropped). Should the combined call fail
+ * (a refused charge, M7), the outcome is stored on its own before the error is rethrown.
+ */
+export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings, finished?: FinishedCase): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
+  const eligibility = await eligibilityFor(db, run);
+  if (!eligibility.allowed) {
+    const stored = finished ? await finishCase(db, finished.resultId, settings.workerId, finished.outcome) : null;
+    const paused = await retryOnConflict(() =>
+      runInTransaction(db, async (tx) => {
+        // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
+        const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
+        if (waiting.length === 0) return false;
+        await pauseForEligibility(tx, run.id, eligibility.reason);
+        return true;
+      }),
+    );
+    return { outcome: paused ? { kind: 'refused', reason: eligibility.reason } : { kind: 'none' }, stored };
+  }
+  const o = finished?.outcome;
+  const store = o
+    ? JSON.stringify({
+        status: o.status,
+        output: o.output,
+        passed: o.passed,
+        score: o.score,
+        assertions: o.assertions,
+        judge_reasoning: o.judgeReasoning,
+        error: o.error,
+        latency_ms: o.latencyMs,
+        input_tokens: o.inputTokens,
+        output_tokens: o.outputTokens,
+        cost_usd_nanos: o.costUsdNanos,
+      })
+    : null;
+  let row: ClaimRow | undefined;
+  try {
+    [row] = await retryOnConflict(async () =>
+      rowsOf<ClaimRow>(
+        await db.execute(sql`
+          select ${claimColumns}, stored
+          from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int,
+            ${finished?.resultId ?? null}, ${store}::jsonb)`),
+      ),
+    );
+  } catch (error) {
+    if (finished) await finishCase(db, finished.resultId, settings.workerId, finished.outcome).catch(() => false);
+    throw error;
+  }
+  if (!finished) return { outcome: toOutcome(run, row), stored: null };
+  return { outcome: toOutcome(run, row), stored: row?.stored ?? false };
 }
 
 export type CaseOutcome = {

@@ -1,7 +1,7 @@
 import { AppError } from '@/server/errors';
 import { complete } from '@/server/models/provider';
 import { renderMessages, type RenderInput } from '@/server/models/render';
-import { findRoute, localJudgeRouteId } from '@/server/models/routes';
+import { findRoute, localJudgeRouteId, type RouteConfig } from '@/server/models/routes';
 import type { Completion } from '@/server/models/types';
 import { extractVariables } from '@/server/prompts/schemas';
 import type { CaseOutcome, ClaimedCase, RunInfo } from './claim';
@@ -28,9 +28,12 @@ function stringValue(value: unknown): string {
  *   has exactly one; otherwise it must itself be a JSON object. A prompt with no variables is sent
  *   as it is.
  */
-export function renderInput(content: RunInfo['content'], claimed: Pick<ClaimedCase, 'input' | 'inputFormat'>): RenderInput {
+export function renderInput(
+  content: RunInfo['content'],
+  claimed: Pick<ClaimedCase, 'input' | 'inputFormat'>,
+  names: string[] = content.inputType === 'variables' ? extractVariables(content.messages) : [],
+): RenderInput {
   if (content.inputType === 'user_message') return { input: claimed.input };
-  const names = extractVariables(content.messages);
   if (claimed.inputFormat === 'text' && names.length === 1) return { variables: { [names[0]]: claimed.input } };
   let parsed: unknown;
   try {
@@ -65,12 +68,26 @@ function addCost(a: number | null, b: number | null): number | null {
   return a === null ? null : a + (b ?? 0);
 }
 
-export async function executeCase(run: RunInfo, claimed: ClaimedCase): Promise<CaseOutcome> {
-  const route = findRoute(run.content.modelRouteId);
+// What every case of a run shares, resolved once per run by the engine rather than per case: the
+// model and judge routes (MODEL_ROUTES is parsed and validated on each lookup) and the variables.
+export type PreparedRun = { route: RouteConfig | undefined; judgeId: string; judge: RouteConfig | undefined; variables: string[] };
+
+export function prepareRun(run: RunInfo): PreparedRun {
+  const judgeId = run.scoring.method === 'judge' ? (run.scoring.judgeModelRouteId ?? localJudgeRouteId) : localJudgeRouteId;
+  return {
+    route: findRoute(run.content.modelRouteId),
+    judgeId,
+    judge: run.scoring.method === 'judge' ? findRoute(judgeId) : undefined,
+    variables: run.content.inputType === 'variables' ? extractVariables(run.content.messages) : [],
+  };
+}
+
+export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: PreparedRun = prepareRun(run)): Promise<CaseOutcome> {
+  const { route } = prepared;
   if (!route) return failed(`The model route "${run.content.modelRouteId}" is not configured on this server.`);
   let completion: Completion;
   try {
-    const messages = renderMessages(run.content, renderInput(run.content, claimed));
+    const messages = renderMessages(run.content, renderInput(run.content, claimed, prepared.variables));
     completion = await complete(route, { messages, temperature: run.content.temperature });
   } catch (error) {
     return failed(message(error));
@@ -94,8 +111,7 @@ export async function executeCase(run: RunInfo, claimed: ClaimedCase): Promise<C
     case 'review':
       return { ...base, status: 'pending_review', passed: null, score: null };
     case 'judge': {
-      const judgeId = run.scoring.judgeModelRouteId ?? localJudgeRouteId;
-      const judge = findRoute(judgeId);
+      const { judgeId, judge } = prepared;
       if (!judge) return failed(`The judge model route "${judgeId}" is not configured on this server.`, { ...measured, assertions });
       let answer: Completion;
       try {

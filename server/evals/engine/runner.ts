@@ -2,14 +2,17 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { config } from '@/server/config';
 import { log } from '@/server/log';
-import { claimNextCase, finishCase, loadRun, type ClaimSettings, type RunInfo } from './claim';
-import { executeCase } from './execute';
+import { claimNextCase, finishCase, loadRun, type CaseOutcome, type ClaimedCase, type ClaimSettings, type RunInfo } from './claim';
+import { executeCase, prepareRun, type PreparedRun } from './execute';
 import { refreshRun } from './progress';
 import { rowsOf, sleep } from './sql';
 
-// Executes runs: each run gets lanes that claim one case at a time, execute it and write it back.
-// Lanes take a slot of their organization's and their model route's semaphore before claiming,
-// so in-flight cases stay within EVAL_CONCURRENCY_PER_ORG / _PER_ROUTE in this process; the claim
+// Executes runs. Runs of the same organization and model route share one group of lanes in this
+// process (min(EVAL_CONCURRENCY_PER_ORG, _PER_ROUTE) of them); a lane takes a slot of its
+// organization's and its route's semaphore, then claims, executes and stores cases of the group's
+// runs in turn (round robin, so runs started together advance together), storing each case's
+// outcome in the same database call that claims its next case. While another group waits for one
+// of its semaphores, a lane stores on its own and gives its slots back after each case. The claim
 // itself counts running cases of the organization in the database, so several worker processes
 // together respect the organization's bound too.
 
@@ -17,6 +20,9 @@ class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly limit: number) {}
+  get contended(): boolean {
+    return this.waiting.length > 0;
+  }
   async acquire(): Promise<() => void> {
     if (this.active < this.limit) this.active++;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -54,10 +60,12 @@ export type Engine = {
   stopping: boolean;
   // Runs this process is working on now (the sweep does not queue them again).
   activeRuns: Map<string, number>;
+  // Lane groups by organization and model route.
+  groups: Map<string, Group>;
 };
 
 export function newEngine(db: Db, workerId: string, settings = engineSettings()): Engine {
-  return { db, workerId, settings, stopping: false, activeRuns: new Map() };
+  return { db, workerId, settings, stopping: false, activeRuns: new Map(), groups: new Map() };
 }
 
 export async function heartbeat(engine: Engine): Promise<void> {
@@ -70,67 +78,207 @@ export async function removeWorker(engine: Engine): Promise<void> {
   await engine.db.execute(sql`delete from eval_workers where id = ${engine.workerId}`);
 }
 
-async function lane(engine: Engine, run: RunInfo, claimSettings: ClaimSettings, routeKey: string): Promise<void> {
+// One run worked by a group: done once nothing in it was claimable (`drained`) and every case this
+// process claimed from it is stored (`held` = 0), or when the group's last lane stopped.
+type RunEntry = {
+  run: RunInfo;
+  prepared: PreparedRun;
+  claimSettings: ClaimSettings;
+  held: number;
+  drained: boolean;
+  error: unknown;
+  finished: boolean;
+  done: Promise<void>;
+  resolve: () => void;
+};
+
+type Group = { key: string; organizationId: string; routeKey: string; runs: RunEntry[]; cursor: number; lanes: number };
+
+function settle(group: Group, entry: RunEntry): void {
+  if (entry.finished || !(entry.drained && entry.held === 0)) return;
+  entry.finished = true;
+  group.runs = group.runs.filter((e) => e !== entry);
+  entry.resolve();
+}
+
+// The next run of the group with claimable work, round robin.
+function nextRun(group: Group): RunEntry | null {
+  const open = group.runs.filter((e) => !e.drained);
+  if (open.length === 0) return null;
+  group.cursor = (group.cursor + 1) % open.length;
+  return open[group.cursor];
+}
+
+function enlist(engine: Engine, run: RunInfo): RunEntry {
+  const { settings } = engine;
+  const routeKey = run.content.modelRouteId;
+  const key = `${run.organizationId}\u0000${routeKey}`;
+  let group = engine.groups.get(key);
+  if (!group) engine.groups.set(key, (group = { key, organizationId: run.organizationId, routeKey, runs: [], cursor: 0, lanes: 0 }));
+  let entry = group.runs.find((e) => e.run.id === run.id && !e.finished);
+  if (entry)
+    entry.drained = false; // queued again: there may be claimable work again (a takeover)
+  else {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const claimSettings: ClaimSettings = { workerId: engine.workerId, staleMs: 3 * settings.heartbeatMs, maxInFlightPerOrg: settings.perOrg, maxAttempts: settings.maxAttempts };
+    entry = { run, prepared: prepareRun(run), claimSettings, held: 0, drained: false, error: undefined, finished: false, done, resolve };
+    group.runs.push(entry);
+  }
+  const lanes = Math.max(1, Math.min(settings.perOrg, settings.perRoute));
+  while (group.lanes < lanes) {
+    group.lanes++;
+    void lane(engine, group);
+  }
+  return entry;
+}
+
+type Held = { entry: RunEntry; claimed: ClaimedCase; outcome: CaseOutcome };
+
+async function lane(engine: Engine, group: Group): Promise<void> {
   const { db, settings } = engine;
-  while (!engine.stopping) {
-    const releaseOrg = await semaphore(`org:${run.organizationId}`, settings.perOrg).acquire();
-    const releaseRoute = await semaphore(`route:${routeKey}`, settings.perRoute).acquire();
+  const orgSemaphore = semaphore(`org:${group.organizationId}`, settings.perOrg);
+  const routeSemaphore = semaphore(`route:${group.routeKey}`, settings.perRoute);
+  // The case executed last, stored with the next claim.
+  let held: Held | null = null;
+  const stored = (h: Held, written: boolean | null) => {
+    if (written === false) log.warn({ resultId: h.claimed.id, runId: h.entry.run.id }, 'evaluation case was taken over before it finished; its outcome is dropped');
+    h.entry.held--;
+    settle(group, h.entry);
+    scheduleRefresh(engine, h.entry.run.id);
+  };
+  const storeAlone = async (h: Held) => {
+    let written: boolean | null = null;
     try {
-      if (engine.stopping) return;
-      const outcome = await claimNextCase(db, run, claimSettings);
-      if (outcome.kind === 'none' || outcome.kind === 'refused') {
-        if (outcome.kind === 'refused') await refreshRun({ db }, run.id);
-        return;
-      }
-      if (outcome.kind === 'busy') {
+      written = await finishCase(db, h.claimed.id, engine.workerId, h.outcome);
+    } catch (error) {
+      h.entry.error ??= error;
+      throw error;
+    } finally {
+      stored(h, written);
+    }
+  };
+  let failure: unknown;
+  try {
+    for (;;) {
+      const releaseOrg = await orgSemaphore.acquire();
+      const releaseRoute = await routeSemaphore.acquire();
+      let busy = false;
+      try {
+        for (;;) {
+          const entry = engine.stopping ? null : nextRun(group);
+          if (!entry) {
+            if (!held) return;
+            // Stored before deciding to stop: a run enlisted meanwhile finds this lane still working.
+            const h = held;
+            held = null;
+            await storeAlone(h);
+            continue;
+          }
+          const finished = held;
+          held = null;
+          // A claim in flight counts as held: the run is not done while another lane may be getting its last case.
+          entry.held++;
+          let claim: Awaited<ReturnType<typeof claimNextCase>>;
+          try {
+            claim = await claimNextCase(db, entry.run, entry.claimSettings, finished ? { resultId: finished.claimed.id, outcome: finished.outcome } : undefined);
+          } catch (error) {
+            entry.held--;
+            entry.error ??= error;
+            entry.drained = true;
+            if (finished) stored(finished, null);
+            settle(group, entry);
+            throw error;
+          }
+          if (finished) stored(finished, claim.stored);
+          const { outcome } = claim;
+          if (outcome.kind !== 'claimed') {
+            entry.held--;
+            if (outcome.kind === 'busy') {
+              settle(group, entry);
+              busy = true;
+              break;
+            }
+            if (outcome.kind === 'none' || outcome.kind === 'refused') entry.drained = true;
+            try {
+              if (outcome.kind === 'refused' || outcome.kind === 'gave_up') await refreshRun({ db }, entry.run.id);
+            } finally {
+              settle(group, entry);
+            }
+            continue;
+          }
+          const { claimed } = outcome;
+          try {
+            if (claimed.firstOfRun) await refreshRun({ db }, entry.run.id);
+          } catch (error) {
+            entry.held--;
+            entry.error ??= error;
+            entry.drained = true;
+            settle(group, entry);
+            throw error;
+          }
+          held = { entry, claimed, outcome: await executeCase(entry.run, claimed, entry.prepared) };
+          // Another group waits for a slot: store now and give the slots back (fair turns).
+          if (orgSemaphore.contended || routeSemaphore.contended) {
+            const h = held;
+            held = null;
+            await storeAlone(h);
+            break;
+          }
+        }
+      } finally {
         releaseRoute();
         releaseOrg();
-        await sleep(100 + Math.random() * 200);
-        continue;
       }
-      if (outcome.kind === 'gave_up') {
-        await refreshRun({ db }, run.id);
-        continue;
-      }
-      const { claimed } = outcome;
-      if (claimed.firstOfRun) await refreshRun({ db }, run.id);
-      const result = await executeCase(run, claimed);
-      const written = await finishCase(db, claimed.id, engine.workerId, result);
-      if (!written) log.warn({ resultId: claimed.id, runId: run.id }, 'evaluation case was taken over before it finished; its outcome is dropped');
-    } finally {
-      releaseRoute();
-      releaseOrg();
+      if (busy) await sleep(100 + Math.random() * 200);
     }
-    // Progress off the lane's path: the next case starts while this one is counted.
-    scheduleRefresh(engine, run.id);
+  } catch (error) {
+    failure = error;
+    log.error({ err: error }, 'evaluation lane failed');
+  } finally {
+    group.lanes--;
+    if (group.lanes === 0) {
+      // No lane is left to work the group's runs: they end here (the engine stops, or a database failure).
+      for (const entry of [...group.runs]) {
+        if (!entry.drained && failure !== undefined) entry.error ??= failure;
+        entry.drained = true;
+        entry.held = 0;
+        settle(group, entry);
+      }
+      if (engine.groups.get(group.key) === group && group.runs.length === 0) engine.groups.delete(group.key);
+    }
   }
 }
 
-// At most one progress refresh per run in flight and one queued behind it: a burst of finished
-// cases costs two refreshes, and no lane waits for one.
-const refreshes = new Map<string, { running: Promise<void>; again: boolean }>();
+// Progress refreshes off the lanes' path, coalesced per run on a timer: at most one every
+// refreshEveryMs while cases finish (the counts shown are read live from the results; a refresh
+// moves statuses), and processRun refreshes once more when the run is done here.
+const refreshEveryMs = 250;
+const refreshes = new Map<string, { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined }>();
 function scheduleRefresh(engine: Engine, runId: string): void {
-  const current = refreshes.get(runId);
-  if (current) {
-    current.again = true;
-    return;
-  }
-  const entry = { running: Promise.resolve(), again: false };
-  entry.running = (async () => {
-    try {
-      do {
-        entry.again = false;
-        await refreshRun({ db: engine.db }, runId).catch((error: unknown) => log.error({ err: error, runId }, 'evaluation progress refresh failed'));
-      } while (entry.again);
-    } finally {
-      refreshes.delete(runId);
-    }
-  })();
-  refreshes.set(runId, entry);
+  let entry = refreshes.get(runId);
+  if (!entry) refreshes.set(runId, (entry = { timer: undefined, running: undefined }));
+  if (entry.timer || entry.running) return;
+  const current = entry;
+  current.timer = setTimeout(() => {
+    current.timer = undefined;
+    current.running = refreshRun({ db: engine.db }, runId)
+      .catch((error: unknown) => log.error({ err: error, runId }, 'evaluation progress refresh failed'))
+      .finally(() => {
+        current.running = undefined;
+        if (!current.timer) refreshes.delete(runId);
+      });
+  }, refreshEveryMs);
 }
 
+// Drops a pending timed refresh of the run and waits for one in flight (the caller refreshes next).
 async function settledRefresh(runId: string): Promise<void> {
-  while (refreshes.has(runId)) await refreshes.get(runId)!.running;
+  for (let entry = refreshes.get(runId); entry; entry = refreshes.get(runId)) {
+    clearTimeout(entry.timer);
+    entry.timer = undefined;
+    if (entry.running) await entry.running;
+    else refreshes.delete(runId);
+  }
 }
 
 // Works one run until nothing in it is claimable, then refreshes its progress. Never throws for
@@ -140,10 +288,9 @@ export async function processRun(engine: Engine, runId: string): Promise<void> {
   if (!run) return;
   engine.activeRuns.set(runId, (engine.activeRuns.get(runId) ?? 0) + 1);
   try {
-    const { settings } = engine;
-    const claimSettings: ClaimSettings = { workerId: engine.workerId, staleMs: 3 * settings.heartbeatMs, maxInFlightPerOrg: settings.perOrg, maxAttempts: settings.maxAttempts };
-    const lanes = Math.max(1, Math.min(settings.perOrg, settings.perRoute));
-    await Promise.all(Array.from({ length: lanes }, () => lane(engine, run, claimSettings, run.content.modelRouteId)));
+    const entry = enlist(engine, run);
+    await entry.done;
+    if (entry.error !== undefined) throw entry.error;
     await settledRefresh(runId);
     await refreshRun({ db: engine.db }, runId);
   } catch (error) {
