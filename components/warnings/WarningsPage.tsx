@@ -74,7 +74,7 @@ function WarningRow({
   const link = warningSubjectLink(organizationId, warning);
   return (
     <tr data-warning={warning.id} data-kind={warning.kind} className={warning.resolvedAt ? 'warning-resolved' : undefined}>
-      <td className="cell-nowrap">
+      <td>
         <span className={`warning-kind warning-kind-${warning.kind}`}>
           <span className="warning-kind-icon" aria-hidden="true">
             {meta.icon(14)}
@@ -82,7 +82,7 @@ function WarningRow({
           {meta.label}
         </span>
       </td>
-      <td>
+      <td className="warning-message-cell">
         <p className="warning-message">{warning.message}</p>
         {link ? (
           <Link className="warning-link" href={link.href}>
@@ -99,16 +99,15 @@ function WarningRow({
       <td className="cell-nowrap muted" title={formatDateTime(warning.lastSeenAt)}>
         {formatRelative(warning.lastSeenAt)}
       </td>
-      <td className="cell-nowrap">
+      <td className="warning-state-cell">
         {warning.resolvedAt ? (
           <Badge tone="success" title={`Resolved ${formatDateTime(warning.resolvedAt)}`}>
-            Resolved {formatRelative(warning.resolvedAt)}
+            Resolved
           </Badge>
         ) : (
           <Badge tone="warning">Open</Badge>
         )}
-      </td>
-      <td className="cell-actions">
+        {warning.resolvedAt ? <span className="warning-state-time">{formatRelative(warning.resolvedAt)}</span> : null}
         {canDismiss && !warning.resolvedAt ? (
           <Button
             size="sm"
@@ -162,9 +161,6 @@ function WarningsTable({ organizationId, canDismiss }: { organizationId: string;
               <th scope="col">First seen</th>
               <th scope="col">Last seen</th>
               <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
             </tr>
           </thead>
           <tbody>
