@@ -25,7 +25,7 @@ const runCount = Number(process.env.BENCH_EVAL_RUNS ?? 4);
 const killCases = Number(process.env.BENCH_EVAL_KILL_CASES ?? 200);
 const target = 0.9;
 
-type ModelServer = { url: string; calls: Map<string, number>; maxInFlight: () => number; close: () => Promise<void> };
+type ModelServer = { url: string; calls: Map<string, number>; maxInFlight: () => number; connections: () => number; close: () => Promise<void> };
 
 // Echoes the last user message after a fixed latency; counts calls per message and peak concurrency.
 async function startModelServer(): Promise<ModelServer> {
@@ -51,13 +51,18 @@ async function startModelServer(): Promise<ModelServer> {
       }, latencyMs);
     });
   });
+  // Keep-alive on both ends (undici's fetch keeps connections by default): a new TCP connection per
+  // call would be counted in the model call; `connections` shows how many the worker opened.
   server.keepAliveTimeout = 60_000;
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
     calls,
     maxInFlight: () => max,
+    connections: () => connections,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -66,7 +71,9 @@ async function startModelServer(): Promise<ModelServer> {
 }
 
 function startWorker(databaseUrl: string, model: ModelServer): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role=worker'], {
+  // BENCH_EVAL_CPU_PROF=<dir>: the worker writes a V8 CPU profile there when it exits (SIGTERM, not SIGKILL).
+  const profile = process.env.BENCH_EVAL_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_EVAL_CPU_PROF}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', 'server/main.ts', '--role=worker'], {
     cwd: root,
     env: {
       ...process.env,
@@ -190,7 +197,7 @@ async function run(databaseUrl: string): Promise<boolean> {
     const utilization = (slotMs * results.length) / (concurrency * seconds * 1000);
     const executedOnce = [...model.calls.values()].every((n) => n === 1) && model.calls.size === results.length;
     console.log(
-      `  ${results.length} cases in ${seconds.toFixed(2)} s from the first claim to the last result = ${rate.toFixed(1)} cases/s, ${(ratio * 100).toFixed(1)}% of ideal; pickup after creation ${((claimedFrom - created) / 1000).toFixed(2)} s; peak in-flight at the model ${model.maxInFlight()}`,
+      `  ${results.length} cases in ${seconds.toFixed(2)} s from the first claim to the last result = ${rate.toFixed(1)} cases/s, ${(ratio * 100).toFixed(1)}% of ideal; pickup after creation ${((claimedFrom - created) / 1000).toFixed(2)} s; peak in-flight at the model ${model.maxInFlight()}, ${model.connections()} connections to it`,
     );
     console.log(
       `  per case: ${slotMs.toFixed(1)} ms from claim to stored result, of which ${modelMs.toFixed(1)} ms model call; slots busy ${(utilization * 100).toFixed(1)}% of the time`,
