@@ -1,7 +1,7 @@
 import { expect, newAccount, test, uniqueName } from './fixtures';
 
 test('an admin creates a retrieval key, sees its secret once with snippets, and revokes it', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   // A new person signs up (password hashing is deliberately slow: allow for a busy machine).
   const account = newAccount('keys');
   await page.goto('/sign-up');
