@@ -289,7 +289,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     const { promptId, secrets } = await seed(sql);
 
     const [ourPort, nextPort, barePort] = [await freePort(), await freePort(), await freePort()];
-    const ours = start(['--import', 'tsx', 'server/main.ts', `--role=${entryRole}`], {
+    const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+    const ours = start([...nodeArgs, '--import', 'tsx', 'server/main.ts', `--role=${entryRole}`], {
       PORT: String(ourPort),
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

@@ -23,26 +23,28 @@ export type RetrievalRow = {
   createdAt: string | null;
 };
 
-// The key alone when the selector is null (the request is refused after authentication anyway).
-// Each branch of the lateral join is one index lookup: prompt_versions (prompt_id, number), and
-// prompt_labels' primary key (prompt_id, label) then prompt_versions' primary key.
-const statement = `
-select k.id, k.organization_id, k.prompt_id, p.name, p.state = 'archived', v.id, v.number,
-  case when v.id is distinct from $5 then v.content::text end,
-  case when v.id is distinct from $5 then to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end
+// Two shapes of the one statement (label or version), each a chain of primary-key or unique-index
+// lookups: retrieval_keys (secret_digest) → prompts (id) → prompt_labels (prompt_id, label) →
+// prompt_versions (id), or prompt_versions (prompt_id, number). With no valid selector the label
+// shape runs with a null label: the key alone (the request is refused after authentication).
+const columns = `k.id, k.organization_id, k.prompt_id, p.name, p.state = 'archived', v.id, v.number,
+  case when v.id is distinct from $4 then v.content::text end,
+  case when v.id is distinct from $4 then to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end`;
+
+const byLabel = `select ${columns}
 from retrieval_keys k
 join prompts p on p.id = k.prompt_id
-left join lateral (
-  select pv.id, pv.number, pv.content, pv.created_at from prompt_versions pv
-   where k.prompt_id = $2 and pv.prompt_id = $2 and pv.number = $3::int4
-  union all
-  select pv.id, pv.number, pv.content, pv.created_at from prompt_labels pl join prompt_versions pv on pv.id = pl.version_id
-   where k.prompt_id = $2 and pl.prompt_id = $2 and pl.label = $4::text
-  limit 1
-) v on true
+left join prompt_labels l on l.prompt_id = k.prompt_id and k.prompt_id = $2 and l.label = $3::text
+left join prompt_versions v on v.id = l.version_id
 where k.secret_digest = $1 and k.revoked_at is null`;
 
-type Raw = (params: unknown[]) => Promise<unknown[][]>;
+const byVersion = `select ${columns}
+from retrieval_keys k
+join prompts p on p.id = k.prompt_id
+left join prompt_versions v on v.prompt_id = k.prompt_id and k.prompt_id = $2 and v.number = $3::int4
+where k.secret_digest = $1 and k.revoked_at is null`;
+
+type Raw = (statement: string, params: unknown[]) => Promise<unknown[][]>;
 const runners = new WeakMap<Database, Raw>();
 
 // postgres-js: a named prepared statement per connection (parsed and planned once), rows as arrays.
@@ -53,10 +55,10 @@ function runner(database: Database): Raw {
   const client = (database.db as unknown as { $client: unknown }).$client;
   if (database.kind === 'postgres') {
     const sql = client as { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
-    run = (params) => sql.unsafe(statement, params, { prepare: true }).values();
+    run = (statement, params) => sql.unsafe(statement, params, { prepare: true }).values();
   } else {
     const lite = client as { query: (text: string, params: unknown[], options: { rowMode: 'array' }) => Promise<{ rows: unknown[][] }> };
-    run = async (params) => (await lite.query(statement, params, { rowMode: 'array' })).rows;
+    run = async (statement, params) => (await lite.query(statement, params, { rowMode: 'array' })).rows;
   }
   runners.set(database, run);
   return run;
@@ -67,11 +69,10 @@ export async function lookupRetrieval(
   input: { digest: string; promptId: string; selector: Selector; knownVersionId: string | null },
 ): Promise<RetrievalRow | null> {
   const { selector } = input;
-  const rows = await runner(database)([
+  const rows = await runner(database)(selector?.kind === 'version' ? byVersion : byLabel, [
     input.digest,
     input.promptId,
-    selector?.kind === 'version' ? selector.number : null,
-    selector?.kind === 'label' ? selector.label : null,
+    selector === null ? null : selector.kind === 'version' ? selector.number : selector.label,
     input.knownVersionId,
   ]);
   const row = rows[0];
