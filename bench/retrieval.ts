@@ -17,7 +17,9 @@ import { percentile, withFreshDatabase } from './fresh-database';
 // (bench/retrieval-baseline.ts). 200 and 304 at peak (closed loop), then our p99 at half the peak.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const peakConnections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+// The latency run at half the peak: paced arrivals over this many connections.
+const pacedConnections = Number(process.env.BENCH_PACED_CONNECTIONS ?? peakConnections);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 // Phases alternate between rounds so that load from elsewhere on the machine weighs on every side.
@@ -100,6 +102,7 @@ type Result = { requests: number; seconds: number; latencies: number[]; errors: 
 // Closed loop: every connection sends its next request as soon as the previous answer is in.
 // With `rate`, requests are paced instead (rate per second over all connections).
 async function drive(phase: Phase, options: { rate?: number; measureSeconds?: number } = {}): Promise<Result> {
+  const connections = options.rate ? pacedConnections : peakConnections;
   const measureMs = (options.measureSeconds ?? seconds) * 1000;
   const result: Result = { requests: 0, seconds: measureMs / 1000, latencies: [], errors: 0, statuses: new Map() };
   const start = performance.now();
@@ -244,7 +247,7 @@ async function seed(sql: postgres.Sql): Promise<{ promptId: string; secrets: str
       values (${id}, ${orgId}, ${promptId}, ${number}, ${sql.json(content)}, 'bench', 'bench')`;
   }
   await sql`insert into prompt_labels (organization_id, prompt_id, label, version_id, updated_by) values (${orgId}, ${promptId}, 'production', ${v1}, 'bench'), (${orgId}, ${promptId}, 'staging', ${v2}, 'bench')`;
-  const secrets = Array.from({ length: connections }, () => newSecret('plr_'));
+  const secrets = Array.from({ length: Math.max(peakConnections, pacedConnections) }, () => newSecret('plr_'));
   for (const secret of secrets) {
     await sql`insert into retrieval_keys (id, organization_id, prompt_id, name, prefix, secret_digest, created_by, created_by_client)
       values (${newId('key')}, ${orgId}, ${promptId}, 'bench', ${secret.slice(0, 12)}, ${retrievalSecretDigest(secret)}, 'bench', 'bench')`;
@@ -324,7 +327,7 @@ async function run(databaseUrl: string): Promise<boolean> {
     } satisfies Record<string, Phase>;
 
     console.log(
-      `Retrieval benchmark: ${connections} keep-alive connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side; our entry: server/main.ts --role=${entryRole} (NODE_ENV=production); ${load()}`,
+      `Retrieval benchmark: ${peakConnections} keep-alive connections (${pacedConnections} for the paced runs), ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side; our entry: server/main.ts --role=${entryRole} (NODE_ENV=production); ${load()}`,
     );
     const results: Record<keyof typeof phases, Result[]> = { ours200: [], ours304: [], next: [], bare: [] };
     const order = ['ours200', 'ours304', 'next', 'bare'] as const;
