@@ -208,15 +208,8 @@ async function lane(engine: Engine, group: Group): Promise<void> {
             continue;
           }
           const { claimed } = outcome;
-          try {
-            if (claimed.firstOfRun) await refreshRun({ db }, entry.run.id);
-          } catch (error) {
-            entry.held--;
-            entry.error ??= error;
-            entry.drained = true;
-            settle(group, entry);
-            throw error;
-          }
+          // The run was pending: it shows as running (and so does its evaluation) while this case executes.
+          if (claimed.firstOfRun) scheduleRefresh(engine, entry.run.id, 0);
           held = { entry, claimed, outcome: await executeCase(entry.run, claimed, entry.prepared) };
           // Another group waits for a slot: store now and give the slots back (fair turns).
           if (orgSemaphore.contended || routeSemaphore.contended) {
@@ -252,23 +245,33 @@ async function lane(engine: Engine, group: Group): Promise<void> {
 
 // Progress refreshes off the lanes' path, coalesced per run on a timer: at most one every
 // refreshEveryMs while cases finish (the counts shown are read live from the results; a refresh
-// moves statuses), and processRun refreshes once more when the run is done here.
+// moves statuses), one at once when a run's first case is claimed (pending → running), and
+// processRun refreshes once more when the run is done here.
 const refreshEveryMs = 250;
-const refreshes = new Map<string, { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined }>();
-function scheduleRefresh(engine: Engine, runId: string): void {
+const refreshes = new Map<string, { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined; again: boolean }>();
+function scheduleRefresh(engine: Engine, runId: string, delayMs = refreshEveryMs): void {
   let entry = refreshes.get(runId);
-  if (!entry) refreshes.set(runId, (entry = { timer: undefined, running: undefined }));
-  if (entry.timer || entry.running) return;
+  if (!entry) refreshes.set(runId, (entry = { timer: undefined, running: undefined, again: false }));
+  if (entry.running) {
+    entry.again ||= delayMs === 0;
+    return;
+  }
+  if (entry.timer) {
+    if (delayMs > 0) return;
+    clearTimeout(entry.timer);
+  }
   const current = entry;
   current.timer = setTimeout(() => {
     current.timer = undefined;
+    current.again = false;
     current.running = refreshRun({ db: engine.db }, runId)
       .catch((error: unknown) => log.error({ err: error, runId }, 'evaluation progress refresh failed'))
       .finally(() => {
         current.running = undefined;
-        if (!current.timer) refreshes.delete(runId);
+        if (current.again) scheduleRefresh(engine, runId, 0);
+        else if (!current.timer) refreshes.delete(runId);
       });
-  }, refreshEveryMs);
+  }, delayMs);
 }
 
 // Drops a pending timed refresh of the run and waits for one in flight (the caller refreshes next).

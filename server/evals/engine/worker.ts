@@ -45,6 +45,14 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
   const staleMs = 3 * engine.settings.heartbeatMs;
   await heartbeat(engine);
   const beat = startHeartbeat(engine);
+  // Opens the pool's connections for the lanes now (postgres-js opens them on demand): otherwise the
+  // first claims of the first run each wait for a new backend.
+  if (database.kind === 'postgres') {
+    const lanes = Math.max(1, Math.min(engine.settings.perOrg, engine.settings.perRoute));
+    await Promise.all(Array.from({ length: lanes }, () => database.db.execute(sql`select 1`))).catch((error: unknown) =>
+      log.warn({ err: error }, "could not open the evaluation lanes' connections"),
+    );
+  }
   const { evalRunQueue, sendRuns, startBoss } = await import('./boss');
   const boss = await startBoss(database, cfg.databaseUrl);
   registerRunSender((runIds) => sendRuns(boss, runIds));
