@@ -21,6 +21,7 @@ let orgId: string;
 let promptId: string;
 let caseId: string;
 let ingestSecret: string;
+let retrievalSecret: string;
 
 beforeAll(async () => {
   // The per-user and per-key limits would answer 429 to a fast fuzzer; this file's process only.
@@ -33,6 +34,7 @@ beforeAll(async () => {
   const added = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/cases`, { body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } } });
   caseId = added.body.id;
   ingestSecret = (await newIngestionKey(orgId)).secret;
+  retrievalSecret = (await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, { body: { name: 'Fuzz' } })).body.secret;
 });
 
 // Everything this file's user and organization own: a poisoned request must leave it unchanged.
@@ -137,7 +139,8 @@ async function send(method: string, path: string, options: { query?: string; bod
   return dispatch(new Request(url, { method, headers, body: method === 'GET' ? undefined : options.body }));
 }
 
-const routeArb = fc.constantFrom(...routes.filter((r) => r.auth !== 'ingestion'));
+// Management routes; ingestion and retrieval bring their own credentials and have properties of their own.
+const routeArb = fc.constantFrom(...routes.filter((r) => r.auth === 'management' || r.auth === 'none'));
 
 function describeFailure(method: string, path: string, status: number, text: string) {
   return `${method} ${path} → ${status} ${text.slice(0, 300)}`;
@@ -202,6 +205,23 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
         },
       ),
       { numRuns: runs * routes.length },
+    );
+    expect(await footprint()).toBe(before);
+  });
+
+  it('retrieval: a poisoned query is 400 invalid_request, a poisoned prompt id is 403 (not the key’s prompt), never a 5xx', async () => {
+    const before = await footprint();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('label', 'version', 'other'), fc.boolean(), poisonString, async (name, inPath, bad) => {
+        const clean = encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''));
+        const path = inPath ? `/prompts/${clean}%00` : `/prompts/${promptId}`;
+        const query = inPath ? undefined : `${name}=${clean}%00`;
+        const response = await send('GET', path, { query, auth: `Bearer ${retrievalSecret}` });
+        const answer = await response.text();
+        expect(response.status, describeFailure('GET', path, response.status, answer)).toBe(inPath ? 403 : 400);
+        expect(JSON.parse(answer).error.code).toBe(inPath ? 'forbidden' : 'invalid_request');
+      }),
+      { numRuns: runs * 4 },
     );
     expect(await footprint()).toBe(before);
   });
