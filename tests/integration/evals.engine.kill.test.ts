@@ -24,7 +24,7 @@ function startWorker(): ChildProcess {
       MODEL_ROUTES: JSON.stringify([{ id: 'test/slow', provider: 'test', name: 'slow', baseUrl: model.baseUrl, modelId: 'slow' }]),
       EVAL_CONCURRENCY_PER_ORG: '4',
       EVAL_CONCURRENCY_PER_ROUTE: '8',
-      EVAL_WORKER_HEARTBEAT_MS: '300',
+      EVAL_WORKER_HEARTBEAT_MS: '1000', // stale after 3 s: a busy CI machine can delay one beat well past 300 ms
       EVAL_SWEEP_MS: '300',
       LOG_LEVEL: 'warn',
     },
