@@ -3,11 +3,9 @@
 import '@/components/traces/traces.css';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDate, formatRelative } from '@/components/format';
 import { useOrganization } from '@/components/organizations/hooks';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { Alert } from '@/components/ui/Alert';
-import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
@@ -15,7 +13,7 @@ import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { SecretOnce } from '@/components/ui/SecretOnce';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
-import { Table } from '@/components/ui/Table';
+import { KeyTable } from '@/components/ui/KeyTable';
 import { KeyIcon, PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
@@ -65,44 +63,7 @@ function KeysTable({ scope, canCreate, canRevoke, onCreate }: { scope: PromptSco
 
   return (
     <>
-      <Table caption="Retrieval keys" className="table-compact">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id} data-key={key.id} className={key.revokedAt ? 'key-status-revoked' : undefined}>
-              <td>
-                <strong>{key.name}</strong>
-              </td>
-              <td className="cell-nowrap">
-                <code className="mono-sm">{key.prefix}…</code>
-              </td>
-              <td className="cell-nowrap muted">{formatDate(key.createdAt)}</td>
-              <td className="cell-nowrap muted" title={key.lastUsedAt ?? undefined}>
-                {key.lastUsedAt ? formatRelative(key.lastUsedAt) : 'Never'}
-              </td>
-              <td>{key.revokedAt ? <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
-              <td className="cell-actions">
-                {key.revokedAt || !canRevoke ? null : (
-                  <Button size="sm" variant="danger-outline" onClick={() => (revoke.reset(), setRevoking(key))} aria-label={`Revoke ${key.name}`}>
-                    Revoke
-                  </Button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </Table>
+      <KeyTable caption="Retrieval keys" keys={keys} onRevoke={canRevoke ? (key) => (revoke.reset(), setRevoking(key)) : undefined} />
       <LoadMore query={list} />
       <ConfirmDialog
         open={revoking !== null}
