@@ -6,7 +6,11 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 // counts tokens as whitespace-separated words, costs nothing. Lets everything run with no provider.
 function answer(request: ChatRequest): Completion {
   const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages[request.messages.length - 1];
-  const output = last?.content ?? '';
+  return localCompletion(request, last?.content ?? '');
+}
+
+// A free, instant completion of the built-in routes: tokens counted as whitespace-separated words.
+export function localCompletion(request: ChatRequest, output: string): Completion {
   return {
     output,
     inputTokens: request.messages.reduce((n, m) => n + words(m.content), 0),

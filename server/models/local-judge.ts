@@ -1,4 +1,5 @@
 import { localJudgeVerdict } from '../evals/engine/scoring';
+import { localCompletion } from './local-echo';
 import type { ChatRequest, Completion, StreamEvent } from './types';
 
 // Built-in deterministic judge (route local/judge): reads the case the evaluation engine sends as
@@ -18,19 +19,8 @@ function verdictFor(request: ChatRequest): string {
   return JSON.stringify(localJudgeVerdict({ expectedOutput: fields.expectedOutput, output: fields.output }));
 }
 
-const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
-
 function answer(request: ChatRequest): Completion {
-  const output = verdictFor(request);
-  return {
-    output,
-    inputTokens: request.messages.reduce((n, m) => n + words(m.content), 0),
-    outputTokens: words(output),
-    latencyMs: 0,
-    costUsdNanos: 0,
-    costSource: 'free',
-    finishReason: 'stop',
-  };
+  return localCompletion(request, verdictFor(request));
 }
 
 export async function completeJudge(request: ChatRequest): Promise<Completion> {
