@@ -10,23 +10,33 @@ import { provisionOAuthUser } from '../account/service';
 export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 export const managementScope = 'management';
 
-export function resourceMetadataUrl(): string {
-  return `${config().appUrl}/.well-known/oauth-protected-resource`;
+// The two protected resources: the management API and the MCP endpoint. A token names one of them
+// in `aud` and is refused by the other (API.md "Built-in authorization server").
+export type Audience = 'api' | 'mcp';
+
+export function audienceUrl(audience: Audience): string {
+  const cfg = config();
+  return audience === 'mcp' ? `${cfg.appUrl}/mcp` : cfg.oauthAudience;
 }
 
-function challenge(extra?: string): Record<string, string> {
-  const parts = [extra, `resource_metadata="${resourceMetadataUrl()}"`].filter(Boolean);
+export function resourceMetadataUrl(audience: Audience = 'api'): string {
+  return `${config().appUrl}/.well-known/oauth-protected-resource${audience === 'mcp' ? '/mcp' : ''}`;
+}
+
+function challenge(audience: Audience, extra?: string): Record<string, string> {
+  const parts = [extra, `resource_metadata="${resourceMetadataUrl(audience)}"`].filter(Boolean);
   return { 'www-authenticate': `Bearer ${parts.join(', ')}` };
 }
 
-export const missingToken = () => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge());
-const invalidToken = (why: string) => new AppError('unauthorized', `The access token is not valid: ${why}.`, {}, challenge('error="invalid_token"'));
-const insufficientScope = () =>
+export const missingToken = (audience: Audience = 'api') => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge(audience));
+const invalidToken = (why: string, audience: Audience = 'api') =>
+  new AppError('unauthorized', `The access token is not valid: ${why}.`, {}, challenge(audience, 'error="invalid_token"'));
+const insufficientScope = (audience: Audience) =>
   new AppError(
     'insufficient_scope',
     'The access token lacks the management scope.',
     { requiredScope: managementScope },
-    challenge(`error="insufficient_scope", scope="${managementScope}"`),
+    challenge(audience, `error="insufficient_scope", scope="${managementScope}"`),
   );
 
 // RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path, with a
@@ -146,20 +156,20 @@ export function bearerToken(request: Request): string | null {
   return match[1]?.trim() ?? '';
 }
 
-function tokenProblem(error: unknown): AppError {
-  if (error instanceof errors.JWTExpired) return invalidToken('it has expired');
-  if (error instanceof errors.JWTClaimValidationFailed) return invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`);
-  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('its signing algorithm is not allowed');
-  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('its signing key is not known');
-  if (error instanceof errors.JOSEError) return invalidToken('its signature or format is wrong');
+function tokenProblem(error: unknown, audience: Audience): AppError {
+  if (error instanceof errors.JWTExpired) return invalidToken('it has expired', audience);
+  if (error instanceof errors.JWTClaimValidationFailed) return invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`, audience);
+  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('its signing algorithm is not allowed', audience);
+  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('its signing key is not known', audience);
+  if (error instanceof errors.JOSEError) return invalidToken('its signature or format is wrong', audience);
   throw error;
 }
 
-async function verify(token: string): Promise<JWTPayload> {
+async function verify(token: string, audience: Audience): Promise<JWTPayload> {
   const cfg = config();
   const options = {
     issuer: cfg.oauthIssuer,
-    audience: cfg.oauthAudience,
+    audience: audienceUrl(audience),
     typ: 'at+jwt',
     algorithms: allowedAlgorithms,
     requiredClaims: ['sub', 'exp', 'iat', 'client_id'],
@@ -169,39 +179,39 @@ async function verify(token: string): Promise<JWTPayload> {
     decodeProtectedHeader(token);
     decodeJwt(token);
   } catch {
-    throw invalidToken('it is not a JWT');
+    throw invalidToken('it is not a JWT', audience);
   }
   const cache = await currentKeys();
   try {
     return (await jwtVerify(token, cache.keySet, options)).payload;
   } catch (error) {
-    if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error);
+    if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error, audience);
     // A key we do not know: the provider may have rotated. Fetch again, at most once per cooldown.
     const now = Date.now();
     if (now - lastAttemptAt < unknownKeyCooldownMs) {
       if (now < failedUntil) throw providerUnavailable(now);
-      throw tokenProblem(error);
+      throw tokenProblem(error, audience);
     }
   }
   const fresh = await loadKeys(false);
   try {
     return (await jwtVerify(token, fresh.keySet, options)).payload;
   } catch (error) {
-    throw tokenProblem(error);
+    throw tokenProblem(error, audience);
   }
 }
 
 // A verified token becomes an Actor; membership and role are checked by each service call.
-export async function authenticateManagement(db: Db, request: Request, audience: 'api' | 'mcp' = 'api'): Promise<Actor> {
+export async function authenticateManagement(db: Db, request: Request, audience: Audience = 'api'): Promise<Actor> {
   const token = bearerToken(request);
-  if (token === null) throw missingToken();
-  if (token === '') throw invalidToken('it is empty');
-  const payload = await verify(token);
+  if (token === null) throw missingToken(audience);
+  if (token === '') throw invalidToken('it is empty', audience);
+  const payload = await verify(token, audience);
   if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.client_id !== 'string' || !payload.client_id) {
-    throw invalidToken('sub and client_id must be strings');
+    throw invalidToken('sub and client_id must be strings', audience);
   }
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
-  if (!scopes.includes(managementScope)) throw insufficientScope();
+  if (!scopes.includes(managementScope)) throw insufficientScope(audience);
   const cfg = config();
   const userId = await provisionOAuthUser(db, {
     issuer: cfg.oauthIssuer,
@@ -211,7 +221,7 @@ export async function authenticateManagement(db: Db, request: Request, audience:
     name: typeof payload.name === 'string' ? payload.name : undefined,
     builtInIssuer: cfg.oauthIssuer === cfg.appUrl,
   }).catch((error: unknown) => {
-    throw error instanceof AppError && error.code === 'unauthorized' ? invalidToken('its subject is unknown') : error;
+    throw error instanceof AppError && error.code === 'unauthorized' ? invalidToken('its subject is unknown', audience) : error;
   });
   // Agents reach us through /mcp; people use the CLI against /api/v1.
   return { userId, clientId: payload.client_id, human: audience === 'api' };

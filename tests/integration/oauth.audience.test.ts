@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { authenticateManagement } from '@/server/auth/oauth';
+import { AppError } from '@/server/errors';
+import { call } from '../helpers/api';
+import { signToken } from '../helpers/issuer';
+
+// A token names one protected resource in `aud`: /api/v1 or /mcp, and the other refuses it.
+const apiAudience = 'http://localhost:3999/api/v1';
+const mcpAudience = 'http://localhost:3999/mcp';
+
+async function asMcp(token: string) {
+  const request = new Request(mcpAudience, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  return authenticateManagement(await getDb(), request, 'mcp').then(
+    (actor) => ({ actor, error: null }),
+    (error: unknown) => ({ actor: null, error: error as AppError }),
+  );
+}
+
+describe('audience separation', () => {
+  it('/api/v1 refuses a token whose aud is /mcp', async () => {
+    const token = await signToken({ sub: 'aud-mcp-only', audience: mcpAudience });
+    const result = await call('GET', '/me', { token });
+    expect(result.status).toBe(401);
+    expect(result.body.error.code).toBe('unauthorized');
+    expect(result.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(result.body.error.message).toContain('"aud"');
+  });
+
+  it('/mcp accepts an /mcp token and refuses an /api/v1 token, pointing at its own resource metadata', async () => {
+    const good = await asMcp(await signToken({ sub: 'aud-mcp-user', audience: mcpAudience }));
+    expect(good.error).toBeNull();
+    expect(good.actor).toMatchObject({ clientId: 'test-cli', human: false });
+
+    const wrong = await asMcp(await signToken({ sub: 'aud-api-user', audience: apiAudience }));
+    expect(wrong.error).toBeInstanceOf(AppError);
+    expect(wrong.error!.code).toBe('unauthorized');
+    expect(wrong.error!.headers?.['www-authenticate']).toBe('Bearer error="invalid_token", resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"');
+
+    const missing = await authenticateManagement(await getDb(), new Request(mcpAudience), 'mcp').catch((e: AppError) => e);
+    expect((missing as AppError).headers?.['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it('/api/v1 still accepts an /api/v1 token', async () => {
+    const token = await signToken({ sub: 'aud-api-ok', audience: apiAudience });
+    expect((await call('GET', '/me', { token })).status).toBe(200);
+  });
+});
