@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { postJson, type Reply } from './http-post';
 import { costOf } from './pricing';
 import type { RouteConfig } from './routes';
 import type { ChatRequest, Completion, StreamEvent } from './types';
@@ -58,8 +59,8 @@ function backoffMs(attempt: number, baseMs: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function providerMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
+async function providerMessage(reply: Reply): Promise<string> {
+  const text = await reply.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
     const message = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message;
@@ -70,7 +71,7 @@ async function providerMessage(response: Response): Promise<string> {
   return text.slice(0, 300);
 }
 
-type Attempt = { response: Response; controller: AbortController; armTimer: () => void; clearTimer: () => void };
+type Attempt = { reply: Reply; controller: AbortController; armTimer: () => void; clearTimer: () => void };
 
 // One HTTP exchange up to a 2xx status; failures are classified as retryable or final.
 async function attempt(route: RouteConfig, body: Record<string, unknown>, timeoutMs: number): Promise<Attempt> {
@@ -84,9 +85,9 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
   armTimer();
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
   if (route.apiKey) headers.authorization = `Bearer ${route.apiKey}`;
-  let response: Response;
+  let reply: Reply;
   try {
-    response = await fetch(`${route.baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+    reply = await postJson(`${route.baseUrl}/chat/completions`, headers, JSON.stringify(body), controller.signal);
   } catch (error) {
     clearTimer();
     const failure = transportFailure(
@@ -97,16 +98,16 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
     );
     throw new Retryable(failure, null);
   }
-  if (response.ok) return { response, controller, armTimer, clearTimer };
+  const { status } = reply;
+  if (status >= 200 && status < 300) return { reply, controller, armTimer, clearTimer };
+  const detail = await providerMessage(reply);
   clearTimer();
-  const detail = await providerMessage(response);
-  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-  if (response.status === 429 || response.status >= 500) {
-    const message =
-      response.status === 429 ? `The model provider (${route.provider}) is rate limiting requests.` : `The model provider (${route.provider}) failed with HTTP ${response.status}.`;
-    throw new Retryable(unavailable(route, message, { status: response.status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined), retryAfterMs);
+  const retryAfterMs = parseRetryAfter(reply.header('retry-after'));
+  if (status === 429 || status >= 500) {
+    const message = status === 429 ? `The model provider (${route.provider}) is rate limiting requests.` : `The model provider (${route.provider}) failed with HTTP ${status}.`;
+    throw new Retryable(unavailable(route, message, { status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined), retryAfterMs);
   }
-  throw unavailable(route, `The model provider (${route.provider}) refused the request (HTTP ${response.status})${detail ? `: ${detail}` : '.'}`, { status: response.status });
+  throw unavailable(route, `The model provider (${route.provider}) refused the request (HTTP ${status})${detail ? `: ${detail}` : '.'}`, { status });
 }
 
 async function withRetries<T>(route: RouteConfig, run: (attemptNumber: number) => Promise<T>): Promise<T> {
@@ -148,10 +149,10 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
   const started = Date.now();
   const body = requestBody(route, request, false);
   return withRetries(route, async () => {
-    const { response, clearTimer, controller } = await attempt(route, body, timeoutMs);
+    const { reply, clearTimer, controller } = await attempt(route, body, timeoutMs);
     let text: string;
     try {
-      text = await response.text();
+      text = await reply.text();
     } catch (error) {
       throw new Retryable(
         transportFailure(route, controller, `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`, `The reply from ${route.provider} was cut off.`),
@@ -179,9 +180,8 @@ type Chunk = { choices?: { delta?: { content?: unknown }; finish_reason?: unknow
 export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGenerator<StreamEvent> {
   const { timeoutMs } = settings();
   const started = Date.now();
-  const { response, armTimer, clearTimer, controller } = await withRetries(route, () => attempt(route, requestBody(route, request, true), timeoutMs));
-  if (!response.body) throw malformed(route, 'empty body');
-  const reader = response.body.getReader();
+  const { reply, armTimer, clearTimer, controller } = await withRetries(route, () => attempt(route, requestBody(route, request, true), timeoutMs));
+  const reader = reply.chunks()[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let buffer = '';
   let output = '';
@@ -190,9 +190,9 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
   let done = false;
   try {
     while (!done) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: IteratorResult<Buffer>;
       try {
-        chunk = await reader.read();
+        chunk = await reader.next();
       } catch {
         throw transportFailure(route, controller, `The model provider (${route.provider}) stopped sending for ${timeoutMs} ms.`, `The stream from ${route.provider} was cut off.`);
       }
@@ -230,7 +230,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
     if (!done && finishReason === null) throw malformed(route, 'the stream ended before it finished');
   } finally {
     clearTimer();
-    await reader.cancel().catch(() => {});
+    reply.discard();
   }
   yield { type: 'done', ...finish(route, started, output, usage, finishReason) };
 }
