@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { Store, StoredTokens } from './config';
+import { CliError, exitCodes, notLoggedIn } from './exit';
+import { refresh } from './oauth';
+
+// The management API client: bearer token (refreshed transparently, under a file lock, so the
+// rotating refresh token is used exactly once), an Idempotency-Key on every write that is kept for
+// the automatic retries of network errors, 5xx and 429 (after Retry-After), and the API's error
+// envelope turned into a CliError with exit code 1 (3 when the login is gone).
+
+export type ApiAnswer = { status: number; headers: Headers; body: unknown; requestId: string | null };
+export type RequestOptions = { query?: Record<string, string | undefined>; body?: unknown; idempotencyKey?: string };
+
+export type ApiErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId?: string } };
+
+export function isErrorBody(body: unknown): body is ApiErrorBody {
+  return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).error?.code === 'string';
+}
+
+export class ApiError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly envelope: ApiErrorBody | null,
+    message: string,
+  ) {
+    super(message, status === 401 ? exitCodes.notLoggedIn : exitCodes.apiError, envelope ?? undefined);
+  }
+  get code(): string {
+    return this.envelope?.error.code ?? `http_${this.status}`;
+  }
+}
+
+const refreshMarginMs = 60_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function retryAfterMs(headers: Headers): number | null {
+  const value = headers.get('retry-after');
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+export type ApiOptions = {
+  /** Attempts for network errors, 5xx and 429 (default 4, env PROMPTLOOP_MAX_ATTEMPTS). */
+  maxAttempts?: number;
+  /** First backoff in ms, doubled per attempt (default 500, env PROMPTLOOP_RETRY_BASE_MS). */
+  baseDelayMs?: number;
+  /** Longest wait honoured for Retry-After (default 60 s). */
+  maxDelayMs?: number;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+};
+
+export class Api {
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(
+    readonly url: string,
+    private readonly store: Store,
+    private readonly options: ApiOptions = {},
+  ) {
+    this.maxAttempts = options.maxAttempts ?? (Number(process.env.PROMPTLOOP_MAX_ATTEMPTS) || 4);
+    this.baseDelayMs = options.baseDelayMs ?? (Number(process.env.PROMPTLOOP_RETRY_BASE_MS) || 500);
+    this.maxDelayMs = options.maxDelayMs ?? 60_000;
+  }
+
+  /** The stored tokens, refreshed first when the access token expires within a minute. */
+  private async currentTokens(): Promise<StoredTokens> {
+    const tokens = this.store.tokens();
+    if (!tokens) throw notLoggedIn(`Not logged in to ${this.url}. Run \`promptloop login${this.url === 'http://localhost:3000' ? '' : ` --url ${this.url}`}\`.`);
+    if (tokens.expiresAt - refreshMarginMs > Date.now()) return tokens;
+    return this.refreshTokens(tokens.accessToken);
+  }
+
+  /**
+   * Refreshes under the lock. When another process has already replaced `staleAccessToken`, its
+   * fresh tokens are used instead of spending the (already rotated) refresh token again.
+   */
+  private refreshTokens(staleAccessToken: string): Promise<StoredTokens> {
+    return this.store.lockTokens(async () => {
+      const tokens = this.store.tokens();
+      if (!tokens) throw notLoggedIn();
+      if (tokens.accessToken !== staleAccessToken && tokens.expiresAt - refreshMarginMs > Date.now()) return tokens;
+      try {
+        const fresh = await refresh(tokens);
+        this.store.saveTokens(fresh);
+        return fresh;
+      } catch (error) {
+        // A refused refresh: the login is gone (revoked, reused, expired). Forget it.
+        if (error instanceof CliError && error.exitCode === exitCodes.notLoggedIn) this.store.saveTokens(undefined);
+        throw error;
+      }
+    });
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
+    const url = new URL(`${this.url}/api/v1${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    const isWrite = method !== 'GET' && method !== 'HEAD';
+    const idempotencyKey = isWrite ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let tokens = await this.currentTokens();
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${tokens.accessToken}`, 'user-agent': 'promptloop-cli/0.1.0' };
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(url, { method, headers, body: payload, signal: AbortSignal.timeout(60_000) });
+        text = await response.text();
+      } catch (error) {
+        const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : `network error (${(error as Error).message})`;
+        if (attempt >= this.maxAttempts) throw new CliError(`${method} ${url.pathname}: ${reason}; gave up after ${attempt} attempts.`, exitCodes.apiError);
+        await this.pause(attempt, null, reason);
+        continue;
+      }
+      let body: unknown = null;
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      const requestId = response.headers.get('x-request-id');
+      if (response.status === 401 && !refreshed) {
+        // The access token was refused before its expiry: one refresh, then the same request again.
+        refreshed = true;
+        tokens = await this.refreshTokens(tokens.accessToken);
+        attempt--;
+        continue;
+      }
+      if ((response.status === 429 || response.status >= 500) && attempt < this.maxAttempts) {
+        await this.pause(attempt, retryAfterMs(response.headers), `HTTP ${response.status}`);
+        continue;
+      }
+      if (response.status >= 400) throw this.failure(method, url.pathname, response.status, body);
+      return { status: response.status, headers: response.headers, body, requestId };
+    }
+  }
+
+  private async pause(attempt: number, retryAfter: number | null, reason: string): Promise<void> {
+    const backoff = this.baseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
+    const delayMs = Math.min(this.maxDelayMs, Math.max(retryAfter ?? 0, backoff));
+    this.options.onRetry?.({ attempt, delayMs, reason });
+    await sleep(delayMs);
+  }
+
+  private failure(method: string, path: string, status: number, body: unknown): ApiError {
+    const envelope = isErrorBody(body) ? body : null;
+    if (status === 401) {
+      return new ApiError(status, envelope, `The server no longer accepts the stored login (${envelope?.error.message ?? 'unauthorized'}). Run \`promptloop login\`.`);
+    }
+    const message = envelope
+      ? `${envelope.error.code}: ${envelope.error.message}${envelope.error.requestId ? ` (request ${envelope.error.requestId})` : ''}`
+      : `${method} ${path} answered HTTP ${status}`;
+    return new ApiError(status, envelope, message);
+  }
+}

@@ -1,0 +1,129 @@
+import { columns, exitCodesHelp, flagRows, globalFlags, parse } from './args';
+import type { Command } from './command';
+import { CliError, exitCodes } from './exit';
+
+// `promptloop`: finds the command (built-in, or generated from the operation table), parses its
+// flags, runs it and maps every failure to a documented exit code. The operation table (zod
+// schemas) is loaded only when a generated command or the full help needs it.
+
+async function builtins(): Promise<Command[]> {
+  const [{ builtinCommands }, { pullCommand }, { waitCommand }] = await Promise.all([import('./builtins'), import('./pull'), import('./evals')]);
+  return [...builtinCommands, pullCommand, waitCommand];
+}
+
+async function generated(): Promise<Command[]> {
+  const [{ operationList }, { commandFor }, { startExtension }] = await Promise.all([import('../server/operations/index'), import('./operations'), import('./evals')]);
+  const extensions: Record<string, typeof startExtension> = { start_evaluation: startExtension };
+  return operationList.map((operation) => commandFor(operation, extensions[operation.id]));
+}
+
+const valueGlobals = new Set(['--url', '--org']);
+
+/** The leading words of argv (global flags may come before them) and the rest. */
+function splitCommand(argv: string[], known: (words: string[]) => boolean): { words: string[]; rest: string[] } {
+  const words: string[] = [];
+  const rest: string[] = [];
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i];
+    if (valueGlobals.has(arg)) {
+      rest.push(arg, argv[++i]);
+      continue;
+    }
+    if (arg.startsWith('-')) {
+      rest.push(arg);
+      continue;
+    }
+    if (!known([...words, arg])) break;
+    words.push(arg);
+  }
+  return { words, rest: [...rest, ...argv.slice(i)].filter((a) => a !== undefined) };
+}
+
+const usageOf = (command: Command) =>
+  `promptloop ${command.path.join(' ')}${command.positionals.map((p) => (p.required === false ? ` [${p.name}]` : ` <${p.name}>`)).join('')} [options]`;
+
+function commandHelp(command: Command): string {
+  const parts = [`Usage: ${usageOf(command)}`, '', command.summary];
+  if (command.description) parts.push('', command.description);
+  if (command.positionals.length) parts.push('', 'Arguments:', columns(command.positionals.map((p) => [`<${p.name}>`, p.description ?? ''])));
+  if (command.flags.length) parts.push('', 'Options:', columns(flagRows(command.flags)));
+  parts.push('', 'Global options:', columns(flagRows(globalFlags)));
+  if (command.examples?.length) parts.push('', 'Examples:', ...command.examples.map((e) => `  ${e}`));
+  parts.push('', exitCodesHelp);
+  return parts.join('\n');
+}
+
+function listHelp(commands: Command[], prefix: string[]): string {
+  const shown = commands.filter((c) => prefix.every((word, i) => c.path[i] === word));
+  const title = prefix.length ? `Usage: promptloop ${prefix.join(' ')} <command> [options]` : 'Usage: promptloop <command> [options]';
+  const parts = [title];
+  if (!prefix.length) parts.push('', 'The Promptloop command line: log in once in the browser, then manage organizations, prompts, datasets and evaluations.');
+  parts.push('', 'Commands:', columns(shown.map((c) => [c.path.join(' '), c.summary])));
+  parts.push('', 'Global options:', columns(flagRows(globalFlags)));
+  if (!prefix.length)
+    parts.push(
+      '',
+      'Environment:',
+      columns([
+        ['PROMPTLOOP_URL', 'Server base URL (default http://localhost:3000); --url overrides it.'],
+        ['PROMPTLOOP_CONFIG_DIR', 'Where tokens and the organization context are kept (default: the user config directory + /promptloop).'],
+      ]),
+    );
+  parts.push('', `Run \`promptloop ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> --help\` for a command's arguments and options.`, '', exitCodesHelp);
+  return parts.join('\n');
+}
+
+export const version = '0.1.0';
+
+export async function main(argv: string[]): Promise<number> {
+  let json = argv.includes('--json');
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(`promptloop ${version}\n`);
+    return exitCodes.ok;
+  }
+  try {
+    const isPrefix = (commands: Command[]) => (words: string[]) => commands.some((c) => words.every((word, i) => c.path[i] === word));
+    let commands = await builtins();
+    let { words, rest } = splitCommand(argv, isPrefix(commands));
+    let command = commands.find((c) => c.path.length === words.length && c.path.every((w, i) => w === words[i]));
+    if (!command) {
+      commands = [...commands, ...(await generated())];
+      ({ words, rest } = splitCommand(argv, isPrefix(commands)));
+      command = commands.find((c) => c.path.length === words.length && c.path.every((w, i) => w === words[i]));
+    }
+    const wantsHelp = rest.includes('--help') || rest.includes('-h');
+    if (!command) {
+      const unknown = rest.find((a) => !a.startsWith('-') && !valueGlobals.has(a));
+      if (words.length === 0 && argv.length === 0) {
+        process.stdout.write(`${listHelp(commands, [])}\n`);
+        return exitCodes.ok;
+      }
+      if (wantsHelp && !unknown) {
+        process.stdout.write(`${listHelp(commands, words)}\n`);
+        return exitCodes.ok;
+      }
+      process.stderr.write(
+        `${unknown ? `Unknown command: promptloop ${[...words, unknown].join(' ')}` : `promptloop ${words.join(' ')}: name a command`}\n\n${listHelp(commands, words)}\n`,
+      );
+      return exitCodes.usage;
+    }
+    const parsed = parse(rest, [...command.flags, ...globalFlags.filter((g) => !command.flags.some((f) => f.name === g.name))], command.positionals);
+    json = parsed.flags.json === true;
+    if (parsed.flags.help) {
+      process.stdout.write(`${commandHelp(command)}\n`);
+      return exitCodes.ok;
+    }
+    const { makeContext } = await import('./context');
+    const ctx = makeContext(parsed.flags);
+    return (await command.run(ctx, parsed)) ?? exitCodes.ok;
+  } catch (error) {
+    if (error instanceof CliError) {
+      if (json && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+      process.stderr.write(`${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return exitCodes.apiError;
+  }
+}

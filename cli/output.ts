@@ -1,0 +1,78 @@
+// Readable output for people (tables and key/value summaries); --json prints the API's JSON instead.
+
+type Json = unknown;
+const isRecord = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function cell(value: Json, max = 48): string {
+  let text: string;
+  if (value === null || value === undefined) text = '—';
+  else if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) text = value.join(', ');
+  else if (Array.isArray(value)) text = `[${value.length} items]`;
+  else text = JSON.stringify(value);
+  text = text.replace(/\s+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+// Columns worth showing first when a list has them; others follow up to a width budget.
+const preferred = ['id', 'userId', 'label', 'name', 'email', 'number', 'version', 'state', 'status', 'role', 'plan', 'scope', 'passRate', 'kind', 'prefix', 'createdAt'];
+
+export function table(items: Record<string, Json>[]): string {
+  if (!items.length) return '(none)';
+  const keys = [...new Set(items.flatMap((item) => Object.keys(item)))].filter((key) =>
+    items.every(
+      (item) =>
+        item[key] === null || item[key] === undefined || typeof item[key] !== 'object' || (Array.isArray(item[key]) && (item[key] as Json[]).every((v) => typeof v !== 'object')),
+    ),
+  );
+  keys.sort((a, b) => (preferred.indexOf(a) + 1 || 99) - (preferred.indexOf(b) + 1 || 99));
+  const chosen: string[] = [];
+  let width = 0;
+  for (const key of keys) {
+    const w = Math.max(key.length, ...items.map((item) => cell(item[key]).length));
+    if (chosen.length >= 2 && width + w > 140) continue;
+    chosen.push(key);
+    width += w + 2;
+  }
+  const widths = chosen.map((key) => Math.max(key.length, ...items.map((item) => cell(item[key]).length)));
+  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ');
+  return [line(chosen), ...items.map((item) => line(chosen.map((key) => cell(item[key]))))].join('\n');
+}
+
+export function summary(value: Record<string, Json>, indent = ''): string {
+  const keys = Object.keys(value);
+  const width = Math.max(0, ...keys.map((k) => k.length));
+  const lines: string[] = [];
+  for (const key of keys) {
+    const v = value[key];
+    if (isRecord(v) && indent === '') {
+      lines.push(`${indent}${key}:`);
+      lines.push(summary(v, `${indent}  `));
+    } else if (Array.isArray(v) && v.length && v.every(isRecord) && indent === '') {
+      lines.push(`${indent}${key}:`);
+      lines.push(
+        table(v as Record<string, Json>[])
+          .split('\n')
+          .map((l) => `${indent}  ${l}`)
+          .join('\n'),
+      );
+    } else lines.push(`${indent}${key.padEnd(width)}  ${cell(v, 100)}`);
+  }
+  return lines.join('\n');
+}
+
+/** What a command prints on success: JSON with --json, else a table for lists and a summary otherwise. */
+export function render(body: Json, json: boolean): string {
+  if (json) return JSON.stringify(body ?? null, null, 2);
+  if (body === null || body === undefined || body === '') return 'Done.';
+  if (isRecord(body) && Array.isArray(body.items) && body.items.every(isRecord)) {
+    const rest = Object.entries(body).filter(([key]) => key !== 'items' && key !== 'nextCursor');
+    const parts = [table(body.items as Record<string, Json>[])];
+    if (rest.length) parts.push(summary(Object.fromEntries(rest)));
+    if (typeof body.nextCursor === 'string') parts.push(`More: add --cursor ${body.nextCursor}`);
+    return parts.join('\n\n');
+  }
+  if (isRecord(body)) return summary(body);
+  return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+}
