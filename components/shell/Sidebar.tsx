@@ -77,6 +77,9 @@ export function Sidebar({ user }: { user: SessionUser }) {
         <NavLink href="/organizations" icon={<BuildingIcon />} exact>
           All organizations
         </NavLink>
+        <NavLink href="/account/applications" icon={<KeyIcon />}>
+          Authorized applications
+        </NavLink>
       </nav>
       <div className="sidebar-footer">
         <Link href="/account" className="user-chip" aria-label="Account settings">

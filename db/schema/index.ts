@@ -6,3 +6,4 @@ export * from './datasets';
 export * from './traces';
 export * from './evals';
 export * from './keys';
+export * from './oauth';

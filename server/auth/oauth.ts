@@ -5,10 +5,14 @@ import { AppError } from '../errors';
 import { log } from '../log';
 import type { Actor } from '../context';
 import { provisionOAuthUser } from '../account/service';
+import { grantClaim, grantIsLive } from '../oauth/grants';
+import { isBuiltInIssuer, managementScope } from '../oauth/issuer';
+
+export { managementScope };
+import { publishedKeys } from '../oauth/keys';
 
 // Asymmetric algorithms only: "none" and shared-secret HMAC tokens are never accepted.
 export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-export const managementScope = 'management';
 
 // The two protected resources: the management API and the MCP endpoint. A token names one of them
 // in `aud` and is refused by the other (API.md "Built-in authorization server").
@@ -181,6 +185,8 @@ async function verify(token: string, audience: Audience): Promise<JWTPayload> {
   } catch {
     throw invalidToken('it is not a JWT', audience);
   }
+  // The built-in issuer's keys are read from our own database: no HTTP round trip to ourselves.
+  if (isBuiltInIssuer()) return verifyBuiltIn(token, options, audience);
   const cache = await currentKeys();
   try {
     return (await jwtVerify(token, cache.keySet, options)).payload;
@@ -201,6 +207,20 @@ async function verify(token: string, audience: Audience): Promise<JWTPayload> {
   }
 }
 
+async function verifyBuiltIn(token: string, options: Parameters<typeof jwtVerify>[2], audience: Audience): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, (await publishedKeys()).keySet, options)).payload;
+  } catch (error) {
+    if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error, audience);
+  }
+  // A key made by another process since this one last read the key table.
+  try {
+    return (await jwtVerify(token, (await publishedKeys({ fresh: true })).keySet, options)).payload;
+  } catch (error) {
+    throw tokenProblem(error, audience);
+  }
+}
+
 // A verified token becomes an Actor; membership and role are checked by each service call.
 export async function authenticateManagement(db: Db, request: Request, audience: Audience = 'api'): Promise<Actor> {
   const token = bearerToken(request);
@@ -213,6 +233,12 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
   if (!scopes.includes(managementScope)) throw insufficientScope(audience);
   const cfg = config();
+  // A built-in token is refused once its authorization is revoked (the person revoked the app, the
+  // client revoked its refresh token, or a code or refresh token was reused): one primary-key read.
+  if (isBuiltInIssuer()) {
+    const grantId = payload[grantClaim];
+    if (typeof grantId !== 'string' || !(await grantIsLive(db, grantId, payload.sub, payload.client_id))) throw invalidToken('it has been revoked', audience);
+  }
   const userId = await provisionOAuthUser(db, {
     issuer: cfg.oauthIssuer,
     subject: payload.sub,

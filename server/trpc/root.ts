@@ -13,6 +13,7 @@ import { tracesRouter } from './routers/traces';
 import { versionsRouter } from './routers/versions';
 import { evalsRouter } from './routers/evals';
 import { warningsRouter } from './routers/warnings';
+import { authorizedAppsRouter } from './routers/authorizedApps';
 
 export const appRouter = router({
   account: accountRouter,
@@ -29,6 +30,7 @@ export const appRouter = router({
   versions: versionsRouter,
   evals: evalsRouter,
   warnings: warningsRouter,
+  authorizedApps: authorizedAppsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,8 @@
-import { protectedResourceMetadata } from '@/server/auth/metadata';
+import { protectedResourceResponse } from '@/server/oauth/endpoints';
 
 export const dynamic = 'force-dynamic';
 
+// RFC 9728 metadata of the management API (/api/v1).
 export function GET(): Response {
-  return Response.json(protectedResourceMetadata());
+  return protectedResourceResponse('api');
 }

@@ -1,0 +1,8 @@
+import { metadataResponse } from '@/server/oauth/endpoints';
+
+export const dynamic = 'force-dynamic';
+
+// RFC 8414 metadata of the built-in authorization server (404 with an external issuer).
+export function GET(): Response {
+  return metadataResponse();
+}

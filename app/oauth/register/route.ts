@@ -1,0 +1,12 @@
+import { getDb } from '@/db/client';
+import { methodNotAllowed, registerRoute } from '@/server/oauth/endpoints';
+
+export const dynamic = 'force-dynamic';
+
+export async function POST(request: Request): Promise<Response> {
+  return registerRoute(await getDb(), request);
+}
+
+export function GET(): Response {
+  return methodNotAllowed('POST');
+}

@@ -1,0 +1,156 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { decodeJwt, jwtVerify } from 'jose';
+import type { Db } from '@/db/client';
+import { oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
+import { findClient, type Client } from './clients';
+import { OAuthError, oauthJson } from './errors';
+import { createGrant, grantClaim, revokeGrant, tokenResponse, type Grant } from './grants';
+import { required } from './http';
+import { endpoints, isKnownResource, resources } from './issuer';
+import { publishedKeys } from './keys';
+import { digest, s256 } from './secrets';
+
+// POST /oauth/token (RFC 6749 sections 4.1.3 and 6, RFC 7636, RFC 8707). Public clients: the
+// client is identified by client_id and proven by the PKCE verifier and the refresh token.
+const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
+async function clientOf(db: Db, params: Map<string, string>): Promise<Client> {
+  const clientId = required(params, 'client_id');
+  const client = await findClient(db, clientId);
+  if (!client) throw new OAuthError('invalid_client', 'Unknown client_id.');
+  return client;
+}
+
+// The audience of the token: the requested resource, which must be one of ours and within what the
+// authorization named; else the authorization's resource; else the management API.
+function audienceFor(params: Map<string, string>, authorized: string | null): string {
+  const asked = params.get('resource');
+  if (asked !== undefined) {
+    if (!isKnownResource(asked)) throw new OAuthError('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
+    if (authorized !== null && asked !== authorized) throw new OAuthError('invalid_target', 'resource is not the one this authorization was granted for.');
+    return asked;
+  }
+  return authorized ?? resources().api;
+}
+
+async function redeemCode(db: Db, params: Map<string, string>): Promise<Response> {
+  const client = await clientOf(db, params);
+  const code = required(params, 'code');
+  const redirectUri = required(params, 'redirect_uri');
+  const verifier = required(params, 'code_verifier');
+  if (!verifierPattern.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~".');
+  const codeDigest = digest(code);
+  // Claimed in one statement: of two concurrent redemptions exactly one gets the row.
+  const [claimed] = await db
+    .update(oauthCodes)
+    .set({ usedAt: new Date() })
+    .where(and(eq(oauthCodes.codeDigest, codeDigest), isNull(oauthCodes.usedAt)))
+    .returning();
+  if (!claimed) {
+    const [used] = await db.select({ grantId: oauthCodes.grantId }).from(oauthCodes).where(eq(oauthCodes.codeDigest, codeDigest));
+    // A second redemption: what the first issued is revoked (RFC 6749 section 4.1.2).
+    if (used?.grantId) await revokeGrant(db, used.grantId, 'code_reused');
+    throw invalidGrant(used ? 'The authorization code was already used.' : 'The authorization code is not valid.');
+  }
+  if (claimed.expiresAt.getTime() <= Date.now()) throw invalidGrant('The authorization code has expired.');
+  if (claimed.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client.');
+  if (claimed.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
+  if (s256(verifier) !== claimed.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
+  const audience = audienceFor(params, claimed.resource);
+  const body = await db.transaction(async (tx) => {
+    const grant = await createGrant(tx, { userId: claimed.userId, clientId: client.id, scope: claimed.scope, resource: claimed.resource });
+    await tx.update(oauthCodes).set({ grantId: grant.id }).where(eq(oauthCodes.codeDigest, codeDigest));
+    return tokenResponse(tx, grant, audience, grant.scope);
+  });
+  return oauthJson(200, body);
+}
+
+async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
+  const client = await clientOf(db, params);
+  const token = required(params, 'refresh_token');
+  const tokenDigest = digest(token);
+  const [row] = await db
+    .select({ usedAt: oauthRefreshTokens.usedAt, expiresAt: oauthRefreshTokens.expiresAt, grant: oauthGrants })
+    .from(oauthRefreshTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+    .where(eq(oauthRefreshTokens.tokenDigest, tokenDigest));
+  if (!row) throw invalidGrant('The refresh token is not valid.');
+  // Another client's token changes nothing: it is refused and left as it is.
+  if (row.grant.clientId !== client.id) throw invalidGrant('The refresh token was issued to another client.');
+  if (row.grant.revokedAt) throw invalidGrant('The refresh token has been revoked.');
+  const reused = async () => {
+    await revokeGrant(db, row.grant.id, 'refresh_token_reused');
+    return invalidGrant('The refresh token was already used; every token of this authorization is now revoked.');
+  };
+  if (row.usedAt) throw await reused();
+  if (row.expiresAt.getTime() <= Date.now()) throw invalidGrant('The refresh token has expired.');
+  // The scope may narrow, never grow (RFC 6749 section 6).
+  const asked = params.get('scope');
+  const granted = row.grant.scope.split(' ');
+  let scope = row.grant.scope;
+  if (asked !== undefined) {
+    const wanted = [...new Set(asked.split(' ').filter(Boolean))];
+    if (wanted.length === 0 || wanted.some((s) => !granted.includes(s))) throw new OAuthError('invalid_scope', 'The requested scope is wider than the one granted.');
+    scope = wanted.join(' ');
+  }
+  const audience = audienceFor(params, row.grant.resource);
+  const grant: Grant = { id: row.grant.id, userId: row.grant.userId, clientId: row.grant.clientId, scope: row.grant.scope, resource: row.grant.resource };
+  // The old token is spent and the next one issued together, or neither.
+  const body = await db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(oauthRefreshTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(oauthRefreshTokens.tokenDigest, tokenDigest), isNull(oauthRefreshTokens.usedAt)))
+      .returning({ grantId: oauthRefreshTokens.grantId });
+    if (!claimed) return null; // a concurrent use won the race
+    await tx.update(oauthGrants).set({ lastUsedAt: new Date() }).where(eq(oauthGrants.id, grant.id));
+    return tokenResponse(tx, grant, audience, scope);
+  });
+  if (!body) throw await reused();
+  return oauthJson(200, body);
+}
+
+export async function tokenEndpoint(db: Db, params: Map<string, string>): Promise<Response> {
+  const grantType = required(params, 'grant_type');
+  if (grantType === 'authorization_code') return redeemCode(db, params);
+  if (grantType === 'refresh_token') return refresh(db, params);
+  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+}
+
+// POST /oauth/revoke (RFC 7009): a refresh token or an access token of ours revokes its whole grant.
+// Unknown, expired or foreign tokens are answered 200 too (section 2.2), and change nothing.
+export async function revokeEndpoint(db: Db, params: Map<string, string>): Promise<Response> {
+  const client = await clientOf(db, params);
+  const token = required(params, 'token');
+  const hint = params.get('token_type_hint');
+  const grantId =
+    hint === 'access_token'
+      ? ((await accessTokenGrant(db, token)) ?? (await refreshTokenGrant(db, token)))
+      : ((await refreshTokenGrant(db, token)) ?? (await accessTokenGrant(db, token)));
+  if (grantId) {
+    const [grant] = await db.select({ clientId: oauthGrants.clientId }).from(oauthGrants).where(eq(oauthGrants.id, grantId));
+    if (grant?.clientId === client.id) await revokeGrant(db, grantId, 'revoked_by_client');
+  }
+  return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
+}
+
+async function refreshTokenGrant(db: Db, token: string): Promise<string | null> {
+  const [row] = await db
+    .select({ grantId: oauthRefreshTokens.grantId })
+    .from(oauthRefreshTokens)
+    .where(eq(oauthRefreshTokens.tokenDigest, digest(token)));
+  return row?.grantId ?? null;
+}
+
+async function accessTokenGrant(db: Db, token: string): Promise<string | null> {
+  try {
+    decodeJwt(token);
+    const { payload } = await jwtVerify(token, (await publishedKeys()).keySet, { issuer: endpoints().issuer, typ: 'at+jwt' });
+    const grantId = payload[grantClaim];
+    return typeof grantId === 'string' ? grantId : null;
+  } catch {
+    return null;
+  }
+}
