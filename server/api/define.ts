@@ -1,119 +1,177 @@
 import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { runInTransaction, type Actor, type CommitTask, type ServiceContext } from '../context';
-import { AppError, type ErrorCode } from '../errors';
+import { AppError, invalidRequest } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
 import { parseBody, parseQuery, parseWith } from './strict-input';
-import { assertCleanParams } from '../input-hygiene';
+import { assertCleanInput, assertCleanParams } from '../input-hygiene';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
+import type { AnyObject, Method, OperationSpec } from '../operations/declare';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-type AnyObject = z.ZodObject<z.ZodRawShape>;
+export type { Method } from '../operations/declare';
 
-export type RouteSpec<P extends AnyObject, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
-  method: Method;
-  path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
+// The one executor of management operations (DESIGN.md "One edge policy"): REST (below) and MCP
+// tools (server/mcp) hand it the caller and the input as it arrived; it validates strictly, runs
+// the handler in the edge-owned transaction, and applies Idempotency-Key semantics. Both surfaces
+// turn its thrown AppErrors into their error envelope with server/api/http.ts.
+
+export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
+  ctx: ServiceContext;
+  params: P extends AnyObject ? z.infer<P> : Record<string, never>;
+  query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
+  body: B extends z.ZodType ? z.infer<B> : undefined;
+};
+
+// A declaration with its handler bound: what the executor runs.
+export type Executable = Pick<
+  OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>,
+  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay'
+> & {
   operationId: string;
-  summary: string;
-  tag: 'Management' | 'Integration' | 'Ingestion' | 'Meta';
-  auth: 'management' | 'none';
-  params?: P;
-  query?: Q;
-  body?: B;
-  status: number;
-  response?: z.ZodType;
-  errors?: ErrorCode[];
-  description?: string;
-  // Creates that return `{ key, secret }`: the idempotency record keeps `{ key }` only, and a
-  // replay answers 409 secret_unavailable with that key metadata instead of the secret.
-  idempotentReplay?: 'secret_unavailable';
-  handler: (input: {
-    ctx: ServiceContext;
-    params: z.infer<P>;
-    query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
-    body: B extends z.ZodType ? z.infer<B> : undefined;
-    request: Request;
-  }) => Promise<unknown>;
+  handler: (input: HandlerInput<AnyObject, AnyObject, z.ZodType>) => Promise<unknown>;
 };
 
-// What the router and the OpenAPI document read. 'ingestion' routes bring their own `handle`
-// (routes/ingest.ts); defineRoute builds it for the others.
-export type Route = Omit<RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>, 'handler' | 'auth'> & {
-  auth: RouteSpec<AnyObject, undefined, undefined>['auth'] | 'ingestion' | 'retrieval';
-  handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
+// The input of one call, in REST's terms: path parameters and query values as strings, and the
+// body either still in the request (REST) or already a value (an MCP tool's arguments).
+export type RawInput = {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: { request: Request } | { value: unknown };
+  // Read after the body is validated (REST reads the Idempotency-Key header; MCP its argument).
+  idempotencyKey: () => string | null;
+  // The request path (/api/v1/…), part of the idempotency digest.
+  path: string;
 };
 
-const noParams = z.object({});
-const anonymous: Actor = { userId: '', clientId: '', human: false };
+export type Execution = { status: number; body: unknown; replayed: boolean };
+
+const noParams = z.strictObject({});
 
 let managementLimiter: RateLimiter | undefined;
-function limitManagement(userId: string): void {
+// One token per request to the management API or /mcp, per user.
+export function limitManagement(userId: string): void {
   managementLimiter ??= new RateLimiter(config().managementRatePerMinute);
   managementLimiter.take(userId);
 }
 
-export function defineRoute<P extends AnyObject = typeof noParams, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Promise<unknown> {
+  if (!schema) {
+    if (value === undefined || (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) return undefined;
+    throw invalidRequest('This operation takes no request body.');
+  }
+  assertCleanInput(value, 'request body');
+  return parseWith(schema, value, 'request body');
+}
+
+/**
+ * Validates and runs one operation for `actor`, who is already authenticated and rate limited.
+ * Order: path, query, body (hygiene before schema), Idempotency-Key; then the handler in one
+ * transaction (writes) or on the root handle (reads). Failures are thrown as they are.
+ */
+export async function execute(db: Db, actor: Actor, operation: Executable, input: RawInput, requestId: string): Promise<Execution> {
+  const write = operation.method !== 'GET';
+  assertCleanParams(Object.entries(input.params), 'path');
+  const params = parseWith(operation.params ?? noParams, input.params, 'path');
+  const query = parseQuery(operation.query, input.query);
+  const body = !write ? undefined : 'request' in input.body ? await parseBody(operation.body, input.body.request) : await parseBodyValue(operation.body, input.body.value);
+
+  const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
+    const result = await operation.handler({ ctx: { db: handlerDb, actor, afterCommit }, params, query, body } as never);
+    const receipt = operation.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
+    return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
+  };
+  if (!write) return { ...(await run(db)), replayed: false };
+  const idempotencyKey = input.idempotencyKey();
+  if (!idempotencyKey) return { ...(await runInTransaction(db, run)), replayed: false };
+
+  const scope = {
+    userId: actor.userId,
+    clientId: actor.clientId,
+    organizationId: (params as { organizationId?: string }).organizationId ?? '',
+    operation: operation.operationId,
+    key: idempotencyKey,
+  };
+  const outcome = await runIdempotent(db, scope, requestDigest(operation.method, input.path, input.query, body), run, (error) => {
+    const appError = toAppError(error);
+    return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
+  });
+  if (outcome.kind === 'replay' && operation.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
+    const receipt = outcome.response.body as { key: unknown };
+    const unavailable = new AppError(
+      'secret_unavailable',
+      'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.',
+      { key: receipt.key },
+    );
+    return { status: unavailable.status, body: errorBody(unavailable, requestId), replayed: true };
+  }
+  return { ...outcome.response, replayed: outcome.kind === 'replay' };
+}
+
+// ---- REST ----
+
+type RouteAuth = 'management' | 'none' | 'ingestion' | 'retrieval';
+
+// What the router and the OpenAPI document read. Management routes are built from the operation
+// table (server/api/handlers.ts); ingestion and retrieval bring their own `handle` (their hot paths).
+export type Route = {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: 'Management' | 'Integration' | 'Ingestion' | 'Meta';
+  auth: RouteAuth;
+  params?: AnyObject;
+  query?: AnyObject;
+  body?: z.ZodType;
+  status: number;
+  response?: z.ZodType;
+  errors?: OperationSpec<undefined, undefined, undefined>['errors'];
+  idempotentReplay?: 'secret_unavailable';
+  handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
+};
+
+export type RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = Omit<
+  Route,
+  'handle' | 'auth' | 'params' | 'query' | 'body'
+> & {
+  auth: 'management' | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  handler: (input: HandlerInput<P, Q, B>) => Promise<unknown>;
+};
+
+const anonymous: Actor = { userId: '', clientId: '', human: false };
+
+// A REST route around the executor: request id, authentication (before any validation: an
+// anonymous caller learns nothing about inputs), the rate limit, then `execute`, and every
+// failure rendered by the one error policy.
+export function defineRoute<P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: RouteSpec<P, Q, B>,
 ): Route {
-  const isWrite = spec.method !== 'GET';
+  const executable: Executable = { ...(spec as unknown as Executable), operationId: spec.operationId };
   const handle = async (request: Request, rawParams: Record<string, string>): Promise<Response> => {
     const requestId = newRequestId();
     const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
     try {
       const url = new URL(request.url);
       const db = await getDb();
-      // Authentication comes before validation: an anonymous caller learns nothing about inputs.
-      const actor = spec.auth === 'management' ? await authenticateManagement(db, request) : anonymous;
-      if (spec.auth === 'management') limitManagement(actor.userId);
-      assertCleanParams(Object.entries(rawParams), 'path');
-      const params = parseWith(spec.params ?? noParams, rawParams, 'path') as z.infer<P>;
-      const query = parseQuery(spec.query, url.searchParams) as never;
-      const body = (isWrite ? await parseBody(spec.body, request) : undefined) as never;
-      const idempotencyKey = isWrite && spec.auth === 'management' ? readIdempotencyKey(request) : null;
-
-      const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
-        const result = await spec.handler({ ctx: { db: handlerDb, actor, afterCommit }, params, query, body, request });
-        const receipt = spec.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
-        return { status: spec.status, body: spec.status === 204 ? null : result, receipt };
-      };
-      if (!isWrite) {
-        const result = await run(db);
-        return json(result.status, result.body, headers);
-      }
-      if (!idempotencyKey) {
-        const result = await runInTransaction(db, run);
-        return json(result.status, result.body, headers);
-      }
-      const scope = {
-        userId: actor.userId,
-        clientId: actor.clientId,
-        organizationId: (params as { organizationId?: string }).organizationId ?? '',
-        operation: spec.operationId,
-        key: idempotencyKey,
-      };
-      const outcome = await runIdempotent(db, scope, requestDigest(spec.method, url.pathname, url.searchParams, body), run, (error) => {
-        const appError = toAppError(error);
-        return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
-      });
-      const replayHeaders = outcome.kind === 'replay' ? { ...headers, 'idempotency-replayed': 'true' } : headers;
-      if (outcome.kind === 'replay' && spec.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
-        const receipt = outcome.response.body as { key: unknown };
-        const unavailable = new AppError(
-          'secret_unavailable',
-          'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.',
-          { key: receipt.key },
-        );
-        return errorResponse(unavailable, requestId, replayHeaders);
-      }
-      return json(outcome.response.status, outcome.response.body, replayHeaders);
+      const management = spec.auth === 'management';
+      const actor = management ? await authenticateManagement(db, request, 'api') : anonymous;
+      if (management) limitManagement(actor.userId);
+      const idempotencyKey = () => (management ? readIdempotencyKey(request) : null);
+      const result = await execute(db, actor, executable, { params: rawParams, query: url.searchParams, body: { request }, idempotencyKey, path: url.pathname }, requestId);
+      return json(result.status, result.body, result.replayed ? { ...headers, 'idempotency-replayed': 'true' } : headers);
     } catch (error) {
       const appError = toAppError(error);
       reportServerError(requestId, spec.operationId, error, appError);
       return errorResponse(appError, requestId, headers);
     }
   };
-  return { ...(spec as unknown as RouteSpec<AnyObject, AnyObject | undefined, z.ZodType | undefined>), handle };
+  const { handler: _handler, ...declaration } = spec;
+  return { ...(declaration as Omit<Route, 'handle'>), handle };
 }

@@ -1,94 +1,90 @@
-import { defineRoute } from '../define';
-import { pageOf } from '../../orgs/schemas';
-import { archivePrompt, createPrompt, getPrompt, listPrompts, renamePrompt } from '../../prompts/service';
-import { discardDraft, getDraft, updateDraft } from '../../prompts/drafts';
-import { createPromptInput, discardDraftInput, draftSchema, listPromptsQuery, promptSchema, renamePromptInput, updateDraftInput } from '../../prompts/schemas';
-import { management, orgParams, promptParams } from './common';
+import { pageOf } from '../orgs/schemas';
+import { createPromptInput, discardDraftInput, draftSchema, listPromptsQuery, promptSchema, renamePromptInput, updateDraftInput } from '../prompts/schemas';
+import { declareOperations } from './declare';
+import { orgParams, promptParams } from './common';
 
 const base = '/organizations/{organizationId}/prompts';
 
-export const promptRoutes = [
-  defineRoute({
-    ...management,
+export const promptOperations = declareOperations({
+  list_prompts: {
     method: 'GET',
     path: base,
-    operationId: 'list_prompts',
     summary: 'List prompts, newest first; filter by state, search names (case-insensitive substring)',
     params: orgParams,
     query: listPromptsQuery,
     status: 200,
     response: pageOf(promptSchema),
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => listPrompts(ctx, params.organizationId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['prompts', 'list'], positional: [] },
+  },
+  create_prompt: {
     method: 'POST',
     path: base,
-    operationId: 'create_prompt',
     summary: 'Create a prompt (state setup) with its empty dataset (editors and admins)',
     params: orgParams,
     body: createPromptInput,
     status: 201,
     response: promptSchema,
     errors: ['forbidden', 'read_only', 'not_found'],
-    handler: ({ ctx, params, body }) => createPrompt(ctx, params.organizationId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['prompts', 'create'], positional: ['name'] },
+  },
+  get_prompt: {
     method: 'GET',
     path: `${base}/{promptId}`,
-    operationId: 'get_prompt',
     summary: 'Get a prompt with its labels',
     params: promptParams,
     status: 200,
     response: promptSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => getPrompt(ctx, params.organizationId, params.promptId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['prompts', 'get'], positional: ['promptId'] },
+  },
+  rename_prompt: {
     method: 'PATCH',
     path: `${base}/{promptId}`,
-    operationId: 'rename_prompt',
     summary: 'Rename a prompt (1 to 200 characters; not when archived)',
     params: promptParams,
     body: renamePromptInput,
     status: 200,
     response: promptSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params, body }) => renamePrompt(ctx, params.organizationId, params.promptId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['prompts', 'rename'], positional: ['promptId', 'name'] },
+  },
+  archive_prompt: {
     method: 'POST',
     path: `${base}/{promptId}/archive`,
-    operationId: 'archive_prompt',
     summary: 'Archive a prompt: it becomes read-only; versions, labels, keys and retrieval are kept',
     description: 'Archiving an archived prompt returns it unchanged.',
     params: promptParams,
     status: 200,
     response: promptSchema,
     errors: ['forbidden', 'read_only', 'not_found'],
-    handler: ({ ctx, params }) => archivePrompt(ctx, params.organizationId, params.promptId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'destroys',
+    cli: { command: ['prompts', 'archive'], positional: ['promptId'] },
+  },
+  get_draft: {
     method: 'GET',
     path: `${base}/{promptId}/draft`,
-    operationId: 'get_draft',
     summary: 'Get your personal draft of the prompt (created at revision 0 on first read)',
     params: promptParams,
     status: 200,
     response: draftSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => getDraft(ctx, params.organizationId, params.promptId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['drafts', 'get'], positional: ['promptId'] },
+  },
+  update_draft: {
     method: 'PUT',
     path: `${base}/{promptId}/draft`,
-    operationId: 'update_draft',
     summary: 'Replace your draft content; compare-and-swap on revision',
     description: 'A stale revision fails with 409 draft_conflict (details.currentRevision) and leaves the stored content unchanged.',
     params: promptParams,
@@ -96,19 +92,21 @@ export const promptRoutes = [
     status: 200,
     response: draftSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'draft_conflict', 'invalid_state'],
-    handler: ({ ctx, params, body }) => updateDraft(ctx, params.organizationId, params.promptId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['drafts', 'update'], positional: ['promptId'] },
+  },
+  discard_draft: {
     method: 'POST',
     path: `${base}/{promptId}/draft/discard`,
-    operationId: 'discard_draft',
     summary: 'Discard your draft: content goes back to the latest version, or empty setup content',
     params: promptParams,
     body: discardDraftInput,
     status: 200,
     response: draftSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'draft_conflict', 'invalid_state'],
-    handler: ({ ctx, params, body }) => discardDraft(ctx, params.organizationId, params.promptId, body),
-  }),
-];
+    role: 'editor',
+    effect: 'destroys',
+    cli: { command: ['drafts', 'discard'], positional: ['promptId'] },
+  },
+});

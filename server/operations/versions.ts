@@ -1,9 +1,5 @@
-import { defineRoute } from '../define';
-import { pageOf } from '../../orgs/schemas';
-import { pageQuery } from '../../paging';
-import { getVersion, listVersions, saveVersion } from '../../prompts/versions';
-import { listLabelHistory, listLabels, moveLabel, removeLabel } from '../../prompts/labels';
-import { getScoringPolicy, setScoringPolicy } from '../../prompts/scoring';
+import { pageOf } from '../orgs/schemas';
+import { pageQuery } from '../paging';
 import {
   labelHistoryItemSchema,
   labelHistoryQuery,
@@ -16,33 +12,33 @@ import {
   setScoringInput,
   versionNumber,
   versionSchema,
-} from '../../prompts/schemas';
-import { management, promptParams } from './common';
+} from '../prompts/schemas';
+import type { ErrorCode } from '../errors';
+import { declareOperations } from './declare';
+import { promptParams } from './common';
 
 const base = '/organizations/{organizationId}/prompts/{promptId}';
 const versionParams = promptParams.extend({ number: versionNumber });
 const labelParams = promptParams.extend({ label: labelName });
-const writeErrors = ['forbidden', 'read_only', 'not_found', 'invalid_state'] as const;
+const writeErrors: ErrorCode[] = ['forbidden', 'read_only', 'not_found', 'invalid_state'];
 
-export const versionRoutes = [
-  defineRoute({
-    ...management,
+export const versionOperations = declareOperations({
+  list_versions: {
     method: 'GET',
     path: `${base}/versions`,
-    operationId: 'list_versions',
     summary: 'List saved versions, newest first',
     params: promptParams,
     query: pageQuery,
     status: 200,
     response: pageOf(versionSchema),
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => listVersions(ctx, params.organizationId, params.promptId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['versions', 'list'], positional: ['promptId'] },
+  },
+  save_version: {
     method: 'POST',
     path: `${base}/versions`,
-    operationId: 'save_version',
     summary: 'Save your personal draft, exactly as it is at draftRevision, as the next immutable version (active prompts only; no label changes)',
     description:
       'draftRevision must be your draft’s current revision (else 409 draft_conflict with details.currentRevision). Saving the same draft revision again returns the version it made, with or without an Idempotency-Key. A prompt in setup or archived is 409 invalid_state (details.state).',
@@ -51,37 +47,37 @@ export const versionRoutes = [
     status: 201,
     response: versionSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'invalid_state', 'draft_conflict'],
-    handler: ({ ctx, params, body }) => saveVersion(ctx, params.organizationId, params.promptId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['versions', 'save'], positional: ['promptId'] },
+  },
+  get_version: {
     method: 'GET',
     path: `${base}/versions/{number}`,
-    operationId: 'get_version',
     summary: 'Get one saved version by number, with the labels that point at it',
     params: versionParams,
     status: 200,
     response: versionSchema,
     errors: ['invalid_request', 'not_found'],
-    handler: ({ ctx, params }) => getVersion(ctx, params.organizationId, params.promptId, params.number),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['versions', 'get'], positional: ['promptId', 'number'] },
+  },
+  list_labels: {
     method: 'GET',
     path: `${base}/labels`,
-    operationId: 'list_labels',
     summary: 'List the prompt’s labels and the versions they point at',
     params: promptParams,
     status: 200,
     response: labelListSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => listLabels(ctx, params.organizationId, params.promptId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['labels', 'list'], positional: ['promptId'] },
+  },
+  move_label: {
     method: 'PUT',
     path: `${base}/labels/{label}`,
-    operationId: 'move_label',
     summary: 'Point a label at a version of this prompt (creates it, moves it, or rolls it back)',
     description:
       'The version must belong to this prompt (else 404; a prompt in setup has none). evaluationId, when given, names the completed comparison whose candidate is that version (else 404, or 409 invalid_state). Every move writes one label-history row; moving a label to the version it already points at changes nothing.',
@@ -90,49 +86,49 @@ export const versionRoutes = [
     status: 200,
     response: labelItemSchema,
     errors: [...writeErrors, 'invalid_request'],
-    handler: ({ ctx, params, body }) => moveLabel(ctx, params.organizationId, params.promptId, params.label, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['labels', 'move'], positional: ['promptId', 'label', 'versionId'] },
+  },
+  remove_label: {
     method: 'DELETE',
     path: `${base}/labels/{label}`,
-    operationId: 'remove_label',
     summary: 'Remove a label (production cannot be removed: 409 invalid_state)',
     params: labelParams,
     status: 204,
     errors: [...writeErrors, 'invalid_request'],
-    handler: ({ ctx, params }) => removeLabel(ctx, params.organizationId, params.promptId, params.label),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'destroys',
+    cli: { command: ['labels', 'remove'], positional: ['promptId', 'label'] },
+  },
+  list_label_history: {
     method: 'GET',
     path: `${base}/label-history`,
-    operationId: 'list_label_history',
     summary: 'Every label move, rollback and removal, newest first; `label` narrows it to one label',
     params: promptParams,
     query: labelHistoryQuery,
     status: 200,
     response: pageOf(labelHistoryItemSchema),
     errors: ['invalid_request', 'not_found'],
-    handler: ({ ctx, params, query }) => listLabelHistory(ctx, params.organizationId, params.promptId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['labels', 'history'], positional: ['promptId'] },
+  },
+  get_scoring_policy: {
     method: 'GET',
     path: `${base}/scoring`,
-    operationId: 'get_scoring_policy',
     summary: 'Get the prompt’s scoring policy (frozen into each evaluation)',
     params: promptParams,
     status: 200,
     response: scoringPolicyView,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => getScoringPolicy(ctx, params.organizationId, params.promptId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['scoring', 'get'], positional: ['promptId'] },
+  },
+  set_scoring_policy: {
     method: 'PUT',
     path: `${base}/scoring`,
-    operationId: 'set_scoring_policy',
     summary: 'Set the prompt’s scoring policy: expected, judge (a model route grades against a rubric) or review',
     description:
       'judgeModelRouteId and rubric are for the judge method only. A judge policy without a route uses the built-in local judge (local/judge); without a rubric it uses the built-in rubric, and the response says so with rubricIsDefault: true.',
@@ -141,6 +137,8 @@ export const versionRoutes = [
     status: 200,
     response: scoringPolicyView,
     errors: [...writeErrors, 'invalid_request'],
-    handler: ({ ctx, params, body }) => setScoringPolicy(ctx, params.organizationId, params.promptId, body),
-  }),
-];
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['scoring', 'set'], positional: ['promptId'] },
+  },
+});

@@ -1,24 +1,9 @@
 import { z } from 'zod';
-import { defineRoute } from '../define';
-import { pageOf } from '../../orgs/schemas';
-import { pageQuery } from '../../paging';
-import { estimateEvaluation, startEvaluation } from '../../evals/start';
-import { initializeBaseline } from '../../evals/initialize';
-import { reviewResults } from '../../evals/review';
-import { getEvaluation, listEvaluations, listResults } from '../../evals/queries';
-import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '../../evals/service';
-import {
-  estimateQuery,
-  estimateSchema,
-  evaluationSchema,
-  initializeInput,
-  listResultsQuery,
-  resultSchema,
-  retryInput,
-  reviewInput,
-  startEvaluationInput,
-} from '../../evals/schemas';
-import { management, promptParams } from './common';
+import { pageOf } from '../orgs/schemas';
+import { pageQuery } from '../paging';
+import { estimateQuery, estimateSchema, evaluationSchema, initializeInput, listResultsQuery, resultSchema, retryInput, reviewInput, startEvaluationInput } from '../evals/schemas';
+import { declareOperations } from './declare';
+import { promptParams } from './common';
 
 const promptBase = '/organizations/{organizationId}/prompts/{promptId}';
 const evalBase = '/organizations/{organizationId}/evals/{evaluationId}';
@@ -48,25 +33,23 @@ const initializeDescription = [
   'baseline a new initialize may start.',
 ].join(' ');
 
-export const evalRoutes = [
-  defineRoute({
-    ...management,
+export const evalOperations = declareOperations({
+  list_evaluations: {
     method: 'GET',
     path: `${promptBase}/evals`,
-    operationId: 'list_evaluations',
     summary: 'List the prompt’s evaluations, newest first',
     params: promptParams,
     query: pageQuery,
     status: 200,
     response: pageOf(evaluationSchema),
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => listEvaluations(ctx, params.organizationId, params.promptId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['evals', 'list'], positional: ['promptId'] },
+  },
+  start_evaluation: {
     method: 'POST',
     path: `${promptBase}/evals`,
-    operationId: 'start_evaluation',
     summary: 'Start an evaluation of a saved version against the pinned production version',
     description: startDescription,
     params: promptParams,
@@ -74,13 +57,13 @@ export const evalRoutes = [
     status: 201,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'idempotency_conflict', 'idempotency_in_progress'],
-    handler: ({ ctx, params, body }) => startEvaluation(ctx, params.organizationId, params.promptId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'spends',
+    cli: { command: ['evals', 'start'], positional: ['promptId'] },
+  },
+  estimate_evaluation: {
     method: 'GET',
     path: `${promptBase}/evals/estimate`,
-    operationId: 'estimate_evaluation',
     summary: 'What a start would run and cost now (cases per side, reused production evidence, credits)',
     description: 'credits = cases that would execute (reused production evidence costs nothing). allowed/reason say whether the start would be accepted now.',
     params: promptParams,
@@ -88,13 +71,13 @@ export const evalRoutes = [
     status: 200,
     response: estimateSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => estimateEvaluation(ctx, params.organizationId, params.promptId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['evals', 'estimate'], positional: ['promptId'] },
+  },
+  initialize_baseline: {
     method: 'POST',
     path: `${promptBase}/initialize`,
-    operationId: 'initialize_baseline',
     summary: 'Initialize the baseline of a setup prompt (publishes version 1 when every case is scored)',
     description: initializeDescription,
     params: promptParams,
@@ -102,65 +85,65 @@ export const evalRoutes = [
     status: 201,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'draft_conflict', 'idempotency_conflict', 'idempotency_in_progress'],
-    handler: ({ ctx, params, body }) => initializeBaseline(ctx, params.organizationId, params.promptId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'spends',
+    cli: { command: ['evals', 'initialize'], positional: ['promptId'] },
+  },
+  get_evaluation: {
     method: 'GET',
     path: evalBase,
-    operationId: 'get_evaluation',
     summary: 'Get an evaluation with its counts per side',
     description: 'Top-level counts are the candidate side: totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases; scoredCases = passedCases + failedCases.',
     params: evalParams,
     status: 200,
     response: evaluationSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => getEvaluation(ctx, params.organizationId, params.evaluationId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['evals', 'get'], positional: ['evaluationId'] },
+  },
+  list_evaluation_results: {
     method: 'GET',
     path: `${evalBase}/results`,
-    operationId: 'list_evaluation_results',
     summary: 'List results by case position; both sides of each case (candidate, then production) unless side is given',
     params: evalParams,
     query: listResultsQuery,
     status: 200,
     response: pageOf(resultSchema),
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => listResults(ctx, params.organizationId, params.evaluationId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['evals', 'results'], positional: ['evaluationId'] },
+  },
+  cancel_evaluation: {
     method: 'POST',
     path: `${evalBase}/cancel`,
-    operationId: 'cancel_evaluation',
     summary: 'Cancel a pending, running or paused evaluation; partial results are kept',
     description: 'A finished evaluation (completed, failed, cancelled) is 409 invalid_state. A cancelled baseline never publishes.',
     params: evalParams,
     status: 200,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params }) => cancelEvaluation(ctx, params.organizationId, params.evaluationId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['evals', 'cancel'], positional: ['evaluationId'] },
+  },
+  resume_evaluation: {
     method: 'POST',
     path: `${evalBase}/resume`,
-    operationId: 'resume_evaluation',
     summary: 'Resume a paused evaluation with its original frozen inputs (202)',
     description: 'Only a paused evaluation (else 409 invalid_state), and only when the current plan and usage allow it (403 plan_required or usage_exhausted).',
     params: evalParams,
     status: 202,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params }) => resumeEvaluation(ctx, params.organizationId, params.evaluationId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'spends',
+    cli: { command: ['evals', 'resume'], positional: ['evaluationId'] },
+  },
+  retry_evaluation_side: {
     method: 'POST',
     path: `${evalBase}/retry`,
-    operationId: 'retry_evaluation_side',
     summary: 'Re-run a failed or cancelled side with the same frozen inputs and pinned production',
     description:
       'Scored results and the other side’s evidence are kept. A side that is not failed or cancelled, reused production evidence, a baseline’s missing production side, or a cancelled baseline are 409 invalid_state.',
@@ -169,13 +152,13 @@ export const evalRoutes = [
     status: 200,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params, body }) => retryEvaluationSide(ctx, params.organizationId, params.evaluationId, body.side),
-  }),
-  defineRoute({
-    ...management,
+    role: 'editor',
+    effect: 'spends',
+    cli: { command: ['evals', 'retry'], positional: ['evaluationId', 'side'] },
+  },
+  review_evaluation_results: {
     method: 'POST',
     path: `${evalBase}/reviews`,
-    operationId: 'review_evaluation_results',
     summary: 'Review results: calibrate expectations (accept_generated, accept_corrected) or mark outputs correct or incorrect',
     description: [
       '1 to 100 decisions, applied all or nothing. Results must belong to this evaluation (404) and be pending_review or scored (409 invalid_state).',
@@ -188,6 +171,8 @@ export const evalRoutes = [
     status: 200,
     response: evaluationSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params, body }) => reviewResults(ctx, params.organizationId, params.evaluationId, body),
-  }),
-];
+    role: 'editor',
+    effect: 'write',
+    cli: { command: ['evals', 'review'], positional: ['evaluationId'] },
+  },
+});

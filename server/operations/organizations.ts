@@ -1,131 +1,133 @@
 import { z } from 'zod';
-import { defineRoute } from '../define';
-import { pageQuery } from '../../paging';
-import { createDeletionLink, createOrganization, getOrganization, listOrganizations, renameOrganization } from '../../orgs/service';
-import { addMember, changeMemberRole, listMembers, removeMember } from '../../orgs/members';
-import {
-  addMemberInput,
-  changeRoleInput,
-  createOrganizationInput,
-  dashboardLinkSchema,
-  memberSchema,
-  organizationSchema,
-  pageOf,
-  renameOrganizationInput,
-} from '../../orgs/schemas';
-import { management, orgParams } from './common';
+import { pageQuery } from '../paging';
+import { addMemberInput, changeRoleInput, createOrganizationInput, dashboardLinkSchema, memberSchema, organizationSchema, pageOf, renameOrganizationInput } from '../orgs/schemas';
+import { modelRouteListSchema } from '../models/schemas';
+import { declareOperations } from './declare';
+import { orgParams } from './common';
 
 const memberParams = z.strictObject({ organizationId: z.string(), userId: z.string() });
 
-export const organizationRoutes = [
-  defineRoute({
-    ...management,
+export const organizationOperations = declareOperations({
+  list_organizations: {
     method: 'GET',
     path: '/organizations',
-    operationId: 'list_organizations',
     summary: 'List the organizations the user belongs to',
     query: pageQuery,
     status: 200,
     response: pageOf(organizationSchema),
-    handler: ({ ctx, query }) => listOrganizations(ctx, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'user',
+    effect: 'read',
+    cli: { command: ['orgs', 'list'], positional: [] },
+  },
+  create_organization: {
     method: 'POST',
     path: '/organizations',
-    operationId: 'create_organization',
     summary: 'Create an organization; the creator becomes its admin',
     body: createOrganizationInput,
     status: 201,
     response: organizationSchema,
-    handler: ({ ctx, body }) => createOrganization(ctx, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'user',
+    effect: 'write',
+    cli: { command: ['orgs', 'create'], positional: ['name'] },
+  },
+  get_organization: {
     method: 'GET',
     path: '/organizations/{organizationId}',
-    operationId: 'get_organization',
     summary: 'Get an organization',
     params: orgParams,
     status: 200,
     response: organizationSchema,
     errors: ['not_found'],
-    handler: ({ ctx, params }) => getOrganization(ctx, params.organizationId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['orgs', 'get'], positional: [] },
+  },
+  rename_organization: {
     method: 'PATCH',
     path: '/organizations/{organizationId}',
-    operationId: 'rename_organization',
     summary: 'Rename an organization (admin only)',
     params: orgParams,
     body: renameOrganizationInput,
     status: 200,
     response: organizationSchema,
     errors: ['admin_required', 'not_found'],
-    handler: ({ ctx, params, body }) => renameOrganization(ctx, params.organizationId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'admin',
+    effect: 'write',
+    cli: { command: ['orgs', 'rename'], positional: ['name'] },
+  },
+  get_organization_deletion_link: {
     method: 'POST',
     path: '/organizations/{organizationId}/deletion-link',
-    operationId: 'get_organization_deletion_link',
     summary: 'Get a dashboard link where an admin deletes the organization for good (admin only)',
     description: 'Organizations cannot be deleted through OAuth. The link opens an authenticated dashboard page where the admin types the organization name to confirm.',
     params: orgParams,
     status: 200,
     response: dashboardLinkSchema,
     errors: ['admin_required', 'not_found'],
-    handler: ({ ctx, params }) => createDeletionLink(ctx, params.organizationId),
-  }),
-  defineRoute({
-    ...management,
+    role: 'admin',
+    effect: 'write',
+    cli: { command: ['orgs', 'deletion-link'], positional: [] },
+  },
+  list_members: {
     method: 'GET',
     path: '/organizations/{organizationId}/members',
-    operationId: 'list_members',
     summary: 'List the members of an organization',
     params: orgParams,
     query: pageQuery,
     status: 200,
     response: pageOf(memberSchema),
     errors: ['not_found'],
-    handler: ({ ctx, params, query }) => listMembers(ctx, params.organizationId, query),
-  }),
-  defineRoute({
-    ...management,
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['members', 'list'], positional: [] },
+  },
+  add_member: {
     method: 'POST',
     path: '/organizations/{organizationId}/members',
-    operationId: 'add_member',
     summary: 'Add an existing user (who has signed in once) by email with a role (admin only)',
     params: orgParams,
     body: addMemberInput,
     status: 201,
     response: memberSchema,
     errors: ['admin_required', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params, body }) => addMember(ctx, params.organizationId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'admin',
+    effect: 'write',
+    cli: { command: ['members', 'add'], positional: ['email', 'role'] },
+  },
+  change_member_role: {
     method: 'PATCH',
     path: '/organizations/{organizationId}/members/{userId}',
-    operationId: 'change_member_role',
     summary: 'Change a member’s role (admin only; never leaves the organization without an admin)',
     params: memberParams,
     body: changeRoleInput,
     status: 200,
     response: memberSchema,
     errors: ['admin_required', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params, body }) => changeMemberRole(ctx, params.organizationId, params.userId, body),
-  }),
-  defineRoute({
-    ...management,
+    role: 'admin',
+    effect: 'write',
+    cli: { command: ['members', 'set-role'], positional: ['userId', 'role'] },
+  },
+  remove_member: {
     method: 'DELETE',
     path: '/organizations/{organizationId}/members/{userId}',
-    operationId: 'remove_member',
     summary: 'Remove a member (admin only; never the last admin)',
     params: memberParams,
     status: 204,
     errors: ['admin_required', 'not_found', 'invalid_state'],
-    handler: ({ ctx, params }) => removeMember(ctx, params.organizationId, params.userId),
-  }),
-];
+    role: 'admin',
+    effect: 'destroys',
+    cli: { command: ['members', 'remove'], positional: ['userId'] },
+  },
+  list_model_routes: {
+    method: 'GET',
+    path: '/organizations/{organizationId}/model-routes',
+    summary: 'List the model routes a draft can use; `available` says whether the route can run now',
+    params: orgParams,
+    status: 200,
+    response: modelRouteListSchema,
+    errors: ['not_found'],
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['models', 'list'], positional: [] },
+  },
+});

@@ -1,0 +1,38 @@
+import { organizationSchema, profileSchema, setDefaultOrganizationInput } from '../orgs/schemas';
+import { declareOperations } from './declare';
+
+export const accountOperations = declareOperations({
+  get_profile: {
+    method: 'GET',
+    path: '/me',
+    summary: 'Get the signed-in user and their default organization',
+    status: 200,
+    response: profileSchema,
+    role: 'user',
+    effect: 'read',
+    cli: { command: ['account', 'get'], positional: [] },
+  },
+  set_default_organization: {
+    method: 'PUT',
+    path: '/me/default-organization',
+    summary: 'Set or clear (null) the account default organization',
+    body: setDefaultOrganizationInput,
+    status: 200,
+    response: profileSchema,
+    errors: ['not_found'],
+    role: 'user',
+    effect: 'write',
+    cli: { command: ['account', 'set-default-org'], positional: ['organizationId'] },
+  },
+  resolve_default_organization: {
+    method: 'GET',
+    path: '/me/default-organization',
+    summary: 'Resolve the default organization, or fail with choose_organization listing the accessible ones',
+    status: 200,
+    response: organizationSchema,
+    errors: ['choose_organization'],
+    role: 'user',
+    effect: 'read',
+    cli: { command: ['account', 'default-org'], positional: [] },
+  },
+});

@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors';
+
+// One declaration per management operation (DESIGN.md): what it is, never how it runs. This folder
+// imports zod, server/errors (types) and server/*/schemas.ts only, so the CLI can import it; the
+// handlers are bound to these declarations in server/api/handlers.ts.
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+// read: changes nothing. write: changes something that can be changed back. spends: runs models or
+// costs evaluation credits. destroys: revokes, removes or archives what callers rely on.
+export type Effect = 'read' | 'write' | 'spends' | 'destroys';
+
+// The least role that may call it: 'user' is any signed-in account (no organization involved);
+// the others are organization roles (API.md value sets). The services enforce it.
+export type RequiredRole = 'user' | 'viewer' | 'editor' | 'admin';
+
+export type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export type CliCommand = {
+  // The words after `promptloop`, e.g. ['prompts', 'get'].
+  command: readonly string[];
+  // Fields taken positionally, in order (path parameters or body fields); every other field is a
+  // `--flag`. `organizationId` is never positional: it comes from --org, the saved context or the
+  // account default.
+  positional: readonly string[];
+};
+
+export type OperationSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
+  method: Method;
+  path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  status: number;
+  response?: z.ZodType; // absent for 204
+  errors?: ErrorCode[];
+  role: RequiredRole;
+  effect: Effect;
+  cli: CliCommand;
+  // Creates that return `{ key, secret }`: the idempotency record keeps `{ key }` only, and a
+  // replay answers 409 secret_unavailable with that key metadata instead of the secret.
+  idempotentReplay?: 'secret_unavailable';
+};
+
+export type OperationDeclaration<
+  Id extends string = string,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> = OperationSpec<P, Q, B> & { id: Id };
+
+// `declareOperations({ list_prompts: {...}, ... })`: the key is the operation id (the OpenAPI
+// operationId, the MCP tool name); each value keeps its exact schema types for the handlers.
+export function declareOperations<T extends Record<string, OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>>>(
+  specs: T,
+): { [K in keyof T & string]: T[K] & { id: K } } {
+  const out: Record<string, unknown> = {};
+  for (const [id, spec] of Object.entries(specs)) out[id] = { ...spec, id };
+  return out as { [K in keyof T & string]: T[K] & { id: K } };
+}
+
+// Writes are everything but GET (API.md "Idempotency": every POST, PUT, PATCH, DELETE).
+export const isWrite = (operation: Pick<OperationDeclaration, 'method'>): boolean => operation.method !== 'GET';
+
+// Organization-scoped operations name their organization in the path.
+export const isOrganizationScoped = (operation: Pick<OperationDeclaration, 'params'>): boolean => Boolean(operation.params?.shape.organizationId);
