@@ -342,6 +342,9 @@ async function run(databaseUrl: string): Promise<boolean> {
     // Latency at half of the measured peak (paced, all connections).
     const half200 = summarize(`ours 200 paced at ${(our200.rate / 2).toFixed(0)} req/s`, await drive(phases.ours200, { rate: our200.rate / 2 }));
     const half304 = summarize(`ours 304 paced at ${(our304.rate / 2).toFixed(0)} req/s`, await drive(phases.ours304, { rate: our304.rate / 2 }));
+    // For reference only (no target): (b) paced at the same rate as ours 200, the tail this machine
+    // gives a bare handler doing the same lookup.
+    summarize(`(b) paced at ${(our200.rate / 2).toFixed(0)} req/s (reference)`, await drive(phases.bare, { rate: our200.rate / 2 }));
     console.log(`after: ${load()}`);
 
     const checks: [string, boolean][] = [

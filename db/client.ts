@@ -12,7 +12,20 @@ export type Database = {
   db: Db;
   kind: 'postgres' | 'pglite';
   close: () => Promise<void>;
+  // Postgres only: a small second pool for a hot path's point lookups (retrieval), opened on first
+  // use. Queries pipeline on its one or two connections, so Postgres wakes a few backends for
+  // thousands of lookups a second instead of ten; writes never queue on it (docs/performance.md, M5).
+  reader?: () => Reader;
 };
+
+export type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+
+// RETRIEVAL_DB_CONNECTIONS: connections of the reader pool (default 1; a retrieval process is one
+// thread, and one pipelined connection carried more than ten did on the 2-core machine).
+function readerConnections(): number {
+  const n = Number(process.env.RETRIEVAL_DB_CONNECTIONS);
+  return Number.isInteger(n) && n >= 1 && n <= 100 ? n : 1;
+}
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -22,7 +35,17 @@ export async function openDatabase(options: { url?: string; dataDir?: string; ma
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {}, connection: { application_name: 'promptloop' } });
     const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
-    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+    let reader: ReturnType<typeof postgres> | undefined;
+    const url = options.url;
+    return {
+      db,
+      kind: 'postgres',
+      reader: () => (reader ??= postgres(url, { max: readerConnections(), onnotice: () => {}, connection: { application_name: 'promptloop-reader' } })) as unknown as Reader,
+      close: async () => {
+        await reader?.end({ timeout: 5 });
+        await client.end({ timeout: 5 });
+      },
+    };
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');

@@ -53,8 +53,8 @@ function runner(database: Database): Raw {
   let run = runners.get(database);
   if (run) return run;
   const client = (database.db as unknown as { $client: unknown }).$client;
-  if (database.kind === 'postgres') {
-    const sql = client as { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+  if (database.reader) {
+    const sql = database.reader();
     run = (statement, params) => sql.unsafe(statement, params, { prepare: true }).values();
   } else {
     const lite = client as { query: (text: string, params: unknown[], options: { rowMode: 'array' }) => Promise<{ rows: unknown[][] }> };
