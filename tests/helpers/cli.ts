@@ -19,7 +19,7 @@ export const appOrigin = 'http://localhost:3999';
 export type Handler = (request: Request) => Promise<Response | null>;
 export type AppServer = { url: string; stop: () => Promise<void>; requests: { method: string; path: string; idempotencyKey: string | null }[] };
 
-export async function startAppServer(extra: Handler[] = []): Promise<AppServer> {
+export async function startAppServer(extra: Handler[] = [], options: { port?: number; origin?: string } = {}): Promise<AppServer> {
   const requests: AppServer['requests'] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer(async (req, res) => {
@@ -27,7 +27,9 @@ export async function startAppServer(extra: Handler[] = []): Promise<AppServer> 
     requests.push({ method: req.method ?? '', path: req.url ?? '', idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null });
     try {
       if (isRetrievalPath(pathname)) return void (await serveRetrieval(req, res));
-      const request = toRequest(req, appOrigin);
+      // As server/main.ts does: the peer address for the rate limits, never a client-sent copy.
+      req.headers['x-promptloop-client-ip'] = req.socket.remoteAddress ?? '127.0.0.1';
+      const request = toRequest(req, options.origin ?? appOrigin);
       for (const handler of extra) {
         const response = await handler(request);
         if (response) return void (await sendResponse(res, response));
@@ -42,7 +44,7 @@ export async function startAppServer(extra: Handler[] = []): Promise<AppServer> 
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
@@ -57,9 +59,10 @@ export async function startAppServer(extra: Handler[] = []): Promise<AppServer> 
 /**
  * A proxy in front of `target`. `fault(req, attempt)` decides per request: 'pass', 'drop' (the
  * request reaches the server, its response is thrown away and the connection cut) or a status to
- * answer without forwarding (with Retry-After: 1 for 429/503). Records every request's key.
+ * answer without forwarding (with Retry-After: 1 for 429/503), or 'slow' (the response is held
+ * back for 1.5 s). Records every request's key.
  */
-export async function startProxy(target: string, fault: (req: IncomingMessage, attempt: number) => 'pass' | 'drop' | number) {
+export async function startProxy(target: string, fault: (req: IncomingMessage, attempt: number) => 'pass' | 'drop' | 'slow' | number) {
   const seen: { method: string; path: string; idempotencyKey: string | null; outcome: string; at: number }[] = [];
   let count = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -83,8 +86,12 @@ export async function startProxy(target: string, fault: (req: IncomingMessage, a
         answer.on('end', () => res.socket?.destroy());
         return;
       }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      const forward = () => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      };
+      if (decision === 'slow') setTimeout(forward, 1500);
+      else forward();
     });
     req.pipe(upstream);
   });
