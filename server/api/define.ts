@@ -60,7 +60,11 @@ export function limitManagement(userId: string): void {
 async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Promise<unknown> {
   if (!schema) {
     if (value === undefined || (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) return undefined;
-    throw invalidRequest('This operation takes no request body.');
+    const names = value && typeof value === 'object' ? Object.keys(value) : [];
+    throw invalidRequest(
+      'This operation takes no request body.',
+      names.map((path) => ({ path, message: 'Unknown field.' })),
+    );
   }
   assertCleanInput(value, 'request body');
   return parseWith(schema, value, 'request body');

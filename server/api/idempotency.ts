@@ -17,9 +17,13 @@ const leaseMs = 2 * 60 * 1000;
 
 export function readIdempotencyKey(request: Request): string | null {
   const key = request.headers.get('idempotency-key');
-  if (key === null) return null;
-  if (key.length < 8 || key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw invalidRequest('Idempotency-Key must be 8 to 128 visible ASCII characters.', [{ path: 'Idempotency-Key', message: 'Must be 8 to 128 visible ASCII characters.' }]);
+  return key === null ? null : checkIdempotencyKey(key, 'Idempotency-Key');
+}
+
+// The one rule for a key, from the REST header or an MCP tool's `idempotencyKey` argument.
+export function checkIdempotencyKey(key: unknown, path: string): string {
+  if (typeof key !== 'string' || key.length < 8 || key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw invalidRequest(`${path} must be 8 to 128 visible ASCII characters.`, [{ path, message: 'Must be 8 to 128 visible ASCII characters.' }]);
   }
   return key;
 }

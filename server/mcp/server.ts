@@ -1,0 +1,118 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { getDb, type Db } from '@/db/client';
+import type { Actor, ServiceContext } from '../context';
+import { AppError } from '../errors';
+import { authenticateManagement } from '../auth/oauth';
+import { errorBody, errorResponse, newRequestId, reportServerError, toAppError } from '../api/http';
+import { execute, limitManagement, type Executable } from '../api/define';
+import { executables } from '../api/handlers';
+import { readLimitedBody, maxBodyBytes } from '../api/strict-input';
+import { findOperation } from '../operations';
+import { rawInputOf, toolOf } from './tools';
+import { getMcpPrompt, listMcpPrompts } from './prompts';
+
+// The hosted MCP server at /mcp (API.md "MCP server"): Streamable HTTP, stateless (a fresh SDK
+// server per HTTP request, JSON responses), tools generated from the operation table and run by
+// the same executor as REST. Errors before the MCP layer (token, rate limit, body size) use the
+// API's error envelope; a failing tool is `isError: true` with that envelope.
+
+const tools = executables.map((executable) => toolOf(findOperation(executable.operationId)!));
+const executableById = new Map<string, Executable>(executables.map((executable) => [executable.operationId, executable]));
+
+function envelopeResult(body: unknown): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
+}
+
+async function callTool(db: Db, actor: Actor, requestId: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const executable = executableById.get(name);
+  if (!executable) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  try {
+    const result = await execute(db, actor, executable, rawInputOf(findOperation(name)!, args), requestId);
+    // A replayed 409 or 422 comes back as the stored error envelope.
+    if (result.status >= 400) return { ...envelopeResult(result.body), _meta: { 'promptloop/status': result.status, 'promptloop/idempotencyReplayed': result.replayed } };
+    const structured = (result.body ?? {}) as Record<string, unknown>;
+    return {
+      content: [{ type: 'text', text: JSON.stringify(structured) }],
+      structuredContent: structured,
+      _meta: { 'promptloop/status': result.status, 'promptloop/idempotencyReplayed': result.replayed },
+    };
+  } catch (error) {
+    const appError = toAppError(error);
+    reportServerError(requestId, name, error, appError);
+    return envelopeResult(errorBody(appError, requestId));
+  }
+}
+
+// Prompt requests fail as JSON-RPC errors carrying the envelope in `data`.
+async function asMcpError<T>(requestId: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const appError = toAppError(error);
+    reportServerError(requestId, what, error, appError);
+    const code = appError.status === 400 || appError.status === 404 || appError.status === 409 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    throw new McpError(code, appError.message, errorBody(appError, requestId));
+  }
+}
+
+function mcpServer(db: Db, actor: Actor, requestId: string): Server {
+  const server = new Server(
+    { name: 'promptloop', title: 'Promptloop', version: '1.0.0' },
+    {
+      capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+      instructions:
+        'Manage Promptloop prompts, datasets, evaluations and keys. Every organization-scoped tool takes organizationId (list_organizations names them). Writes accept idempotencyKey; reuse it when retrying.',
+    },
+  );
+  const ctx: ServiceContext = { db, actor };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => asMcpError(requestId, 'prompts/list', () => listMcpPrompts(ctx, request.params?.cursor)));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => asMcpError(requestId, 'prompts/get', () => getMcpPrompt(ctx, request.params.name, request.params.arguments)));
+  return server;
+}
+
+export async function handleMcp(request: Request): Promise<Response> {
+  const requestId = newRequestId();
+  const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
+  try {
+    const db = await getDb();
+    const actor = await authenticateManagement(db, request, 'mcp');
+    limitManagement(actor.userId);
+    // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+    if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
+    const declared = Number(request.headers.get('content-length') ?? 0);
+    const body = declared > maxBodyBytes ? null : await readLimitedBody(request, maxBodyBytes);
+    // The rest of the body is never read: the connection cannot carry another request.
+    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.', {}, { connection: 'close' });
+    const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body) });
+
+    const server = mcpServer(db, actor, requestId);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const response = await transport.handleRequest(forwarded);
+      // JSON responses are complete here; the body is read before the server closes.
+      const text = response.status === 202 || response.status === 204 ? null : await response.text();
+      const out = new Headers(response.headers);
+      for (const [name, value] of Object.entries(headers)) out.set(name, value);
+      return new Response(text, { status: response.status, headers: out });
+    } finally {
+      await server.close();
+    }
+  } catch (error) {
+    const appError = toAppError(error);
+    reportServerError(requestId, 'mcp', error, appError);
+    return errorResponse(appError, requestId, headers);
+  }
+}
