@@ -8,7 +8,10 @@ import path from 'node:path';
 // %APPDATA% on Windows). The directory is 0700 and every file 0600, written to a temporary file
 // and renamed, so a crash never leaves half a token file and a reader never sees one.
 
-export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+/** Environment variables as the CLI reads them. */
+export type Env = Record<string, string | undefined>;
+
+export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
   if (env.PROMPTLOOP_CONFIG_DIR) return path.resolve(env.PROMPTLOOP_CONFIG_DIR);
   if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'promptloop');
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'promptloop');
@@ -127,7 +130,7 @@ export class Store {
   readonly dir: string;
   constructor(
     readonly url: string,
-    env: NodeJS.ProcessEnv = process.env,
+    env: Env = process.env,
   ) {
     this.dir = configDir(env);
   }

@@ -1,5 +1,5 @@
 import { Api, ApiError } from './api';
-import { normalizeUrl, Store } from './config';
+import { normalizeUrl, Store, type Env } from './config';
 import { CliError, exitCodes, usageError } from './exit';
 
 // What every command gets: the server URL, the config store, the API client and output helpers.
@@ -11,10 +11,10 @@ export type Context = {
   json: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
-  env: NodeJS.ProcessEnv;
+  env: Env;
 };
 
-export function makeContext(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Context {
+export function makeContext(flags: Record<string, unknown>, env: Env = process.env): Context {
   let url: string;
   try {
     url = normalizeUrl((flags.url as string | undefined) ?? env.PROMPTLOOP_URL ?? 'http://localhost:3000');

@@ -118,8 +118,9 @@ export function runCli(
   args: string[],
   options: { configDir: string; url?: string; env?: Record<string, string>; cwd?: string; onStdout?: (text: string) => void },
 ): Promise<CliResult> {
-  const env: Record<string, string> = {
+  const env = {
     PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production' as const,
     HOME: options.configDir,
     PROMPTLOOP_CONFIG_DIR: options.configDir,
     PROMPTLOOP_RETRY_BASE_MS: '50',
@@ -128,7 +129,11 @@ export function runCli(
     ...options.env,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/promptloop.mjs'), ...args], { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'bin/promptloop.mjs'), ...args], {
+      cwd: options.cwd ?? root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
