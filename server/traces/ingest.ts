@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { AppError } from '../errors';
@@ -48,7 +48,7 @@ export function snapshotDigest(span: SpanSnapshot): string {
     else if (typeof value === 'number') canonical += `n${value};`;
     else canonical += `a${value.join(',')};`;
   }
-  return createHash('sha256').update(canonical).digest('hex');
+  return hash('sha256', canonical, 'hex'); // one-shot: no Hash object per span
 }
 
 export function readOnlyOrganization(): AppError {

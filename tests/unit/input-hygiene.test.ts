@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@/server/errors';
-import { hygieneIssues, jsonTextDepth, jsonTextProblem, parseCleanJson, stringProblem } from '@/server/input-hygiene';
+import { hygieneIssues, jsonTextDepth, jsonTextProblem, nestsDeeperThan, parseCleanJson, stringProblem } from '@/server/input-hygiene';
 
 function refusal(fn: () => unknown): AppError {
   try {
@@ -47,7 +47,21 @@ describe('input hygiene', () => {
     );
   });
 
-  it('refuses nesting past 64 levels before parsing, even a million levels deep', () => {
+  it('measures nesting on a parsed value exactly as in its text, with an early exit', () => {
+    const depth = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, limit) => {
+        expect(nestsDeeperThan(value, limit)).toBe(depth(value) > limit);
+        expect(nestsDeeperThan(value, limit)).toBe(jsonTextDepth(JSON.stringify(value)) > limit);
+      }),
+    );
+    const deep = JSON.parse(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`);
+    expect(nestsDeeperThan(deep, 64)).toBe(true);
+    expect(jsonTextProblem(`{"a":${'['.repeat(40)}${']'.repeat(40)}}`, 32)).toContain('nest more than 32');
+    expect(jsonTextProblem(`{"a":${'['.repeat(31)}${']'.repeat(31)}}`, 32)).toBe('');
+  });
+
+  it('refuses nesting past 64 levels, even a million levels deep', () => {
     expect(() => parseCleanJson(`${'['.repeat(64)}${']'.repeat(64)}`, 'body')).not.toThrow();
     for (const n of [65, 1_000_000]) {
       const error = refusal(() => parseCleanJson(`${'['.repeat(n)}${']'.repeat(n)}`, 'body'));
