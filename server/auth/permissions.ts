@@ -3,9 +3,9 @@ import { memberships, organizations } from '@/db/schema';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import type { ServiceContext } from '../context';
+import { roles, type Role } from './roles';
 
-export const roles = ['admin', 'editor', 'viewer'] as const;
-export type Role = (typeof roles)[number];
+export { roles, type Role };
 const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
 
 // The one table of who may do what inside an organization.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roles } from '../auth/permissions';
+import { roles } from '../auth/roles';
 
 export const organizationName = z.string().trim().min(1, 'Name is required.').max(160, 'Use at most 160 characters.');
 export const roleSchema = z.enum(roles);
