@@ -1,15 +1,21 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { deletionLinks, emailTokens, idempotencyRecords, rateLimits } from '@/db/schema';
+import { deletionLinks, emailTokens, idempotencyRecords, oauthCodes, oauthRefreshTokens, rateLimits } from '@/db/schema';
 import { limits } from './auth/attempts';
 
 // Rate-limit windows older than the longest one have nothing left to count.
 const longestWindowMs = Math.max(...Object.values(limits).map((l) => l.windowMs));
 
-export type Purged = { idempotencyRecords: number; deletionLinks: number; emailTokens: number; rateLimits: number };
+// Authorization codes (60 s) and refresh tokens are kept a day past their expiry: until then a
+// replay is still recognised as one (a second redemption, a reused refresh token) rather than as
+// an unknown credential; after it, either is refused as expired all the same.
+const oauthRetentionMs = 24 * 3600_000;
+
+export type Purged = { idempotencyRecords: number; deletionLinks: number; emailTokens: number; rateLimits: number; oauthCodes: number; oauthRefreshTokens: number };
 
 // Removes records whose retention has passed: idempotency records (kept 24 hours), deletion links,
-// emailed links (verification, password reset) and stale rate-limit windows.
+// emailed links (verification, password reset), stale rate-limit windows, and OAuth codes and
+// refresh tokens a day past their expiry.
 export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
   const records = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now)).returning({ key: idempotencyRecords.key });
   const links = await db.delete(deletionLinks).where(lt(deletionLinks.expiresAt, now)).returning({ digest: deletionLinks.tokenDigest });
@@ -18,5 +24,15 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     .delete(rateLimits)
     .where(lt(rateLimits.windowStartedAt, new Date(now.getTime() - longestWindowMs)))
     .returning({ key: rateLimits.key });
-  return { idempotencyRecords: records.length, deletionLinks: links.length, emailTokens: tokens.length, rateLimits: windows.length };
+  const oauthBefore = new Date(now.getTime() - oauthRetentionMs);
+  const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, oauthBefore)).returning({ digest: oauthCodes.codeDigest });
+  const refresh = await db.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, oauthBefore)).returning({ digest: oauthRefreshTokens.tokenDigest });
+  return {
+    idempotencyRecords: records.length,
+    deletionLinks: links.length,
+    emailTokens: tokens.length,
+    rateLimits: windows.length,
+    oauthCodes: codes.length,
+    oauthRefreshTokens: refresh.length,
+  };
 }

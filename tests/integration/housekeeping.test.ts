@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { deletionLinks, idempotencyRecords } from '@/db/schema';
+import { deletionLinks, idempotencyRecords, oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { purgeExpired } from '@/server/housekeeping';
 import { newTeam } from '../helpers/api';
 
@@ -27,5 +27,40 @@ describe('housekeeping', () => {
     expect(await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'purge-this-key-1'))).toHaveLength(0);
     expect(await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'keep-this-key-1'))).toHaveLength(1);
     expect(await db.select().from(deletionLinks).where(eq(deletionLinks.organizationId, org.id))).toHaveLength(0);
+  });
+
+  it('purges OAuth codes and refresh tokens a day past their expiry, and keeps recent ones', async () => {
+    const { admin } = await newTeam();
+    const db = await getDb();
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
+    const code = (digest: string, expiresAt: Date) => ({
+      codeDigest: digest,
+      userId: admin.id,
+      clientId: 'promptloop-cli',
+      redirectUri: 'http://127.0.0.1:1/callback',
+      scope: 'management',
+      codeChallenge: 'x'.repeat(43),
+      expiresAt,
+    });
+    const tag = `${admin.id}-${Date.now()}`;
+    await db.insert(oauthCodes).values([code(`old-${tag}`, hoursAgo(25)), code(`recent-${tag}`, hoursAgo(2))]);
+    await db.insert(oauthGrants).values({ id: `grant-${tag}`, userId: admin.id, clientId: 'promptloop-cli', scope: 'management' });
+    await db.insert(oauthRefreshTokens).values([
+      { tokenDigest: `old-${tag}`, grantId: `grant-${tag}`, expiresAt: hoursAgo(30), usedAt: hoursAgo(40) },
+      { tokenDigest: `recent-${tag}`, grantId: `grant-${tag}`, expiresAt: hoursAgo(1) },
+    ]);
+
+    const removed = await purgeExpired(db);
+    expect(removed.oauthCodes).toBeGreaterThanOrEqual(1);
+    expect(removed.oauthRefreshTokens).toBeGreaterThanOrEqual(1);
+    expect((await db.select().from(oauthCodes).where(eq(oauthCodes.userId, admin.id))).map((r) => r.codeDigest)).toEqual([`recent-${tag}`]);
+    expect(
+      (
+        await db
+          .select()
+          .from(oauthRefreshTokens)
+          .where(eq(oauthRefreshTokens.grantId, `grant-${tag}`))
+      ).map((r) => r.tokenDigest),
+    ).toEqual([`recent-${tag}`]);
   });
 });
