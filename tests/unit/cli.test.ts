@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from '@/cli/args';
+import { configDir, normalizeUrl } from '@/cli/config';
+import { regressions } from '@/cli/evals';
+import { parseRef } from '@/cli/pull';
+import { CliError } from '@/cli/exit';
+
+// The CLI's pure parts: where files go per platform, argv parsing, prompt references, the verdict.
+
+describe('config directory', () => {
+  it('follows PROMPTLOOP_CONFIG_DIR, then the platform convention', () => {
+    expect(configDir({ PROMPTLOOP_CONFIG_DIR: '/tmp/pl' }, 'linux', '/home/ada')).toBe('/tmp/pl');
+    expect(configDir({}, 'linux', '/home/ada')).toBe('/home/ada/.config/promptloop');
+    expect(configDir({ XDG_CONFIG_HOME: '/xdg' }, 'linux', '/home/ada')).toBe('/xdg/promptloop');
+    expect(configDir({}, 'darwin', '/Users/ada')).toBe('/Users/ada/Library/Application Support/promptloop');
+    expect(configDir({ APPDATA: 'C:/Users/ada/AppData/Roaming' }, 'win32', 'C:/Users/ada')).toMatch(/AppData[\\/]Roaming[\\/]promptloop$/);
+  });
+
+  it('keys servers by URL without a trailing slash and refuses non-http URLs', () => {
+    expect(normalizeUrl('http://localhost:3000/')).toBe('http://localhost:3000');
+    expect(normalizeUrl('https://pl.example.com/base//')).toBe('https://pl.example.com/base');
+    expect(() => normalizeUrl('ftp://x')).toThrow();
+    expect(() => normalizeUrl('not a url')).toThrow();
+  });
+});
+
+describe('argv parsing', () => {
+  const flags = [
+    { name: 'limit', kind: 'integer' as const },
+    { name: 'scope', kind: 'string' as const, choices: ['quick', 'comprehensive'] },
+    { name: 'rerun-both', kind: 'boolean' as const },
+    { name: 'case-ids', kind: 'list' as const, itemKind: 'string' as const },
+    { name: 'row', kind: 'json' as const },
+    { name: 'organization-id', kind: 'string' as const, nullable: true },
+  ];
+  const usage = (argv: string[]) => {
+    try {
+      parse(argv, flags, [{ name: 'promptId' }]);
+    } catch (error) {
+      return error instanceof CliError ? error.exitCode : -1;
+    }
+    return 0;
+  };
+
+  it('converts values, repeats lists, negates booleans, and reads null', () => {
+    const parsed = parse(
+      ['prm_1', '--limit=5', '--scope', 'quick', '--no-rerun-both', '--case-ids', 'a', '--case-ids', 'b', '--row', '{"input":"x"}', '--organization-id', 'null'],
+      flags,
+      [{ name: 'promptId' }],
+    );
+    expect(parsed).toEqual({
+      positionals: ['prm_1'],
+      flags: { limit: 5, scope: 'quick', 'rerun-both': false, 'case-ids': ['a', 'b'], row: { input: 'x' }, 'organization-id': null },
+    });
+  });
+
+  it('refuses with exit 2: unknown flags, bad values, missing or extra arguments, a flag twice', () => {
+    for (const argv of [
+      ['prm', '--nope'],
+      ['prm', '--limit', '1.5'],
+      ['prm', '--scope', 'huge'],
+      ['prm', '--row', '{'],
+      [],
+      ['a', 'b'],
+      ['prm', '--limit'],
+      ['prm', '--limit', '1', '--limit', '2'],
+      ['prm', '-x'],
+    ]) {
+      expect(usage(argv), argv.join(' ')).toBe(2);
+    }
+    expect(usage(['prm', '--', '--not-a-flag'])).toBe(2); // after --, it is an extra argument
+  });
+});
+
+describe('pull references', () => {
+  it('reads id, id@label, id@label:x and id@version:n', () => {
+    expect(parseRef('prm_a')).toEqual({ promptId: 'prm_a', selector: { label: 'production' } });
+    expect(parseRef('prm_a@staging')).toEqual({ promptId: 'prm_a', selector: { label: 'staging' } });
+    expect(parseRef('prm_a@label:canary-2')).toEqual({ promptId: 'prm_a', selector: { label: 'canary-2' } });
+    expect(parseRef('prm_a@version:12')).toEqual({ promptId: 'prm_a', selector: { version: 12 } });
+    for (const bad of ['', 'prm a', 'prm_a@', 'prm_a@Staging', 'prm_a@version:0', 'prm_a@version:x', 'prm_a@-x']) expect(() => parseRef(bad), bad).toThrow(CliError);
+  });
+});
+
+describe('regression verdict', () => {
+  const r = (position: number, status: string, passed: boolean | null, caseId = `case_${position}`) => ({ caseId, position, status, passed, input: `in ${position}`, error: null });
+  it('counts cases production passed and the candidate failed or errored, joined by case', () => {
+    const production = [r(1, 'scored', true), r(2, 'scored', true), r(3, 'scored', false), r(4, 'scored', true), r(5, 'pending_review', null)];
+    const candidate = [r(1, 'scored', true), r(2, 'scored', false), r(3, 'scored', false), r(4, 'error', null), r(5, 'scored', false)];
+    expect(regressions(candidate, production).map((c) => c.position)).toEqual([2, 4]);
+    expect(regressions([r(1, 'scored', false, 'other')], [r(1, 'scored', true)])).toEqual([]);
+  });
+});
