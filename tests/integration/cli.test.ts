@@ -63,6 +63,11 @@ describe('promptloop: usage and login state', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: promptloop prompts get <promptId> [options]');
     expect(help.stdout).toContain('Exit codes:');
+    const group = await cli(['evals', '--help']);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('Usage: promptloop evals <command> [options]');
+    expect(group.stdout).toContain('  evals wait');
+    expect(group.stdout).not.toContain('  orgs list');
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
     for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use']) expect(top.stdout).toContain(`  ${command}`);
@@ -193,6 +198,18 @@ describe('promptloop: organization context', () => {
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'choose_organization', details: { organizations: [expect.objectContaining({ id: own.id })] } });
     // An explicit choice works.
     expect((await cli(['prompts', 'create', 'Lands in Own', '--org', own.id])).code).toBe(0);
+  });
+
+  it('an unset default (cleared with `account set-default-org null`) is a choice too: exit 2', async () => {
+    const { user, cli } = await loggedIn();
+    const org = await newOrganization(user, 'Only one');
+    const cleared = await cli(['account', 'set-default-org', 'null', '--json']);
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(JSON.parse(cleared.stdout).defaultOrganizationId).toBeNull();
+    const result = await cli(['prompts', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(org.id);
+    expect(result.stdout).toBe('');
   });
 });
 
