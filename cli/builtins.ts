@@ -53,7 +53,13 @@ const login: Command = {
     ctx.err('Waiting for the sign-in to complete…');
     const { code, redirectUri } = await loopback.wait;
     const tokens = await exchangeCode(metadata, code, redirectUri, verifier);
-    await ctx.store.lockTokens(async () => ctx.store.saveTokens(tokens));
+    const previous = await ctx.store.lockTokens(async () => {
+      const old = ctx.store.tokens();
+      ctx.store.saveTokens(tokens);
+      return old;
+    });
+    // Logging in again replaces the old login: revoke it so it does not linger (best effort).
+    if (previous?.refreshToken && previous.refreshToken !== tokens.refreshToken) await revoke(previous);
     let who = '';
     try {
       const me = (await ctx.api.request('GET', '/me')).body as { email?: string; name?: string };

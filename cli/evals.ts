@@ -160,6 +160,12 @@ export const startExtension: Extension = {
   },
 };
 
+/** `--wait` on `evals initialize` (a baseline: no production side, so exit 0 once completed, 5 while reviews are pending). */
+export const initializeExtension: Extension = {
+  ...startExtension,
+  examples: ['promptloop evals initialize <promptId> --draft-revision 3 --scoring-method expected --wait'],
+};
+
 export const waitCommand: Command = {
   path: ['evals', 'wait'],
   summary: 'Wait for an evaluation to end, with live progress and a regression verdict',

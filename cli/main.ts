@@ -12,8 +12,12 @@ async function builtins(): Promise<Command[]> {
 }
 
 async function generated(): Promise<Command[]> {
-  const [{ operationList }, { commandFor }, { startExtension }] = await Promise.all([import('../server/operations/index'), import('./operations'), import('./evals')]);
-  const extensions: Record<string, typeof startExtension> = { start_evaluation: startExtension };
+  const [{ operationList }, { commandFor }, { startExtension, initializeExtension }] = await Promise.all([
+    import('../server/operations/index'),
+    import('./operations'),
+    import('./evals'),
+  ]);
+  const extensions: Record<string, typeof startExtension> = { start_evaluation: startExtension, initialize_baseline: initializeExtension };
   return operationList.map((operation) => commandFor(operation, extensions[operation.id]));
 }
 

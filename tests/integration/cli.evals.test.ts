@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { comparisonFixture, drain } from '../helpers/evals';
+import { comparisonFixture, drain, setupFixture } from '../helpers/evals';
 import { isolatedDatabase, useModelRoutes } from '../helpers/evals-engine';
 import { newConfigDir, runCli, seedLogin, startAppServer, type AppServer } from '../helpers/cli';
 
@@ -25,16 +25,14 @@ beforeAll(async () => {
   model = createServer((req, res) => {
     req.resume();
     req.on('end', () =>
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'certainly wrong' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 3, completion_tokens: 2 },
-          }),
-        ),
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'certainly wrong' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 2 },
+        }),
+      ),
     );
   });
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
@@ -119,5 +117,21 @@ describe('promptloop evals --wait', () => {
     const waited = await f.cli(['evals', 'wait', started.body.id]);
     expect(waited.stderr).toContain('cancelled');
     expect(waited.code).toBe(1);
+  }, 120_000);
+
+  it('evals initialize --wait: the baseline completes, publishes version 1, exit 0', async () => {
+    const f = await setupFixture({ cases: 2 });
+    const configDir = newConfigDir();
+    seedLogin(configDir, app.url, { accessToken: f.editor.token });
+    const result = await runCli(['evals', 'initialize', f.prompt.id, '--draft-revision', String(f.draft.revision), '--scoring-method', 'expected', '--wait', '--org', f.org.id], {
+      configDir,
+      url: app.url,
+      env: { PROMPTLOOP_POLL_SECONDS: '0.2' },
+    });
+    expect(result.stderr).toMatch(/completed · candidate 2\/2 \(2 passed, 0 failed\)/);
+    expect(result.stderr).not.toContain('production');
+    expect(result.code).toBe(0);
+    const prompt = await f.editor.call('GET', f.base);
+    expect(prompt.body).toMatchObject({ state: 'active', versionCount: 1 });
   }, 120_000);
 });

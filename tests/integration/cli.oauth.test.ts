@@ -138,6 +138,15 @@ describe('promptloop login', () => {
     const created = await runCli(['orgs', 'create', 'Logged-in org', '--json'], { configDir, url });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ name: 'Logged-in org', role: 'admin' });
+
+    // Logging in again (consent remembered: straight to the code) replaces and revokes the first login.
+    const again = await startLogin(configDir);
+    const direct = await authorizeRoute(await getDb(), new Request(again.authorizeUrl), userId);
+    expect((await fetch(direct.headers.get('location')!)).status).toBe(200);
+    expect((await again.result).code).toBe(0);
+    expect(storedLogin(configDir, url)!.refreshToken).not.toBe(tokens.refreshToken);
+    const old = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refreshToken!, client_id: 'promptloop-cli' });
+    expect(old.body.error).toBe('invalid_grant');
   });
 
   it('Deny in the browser: exit 3 and nothing stored', async () => {
