@@ -5,7 +5,7 @@ import type { AppError } from '@/server/errors';
 import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
 import { evaluationEligibility, type Eligibility } from '../eligibility';
 import type { EvaluationScope } from '../schemas';
-import { retryOnConflict, rowsOf } from './sql';
+import { preparedRows, retryOnConflict, rowsOf } from './sql';
 import { raiseWarnings } from '@/server/warnings/service';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
@@ -138,8 +138,9 @@ function toOutcome(run: RunInfo, row: ClaimRow | undefined): ClaimOutcome {
   };
 }
 
-const claimColumns = sql.raw(`outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
-  reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending"`);
+const claimStatement = `select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
+  reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending", stored
+  from claim_eval_case($1, $2, $3::int, $4::int, $5::int, $6, $7::jsonb)`;
 
 /**
  * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
@@ -185,13 +186,16 @@ export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSetting
     : null;
   let row: ClaimRow | undefined;
   try {
-    [row] = await retryOnConflict(async () =>
-      rowsOf<ClaimRow>(
-        await db.execute(sql`
-          select ${claimColumns}, stored
-          from claim_eval_case(${run.id}, ${settings.workerId}, ${settings.staleMs}::int, ${settings.maxInFlightPerOrg}::int, ${settings.maxAttempts}::int,
-            ${finished?.resultId ?? null}, ${store}::jsonb)`),
-      ),
+    [row] = await retryOnConflict(() =>
+      preparedRows<ClaimRow>(db, claimStatement, [
+        run.id,
+        settings.workerId,
+        settings.staleMs,
+        settings.maxInFlightPerOrg,
+        settings.maxAttempts,
+        finished?.resultId ?? null,
+        store,
+      ]),
     );
   } catch (error) {
     if (finished) await finishCase(db, finished.resultId, settings.workerId, finished.outcome).catch(() => false);
