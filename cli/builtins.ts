@@ -44,7 +44,8 @@ const login: Command = {
     const loopback = await startLoopback({ state, issuer: metadata.issuer, issRequired: metadata.issParameterSupported }, timeoutMs);
     const url = authorizationUrl(metadata, { redirectUri: loopback.redirectUri, state, challenge });
     if (parsed.flags['no-browser'] === true) {
-      ctx.out(`Open this URL in a browser to log in:\n\n${url}\n`);
+      // With --json, stdout is kept for the result: the URL goes to stderr.
+      (ctx.json ? ctx.err : ctx.out)(`Open this URL in a browser to log in:\n\n${url}\n`);
     } else if (await openBrowser(url)) {
       ctx.err(`Opened the browser to log in. If it did not open, visit:\n\n${url}\n`);
     } else {

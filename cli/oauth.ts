@@ -115,7 +115,7 @@ export async function startLoopback(expected: { state: string; issuer: string; i
     if (url.pathname !== '/callback') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
     const q = url.searchParams;
     const html = (status: number, title: string, text: string) =>
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page(title, text));
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' }).end(page(title, text));
     if (q.get('state') !== expected.state) return void html(400, 'Login failed', 'This sign-in response does not belong to the running <code>promptloop login</code>.');
     const iss = q.get('iss');
     if (iss !== null ? iss !== expected.issuer : expected.issRequired) {
@@ -143,10 +143,11 @@ export async function startLoopback(expected: { state: string; issuer: string; i
     () => settle.reject(new CliError(`No sign-in within ${Math.round(timeoutMs / 1000)} s; run \`promptloop login\` again.`, exitCodes.notLoggedIn)),
     timeoutMs,
   );
+  // Stop listening once settled; a page being sent still finishes (its connection closes after it).
   const wait = result.finally(() => {
     clearTimeout(timer);
-    server.closeAllConnections();
     server.close();
+    server.closeIdleConnections();
   });
   return { redirectUri, wait };
 }
