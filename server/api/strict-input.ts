@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
 import { assertCleanParams, jsonStringEnd, parseCleanJson } from '../input-hygiene';
+import { readLimitedBody } from '../http/body';
 
 // JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
 // JSON only; strings are stepped over from quote to quote, so large string values cost little.
@@ -66,25 +67,7 @@ export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: U
 }
 
 export const maxBodyBytes = 1024 * 1024;
-
-// Reads a Web request body, stopping as soon as it passes `limit` bytes (null then): never buffers more.
-export async function readLimitedBody(request: Request, limit: number): Promise<Buffer | null> {
-  if (!request.body) return Buffer.alloc(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      void reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
-}
+export { readLimitedBody };
 
 async function readText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);

@@ -1,3 +1,4 @@
+import { readLimitedBody } from '../http/body';
 import { stringProblem } from '../input-hygiene';
 import { isAppError, isUnavailableError } from '../errors';
 import { log } from '../log';
@@ -10,23 +11,12 @@ const maxFormBytes = 16 * 1024;
 
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) throw new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413);
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413);
-    }
-    chunks.push(value);
-  }
+  const tooLarge = () => new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413);
+  if (declared > maxBytes) throw tooLarge();
+  const body = await readLimitedBody(request, maxBytes);
+  if (body === null) throw tooLarge();
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
     throw new OAuthError('invalid_request', 'The request body is not valid UTF-8.');
   }

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { ConsentCard } from '@/components/oauth/ConsentCard';
 import { ContinueTo } from '@/components/oauth/ContinueTo';
+import { AuthShell } from '@/components/auth/AuthShell';
 import { Card } from '@/components/ui/Card';
 import { getDb } from '@/db/client';
 import { getSessionActor, getSessionUser } from '@/server/auth/nextauth';
@@ -21,22 +21,6 @@ function toParams(raw: Record<string, string | string[] | undefined>): URLSearch
   return all;
 }
 
-function Shell({ children }: { children: React.ReactNode }) {
-  return (
-    <main className="auth">
-      <div className="auth-inner">
-        <Link href="/" className="brand auth-brand">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Promptloop
-        </Link>
-        {children}
-      </div>
-    </main>
-  );
-}
-
 // Reached from /oauth/authorize (signed in, no remembered consent) or after signing in. Anything
 // other than "ask the person" goes back to /oauth/authorize, which answers with the right redirect.
 export default async function ConsentPage({ searchParams }: { searchParams: SearchParams }) {
@@ -48,7 +32,7 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
     : ({ kind: 'error_page', title: 'Not available', message: 'This deployment uses an external authorization server.' } as const);
   if (check.kind === 'error_page') {
     return (
-      <Shell>
+      <AuthShell>
         <Card className="auth-card">
           <div className="auth-heading">
             <h1>{check.title}</h1>
@@ -56,20 +40,20 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
           </div>
           <p className="muted">Nothing was shared with the application. Start the sign-in again from the application.</p>
         </Card>
-      </Shell>
+      </AuthShell>
     );
   }
-  if (check.kind === 'error_redirect') return <Shell>{<ContinueTo href={again} />}</Shell>;
+  if (check.kind === 'error_redirect') return <AuthShell>{<ContinueTo href={again} />}</AuthShell>;
   const actor = await getSessionActor();
   if (!actor) redirect(`/sign-in?callbackUrl=${encodeURIComponent(consentPath(all))}`);
-  if (await hasConsent(db, actor.userId, check.request)) return <Shell>{<ContinueTo href={again} />}</Shell>;
+  if (await hasConsent(db, actor.userId, check.request)) return <AuthShell>{<ContinueTo href={again} />}</AuthShell>;
   const user = await getSessionUser();
   const fields: [string, string][] = authorizeParams.flatMap((name) => (all.has(name) ? [[name, all.get(name)!] as [string, string]] : []));
   fields.push(['consent_token', consentToken(actor.userId, all)]);
   const { request } = check;
   const resource = request.resource ?? resources().api;
   return (
-    <Shell>
+    <AuthShell>
       <ConsentCard
         clientName={request.client.name}
         clientId={request.client.id}
@@ -79,6 +63,6 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
         signedInAs={user?.email ?? ''}
         fields={fields}
       />
-    </Shell>
+    </AuthShell>
   );
 }
