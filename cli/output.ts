@@ -9,7 +9,7 @@ function cell(value: Json, max = 48): string {
   else if (typeof value === 'string') text = value;
   else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
   else if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) text = value.join(', ');
-  else if (Array.isArray(value)) text = `[${value.length} items]`;
+  else if (Array.isArray(value)) text = `[${value.length} ${value.length === 1 ? 'item' : 'items'}]`;
   else text = JSON.stringify(value);
   text = text.replace(/\s+/g, ' ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -46,10 +46,10 @@ export function summary(value: Record<string, Json>, indent = ''): string {
   const lines: string[] = [];
   for (const key of keys) {
     const v = value[key];
-    if (isRecord(v) && indent === '') {
+    if (isRecord(v) && indent.length < 4) {
       lines.push(`${indent}${key}:`);
       lines.push(summary(v, `${indent}  `));
-    } else if (Array.isArray(v) && v.length && v.every(isRecord) && indent === '') {
+    } else if (Array.isArray(v) && v.length && v.every(isRecord) && indent.length < 4) {
       lines.push(`${indent}${key}:`);
       lines.push(
         table(v as Record<string, Json>[])
