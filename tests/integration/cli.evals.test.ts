@@ -110,6 +110,9 @@ describe('promptloop evals --wait', () => {
     holdWork = true;
     await new Promise((resolve) => setTimeout(resolve, 500)); // a drain under way finishes
     const started = await f.editor.call('POST', f.evals, { body: { versionId: f.broken.id, scope: 'quick', rerunBoth: true } });
+    const gaveUp = await f.cli(['evals', 'wait', started.body.id, '--timeout', '0.5']);
+    expect(gaveUp.code).toBe(1);
+    expect(gaveUp.stderr).toContain('gave up waiting');
     const cancelled = await f.cli(['evals', 'cancel', started.body.id]);
     holdWork = false;
     expect(cancelled.stderr).toBe('');

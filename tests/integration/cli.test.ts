@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -125,6 +125,31 @@ describe('promptloop: --json and summaries', () => {
     expect(JSON.parse(prompt.stdout)).toMatchObject({ name: 'Support answers', state: 'setup' });
     const listed = await user.call('GET', `/organizations/${org.id}/prompts`);
     expect(listed.body.items.map((p: { name: string }) => p.name)).toEqual(['Support answers']);
+  });
+});
+
+describe('promptloop: complex inputs', () => {
+  it('takes a whole body from --body @file (or JSON), with flags overriding its fields', async () => {
+    const { user, cli } = await loggedIn();
+    const org = await newOrganization(user);
+    const prompt = (await user.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Body test' } })).body;
+    const dir = newConfigDir();
+    const file = path.join(dir, 'draft.json');
+    writeFileSync(file, JSON.stringify({ content: { messages: [{ role: 'system', content: 'Hello {{name}}' }], inputType: 'variables' }, revision: 99 }));
+    const stale = await cli(['drafts', 'update', prompt.id, '--org', org.id, '--body', `@${file}`, '--json']);
+    expect(stale.code).toBe(1);
+    expect(JSON.parse(stale.stdout).error.code).toBe('draft_conflict');
+    const current = (await user.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/draft`)).body.revision;
+    const updated = await cli(['drafts', 'update', prompt.id, '--org', org.id, '--body', `@${file}`, '--revision', String(current), '--json']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ variables: ['name'], content: { messages: [{ role: 'system', content: 'Hello {{name}}' }] } });
+    // Nested fields as JSON flags; a scalar flag converted before sending.
+    const inline = await cli(['dataset', 'add', prompt.id, '--org', org.id, '--revision', '0', '--row', '{"input":"hi","expectedOutput":"hello"}', '--json']);
+    expect(inline.code, inline.stderr).toBe(0);
+    expect(JSON.parse(inline.stdout)).toMatchObject({ input: 'hi', expectedOutput: 'hello' });
+    const missing = await cli(['drafts', 'update', prompt.id, '--org', org.id]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--content');
   });
 });
 
