@@ -66,6 +66,13 @@ export async function migrate(database: Database): Promise<void> {
   }
 }
 
+// Connections of the process's main pool (default 10). A role whose work is many similar calls sets
+// fewer before the database opens (the ingest role: INGEST_DB_CONNECTIONS, docs/performance.md).
+let poolSize: number | undefined;
+export function setPoolSize(connections: number): void {
+  poolSize = connections;
+}
+
 // One database per process, shared through globalThis so that Next's bundled copy of this
 // module and the production entry's copy never open the embedded data directory twice.
 const key = Symbol.for('promptloop.database');
@@ -79,7 +86,7 @@ export async function getDatabase(): Promise<Database> {
   const holder = globalThis as Holder;
   holder[key] ??= (async () => {
     const url = process.env.DATABASE_URL || undefined;
-    const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data' });
+    const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
     await migrate(database);
     return database;
   })();

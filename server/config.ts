@@ -16,6 +16,7 @@ export type Config = {
   // Retrieval requests per second per key (token bucket, burst of two seconds); 0 turns the limit off.
   retrievalRatePerSecond: number;
   ingestProcesses: number;
+  ingestDbConnections: number;
   // Account email (API.md "Accounts and email"): unset SMTP_URL → the outbox in .data/outbox.
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -64,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
     retrievalRatePerSecond: Number(env.RETRIEVAL_RATE_LIMIT_PER_SECOND ?? 2000),
     ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
+    ingestDbConnections: positiveInt(env.INGEST_DB_CONNECTIONS, 2),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || 'Promptloop <no-reply@localhost>',
     requireEmailVerification: flag(env.REQUIRE_EMAIL_VERIFICATION, Boolean(env.SMTP_URL)),

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getDatabase } from '@/db/client';
+import { getDatabase, setPoolSize } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
 import { errorBody, newRequestId } from './api/http';
@@ -153,6 +153,9 @@ async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
+  // Ingest processes make one heavy call per batch: two connections each carried more batches than
+  // ten on the 2-core machine (fewer busy backends contending), see docs/performance.md.
+  if (role === 'ingest') setPoolSize(cfg.ingestDbConnections);
   if (role === 'ingest' && cluster.isPrimary && cfg.databaseUrl && cfg.ingestProcesses > 1) {
     await forkIngestProcesses(cfg.ingestProcesses);
     return;
