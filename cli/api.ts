@@ -6,7 +6,8 @@ import { refresh } from './oauth';
 // The management API client: bearer token (refreshed transparently, under a file lock, so the
 // rotating refresh token is used exactly once), an Idempotency-Key on every write that is kept for
 // the automatic retries of network errors, 5xx and 429 (after Retry-After), and the API's error
-// envelope turned into a CliError with exit code 1 (3 when the login is gone).
+// envelope turned into a CliError with exit code 1 (3 when the login is gone). A 409
+// idempotency_in_progress (the first attempt is still running) is retried the same way.
 
 export type ApiAnswer = { status: number; headers: Headers; body: unknown; requestId: string | null };
 export type RequestOptions = { query?: Record<string, string | undefined>; body?: unknown; idempotencyKey?: string };
@@ -134,7 +135,9 @@ export class Api {
         attempt--;
         continue;
       }
-      if ((response.status === 429 || response.status >= 500) && attempt < this.maxAttempts) {
+      // The same key while the first request is still running: it will finish, so ask again later.
+      const inProgress = response.status === 409 && isErrorBody(body) && body.error.code === 'idempotency_in_progress';
+      if ((response.status === 429 || response.status >= 500 || inProgress) && attempt < this.maxAttempts) {
         await this.pause(attempt, retryAfterMs(response.headers), `HTTP ${response.status}`);
         continue;
       }

@@ -59,7 +59,7 @@ export async function startAppServer(extra: Handler[] = [], options: { port?: nu
 /**
  * A proxy in front of `target`. `fault(req, attempt)` decides per request: 'pass', 'drop' (the
  * request reaches the server, its response is thrown away and the connection cut) or a status to
- * answer without forwarding (with Retry-After: 1 for 429/503), or 'slow' (the response is held
+ * answer without forwarding (with Retry-After: 1 for 429/503; 409 is idempotency_in_progress), or 'slow' (the response is held
  * back for 1.5 s). Records every request's key.
  */
 export async function startProxy(target: string, fault: (req: IncomingMessage, attempt: number) => 'pass' | 'drop' | 'slow' | number) {
@@ -76,9 +76,9 @@ export async function startProxy(target: string, fault: (req: IncomingMessage, a
     });
     if (typeof decision === 'number') {
       req.resume();
-      return void res
-        .writeHead(decision, { 'content-type': 'application/json', 'retry-after': '1' })
-        .end('{"error":{"code":"unavailable","message":"proxy says no","details":{}}}');
+      const code = decision === 409 ? 'idempotency_in_progress' : decision === 429 ? 'rate_limited' : 'unavailable';
+      const headers = { 'content-type': 'application/json', ...(decision === 409 ? {} : { 'retry-after': '1' }) };
+      return void res.writeHead(decision, headers).end(JSON.stringify({ error: { code, message: 'proxy says no', details: {} } }));
     }
     const upstream = httpRequest(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
       if (decision === 'drop') {

@@ -286,6 +286,20 @@ describe('promptloop: idempotency and retries', () => {
     }
   });
 
+  it('asks again, with the same key, while the first attempt is still in progress (409 idempotency_in_progress)', async () => {
+    const { user, configDir } = await loggedIn();
+    const proxy = await startProxy(app.url, (_req, attempt) => (attempt === 1 ? 409 : 'pass'));
+    try {
+      seedLogin(configDir, proxy.url, { accessToken: user.token });
+      const result = await runCli(['orgs', 'create', 'After in-progress', '--json'], { configDir, url: proxy.url });
+      expect(result.code, result.stderr).toBe(0);
+      expect(proxy.seen).toHaveLength(2);
+      expect(proxy.seen[1].idempotencyKey).toBe(proxy.seen[0].idempotencyKey);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('sends no Idempotency-Key on reads', async () => {
     const { cli } = await loggedIn();
     const start = app.requests.length;
