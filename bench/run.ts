@@ -2,6 +2,7 @@
 const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>> = {
   evals: () => import('./evals'),
   ingest: () => import('./ingest'),
+  'ingest-cpu': () => import('./ingest-cpu'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
 };
