@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import type { Db } from '@/db/client';
 import { oauthConsents, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { accessTokenTtlSeconds, endpoints, refreshTokenTtlMs } from './issuer';
-import { currentSigningKey, signingAlg } from './keys';
+import { signingAlg, type SigningKey } from './keys';
 import { digest, newOpaqueId, newSecret } from './secrets';
 
 // A grant is one authorization (a redeemed code): its refresh-token family and its access tokens,
@@ -13,8 +13,10 @@ export const grantClaim = 'grant_id';
 export type Grant = { id: string; userId: string; clientId: string; scope: string; resource: string | null };
 export type TokenResponse = { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token: string; scope: string };
 
-export async function signAccessToken(grant: Grant, audience: string, scope: string): Promise<string> {
-  const key = await currentSigningKey();
+// The key is loaded by the caller before its transaction (currentSigningKey reads through the
+// process's database handle, which on the embedded single-connection PGlite would wait for that
+// transaction forever).
+export async function signAccessToken(key: SigningKey, grant: Grant, audience: string, scope: string): Promise<string> {
   return new SignJWT({ client_id: grant.clientId, scope, [grantClaim]: grant.id })
     .setProtectedHeader({ alg: signingAlg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(endpoints().issuer)
@@ -32,8 +34,8 @@ export async function newRefreshToken(db: Db, grantId: string): Promise<string> 
   return token;
 }
 
-export async function tokenResponse(db: Db, grant: Grant, audience: string, scope: string): Promise<TokenResponse> {
-  const [access, refresh] = [await signAccessToken(grant, audience, scope), await newRefreshToken(db, grant.id)];
+export async function tokenResponse(db: Db, key: SigningKey, grant: Grant, audience: string, scope: string): Promise<TokenResponse> {
+  const [access, refresh] = [await signAccessToken(key, grant, audience, scope), await newRefreshToken(db, grant.id)];
   return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, refresh_token: refresh, scope };
 }
 

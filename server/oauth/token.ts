@@ -7,7 +7,7 @@ import { OAuthError, oauthJson } from './errors';
 import { createGrant, grantClaim, revokeGrant, tokenResponse, type Grant } from './grants';
 import { required } from './http';
 import { endpoints, isKnownResource, resources } from './issuer';
-import { publishedKeys } from './keys';
+import { currentSigningKey, publishedKeys } from './keys';
 import { digest, s256 } from './secrets';
 
 // POST /oauth/token (RFC 6749 sections 4.1.3 and 6, RFC 7636, RFC 8707). Public clients: the
@@ -59,10 +59,11 @@ async function redeemCode(db: Db, params: Map<string, string>): Promise<Response
   if (claimed.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
   if (s256(verifier) !== claimed.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
   const audience = audienceFor(params, claimed.resource);
+  const key = await currentSigningKey(); // before the transaction: see signAccessToken
   const body = await db.transaction(async (tx) => {
     const grant = await createGrant(tx, { userId: claimed.userId, clientId: client.id, scope: claimed.scope, resource: claimed.resource });
     await tx.update(oauthCodes).set({ grantId: grant.id }).where(eq(oauthCodes.codeDigest, codeDigest));
-    return tokenResponse(tx, grant, audience, grant.scope);
+    return tokenResponse(tx, key, grant, audience, grant.scope);
   });
   return oauthJson(200, body);
 }
@@ -98,6 +99,7 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
   const audience = audienceFor(params, row.grant.resource);
   const grant: Grant = { id: row.grant.id, userId: row.grant.userId, clientId: row.grant.clientId, scope: row.grant.scope, resource: row.grant.resource };
   // The old token is spent and the next one issued together, or neither.
+  const key = await currentSigningKey(); // before the transaction: see signAccessToken
   const body = await db.transaction(async (tx) => {
     const [claimed] = await tx
       .update(oauthRefreshTokens)
@@ -106,7 +108,7 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
       .returning({ grantId: oauthRefreshTokens.grantId });
     if (!claimed) return null; // a concurrent use won the race
     await tx.update(oauthGrants).set({ lastUsedAt: new Date() }).where(eq(oauthGrants.id, grant.id));
-    return tokenResponse(tx, grant, audience, scope);
+    return tokenResponse(tx, key, grant, audience, scope);
   });
   if (!body) throw await reused();
   return oauthJson(200, body);
