@@ -31,28 +31,54 @@ export async function jwksResponse(): Promise<Response> {
   return oauthEndpoint('oauth.jwks', async () => Response.json(await jwksDocument(), { headers: { 'cache-control': 'public, max-age=60', 'access-control-allow-origin': '*' } }));
 }
 
-export function tokenRoute(db: Db, request: Request): Promise<Response> {
-  if (!isBuiltInIssuer()) return Promise.resolve(notServed());
-  return oauthEndpoint('oauth.token', async () => {
-    await takeOAuthLimit(db, 'tokenPerIp', clientIpFromHeaders(request.headers));
-    return tokenEndpoint(db, await readForm(request));
+// Token, revocation and registration serve public clients, which authenticate with nothing a
+// browser keeps (no cookies, no client secrets): any origin may call them, so MCP clients running
+// in a browser can sign in. Every answer carries the CORS header; OPTIONS answers the preflight.
+function withCors(response: Response): Response {
+  response.headers.set('access-control-allow-origin', '*');
+  return response;
+}
+
+export function corsPreflight(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'content-type',
+      'access-control-max-age': '600',
+    },
   });
 }
 
-export function revokeRoute(db: Db, request: Request): Promise<Response> {
-  if (!isBuiltInIssuer()) return Promise.resolve(notServed());
-  return oauthEndpoint('oauth.revoke', async () => {
-    await takeOAuthLimit(db, 'tokenPerIp', clientIpFromHeaders(request.headers));
-    return revokeEndpoint(db, await readForm(request));
-  });
+export async function tokenRoute(db: Db, request: Request): Promise<Response> {
+  if (!isBuiltInIssuer()) return notServed();
+  return withCors(
+    await oauthEndpoint('oauth.token', async () => {
+      await takeOAuthLimit(db, 'tokenPerIp', clientIpFromHeaders(request.headers));
+      return tokenEndpoint(db, await readForm(request));
+    }),
+  );
 }
 
-export function registerRoute(db: Db, request: Request): Promise<Response> {
-  if (!isBuiltInIssuer()) return Promise.resolve(notServed());
-  return oauthEndpoint('oauth.register', async () => {
-    await takeOAuthLimit(db, 'registrationsPerIp', clientIpFromHeaders(request.headers));
-    return registerClient(db, await parseRegistrationBody(request));
-  });
+export async function revokeRoute(db: Db, request: Request): Promise<Response> {
+  if (!isBuiltInIssuer()) return notServed();
+  return withCors(
+    await oauthEndpoint('oauth.revoke', async () => {
+      await takeOAuthLimit(db, 'tokenPerIp', clientIpFromHeaders(request.headers));
+      return revokeEndpoint(db, await readForm(request));
+    }),
+  );
+}
+
+export async function registerRoute(db: Db, request: Request): Promise<Response> {
+  if (!isBuiltInIssuer()) return notServed();
+  return withCors(
+    await oauthEndpoint('oauth.register', async () => {
+      await takeOAuthLimit(db, 'registrationsPerIp', clientIpFromHeaders(request.headers));
+      return registerClient(db, await parseRegistrationBody(request));
+    }),
+  );
 }
 
 export const methodNotAllowed = (allow: string) => oauthJson(405, { error: 'invalid_request', error_description: `Use ${allow}.` }, { allow });

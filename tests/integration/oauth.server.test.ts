@@ -487,3 +487,23 @@ describe('authorized applications (dashboard)', () => {
     await expect((await caller(await newBuiltInUser())).authorizedApps.revoke({ clientId: 'promptloop-cli' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+describe('CORS for browser-based public clients', () => {
+  it('token, revocation and registration answer any origin, errors included, and the preflight', async () => {
+    const refused = await token({ grant_type: 'password', client_id: 'promptloop-cli' });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await revoke({ token: 'plrt_nothing', client_id: 'promptloop-cli' })).headers.get('access-control-allow-origin')).toBe('*');
+    const registered = await register({ client_name: 'Browser MCP', redirect_uris: ['https://inspector.example/callback'], token_endpoint_auth_method: 'none' }, 'test-cors');
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('access-control-allow-origin')).toBe('*');
+    for (const route of ['token', 'revoke', 'register'] as const) {
+      const { OPTIONS } = await import(`@/app/oauth/${route}/route`);
+      const preflight: Response = OPTIONS();
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('content-type');
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { getDb } from '@/db/client';
-import { methodNotAllowed, tokenRoute } from '@/server/oauth/endpoints';
+import { corsPreflight, methodNotAllowed, tokenRoute } from '@/server/oauth/endpoints';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,4 +9,8 @@ export async function POST(request: Request): Promise<Response> {
 
 export function GET(): Response {
   return methodNotAllowed('POST');
+}
+
+export function OPTIONS(): Response {
+  return corsPreflight();
 }
