@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -22,69 +22,7 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const batchSize = 50;
 
-type Event = Record<string, unknown>;
-
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const words = 'the quick brown fox jumps over the lazy dog while the model explains its reasoning step by step'.split(' ');
-const sentence = (n: number) => Array.from({ length: n }, (_, i) => words[(i * 7) % words.length]).join(' ');
-
-// A realistic content document of a few KB: chat messages, tool input and output.
-function content(kind: string): string {
-  return JSON.stringify({
-    input: {
-      messages: [
-        { role: 'system', content: sentence(60) },
-        { role: 'user', content: sentence(120) },
-      ],
-      variables: { customer: 'Ada', plan: 'pro' },
-    },
-    output: kind === 'tool' ? { rows: Array.from({ length: 12 }, (_, i) => ({ id: i, title: sentence(8), score: i / 12 })) } : { role: 'assistant', content: sentence(150) },
-  });
-}
-const contents: Record<string, string> = { execution: content('execution'), model: content('model'), tool: content('tool'), retrieval: content('retrieval') };
-const metadata = JSON.stringify({
-  region: 'eu-west-1',
-  release: '2026.11.3',
-  userAgent: 'bench/1.0',
-  flags: { cache: true, stream: false },
-  tags: ['bench', 'ingest'],
-  attempt: 1,
-});
-
-// One trace: a root execution span with model, tool and retrieval children; every span is sent
-// running (revision 0) and then finished (revision 1), children finishing before the root.
-function traceEvents(now: number): Event[] {
-  const traceId = hex(16);
-  const rootId = hex(8);
-  const kinds = ['model', 'tool', 'retrieval', 'model', 'tool', 'model', 'retrieval', 'model', 'tool'];
-  const spans = [{ spanId: rootId, kind: 'execution', parentSpanId: undefined as string | undefined }, ...kinds.map((kind) => ({ spanId: hex(8), kind, parentSpanId: rootId }))];
-  const snapshot = (s: (typeof spans)[number], revision: number): Event => {
-    const finished = revision === 1;
-    const event: Event = {
-      traceId,
-      spanId: s.spanId,
-      rootSpanId: rootId,
-      revision,
-      name: s.kind === 'execution' ? 'answer support ticket' : `${s.kind} call`,
-      service: 'support-bot',
-      kind: s.kind,
-      status: finished ? 'success' : 'running',
-      startedAt: now - 2000,
-      sessionId: 'sess_42',
-      endUserId: 'user_7',
-      metadataJson: metadata,
-    };
-    if (s.parentSpanId) event.parentSpanId = s.parentSpanId;
-    if (finished) {
-      event.endedAt = now;
-      event.contentJson = contents[s.kind];
-      if (s.kind === 'model')
-        Object.assign(event, { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 240, costUsdNanos: 265200, costSource: 'catalog_estimate' });
-    }
-    return event;
-  };
-  return [...spans.map((s) => snapshot(s, 0)), ...spans.slice(1).map((s) => snapshot(s, 1)), snapshot(spans[0], 1)];
-}
+import { contents, traceEvents, type Event } from './spans';
 
 // The load generator shares the machine with the server: the few-KB content strings are
 // serialized once, and each event's JSON is built around them (same bytes as JSON.stringify).
