@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/db/client';
 import { startRetrievalEntry } from '../helpers/retrieval-entry';
 import { retrievalSetup, retrieve } from '../helpers/retrieval';
@@ -6,6 +6,13 @@ import { retrievalSetup, retrieve } from '../helpers/retrieval';
 // Correctness under load: many retrievals in flight while a label moves (or a key is revoked).
 // Every request that STARTS after the move's (or revocation's) response was received must see the
 // new state. Start and end times are recorded on one clock (this process).
+
+// The hammer sends thousands of requests a second with one key; the per-key rate limit (tested in
+// retrieval.rate-limit.test.ts, whose setting a reused test worker may still carry) would answer
+// some with 429 and is not what this file checks.
+vi.hoisted(() => {
+  process.env.RETRIEVAL_RATE_LIMIT_PER_SECOND = '0';
+});
 
 beforeAll(() => getDb().then(() => undefined), 120_000);
 
@@ -80,7 +87,7 @@ async function labelMoveRace(get: Get) {
       }
     }
   }
-  expect(load.samples.every((x) => x.status === 200 || x.status === 304)).toBe(true);
+  expect(load.samples.filter((x) => x.status !== 200 && x.status !== 304).map((x) => x.status)).toEqual([]);
   expect(checked).toBeGreaterThan(15);
   return { s, moves, load };
 }

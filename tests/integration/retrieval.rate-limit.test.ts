@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/db/client';
 import { retrievalSetup, retrieve } from '../helpers/retrieval';
 
@@ -8,6 +8,10 @@ vi.hoisted(() => {
 });
 
 beforeAll(() => getDb().then(() => undefined), 120_000);
+// A test worker may run other files after this one: they must not inherit the tight limit.
+afterAll(() => {
+  delete process.env.RETRIEVAL_RATE_LIMIT_PER_SECOND;
+});
 
 describe('429 per key', () => {
   it('past the burst a key gets 429 rate_limited with Retry-After; another key is unaffected', async () => {
