@@ -67,7 +67,6 @@ export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: U
 }
 
 export const maxBodyBytes = 1024 * 1024;
-export { readLimitedBody };
 
 async function readText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { oauthClients } from '@/db/schema';
-import { hygieneIssues, jsonTextDepth } from '../input-hygiene';
+import { jsonTextProblem } from '../input-hygiene';
 import { isLoopback, registeredClientPrefix } from './clients';
 import { OAuthError, oauthJson } from './errors';
 import { readBody } from './http';
@@ -133,16 +133,11 @@ export async function parseRegistrationBody(request: Request): Promise<unknown> 
     if (error instanceof OAuthError) throw new OAuthError('invalid_client_metadata', error.description, error.status);
     throw error;
   }
-  if (jsonTextDepth(text, 16) > 16) throw bad('The client metadata nests too deeply.');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw bad('The body is not valid JSON.');
-  }
-  const [issue] = hygieneIssues(body, { maxDepth: 16, maxIssues: 1 });
-  if (issue) throw bad(`${issue.path || 'The body'}: ${issue.message}`);
-  return body;
+  // Valid JSON, at most 16 levels deep, no U+0000 or lone surrogate (input hygiene).
+  const parsed: { value?: unknown } = {};
+  const problem = jsonTextProblem(text, 16, parsed);
+  if (problem) throw bad(`The client metadata is not accepted: ${problem}`);
+  return parsed.value;
 }
 
 export async function registerClient(db: Db, body: unknown): Promise<Response> {

@@ -1,7 +1,8 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
 import { AppError, isAppError } from '@/server/errors';
-import { maxBodyBytes, readLimitedBody } from '@/server/api/strict-input';
+import { maxBodyBytes } from '@/server/api/strict-input';
+import { readLimitedBody } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/auth/client-ip';
 import type { Actor } from '@/server/context';
 import { appRouter } from './root';
