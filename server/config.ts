@@ -29,6 +29,15 @@ export type Config = {
   evalWorkerHeartbeatMs: number;
   evalMaxAttempts: number;
   evalSweepMs: number;
+  // Billing (API.md "Billing"): without a secret key, checkout and cancel renewal answer 503.
+  stripeSecretKey: string | undefined;
+  // Several comma-separated secrets are accepted while one is rotated out.
+  stripeWebhookSecrets: string[];
+  stripePricePro: string | undefined;
+  stripeApiBase: string;
+  // Evaluation credits per billing period (0 allowed: no evaluation can run).
+  evalCreditsFree: number;
+  evalCreditsPro: number;
 };
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -41,6 +50,11 @@ function flag(value: string | undefined, fallback: boolean): boolean {
 function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && value !== '' && Number.isInteger(n) && n >= 1 ? n : fallback;
+}
+
+function nonNegativeInt(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : fallback;
 }
 
 function trimSlash(url: string): string {
@@ -74,6 +88,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evalWorkerHeartbeatMs: positiveInt(env.EVAL_WORKER_HEARTBEAT_MS, 2000),
     evalMaxAttempts: positiveInt(env.EVAL_MAX_ATTEMPTS, 3),
     evalSweepMs: positiveInt(env.EVAL_SWEEP_MS, 3000),
+    stripeSecretKey: env.STRIPE_SECRET_KEY?.trim() || undefined,
+    stripeWebhookSecrets: (env.STRIPE_WEBHOOK_SECRET ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    stripePricePro: env.STRIPE_PRICE_PRO?.trim() || undefined,
+    stripeApiBase: trimSlash(env.STRIPE_API_BASE?.trim() || 'https://api.stripe.com'),
+    evalCreditsFree: nonNegativeInt(env.EVAL_CREDITS_FREE, 200),
+    evalCreditsPro: nonNegativeInt(env.EVAL_CREDITS_PRO, 10000),
   };
 }
 

@@ -1,13 +1,3 @@
--- The charge for one case, called by claim_eval_case in the transaction that claims the case, once
--- ever per case (the first claim; a takeover or a retry of the same case is not charged again).
--- Evaluation credits arrive with M7: until then a case costs nothing.
-CREATE OR REPLACE FUNCTION charge_eval_case(p_organization_id text, p_run_id text, p_result_id text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN;
-END
-$$;
---> statement-breakpoint
 -- Claims the next case of one evaluation run for a worker (server/evals/engine/claim.ts), in one
 -- round trip. Nothing is claimed from a run that is not pending or running, or whose evaluation is
 -- cancelled or paused. A case is claimable when it is pending, or running for a worker whose
@@ -16,12 +6,15 @@ $$;
 -- by live workers, so several worker processes together never exceed p_max_in_flight; each later
 -- statement of this function sees the claims committed before the lock was granted. Called on its
 -- own (one implicit transaction), the lock is held only while the function runs, never across a
--- round trip to a busy worker. A case charged here for the first time calls charge_eval_case in
--- this same transaction: the one place M7 debits a credit (it may raise to refuse the claim).
+-- round trip to a busy worker. A case claimed here for the first time takes one evaluation credit
+-- with charge_eval_case (db/functions/billing.sql) in this same transaction, before the row is
+-- touched: the one place credits are debited, so a case is charged exactly once whatever crashes.
+-- p_credits_free / p_credits_pro are the allowances per period (EVAL_CREDITS_FREE / _PRO).
 -- Outcomes: claimed (the row is now running for the
 -- worker, attempts + 1, charged; was_charged tells whether it had been charged before), none, busy
 -- (the organization's bound is reached), gave_up (a case abandoned p_max_attempts times is
--- recorded as an error instead of being started again).
+-- recorded as an error instead of being started again), exhausted (no credit left for the next
+-- case: nothing is claimed, and the caller pauses the evaluation).
 -- With p_store_id, the same call first stores the outcome of the case the worker executed before
 -- (one round trip per case instead of two): the conditional write of a case this worker still
 -- holds (running, worker_id = p_worker_id; `stored` tells whether it was written), done before
@@ -34,7 +27,7 @@ $$;
 -- and the claimed one counts from it, so every other claimer counts the same number before and
 -- after the commit, and the bound cannot be passed. With 8 lanes finishing together this removes
 -- the queue on the organization's lock from the steady state (only first claims take it).
-CREATE OR REPLACE FUNCTION claim_eval_case(p_run_id text, p_worker_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer, p_store_id text, p_store jsonb)
+CREATE OR REPLACE FUNCTION claim_eval_case(p_run_id text, p_worker_id text, p_stale_ms integer, p_max_in_flight integer, p_max_attempts integer, p_store_id text, p_store jsonb, p_credits_free integer, p_credits_pro integer)
 RETURNS TABLE (outcome text, id text, case_id text, "position" integer, input text, expected_output text, input_format text, reference_format text, attempts integer, was_charged boolean, run_was_pending boolean, stored boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -100,11 +93,12 @@ BEGIN
     RETURN QUERY SELECT 'gave_up'::text, c.id, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
     RETURN;
   END IF;
+  IF NOT c.charged AND NOT charge_eval_case(v_org, p_run_id, c.id, p_credits_free, p_credits_pro) THEN
+    RETURN QUERY SELECT 'exhausted'::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::boolean, NULL::boolean, v_stored;
+    RETURN;
+  END IF;
   UPDATE eval_results SET status = 'running', worker_id = p_worker_id, claimed_at = now(), attempts = eval_results.attempts + 1, charged = true
   WHERE eval_results.id = c.id;
-  IF NOT c.charged THEN
-    PERFORM charge_eval_case(v_org, p_run_id, c.id);
-  END IF;
   RETURN QUERY SELECT 'claimed'::text, c.id, c.case_id, c.position, c.input, c.expected_output, c.input_format, c.reference_format, c.attempts + 1, c.charged, v_run_status = 'pending', v_stored;
 END
 $$;

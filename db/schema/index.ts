@@ -7,3 +7,4 @@ export * from './traces';
 export * from './evals';
 export * from './keys';
 export * from './oauth';
+export * from './billing';

@@ -21,6 +21,8 @@ import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '../ke
 import { createRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '../keys/retrieval';
 import { getTrace, listTraces } from '../traces/query';
 import { dismissWarning, listWarnings } from '../warnings/service';
+import { getBillingState } from '../billing/state';
+import { cancelRenewal, createCheckout, createPortalSession } from '../billing/service';
 import { defineRoute, type Executable, type Route } from './define';
 
 // Each operation of the table bound to its one service call. The mapped type makes a missing
@@ -92,6 +94,11 @@ export const handlers: { [K in OperationId]: Handler<Operations[K]> } = {
   get_trace: ({ ctx, params, query }) => getTrace(ctx, params.organizationId, params.traceId, query),
   list_warnings: ({ ctx, params, query }) => listWarnings(ctx, params.organizationId, query),
   resolve_warning: ({ ctx, params }) => dismissWarning(ctx, params.organizationId, params.warningId),
+
+  get_billing: ({ ctx, params }) => getBillingState(ctx, params.organizationId),
+  create_billing_checkout: ({ ctx, params, body }) => createCheckout(ctx, params.organizationId, body),
+  create_billing_portal_session: ({ ctx, params }) => createPortalSession(ctx, params.organizationId),
+  cancel_subscription_renewal: ({ ctx, params, body }) => cancelRenewal(ctx, params.organizationId, body),
 };
 
 // The table with its handlers: what REST routes and MCP tools run.

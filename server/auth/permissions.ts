@@ -24,6 +24,11 @@ export const permissions = {
   'traces.read': 'viewer',
   'warnings.read': 'viewer',
   'warnings.dismiss': 'editor',
+  'billing.read': 'viewer',
+  'billing.checkout': 'admin',
+  'billing.portal': 'admin',
+  // API.md: cancel renewal is not admin-only; a viewer gets 403 forbidden.
+  'billing.cancelRenewal': 'editor',
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 

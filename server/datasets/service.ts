@@ -5,6 +5,7 @@ import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import type { Membership } from '../auth/permissions';
+import { syncDatasetCapacityWarning } from './capacity-warning';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
 import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type ValidCaseRow } from './schemas';
 
@@ -52,7 +53,7 @@ export async function getDataset(ctx: ServiceContext, organizationId: string, pr
 type DatasetWrite = { tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
-// change, then bump the revision and audit, all in one transaction. The row lock serializes
+// change, then bump the revision, keep the dataset_near_capacity warning and audit, all in one transaction. The row lock serializes
 // writers, so capacity checks made under it hold until commit.
 export async function writeDataset<T>(
   ctx: ServiceContext,
@@ -70,6 +71,8 @@ export async function writeDataset<T>(
       throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
     }
     const outcome = await change({ tx, dataset, capacity: capacityOf(membership) });
+    const count = await countOf(tx, dataset.id);
+    await syncDatasetCapacityWarning(tx, { organizationId, promptId: prompt.id, datasetId: dataset.id, count }, membership.organization.plan);
     const [bumped] = await tx
       .update(datasets)
       .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })

@@ -168,6 +168,10 @@ export const estimateSchema = z.object({
   productionCases: z.number().int().describe('Production cases that will execute (0 when evidence is reused).'),
   reusedProductionRunId: z.string().nullable(),
   credits: z.number().int().describe('One credit per case executed on one side.'),
+  creditsRemaining: z
+    .number()
+    .int()
+    .describe('Credits left in the billing period now. A run that needs more pauses when they run out (usage_exhausted) and can be resumed once credits are back.'),
   allowed: z.boolean(),
   reason: z.string().nullable().describe('Error code a start would answer with now (plan_required, invalid_state, forbidden, read_only…), or null.'),
 });

@@ -10,6 +10,7 @@ import { casesOf, datasetOf } from '../datasets/service';
 import type { ScoringPolicy } from '../prompts/schemas';
 import { enqueueRuns } from './engine/queue';
 import { checkEligibility, evaluationEligibility } from './eligibility';
+import { creditBalance } from '../billing/state';
 import { casesDigestOf, digestOf, freezeCases, insertRun, reuseKeyOf, type FrozenCase } from './freeze';
 import { toEvaluation } from './serialize';
 import { quickCases, type Estimate, type Evaluation, type EvaluationScope, type StartEvaluationInput } from './schemas';
@@ -200,6 +201,7 @@ export async function estimateEvaluation(ctx: ServiceContext, organizationId: st
     productionCases,
     reusedProductionRunId: plan.reusedRunId,
     credits: candidateCases + productionCases,
+    creditsRemaining: (await creditBalance(ctx.db, organizationId)).remaining,
     allowed: reason === null,
     reason,
   };

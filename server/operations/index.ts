@@ -10,6 +10,7 @@ import { evalOperations } from './evals';
 import { datasetOperations } from './datasets';
 import { ingestionKeyOperations, retrievalKeyOperations } from './keys';
 import { traceOperations, warningOperations } from './observability';
+import { billingOperations } from './billing';
 
 export const operations = {
   ...accountOperations,
@@ -22,6 +23,7 @@ export const operations = {
   ...retrievalKeyOperations,
   ...traceOperations,
   ...warningOperations,
+  ...billingOperations,
 };
 
 export type Operations = typeof operations;

@@ -14,6 +14,7 @@ import { versionsRouter } from './routers/versions';
 import { evalsRouter } from './routers/evals';
 import { warningsRouter } from './routers/warnings';
 import { authorizedAppsRouter } from './routers/authorizedApps';
+import { billingRouter } from './routers/billing';
 
 export const appRouter = router({
   account: accountRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   evals: evalsRouter,
   warnings: warningsRouter,
   authorizedApps: authorizedAppsRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

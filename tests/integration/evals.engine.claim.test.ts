@@ -21,7 +21,7 @@ const outcome = JSON.stringify({ status: 'scored', output: 'ok', passed: true, s
 async function claim(runId: string, workerId: string, maxInFlight: number, storeId: string | null = null): Promise<Row> {
   const db = await getDb();
   const rows = (await db.execute(
-    sql`select outcome, id, stored from claim_eval_case(${runId}, ${workerId}, 60000, ${maxInFlight}::int, 3, ${storeId}, ${storeId ? outcome : null}::jsonb)`,
+    sql`select outcome, id, stored from claim_eval_case(${runId}, ${workerId}, 60000, ${maxInFlight}::int, 3, ${storeId}, ${storeId ? outcome : null}::jsonb, 200, 10000)`,
   )) as unknown as Row[] | { rows: Row[] };
   return (Array.isArray(rows) ? rows : rows.rows)[0];
 }

@@ -3,7 +3,8 @@ import type { Db } from '@/db/client';
 import { runInTransaction } from '@/server/context';
 import type { AppError } from '@/server/errors';
 import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
-import { evaluationEligibility, type Eligibility } from '../eligibility';
+import { evaluationEligibility, usageExhausted, type Eligibility } from '../eligibility';
+import { config } from '@/server/config';
 import type { EvaluationScope } from '../schemas';
 import { preparedRows, retryOnConflict, rowsOf } from './sql';
 import { raiseWarnings } from '@/server/warnings/service';
@@ -90,7 +91,7 @@ async function pauseForEligibility(tx: Db, runId: string, reason: AppError): Pro
 
 type ClaimRow = {
   stored?: boolean;
-  outcome: 'claimed' | 'none' | 'busy' | 'gave_up';
+  outcome: 'claimed' | 'none' | 'busy' | 'gave_up' | 'exhausted';
   id: string | null;
   caseId: string;
   position: number;
@@ -102,8 +103,8 @@ type ClaimRow = {
   runWasPending: boolean;
 };
 
-// Plan and usage eligibility for `execute`, read at most once a second per run (a downgrade pauses
-// the run within a second; credits, M7, are taken in the claim itself by charge_eval_case).
+// Plan eligibility for `execute`, read at most once a second per run (a downgrade pauses the run
+// within a second); credits are taken in the claim itself by charge_eval_case.
 const eligibilityCache = new Map<string, { at: number; eligibility: Eligibility }>();
 async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
   const cached = eligibilityCache.get(run.id);
@@ -118,7 +119,7 @@ async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
 export type FinishedCase = { resultId: string; outcome: CaseOutcome };
 
 function toOutcome(run: RunInfo, row: ClaimRow | undefined): ClaimOutcome {
-  if (!row || row.outcome === 'none') return { kind: 'none' };
+  if (!row || row.outcome === 'none' || row.outcome === 'exhausted') return { kind: 'none' };
   if (row.outcome === 'busy') return { kind: 'busy' };
   if (row.outcome === 'gave_up') return { kind: 'gave_up', resultId: row.id! };
   return {
@@ -140,7 +141,27 @@ function toOutcome(run: RunInfo, row: ClaimRow | undefined): ClaimOutcome {
 
 const claimStatement = `select outcome, id, case_id as "caseId", position, input, expected_output as "expectedOutput", input_format as "inputFormat",
   reference_format as "referenceFormat", attempts, run_was_pending as "runWasPending", stored
-  from claim_eval_case($1, $2, $3::int, $4::int, $5::int, $6, $7::jsonb)`;
+  from claim_eval_case($1, $2, $3::int, $4::int, $5::int, $6, $7::jsonb, $8::int, $9::int)`;
+
+// No credit left for the next case (claim_eval_case answered `exhausted`): the evaluation pauses
+// with usage_exhausted and its evaluation_paused warning, unless nothing is waiting any more.
+async function pauseForCredits(db: Db, run: RunInfo): Promise<ClaimOutcome> {
+  const [organization] = rowsOf<{ plan: string }>(await db.execute(sql`select plan from organizations where id = ${run.organizationId}`));
+  return pauseWaiting(db, run, usageExhausted(organization?.plan ?? 'free'));
+}
+
+// Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
+async function pauseWaiting(db: Db, run: RunInfo, reason: AppError): Promise<ClaimOutcome> {
+  const paused = await retryOnConflict(() =>
+    runInTransaction(db, async (tx) => {
+      const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
+      if (waiting.length === 0) return false;
+      await pauseForEligibility(tx, run.id, reason);
+      return true;
+    }),
+  );
+  return paused ? { kind: 'refused', reason } : { kind: 'none' };
+}
 
 /**
  * Claims the next case of the run: one call of claim_eval_case (db/functions/claim_eval_case.sql),
@@ -150,23 +171,15 @@ const claimStatement = `select outcome, id, case_id as "caseId", position, input
  *
  * With `finished`, the outcome of the case this worker executed before is stored in the same call
  * (one round trip per case instead of two); `stored` is false when that
- * case was taken over before it finished (its outcome is dropped). Should the combined call fail
- * (a refused charge, M7), the outcome is stored on its own before the error is rethrown.
+ * case was taken over before it finished (its outcome is dropped). Should the combined call fail,
+ * the outcome is stored on its own before the error is rethrown. No credit for the next case
+ * (`exhausted`) pauses the evaluation; the stored outcome is kept.
  */
 export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings, finished?: FinishedCase): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
   const eligibility = await eligibilityFor(db, run);
   if (!eligibility.allowed) {
     const stored = finished ? await finishCase(db, finished.resultId, settings.workerId, finished.outcome) : null;
-    const paused = await retryOnConflict(() =>
-      runInTransaction(db, async (tx) => {
-        // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
-        const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
-        if (waiting.length === 0) return false;
-        await pauseForEligibility(tx, run.id, eligibility.reason);
-        return true;
-      }),
-    );
-    return { outcome: paused ? { kind: 'refused', reason: eligibility.reason } : { kind: 'none' }, stored };
+    return { outcome: await pauseWaiting(db, run, eligibility.reason), stored };
   }
   const o = finished?.outcome;
   const store = o
@@ -195,14 +208,17 @@ export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSetting
         settings.maxAttempts,
         finished?.resultId ?? null,
         store,
+        config().evalCreditsFree,
+        config().evalCreditsPro,
       ]),
     );
   } catch (error) {
     if (finished) await finishCase(db, finished.resultId, settings.workerId, finished.outcome).catch(() => false);
     throw error;
   }
-  if (!finished) return { outcome: toOutcome(run, row), stored: null };
-  return { outcome: toOutcome(run, row), stored: row?.stored ?? false };
+  const outcome = row?.outcome === 'exhausted' ? await pauseForCredits(db, run) : toOutcome(run, row);
+  if (!finished) return { outcome, stored: null };
+  return { outcome, stored: row?.stored ?? false };
 }
 
 export type CaseOutcome = {

@@ -1,0 +1,55 @@
+-- The credit period an organization is in now and its allowance (API.md "Billing"): on Pro, the
+-- current period of its entitling subscription (active, trialing or past_due) with the Pro
+-- allowance, so an upgrade starts a new period; on Free (and on Pro while Stripe has not yet
+-- reported the renewed period), the calendar month in UTC. Allowances come from the caller
+-- (EVAL_CREDITS_FREE / EVAL_CREDITS_PRO).
+CREATE OR REPLACE FUNCTION credit_period(p_organization_id text, p_credits_free integer, p_credits_pro integer)
+RETURNS TABLE (starts_at timestamptz, ends_at timestamptz, credits integer)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_plan text;
+  v_start timestamptz;
+  v_end timestamptz;
+  v_month timestamp;
+BEGIN
+  SELECT o.plan INTO v_plan FROM organizations o WHERE o.id = p_organization_id;
+  IF v_plan = 'pro' THEN
+    SELECT s.current_period_start, s.current_period_end INTO v_start, v_end
+    FROM billing_subscriptions s
+    WHERE s.organization_id = p_organization_id AND s.status IN ('active', 'trialing', 'past_due')
+      AND s.current_period_start <= now() AND s.current_period_end > now()
+    ORDER BY s.current_period_start DESC, s.id
+    LIMIT 1;
+    IF v_start IS NOT NULL THEN
+      RETURN QUERY SELECT v_start, v_end, p_credits_pro;
+      RETURN;
+    END IF;
+  END IF;
+  v_month := date_trunc('month', now() AT TIME ZONE 'UTC');
+  RETURN QUERY SELECT v_month AT TIME ZONE 'UTC', (v_month + interval '1 month') AT TIME ZONE 'UTC',
+    CASE WHEN v_plan = 'pro' THEN p_credits_pro ELSE p_credits_free END;
+END
+$$;
+--> statement-breakpoint
+-- Takes one evaluation credit for one case, called by claim_eval_case in the transaction that
+-- claims the case, once ever per case (a takeover or a retry of the same case is not charged
+-- again). One upsert on the period's row: `used` grows by one only while it is below the
+-- allowance, so concurrent claims never take the balance below zero. False when no credit is
+-- left: the case is not claimed.
+CREATE OR REPLACE FUNCTION charge_eval_case(p_organization_id text, p_run_id text, p_result_id text, p_credits_free integer, p_credits_pro integer) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  p record;
+BEGIN
+  SELECT * INTO p FROM credit_period(p_organization_id, p_credits_free, p_credits_pro);
+  IF p.credits IS NULL OR p.credits < 1 THEN
+    RETURN false;
+  END IF;
+  INSERT INTO credit_periods AS c (organization_id, period_start, period_end, allowance, used)
+  VALUES (p_organization_id, p.starts_at, p.ends_at, p.credits, 1)
+  ON CONFLICT (organization_id, period_start) DO UPDATE
+    SET used = c.used + 1, allowance = excluded.allowance, period_end = excluded.period_end
+    WHERE c.used < excluded.allowance;
+  RETURN FOUND;
+END
+$$;

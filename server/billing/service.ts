@@ -1,0 +1,145 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { billingCustomers, billingSubscriptions, organizations, users } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { AppError } from '../errors';
+import { authorize } from '../auth/permissions';
+import { assertWritableOrganization } from '../prompts/access';
+import { recordAudit } from '../audit/service';
+import { config } from '../config';
+import { callStripe, stripeClient, stripeForCheckout } from './stripe';
+import { isObj, parseSubscription } from './stripe-objects';
+import { creditBalance, currentSubscription, derivePlans, loadBillingState } from './state';
+import { entitlingStatuses, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
+
+// What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
+// the plan follows the webhook (server/billing/webhook.ts). Order of checks everywhere: role,
+// then configuration (503 billing_not_configured), then state.
+
+const billingPage = (organizationId: string) => `${config().appUrl}/organizations/${organizationId}/billing`;
+
+async function customerOf(ctx: ServiceContext, organizationId: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ id: billingCustomers.customerId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.organizationId, organizationId))
+    .orderBy(desc(billingCustomers.createdAt))
+    .limit(1);
+  if (row) return row.id;
+  const [subscription] = await ctx.db
+    .select({ id: billingSubscriptions.customerId })
+    .from(billingSubscriptions)
+    .where(and(eq(billingSubscriptions.organizationId, organizationId), sql`${billingSubscriptions.customerId} is not null`))
+    .orderBy(desc(billingSubscriptions.updatedAt))
+    .limit(1);
+  return subscription?.id ?? null;
+}
+
+/**
+ * Admin only: a Stripe Checkout Session for the Pro plan (mode subscription, the organization as
+ * client_reference_id and as subscription metadata), reusing the organization's customer when it
+ * has one. Answers the page to send the browser to; payment completes there.
+ */
+export async function createCheckout(ctx: ServiceContext, organizationId: string, _input: { plan: 'pro' }): Promise<RedirectUrl> {
+  const membership = await authorize(ctx, organizationId, 'billing.checkout');
+  assertWritableOrganization(membership);
+  const { client, pricePro } = stripeForCheckout();
+  if (membership.organization.plan === 'pro') {
+    throw new AppError('invalid_state', 'This organization is already on the Pro plan.', { state: 'pro', plan: 'pro' });
+  }
+  const customer = await customerOf(ctx, organizationId);
+  const [user] = customer ? [] : await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
+  const page = billingPage(organizationId);
+  const session = await callStripe('checkout.sessions.create', () =>
+    client.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: pricePro, quantity: 1 }],
+      client_reference_id: organizationId,
+      metadata: { organizationId },
+      subscription_data: { metadata: { organizationId } },
+      ...(customer ? { customer } : user?.email ? { customer_email: user.email } : {}),
+      success_url: `${page}?checkout=success`,
+      cancel_url: `${page}?checkout=cancelled`,
+    }),
+  );
+  if (!session.url) throw new AppError('unavailable', 'The payment provider returned no checkout page. Try again.', { reason: 'payment_provider_error' }, { 'retry-after': '5' });
+  await recordAudit(ctx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } });
+  return { url: session.url };
+}
+
+// Admin only: Stripe's customer portal (payment method, invoices) for the organization's customer.
+export async function createPortalSession(ctx: ServiceContext, organizationId: string): Promise<RedirectUrl> {
+  await authorize(ctx, organizationId, 'billing.portal');
+  const client = stripeClient();
+  const customer = await customerOf(ctx, organizationId);
+  if (!customer) {
+    throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', { state: 'no_customer' });
+  }
+  const session = await callStripe('billingPortal.sessions.create', () => client.billingPortal.sessions.create({ customer, return_url: billingPage(organizationId) }));
+  await recordAudit(ctx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} });
+  return { url: session.url };
+}
+
+// `periodEnd` confirms when it is the same instant, to the second, or the same UTC date.
+export function confirmsPeriodEnd(given: string, periodEnd: Date): boolean {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return given === periodEnd.toISOString().slice(0, 10);
+  const instant = Date.parse(given);
+  return Number.isFinite(instant) && Math.floor(instant / 1000) === Math.floor(periodEnd.getTime() / 1000);
+}
+
+/**
+ * Cancels renewal at the end of the paid period (editors and admins; API.md). Needs the exact
+ * organization name and the effective period end (422 confirmation_mismatch otherwise). Stripe is
+ * told `cancel_at_period_end=true`; its reply is saved at once (the later webhook confirms it) and
+ * the plan stays Pro until the period ends. Asking again once cancelled answers the same state.
+ */
+export async function cancelRenewal(ctx: ServiceContext, organizationId: string, input: CancelRenewalInput): Promise<BillingState> {
+  const membership = await authorize(ctx, organizationId, 'billing.cancelRenewal');
+  const client = stripeClient();
+  const subscription = await currentSubscription(ctx.db, organizationId);
+  if (membership.organization.plan !== 'pro' || !subscription || !(entitlingStatuses as readonly string[]).includes(subscription.status)) {
+    throw new AppError('invalid_state', 'This organization has no active subscription to cancel.', { state: 'no_subscription', plan: membership.organization.plan });
+  }
+  const periodEnd = subscription.currentPeriodEnd ?? (await creditBalance(ctx.db, organizationId)).periodEnd;
+  const mismatched = [
+    ...(input.organizationName === membership.organization.name ? [] : ['organizationName']),
+    ...(confirmsPeriodEnd(input.periodEnd, periodEnd) ? [] : ['periodEnd']),
+  ];
+  if (mismatched.length) {
+    throw new AppError(
+      'confirmation_mismatch',
+      mismatched.length === 2
+        ? 'Type the organization name and the period end exactly as shown.'
+        : mismatched[0] === 'organizationName'
+          ? 'The organization name does not match.'
+          : 'The period end does not match the current period.',
+      { mismatched, periodEnd: periodEnd.toISOString() },
+    );
+  }
+  if (!subscription.cancelAtPeriodEnd) {
+    const reply = await callStripe('subscriptions.update', () => client.subscriptions.update(subscription.id, { cancel_at_period_end: true }));
+    const replied = reply as unknown as Record<string, unknown>;
+    const saved = isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
+    const t = billingSubscriptions;
+    await ctx.db
+      .update(t)
+      .set({
+        status: saved?.status ?? subscription.status,
+        // What Stripe answered; a reply without the field is taken as the change we asked for.
+        cancelAtPeriodEnd: typeof replied?.cancel_at_period_end === 'boolean' ? replied.cancel_at_period_end : true,
+        currentPeriodStart: saved?.currentPeriodStart ?? subscription.currentPeriodStart,
+        currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(t.id, subscription.id), sql`${t.status} not in ('canceled', 'incomplete_expired')`));
+    await derivePlans(ctx.db, [organizationId], { eventId: 'cancel-renewal-reply', eventType: 'subscriptions.update' });
+    await recordAudit(ctx, {
+      organizationId,
+      operation: 'billing.cancelRenewal',
+      targetType: 'subscription',
+      targetId: subscription.id,
+      details: { periodEnd: periodEnd.toISOString() },
+    });
+  }
+  const [org] = await ctx.db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId));
+  return loadBillingState(ctx.db, organizationId, org?.plan ?? membership.organization.plan);
+}

@@ -1,0 +1,108 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { billingCustomers, billingSubscriptions, organizations } from '@/db/schema';
+import type { ServiceContext } from '../context';
+import { authorize } from '../auth/permissions';
+import { config } from '../config';
+import { rowsOf } from '../evals/engine/sql';
+import { planCapacity } from '../datasets/schemas';
+import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';
+import { recordAudit } from '../audit/service';
+import { entitlingStatuses, type BillingState, type Plan } from './schemas';
+
+// The organization's billing state as persisted webhook state describes it: the plan column is a
+// cache derived from billing_subscriptions in the transaction that changes them (derivePlan).
+
+export type SubscriptionRow = typeof billingSubscriptions.$inferSelect;
+
+export type CreditBalance = { periodStart: Date; periodEnd: Date; allowance: number; used: number; remaining: number };
+
+// The subscription the organization's state is about: an entitling one first, then the latest.
+export async function currentSubscription(db: Db, organizationId: string): Promise<SubscriptionRow | null> {
+  const [row] = await db
+    .select()
+    .from(billingSubscriptions)
+    .where(eq(billingSubscriptions.organizationId, organizationId))
+    .orderBy(
+      desc(sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`),
+      desc(billingSubscriptions.currentPeriodEnd),
+      desc(billingSubscriptions.updatedAt),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+// The credit period now (db/functions/billing.sql credit_period) and what is used of it.
+export async function creditBalance(db: Db, organizationId: string): Promise<CreditBalance> {
+  const { evalCreditsFree, evalCreditsPro } = config();
+  const [row] = rowsOf<{ startsAt: string | Date; endsAt: string | Date; credits: number; used: number | null }>(
+    await db.execute(sql`
+      select p.starts_at as "startsAt", p.ends_at as "endsAt", p.credits, c.used
+      from credit_period(${organizationId}, ${evalCreditsFree}::int, ${evalCreditsPro}::int) p
+      left join credit_periods c on c.organization_id = ${organizationId} and c.period_start = p.starts_at`),
+  );
+  const allowance = Number(row.credits);
+  const used = Number(row.used ?? 0);
+  return { periodStart: new Date(row.startsAt), periodEnd: new Date(row.endsAt), allowance, used, remaining: Math.max(0, allowance - used) };
+}
+
+export function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
+  const onPro = plan === 'pro' && subscription !== null && (entitlingStatuses as readonly string[]).includes(subscription.status);
+  const periodEnd = onPro && subscription.currentPeriodEnd ? subscription.currentPeriodEnd : credits.periodEnd;
+  const periodStart = onPro && subscription.currentPeriodStart ? subscription.currentPeriodStart : credits.periodStart;
+  const cancelAtPeriodEnd = onPro ? subscription.cancelAtPeriodEnd : false;
+  return {
+    plan,
+    status: onPro ? subscription.status : null,
+    renewsAt: cancelAtPeriodEnd ? null : periodEnd.toISOString(),
+    periodStart: periodStart.toISOString(),
+    periodEnd: periodEnd.toISOString(),
+    cancelAtPeriodEnd,
+    creditsRemaining: credits.remaining,
+    creditsUsed: credits.used,
+    creditsPerPeriod: credits.allowance,
+    datasetCapacity: planCapacity[plan],
+    paymentMethodManageable: hasCustomer,
+  };
+}
+
+export async function loadBillingState(db: Db, organizationId: string, plan: Plan): Promise<BillingState> {
+  const subscription = await currentSubscription(db, organizationId);
+  const credits = await creditBalance(db, organizationId);
+  const [customer] = await db.select({ id: billingCustomers.customerId }).from(billingCustomers).where(eq(billingCustomers.organizationId, organizationId)).limit(1);
+  return billingStateOf(plan, subscription, credits, Boolean(customer ?? subscription?.customerId));
+}
+
+// Any member may read the organization's billing state.
+export async function getBillingState(ctx: ServiceContext, organizationId: string): Promise<BillingState> {
+  const membership = await authorize(ctx, organizationId, 'billing.read');
+  return loadBillingState(ctx.db, organizationId, membership.organization.plan);
+}
+
+// Who changed a plan: Stripe, through a verified webhook.
+export const stripeActor = { userId: 'stripe', clientId: 'stripe-webhook', human: false } as const;
+
+/**
+ * Derives the plan of each organization from its subscriptions (pro while one is active, trialing
+ * or past_due) and writes it when it changed, with an audit entry and the datasets measured
+ * against the new capacity. Called in the transaction that changed the subscriptions.
+ */
+export async function derivePlans(db: Db, organizationIds: string[], cause: { eventId: string; eventType: string }): Promise<void> {
+  for (const organizationId of [...new Set(organizationIds)].sort()) {
+    const [row] = await db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId)).for('update');
+    if (!row) continue;
+    const [entitling] = await db
+      .select({ id: billingSubscriptions.id })
+      .from(billingSubscriptions)
+      .where(and(eq(billingSubscriptions.organizationId, organizationId), inArray(billingSubscriptions.status, [...entitlingStatuses])))
+      .limit(1);
+    const plan: Plan = entitling ? 'pro' : 'free';
+    if (plan === row.plan) continue;
+    await db.update(organizations).set({ plan }).where(eq(organizations.id, organizationId));
+    await recordAudit(
+      { db, actor: stripeActor },
+      { organizationId, operation: 'billing.planChanged', targetType: 'organization', targetId: organizationId, details: { from: row.plan, to: plan, ...cause } },
+    );
+    await syncOrganizationCapacityWarnings(db, organizationId, plan);
+  }
+}

@@ -1,0 +1,68 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { raiseWarnings, resolveWarning, type RaisedWarning } from '../warnings/service';
+import { rowsOf } from '../evals/engine/sql';
+import { planCapacity } from './schemas';
+
+// dataset_near_capacity: one warning per dataset, open while it holds at least 80% of its plan's
+// capacity (8 of 10 on Free, 400 of 500 on Pro). Each write that leaves it at a new count in that
+// zone is a distinct occurrence; a write below it, or an upgrade, resolves the warning. Kept in
+// the transaction of the dataset write or of the plan change.
+
+export const nearCapacityShare = 0.8;
+
+export function nearCapacityThreshold(capacity: number): number {
+  return Math.max(1, Math.ceil(capacity * nearCapacityShare));
+}
+
+type DatasetCount = { organizationId: string; promptId: string; datasetId: string; count: number };
+
+function warningOf(d: DatasetCount, capacity: number, plan: string): RaisedWarning {
+  const full = d.count >= capacity;
+  const message = full
+    ? `The dataset is full: ${d.count} of ${capacity} cases on the ${plan === 'pro' ? 'Pro' : 'Free'} plan. Remove cases${plan === 'pro' ? '' : ' or upgrade to Pro (500 cases)'} to add more.`
+    : `The dataset holds ${d.count} of ${capacity} cases allowed on the ${plan === 'pro' ? 'Pro' : 'Free'} plan.${plan === 'pro' ? '' : ' Upgrade to Pro for 500 cases per dataset.'}`;
+  return {
+    organizationId: d.organizationId,
+    kind: 'dataset_near_capacity',
+    subjectId: d.datasetId,
+    promptId: d.promptId,
+    message,
+    details: { datasetId: d.datasetId, count: d.count, capacity, plan },
+    occurrenceId: `${capacity}:${d.count}`,
+  };
+}
+
+// After a write to one dataset: raise (a new count in the zone) or resolve.
+export async function syncDatasetCapacityWarning(db: Db, d: DatasetCount, plan: 'free' | 'pro'): Promise<void> {
+  const capacity = planCapacity[plan];
+  if (d.count >= nearCapacityThreshold(capacity)) await raiseWarnings(db, [warningOf(d, capacity, plan)]);
+  else await resolveWarning(db, { organizationId: d.organizationId, kind: 'dataset_near_capacity', subjectId: d.datasetId });
+}
+
+// Bound per plan change; an organization with more crowded datasets gets the rest at their next write.
+const sweepLimit = 1000;
+
+// After a plan change: every dataset of the organization measured against the new capacity.
+export async function syncOrganizationCapacityWarnings(db: Db, organizationId: string, plan: 'free' | 'pro'): Promise<void> {
+  const capacity = planCapacity[plan];
+  const threshold = nearCapacityThreshold(capacity);
+  const crowded = rowsOf<{ datasetId: string; promptId: string; count: number }>(
+    await db.execute(sql`
+    select d.id as "datasetId", d.prompt_id as "promptId", count(c.id)::int as count
+    from datasets d join dataset_cases c on c.dataset_id = d.id
+    where d.organization_id = ${organizationId}
+    group by d.id, d.prompt_id
+    having count(c.id) >= ${threshold}
+    order by d.id
+    limit ${sweepLimit}`),
+  );
+  await db.execute(sql`
+    update warnings set resolved_at = now()
+    where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is null
+      and subject_id not in (select jsonb_array_elements_text(${JSON.stringify(crowded.map((d) => d.datasetId))}::jsonb))`);
+  if (crowded.length) await raiseWarnings(
+      db,
+      crowded.map((d) => warningOf({ organizationId, ...d, count: Number(d.count) }, capacity, plan)),
+    );
+}

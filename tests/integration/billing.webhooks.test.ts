@@ -1,0 +1,321 @@
+import { createHmac } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { auditLog, billingEvents, billingSubscriptions } from '@/db/schema';
+import { newOrganization, newTeam, newUser, type TestUser } from '../helpers/api';
+import {
+  checkoutCompleted,
+  deliver,
+  deliverRaw,
+  event,
+  invoice,
+  oldWebhookSecret,
+  signatureFor,
+  startFakeStripe,
+  subscription,
+  uniqueId,
+  upgradeThroughWebhooks,
+  useFakeStripe,
+  type FakeStripe,
+} from '../helpers/stripe';
+
+// POST /api/webhooks/stripe: signatures on the raw body (tampering, staleness, rotation), each
+// event applied once, out-of-order events never rolling state back, and the plan derived only
+// from that persisted state.
+
+let fake: FakeStripe;
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  useFakeStripe(fake);
+});
+afterAll(() => fake.close());
+
+const now = () => Math.floor(Date.now() / 1000);
+
+async function planOf(user: TestUser, organizationId: string): Promise<string> {
+  const org = await user.call('GET', `/organizations/${organizationId}`);
+  return org.body.plan;
+}
+
+async function billing(user: TestUser, organizationId: string) {
+  const state = await user.call('GET', `/organizations/${organizationId}/billing`);
+  expect(state.status).toBe(200);
+  return state.body;
+}
+
+async function storedEvent(id: string) {
+  const [row] = await (await getDb()).select().from(billingEvents).where(eq(billingEvents.id, id));
+  return row;
+}
+
+async function ownedOrganization() {
+  const admin = await newUser();
+  const org = await newOrganization(admin);
+  return { admin, org };
+}
+
+function expectRejected(result: { status: number; body: any }, reason?: string) {
+  expect(result.status, JSON.stringify(result.body)).toBe(400);
+  expect(result.body.error.code).toBe('invalid_request');
+  expect(result.body.error.requestId).toEqual(expect.any(String));
+  if (reason) expect(result.body.error.details.reason).toBe(reason);
+}
+
+describe('webhook signatures', () => {
+  it('accepts a correctly signed event and records its id', async () => {
+    const e = event('product.created', { id: 'prod_1', object: 'product' });
+    const delivered = await deliver(e);
+    expect(delivered).toEqual({ status: 200, body: { received: true } });
+    expect(await storedEvent(e.id)).toMatchObject({ id: e.id, type: 'product.created', outcome: 'ignored' });
+  });
+
+  it('refuses a missing, malformed, tampered or foreign signature with 400, storing nothing', async () => {
+    const e = event('customer.subscription.created', subscription({ id: uniqueId('sub'), status: 'active' }));
+    const payload = JSON.stringify(e);
+    expectRejected(await deliverRaw(payload, null), 'missing_signature');
+    expectRejected(await deliverRaw(payload, 'garbage'), 'malformed_signature');
+    expectRejected(await deliverRaw(payload.replace('"active"', '"trialing"'), signatureFor(payload)), 'signature_mismatch');
+    expectRejected(await deliverRaw(payload, signatureFor(payload, { secret: 'whsec_someone_else' })), 'signature_mismatch');
+    expectRejected(await deliverRaw(`${payload} `, signatureFor(payload)), 'signature_mismatch');
+    expect(await storedEvent(e.id)).toBeUndefined();
+  });
+
+  it('enforces the 300 s tolerance on the signed timestamp', async () => {
+    const stale = event('product.created', { id: 'prod_2' });
+    const payload = JSON.stringify(stale);
+    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 301 })), 'timestamp_outside_tolerance');
+    expect(await storedEvent(stale.id)).toBeUndefined();
+    expect((await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 240 }))).status).toBe(200);
+  });
+
+  it('accepts every configured secret during rotation, and any matching v1 in the header', async () => {
+    const old = event('product.created', { id: 'prod_3' });
+    expect((await deliver(old, { secret: oldWebhookSecret })).status).toBe(200);
+
+    const both = event('product.created', { id: 'prod_4' });
+    const payload = JSON.stringify(both);
+    const t = now();
+    const sign = (secret: string) => createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex');
+    const header = `t=${t},v1=${sign('whsec_retired')},v1=${sign(oldWebhookSecret)}`;
+    expect((await deliverRaw(payload, header)).status).toBe(200);
+    expectRejected(await deliverRaw(payload, `t=${t},v0=${sign(oldWebhookSecret)}`));
+  });
+
+  it('answers poison, deep, non-JSON, non-event and oversized bodies with a 4xx, never a 5xx', async () => {
+    const poison = JSON.stringify(event('product.created', { id: 'prod_5', name: 'a\u0000b' }));
+    expectRejected(await deliverRaw(poison, signatureFor(poison)));
+    const lone = JSON.stringify(event('product.created', { id: 'prod_6', name: 'x' })).replace('"x"', '"\\ud800"');
+    expectRejected(await deliverRaw(lone, signatureFor(lone)));
+    const deep = `{"id":"evt_deep","type":"product.created","created":${now()},"data":{"object":${'['.repeat(70)}${']'.repeat(70)}}}`;
+    expectRejected(await deliverRaw(deep, signatureFor(deep)));
+    for (const body of ['not json', '[]', '{"id":"evt_x"}', `{"id":"evt_y","type":"x","created":-1,"data":{"object":{}}}`]) {
+      expectRejected(await deliverRaw(body, signatureFor(body)));
+    }
+    const huge = JSON.stringify(event('product.created', { id: 'prod_7', blob: 'x'.repeat(1024 * 1024) }));
+    expect((await deliverRaw(huge, signatureFor(huge))).status).toBe(413);
+    const missingId = JSON.stringify(event('customer.subscription.updated', { object: 'subscription', status: 'active' }));
+    expectRejected(await deliverRaw(missingId, signatureFor(missingId)));
+    const wrongTypes = JSON.stringify(
+      event('customer.subscription.updated', { id: uniqueId('sub'), status: 'active', customer: 42, metadata: 'x', items: { data: 'no' }, current_period_end: 1e300 }),
+    );
+    expect((await deliverRaw(wrongTypes, signatureFor(wrongTypes))).status).toBe(200);
+    expect((await deliverRaw('{}', null, { method: 'GET' })).status).toBe(405);
+  });
+});
+
+describe('plans from webhook state', () => {
+  it('checkout.session.completed and customer.subscription.created move the organization to Pro', async () => {
+    const { admin, org } = await ownedOrganization();
+    expect(await planOf(admin, org.id)).toBe('free');
+    const periodStart = now() - 60;
+    const periodEnd = periodStart + 30 * 86400;
+    const { subscriptionId } = await upgradeThroughWebhooks(org.id, { periodStart, periodEnd });
+    expect(await planOf(admin, org.id)).toBe('pro');
+    expect(await billing(admin, org.id)).toMatchObject({
+      plan: 'pro',
+      status: 'active',
+      periodStart: new Date(periodStart * 1000).toISOString(),
+      periodEnd: new Date(periodEnd * 1000).toISOString(),
+      renewsAt: new Date(periodEnd * 1000).toISOString(),
+      cancelAtPeriodEnd: false,
+      creditsPerPeriod: 10000,
+      creditsRemaining: 10000,
+      datasetCapacity: 500,
+      paymentMethodManageable: true,
+    });
+    const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id));
+    expect(audit.filter((a) => a.operation === 'billing.planChanged')).toEqual([
+      expect.objectContaining({ userId: 'stripe', clientId: 'stripe-webhook', details: expect.objectContaining({ from: 'free', to: 'pro' }) }),
+    ]);
+    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, subscriptionId));
+    expect(row).toMatchObject({ organizationId: org.id, status: 'active', priceId: 'price_test_pro' });
+  });
+
+  it('Free shows the calendar month (UTC), the Free allowance and no subscription status', async () => {
+    const { admin, org } = await ownedOrganization();
+    const today = new Date();
+    const monthEnd = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 1));
+    expect(await billing(admin, org.id)).toEqual({
+      plan: 'free',
+      status: null,
+      periodStart: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)).toISOString(),
+      periodEnd: monthEnd.toISOString(),
+      renewsAt: monthEnd.toISOString(),
+      cancelAtPeriodEnd: false,
+      creditsRemaining: 200,
+      creditsUsed: 0,
+      creditsPerPeriod: 200,
+      datasetCapacity: 10,
+      paymentMethodManageable: false,
+    });
+  });
+
+  it('maps every subscription status: active, trialing and past_due are Pro; the rest and deletion are Free', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    let created = now() - 1000;
+    const expectations: [string, string][] = [
+      ['incomplete', 'free'],
+      ['trialing', 'pro'],
+      ['active', 'pro'],
+      ['past_due', 'pro'],
+      ['unpaid', 'free'],
+      ['active', 'pro'],
+      ['incomplete_expired', 'free'],
+    ];
+    for (const [status, plan] of expectations) {
+      expect((await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status }), { created: created++ }))).status).toBe(200);
+      expect(await planOf(admin, org.id), status).toBe(plan);
+    }
+    // incomplete_expired is final: nothing brings that subscription back.
+    expect((await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: created++ }))).status).toBe(200);
+    expect(await planOf(admin, org.id)).toBe('free');
+
+    const second = uniqueId('sub');
+    await deliver(event('customer.subscription.created', subscription({ id: second, organizationId: org.id, status: 'active' }), { created: created++ }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    await deliver(event('customer.subscription.deleted', subscription({ id: second, organizationId: org.id, status: 'canceled' }), { created: created++ }));
+    expect(await planOf(admin, org.id)).toBe('free');
+    expect((await billing(admin, org.id)).status).toBeNull();
+  });
+
+  it('applies a duplicate event once: a redelivery answers 200 and changes nothing', async () => {
+    const { admin, org } = await ownedOrganization();
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);
+    const failed = event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }));
+    for (let i = 0; i < 3; i++) expect(await deliver(failed)).toEqual({ status: 200, body: { received: true } });
+    const list = async () => (await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items;
+    expect(await list()).toEqual([expect.objectContaining({ kind: 'payment_failed', subjectId: subscriptionId, count: 1, resolvedAt: null })]);
+    // A second failure is a new occurrence.
+    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer, attempt: 2 })));
+    expect((await list())[0]).toMatchObject({ count: 2, message: expect.stringMatching(/payment of 29\.00 USD for the Pro plan failed/) });
+
+    // The same deletion delivered twice, concurrently.
+    const deleted = event('customer.subscription.deleted', subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' }));
+    const answers = await Promise.all([deliver(deleted), deliver(deleted)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(await planOf(admin, org.id)).toBe('free');
+    const changes = (await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id))).filter((a) => a.operation === 'billing.planChanged');
+    expect(changes.map((c) => (c.details as { to: string }).to)).toEqual(['pro', 'free']);
+  });
+
+  it('never rolls state back for an older event, and applies equal timestamps in arrival order', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const t = now() - 500;
+    // Reversed: the update (active) arrives before the creation (incomplete).
+    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: t + 10 }));
+    await deliver(event('customer.subscription.created', subscription({ id, organizationId: org.id, status: 'incomplete' }), { created: t }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    // Equal created: the later arrival wins.
+    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'past_due' }), { created: t + 20 }));
+    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active', cancelAtPeriodEnd: true }), { created: t + 20 }));
+    expect(await billing(admin, org.id)).toMatchObject({ plan: 'pro', status: 'active', cancelAtPeriodEnd: true, renewsAt: null });
+    // The deletion arrives before a stale renewal.
+    await deliver(event('customer.subscription.deleted', subscription({ id, organizationId: org.id, status: 'canceled' }), { created: t + 40 }));
+    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: t + 30 }));
+    expect(await planOf(admin, org.id)).toBe('free');
+    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
+    expect(row).toMatchObject({ status: 'canceled', lastEventCreated: t + 40 });
+  });
+
+  it('ties a subscription that arrives before its checkout through the customer, in either order', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const customer = uniqueId('cus');
+    // No metadata: the organization is unknown until checkout.session.completed names the customer.
+    const early = event('customer.subscription.created', subscription({ id, customer, status: 'active' }));
+    await deliver(early);
+    expect(await storedEvent(early.id)).toMatchObject({ outcome: 'unlinked', organizationId: null });
+    expect(await planOf(admin, org.id)).toBe('free');
+    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id })));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    // Later events without metadata find the organization through the recorded customer.
+    await deliver(event('customer.subscription.updated', subscription({ id, customer, status: 'unpaid' }), { created: now() + 1 }));
+    expect(await planOf(admin, org.id)).toBe('free');
+  });
+
+  it('a paid checkout whose subscription events are still on their way counts as Pro until they arrive', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const customer = uniqueId('cus');
+    const t = now() - 100;
+    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), { created: t }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    // An older creation event (incomplete) does not undo the paid checkout; a later one does apply.
+    await deliver(event('customer.subscription.created', subscription({ id, customer, status: 'incomplete' }), { created: t - 5 }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    await deliver(event('customer.subscription.updated', subscription({ id, customer, status: 'canceled' }), { created: t + 5 }));
+    expect(await planOf(admin, org.id)).toBe('free');
+    // An unpaid session changes nothing.
+    const other = await ownedOrganization();
+    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: other.org.id, customer: uniqueId('cus'), subscription: uniqueId('sub'), paymentStatus: 'unpaid' })));
+    expect(await planOf(other.admin, other.org.id)).toBe('free');
+  });
+
+  it('ignores events naming an organization that does not exist, and other event types', async () => {
+    const ghost = event('customer.subscription.created', subscription({ id: uniqueId('sub'), organizationId: 'org_doesnotexist', customer: uniqueId('cus') }));
+    expect((await deliver(ghost)).status).toBe(200);
+    expect(await storedEvent(ghost.id)).toMatchObject({ outcome: 'unlinked' });
+    const other = event('charge.refunded', { id: 'ch_1', object: 'charge' });
+    expect((await deliver(other)).status).toBe(200);
+    expect(await storedEvent(other.id)).toMatchObject({ outcome: 'ignored' });
+  });
+});
+
+describe('payment warnings', () => {
+  it('payment_failed is raised per subscription and resolved by invoice.paid; a failure older than the payment is ignored', async () => {
+    const { admin, org } = await ownedOrganization();
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);
+    const t = now();
+    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t }));
+    const open = await admin.call('GET', `/organizations/${org.id}/warnings`);
+    expect(open.body.items).toEqual([
+      expect.objectContaining({
+        kind: 'payment_failed',
+        subjectId: subscriptionId,
+        count: 1,
+        resolvedAt: null,
+        details: expect.objectContaining({ subscriptionId, amountDue: 2900, currency: 'usd', attemptCount: 1 }),
+      }),
+    ]);
+    // past_due keeps Pro until the subscription is deleted.
+    await deliver(event('customer.subscription.updated', subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'past_due' }), { created: t }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+
+    await deliver(event('invoice.paid', invoice({ subscription: subscriptionId, customer }), { created: t + 10 }));
+    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t + 5 }));
+    const after = await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'state=all&kind=payment_failed' });
+    expect(after.body.items).toEqual([expect.objectContaining({ count: 1, resolvedAt: expect.any(String) })]);
+  });
+
+  it('members of other organizations never see the warning', async () => {
+    const team = await newTeam();
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(team.org.id);
+    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer })));
+    const outsider = await newUser();
+    expect((await outsider.call('GET', `/organizations/${team.org.id}/warnings`)).status).toBe(404);
+    expect((await team.viewer.call('GET', `/organizations/${team.org.id}/warnings`)).body.items).toHaveLength(1);
+  });
+});
