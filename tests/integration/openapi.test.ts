@@ -65,6 +65,10 @@ const contract: [string, string][] = [
   ['GET', '/organizations/{organizationId}/warnings'],
   ['POST', '/organizations/{organizationId}/warnings/{warningId}/resolve'],
   ['GET', '/prompts/{promptId}'],
+  ['GET', '/organizations/{organizationId}/billing'],
+  ['POST', '/organizations/{organizationId}/billing/checkout'],
+  ['POST', '/organizations/{organizationId}/billing/portal'],
+  ['POST', '/organizations/{organizationId}/billing/cancel-renewal'],
 ];
 
 describe('OpenAPI document', () => {
@@ -113,6 +117,24 @@ describe('OpenAPI document', () => {
     expect(rows.items).toMatchObject({ type: 'object', required: ['input', 'expectedOutput'], additionalProperties: false });
     const remove = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].delete;
     expect(remove.parameters.map((p: any) => p.name)).toContain('revision');
+  });
+
+  it('describes the routes outside /api/v1: the Stripe webhook, MCP and the OAuth endpoints', () => {
+    for (const [path, method] of [
+      ['/api/webhooks/stripe', 'post'],
+      ['/mcp', 'post'],
+      ['/.well-known/oauth-authorization-server', 'get'],
+      ['/.well-known/oauth-protected-resource', 'get'],
+      ['/.well-known/oauth-protected-resource/mcp', 'get'],
+      ['/oauth/authorize', 'get'],
+      ['/oauth/token', 'post'],
+      ['/oauth/register', 'post'],
+      ['/oauth/revoke', 'post'],
+      ['/oauth/jwks', 'get'],
+    ]) {
+      expect(committed.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(committed.paths['/api/webhooks/stripe'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Stripe-Signature', in: 'header', required: true }));
   });
 
   it('operation ids are unique', () => {

@@ -15,7 +15,7 @@ describe('db/functions', () => {
     ).toEqual([]);
   });
 
-  it('holds the ingestion function with its type and helpers, the audit trigger with its function, and the evaluation claim and charge', () => {
+  it('holds the ingestion function with its type and helpers, the audit trigger with its function, and the evaluation claim, charge and credit period', () => {
     expect(
       sourceDefinitions()
         .map((d) => d.object)
@@ -25,6 +25,7 @@ describe('db/functions', () => {
         'function audit_log_append_only',
         'function charge_eval_case',
         'function claim_eval_case',
+        'function credit_period',
         'function ingest_spans',
         'function recompute_trace_summaries',
         'function span_kind_bit',
