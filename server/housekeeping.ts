@@ -1,6 +1,6 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { deletionLinks, emailTokens, idempotencyRecords, oauthCodes, oauthRefreshTokens, rateLimits } from '@/db/schema';
+import { billingEvents, deletionLinks, emailTokens, idempotencyRecords, oauthCodes, oauthRefreshTokens, rateLimits } from '@/db/schema';
 import { limits } from './auth/attempts';
 
 // Rate-limit windows older than the longest one have nothing left to count.
@@ -11,11 +11,23 @@ const longestWindowMs = Math.max(...Object.values(limits).map((l) => l.windowMs)
 // an unknown credential; after it, either is refused as expired all the same.
 const oauthRetentionMs = 24 * 3600_000;
 
-export type Purged = { idempotencyRecords: number; deletionLinks: number; emailTokens: number; rateLimits: number; oauthCodes: number; oauthRefreshTokens: number };
+// Stripe retries a webhook for up to three days and an event can be resent by hand for 30 days:
+// an event id is remembered for 90 days, so any redelivery within that finds it.
+export const billingEventRetentionMs = 90 * 24 * 3600_000;
+
+export type Purged = {
+  idempotencyRecords: number;
+  deletionLinks: number;
+  emailTokens: number;
+  rateLimits: number;
+  oauthCodes: number;
+  oauthRefreshTokens: number;
+  billingEvents: number;
+};
 
 // Removes records whose retention has passed: idempotency records (kept 24 hours), deletion links,
 // emailed links (verification, password reset), stale rate-limit windows, and OAuth codes and
-// refresh tokens a day past their expiry.
+// refresh tokens a day past their expiry, and Stripe event ids after 90 days.
 export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
   const records = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now)).returning({ key: idempotencyRecords.key });
   const links = await db.delete(deletionLinks).where(lt(deletionLinks.expiresAt, now)).returning({ digest: deletionLinks.tokenDigest });
@@ -27,6 +39,10 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
   const oauthBefore = new Date(now.getTime() - oauthRetentionMs);
   const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, oauthBefore)).returning({ digest: oauthCodes.codeDigest });
   const refresh = await db.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, oauthBefore)).returning({ digest: oauthRefreshTokens.tokenDigest });
+  const events = await db
+    .delete(billingEvents)
+    .where(lt(billingEvents.receivedAt, new Date(now.getTime() - billingEventRetentionMs)))
+    .returning({ id: billingEvents.id });
   return {
     idempotencyRecords: records.length,
     deletionLinks: links.length,
@@ -34,5 +50,6 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     rateLimits: windows.length,
     oauthCodes: codes.length,
     oauthRefreshTokens: refresh.length,
+    billingEvents: events.length,
   };
 }

@@ -107,6 +107,8 @@ describe('evaluations: start, read, reuse', () => {
       productionCases: 0,
       reusedProductionRunId: first.productionRunId,
       credits: 3,
+      // The first comparison ran 3 cases on each side of the month's 200 Free credits.
+      creditsRemaining: 194,
       allowed: true,
       reason: null,
     });

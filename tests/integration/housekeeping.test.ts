@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { deletionLinks, idempotencyRecords, oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
+import { billingEvents, deletionLinks, idempotencyRecords, oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { purgeExpired } from '@/server/housekeeping';
 import { newTeam } from '../helpers/api';
 
@@ -62,5 +62,18 @@ describe('housekeeping', () => {
           .where(eq(oauthRefreshTokens.grantId, `grant-${tag}`))
       ).map((r) => r.tokenDigest),
     ).toEqual([`recent-${tag}`]);
+  });
+
+  it('forgets Stripe event ids after 90 days, and keeps recent ones', async () => {
+    const db = await getDb();
+    const tag = `${Date.now()}`;
+    const day = 24 * 3600_000;
+    await db.insert(billingEvents).values([
+      { id: `evt_old_${tag}`, type: 'invoice.paid', created: 1, outcome: 'applied', receivedAt: new Date(Date.now() - 91 * day) },
+      { id: `evt_new_${tag}`, type: 'invoice.paid', created: 1, outcome: 'applied', receivedAt: new Date(Date.now() - 89 * day) },
+    ]);
+    expect((await purgeExpired(db)).billingEvents).toBeGreaterThanOrEqual(1);
+    const left = await db.select({ id: billingEvents.id }).from(billingEvents).where(inArray(billingEvents.id, [`evt_old_${tag}`, `evt_new_${tag}`]));
+    expect(left.map((r) => r.id)).toEqual([`evt_new_${tag}`]);
   });
 });
