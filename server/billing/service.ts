@@ -130,7 +130,7 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
         currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
         updatedAt: new Date(),
       })
-      .where(and(eq(t.id, subscription.id), sql`${t.status} not in ('canceled', 'incomplete_expired')`));
+      .where(and(eq(t.id, subscription.id), sql`${t.status} in ('active', 'trialing', 'past_due')`));
     await derivePlans(ctx.db, [organizationId], { eventId: 'cancel-renewal-reply', eventType: 'subscriptions.update' });
     await recordAudit(ctx, {
       organizationId,

@@ -23,11 +23,7 @@ export async function currentSubscription(db: Db, organizationId: string): Promi
     .select()
     .from(billingSubscriptions)
     .where(eq(billingSubscriptions.organizationId, organizationId))
-    .orderBy(
-      desc(sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`),
-      desc(billingSubscriptions.currentPeriodEnd),
-      desc(billingSubscriptions.updatedAt),
-    )
+    .orderBy(desc(sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`), desc(billingSubscriptions.currentPeriodEnd), desc(billingSubscriptions.updatedAt))
     .limit(1);
   return row ?? null;
 }

@@ -28,7 +28,8 @@ export type ParsedSubscription = {
 export function parseSubscription(o: Obj, deleted: boolean, fallbackStatus?: string): ParsedSubscription {
   const id = str(o.id);
   const status = str(o.status, 64) ?? fallbackStatus ?? null;
-  if (!id || (!status && !deleted)) throw invalidRequest('The event does not describe a subscription (id and status are required).', [{ path: 'data.object', message: 'Must be a subscription.' }]);
+  if (!id || (!status && !deleted))
+    throw invalidRequest('The event does not describe a subscription (id and status are required).', [{ path: 'data.object', message: 'Must be a subscription.' }]);
   const item = path(o, 'items', 'data');
   const firstItem = Array.isArray(item) && isObj(item[0]) ? item[0] : null;
   // Period on the subscription (older API versions) or on its item (2025-03-31 and later).

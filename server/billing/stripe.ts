@@ -21,7 +21,19 @@ export function stripeClient(): Stripe {
   if (cached?.key === key && cached.base === base) return cached.client;
   const url = new URL(base);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  // A base with a path (`http://proxy/stripe`) prefixes every request path; the SDK only takes a host.
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const node = Stripe.createNodeHttpClient();
+  const httpClient = prefix
+    ? Object.assign(Object.create(node) as typeof node, {
+        makeRequest: (...args: Parameters<typeof node.makeRequest>) => {
+          args[2] = `${prefix}${args[2]}`;
+          return node.makeRequest(...args);
+        },
+      })
+    : undefined;
   const client = new Stripe(key, {
+    ...(httpClient ? { httpClient } : {}),
     host: url.hostname,
     port: url.port || (protocol === 'http' ? 80 : 443),
     protocol,

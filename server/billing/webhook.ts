@@ -47,12 +47,9 @@ async function organizationOfCustomer(db: Db, customerId: string | null): Promis
 
 type Applied = { outcome: 'applied' | 'stale' | 'unlinked' | 'ignored'; organizationId: string | null; subscriptionId: string | null };
 
-// Terminal statuses: a canceled or expired subscription never comes back (Stripe cannot revive it).
-const terminal = sql`('canceled', 'incomplete_expired')`;
-
 /**
  * Writes the subscription as the event describes it, unless the stored row was written by a
- * later event (or has ended). The organization comes from metadata.organizationId, else the
+ * later event (an equal `created` applies: arrival order). The organization comes from metadata.organizationId, else the
  * customer recorded at checkout, else the row already stored; none yet leaves it unlinked until
  * its checkout.session.completed adopts it.
  */
@@ -89,7 +86,7 @@ async function applySubscription(db: Db, event: StripeEvent, sub: ParsedSubscrip
         lastEventId: sql`excluded.last_event_id`,
         updatedAt: now,
       },
-      setWhere: sql`(${t.lastEventCreated} is null or excluded.last_event_created >= ${t.lastEventCreated}) and ${t.status} not in ${terminal}`,
+      setWhere: sql`${t.lastEventCreated} is null or excluded.last_event_created >= ${t.lastEventCreated}`,
     })
     .returning({ organizationId: t.organizationId });
   if (written.length === 0) {
@@ -122,16 +119,17 @@ async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Appli
   if (customerId) await db.insert(billingCustomers).values({ customerId, organizationId }).onConflictDoNothing();
   const t = billingSubscriptions;
   const adopt = [subscriptionId ? eq(t.id, subscriptionId) : undefined, customerId ? eq(t.customerId, customerId) : undefined].filter((c) => c !== undefined);
-  if (adopt.length) await db.update(t).set({ organizationId }).where(and(isNull(t.organizationId), or(...adopt)));
+  if (adopt.length)
+    await db
+      .update(t)
+      .set({ organizationId })
+      .where(and(isNull(t.organizationId), or(...adopt)));
   if (isObj(session.subscription) && str(session.subscription.status, 64)) {
     return applySubscription(db, event, parseSubscription(session.subscription, false), organizationId);
   }
   const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
   if (subscriptionId && paid) {
-    await db
-      .insert(t)
-      .values({ id: subscriptionId, organizationId, customerId, status: 'active', lastEventCreated: event.created, lastEventId: event.id })
-      .onConflictDoNothing();
+    await db.insert(t).values({ id: subscriptionId, organizationId, customerId, status: 'active', lastEventCreated: event.created, lastEventId: event.id }).onConflictDoNothing();
   }
   await derivePlans(db, [organizationId], { eventId: event.id, eventType: event.type });
   return { outcome: 'applied', organizationId, subscriptionId };
@@ -162,7 +160,10 @@ async function applyInvoice(db: Db, event: StripeEvent, failed: boolean): Promis
   const organizationId =
     row?.organizationId ??
     (await organizationOfCustomer(db, customerId)) ??
-    (await existingOrganization(db, str(path(invoice, 'parent', 'subscription_details', 'metadata', 'organizationId')) ?? str(path(invoice, 'subscription_details', 'metadata', 'organizationId'))));
+    (await existingOrganization(
+      db,
+      str(path(invoice, 'parent', 'subscription_details', 'metadata', 'organizationId')) ?? str(path(invoice, 'subscription_details', 'metadata', 'organizationId')),
+    ));
   if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId };
   if (row) {
     const moved = await db
@@ -283,7 +284,12 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
     if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Use POST.', {}, { allow: 'POST' });
     const secrets = config().stripeWebhookSecrets;
     if (!secrets.length) {
-      throw new AppError('unavailable', 'Billing webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).', { reason: 'billing_not_configured' }, { 'retry-after': '3600' });
+      throw new AppError(
+        'unavailable',
+        'Billing webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).',
+        { reason: 'billing_not_configured' },
+        { 'retry-after': '3600' },
+      );
     }
     const payload = await readLimitedBody(request, maxWebhookBytes);
     if (payload === null) throw new AppError('payload_too_large', 'The event is larger than 1 MiB.');

@@ -61,7 +61,8 @@ export async function syncOrganizationCapacityWarnings(db: Db, organizationId: s
     update warnings set resolved_at = now()
     where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is null
       and subject_id not in (select jsonb_array_elements_text(${JSON.stringify(crowded.map((d) => d.datasetId))}::jsonb))`);
-  if (crowded.length) await raiseWarnings(
+  if (crowded.length)
+    await raiseWarnings(
       db,
       crowded.map((d) => warningOf({ organizationId, ...d, count: Number(d.count) }, capacity, plan)),
     );

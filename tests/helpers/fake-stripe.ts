@@ -12,7 +12,7 @@ export const webhookSecret = 'whsec_test_current';
 export const oldWebhookSecret = 'whsec_test_previous';
 export const pricePro = 'price_test_pro';
 
-export type StripeRequest = { method: string; path: string; form: Record<string, string>; headers: IncomingMessage['headers'] };
+export type StripeRequest = { method: string; path: string; rawPath: string; form: Record<string, string>; headers: IncomingMessage['headers'] };
 
 export type FakeStripe = {
   baseUrl: string;
@@ -41,13 +41,16 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
   let baseUrl = '';
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stripe.test');
+    const rawPath = url.pathname;
+    // Served under a path too (a proxy in front of Stripe): `/anything/v1/…` is `/v1/…`.
+    url.pathname = url.pathname.replace(/^\/[^/]+(?=\/v1\/)/, '');
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${++sequence}` }).end(JSON.stringify(body));
     if (req.method === 'GET' && (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/portal/'))) {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Stripe test page</title><h1>Stripe test page</h1><p id="path">${url.pathname}</p>`);
       return;
     }
     const form = await readForm(req);
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, form, headers: req.headers });
+    requests.push({ method: req.method ?? 'GET', path: url.pathname, rawPath, form, headers: req.headers });
     if (req.headers.authorization !== `Bearer ${stripeKey}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const failure = failures.shift();
     if (failure) return send(failure.status, { error: { type: failure.type ?? 'api_error', message: failure.message ?? 'Scripted failure.' } });
@@ -139,7 +142,10 @@ export function subscription(fields: SubscriptionFields): Record<string, unknown
     status: fields.status ?? 'active',
     cancel_at_period_end: fields.cancelAtPeriodEnd ?? false,
     metadata: fields.organizationId ? { organizationId: fields.organizationId } : {},
-    items: { object: 'list', data: [{ id: `si_${fields.id}`, object: 'subscription_item', price: { id: pricePro, object: 'price' }, current_period_start: start, current_period_end: end }] },
+    items: {
+      object: 'list',
+      data: [{ id: `si_${fields.id}`, object: 'subscription_item', price: { id: pricePro, object: 'price' }, current_period_start: start, current_period_end: end }],
+    },
   };
 }
 

@@ -11,7 +11,9 @@ export type Delivery = { status: number; body: any };
 export async function deliverRaw(payload: string, signature: string | null, options: { method?: string } = {}): Promise<Delivery> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (signature !== null) headers['stripe-signature'] = signature;
-  const response = await handleStripeWebhook(new Request('http://localhost:3999/api/webhooks/stripe', { method: options.method ?? 'POST', headers, body: options.method === 'GET' ? undefined : payload }));
+  const response = await handleStripeWebhook(
+    new Request('http://localhost:3999/api/webhooks/stripe', { method: options.method ?? 'POST', headers, body: options.method === 'GET' ? undefined : payload }),
+  );
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
@@ -23,8 +25,8 @@ export async function deliver(e: StripeEvent, options: { secret?: string; timest
 
 // The webhooks an upgrade produces, in Stripe's order: checkout completed, subscription created.
 export async function upgradeThroughWebhooks(organizationId: string, options: { subscriptionId?: string; customer?: string; periodStart?: number; periodEnd?: number } = {}) {
-  const subscriptionId = options.subscriptionId ?? uniqueId("sub");
-  const customer = options.customer ?? uniqueId("cus");
+  const subscriptionId = options.subscriptionId ?? uniqueId('sub');
+  const customer = options.customer ?? uniqueId('cus');
   const sub = subscription({ id: subscriptionId, organizationId, customer, periodStart: options.periodStart, periodEnd: options.periodEnd });
   for (const e of [
     event('checkout.session.completed', checkoutCompleted({ organizationId, customer, subscription: subscriptionId })),

@@ -148,7 +148,12 @@ describe('cancel renewal', () => {
     const offBySecond = await team.editor.call('POST', path, { body: { organizationName: team.org.name, periodEnd: new Date((team.periodEnd + 1) * 1000).toISOString() } });
     expectError(offBySecond, 422, 'confirmation_mismatch');
     expectError(await team.viewer.call('POST', path, { body: { organizationName: team.org.name, periodEnd } }), 403, 'forbidden');
-    for (const body of [{ organizationName: team.org.name }, { organizationName: team.org.name, periodEnd: 'soon' }, { organizationName: '', periodEnd }, { organizationName: team.org.name, periodEnd, now: true }]) {
+    for (const body of [
+      { organizationName: team.org.name },
+      { organizationName: team.org.name, periodEnd: 'soon' },
+      { organizationName: '', periodEnd },
+      { organizationName: team.org.name, periodEnd, now: true },
+    ]) {
       expectError(await team.editor.call('POST', path, { body }), 400, 'invalid_request');
     }
     expect(stripeCalls(`/v1/subscriptions/${team.subscriptionId}`)).toHaveLength(before);
@@ -167,7 +172,20 @@ describe('cancel renewal', () => {
     expect(again.status).toBe(200);
     expect(again.body.cancelAtPeriodEnd).toBe(true);
     expect(stripeCalls(`/v1/subscriptions/${team.subscriptionId}`)).toHaveLength(before + 1);
-    await deliver(event('customer.subscription.updated', subscription({ ...team.subscription, id: team.subscriptionId, organizationId: team.org.id, customer: team.customer, cancelAtPeriodEnd: true, periodEnd: team.periodEnd, periodStart: team.periodEnd - 30 * 86400 })));
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({
+          ...team.subscription,
+          id: team.subscriptionId,
+          organizationId: team.org.id,
+          customer: team.customer,
+          cancelAtPeriodEnd: true,
+          periodEnd: team.periodEnd,
+          periodStart: team.periodEnd - 30 * 86400,
+        }),
+      ),
+    );
     expect((await team.viewer.call('GET', team.billing)).body).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: true });
 
     // At the period end Stripe deletes the subscription: Free from then on.

@@ -86,9 +86,7 @@ describe('credits', () => {
   it('the balance never goes below zero when many cases are charged at once', async () => {
     const { org } = await newTeam();
     const db = await getDb();
-    const answers = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => db.execute(sql`select charge_eval_case(${org.id}, 'run_x', ${`res_${i}`}, 5, 50) as taken`)),
-    );
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => db.execute(sql`select charge_eval_case(${org.id}, 'run_x', ${`res_${i}`}, 5, 50) as taken`)));
     const taken = answers.map((a) => ((Array.isArray(a) ? a : (a as { rows: unknown[] }).rows)[0] as { taken: boolean }).taken);
     expect(taken.filter(Boolean)).toHaveLength(5);
     const [period] = await db.select().from(creditPeriods).where(eq(creditPeriods.organizationId, org.id));
@@ -175,7 +173,10 @@ describe('plan capacities', () => {
     await upgradeThroughWebhooks(org.id);
     expect((await list())[0].resolvedAt).not.toBeNull();
     const db = await getDb();
-    const rows = await db.select().from(warnings).where(and(eq(warnings.organizationId, org.id), eq(warnings.kind, 'dataset_near_capacity')));
+    const rows = await db
+      .select()
+      .from(warnings)
+      .where(and(eq(warnings.organizationId, org.id), eq(warnings.kind, 'dataset_near_capacity')));
     expect(rows).toHaveLength(1);
   });
 });
