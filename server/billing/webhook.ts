@@ -1,15 +1,11 @@
 import Stripe from 'stripe';
 import { z } from 'zod';
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
-import { getDb, type Db } from '@/db/client';
+import type { Db } from '@/db/client';
 import { billingCustomers, billingEvents, billingSubscriptions, organizations } from '@/db/schema';
 import { runInTransaction } from '../context';
 import { AppError, invalidRequest } from '../errors';
-import { config } from '../config';
 import { jsonTextProblem } from '../input-hygiene';
-import { readLimitedBody } from '../http/body';
-import { errorResponse, json, newRequestId, reportServerError, toAppError } from '../api/http';
-import { log } from '../log';
 import { raiseWarning, resolveWarning } from '../warnings/service';
 import { derivePlans } from './state';
 import { at, idOf, int, isObj, parseSubscription, path, str, type Obj, type ParsedSubscription } from './stripe-objects';
@@ -21,10 +17,9 @@ import { at, idOf, int, isObj, parseSubscription, path, str, type Obj, type Pars
 // watermark (`created` of the last one applied): an older event never rolls state back, an equal
 // one applies in arrival order.
 
-const maxWebhookBytes = 1024 * 1024;
 const tolerance = 300;
 
-type StripeEvent = { id: string; type: string; created: number; data: { object: Record<string, unknown> } };
+export type StripeEvent = { id: string; type: string; created: number; data: { object: Record<string, unknown> } };
 
 const eventSchema = z.object({
   id: z.string().min(1).max(255),
@@ -239,14 +234,14 @@ export async function applyStripeEvent(db: Db, event: StripeEvent): Promise<Appl
   });
 }
 
-// ---- the edge ----
+// ---- verifying a delivery ----
 
 function rejected(message: string, reason: string): AppError {
   return new AppError('invalid_request', message, { reason });
 }
 
 // The signature check on the raw bytes, against each configured secret in turn.
-function verifySignature(payload: Buffer, header: string | null, secrets: string[]): void {
+export function verifySignature(payload: Buffer, header: string | null, secrets: string[]): void {
   if (!header) throw rejected('The Stripe-Signature header is missing.', 'missing_signature');
   const messages: string[] = [];
   for (const secret of secrets) {
@@ -263,7 +258,7 @@ function verifySignature(payload: Buffer, header: string | null, secrets: string
   throw rejected('The Stripe-Signature does not match the body.', 'signature_mismatch');
 }
 
-function parseEvent(payload: Buffer): StripeEvent {
+export function parseEvent(payload: Buffer): StripeEvent {
   const parsed: { value?: unknown } = {};
   const problem = jsonTextProblem(payload.toString('utf8'), undefined, parsed);
   if (problem) throw invalidRequest(`The event cannot be accepted: ${problem}`, [{ path: '', message: problem }]);
@@ -275,32 +270,4 @@ function parseEvent(payload: Buffer): StripeEvent {
     );
   }
   return result.data as StripeEvent;
-}
-
-export async function handleStripeWebhook(request: Request): Promise<Response> {
-  const requestId = newRequestId();
-  const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
-  try {
-    if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Use POST.', {}, { allow: 'POST' });
-    const secrets = config().stripeWebhookSecrets;
-    if (!secrets.length) {
-      throw new AppError(
-        'unavailable',
-        'Billing webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).',
-        { reason: 'billing_not_configured' },
-        { 'retry-after': '3600' },
-      );
-    }
-    const payload = await readLimitedBody(request, maxWebhookBytes);
-    if (payload === null) throw new AppError('payload_too_large', 'The event is larger than 1 MiB.');
-    verifySignature(payload, request.headers.get('stripe-signature'), secrets);
-    const event = parseEvent(payload);
-    const applied = await applyStripeEvent(await getDb(), event);
-    log.info({ requestId, eventId: event.id, type: event.type, outcome: applied?.outcome ?? 'duplicate', organizationId: applied?.organizationId }, 'stripe event');
-    return json(200, { received: true }, headers);
-  } catch (error) {
-    const appError = toAppError(error);
-    reportServerError(requestId, 'stripe_webhook', error, appError);
-    return errorResponse(appError, requestId, headers);
-  }
 }

@@ -1,4 +1,4 @@
-import { handleStripeWebhook } from '@/server/billing/webhook';
+import { handleStripeWebhook } from '@/server/api/stripe-webhook';
 import { checkoutCompleted, event, signatureFor, subscription, uniqueId, type StripeEvent } from './fake-stripe';
 
 export * from './fake-stripe';

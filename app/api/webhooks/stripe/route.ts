@@ -1,4 +1,4 @@
-import { handleStripeWebhook } from '@/server/billing/webhook';
+import { handleStripeWebhook } from '@/server/api/stripe-webhook';
 
 // Stripe's webhook deliveries (server/billing/webhook.ts): verified on the raw body, applied once.
 export const dynamic = 'force-dynamic';
