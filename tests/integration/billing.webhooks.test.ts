@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -319,5 +320,40 @@ describe('payment warnings', () => {
     const outsider = await newUser();
     expect((await outsider.call('GET', `/organizations/${team.org.id}/warnings`)).status).toBe(404);
     expect((await team.viewer.call('GET', `/organizations/${team.org.id}/warnings`)).body.items).toHaveLength(1);
+  });
+});
+
+describe('ordering, as a property', () => {
+  const statuses = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const;
+  const entitles = (status: string) => ['active', 'trialing', 'past_due'].includes(status);
+
+  it('whatever the arrival order and redeliveries, the state is that of the newest event (the last to arrive among equals)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ status: fc.constantFrom(...statuses), offset: fc.integer({ min: 0, max: 4 }), redeliver: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+        async (specs) => {
+          const { admin, org } = await ownedOrganization();
+          const id = uniqueId('sub');
+          const base = now() - 100;
+          const events = specs.map((spec) => ({
+            spec,
+            e: event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: spec.status }), { created: base + spec.offset }),
+          }));
+          const arrivals: typeof events = [];
+          for (const item of events) {
+            arrivals.push(item);
+            if (item.spec.redeliver) arrivals.push(item);
+          }
+          for (const item of arrivals) expect((await deliver(item.e)).status).toBe(200);
+          // Expected: among first arrivals, the newest `created` wins, the later arrival among equals.
+          let winner = events[0];
+          for (const item of events) if (item.e.created >= winner.e.created) winner = item;
+          const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
+          expect(row.status).toBe(winner.spec.status);
+          expect(await planOf(admin, org.id)).toBe(entitles(winner.spec.status) ? 'pro' : 'free');
+        },
+      ),
+      { numRuns: 20 },
+    );
   });
 });
