@@ -56,6 +56,11 @@ export default defineConfig({
       PORT: String(port),
       APP_URL: baseURL,
       NEXT_TELEMETRY_DISABLED: '1',
+      // Billing against the fake Stripe that e2e/billing.spec.ts starts (tests/helpers/fake-stripe.ts).
+      STRIPE_SECRET_KEY: 'sk_test_promptloop',
+      STRIPE_WEBHOOK_SECRET: 'whsec_test_current',
+      STRIPE_PRICE_PRO: 'price_test_pro',
+      STRIPE_API_BASE: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT ?? 3199}`,
       ...databaseEnv(),
       ...(serverCommand ? { NEXTAUTH_URL: baseURL, NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? 'e2e-only-secret-not-for-production-use' } : {}),
     },

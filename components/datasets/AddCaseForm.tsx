@@ -1,7 +1,9 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
+import { billingPath } from '@/components/billing/links';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { PlusIcon } from '@/components/ui/icons';
@@ -9,12 +11,14 @@ import { useTRPC } from '@/lib/trpc/client';
 import { CaseFields, caseErrors, emptyCase, toCaseRow, type CaseDraft } from './CaseFields';
 import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
 import type { Dataset } from './types';
+import { planCapacity } from '@/server/datasets/schemas';
 
 export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset> }) {
   const trpc = useTRPC();
   const [value, setValue] = useState<CaseDraft>(emptyCase);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
+  const [atCapacity, setAtCapacity] = useState(false);
   const add = useMutation(
     trpc.datasets.addCase.mutationOptions({
       onSuccess: () => {
@@ -24,6 +28,7 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
       onError: (error) => {
         const info = data.handleError(error);
         if (!info) return setMessage(retryAfterConflict);
+        setAtCapacity(info.code === 'invalid_state' && info.details.state === 'at_capacity');
         setErrors(info.fields);
         setMessage(Object.keys(info.fields).length ? null : info.message);
       },
@@ -31,10 +36,13 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
     }),
   );
   const full = dataset.count >= dataset.capacity;
+  // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
+  const upgrade = dataset.capacity < planCapacity.pro ? <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link> : null;
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     setMessage(null);
+    setAtCapacity(false);
     const local = caseErrors(value);
     setErrors(local);
     if (Object.keys(local).length > 0) return;
@@ -45,9 +53,18 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
     <form className="add-case" onSubmit={onSubmit} noValidate aria-label="Add a case">
       <div className="add-case-title">
         <strong>Add a case</strong>
-        {full ? <span className="muted">The dataset is full ({dataset.capacity} cases). Remove a case or upgrade to Pro for 500.</span> : null}
+        {full ? (
+          <span className="muted">
+            The dataset is full ({dataset.capacity} cases). Remove a case to add another.{upgrade ? <> {upgrade}</> : null}
+          </span>
+        ) : null}
       </div>
-      {message ? <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>{message}</Alert> : null}
+      {message ? (
+        <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>
+          {message}
+          {atCapacity && upgrade ? <> {upgrade}</> : null}
+        </Alert>
+      ) : null}
       {!full ? (
         <>
           <CaseFields idPrefix="new-case" value={value} errors={errors} onChange={setValue} />

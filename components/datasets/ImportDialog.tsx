@@ -1,7 +1,9 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useState, type ChangeEvent } from 'react';
+import { billingPath } from '@/components/billing/links';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Dialog } from '@/components/ui/Dialog';
@@ -11,6 +13,7 @@ import { readAppError } from '@/lib/trpc/errors';
 import { detectKind, parseImportText, type ParseProblem, type SourceRow } from './importFile';
 import type { DatasetScope, useDataset } from './useDataset';
 import type { Dataset, ImportMode, ImportPreview, ImportResult, RowError } from './types';
+import { planCapacity } from '@/server/datasets/schemas';
 
 type Rejected = { sourceRow: number; messages: string[] };
 
@@ -262,7 +265,12 @@ export function ImportDialog({
                   </div>
                 ) : null}
                 {previewData || importDetails ? (
-                  <CapacityOutcome preview={{ ...previewData, ...importDetails } as ImportPreview} capacity={dataset.capacity} countAfter={countAfter} />
+                  <CapacityOutcome
+                    preview={{ ...previewData, ...importDetails } as ImportPreview}
+                    capacity={dataset.capacity}
+                    countAfter={countAfter}
+                    organizationId={scope.organizationId}
+                  />
                 ) : null}
               </section>
             ) : null}
@@ -273,13 +281,20 @@ export function ImportDialog({
   );
 }
 
-function CapacityOutcome({ preview, capacity, countAfter }: { preview: ImportPreview; capacity: number; countAfter: number | null }) {
+function CapacityOutcome({ preview, capacity, countAfter, organizationId }: { preview: ImportPreview; capacity: number; countAfter: number | null; organizationId: string }) {
   const over = preview.requestedAddition > preview.availableCapacity;
   if (over) {
+    // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
+    const onFree = capacity < planCapacity.pro;
     return (
       <Alert tone="error" title="Not enough room">
-        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows, use Replace,
-        or upgrade for a larger dataset.
+        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows or use Replace.
+        {onFree ? (
+          <>
+            {' '}
+            <Link href={billingPath(organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
+          </>
+        ) : null}
       </Alert>
     );
   }

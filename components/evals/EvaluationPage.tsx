@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatRelative } from '@/components/format';
+import { billingPath, formatBillingDate } from '@/components/billing/links';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { useVersionNumbers } from '@/components/versions/hooks';
 import { Alert } from '@/components/ui/Alert';
@@ -186,6 +187,14 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
   // A baseline that published version 1 turns the prompt active: refresh the header and tabs.
   const queryClient = useQueryClient();
   const trpc = useTRPC();
+
+  // A paused evaluation may be waiting for credits: the billing state says whether any are left
+  // and when they renew, and a refused resume says so too.
+  const paused = evaluation.status === 'paused';
+  const billing = useQuery({ ...trpc.billing.state.queryOptions({ organizationId: scope.organizationId }), enabled: paused, staleTime: 0 });
+  const resumeRefusal = readAppError(actions.resume.error)?.code;
+  const outOfCredits = paused && (resumeRefusal === 'usage_exhausted' || (billing.data !== undefined && billing.data.creditsRemaining <= 0));
+  const needsPro = paused && !outOfCredits && resumeRefusal === 'plan_required';
   const staleSetup = baselinePublished && scope.prompt.state === 'setup';
   useEffect(() => {
     if (staleSetup) void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
@@ -227,6 +236,11 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
           }
           actions={
             <div className="inline">
+              {outOfCredits || needsPro ? (
+                <ButtonLink size="sm" href={billingPath(scope.organizationId)}>
+                  Billing
+                </ButtonLink>
+              ) : null}
               {canResume ? (
                 <Button size="sm" loading={actions.resume.isPending} onClick={() => void run(() => actions.resume.mutateAsync(actions.input))}>
                   Resume
@@ -246,7 +260,8 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
           }
         />
         <CardBody className="stack">
-          {actionError && confirm === null ? <Alert tone="error">{actionError}</Alert> : null}
+          {/* A refused resume is explained by the paused notice below. */}
+          {actionError && confirm === null && !outOfCredits && !needsPro ? <Alert tone="error">{actionError}</Alert> : null}
           {baselinePublished ? (
             <Alert
               tone="success"
@@ -285,12 +300,24 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
               Applications retrieving the production label get this version on their next request.
             </Alert>
           ) : null}
-          {evaluation.status === 'paused' ? (
+          {outOfCredits ? (
+            <Alert tone="warning" title="Paused: no evaluation credits left">
+              This organization used every evaluation credit of its billing period, so the remaining cases wait.{' '}
+              {billing.data ? `Credits renew on ${formatBillingDate(billing.data.periodEnd)}` : 'Credits renew with the next period'}
+              {billing.data?.plan === 'pro' ? '' : ', or right away with an upgrade to Pro'}. Then resume: it continues with the same frozen inputs, and finished cases are not
+              charged again. <Link href={billingPath(scope.organizationId)}>Open Billing</Link>
+            </Alert>
+          ) : needsPro ? (
+            <Alert tone="warning" title="Paused: this evaluation needs the Pro plan">
+              Comprehensive evaluations run on Pro only. Upgrade, then resume: it continues with the same frozen inputs.{' '}
+              <Link href={billingPath(scope.organizationId)}>Open Billing</Link>
+            </Alert>
+          ) : paused ? (
             <Alert tone="warning" title="Paused">
-              Work stopped (for example for plan or usage limits). Resume continues with the same frozen inputs.
+              {evaluation.error ? `${evaluation.error} ` : 'Work stopped (for example for plan or usage limits). '}Resume continues with the same frozen inputs.
             </Alert>
           ) : null}
-          {evaluation.error ? <Alert tone="error">{evaluation.error}</Alert> : null}
+          {evaluation.error && !paused ? <Alert tone="error">{evaluation.error}</Alert> : null}
           <div className={comparison ? 'side-summaries' : ''}>
             <SideCard
               title={comparison ? 'Candidate' : 'Baseline run'}

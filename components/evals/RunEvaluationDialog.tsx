@@ -1,12 +1,16 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { billingPath, formatBillingDate } from '@/components/billing/links';
+import { Alert } from '@/components/ui/Alert';
 import { Field, Select } from '@/components/ui/Field';
 import { FieldError } from '@/components/ui/FieldError';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Skeleton } from '@/components/ui/States';
+import { AlertCircleIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import { quickEvaluationSize } from '@/components/datasets/types';
@@ -39,16 +43,52 @@ function reasonText(code: string | null): string {
   }
 }
 
+const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
+
+// What the run costs against what is left; a shortfall pauses the run instead of refusing it.
+function CreditsNotice({ estimate, organizationId, plan, resetsAt }: { estimate: Estimate; organizationId: string; plan: 'free' | 'pro'; resetsAt: string | null }) {
+  const billing = billingPath(organizationId);
+  const renewDate = resetsAt ? formatBillingDate(resetsAt) : null;
+  if (estimate.reason === 'usage_exhausted') {
+    return (
+      <Alert tone="warning" title="No evaluation credits left this period">
+        Credits renew {renewDate ? `on ${renewDate}` : 'at the start of the next billing period'}
+        {plan === 'pro' ? '.' : '; upgrading to Pro adds more at once.'} <Link href={billing}>{plan === 'pro' ? 'See usage in Billing' : 'Upgrade in Billing'}</Link>
+      </Alert>
+    );
+  }
+  const short = estimate.credits > estimate.creditsRemaining;
+  return (
+    <>
+      <p>
+        This run uses <strong>{plural(estimate.credits, 'credit')}</strong> · <strong>{estimate.creditsRemaining.toLocaleString()}</strong> left this period
+      </p>
+      {short ? (
+        <Alert tone="warning" title="Not enough credits for every case">
+          The run pauses when credits run out; resume it after they renew{renewDate ? ` on ${renewDate}` : ''}
+          {plan === 'pro' ? '' : ' or after upgrading'}. <Link href={billing}>Open Billing</Link>
+        </Alert>
+      ) : null}
+    </>
+  );
+}
+
 function EstimatePanel({
   estimate,
   pending,
   error,
   productionVersion,
+  organizationId,
+  plan,
+  resetsAt,
 }: {
   estimate: Estimate | undefined;
   pending: boolean;
   error: AppErrorInfo | null;
   productionVersion: number | null;
+  organizationId: string;
+  plan: 'free' | 'pro';
+  resetsAt: string | null;
 }) {
   if (error) return <FieldError message={error.message} />;
   if (pending || !estimate) {
@@ -89,7 +129,17 @@ function EstimatePanel({
             ? `Production (v${productionVersion}) runs alongside the candidate on the same cases.`
             : 'Only the candidate runs.'}
       </p>
-      {!estimate.allowed ? <FieldError message={reasonText(estimate.reason)} /> : null}
+      <CreditsNotice estimate={estimate} organizationId={organizationId} plan={plan} resetsAt={resetsAt} />
+      {!estimate.allowed && estimate.reason === 'plan_required' ? (
+        <p className="field-error" role="alert">
+          <AlertCircleIcon size={14} />
+          <span>
+            {reasonText(estimate.reason)} <Link href={billingPath(organizationId)}>Upgrade in Billing</Link>
+          </span>
+        </p>
+      ) : !estimate.allowed && estimate.reason !== 'usage_exhausted' ? (
+        <FieldError message={reasonText(estimate.reason)} />
+      ) : null}
     </div>
   );
 }
@@ -135,6 +185,9 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
   const proOnly = plan !== 'pro';
   const chosen = versions.find((version) => version.id === versionId);
   const blocked = estimate.data ? !estimate.data.allowed : false;
+  // When credits are short, say when they renew (the billing state knows the period).
+  const creditsShort = estimate.data ? estimate.data.reason === 'usage_exhausted' || estimate.data.credits > estimate.data.creditsRemaining : false;
+  const billing = useQuery({ ...trpc.billing.state.queryOptions({ organizationId }), enabled: open && creditsShort });
 
   return (
     <FormDialog
@@ -177,7 +230,15 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
             <span className="choice-title">
               Comprehensive <span className="badge badge-warning">Pro</span>
             </span>
-            <span className="choice-text">{proOnly ? 'Every case. Upgrade to Pro to run the whole dataset.' : 'Every case in the dataset.'}</span>
+            <span className="choice-text">
+              {proOnly ? (
+                <>
+                  Every case. <Link href={billingPath(organizationId)}>Upgrade to Pro</Link> to run the whole dataset.
+                </>
+              ) : (
+                'Every case in the dataset.'
+              )}
+            </span>
           </label>
         </div>
         <FieldError message={error?.fields.scope} />
@@ -195,6 +256,9 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
           pending={estimate.isPending}
           error={estimate.isError ? readAppError(estimate.error) : null}
           productionVersion={productionVersion}
+          organizationId={organizationId}
+          plan={plan}
+          resetsAt={billing.data?.periodEnd ?? null}
         />
       ) : null}
     </FormDialog>

@@ -6,7 +6,7 @@ import { signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { Button } from '@/components/ui/Button';
-import { ActivityIcon, AlertCircleIcon, BuildingIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { ActivityIcon, AlertCircleIcon, BuildingIcon, CreditCardIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
 import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
 import { OrgSwitcher } from './OrgSwitcher';
@@ -62,6 +62,9 @@ export function Sidebar({ user }: { user: SessionUser }) {
             </NavLink>
             <NavLink href={`${base}/members`} icon={<UsersIcon />}>
               Members
+            </NavLink>
+            <NavLink href={`${base}/billing`} icon={<CreditCardIcon />}>
+              Billing
             </NavLink>
             <NavLink href={`${base}/settings`} icon={<SettingsIcon />}>
               Settings

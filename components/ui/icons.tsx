@@ -156,3 +156,14 @@ export const MailIcon = (p: IconProps) => (
     <path d="m22 7-8.97 5.7a1.94 1.94 0 0 1-2.06 0L2 7" />
   </Icon>
 );
+export const CreditCardIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="2" y="5" width="20" height="14" rx="2" />
+    <path d="M2 10h20M6 15h4" />
+  </Icon>
+);
+export const ZapIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M13 2 3 14h9l-1 8 10-12h-9z" />
+  </Icon>
+);

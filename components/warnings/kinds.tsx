@@ -27,7 +27,7 @@ export function warningSubjectLink(organizationId: string, warning: Warning): { 
     case 'dataset_near_capacity':
       return warning.promptId ? { href: `${org}/prompts/${warning.promptId}/dataset`, label: 'Open dataset' } : null;
     case 'payment_failed':
-      return { href: `${org}/settings`, label: 'Billing settings' };
+      return { href: `${org}/billing`, label: 'Billing' };
     default:
       return null;
   }

@@ -28,7 +28,7 @@ export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | 
 // A declaration with its handler bound: what the executor runs.
 export type Executable = Pick<
   OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>,
-  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay'
+  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay' | 'transaction'
 > & {
   operationId: string;
   handler: (input: HandlerInput<AnyObject, AnyObject, z.ZodType>) => Promise<unknown>;
@@ -73,7 +73,8 @@ async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Pr
 /**
  * Validates and runs one operation for `actor`, who is already authenticated and rate limited.
  * Order: path, query, body (hygiene before schema), Idempotency-Key; then the handler in one
- * transaction (writes) or on the root handle (reads). Failures are thrown as they are.
+ * transaction (writes) or on the root handle (reads, and writes declared `transaction: false`,
+ * whose handlers open their own). Failures are thrown as they are.
  */
 export async function execute(db: Db, actor: Actor, operation: Executable, input: RawInput, requestId: string): Promise<Execution> {
   const write = operation.method !== 'GET';
@@ -87,9 +88,10 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
     const receipt = operation.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
     return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
   };
+  const transactional = write && operation.transaction !== false;
   if (!write) return { ...(await run(db)), replayed: false };
   const idempotencyKey = input.idempotencyKey();
-  if (!idempotencyKey) return { ...(await runInTransaction(db, run)), replayed: false };
+  if (!idempotencyKey) return { ...(transactional ? await runInTransaction(db, run) : await run(db)), replayed: false };
 
   const scope = {
     userId: actor.userId,
@@ -98,10 +100,17 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
     operation: operation.operationId,
     key: idempotencyKey,
   };
-  const outcome = await runIdempotent(db, scope, requestDigest(operation.method, input.path, input.query, body), run, (error) => {
-    const appError = toAppError(error);
-    return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
-  });
+  const outcome = await runIdempotent(
+    db,
+    scope,
+    requestDigest(operation.method, input.path, input.query, body),
+    run,
+    (error) => {
+      const appError = toAppError(error);
+      return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
+    },
+    { transaction: transactional },
+  );
   if (outcome.kind === 'replay' && operation.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
     const receipt = outcome.response.body as { key: unknown };
     const unavailable = new AppError(

@@ -93,6 +93,7 @@ export async function runIdempotent(
   digest: string,
   execute: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<ExecutedResponse>,
   renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
+  options: { transaction?: boolean } = {},
 ): Promise<Outcome> {
   const t = idempotencyRecords;
   const token = randomBytes(16).toString('hex');
@@ -144,6 +145,17 @@ export async function runIdempotent(
 
   const mine = and(scopeWhere(scope), eq(t.claimToken, token));
   try {
+    if (options.transaction === false) {
+      // The operation opens its own transactions (it calls an outside service between them): the
+      // claim above keeps retries out while it runs, and the response is stored after it.
+      const result = await execute(db, (task) => void Promise.resolve().then(task));
+      const body = result.receipt !== undefined ? result.receipt : result.body;
+      await db
+        .update(t)
+        .set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null })
+        .where(mine);
+      return { kind: 'executed', response: { status: result.status, body: result.body } };
+    }
     const response = await runInTransaction(db, async (tx, afterCommit) => {
       const result = await execute(tx, afterCommit);
       const body = result.receipt !== undefined ? result.receipt : result.body;

@@ -81,7 +81,8 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
     post: {
       operationId: 'mcp',
       summary: 'The hosted MCP server (streamable HTTP, stateless): one tool per management operation',
-      description: 'JSON-RPC messages of the Model Context Protocol. Needs an OAuth access token whose audience is `$APP_URL/mcp` (RFC 9728 metadata at /.well-known/oauth-protected-resource/mcp).',
+      description:
+        'JSON-RPC messages of the Model Context Protocol. Needs an OAuth access token whose audience is `$APP_URL/mcp` (RFC 9728 metadata at /.well-known/oauth-protected-resource/mcp).',
       tags: ['Meta'],
       security: [{ ManagementOAuth: ['management'] }],
       requestBody: { required: true, ...jsonBody({ type: 'object' }) },
@@ -136,11 +137,12 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       summary: 'Token endpoint: authorization_code (with code_verifier) and refresh_token grants',
       tags: ['OAuth'],
       security: [],
-      requestBody: form(
-        { grant_type: str, code: str, redirect_uri: str, code_verifier: str, refresh_token: str, client_id: str, resource: str },
-        ['grant_type'],
-      ),
-      responses: { '200': { description: 'Tokens', ...jsonBody({ type: 'object' }) }, '400': { description: 'OAuth error (RFC 6749)' }, '429': { description: 'Too many requests' } },
+      requestBody: form({ grant_type: str, code: str, redirect_uri: str, code_verifier: str, refresh_token: str, client_id: str, resource: str }, ['grant_type']),
+      responses: {
+        '200': { description: 'Tokens', ...jsonBody({ type: 'object' }) },
+        '400': { description: 'OAuth error (RFC 6749)' },
+        '429': { description: 'Too many requests' },
+      },
     },
   },
   '/oauth/register': {
@@ -150,7 +152,11 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       tags: ['OAuth'],
       security: [],
       requestBody: { required: true, ...jsonBody({ type: 'object', required: ['redirect_uris'] }) },
-      responses: { '201': { description: 'The registered client', ...jsonBody({ type: 'object' }) }, '400': { description: 'Invalid client metadata' }, '429': { description: 'Too many requests' } },
+      responses: {
+        '201': { description: 'The registered client', ...jsonBody({ type: 'object' }) },
+        '400': { description: 'Invalid client metadata' },
+        '429': { description: 'Too many requests' },
+      },
     },
   },
   '/oauth/revoke': {

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { billingCustomers, billingSubscriptions, organizations, users } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { authorize } from '../auth/permissions';
 import { assertWritableOrganization } from '../prompts/access';
@@ -13,7 +13,9 @@ import { entitlingStatuses, type BillingState, type CancelRenewalInput, type Red
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
 // the plan follows the webhook (server/billing/webhook.ts). Order of checks everywhere: role,
-// then configuration (503 billing_not_configured), then state.
+// then configuration (503 billing_not_configured), then state. The edges call these outside a
+// transaction (operations declared `transaction: false`): Stripe is called with no transaction
+// open, and what is written afterwards goes in one short transaction.
 
 const billingPage = (organizationId: string) => `${config().appUrl}/organizations/${organizationId}/billing`;
 
@@ -62,7 +64,9 @@ export async function createCheckout(ctx: ServiceContext, organizationId: string
     }),
   );
   if (!session.url) throw new AppError('unavailable', 'The payment provider returned no checkout page. Try again.', { reason: 'payment_provider_error' }, { 'retry-after': '5' });
-  await recordAudit(ctx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } });
+  await withTransaction(ctx, (txCtx) =>
+    recordAudit(txCtx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } }),
+  );
   return { url: session.url };
 }
 
@@ -75,7 +79,7 @@ export async function createPortalSession(ctx: ServiceContext, organizationId: s
     throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', { state: 'no_customer' });
   }
   const session = await callStripe('billingPortal.sessions.create', () => client.billingPortal.sessions.create({ customer, return_url: billingPage(organizationId) }));
-  await recordAudit(ctx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} });
+  await withTransaction(ctx, (txCtx) => recordAudit(txCtx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} }));
   return { url: session.url };
 }
 
@@ -120,24 +124,26 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
     const replied = reply as unknown as Record<string, unknown>;
     const saved = isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
     const t = billingSubscriptions;
-    await ctx.db
-      .update(t)
-      .set({
-        status: saved?.status ?? subscription.status,
-        // What Stripe answered; a reply without the field is taken as the change we asked for.
-        cancelAtPeriodEnd: typeof replied?.cancel_at_period_end === 'boolean' ? replied.cancel_at_period_end : true,
-        currentPeriodStart: saved?.currentPeriodStart ?? subscription.currentPeriodStart,
-        currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(t.id, subscription.id), sql`${t.status} in ('active', 'trialing', 'past_due')`));
-    await derivePlans(ctx.db, [organizationId], { eventId: 'cancel-renewal-reply', eventType: 'subscriptions.update' });
-    await recordAudit(ctx, {
-      organizationId,
-      operation: 'billing.cancelRenewal',
-      targetType: 'subscription',
-      targetId: subscription.id,
-      details: { periodEnd: periodEnd.toISOString() },
+    await withTransaction(ctx, async (txCtx) => {
+      await txCtx.db
+        .update(t)
+        .set({
+          status: saved?.status ?? subscription.status,
+          // What Stripe answered; a reply without the field is taken as the change we asked for.
+          cancelAtPeriodEnd: typeof replied?.cancel_at_period_end === 'boolean' ? replied.cancel_at_period_end : true,
+          currentPeriodStart: saved?.currentPeriodStart ?? subscription.currentPeriodStart,
+          currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
+          updatedAt: new Date(),
+        })
+        .where(and(eq(t.id, subscription.id), sql`${t.status} in ('active', 'trialing', 'past_due')`));
+      await derivePlans(txCtx.db, [organizationId], { eventId: 'cancel-renewal-reply', eventType: 'subscriptions.update' });
+      await recordAudit(txCtx, {
+        organizationId,
+        operation: 'billing.cancelRenewal',
+        targetType: 'subscription',
+        targetId: subscription.id,
+        details: { periodEnd: periodEnd.toISOString() },
+      });
     });
   }
   const [org] = await ctx.db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId));

@@ -30,6 +30,7 @@ export const billingOperations = declareOperations({
     errors: ['invalid_request', 'admin_required', 'not_found', 'read_only', 'invalid_state', 'unavailable'],
     role: 'admin',
     effect: 'write',
+    transaction: false,
     cli: { command: ['billing', 'checkout'], positional: [] },
   },
   create_billing_portal_session: {
@@ -43,6 +44,7 @@ export const billingOperations = declareOperations({
     errors: ['admin_required', 'not_found', 'invalid_state', 'unavailable'],
     role: 'admin',
     effect: 'write',
+    transaction: false,
     cli: { command: ['billing', 'portal'], positional: [] },
   },
   cancel_subscription_renewal: {
@@ -58,6 +60,7 @@ export const billingOperations = declareOperations({
     errors: ['invalid_request', 'forbidden', 'not_found', 'invalid_state', 'confirmation_mismatch', 'unavailable'],
     role: 'editor',
     effect: 'destroys',
+    transaction: false,
     cli: { command: ['billing', 'cancel-renewal'], positional: [] },
   },
 });

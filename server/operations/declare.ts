@@ -40,6 +40,9 @@ export type OperationSpec<P extends AnyObject | undefined, Q extends AnyObject |
   role: RequiredRole;
   effect: Effect;
   cli: CliCommand;
+  // false: the handler calls an outside service (Stripe) and opens its own short transactions, so
+  // no database transaction (on PGlite, the only connection) is held across that call.
+  transaction?: false;
   // Creates that return `{ key, secret }`: the idempotency record keeps `{ key }` only, and a
   // replay answers 409 secret_unavailable with that key metadata instead of the secret.
   idempotentReplay?: 'secret_unavailable';

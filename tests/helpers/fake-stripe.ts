@@ -19,6 +19,8 @@ export type FakeStripe = {
   requests: StripeRequest[];
   // Subscriptions known to the fake (what subscriptions.update answers from).
   subscriptions: Map<string, Record<string, unknown>>;
+  // Runs before each API request is answered (the request waits for it).
+  onRequest: ((request: StripeRequest) => Promise<void>) | null;
   // The next calls fail with this HTTP status and Stripe error (once per entry).
   failNext: (...failures: { status: number; type?: string; message?: string }[]) => void;
   close: () => Promise<void>;
@@ -39,6 +41,7 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
   const failures: { status: number; type?: string; message?: string }[] = [];
   let sequence = 0;
   let baseUrl = '';
+  const fake = { onRequest: null } as FakeStripe;
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stripe.test');
     const rawPath = url.pathname;
@@ -50,7 +53,9 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
       return;
     }
     const form = await readForm(req);
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, rawPath, form, headers: req.headers });
+    const recorded = { method: req.method ?? 'GET', path: url.pathname, rawPath, form, headers: req.headers };
+    requests.push(recorded);
+    if (fake.onRequest) await fake.onRequest(recorded);
     if (req.headers.authorization !== `Bearer ${stripeKey}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const failure = failures.shift();
     if (failure) return send(failure.status, { error: { type: failure.type ?? 'api_error', message: failure.message ?? 'Scripted failure.' } });
@@ -84,13 +89,14 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  Object.assign(fake, {
     baseUrl,
     requests,
     subscriptions,
-    failNext: (...f) => failures.push(...f),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+    failNext: (...f: { status: number; type?: string; message?: string }[]) => failures.push(...f),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+  return fake;
 }
 
 // Points this test file's process at the fake (config is read once per process).

@@ -73,7 +73,10 @@ describe('housekeeping', () => {
       { id: `evt_new_${tag}`, type: 'invoice.paid', created: 1, outcome: 'applied', receivedAt: new Date(Date.now() - 89 * day) },
     ]);
     expect((await purgeExpired(db)).billingEvents).toBeGreaterThanOrEqual(1);
-    const left = await db.select({ id: billingEvents.id }).from(billingEvents).where(inArray(billingEvents.id, [`evt_old_${tag}`, `evt_new_${tag}`]));
+    const left = await db
+      .select({ id: billingEvents.id })
+      .from(billingEvents)
+      .where(inArray(billingEvents.id, [`evt_old_${tag}`, `evt_new_${tag}`]));
     expect(left.map((r) => r.id)).toEqual([`evt_new_${tag}`]);
   });
 });

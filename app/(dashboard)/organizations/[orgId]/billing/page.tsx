@@ -1,0 +1,19 @@
+import type { Metadata } from 'next';
+import { BillingPage } from '@/components/billing/BillingPage';
+import { config } from '@/server/config';
+
+export const metadata: Metadata = { title: 'Billing' };
+
+// Stripe sends the browser back with ?checkout=success or ?checkout=cancelled.
+export default async function Page({ params, searchParams }: { params: Promise<{ orgId: string }>; searchParams: Promise<{ checkout?: string | string[] }> }) {
+  const [{ orgId }, { checkout }] = await Promise.all([params, searchParams]);
+  const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro } = config();
+  return (
+    <BillingPage
+      organizationId={orgId}
+      checkout={checkout === 'success' || checkout === 'cancelled' ? checkout : null}
+      credits={{ free: evalCreditsFree, pro: evalCreditsPro }}
+      stripe={{ payments: Boolean(stripeSecretKey), checkout: Boolean(stripeSecretKey && stripePricePro) }}
+    />
+  );
+}

@@ -1,0 +1,65 @@
+import { Alert } from '@/components/ui/Alert';
+import { Card, CardBody, CardHeader } from '@/components/ui/Card';
+import { ListIcon, ZapIcon } from '@/components/ui/icons';
+import type { BillingState } from '@/server/billing/schemas';
+import { formatBillingDate } from './links';
+
+// Credits used against the period's allowance, and what the plan allows per dataset.
+export function UsageCard({ state }: { state: BillingState }) {
+  const { creditsUsed: used, creditsPerPeriod: allowance, creditsRemaining: remaining } = state;
+  const ratio = allowance > 0 ? Math.min(1, used / allowance) : 1;
+  const level = remaining <= 0 ? 'full' : ratio >= 0.8 ? 'warn' : 'ok';
+  const resets = formatBillingDate(state.periodEnd);
+  return (
+    <Card aria-labelledby="billing-usage-title">
+      <CardHeader
+        titleId="billing-usage-title"
+        title="Usage this period"
+        description="One credit runs one case on one side of an evaluation. Reused production results are free."
+      />
+      <CardBody className="stack">
+        <div className="billing-meter" data-level={level}>
+          <div className="billing-meter-head">
+            <span className="billing-meter-icon" aria-hidden="true">
+              <ZapIcon size={14} />
+            </span>
+            <strong className="billing-meter-value">
+              {used.toLocaleString()} <span className="subtle">/ {allowance.toLocaleString()} credits used</span>
+            </strong>
+          </div>
+          <div
+            className="billing-meter-bar"
+            role="meter"
+            aria-label="Evaluation credits used"
+            aria-valuemin={0}
+            aria-valuemax={allowance}
+            aria-valuenow={Math.min(used, allowance)}
+            aria-valuetext={`${used} of ${allowance} credits used, ${remaining} left`}
+          >
+            <span style={{ width: `${ratio * 100}%` }} />
+          </div>
+          <div className="billing-meter-foot">
+            <span className="billing-meter-left">{remaining.toLocaleString()} left</span>
+            <span className="subtle">
+              Resets to {allowance.toLocaleString()} on {resets}
+            </span>
+          </div>
+        </div>
+        {remaining <= 0 ? (
+          <Alert tone="warning" title="No credits left this period">
+            Running evaluations pause until credits reset on {resets}
+            {state.plan === 'pro' ? '' : ', or until the organization upgrades to Pro'}. Resume them afterwards; nothing is lost.
+          </Alert>
+        ) : null}
+        <div className="billing-capacity">
+          <span className="billing-meter-icon" aria-hidden="true">
+            <ListIcon size={14} />
+          </span>
+          <span>
+            <strong>{state.datasetCapacity.toLocaleString()} cases</strong> <span className="muted">per dataset on the {state.plan === 'pro' ? 'Pro' : 'Free'} plan</span>
+          </span>
+        </div>
+      </CardBody>
+    </Card>
+  );
+}
