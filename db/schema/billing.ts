@@ -1,4 +1,5 @@
-import { bigint, boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -54,10 +55,19 @@ export const billingEvents = pgTable(
     created: bigint({ mode: 'number' }).notNull(),
     organizationId: text(),
     subscriptionId: text(),
+    customerId: text(),
     outcome: text().notNull(),
+    // Kept only while an invoice event waits for its organization (outcome unlinked): it is applied
+    // when its subscription or customer is tied to one.
+    payload: jsonb(),
     receivedAt: ts('received_at').notNull().defaultNow(),
   },
-  (t) => [index('billing_events_received_idx').on(t.receivedAt)],
+  (t) => [
+    index('billing_events_received_idx').on(t.receivedAt),
+    index('billing_events_unlinked_idx')
+      .on(t.subscriptionId, t.customerId)
+      .where(sql`outcome = 'unlinked'`),
+  ],
 );
 
 // Evaluation credits: one row per organization and credit period (a calendar month on Free, the

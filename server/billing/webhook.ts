@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { billingCustomers, billingEvents, billingSubscriptions, organizations } from '@/db/schema';
 import { runInTransaction } from '../context';
@@ -40,7 +40,7 @@ async function organizationOfCustomer(db: Db, customerId: string | null): Promis
   return row?.organizationId ?? null;
 }
 
-type Applied = { outcome: 'applied' | 'stale' | 'unlinked' | 'ignored'; organizationId: string | null; subscriptionId: string | null };
+type Applied = { outcome: 'applied' | 'stale' | 'unlinked' | 'ignored'; organizationId: string | null; subscriptionId: string | null; customerId?: string | null };
 
 /**
  * Writes the subscription as the event describes it, unless the stored row was written by a
@@ -91,12 +91,18 @@ async function applySubscription(db: Db, event: StripeEvent, sub: ParsedSubscrip
       .set({ organizationId })
       .where(and(eq(t.id, sub.id), isNull(t.organizationId), sql`${organizationId}::text is not null`))
       .returning({ organizationId: t.organizationId });
-    if (linked?.organizationId) await derivePlans(db, [linked.organizationId], { eventId: event.id, eventType: event.type });
+    if (linked?.organizationId) {
+      await derivePlans(db, [linked.organizationId], { eventId: event.id, eventType: event.type });
+      await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
+    }
     return { outcome: 'stale', organizationId: linked?.organizationId ?? organizationId, subscriptionId: sub.id };
   }
   const linkedTo = written[0].organizationId;
-  if (linkedTo) await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
-  return { outcome: linkedTo ? 'applied' : 'unlinked', organizationId: linkedTo, subscriptionId: sub.id };
+  if (linkedTo) {
+    await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
+    await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
+  }
+  return { outcome: linkedTo ? 'applied' : 'unlinked', organizationId: linkedTo, subscriptionId: sub.id, customerId: sub.customerId };
 }
 
 /**
@@ -120,14 +126,17 @@ async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Appli
       .set({ organizationId })
       .where(and(isNull(t.organizationId), or(...adopt)));
   if (isObj(session.subscription) && str(session.subscription.status, 64)) {
-    return applySubscription(db, event, parseSubscription(session.subscription, false), organizationId);
+    const applied = await applySubscription(db, event, parseSubscription(session.subscription, false), organizationId);
+    await applyWaitingInvoices(db, [subscriptionId], [customerId]);
+    return applied;
   }
   const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
   if (subscriptionId && paid) {
     await db.insert(t).values({ id: subscriptionId, organizationId, customerId, status: 'active', lastEventCreated: event.created, lastEventId: event.id }).onConflictDoNothing();
   }
   await derivePlans(db, [organizationId], { eventId: event.id, eventType: event.type });
-  return { outcome: 'applied', organizationId, subscriptionId };
+  await applyWaitingInvoices(db, [subscriptionId], [customerId]);
+  return { outcome: 'applied', organizationId, subscriptionId, customerId };
 }
 
 // The subscription an invoice belongs to, in the shapes of older and newer API versions.
@@ -159,7 +168,7 @@ async function applyInvoice(db: Db, event: StripeEvent, failed: boolean): Promis
       db,
       str(path(invoice, 'parent', 'subscription_details', 'metadata', 'organizationId')) ?? str(path(invoice, 'subscription_details', 'metadata', 'organizationId')),
     ));
-  if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId };
+  if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId, customerId };
   if (row) {
     const moved = await db
       .update(t)
@@ -195,6 +204,35 @@ async function applyInvoice(db: Db, event: StripeEvent, failed: boolean): Promis
   return { outcome: 'applied', organizationId, subscriptionId };
 }
 
+/**
+ * Invoice events that arrived before their subscription or customer was tied to an organization
+ * (outcome unlinked, payload kept) are applied once it is, in the order Stripe created them.
+ */
+async function applyWaitingInvoices(db: Db, subscriptionIds: (string | null)[], customerIds: (string | null)[]): Promise<void> {
+  const subs = subscriptionIds.filter((id): id is string => Boolean(id));
+  const customers = customerIds.filter((id): id is string => Boolean(id));
+  if (!subs.length && !customers.length) return;
+  const e = billingEvents;
+  const waiting = await db
+    .select()
+    .from(e)
+    .where(
+      and(
+        eq(e.outcome, 'unlinked'),
+        inArray(e.type, ['invoice.paid', 'invoice.payment_failed']),
+        or(...[subs.length ? inArray(e.subscriptionId, subs) : undefined, customers.length ? inArray(e.customerId, customers) : undefined].filter((c) => c !== undefined)),
+      ),
+    )
+    .orderBy(asc(e.created), asc(e.receivedAt))
+    .limit(100);
+  for (const row of waiting) {
+    if (!isObj(row.payload)) continue;
+    const applied = await applyInvoice(db, { id: row.id, type: row.type, created: row.created, data: { object: row.payload } }, row.type === 'invoice.payment_failed');
+    if (applied.outcome === 'unlinked') continue;
+    await db.update(e).set({ outcome: applied.outcome, organizationId: applied.organizationId, payload: null }).where(eq(e.id, row.id));
+  }
+}
+
 async function dispatchEvent(db: Db, event: StripeEvent): Promise<Applied> {
   switch (event.type) {
     case 'checkout.session.completed':
@@ -226,9 +264,16 @@ export async function applyStripeEvent(db: Db, event: StripeEvent): Promise<Appl
       .returning({ id: billingEvents.id });
     if (claimed.length === 0) return null;
     const applied = await dispatchEvent(tx, event);
+    const waits = applied.outcome === 'unlinked' && event.type.startsWith('invoice.');
     await tx
       .update(billingEvents)
-      .set({ outcome: applied.outcome, organizationId: applied.organizationId, subscriptionId: applied.subscriptionId })
+      .set({
+        outcome: applied.outcome,
+        organizationId: applied.organizationId,
+        subscriptionId: applied.subscriptionId,
+        customerId: applied.customerId ?? null,
+        payload: waits ? event.data.object : null,
+      })
       .where(eq(billingEvents.id, event.id));
     return applied;
   });

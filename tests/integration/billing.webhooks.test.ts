@@ -313,6 +313,26 @@ describe('payment warnings', () => {
     expect(after.body.items).toEqual([expect.objectContaining({ count: 1, resolvedAt: expect.any(String) })]);
   });
 
+  it('an invoice event that arrives before anything ties it to an organization is applied once something does', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const customer = uniqueId('cus');
+    const t = now() - 50;
+    const failed = event('invoice.payment_failed', invoice({ subscription: id, customer }), { created: t + 2 });
+    await deliver(failed);
+    expect(await storedEvent(failed.id)).toMatchObject({ outcome: 'unlinked', subscriptionId: id, customerId: customer, payload: expect.objectContaining({ object: 'invoice' }) });
+    await deliver(event('customer.subscription.created', subscription({ id, customer, status: 'active' }), { created: t }));
+    expect((await admin.call('GET', `/organizations/${org.id}/warnings`)).body.items).toEqual([]);
+    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), { created: t + 1 }));
+    expect(await planOf(admin, org.id)).toBe('pro');
+    const warnings = await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' });
+    expect(warnings.body.items).toEqual([expect.objectContaining({ subjectId: id, count: 1, resolvedAt: null })]);
+    expect(await storedEvent(failed.id)).toMatchObject({ outcome: 'applied', organizationId: org.id, payload: null });
+    // A redelivery of that event is still a duplicate.
+    await deliver(failed);
+    expect((await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items[0].count).toBe(1);
+  });
+
   it('members of other organizations never see the warning', async () => {
     const team = await newTeam();
     const { subscriptionId, customer } = await upgradeThroughWebhooks(team.org.id);
