@@ -67,7 +67,10 @@ describe('fuzz: MCP tools', () => {
           const result = await callTool(op.id, { ...withIds(op), ...extra });
           if (result.error) throw new Error(`${op.id}: JSON-RPC error ${JSON.stringify(result.error)}`);
           if (result.isError) {
-            expect(result.structuredContent.error.code, `${op.id} ${JSON.stringify(extra)}`).not.toMatch(/^(internal|unavailable)$/);
+            const error = result.structuredContent.error;
+            // Billing on a server without Stripe settings is the documented 503 billing_not_configured.
+            if (error.code === 'unavailable' && error.details?.reason === 'billing_not_configured') return;
+            expect(error.code, `${op.id} ${JSON.stringify(extra)}`).not.toMatch(/^(internal|unavailable)$/);
           }
         },
       ),
