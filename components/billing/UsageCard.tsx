@@ -1,14 +1,14 @@
 import { Alert } from '@/components/ui/Alert';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ListIcon, ZapIcon } from '@/components/ui/icons';
+import { MeterBar, meterLevel } from '@/components/ui/Meter';
 import type { BillingState } from '@/server/billing/schemas';
 import { formatBillingDate } from './links';
 
 // Credits used against the period's allowance, and what the plan allows per dataset.
 export function UsageCard({ state }: { state: BillingState }) {
   const { creditsUsed: used, creditsPerPeriod: allowance, creditsRemaining: remaining } = state;
-  const ratio = allowance > 0 ? Math.min(1, used / allowance) : 1;
-  const level = remaining <= 0 ? 'full' : ratio >= 0.8 ? 'warn' : 'ok';
+  const level = remaining <= 0 ? 'full' : meterLevel(used, allowance);
   const resets = formatBillingDate(state.periodEnd);
   return (
     <Card aria-labelledby="billing-usage-title">
@@ -27,17 +27,13 @@ export function UsageCard({ state }: { state: BillingState }) {
               {used.toLocaleString()} <span className="subtle">/ {allowance.toLocaleString()} credits used</span>
             </strong>
           </div>
-          <div
+          <MeterBar
             className="billing-meter-bar"
-            role="meter"
-            aria-label="Evaluation credits used"
-            aria-valuemin={0}
-            aria-valuemax={allowance}
-            aria-valuenow={Math.min(used, allowance)}
-            aria-valuetext={`${used} of ${allowance} credits used, ${remaining} left`}
-          >
-            <span style={{ width: `${ratio * 100}%` }} />
-          </div>
+            label="Evaluation credits used"
+            value={used}
+            max={allowance}
+            valueText={`${used} of ${allowance} credits used, ${remaining} left`}
+          />
           <div className="billing-meter-foot">
             <span className="billing-meter-left">{remaining.toLocaleString()} left</span>
             <span className="subtle">
