@@ -39,9 +39,14 @@ export async function newUser(options: Partial<TokenOptions> = {}): Promise<Test
   return { sub, email, token, id: me.body.id, call: (method, path, rest = {}) => call(method, path, { ...rest, token }) };
 }
 
+// Organizations created by this test file (its process): evaluation drains stay within them, so
+// files sharing one database never execute each other's runs.
+export const createdOrganizations = new Set<string>();
+
 export async function newOrganization(owner: TestUser, name = `Org ${randomUUID().slice(0, 8)}`): Promise<{ id: string; name: string }> {
   const created = await owner.call('POST', '/organizations', { body: { name } });
   if (created.status !== 201) throw new Error(`create org failed: ${created.status} ${JSON.stringify(created.body)}`);
+  createdOrganizations.add(created.body.id);
   return created.body;
 }
 

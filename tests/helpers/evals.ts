@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, evalResults, evalRuns, evaluations, organizations } from '@/db/schema';
 import { drainEvalWork } from '@/server/evals/engine/worker';
-import { newTeam, type TestUser } from './api';
+import { createdOrganizations, newTeam, type TestUser } from './api';
 import { activePrompt, createPrompt, writeDraft } from './prompts';
 
 // Fixtures for the evaluation operations tests (start, initialize, review, cancel/resume/retry).
@@ -66,7 +66,7 @@ export async function setupFixture(options: { cases?: number } = {}) {
 }
 
 export async function drain(): Promise<void> {
-  await drainEvalWork(await getDb(), { timeoutMs: 20_000 });
+  await drainEvalWork(await getDb(), { timeoutMs: 20_000, organizationIds: [...createdOrganizations] });
 }
 
 export async function evaluationRows(promptId: string) {

@@ -308,13 +308,15 @@ export async function processRun(engine: Engine, runId: string): Promise<void> {
 
 // Runs of pending or running evaluations that have claimable work: a pending case, or one held by
 // a worker whose heartbeat is stale (or gone).
-export async function claimableRuns(db: Db, staleMs: number, limit = 200): Promise<string[]> {
+export async function claimableRuns(db: Db, staleMs: number, limit = 200, organizationIds?: readonly string[]): Promise<string[]> {
+  const scope = organizationIds ? JSON.stringify(organizationIds) : null;
   const rows = rowsOf<{ runId: string }>(
     await db.execute(sql`
       select distinct r.run_id as "runId"
       from eval_results r
       join eval_runs run on run.id = r.run_id and run.status in ('pending', 'running')
-      where (r.status = 'pending' or (r.status = 'running' and not exists (
+      where (${scope}::jsonb is null or run.organization_id in (select jsonb_array_elements_text(${scope}::jsonb)))
+        and (r.status = 'pending' or (r.status = 'running' and not exists (
           select 1 from eval_workers w where w.id = r.worker_id and w.heartbeat_at > now() - (${staleMs} * interval '1 millisecond'))))
         and not exists (
           select 1 from evaluations e

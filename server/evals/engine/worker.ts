@@ -21,11 +21,13 @@ function newWorkerId(prefix: string): string {
 }
 
 // Runs still pending/running although none of their cases is (a crash between finish and refresh).
-async function unsettledRuns(db: Db): Promise<string[]> {
+async function unsettledRuns(db: Db, organizationIds?: readonly string[]): Promise<string[]> {
+  const scope = organizationIds ? JSON.stringify(organizationIds) : null;
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`
       select run.id from eval_runs run
       where run.status in ('pending', 'running')
+        and (${scope}::jsonb is null or run.organization_id in (select jsonb_array_elements_text(${scope}::jsonb)))
         and not exists (select 1 from eval_results r where r.run_id = run.id and r.status in ('pending', 'running'))
       limit 100`),
   );
@@ -127,7 +129,11 @@ export async function startEvalSender(database: Database): Promise<{ stop(): Pro
  * settles the runs' progress. Work held by another live worker is left to it. Rejects when work is
  * still left after `timeoutMs` (default 30 s).
  */
-export async function drainEvalWork(db: Db, options: { timeoutMs?: number; settings?: Partial<EngineSettings> } = {}): Promise<void> {
+// `organizationIds` limits the drain to those organizations' runs (tests sharing one database).
+export async function drainEvalWork(
+  db: Db,
+  options: { timeoutMs?: number; settings?: Partial<EngineSettings>; organizationIds?: readonly string[] } = {},
+): Promise<void> {
   const engine = newEngine(db, newWorkerId('drain'), { ...engineSettings(), ...options.settings });
   const staleMs = 3 * engine.settings.heartbeatMs;
   await heartbeat(engine);
@@ -135,8 +141,8 @@ export async function drainEvalWork(db: Db, options: { timeoutMs?: number; setti
   const timer = setTimeout(() => (engine.stopping = true), options.timeoutMs ?? 30_000);
   try {
     for (;;) {
-      for (const runId of await unsettledRuns(db)) await refreshRun({ db }, runId);
-      const runs = await claimableRuns(db, staleMs);
+      for (const runId of await unsettledRuns(db, options.organizationIds)) await refreshRun({ db }, runId);
+      const runs = await claimableRuns(db, staleMs, 200, options.organizationIds);
       if (runs.length === 0) return;
       if (engine.stopping) throw new Error(`drainEvalWork: ${runs.length} run(s) still have claimable work after ${options.timeoutMs ?? 30_000} ms`);
       await Promise.all(runs.map((runId) => processRun(engine, runId)));
