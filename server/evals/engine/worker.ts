@@ -130,10 +130,7 @@ export async function startEvalSender(database: Database): Promise<{ stop(): Pro
  * still left after `timeoutMs` (default 30 s).
  */
 // `organizationIds` limits the drain to those organizations' runs (tests sharing one database).
-export async function drainEvalWork(
-  db: Db,
-  options: { timeoutMs?: number; settings?: Partial<EngineSettings>; organizationIds?: readonly string[] } = {},
-): Promise<void> {
+export async function drainEvalWork(db: Db, options: { timeoutMs?: number; settings?: Partial<EngineSettings>; organizationIds?: readonly string[] } = {}): Promise<void> {
   const engine = newEngine(db, newWorkerId('drain'), { ...engineSettings(), ...options.settings });
   const staleMs = 3 * engine.settings.heartbeatMs;
   await heartbeat(engine);
