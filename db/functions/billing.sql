@@ -1,27 +1,37 @@
 -- The credit period an organization is in now and its allowance (API.md "Billing"): on Pro, the
 -- current period of its entitling subscription (active, trialing or past_due) with the Pro
--- allowance, so an upgrade starts a new period; on Free (and on Pro while Stripe has not yet
--- reported the renewed period), the calendar month in UTC. Allowances come from the caller
--- (EVAL_CREDITS_FREE / EVAL_CREDITS_PRO).
+-- allowance, so an upgrade starts a new period. While Stripe has not reported a current period
+-- (a paid checkout whose subscription events are on their way, or a renewal not reported yet),
+-- Pro periods run monthly from the last known boundary: the period end, else when the
+-- subscription was first seen; the renewal's real period then starts on that same boundary. On
+-- Free (and on Pro without a subscription), the calendar month in UTC. Allowances come from the
+-- caller (EVAL_CREDITS_FREE / EVAL_CREDITS_PRO).
 CREATE OR REPLACE FUNCTION credit_period(p_organization_id text, p_credits_free integer, p_credits_pro integer)
 RETURNS TABLE (starts_at timestamptz, ends_at timestamptz, credits integer)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_plan text;
-  v_start timestamptz;
-  v_end timestamptz;
+  s record;
   v_month timestamp;
 BEGIN
   SELECT o.plan INTO v_plan FROM organizations o WHERE o.id = p_organization_id;
   IF v_plan = 'pro' THEN
-    SELECT s.current_period_start, s.current_period_end INTO v_start, v_end
-    FROM billing_subscriptions s
-    WHERE s.organization_id = p_organization_id AND s.status IN ('active', 'trialing', 'past_due')
-      AND s.current_period_start <= now() AND s.current_period_end > now()
-    ORDER BY s.current_period_start DESC, s.id
+    SELECT b.current_period_start AS period_start, b.current_period_end AS period_end, b.created_at INTO s
+    FROM billing_subscriptions b
+    WHERE b.organization_id = p_organization_id AND b.status IN ('active', 'trialing', 'past_due')
+    ORDER BY (b.current_period_start <= now() AND b.current_period_end > now()) DESC NULLS LAST, b.current_period_start DESC NULLS LAST, b.created_at DESC, b.id
     LIMIT 1;
-    IF v_start IS NOT NULL THEN
-      RETURN QUERY SELECT v_start, v_end, p_credits_pro;
+    IF FOUND THEN
+      IF s.period_start <= now() AND s.period_end > now() THEN
+        RETURN QUERY SELECT s.period_start, s.period_end, p_credits_pro;
+        RETURN;
+      END IF;
+      v_month := (CASE WHEN s.period_end <= now() THEN s.period_end ELSE s.created_at END) AT TIME ZONE 'UTC';
+      FOR i IN 1..1200 LOOP
+        EXIT WHEN ((v_month + interval '1 month') AT TIME ZONE 'UTC') > now();
+        v_month := v_month + interval '1 month';
+      END LOOP;
+      RETURN QUERY SELECT v_month AT TIME ZONE 'UTC', (v_month + interval '1 month') AT TIME ZONE 'UTC', p_credits_pro;
       RETURN;
     END IF;
   END IF;

@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/service';
 import { config } from '../config';
 import { callStripe, stripeClient, stripeForCheckout } from './stripe';
 import { isObj, parseSubscription } from './stripe-objects';
-import { creditBalance, currentSubscription, derivePlans, loadBillingState } from './state';
+import { creditBalance, currentSubscription, derivePlans, effectivePeriod, loadBillingState } from './state';
 import { entitlingStatuses, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
@@ -103,7 +103,7 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
   if (membership.organization.plan !== 'pro' || !subscription || !(entitlingStatuses as readonly string[]).includes(subscription.status)) {
     throw new AppError('invalid_state', 'This organization has no active subscription to cancel.', { state: 'no_subscription', plan: membership.organization.plan });
   }
-  const periodEnd = subscription.currentPeriodEnd ?? (await creditBalance(ctx.db, organizationId)).periodEnd;
+  const periodEnd = effectivePeriod(subscription, await creditBalance(ctx.db, organizationId)).end;
   const mismatched = [
     ...(input.organizationName === membership.organization.name ? [] : ['organizationName']),
     ...(confirmsPeriodEnd(input.periodEnd, periodEnd) ? [] : ['periodEnd']),

@@ -42,10 +42,18 @@ export async function creditBalance(db: Db, organizationId: string): Promise<Cre
   return { periodStart: new Date(row.startsAt), periodEnd: new Date(row.endsAt), allowance, used, remaining: Math.max(0, allowance - used) };
 }
 
+// The period shown and confirmed: the subscription's while it holds now, else the credit period
+// (the calendar month on Free; on Pro, the period Stripe has not reported yet).
+export function effectivePeriod(subscription: SubscriptionRow | null, credits: CreditBalance, now = new Date()): { start: Date; end: Date } {
+  const start = subscription?.currentPeriodStart;
+  const end = subscription?.currentPeriodEnd;
+  if (start && end && start <= now && end > now) return { start, end };
+  return { start: credits.periodStart, end: credits.periodEnd };
+}
+
 export function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
   const onPro = plan === 'pro' && subscription !== null && (entitlingStatuses as readonly string[]).includes(subscription.status);
-  const periodEnd = onPro && subscription.currentPeriodEnd ? subscription.currentPeriodEnd : credits.periodEnd;
-  const periodStart = onPro && subscription.currentPeriodStart ? subscription.currentPeriodStart : credits.periodStart;
+  const { start: periodStart, end: periodEnd } = onPro ? effectivePeriod(subscription, credits) : { start: credits.periodStart, end: credits.periodEnd };
   const cancelAtPeriodEnd = onPro ? subscription.cancelAtPeriodEnd : false;
   return {
     plan,

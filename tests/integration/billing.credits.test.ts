@@ -93,6 +93,31 @@ describe('credits', () => {
     expect(period).toMatchObject({ used: 5, allowance: 5 });
   });
 
+  it('a renewal Stripe has not reported yet starts at the old period end, and its report keeps the same credits', async () => {
+    const { org, viewer } = await newTeam();
+    const day = 86400;
+    const oldEnd = Math.floor(Date.now() / 1000) - 10 * day;
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id, { periodStart: oldEnd - 30 * day, periodEnd: oldEnd });
+    const billing = `/organizations/${org.id}/billing`;
+    const db = await getDb();
+    await db.execute(sql`select charge_eval_case(${org.id}, 'run_x', 'res_x', 5, 50) from generate_series(1, 3)`);
+    const stale = (await viewer.call('GET', billing)).body;
+    const monthAfter = new Date(oldEnd * 1000);
+    monthAfter.setUTCMonth(monthAfter.getUTCMonth() + 1);
+    expect(stale).toMatchObject({ plan: 'pro', creditsUsed: 3, creditsPerPeriod: 50, periodStart: new Date(oldEnd * 1000).toISOString(), periodEnd: monthAfter.toISOString() });
+    const credits = await db.select().from(creditPeriods).where(eq(creditPeriods.organizationId, org.id));
+    expect(credits.map((c) => c.periodStart.toISOString())).toEqual([new Date(oldEnd * 1000).toISOString()]);
+    await deliver(
+      event('customer.subscription.updated', subscription({ id: subscriptionId, organizationId: org.id, customer, periodStart: oldEnd, periodEnd: oldEnd + 30 * day })),
+    );
+    expect((await viewer.call('GET', billing)).body).toMatchObject({
+      periodStart: new Date(oldEnd * 1000).toISOString(),
+      periodEnd: new Date((oldEnd + 30 * day) * 1000).toISOString(),
+      creditsUsed: 3,
+      creditsRemaining: 47,
+    });
+  });
+
   it('starting with zero credits is 403 usage_exhausted and creates nothing', async () => {
     const f = await comparisonFixture({ cases: 2 });
     const db = await getDb();

@@ -264,6 +264,13 @@ describe('plans from webhook state', () => {
     const t = now() - 100;
     await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), { created: t }));
     expect(await planOf(admin, org.id)).toBe('pro');
+    // Its credit period starts now (Stripe has not told the period yet), with the Pro allowance.
+    const state = await billing(admin, org.id);
+    expect(state).toMatchObject({ plan: 'pro', status: 'active', creditsPerPeriod: 10000, creditsRemaining: 10000 });
+    expect(Date.now() - Date.parse(state.periodStart)).toBeLessThan(60_000);
+    const end = new Date(state.periodStart);
+    end.setUTCMonth(end.getUTCMonth() + 1);
+    expect(state.periodEnd).toBe(end.toISOString());
     // An older creation event (incomplete) does not undo the paid checkout; a later one does apply.
     await deliver(event('customer.subscription.created', subscription({ id, customer, status: 'incomplete' }), { created: t - 5 }));
     expect(await planOf(admin, org.id)).toBe('pro');
