@@ -8,6 +8,8 @@ import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
+import { currentSubscription } from '../billing/state';
+import { entitlingStatuses } from '../billing/schemas';
 import type { DashboardLink, Organization } from './schemas';
 
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -107,6 +109,15 @@ export async function deleteOrganization(ctx: ServiceContext, organizationId: st
     const link = await checkDeletionLink(txCtx, organizationId, input.token);
     if (input.confirmName !== link.name) {
       throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });
+    }
+    // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
+    const subscription = await currentSubscription(tx, organizationId);
+    if (subscription && (entitlingStatuses as readonly string[]).includes(subscription.status) && !subscription.cancelAtPeriodEnd) {
+      throw new AppError(
+        'invalid_state',
+        'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.',
+        { state: 'subscription_renews', subscriptionId: subscription.id },
+      );
     }
     await recordAudit(txCtx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
     await tx.delete(organizations).where(eq(organizations.id, organizationId));

@@ -5,6 +5,7 @@ import { auditLog, billingSubscriptions, organizations } from '@/db/schema';
 import { newTeam, newUser } from '../helpers/api';
 import { setReadOnly } from '../helpers/evals';
 import { caller, rejection } from '../helpers/trpc';
+import { deleteOrganization } from '@/server/orgs/service';
 import { deliver, event, pricePro, startFakeStripe, subscription, upgradeThroughWebhooks, useFakeStripe, type FakeStripe } from '../helpers/stripe';
 
 // Checkout, the customer portal and cancel renewal against a local server speaking Stripe's API:
@@ -242,5 +243,30 @@ describe('billing state', () => {
     expect((await rejection(viewer.billing.checkout({ organizationId: team.org.id, plan: 'pro' }))).cause.code).toBe('admin_required');
     const mismatch = await rejection(admin.billing.cancelRenewal({ organizationId: team.org.id, organizationName: 'nope', periodEnd: '2030-01-01' }));
     expect(mismatch.cause).toMatchObject({ code: 'confirmation_mismatch', details: { mismatched: ['organizationName', 'periodEnd'] } });
+  });
+});
+
+describe('deleting a Pro organization', () => {
+  it('is refused while its subscription renews, and allowed once renewal is cancelled', async () => {
+    const team = await proTeam();
+    const link = await team.admin.call('POST', `/organizations/${team.org.id}/deletion-link`);
+    const token = new URL(link.body.url).searchParams.get('token')!;
+    const ctx = { db: await getDb(), actor: { userId: team.admin.id, clientId: 'dashboard', human: true } };
+    await expect(deleteOrganization(ctx, team.org.id, { token, confirmName: team.org.name })).rejects.toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'subscription_renews', subscriptionId: team.subscriptionId },
+    });
+    expect((await team.admin.call('GET', `/organizations/${team.org.id}`)).status).toBe(200);
+
+    const periodEnd = new Date(team.periodEnd * 1000).toISOString();
+    expect((await team.admin.call('POST', `${team.billing}/cancel-renewal`, { body: { organizationName: team.org.name, periodEnd } })).status).toBe(200);
+    await deleteOrganization(ctx, team.org.id, { token, confirmName: team.org.name });
+    expect((await team.admin.call('GET', `/organizations/${team.org.id}`)).status).toBe(404);
+    expect(await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, team.subscriptionId))).toEqual([]);
+    // Stripe's later events about it are acknowledged and change nothing.
+    const late = await deliver(
+      event('customer.subscription.deleted', subscription({ id: team.subscriptionId, organizationId: team.org.id, customer: team.customer, status: 'canceled' })),
+    );
+    expect(late.status).toBe(200);
   });
 });
