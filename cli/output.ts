@@ -40,6 +40,9 @@ export function table(items: Record<string, Json>[]): string {
   return [line(chosen), ...items.map((item) => line(chosen.map((key) => cell(item[key]))))].join('\n');
 }
 
+// Links (a checkout page, a deletion link) are printed whole: a shortened one cannot be opened.
+const isLink = (value: Json): boolean => typeof value === 'string' && /^https?:\/\/\S+$/.test(value);
+
 export function summary(value: Record<string, Json>, indent = ''): string {
   const keys = Object.keys(value);
   const width = Math.max(0, ...keys.map((k) => k.length));
@@ -57,7 +60,7 @@ export function summary(value: Record<string, Json>, indent = ''): string {
           .map((l) => `${indent}  ${l}`)
           .join('\n'),
       );
-    } else lines.push(`${indent}${key.padEnd(width)}  ${cell(v, 100)}`);
+    } else lines.push(`${indent}${key.padEnd(width)}  ${cell(v, isLink(v) ? Infinity : 100)}`);
   }
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@ import { configDir, normalizeUrl } from '@/cli/config';
 import { regressions } from '@/cli/evals';
 import { parseRef } from '@/cli/pull';
 import { CliError } from '@/cli/exit';
+import { render } from '@/cli/output';
 
 // The CLI's pure parts: where files go per platform, argv parsing, prompt references, the verdict.
 
@@ -89,5 +90,14 @@ describe('regression verdict', () => {
     const candidate = [r(1, 'scored', true), r(2, 'scored', false), r(3, 'scored', false), r(4, 'error', null), r(5, 'scored', false)];
     expect(regressions(candidate, production).map((c) => c.position)).toEqual([2, 4]);
     expect(regressions([r(1, 'scored', false, 'other')], [r(1, 'scored', true)])).toEqual([]);
+  });
+});
+
+describe('output', () => {
+  it('prints links whole (a checkout page) and shortens other long values', () => {
+    const url = `https://checkout.stripe.com/c/pay/cs_test_${'a'.repeat(120)}#fidkdWxOYHwnPyd1blpxYHZxWjA0`;
+    const printed = render({ url, note: 'x'.repeat(150) }, false);
+    expect(printed).toContain(`url   ${url}`);
+    expect(printed).toMatch(/note {2}x{99}…/);
   });
 });
