@@ -8,6 +8,12 @@ export type Schema = typeof schema;
 // A database handle or an open transaction: services accept either.
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
+// The rows of a raw `db.execute`: postgres-js answers with an array of rows, PGlite with { rows }.
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] } | null)?.rows ?? []) as T[];
+}
+
 export type Database = {
   db: Db;
   kind: 'postgres' | 'pglite';

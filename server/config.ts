@@ -47,14 +47,10 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   return fallback;
 }
 
-function positiveInt(value: string | undefined, fallback: number): number {
+// An integer setting of at least `min`; anything else (unset, empty, a fraction) keeps the default.
+function intSetting(value: string | undefined, fallback: number, min = 1): number {
   const n = Number(value);
-  return value !== undefined && value !== '' && Number.isInteger(n) && n >= 1 ? n : fallback;
-}
-
-function nonNegativeInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : fallback;
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= min ? n : fallback;
 }
 
 function trimSlash(url: string): string {
@@ -79,15 +75,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestKeyCacheMs: Number(env.INGEST_KEY_CACHE_MS ?? 5000),
     retrievalRatePerSecond: Number(env.RETRIEVAL_RATE_LIMIT_PER_SECOND ?? 2000),
     ingestProcesses: Number(env.INGEST_PROCESSES ?? availableParallelism()),
-    ingestDbConnections: positiveInt(env.INGEST_DB_CONNECTIONS, 2),
+    ingestDbConnections: intSetting(env.INGEST_DB_CONNECTIONS, 2),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || 'Promptloop <no-reply@localhost>',
     requireEmailVerification: flag(env.REQUIRE_EMAIL_VERIFICATION, Boolean(env.SMTP_URL)),
-    evalConcurrencyPerOrg: positiveInt(env.EVAL_CONCURRENCY_PER_ORG, 8),
-    evalConcurrencyPerRoute: positiveInt(env.EVAL_CONCURRENCY_PER_ROUTE, 8),
-    evalWorkerHeartbeatMs: positiveInt(env.EVAL_WORKER_HEARTBEAT_MS, 2000),
-    evalMaxAttempts: positiveInt(env.EVAL_MAX_ATTEMPTS, 3),
-    evalSweepMs: positiveInt(env.EVAL_SWEEP_MS, 3000),
+    evalConcurrencyPerOrg: intSetting(env.EVAL_CONCURRENCY_PER_ORG, 8),
+    evalConcurrencyPerRoute: intSetting(env.EVAL_CONCURRENCY_PER_ROUTE, 8),
+    evalWorkerHeartbeatMs: intSetting(env.EVAL_WORKER_HEARTBEAT_MS, 2000),
+    evalMaxAttempts: intSetting(env.EVAL_MAX_ATTEMPTS, 3),
+    evalSweepMs: intSetting(env.EVAL_SWEEP_MS, 3000),
     stripeSecretKey: env.STRIPE_SECRET_KEY?.trim() || undefined,
     stripeWebhookSecrets: (env.STRIPE_WEBHOOK_SECRET ?? '')
       .split(',')
@@ -95,8 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     stripePricePro: env.STRIPE_PRICE_PRO?.trim() || undefined,
     stripeApiBase: trimSlash(env.STRIPE_API_BASE?.trim() || 'https://api.stripe.com'),
-    evalCreditsFree: nonNegativeInt(env.EVAL_CREDITS_FREE, 200),
-    evalCreditsPro: nonNegativeInt(env.EVAL_CREDITS_PRO, 10000),
+    evalCreditsFree: intSetting(env.EVAL_CREDITS_FREE, 200, 0),
+    evalCreditsPro: intSetting(env.EVAL_CREDITS_PRO, 10000, 0),
   };
 }
 

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { billingCustomers, billingSubscriptions, organizations, users } from '@/db/schema';
+import { billingSubscriptions, organizations, users } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { authorize } from '../auth/permissions';
@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/service';
 import { config } from '../config';
 import { callStripe, stripeClient, stripeForCheckout } from './stripe';
 import { isObj, parseSubscription } from './stripe-objects';
-import { creditBalance, currentSubscription, derivePlans, effectivePeriod, loadBillingState } from './state';
+import { creditBalance, currentSubscription, customerOf, derivePlans, effectivePeriod, loadBillingState } from './state';
 import { entitlingStatuses, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
@@ -18,23 +18,6 @@ import { entitlingStatuses, type BillingState, type CancelRenewalInput, type Red
 // open, and what is written afterwards goes in one short transaction.
 
 const billingPage = (organizationId: string) => `${config().appUrl}/organizations/${organizationId}/billing`;
-
-async function customerOf(ctx: ServiceContext, organizationId: string): Promise<string | null> {
-  const [row] = await ctx.db
-    .select({ id: billingCustomers.customerId })
-    .from(billingCustomers)
-    .where(eq(billingCustomers.organizationId, organizationId))
-    .orderBy(desc(billingCustomers.createdAt))
-    .limit(1);
-  if (row) return row.id;
-  const [subscription] = await ctx.db
-    .select({ id: billingSubscriptions.customerId })
-    .from(billingSubscriptions)
-    .where(and(eq(billingSubscriptions.organizationId, organizationId), sql`${billingSubscriptions.customerId} is not null`))
-    .orderBy(desc(billingSubscriptions.updatedAt))
-    .limit(1);
-  return subscription?.id ?? null;
-}
 
 /**
  * Admin only: a Stripe Checkout Session for the Pro plan (mode subscription, the organization as
@@ -48,7 +31,7 @@ export async function createCheckout(ctx: ServiceContext, organizationId: string
   if (membership.organization.plan === 'pro') {
     throw new AppError('invalid_state', 'This organization is already on the Pro plan.', { state: 'pro', plan: 'pro' });
   }
-  const customer = await customerOf(ctx, organizationId);
+  const customer = await customerOf(ctx.db, organizationId);
   const [user] = customer ? [] : await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
   const page = billingPage(organizationId);
   const session = await callStripe('checkout.sessions.create', () =>
@@ -74,7 +57,7 @@ export async function createCheckout(ctx: ServiceContext, organizationId: string
 export async function createPortalSession(ctx: ServiceContext, organizationId: string): Promise<RedirectUrl> {
   await authorize(ctx, organizationId, 'billing.portal');
   const client = stripeClient();
-  const customer = await customerOf(ctx, organizationId);
+  const customer = await customerOf(ctx.db, organizationId);
   if (!customer) {
     throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', { state: 'no_customer' });
   }

@@ -1,10 +1,9 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { rowsOf, type Db } from '@/db/client';
 import { billingCustomers, billingSubscriptions, organizations } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { authorize } from '../auth/permissions';
 import { config } from '../config';
-import { rowsOf } from '../evals/engine/sql';
 import { planCapacity } from '../datasets/schemas';
 import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';
 import { recordAudit } from '../audit/service';
@@ -70,11 +69,28 @@ export function billingStateOf(plan: Plan, subscription: SubscriptionRow | null,
   };
 }
 
+// The organization's Stripe customer: the one recorded at its latest checkout, else its subscriptions'.
+export async function customerOf(db: Db, organizationId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: billingCustomers.customerId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.organizationId, organizationId))
+    .orderBy(desc(billingCustomers.createdAt))
+    .limit(1);
+  if (row) return row.id;
+  const [subscription] = await db
+    .select({ id: billingSubscriptions.customerId })
+    .from(billingSubscriptions)
+    .where(and(eq(billingSubscriptions.organizationId, organizationId), isNotNull(billingSubscriptions.customerId)))
+    .orderBy(desc(billingSubscriptions.updatedAt))
+    .limit(1);
+  return subscription?.id ?? null;
+}
+
 export async function loadBillingState(db: Db, organizationId: string, plan: Plan): Promise<BillingState> {
   const subscription = await currentSubscription(db, organizationId);
   const credits = await creditBalance(db, organizationId);
-  const [customer] = await db.select({ id: billingCustomers.customerId }).from(billingCustomers).where(eq(billingCustomers.organizationId, organizationId)).limit(1);
-  return billingStateOf(plan, subscription, credits, Boolean(customer ?? subscription?.customerId));
+  return billingStateOf(plan, subscription, credits, Boolean(await customerOf(db, organizationId)));
 }
 
 // Any member may read the organization's billing state.

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import { rowsOf, type Db } from '@/db/client';
 import { raiseWarnings, resolveWarning, type RaisedWarning } from '../warnings/service';
-import { rowsOf } from '../evals/engine/sql';
 import { planCapacity } from './schemas';
 
 // dataset_near_capacity: one warning per dataset, open while it holds at least 80% of its plan's

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import { rowsOf, type Db } from '@/db/client';
 import { log } from '../log';
 import { checkUnusedKeys } from './key-unused';
 
@@ -10,11 +10,6 @@ import { checkUnusedKeys } from './key-unused';
 export const archivedQuietDays = 7;
 const resolveLimit = 1000;
 export const warningCheckIntervalMs = 5 * 60 * 1000;
-
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] } | null)?.rows ?? []) as T[];
-}
 
 export async function resolveQuietArchivedUse(db: Db, now = new Date()): Promise<number> {
   const at = now.toISOString();

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import { rowsOf, type Db } from '@/db/client';
 import { raiseWarnings, type RaisedWarning } from './service';
 
 // key_unused: a retrieval or ingestion key that is not revoked and was never used within
@@ -26,11 +26,6 @@ type Candidate = {
   episode: string;
   resolved: number;
 };
-
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] } | null)?.rows ?? []) as T[];
-}
 
 const day = (iso: string) => iso.slice(0, 10);
 

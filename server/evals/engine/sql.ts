@@ -1,12 +1,8 @@
-import type { Db } from '@/db/client';
+import { rowsOf, type Db } from '@/db/client';
 
 // Small helpers for the engine's raw SQL, which runs on postgres-js and on PGlite alike.
 
-// postgres-js answers with an array of rows, PGlite with { rows }.
-export function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] } | null)?.rows ?? []) as T[];
-}
+export { rowsOf };
 
 function sqlState(error: unknown): string | undefined {
   let current: unknown = error;
