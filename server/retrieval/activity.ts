@@ -102,10 +102,19 @@ function flushQuietly(which: 'uses' | 'archived'): Promise<void> {
 }
 
 // Everything recorded so far, written now (shutdown, tests). Throws when a write fails.
+// Each write takes the same one-at-a-time slot as the timers' flushes: a tick that fired meanwhile
+// cannot take a batch and still be writing it when this resolves.
 export async function flushRetrievalActivity(): Promise<void> {
-  while (running) await running;
-  await flushUses();
-  await flushArchived();
+  for (const flush of [flushUses, flushArchived]) {
+    while (running) await running;
+    const written = flush();
+    running = written
+      .catch(() => undefined)
+      .finally(() => {
+        running = null;
+      });
+    await written;
+  }
 }
 
 export function stopRetrievalActivity(): void {
