@@ -22,23 +22,9 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const batchSize = 50;
 
-import { contents, traceEvents, type Event } from './spans';
+import { batchBodies, traceEvents, type Event } from './spans';
 
-// The load generator shares the machine with the server: the few-KB content strings are
-// serialized once, and each event's JSON is built around them (same bytes as JSON.stringify).
-const contentLiterals = new Map(Object.values(contents).map((text) => [text, JSON.stringify(text)]));
-const serialized = new WeakMap<Event, string>();
-function eventJson(event: Event): string {
-  let json = serialized.get(event);
-  if (json === undefined) {
-    const content = event.contentJson as string | undefined;
-    json = content === undefined ? JSON.stringify(event) : JSON.stringify({ ...event, contentJson: '\u0001' }).replace('"\\u0001"', () => contentLiterals.get(content)!);
-    serialized.set(event, json);
-  }
-  return json;
-}
-
-// An endless stream of 50-event batches for one client.
+// An endless stream of 50-event batches for one client of the baseline.
 function* batches(): Generator<Event[]> {
   let pending: Event[] = [];
   for (;;) {
@@ -50,8 +36,9 @@ function* batches(): Generator<Event[]> {
 
 type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
 
-// Runs `send` from `clients` concurrent loops; counts only what completes inside the measured window.
-async function drive(send: (events: Event[]) => Promise<boolean>): Promise<Result> {
+// Runs `send` from `clients` concurrent loops, each over its own stream of batches; counts only
+// what completes inside the measured window.
+async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<boolean>): Promise<Result> {
   const started = performance.now();
   const measureFrom = started + warmupSeconds * 1000;
   const measureTo = measureFrom + seconds * 1000;
@@ -60,15 +47,15 @@ async function drive(send: (events: Event[]) => Promise<boolean>): Promise<Resul
   let errors = 0;
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      const stream = batches();
+      const batchesOfClient = stream();
       while (performance.now() < measureTo) {
-        const events = stream.next().value as Event[];
+        const batch = batchesOfClient.next().value as T;
         const t0 = performance.now();
-        const ok = await send(events);
+        const ok = await send(batch);
         const t1 = performance.now();
         if (t0 >= measureFrom && t1 <= measureTo) {
           if (ok) {
-            spans += events.length;
+            spans += batchSize;
             latencies.push(t1 - t0);
           } else errors++;
         } else if (!ok) errors++;
@@ -129,9 +116,8 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
 
 function httpSender(port: number, secret: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  return (events: Event[]) =>
+  return (body: Buffer) =>
     new Promise<boolean>((resolve) => {
-      const body = `{"version":1,"events":[${events.map(eventJson).join(',')}]}`;
       const req = request(
         {
           host: '127.0.0.1',
@@ -139,7 +125,7 @@ function httpSender(port: number, secret: string) {
           method: 'POST',
           path: '/api/v1/traces',
           agent,
-          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': body.length },
         },
         (res) => {
           res.resume();
@@ -260,8 +246,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? (['http', 'baseline'] as const) : (['baseline', 'http'] as const);
       for (const side of order) {
-        if (side === 'http') httpResults.push(await drive(http));
-        else baseResults.push(await drive(direct));
+        if (side === 'http') httpResults.push(await drive(() => batchBodies(batchSize), http));
+        else baseResults.push(await drive(batches, direct));
       }
     }
     const served = summarize('POST /api/v1/traces (--role=ingest)', merge(httpResults));

@@ -154,6 +154,7 @@ function ingestArguments(rows: SpanRow[]): CallArguments {
 }
 
 const slots = (from: number) => Array.from({ length: maxEventsPerBatch }, (_, i) => `$${from + i}`).join(', ');
+const preparedOptions = { prepare: true };
 const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]::text[], ARRAY[${slots(3 + maxEventsPerBatch)}]::text[])`;
 
 // On postgres-js the call is one prepared statement with a parameter per text: one round trip per
@@ -161,7 +162,7 @@ const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]
 // through Drizzle.
 function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
   const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
-  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, [keyId, args.rows, ...args.content, ...args.metadata], { prepare: true });
+  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, [keyId, args.rows].concat(args.content, args.metadata), preparedOptions);
   const texts = (values: (string | null)[]) =>
     sql.join(
       values.map((value) => sql`${value}::text`),
