@@ -66,6 +66,8 @@ DECLARE
   v_done text[];
   v_rest text[];
   v_stale text[];
+  v_known text[];
+  v_wrong_root integer;
 BEGIN
   SELECT ik.id, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only
     INTO k
@@ -91,12 +93,16 @@ BEGIN
   -- the batch through traces_trace_org_idx: trace_id leads it, and `organization_id || ''` keeps
   -- every other index of traces (all lead with organization_id) out, so a generic plan cached while
   -- the table was small cannot read the whole organization (the estimates of those indexes tie with
-  -- the primary key's on a small table).
-  SELECT t."i", t."traceId", t."spanId" INTO c
-    FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."spanId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
-    WHERE (SELECT tr.root_span_id FROM traces tr WHERE tr.trace_id = t."traceId" AND tr.organization_id || '' = k.organization_id) <> t."rootSpanId"
-    ORDER BY t."i" LIMIT 1;
-  IF FOUND THEN
+  -- the primary key's on a small table). The same lookup tells which traces are stored already.
+  SELECT coalesce(array_agg(x."traceId") FILTER (WHERE x.stored IS NOT NULL), '{}'), min(x."i") FILTER (WHERE x.stored <> x."rootSpanId")
+    INTO v_known, v_wrong_root
+    FROM (
+      SELECT t."i", t."traceId", t."rootSpanId",
+        (SELECT tr.root_span_id FROM traces tr WHERE tr.trace_id = t."traceId" AND tr.organization_id || '' = k.organization_id) AS stored
+      FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
+    ) x;
+  IF v_wrong_root IS NOT NULL THEN
+    SELECT e."i", e."traceId", e."spanId" INTO c FROM unnest(v_in) e WHERE e."i" = v_wrong_root;
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
   END IF;
@@ -105,7 +111,10 @@ BEGIN
     -- The stored snapshots of the batch's spans, before the write: one unique-index lookup per span,
     -- once. (A cached plan for `span_id = ANY (…)` walked all the organization's spans; without
     -- LIMIT the planner flattens the lateral into a join that can do the same; inlined into the
-    -- join below it ran once per written span.)
+    -- join below it ran once per written span.) Only spans of traces stored already are looked up:
+    -- every stored span's trace has its summary row, so a span of a new trace is not stored under
+    -- this trace, and if its id is stored under another, the upsert refuses it (identity changed)
+    -- and it never reaches `change`.
     SELECT s.*
     FROM unnest(v_in) e
     CROSS JOIN LATERAL (
@@ -114,6 +123,7 @@ BEGIN
       -- serve this lookup, whatever a generic plan cached on a small table estimated.
       FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id LIMIT 1
     ) s
+    WHERE e."traceId" = ANY (v_known)
   ), written AS (
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
