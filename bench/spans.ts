@@ -84,7 +84,9 @@ function traceTemplate(): TraceTemplate {
   const events = traceEvents(now);
   const texts = events.map((e) => JSON.stringify(e));
   const text = texts.join(',');
-  const ids = [events[0].traceId as string, ...new Set(events.map((e) => e.spanId as string))].map((id) => indexesOf(text, `"${id}"`).map((i) => [i + 1, id.length] as [number, number]));
+  const ids = [events[0].traceId as string, ...new Set(events.map((e) => e.spanId as string))].map((id) =>
+    indexesOf(text, `"${id}"`).map((i) => [i + 1, id.length] as [number, number]),
+  );
   const times = [0, -2000].flatMap((delta) => indexesOf(text, String(now + delta)).map((i) => [i, delta] as [number, number]));
   const bounds: [number, number][] = [];
   let at = 0;
