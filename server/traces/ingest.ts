@@ -162,7 +162,7 @@ const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]
 // through Drizzle.
 function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
   const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
-  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, [keyId, args.rows].concat(args.content, args.metadata), preparedOptions);
+  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, ([keyId, args.rows] as (string | null)[]).concat(args.content, args.metadata), preparedOptions);
   const texts = (values: (string | null)[]) =>
     sql.join(
       values.map((value) => sql`${value}::text`),
