@@ -125,7 +125,10 @@ export function* batchBodies(size: number): Generator<Buffer> {
   for (;;) {
     while (pending.length < size) pending = pending.concat(traceEventBytes(Date.now()));
     const parts: Buffer[] = [bodyHead];
-    for (let i = 0; i < size; i++) parts.push(...(i === 0 ? [pending[i]] : [comma, pending[i]]));
+    for (let i = 0; i < size; i++) {
+      if (i > 0) parts.push(comma);
+      parts.push(pending[i]);
+    }
     parts.push(bodyTail);
     yield Buffer.concat(parts);
     pending = pending.slice(size);

@@ -8,6 +8,7 @@ export type Plan = (typeof plans)[number];
 
 // Subscription statuses under which the organization is on Pro (a past_due one until it is deleted).
 export const entitlingStatuses = ['active', 'trialing', 'past_due'] as const;
+export const isEntitling = (status: string): boolean => (entitlingStatuses as readonly string[]).includes(status);
 
 export const billingStateSchema = z.object({
   plan: z.enum(plans),

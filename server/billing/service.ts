@@ -9,7 +9,7 @@ import { config } from '../config';
 import { callStripe, stripeClient, stripeForCheckout } from './stripe';
 import { isObj, parseSubscription } from './stripe-objects';
 import { creditBalance, currentSubscription, customerOf, derivePlans, effectivePeriod, loadBillingState } from './state';
-import { entitlingStatuses, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
+import { isEntitling, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
 // the plan follows the webhook (server/billing/webhook.ts). Order of checks everywhere: role,
@@ -83,7 +83,7 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
   const membership = await authorize(ctx, organizationId, 'billing.cancelRenewal');
   const client = stripeClient();
   const subscription = await currentSubscription(ctx.db, organizationId);
-  if (membership.organization.plan !== 'pro' || !subscription || !(entitlingStatuses as readonly string[]).includes(subscription.status)) {
+  if (membership.organization.plan !== 'pro' || !subscription || !isEntitling(subscription.status)) {
     throw new AppError('invalid_state', 'This organization has no active subscription to cancel.', { state: 'no_subscription', plan: membership.organization.plan });
   }
   const periodEnd = effectivePeriod(subscription, await creditBalance(ctx.db, organizationId)).end;

@@ -7,7 +7,7 @@ import { config } from '../config';
 import { planCapacity } from '../datasets/schemas';
 import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';
 import { recordAudit } from '../audit/service';
-import { entitlingStatuses, type BillingState, type Plan } from './schemas';
+import { entitlingStatuses, isEntitling, type BillingState, type Plan } from './schemas';
 
 // The organization's billing state as persisted webhook state describes it: the plan column is a
 // cache derived from billing_subscriptions in the transaction that changes them (derivePlan).
@@ -50,8 +50,13 @@ export function effectivePeriod(subscription: SubscriptionRow | null, credits: C
   return { start: credits.periodStart, end: credits.periodEnd };
 }
 
+// Whether Stripe will charge the subscription again at the end of its period.
+export function renews(subscription: SubscriptionRow | null): boolean {
+  return subscription !== null && isEntitling(subscription.status) && !subscription.cancelAtPeriodEnd;
+}
+
 export function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
-  const onPro = plan === 'pro' && subscription !== null && (entitlingStatuses as readonly string[]).includes(subscription.status);
+  const onPro = plan === 'pro' && subscription !== null && isEntitling(subscription.status);
   const { start: periodStart, end: periodEnd } = onPro ? effectivePeriod(subscription, credits) : { start: credits.periodStart, end: credits.periodEnd };
   const cancelAtPeriodEnd = onPro ? subscription.cancelAtPeriodEnd : false;
   return {
@@ -90,7 +95,8 @@ export async function customerOf(db: Db, organizationId: string): Promise<string
 export async function loadBillingState(db: Db, organizationId: string, plan: Plan): Promise<BillingState> {
   const subscription = await currentSubscription(db, organizationId);
   const credits = await creditBalance(db, organizationId);
-  return billingStateOf(plan, subscription, credits, Boolean(await customerOf(db, organizationId)));
+  // The current subscription's customer answers without another lookup.
+  return billingStateOf(plan, subscription, credits, Boolean(subscription?.customerId ?? (await customerOf(db, organizationId))));
 }
 
 // Any member may read the organization's billing state.

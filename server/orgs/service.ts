@@ -8,8 +8,7 @@ import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
-import { currentSubscription } from '../billing/state';
-import { entitlingStatuses } from '../billing/schemas';
+import { currentSubscription, renews } from '../billing/state';
 import type { DashboardLink, Organization } from './schemas';
 
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -112,7 +111,7 @@ export async function deleteOrganization(ctx: ServiceContext, organizationId: st
     }
     // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
     const subscription = await currentSubscription(tx, organizationId);
-    if (subscription && (entitlingStatuses as readonly string[]).includes(subscription.status) && !subscription.cancelAtPeriodEnd) {
+    if (subscription && renews(subscription)) {
       throw new AppError(
         'invalid_state',
         'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.',

@@ -90,15 +90,20 @@ function requeue(batch: Map<string, ArchivedUse>): void {
   }
 }
 
+// The one-at-a-time slot: held until `written` settles, whatever the outcome.
+function holdSlot(written: Promise<void>, onFailure: (error: unknown) => void): Promise<void> {
+  running = written.catch(onFailure).finally(() => {
+    running = null;
+  });
+  return running;
+}
+
 // One flush at a time; a tick that finds one running skips (the next tick takes what accumulated).
 function flushQuietly(which: 'uses' | 'archived'): Promise<void> {
   if (running) return running;
-  running = (which === 'uses' ? flushUses() : flushArchived())
-    .catch((error: unknown) => log.warn({ err: error, job: `retrieval.${which}` }, 'retrieval activity flush failed; kept for the next one'))
-    .finally(() => {
-      running = null;
-    });
-  return running;
+  return holdSlot(which === 'uses' ? flushUses() : flushArchived(), (error) =>
+    log.warn({ err: error, job: `retrieval.${which}` }, 'retrieval activity flush failed; kept for the next one'),
+  );
 }
 
 // Everything recorded so far, written now (shutdown, tests). Throws when a write fails.
@@ -108,11 +113,7 @@ export async function flushRetrievalActivity(): Promise<void> {
   for (const flush of [flushUses, flushArchived]) {
     while (running) await running;
     const written = flush();
-    running = written
-      .catch(() => undefined)
-      .finally(() => {
-        running = null;
-      });
+    void holdSlot(written, () => undefined); // the failure is thrown by the await below
     await written;
   }
 }

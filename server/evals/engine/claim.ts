@@ -6,7 +6,8 @@ import type { DraftContent, ScoringPolicy } from '@/server/prompts/schemas';
 import { evaluationEligibility, usageExhausted, type Eligibility } from '../eligibility';
 import { config } from '@/server/config';
 import type { EvaluationScope } from '../schemas';
-import { preparedRows, retryOnConflict, rowsOf } from './sql';
+import { rowsOf } from '@/db/client';
+import { preparedRows, retryOnConflict } from './sql';
 import { raiseWarnings } from '@/server/warnings/service';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the

@@ -8,7 +8,7 @@ import { publishBaselineVersion } from '@/server/prompts/versions';
 import type { ScoringPolicy } from '@/server/prompts/schemas';
 import { reuseKeyOf } from '../freeze';
 import type { EvaluationStatus } from '../schemas';
-import { rowsOf } from './sql';
+import { rowsOf } from '@/db/client';
 
 // Run and evaluation status, recomputed from the results (M4 contract "Run model"):
 // a run is pending → running → completed (every result scored or pending_review) | failed (nothing

@@ -5,7 +5,8 @@ import { log } from '@/server/log';
 import { claimNextCase, finishCase, loadRun, type CaseOutcome, type ClaimedCase, type ClaimSettings, type RunInfo } from './claim';
 import { executeCase, prepareRun, type PreparedRun } from './execute';
 import { refreshRun } from './progress';
-import { rowsOf, sleep } from './sql';
+import { rowsOf } from '@/db/client';
+import { sleep } from './sql';
 
 // Executes runs. Runs of the same organization and model route share one group of lanes in this
 // process (min(EVAL_CONCURRENCY_PER_ORG, _PER_ROUTE) of them); a lane takes a slot of its

@@ -2,8 +2,6 @@ import { rowsOf, type Db } from '@/db/client';
 
 // Small helpers for the engine's raw SQL, which runs on postgres-js and on PGlite alike.
 
-export { rowsOf };
-
 function sqlState(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {

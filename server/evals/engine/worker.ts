@@ -7,7 +7,7 @@ import { log } from '@/server/log';
 import { refreshRun } from './progress';
 import { registerRunSender } from './queue';
 import { claimableRuns, engineSettings, heartbeat, newEngine, processRun, removeWorker, type Engine, type EngineSettings } from './runner';
-import { rowsOf } from './sql';
+import { rowsOf } from '@/db/client';
 
 // The evaluation worker: pg-boss delivers `eval-run` jobs ({ runId }); each job works its run
 // until nothing in it is claimable. A sweep every EVAL_SWEEP_MS queues runs that have claimable
