@@ -36,6 +36,27 @@ test.describe('sign up', () => {
   });
 });
 
+test.describe('loopback names', () => {
+  test('a browser on 127.0.0.1 is sent to the APP_URL name and signs up there; API clients are answered on either name', async ({ page, request, baseURL }) => {
+    const app = new URL(baseURL!);
+    const other = `http://127.0.0.1:${app.port}`;
+    const account = newAccount('loopback');
+
+    await page.goto(`${other}/sign-up`);
+    await expect(page).toHaveURL(`${app.origin}/sign-up`);
+    await page.getByLabel('Name').fill(account.name);
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page).toHaveURL(/\/organizations$/, afterHashing);
+
+    const api = await request.get(`${other}/api/v1/openapi.json`, { maxRedirects: 0 });
+    expect(api.status()).toBe(200);
+    const unauthenticated = await request.get(`${other}/api/v1/me`, { maxRedirects: 0 });
+    expect(unauthenticated.status()).toBe(401);
+  });
+});
+
 test.describe('sign in', () => {
   test('an unknown email and a wrong password get the same message under the form; the callback URL is honoured', async ({ page, request }) => {
     const account = await createAccount(request, 'returning');

@@ -12,6 +12,7 @@ import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { startWarningChecks } from './warnings/checks';
 import { ingestPath, serveIngest } from './api/ingest';
+import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
@@ -89,6 +90,8 @@ async function buildHandler(role: Role): Promise<Handler | null> {
   return (req, res) => {
     const hot = hotPathFor(req, hotPaths);
     if (hot) return hot(req, res);
+    const moved = loopbackRedirect({ method: req.method, url: req.url, host: req.headers.host, accept: req.headers.accept }, config().appUrl);
+    if (moved) return void res.writeHead(307, { location: moved, 'cache-control': 'no-store' }).end();
     // Next's handlers learn the peer address only from this header (server/auth/client-ip.ts);
     // a copy sent by the client is dropped first.
     delete req.headers['x-promptloop-client-ip'];

@@ -162,6 +162,8 @@ export function bearerToken(request: Request): string | null {
 
 function tokenProblem(error: unknown, audience: Audience): AppError {
   if (error instanceof errors.JWTExpired) return invalidToken('it has expired', audience);
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud' && error.reason !== 'missing')
+    return invalidToken(`it was issued for another resource; request a token with resource=${audienceUrl(audience)}`, audience);
   if (error instanceof errors.JWTClaimValidationFailed) return invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`, audience);
   if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('its signing algorithm is not allowed', audience);
   if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('its signing key is not known', audience);

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { isOwnOrigin } from '../http/loopback';
 import { clientIpFromHeaders } from '../auth/client-ip';
 import { config } from '../config';
 import { checkAuthorizeRequest, canonicalQuery, consentTokenValid, errorRedirect, hasConsent, issueCode, rememberConsent, type AuthorizeCheck } from './authorize';
@@ -143,7 +144,9 @@ export async function authorizeRoute(db: Db, request: Request, userId: string | 
 export async function decisionRoute(db: Db, request: Request, userId: string | null): Promise<Response> {
   if (!isBuiltInIssuer()) return notServed();
   const origin = request.headers.get('origin');
-  if (origin !== new URL(config().appUrl).origin) return errorPage('Request refused', 'The consent form was not sent from Promptloop.', 403);
+  if (origin === null || !isOwnOrigin(origin, config().appUrl)) {
+    return errorPage('Request refused', `The consent form was not sent from Promptloop at ${new URL(config().appUrl).origin} (APP_URL).`, 403);
+  }
   let all: URLSearchParams;
   try {
     const type = request.headers.get('content-type')?.split(';')[0].trim().toLowerCase();

@@ -4,6 +4,7 @@ import { AppError, isAppError } from '@/server/errors';
 import { maxBodyBytes } from '@/server/api/strict-input';
 import { readLimitedBody } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/auth/client-ip';
+import { isOwnOrigin } from '@/server/http/loopback';
 import type { Actor } from '@/server/context';
 import { appRouter } from './root';
 import { createTrpcContext, logTrpcError, toTrpcError } from './init';
@@ -18,8 +19,15 @@ export const maxBatchCalls = 10;
 function crossSiteRefusal(req: Request): AppError | null {
   if (req.method !== 'POST') return null;
   const origin = req.headers.get('origin');
-  const crossSite = req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && origin !== new URL(config().appUrl).origin);
-  return crossSite ? new AppError('forbidden', 'Requests from other sites are not accepted.', { reason: 'cross_site' }) : null;
+  const { appUrl } = config();
+  const crossSite = req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && !isOwnOrigin(origin, appUrl));
+  if (!crossSite) return null;
+  const expectedOrigin = new URL(appUrl).origin;
+  return new AppError(
+    'forbidden',
+    `Requests from other sites are not accepted: this server expects pages from ${expectedOrigin} (APP_URL). Open the dashboard there, or set APP_URL to the address you use.`,
+    { reason: 'cross_site', expectedOrigin },
+  );
 }
 
 const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.', { limitBytes: maxBodyBytes });

@@ -137,6 +137,7 @@ describe('tRPC endpoint limits', () => {
         { origin: 'https://evil.example' },
         { origin: 'null' },
         { origin: `${appOrigin}.evil.example` },
+        { origin: 'http://127.0.0.1:4000' },
         { 'sec-fetch-site': 'cross-site' },
         { origin: appOrigin, 'sec-fetch-site': 'cross-site' },
       ];
@@ -144,13 +145,17 @@ describe('tRPC endpoint limits', () => {
         const address = email();
         const refused = await signUpFrom(ip, { email: address, password }, headers);
         expect(refused.status, JSON.stringify(headers)).toBe(403);
-        expect(refused.body.error.data).toMatchObject({ appCode: 'forbidden', httpStatus: 403, details: { reason: 'cross_site' } });
+        expect(refused.body.error.data).toMatchObject({ appCode: 'forbidden', httpStatus: 403, details: { reason: 'cross_site', expectedOrigin: appOrigin } });
+        expect(refused.body.error.message).toContain(`expects pages from ${appOrigin} (APP_URL)`);
         expect(await usersWith([address])).toBe(0);
       }
       expect(await hitsOf(limitKeys.accountIp(ip))).toBe(0);
 
       const sameOrigin = await signUpFrom(ip, { email: email(), password }, { origin: appOrigin, 'sec-fetch-site': 'same-origin' });
       expect(sameOrigin.status).toBe(200);
+      // APP_URL is a loopback address: the other loopback names on its port are this server too.
+      const otherLoopbackName = await signUpFrom(ip, { email: email(), password }, { origin: 'http://127.0.0.1:3999', 'sec-fetch-site': 'same-origin' });
+      expect(otherLoopbackName.status).toBe(200);
       const noBrowser = await signUpFrom(ip, { email: email(), password });
       expect(noBrowser.status).toBe(200);
     },
