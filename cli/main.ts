@@ -1,6 +1,7 @@
 import { columns, exitCodesHelp, flagRows, globalFlags, parse } from './args';
 import type { Command } from './command';
 import { CliError, exitCodes } from './exit';
+import manifest from './package.json' with { type: 'json' };
 
 // `promptloop`: finds the command (built-in, or generated from the operation table), parses its
 // flags, runs it and maps every failure to a documented exit code. The operation table (zod
@@ -78,7 +79,8 @@ function listHelp(commands: Command[], prefix: string[]): string {
   return parts.join('\n');
 }
 
-export const version = '0.1.0';
+/** The installable package's version (cli/package.json). */
+export const version: string = manifest.version;
 
 export async function main(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
