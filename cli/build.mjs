@@ -45,6 +45,8 @@ const englishOnly = {
  */
 export async function buildCli({ outfile = path.join(cliDir, 'dist', 'promptloop.mjs'), write = true } = {}) {
   const result = await build({
+    // Metafile paths relative to the repository root, wherever the build runs from.
+    absWorkingDir: root,
     entryPoints: [path.join(cliDir, 'entry.ts')],
     outfile,
     write,

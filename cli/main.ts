@@ -148,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
         return exitCodes.ok;
       }
       process.stderr.write(
-        `${unknown ? `Unknown command: promptloop ${[...words, unknown].join(' ')}` : `promptloop ${words.join(' ')}: name a command`}\n\n${listHelp(commands, words)}\n`,
+        `${unknown ? `Unknown command: promptloop ${[...words, unknown].join(' ')}` : `${['promptloop', ...words].join(' ')}: name a command`}\n\n${listHelp(commands, words)}\n`,
       );
       return exitCodes.usage;
     }
