@@ -27,9 +27,17 @@ export type Flag = {
   placeholder?: string;
   /** The literal `null` stands for JSON null (e.g. `--organization-id null` clears the default). */
   nullable?: boolean;
+  /** Shown in the usage line though not `required` (a body field the command needs unless --body gives it). */
+  inUsage?: boolean;
 };
 
-export type Positional = { name: string; description?: string; required?: boolean };
+export type Positional = {
+  name: string;
+  description?: string;
+  required?: boolean;
+  /** The option this argument stands for (an alias: `labels move <promptId> <label> <versionId>` = `--version-id`). */
+  flag?: string;
+};
 
 export type Parsed = { flags: Record<string, unknown>; positionals: string[] };
 
@@ -129,7 +137,7 @@ export function parse(argv: string[], flags: Flag[], positionals: Positional[] =
   return result;
 }
 
-const placeholderOf = (flag: Flag) =>
+export const placeholderOf = (flag: Flag) =>
   flag.kind === 'boolean'
     ? ''
     : ` <${flag.placeholder ?? (flag.choices ? flag.choices.join('|') : flag.kind === 'list' ? (flag.itemKind ?? 'value') : flag.kind === 'json' ? 'json' : flag.kind)}>`;

@@ -1,6 +1,7 @@
-import { columns, exitCodesHelp, flagRows, globalFlags, parse } from './args';
+import { columns, exitCodesHelp, flagRows, globalFlags, parse, placeholderOf, type Flag, type Positional } from './args';
 import type { Command } from './command';
 import { CliError, exitCodes } from './exit';
+import manifest from './package.json' with { type: 'json' };
 
 // `promptloop`: finds the command (built-in, or generated from the operation table), parses its
 // flags, runs it and maps every failure to a documented exit code. The operation table (zod
@@ -44,19 +45,53 @@ function splitCommand(argv: string[], known: (words: string[]) => boolean): { wo
   return { words, rest: [...rest, ...argv.slice(i)].filter((a) => a !== undefined) };
 }
 
-const usageOf = (command: Command) =>
-  `promptloop ${command.path.join(' ')}${command.positionals.map((p) => (p.required === false ? ` [${p.name}]` : ` <${p.name}>`)).join('')} [options]`;
+const argumentOf = (p: Positional, required = p.required !== false) => (required ? `<${p.name}>` : `[${p.name}]`);
+
+/**
+ * The usage line with the options a command needs, and a second form when some of them may be
+ * given as trailing arguments instead (`labels move <promptId> <label> <versionId>`).
+ */
+function usageLines(command: Command): string[] {
+  const needed = command.flags.filter((f) => f.required || f.inUsage);
+  const form = (positionals: Positional[], flags: Flag[]) =>
+    [
+      'promptloop',
+      ...command.path,
+      ...positionals.map((p) => argumentOf(p, p.flag ? needed.some((f) => f.name === p.flag) : undefined)),
+      ...flags.map((f) => `--${f.name}${placeholderOf(f)}`),
+      '[options]',
+    ].join(' ');
+  const args = command.positionals.filter((p) => !p.flag);
+  const aliases = command.positionals.filter((p) => p.flag);
+  const lines = [form(args, needed)];
+  if (aliases.length)
+    lines.push(
+      form(
+        [...args, ...aliases],
+        needed.filter((f) => !aliases.some((p) => p.flag === f.name)),
+      ),
+    );
+  return lines;
+}
 
 function commandHelp(command: Command): string {
-  const parts = [`Usage: ${usageOf(command)}`, '', command.summary];
+  const [usage, ...others] = usageLines(command);
+  const parts = [`Usage: ${usage}`, ...others.map((line) => `   or: ${line}`), '', command.summary];
   if (command.description) parts.push('', command.description);
-  if (command.positionals.length) parts.push('', 'Arguments:', columns(command.positionals.map((p) => [`<${p.name}>`, p.description ?? ''])));
+  if (command.positionals.length) parts.push('', 'Arguments:', columns(command.positionals.map((p) => [argumentOf(p), p.description ?? ''])));
   if (command.flags.length) parts.push('', 'Options:', columns(flagRows(command.flags)));
   parts.push('', 'Global options:', columns(flagRows(globalFlags)));
   if (command.examples?.length) parts.push('', 'Examples:', ...command.examples.map((e) => `  ${e}`));
   parts.push('', exitCodesHelp);
   return parts.join('\n');
 }
+
+const conventions = `Arguments and options:
+  Arguments are the ids of what a command acts on (<promptId>, <evaluationId>); --org names the
+  organization it acts in. Everything else is an option named the same in every command: --version-id,
+  --evaluation-id, --side, --name, --role. Some options may also be given as trailing arguments
+  (\`labels move <promptId> <label> <versionId>\` = \`labels move <promptId> <label> --version-id <versionId>\`);
+  each command's --help shows both forms.`;
 
 function listHelp(commands: Command[], prefix: string[]): string {
   const shown = commands.filter((c) => prefix.every((word, i) => c.path[i] === word));
@@ -68,17 +103,22 @@ function listHelp(commands: Command[], prefix: string[]): string {
   if (!prefix.length)
     parts.push(
       '',
+      conventions,
+      '',
       'Environment:',
       columns([
         ['PROMPTLOOP_URL', 'Server base URL (default http://localhost:3000); --url overrides it.'],
         ['PROMPTLOOP_CONFIG_DIR', 'Where tokens and the organization context are kept (default: the user config directory + /promptloop).'],
+        ['PROMPTLOOP_CLIENT_ID', 'With PROMPTLOOP_CLIENT_SECRET: a service account’s credentials (CI); every command gets its own token, no login.'],
+        ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s secret (pls_…).'],
       ]),
     );
   parts.push('', `Run \`promptloop ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> --help\` for a command's arguments and options.`, '', exitCodesHelp);
   return parts.join('\n');
 }
 
-export const version = '0.1.0';
+/** The installable package's version (cli/package.json). */
+export const version: string = manifest.version;
 
 export async function main(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
@@ -108,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
         return exitCodes.ok;
       }
       process.stderr.write(
-        `${unknown ? `Unknown command: promptloop ${[...words, unknown].join(' ')}` : `promptloop ${words.join(' ')}: name a command`}\n\n${listHelp(commands, words)}\n`,
+        `${unknown ? `Unknown command: promptloop ${[...words, unknown].join(' ')}` : `${['promptloop', ...words].join(' ')}: name a command`}\n\n${listHelp(commands, words)}\n`,
       );
       return exitCodes.usage;
     }

@@ -88,7 +88,9 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
   if (!schema?.properties) return [];
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties).map(([name, property]) => {
-    const shape = shapeOf(property);
+    let shape = shapeOf(property);
+    // A query switch ("true" | "false") is a boolean option, as the same field is in a body (--rerun-both).
+    if (where === 'query' && shape.choices?.length === 2 && shape.choices.includes('true') && shape.choices.includes('false')) shape = { kind: 'boolean', nullable: false };
     const description = [property.description, where === 'body' && shape.kind === 'json' ? 'JSON, or @file.' : ''].filter(Boolean).join(' ');
     return {
       name,
@@ -97,9 +99,10 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
         kind: shape.kind,
         itemKind: shape.itemKind,
         choices: shape.kind === 'list' ? undefined : shape.choices,
+        placeholder: shape.kind === 'string' && !shape.choices ? name : undefined,
         nullable: shape.nullable,
         required: required.has(name) && property.default === undefined,
-        description: description || (where === 'query' ? 'Query parameter.' : undefined),
+        description: description || (name.endsWith('Id') ? `The ${name.slice(0, -2)} id.` : where === 'query' ? 'Query parameter.' : undefined),
       },
     };
   });
@@ -111,26 +114,38 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
   const bodySchema = jsonSchemaOf(operation.body);
   const bodyFields = bodySchema?.type === 'object' || bodySchema?.properties ? fieldsOf(bodySchema, 'body') : [];
   const orgScoped = params.some((p) => p.name === 'organizationId');
-  const positionalNames = [...operation.cli.positional];
   const byName = new Map([...params, ...query, ...bodyFields].map((field) => [field.name, field]));
+  // One rule for every command: the path's ids (what the command acts on) are arguments; every query
+  // and body field is an option, the same option in every command (`--version-id`, `--side`,
+  // `--name`). A field the declaration lists as positional may also be given as a trailing argument
+  // (`labels move <promptId> <label> <versionId>`), an alias for its option.
+  const pathNames = operation.cli.positional.filter((name) => params.some((p) => p.name === name));
+  const aliasNames = operation.cli.positional.filter((name) => !pathNames.includes(name) && byName.has(name));
+  const positionalNames = [...pathNames, ...aliasNames];
   const positionals: Positional[] = positionalNames.map((name) => {
-    const field = byName.get(name);
-    const choices = field?.flag.choices ? ` One of ${field.flag.choices.join(', ')}.` : '';
-    const nullable = field?.flag.nullable ? ' `null` for none.' : '';
-    const required = !field || params.includes(field) || field.flag.required === true;
-    return { name, required, description: `${field?.flag.description ?? (name.endsWith('Id') ? `The ${name.slice(0, -2)} id.` : '')}${choices}${nullable}`.trim() };
+    const field = byName.get(name)!;
+    const isAlias = aliasNames.includes(name);
+    const choices = field.flag.choices ? ` One of ${field.flag.choices.join(', ')}.` : '';
+    const nullable = field.flag.nullable ? ' `null` for none.' : '';
+    const description = isAlias ? `Same as --${field.flag.name}.` : `${field.flag.description ?? ''}${choices}${nullable}`.trim();
+    return { name, required: !isAlias, description, ...(isAlias ? { flag: field.flag.name } : {}) };
   });
-  const isPositional = (field: Field) => positionalNames.includes(field.name);
-  const pathFlags = params.filter((p) => p.name !== 'organizationId' && !isPositional(p)).map((p) => ({ ...p, flag: { ...p.flag, required: true } }));
-  const flagFields = [...pathFlags, ...query.filter((f) => !isPositional(f)), ...bodyFields.filter((f) => !isPositional(f))].filter((field) => !reserved.has(field.flag.name));
+  const pathFlags = params.filter((p) => p.name !== 'organizationId' && !pathNames.includes(p.name)).map((p) => ({ ...p, flag: { ...p.flag, required: true } }));
+  const flagFields = [...pathFlags, ...query, ...bodyFields].filter((field) => !reserved.has(field.flag.name));
   const flags: Flag[] = [
     ...(orgScoped
       ? [{ name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Organization (default: the saved context, else your account default).' } as Flag]
       : []),
-    // Body fields are required unless --body supplies them; the server checks the merged body.
+    // Body fields are required unless --body supplies them (the server checks the merged body), so
+    // they are shown in the usage line rather than enforced by the parser.
     ...flagFields.map((field) =>
       bodyFields.includes(field)
-        ? { ...field.flag, required: false, description: `${field.flag.description ?? ''}${field.flag.required ? ' (required unless in --body)' : ''}`.trim() }
+        ? {
+            ...field.flag,
+            required: false,
+            inUsage: field.flag.required,
+            description: `${field.flag.description ?? ''}${field.flag.required ? ' (required unless in --body)' : ''}`.trim(),
+          }
         : field.flag,
     ),
     ...(operation.body
@@ -149,12 +164,14 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
     examples: extension?.examples,
     async run(ctx, parsed) {
       const f = parsed.flags;
-      // Positionals are values of their fields, converted like the flag would be.
+      // Arguments are values of their fields, converted (and checked) like the option's value.
       const values = new Map<string, unknown>();
       positionalNames.forEach((name, i) => {
-        const field = byName.get(name);
+        const field = byName.get(name)!;
         const raw = parsed.positionals[i];
-        if (raw !== undefined) values.set(name, field && (field.flag.kind !== 'string' || field.flag.nullable) ? convertValue({ ...field.flag, name }, raw) : raw);
+        if (raw === undefined) return;
+        if (f[field.flag.name] !== undefined) throw usageError(`Give ${name} once: as an argument or as --${field.flag.name}.`);
+        values.set(name, convertValue(field.flag, raw));
       });
       for (const field of flagFields) if (f[field.flag.name] !== undefined) values.set(field.name, f[field.flag.name]);
 
@@ -186,8 +203,7 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
           const merged: Record<string, unknown> = { ...(base as Record<string, unknown>) };
           for (const field of bodyFields) if (values.has(field.name)) merged[field.name] = values.get(field.name);
           const missing = bodyFields.filter((field) => field.flag.required && !(field.name in merged));
-          if (missing.length)
-            throw usageError(`Missing ${missing.map((field) => (isPositional(field) ? `<${field.name}>` : `--${field.flag.name}`)).join(', ')} (or give them in --body).`);
+          if (missing.length) throw usageError(`Missing ${missing.map((field) => `--${field.flag.name}`).join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --body).`);
           body = merged;
         } else body = base;
       }

@@ -116,7 +116,15 @@ export function newConfigDir(): string {
 /** Runs `promptloop …` with its own config directory; never inherits the test's database settings. */
 export function runCli(
   args: string[],
-  options: { configDir: string; url?: string; env?: Record<string, string>; cwd?: string; onStdout?: (text: string) => void },
+  options: {
+    configDir: string;
+    url?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    onStdout?: (text: string) => void;
+    /** The program to run instead of the repository's bin/promptloop.mjs (e.g. `['npx', 'promptloop']` in an installed project). */
+    program?: string[];
+  },
 ): Promise<CliResult> {
   const env = {
     PATH: process.env.PATH ?? '',
@@ -129,7 +137,8 @@ export function runCli(
     ...options.env,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/promptloop.mjs'), ...args], {
+    const [command, ...programArgs] = options.program ?? [process.execPath, path.join(root, 'bin/promptloop.mjs')];
+    const child = spawn(command, [...programArgs, ...args], {
       cwd: options.cwd ?? root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
