@@ -40,6 +40,42 @@ test('create an organization, rename it and make it the default', async ({ admin
   await expect(page.getByRole('cell', { name: /Created the organization/ })).toBeVisible();
 });
 
+test('the overview offers admins and editors a New prompt button, not viewers; the app has a favicon', async ({ adminPage: page, signUpSecondUser }) => {
+  const organizationId = await createOrganization(page, uniqueName('Starter'));
+
+  // The brand mark as the tab's icon (app/icon.svg).
+  const icon = page.locator('head link[rel="icon"]');
+  await expect(icon).toHaveAttribute('type', 'image/svg+xml');
+  const served = await page.request.get((await icon.getAttribute('href'))!);
+  expect(served.status()).toBe(200);
+  expect(served.headers()['content-type']).toContain('image/svg+xml');
+
+  // A teammate: a viewer sees no button; as an editor they do.
+  const teammate = await signUpSecondUser('starter');
+  const mutate = async (path: string, input: unknown) => {
+    const response = await page.request.post(`/api/trpc/${path}`, { data: input });
+    expect(response.ok(), await response.text()).toBeTruthy();
+    return (await response.json()).result.data;
+  };
+  const member = await mutate('members.add', { organizationId, email: teammate.account.email, role: 'viewer' });
+  await teammate.page.goto(`/organizations/${organizationId}`);
+  await expect(teammate.page.getByText('Your role')).toBeVisible();
+  await expect(teammate.page.getByRole('main').getByText('Viewer', { exact: true })).toBeVisible();
+  await expect(teammate.page.getByRole('button', { name: 'New prompt' })).toHaveCount(0);
+  await mutate('members.changeRole', { organizationId, userId: member.userId, role: 'editor' });
+  await teammate.page.reload();
+  await expect(teammate.page.getByRole('button', { name: 'New prompt' })).toBeVisible();
+
+  // The button opens the prompt list's create dialog and lands on the new prompt's editor.
+  const name = uniqueName('First prompt');
+  await page.getByRole('button', { name: 'New prompt' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create prompt' });
+  await dialog.getByLabel('Prompt name').fill(name);
+  await dialog.getByRole('button', { name: 'Create prompt' }).click();
+  await expect(page).toHaveURL(new RegExp(`/organizations/${organizationId}/prompts/prm_[0-9a-z]+$`));
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
+});
+
 test('add a member, change their role and remove them', async ({ adminPage: page, admin, signUpSecondUser }) => {
   const teammate = await signUpSecondUser('teammate');
   const name = uniqueName('Team');

@@ -45,6 +45,9 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   await reveal.getByRole('tab', { name: 'TypeScript' }).click();
   await expect(snippet).toContainText(`pl.getPrompt('${promptId}', { label: 'production' })`);
   await expect(snippet).toContainText(secret);
+  // The same variable as the SDK's README.
+  await expect(snippet).toContainText(`apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'`);
+  await expect(snippet).not.toContainText('PROMPTLOOP_API_KEY');
 
   const row = page.locator('tr[data-key]');
   await expect(row).toHaveCount(1);
@@ -55,6 +58,9 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   // Once dismissed, the secret is gone for good.
   await reveal.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByText(secret)).toHaveCount(0);
+  // Without a fresh secret, the examples read the key from that variable.
+  const examples = page.locator('section.card', { hasText: 'Put a key in PROMPTLOOP_RETRIEVAL_KEY, then:' });
+  await expect(examples.getByRole('tabpanel')).toContainText('"Authorization: Bearer $PROMPTLOOP_RETRIEVAL_KEY"');
   await page.reload();
   await expect(row).toContainText('Support bot', { timeout: 60_000 });
   await expect(page.getByText(secret)).toHaveCount(0);

@@ -32,7 +32,10 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(reveal.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
   await expect(reveal.getByRole('tabpanel')).toContainText('/api/v1/traces');
   await reveal.getByRole('tab', { name: 'TypeScript' }).click();
-  await expect(reveal.getByRole('tabpanel')).toContainText('fetch(');
+  // The SDK's exporter, not hand-written requests.
+  await expect(reveal.getByRole('tabpanel')).toContainText("import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';");
+  await expect(reveal.getByRole('tabpanel')).toContainText(`ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`);
+  await expect(reveal.getByRole('tabpanel')).not.toContainText('fetch(');
   const row = page.locator('tr', { hasText: 'Checkout API' });
   await expect(row).toContainText(secret.slice(0, 12));
   await expect(row).toContainText('Active');
@@ -305,4 +308,68 @@ test('members who are not admins see an explanation instead of key controls', as
   await expect(teammate.page.getByText('Ask an admin for an ingestion key')).toBeVisible();
   await expect(teammate.page.getByRole('link', { name: 'About ingestion keys' })).toBeVisible();
   await shoot(teammate.page, '25-traces-empty');
+});
+
+test('a span’s prompt version links to that version of its prompt', async ({ adminPage: page, request }) => {
+  test.setTimeout(180_000);
+  const organizationId = await createOrganization(page, uniqueName('Versioned'));
+  // An active prompt (a baseline run on the local echo route) and an ingestion key, through the
+  // dashboard's own tRPC procedures (their pages have their own tests).
+  const mutate = async (path: string, input: unknown) => {
+    const response = await page.request.post(`/api/trpc/${path}`, { data: input });
+    expect(response.ok(), await response.text()).toBeTruthy();
+    return (await response.json()).result.data;
+  };
+  const query = async (path: string, input: unknown) => {
+    const response = await page.request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
+    expect(response.ok(), await response.text()).toBeTruthy();
+    return (await response.json()).result.data;
+  };
+  const promptName = uniqueName('Support echo');
+  const prompt = await mutate('prompts.create', { organizationId, name: promptName });
+  const target = { organizationId, promptId: prompt.id as string };
+  const draft = await query('prompts.getDraft', target);
+  const saved = await mutate('prompts.updateDraft', {
+    ...target,
+    revision: draft.revision,
+    content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
+  });
+  const dataset = await query('datasets.get', target);
+  await mutate('datasets.addCase', { ...target, revision: dataset.revision, row: { input: 'Hello', expectedOutput: 'Hello' } });
+  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
+  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  const v1 = await query('versions.get', { ...target, number: 1 });
+  const { secret } = await mutate('ingestionKeys.create', { organizationId, name: 'Support bot', application: 'support', environment: 'production' });
+
+  const traceId = hex(16);
+  const root = hex(8);
+  const other = hex(8);
+  const start = Date.now() - 2000;
+  const common = { traceId, rootSpanId: root, revision: 0, service: 'support', status: 'success', startedAt: start, endedAt: start + 900 };
+  const sent = await request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    data: {
+      version: 1,
+      events: [
+        { ...common, spanId: root, name: 'answer ticket', kind: 'model', model: 'echo', promptVersionId: v1.id },
+        { ...common, spanId: other, parentSpanId: root, name: 'old prompt', kind: 'model', promptVersionId: 'my-app-v7' },
+      ],
+    },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+
+  const panel = page.getByRole('region', { name: 'Span details' });
+  // A version id the organization does not have is shown as sent, without a link.
+  await page.goto(`/organizations/${organizationId}/traces/${traceId}?span=${other}`);
+  await expect(panel.getByRole('heading', { name: /old prompt/ })).toBeVisible();
+  await expect(panel).toContainText('my-app-v7');
+  await expect(panel.getByRole('region', { name: 'Model and usage' }).getByRole('link')).toHaveCount(0);
+
+  await page.goto(`/organizations/${organizationId}/traces/${traceId}?span=${root}`);
+  const link = panel.getByRole('link', { name: `${promptName} v1` });
+  await expect(link).toBeVisible();
+  await expect(panel).toContainText(v1.id);
+  await link.click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${prompt.id}/versions?compare=1..1#compare`);
+  await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
 });

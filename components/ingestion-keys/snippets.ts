@@ -20,28 +20,27 @@ export function curlSnippet(origin: string, secret: string, service: string): st
   ].join('\n');
 }
 
+// The SDK's TraceExporter (sdk/README.md "Export traces"): batched, retried with backoff, never throws.
 export function typescriptSnippet(origin: string, secret: string, service: string): string {
-  return `// Keep the key in your secret store, e.g. PROMPTLOOP_INGESTION_KEY.
-const ingestionKey = process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}';
+  return `import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';
 
-const hex = (bytes: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
-const traceId = hex(16);
-const spanId = hex(8);
+// Keep the key in your secret store, e.g. PROMPTLOOP_INGESTION_KEY.
+const exporter = new TraceExporter({
+  url: '${origin}',
+  ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}',
+  onError: (error) => console.warn('Trace export failed:', error.message),
+});
+
+const traceId = newTraceId();
+const spanId = newSpanId();
 const startedAt = Date.now();
 // … the work you want to trace …
-const endedAt = Date.now();
-
-const response = await fetch('${origin}/api/v1/traces', {
-  method: 'POST',
-  headers: { Authorization: \`Bearer \${ingestionKey}\`, 'Content-Type': 'application/json' },
-  body: JSON.stringify({
-    version: 1,
-    events: [
-      { traceId, spanId, rootSpanId: spanId, revision: 0, name: 'handle request', service: ${JSON.stringify(service)}, kind: 'execution', status: 'success', startedAt, endedAt },
-    ],
-  }),
+exporter.export({
+  traceId, spanId, rootSpanId: spanId, revision: 0, name: 'handle request', service: ${JSON.stringify(service)},
+  kind: 'execution', status: 'success', startedAt, endedAt: Date.now(),
 });
-// 429 and 5xx: resend the identical batch with backoff, honouring Retry-After.
-if (!response.ok) throw new Error(\`Trace ingestion failed: \${response.status}\`);`;
+
+// export() queues and returns at once; batches are sent in the background and retried on 429 and 5xx.
+// Before a serverless handler returns or the process exits:
+await exporter.shutdown();`;
 }

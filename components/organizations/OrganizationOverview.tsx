@@ -2,12 +2,14 @@
 
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { formatDate } from '@/components/format';
+import { CreatePromptDialog } from '@/components/prompts/CreatePromptDialog';
 import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
+import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { ArrowRightIcon, CheckIcon, CopyIcon, ListIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { ArrowRightIcon, CheckIcon, CopyIcon, ListIcon, PlusIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
 import { useCopied } from '@/components/ui/useCopied';
 import { useTRPC } from '@/lib/trpc/client';
 import { OrganizationGate } from './OrganizationGate';
@@ -42,11 +44,14 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
   const profile = useProfile();
   const members = useQuery(trpc.members.list.queryOptions({ organizationId, limit: 100 }));
   const memberCount = members.data ? `${members.data.items.length}${members.data.nextCursor ? '+' : ''}` : null;
+  const [creating, setCreating] = useState(false);
 
   return (
     <OrganizationGate organizationId={organizationId}>
       {(org) => {
         const base = `/organizations/${org.id}`;
+        // Writers start a prompt from here (the same dialog as the prompt list); viewers cannot.
+        const canWrite = (org.role === 'admin' || org.role === 'editor') && !org.readOnly;
         return (
           <div className="page">
             <PageHeader
@@ -59,7 +64,15 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
                 </>
               }
               description="Overview of this organization and your access to it."
+              actions={
+                canWrite ? (
+                  <Button variant="primary" icon={<PlusIcon />} onClick={() => setCreating(true)}>
+                    New prompt
+                  </Button>
+                ) : undefined
+              }
             />
+            {canWrite ? <CreatePromptDialog organizationId={org.id} open={creating} onClose={() => setCreating(false)} /> : null}
             <Card className="stats" aria-label="Organization summary">
               <div className="stat">
                 <span className="stat-label">Plan</span>

@@ -136,7 +136,7 @@ function RetrievalKeysView({ scope }: { scope: PromptScope }) {
       </Card>
       {created ? null : (
         <Card>
-          <CardHeader title="Retrieve this prompt" description="Put a key in PROMPTLOOP_API_KEY, then:" />
+          <CardHeader title="Retrieve this prompt" description="Put a key in PROMPTLOOP_RETRIEVAL_KEY, then:" />
           <div className="card-body">
             <RetrievalSnippets organizationId={scope.organizationId} prompt={scope.prompt} secret={null} />
           </div>

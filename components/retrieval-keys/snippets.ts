@@ -1,7 +1,7 @@
 import { extractVariables } from '@/lib/templates';
 
 // Copy-paste examples for GET /api/v1/prompts/{promptId} with a retrieval key (plr_…).
-// Without a fresh secret, the examples read the key from PROMPTLOOP_API_KEY.
+// Without a fresh secret, the examples read the key from PROMPTLOOP_RETRIEVAL_KEY.
 
 type ExampleContent = { inputType: string; messages: { content: string }[] } | null;
 
@@ -16,7 +16,7 @@ function compileArguments(content: ExampleContent): string {
 
 export function curlSnippet(origin: string, promptId: string, secret: string | null): string {
   const url = `${origin}/api/v1/prompts/${promptId}`;
-  const auth = secret ? `'Authorization: Bearer ${secret}'` : '"Authorization: Bearer $PROMPTLOOP_API_KEY"';
+  const auth = secret ? `'Authorization: Bearer ${secret}'` : '"Authorization: Bearer $PROMPTLOOP_RETRIEVAL_KEY"';
   return [
     '# The version the production label points at',
     `curl '${url}' \\`,
@@ -34,13 +34,13 @@ export function curlSnippet(origin: string, promptId: string, secret: string | n
 }
 
 export function typescriptSnippet(origin: string, promptId: string, secret: string | null, content: ExampleContent): string {
-  const apiKey = secret ? `process.env.PROMPTLOOP_API_KEY ?? '${secret}'` : 'process.env.PROMPTLOOP_API_KEY!';
+  const apiKey = secret ? `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'` : 'process.env.PROMPTLOOP_RETRIEVAL_KEY!';
   return `import { Promptloop } from '@promptloop/sdk';
 
-// Keep the key in your secret store, e.g. PROMPTLOOP_API_KEY.
+// Keep the key in your secret store, e.g. PROMPTLOOP_RETRIEVAL_KEY.
 const pl = new Promptloop({ baseUrl: '${origin}', apiKey: ${apiKey} });
 
 // Revalidated with If-None-Match on every call: a label move counts from the next request.
 const prompt = await pl.getPrompt('${promptId}', { label: 'production' });
-const messages = prompt.compile(${compileArguments(content)});`;
+const { messages, model } = prompt.compile(${compileArguments(content)});`;
 }

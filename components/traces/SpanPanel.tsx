@@ -1,11 +1,14 @@
 'use client';
 
+import Link from 'next/link';
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { Span } from '@/server/traces/schemas';
+import { useTRPC } from '@/lib/trpc/client';
 import { Badge } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { formatCount, formatDuration, formatPreciseTime, formatTimestamp, formatUsdNanos } from '@/components/format';
-import { costSourceLabel } from './format';
+import { costSourceLabel, versionHref } from './format';
 import { JsonBlock } from './JsonBlock';
 import { SpanStatusBadge, kindLabel } from './StatusBadge';
 import { KindChip, spanEnd } from './Waterfall';
@@ -22,8 +25,25 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 const mono = (value: string | null) => (value ? <code className="mono-sm">{value}</code> : null);
 
+// The version a span names, linked when it is one of this organization's prompt versions; the id as
+// sent stays visible either way.
+function PromptVersion({ organizationId, versionId }: { organizationId: string; versionId: string }) {
+  const trpc = useTRPC();
+  const found = useQuery(trpc.traces.promptVersion.queryOptions({ organizationId, versionId }, { staleTime: Infinity }));
+  if (!found.data) return mono(versionId);
+  const { promptId, promptName, version } = found.data;
+  return (
+    <>
+      <Link href={versionHref(organizationId, promptId, version)}>
+        {promptName} v{version}
+      </Link>{' '}
+      {mono(versionId)}
+    </>
+  );
+}
+
 // Everything stored for one span: timing, usage, model, ids, content and metadata.
-export function SpanPanel({ span, orphan, now }: { span: Span; orphan: boolean; now: number }) {
+export function SpanPanel({ organizationId, span, orphan, now }: { organizationId: string; span: Span; orphan: boolean; now: number }) {
   const omitted = new Set(span.omitted);
   const hasUsage = span.inputTokens !== null || span.outputTokens !== null || span.costUsdNanos !== null || span.costSource !== null;
   return (
@@ -70,7 +90,7 @@ export function SpanPanel({ span, orphan, now }: { span: Span; orphan: boolean; 
           <dl className="span-facts">
             <Fact label="Provider">{span.provider}</Fact>
             <Fact label="Model">{mono(span.model)}</Fact>
-            <Fact label="Prompt version">{mono(span.promptVersionId)}</Fact>
+            <Fact label="Prompt version">{span.promptVersionId ? <PromptVersion organizationId={organizationId} versionId={span.promptVersionId} /> : null}</Fact>
             <Fact label="Input tokens">{span.inputTokens === null ? null : formatCount(span.inputTokens)}</Fact>
             <Fact label="Output tokens">{span.outputTokens === null ? null : formatCount(span.outputTokens)}</Fact>
             <Fact label="Cost">

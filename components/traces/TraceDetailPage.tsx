@@ -189,7 +189,7 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
             }
           />
         </Card>
-        <SpanPanel span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
+        <SpanPanel organizationId={organizationId} span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
       </div>
     </div>
   );

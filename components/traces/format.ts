@@ -6,3 +6,9 @@ export const costSourceLabel: Record<string, string> = {
   catalog_estimate: 'estimated from the price catalog',
   unavailable: 'unavailable',
 };
+
+// A version's place in the dashboard: the versions page with that version highlighted and compared
+// with the one before it (v1 with itself).
+export function versionHref(organizationId: string, promptId: string, version: number): string {
+  return `/organizations/${organizationId}/prompts/${promptId}/versions?compare=${Math.max(1, version - 1)}..${version}#compare`;
+}

@@ -20,7 +20,7 @@ export type StaleInfo = {
 };
 
 export type PromptloopOptions = {
-  /** Where the service runs, e.g. `https://promptloop.example.com` (no `/api/v1`). */
+  /** Where the service runs, e.g. `https://promptloop.example.com`; a trailing `/api/v1` is ignored (the SDK adds it). */
   baseUrl: string;
   /** A retrieval key (`plr_…`), scoped to one prompt. */
   apiKey?: string;

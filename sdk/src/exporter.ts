@@ -52,7 +52,7 @@ export class TraceExportError extends PromptloopError {
 }
 
 export type TraceExporterOptions = {
-  /** Where trace ingestion runs (the spec's {trace_url}), without `/api/v1/traces`. */
+  /** Where trace ingestion runs (the spec's {trace_url}); a trailing `/api/v1` or `/api/v1/traces` is ignored. */
   url: string;
   /** An ingestion key (`plt_…`). */
   ingestionKey: string;
@@ -181,7 +181,7 @@ export class TraceExporter {
   constructor(options: TraceExporterOptions) {
     if (!options || typeof options.url !== 'string' || options.url === '') throw new TypeError('TraceExporter: `url` is required.');
     if (typeof options.ingestionKey !== 'string' || options.ingestionKey === '') throw new TypeError('TraceExporter: `ingestionKey` (plt_…) is required.');
-    this.url = `${trimBaseUrl(options.url)}/api/v1/traces`;
+    this.url = `${trimBaseUrl(options.url, '/traces')}/api/v1/traces`;
     this.authorization = `Bearer ${options.ingestionKey}`;
     this.fetchImpl = options.fetch ?? defaultFetch();
     this.onError = options.onError;

@@ -9,8 +9,18 @@ export function defaultFetch(): FetchLike {
   return found.bind(globalThis);
 }
 
-export function trimBaseUrl(url: string): string {
-  return url.replace(/\/+$/, '');
+const apiPrefix = '/api/v1';
+
+/**
+ * The service's root URL, to which the SDK appends `/api/v1/…` itself. Trailing slashes are removed,
+ * and so is a trailing `/api/v1` (or `/api/v1` + `endpoint`, e.g. `/traces`): that base names the
+ * same service, so it is accepted rather than turned into `…/api/v1/api/v1/…` and a puzzling 404.
+ */
+export function trimBaseUrl(url: string, endpoint = ''): string {
+  let root = url.replace(/\/+$/, '');
+  if (endpoint && root.endsWith(apiPrefix + endpoint)) root = root.slice(0, -endpoint.length);
+  if (root.endsWith(apiPrefix)) root = root.slice(0, -apiPrefix.length);
+  return root;
 }
 
 export type Answer = { response: Response; text: string };

@@ -40,6 +40,24 @@ function argumentsOf(content: DraftContent): NonNullable<McpPrompt['arguments']>
   return extractVariables(content.messages).map((name) => ({ name, description: `Value for {{${name}}}`, required: true }));
 }
 
+const listed = (names: string[]) => `${names.length === 1 ? 'argument' : 'arguments'}: ${names.join(', ')}`;
+
+// The arguments prompts/list announces, checked all at once: one message names every missing and
+// every unknown argument, once each, and each has its issue.
+function checkArguments(content: DraftContent, args: Record<string, string>): void {
+  const expected = argumentsOf(content).map((argument) => argument.name);
+  const missing = expected.filter((name) => !Object.hasOwn(args, name));
+  const unknown = Object.keys(args).filter((name) => !expected.includes(name));
+  if (!missing.length && !unknown.length) return;
+  const parts: string[] = [];
+  if (missing.length) parts.push(`Missing ${listed(missing)}.`);
+  if (unknown.length) parts.push(`Unknown ${listed(unknown)} (this prompt takes ${expected.join(', ') || 'none'}).`);
+  throw invalidRequest(parts.join(' '), [
+    ...missing.map((path) => ({ path, message: 'This argument is required.' })),
+    ...unknown.map((path) => ({ path, message: 'The prompt has no such argument.' })),
+  ]);
+}
+
 // The cursor names the organization to continue in and the prompt list's own cursor there.
 function encodeCursor(organizationId: string, promptCursor: string | null): string {
   return Buffer.from(JSON.stringify([organizationId, promptCursor])).toString('base64url');
@@ -99,13 +117,8 @@ export async function getMcpPrompt(ctx: ServiceContext, name: string, args: Reco
     }
     const version = prompt.state === 'active' ? await production(ctx, organization.id, prompt) : null;
     if (!version) throw new AppError('invalid_state', 'Only active prompts are served as MCP prompts.', { state: prompt.state });
+    checkArguments(version.content, args);
     const userMessage = version.content.inputType === 'user_message';
-    const unknown = userMessage ? Object.keys(args).filter((key) => key !== 'input') : [];
-    if (unknown.length)
-      throw invalidRequest(
-        'This prompt takes one argument, input.',
-        unknown.map((path) => ({ path, message: 'The prompt has no such argument.' })),
-      );
     const messages = renderMessages(version.content, userMessage ? { input: args.input } : { variables: args });
     return {
       description: `${prompt.name} (${organization.name}, production: version ${version.number})`,

@@ -54,6 +54,18 @@ async function callTool(db: Db, actor: Actor, requestId: string, name: string, a
   }
 }
 
+// What the SDK's server answers a throwing handler with: its `code`, `message` and `data`. Not an
+// McpError, whose message already starts "MCP error <code>: " (the client adds that prefix again).
+class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: unknown,
+  ) {
+    super(message);
+  }
+}
+
 // Prompt requests fail as JSON-RPC errors carrying the envelope in `data`.
 async function asMcpError<T>(requestId: string, what: string, run: () => Promise<T>): Promise<T> {
   try {
@@ -62,7 +74,7 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
     const appError = toAppError(error);
     reportServerError(requestId, what, error, appError);
     const code = appError.status === 400 || appError.status === 404 || appError.status === 409 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-    throw new McpError(code, appError.message, errorBody(appError, requestId));
+    throw new JsonRpcError(code, appError.message, errorBody(appError, requestId));
   }
 }
 

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { spanKindBits, spans, traces } from '@/db/schema';
+import { prompts, promptVersions, spanKindBits, spans, traces } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
-import { traceIdPattern, traceSpanPageSize, type GetTraceQuery, type ListTracesQuery, type Span, type Trace, type TraceListItem } from './schemas';
+import { traceIdPattern, traceSpanPageSize, type GetTraceQuery, type ListTracesQuery, type PromptVersionRef, type Span, type Trace, type TraceListItem } from './schemas';
 
 type SpanRow = typeof spans.$inferSelect;
 
@@ -138,4 +138,16 @@ export async function getTrace(ctx: ServiceContext, organizationId: string, trac
     .limit(traceSpanPageSize + 1);
   const page = toPage(rows, traceSpanPageSize, (r) => [r.startedAt, r.spanId], toSpan);
   return { traceId, spanCount: summary.spanCount, spans: page.items, nextCursor: page.nextCursor };
+}
+
+// A span's promptVersionId is whatever the application sent: it names a version of this organization's
+// prompts, or nothing the dashboard can link to (null). Another organization's version is null too.
+export async function findPromptVersion(ctx: ServiceContext, organizationId: string, versionId: string): Promise<PromptVersionRef | null> {
+  await authorize(ctx, organizationId, 'prompts.read');
+  const [row] = await ctx.db
+    .select({ promptId: prompts.id, promptName: prompts.name, version: promptVersions.number })
+    .from(promptVersions)
+    .innerJoin(prompts, eq(prompts.id, promptVersions.promptId))
+    .where(and(eq(promptVersions.id, versionId), eq(promptVersions.organizationId, organizationId)));
+  return row ?? null;
 }

@@ -87,3 +87,6 @@ export const traceSchema = z.object({
   nextCursor: z.string().nullable().describe('Pass as `cursor` for the next spans; null on the last page.'),
 });
 export type Trace = z.infer<typeof traceSchema>;
+
+// The prompt version a span names (promptVersionId), for the dashboard's link to it.
+export type PromptVersionRef = { promptId: string; promptName: string; version: number };

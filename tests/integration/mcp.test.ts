@@ -374,6 +374,65 @@ describe('MCP: active prompts as MCP prompts', () => {
     expect((await (await agentFor(outsider)).getPrompt({ name: foreign.id, arguments: { input: 'hi' } })).messages).toHaveLength(2);
   });
 
+  it('prompts/get names every missing and unknown argument once, in one plain message (no doubled "MCP error" prefix)', async () => {
+    const user = await newUser();
+    const org = await newOrganization(user);
+    const base = `/organizations/${org.id}`;
+    const create = async (content: unknown) => {
+      const prompt = (await user.call('POST', `${base}/prompts`, { body: { name: 'Arguments' } })).body;
+      expect((await user.call('PUT', `${base}/prompts/${prompt.id}/draft`, { body: { content, revision: 0 } })).status).toBe(200);
+      await publishBaseline(user, org.id, prompt.id);
+      return prompt.id as string;
+    };
+    const letter = await create({
+      messages: [
+        { role: 'system', content: 'Write to {{name}} in {{language}}, {{tone}}.' },
+        { role: 'user', content: 'Keep it {{tone}} and short, {{ language }}.' },
+      ],
+      inputType: 'variables',
+    });
+    const support = await create({ messages: [{ role: 'system', content: 'You answer support questions.' }], inputType: 'user_message' });
+    const agent = await agentFor(user);
+    const failure = (name: string, args: Record<string, string>) =>
+      agent.getPrompt({ name, arguments: args }).then(
+        () => expect.fail('prompts/get succeeded'),
+        (error: McpError) => error,
+      );
+
+    const missing = await failure(letter, { name: 'Ada' });
+    expect(missing).toBeInstanceOf(McpError);
+    expect(missing.code).toBe(-32602);
+    expect(missing.message).toBe('MCP error -32602: Missing arguments: language, tone.');
+    expect(missing.data).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        message: 'Missing arguments: language, tone.',
+        details: {
+          issues: [
+            { path: 'language', message: 'This argument is required.' },
+            { path: 'tone', message: 'This argument is required.' },
+          ],
+        },
+      },
+    });
+
+    const both = await failure(letter, { name: 'Ada', mood: 'calm', tone: 'warm' });
+    expect(both.message).toBe('MCP error -32602: Missing argument: language. Unknown argument: mood (this prompt takes name, language, tone).');
+    expect((both.data as any).error.details.issues).toEqual([
+      { path: 'language', message: 'This argument is required.' },
+      { path: 'mood', message: 'The prompt has no such argument.' },
+    ]);
+
+    expect((await failure(support, {})).message).toBe('MCP error -32602: Missing argument: input.');
+    expect((await failure(support, { input: 'hi', question: 'x' })).message).toBe('MCP error -32602: Unknown argument: question (this prompt takes input).');
+    // Other prompt failures carry one prefix too.
+    expect((await failure('prm_nothing', {})).message).toBe('MCP error -32602: Prompt not found.');
+    expect((await agent.getPrompt({ name: letter, arguments: { name: 'Ada', language: 'French', tone: 'warm' } })).messages[0]).toEqual({
+      role: 'user',
+      content: { type: 'text', text: 'Write to Ada in French, warm.' },
+    });
+  });
+
   it('pages through prompts/list with nextCursor', async () => {
     const user = await newUser();
     const orgs = [await newOrganization(user), await newOrganization(user)];

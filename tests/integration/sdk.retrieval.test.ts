@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -20,6 +24,7 @@ import { newOrganization, newUser, type TestUser } from '../helpers/api';
 import { promptWithVersions } from '../helpers/prompts';
 import { newIngestionKey, storedSpans } from '../helpers/ingestion';
 import { closedPort } from '../helpers/net';
+import { typescriptSnippet as ingestionSnippet } from '@/components/ingestion-keys/snippets';
 
 // The SDK against the real handlers: the production entry's retrieval and ingest hot paths behind a
 // node:http listener (as server/main.ts mounts them), on the test database.
@@ -96,6 +101,15 @@ describe('getPrompt against the server', () => {
       { role: 'system', content: 'Take 3' },
       { role: 'user', content: 'Where is my order?' },
     ]);
+  });
+
+  it('a baseUrl that already ends in /api/v1 reaches the same endpoint', async () => {
+    for (const baseUrl of [`${listener.url}/api/v1`, `${listener.url}/api/v1/`]) {
+      const before = listener.requests.length;
+      const pl = new Promptloop({ baseUrl, apiKey: key.secret });
+      expect(await pl.getPrompt(fixture.prompt.id, { version: 2 })).toMatchObject({ versionId: fixture.ids[1], version: 2, source: 'server' });
+      expect(listener.requests.slice(before)).toMatchObject([{ path: `/api/v1/prompts/${fixture.prompt.id}?version=2`, status: 200 }]);
+    }
   });
 
   it('revalidates on every use: 304 reuses the body, and the call right after a label move gets the new version', async () => {
@@ -218,5 +232,26 @@ describe('TraceExporter against the server', () => {
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ status: 401, code: 'unauthorized', droppedEvents: 1 });
     await exporter.shutdown();
+  });
+
+  it('the dashboard’s ingestion key snippet, run as it is shown, delivers its span (also with url ending in /api/v1)', async () => {
+    const { secret } = await newIngestionKey(organizationId);
+    const dir = mkdtempSync(path.join(tmpdir(), 'promptloop-snippet-'));
+    try {
+      const sdk = pathToFileURL(path.resolve(import.meta.dirname, '../../sdk/src/index.ts')).href;
+      for (const [url, service] of [
+        [listener.url, 'snippet-root'],
+        [`${listener.url}/api/v1/`, "snippet's api/v1"],
+      ]) {
+        const code = ingestionSnippet(url, secret, service).replace("from '@promptloop/sdk'", `from '${sdk}'`);
+        const file = path.join(dir, `${service.length}.ts`);
+        writeFileSync(file, code);
+        await import(pathToFileURL(file).href);
+        const delivered = (await storedSpans(organizationId)).filter((s) => s.service === service);
+        expect(delivered).toMatchObject([{ name: 'handle request', kind: 'execution', status: 'success', revision: 0 }]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

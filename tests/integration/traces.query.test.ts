@@ -5,7 +5,10 @@ import { getDb } from '@/db/client';
 import { spans } from '@/db/schema';
 import { createCaller } from '@/server/trpc/root';
 import { createTrpcContext } from '@/server/trpc/init';
+import { versionHref } from '@/components/traces/format';
 import { call, newOrganization, newTeam, newUser } from '../helpers/api';
+import { promptWithVersions } from '../helpers/prompts';
+import { caller, rejection } from '../helpers/trpc';
 
 type SpanInsert = typeof spans.$inferInsert;
 
@@ -340,6 +343,34 @@ describe('get trace', () => {
     expect(trace.spans).toHaveLength(3);
     const rest = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
     expect(rest.body).toEqual(trace);
+  });
+});
+
+describe('a span’s prompt version', () => {
+  it('resolves to its prompt and number for the dashboard’s link, only within the organization', async () => {
+    const { org, admin, viewer } = await newTeam();
+    const versions = await promptWithVersions(admin, org.id, 2);
+    const other = await newOrganization(admin);
+    const foreign = await promptWithVersions(admin, other.id, 1);
+    const asViewer = await caller(viewer.id);
+    expect(await asViewer.traces.promptVersion({ organizationId: org.id, versionId: versions.ids[1] })).toEqual({
+      promptId: versions.prompt.id,
+      promptName: 'Support answers',
+      version: 2,
+    });
+    // Whatever an application sent that is not one of this organization's versions links nowhere.
+    expect(await asViewer.traces.promptVersion({ organizationId: org.id, versionId: foreign.ids[0] })).toBeNull();
+    expect(await asViewer.traces.promptVersion({ organizationId: org.id, versionId: 'v1.2-from-my-app' })).toBeNull();
+    // Outsiders learn nothing; malformed input is a 400.
+    const outsider = await caller((await newUser()).id);
+    expect((await rejection(outsider.traces.promptVersion({ organizationId: org.id, versionId: versions.ids[0] }))).code).toBe('NOT_FOUND');
+    expect((await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: '' }))).code).toBe('BAD_REQUEST');
+    expect((await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: 'x'.repeat(101) }))).code).toBe('BAD_REQUEST');
+  });
+
+  it('links to the versions page comparing that version with the one before', () => {
+    expect(versionHref('org_1', 'prm_1', 3)).toBe('/organizations/org_1/prompts/prm_1/versions?compare=2..3#compare');
+    expect(versionHref('org_1', 'prm_1', 1)).toBe('/organizations/org_1/prompts/prm_1/versions?compare=1..1#compare');
   });
 });
 

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { newSpanId, newTraceId, TraceExporter, type SpanSnapshot, type TraceExportError } from '@/sdk/src/index';
 
 // A local stand-in for POST /api/v1/traces: answers from a script, records every request.
-type Received = { headers: IncomingHttpHeaders; body: string; at: number };
+type Received = { path: string | undefined; headers: IncomingHttpHeaders; body: string; at: number };
 type Reply = (res: ServerResponse, req: IncomingMessage) => void;
 
 let server: Server;
@@ -28,7 +28,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({ path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       (script.shift() ?? ok)(res, req);
     });
   });
@@ -99,6 +99,20 @@ describe('TraceExporter batching', () => {
     expect(errors).toEqual([]);
     expect(instance.stats()).toMatchObject({ exported: 120, sent: 120, pending: 0, requests: 3 });
     await instance.shutdown();
+  });
+
+  it('posts to {url}/api/v1/traces, also when url already ends in /api/v1 or /api/v1/traces', async () => {
+    for (const suffix of ['', '/', '/api/v1', '/api/v1/', '/api/v1/traces', '/api/v1/traces/']) {
+      received = [];
+      const { instance, errors } = exporter({ url: url + suffix });
+      instance.export(span());
+      expect(await instance.flush()).toBe(true);
+      expect(
+        received.map((r) => r.path),
+        suffix,
+      ).toEqual(['/api/v1/traces']);
+      expect(errors).toEqual([]);
+    }
   });
 
   it('keeps every request body within 1 MiB, measured in UTF-8 bytes', async () => {

@@ -123,6 +123,21 @@ describe('getPrompt', () => {
     await expect(pl.getPrompt('prm_3')).rejects.toBeInstanceOf(InvalidRequestError);
   });
 
+  it('accepts a baseUrl that already ends in /api/v1 (with or without slashes) as the same service', async () => {
+    for (const baseUrl of ['https://pl.example', 'https://pl.example/', 'https://pl.example/api/v1', 'https://pl.example/api/v1/', 'https://pl.example/api/v1//']) {
+      const { calls, fetch } = scripted(ok(body()));
+      await new Promptloop({ baseUrl, apiKey: 'plr_key', fetch }).getPrompt('prm_1', { version: 1 });
+      expect(
+        calls.map((c) => c.url),
+        baseUrl,
+      ).toEqual(['https://pl.example/api/v1/prompts/prm_1?version=1']);
+    }
+    // Only the API's own prefix is dropped: a service mounted under another path keeps it.
+    const { calls, fetch } = scripted(ok(body()));
+    await new Promptloop({ baseUrl: 'https://pl.example/promptloop/', apiKey: 'plr_key', fetch }).getPrompt('prm_1');
+    expect(calls[0].url).toBe('https://pl.example/promptloop/api/v1/prompts/prm_1');
+  });
+
   it('refuses bad selectors locally, without a request', async () => {
     const { calls, fetch } = scripted();
     const pl = client(fetch);

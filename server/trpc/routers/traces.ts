@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getTrace, listTraces } from '@/server/traces/query';
+import { findPromptVersion, getTrace, listTraces } from '@/server/traces/query';
 import { getTraceQuery, listTracesQuery } from '@/server/traces/schemas';
 import { protectedProcedure, router } from '../init';
 import { infiniteDirection, orgIdInput } from './paging';
@@ -18,4 +18,8 @@ export const tracesRouter = router({
     const { organizationId, traceId, direction: _direction, ...query } = input;
     return getTrace(ctx, organizationId, traceId, query);
   }),
+  // What a span's promptVersionId points at in this organization (null when nothing), to link to it.
+  promptVersion: protectedProcedure
+    .input(orgIdInput.extend({ versionId: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => findPromptVersion(ctx, input.organizationId, input.versionId)),
 });
