@@ -216,7 +216,9 @@ describe('no credit for a case that fails before its model call', () => {
     for (const started of starts) expect(started.status, JSON.stringify(started.body)).toBe(201);
     // Leave exactly what they need: per evaluation 10 production cases + 5 compatible candidate cases.
     const balance = await creditBalance(await getDb(), team.org.id);
-    await (await getDb())
+    await (
+      await getDb()
+    )
       .insert(creditPeriods)
       .values({ organizationId: team.org.id, periodStart: balance.periodStart, periodEnd: balance.periodEnd, allowance: balance.allowance, used: balance.allowance - 30 })
       .onConflictDoUpdate({ target: [creditPeriods.organizationId, creditPeriods.periodStart], set: { used: balance.allowance - 30 } });
