@@ -3,7 +3,7 @@ import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes } from './exit';
 import type { Extension } from './operations';
-import { render } from './output';
+import { caseDetails, notPassed, render, type CaseResult } from './output';
 
 // `evals start … --wait` and `evals wait <id>`: polls the evaluation, prints live progress on
 // stderr, and ends with a verdict a CI job can gate on: exit 0 (no regression), 4 (the candidate
@@ -32,7 +32,7 @@ type Evaluation = {
   production: SideSummary | null;
   error: string | null;
 };
-type Result = { caseId: string; position: number; status: string; passed: boolean | null; input: string; error: string | null };
+type Result = CaseResult;
 
 export const waitFlags: Flag[] = [
   { name: 'interval', kind: 'number', placeholder: 'seconds', description: 'Seconds between progress checks (default 2).' },
@@ -41,12 +41,12 @@ export const waitFlags: Flag[] = [
 
 const finished = new Set(['completed', 'failed', 'cancelled', 'paused']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const pct = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function sideLine(name: string, s: SideSummary): string {
   const done = s.scoredCases + s.errorCases + s.pendingReviewCases;
   const parts = [`${s.passedCases} passed`, `${s.failedCases} failed`];
-  if (s.errorCases) parts.push(`${s.errorCases} errors`);
+  if (s.errorCases) parts.push(plural(s.errorCases, 'error'));
   if (s.pendingReviewCases) parts.push(`${s.pendingReviewCases} to review`);
   return `${name} ${done}/${s.totalCases}${s.reused ? ' (reused)' : ''} (${parts.join(', ')})`;
 }
@@ -71,10 +71,45 @@ async function allResults(ctx: Context, organizationId: string, evaluationId: st
 }
 
 /** Cases production passed and the candidate failed or errored (the dashboard's "Regression"), joined by case. */
-export function regressions(candidate: Result[], production: Result[]): Result[] {
-  const key = (r: Result) => r.caseId || `#${r.position}`;
+type Verdict = Pick<Result, 'caseId' | 'position' | 'status' | 'passed'>;
+export function regressions<T extends Verdict>(candidate: T[], production: Verdict[]): T[] {
+  const key = (r: Verdict) => r.caseId || `#${r.position}`;
   const passedInProduction = new Set(production.filter((r) => r.status === 'scored' && r.passed === true).map(key));
   return candidate.filter((r) => passedInProduction.has(key(r)) && ((r.status === 'scored' && r.passed === false) || r.status === 'error')).sort((a, b) => a.position - b.position);
+}
+
+// Ends a message with one period, whatever the last part (often a server message) ends with.
+export const sentence = (text: string) => (/[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`);
+
+// "2 of 3 passed (1 failed)": passed out of every case of the side, then what the others are.
+function sideResult(name: string, s: SideSummary): string {
+  const rest = [
+    s.failedCases && `${s.failedCases} failed`,
+    s.errorCases && plural(s.errorCases, 'error'),
+    s.pendingReviewCases && `${s.pendingReviewCases} to review`,
+    s.pendingCases && `${s.pendingCases} not run`,
+  ];
+  const others = rest.filter(Boolean).join(', ');
+  return `  ${name}: ${s.passedCases} of ${s.totalCases} passed${s.reused ? ' (reused)' : ''}${others ? ` (${others})` : ''}`;
+}
+
+// The verdict for people: each side's passes, then every candidate case that did not pass, with its reason and its output beside the expected one.
+function report(e: Evaluation, candidate: Result[], regressed: Result[]): string {
+  const lines = [`Evaluation ${e.id} ${e.status}.`, sideResult(`candidate${e.version ? ` v${e.version}` : ''}`, e.candidate)];
+  if (e.production) lines.push(sideResult(`production${e.productionVersion ? ` v${e.productionVersion}` : ''}`, e.production));
+  const failing = notPassed(candidate);
+  if (failing.length) {
+    const regressions = new Set(regressed.map((r) => r.caseId));
+    lines.push(
+      '',
+      `Candidate cases that did not pass (${failing.length}):`,
+      caseDetails(failing, {
+        fullText: `\`promptloop evals results ${e.id} --side candidate --json\` prints them in full`,
+        label: (r) => (regressions.has(r.caseId) ? 'regression (production passed)' : null),
+      }),
+    );
+  }
+  return lines.join('\n');
 }
 
 export async function waitForEvaluation(ctx: Context, organizationId: string, evaluationId: string, flags: Record<string, unknown>): Promise<number> {
@@ -105,35 +140,25 @@ export async function waitForEvaluation(ctx: Context, organizationId: string, ev
   if (live) process.stderr.write('\n');
 
   const finalBody = evaluation;
+  const ended = evaluation.status === 'completed' || evaluation.status === 'failed';
+  const comparison = evaluation.kind === 'comparison' && evaluation.production !== null;
+  // A completed or failed evaluation has results to explain; cancelled and paused ones stop here.
+  const [candidate, production] = ended
+    ? await Promise.all([allResults(ctx, organizationId, evaluationId, 'candidate'), comparison ? allResults(ctx, organizationId, evaluationId, 'production') : []])
+    : [[], []];
+  const regressed = regressions(candidate, production);
+  if (ctx.json) ctx.out(render(finalBody, true));
+  else if (ended) ctx.out(report(evaluation, candidate, regressed));
   if (evaluation.status !== 'completed') {
-    if (ctx.json) ctx.out(render(finalBody, true));
     const why = evaluation.status === 'paused' ? 'paused (no evaluation credits left?); resume it with `promptloop evals resume`' : evaluation.status;
-    ctx.err(`Evaluation ${evaluationId} ${why}${evaluation.error ? `: ${evaluation.error}` : ''}.`);
+    ctx.err(sentence(`Evaluation ${evaluationId} ${why}${evaluation.error ? `: ${evaluation.error}` : ''}`));
     return exitCodes.apiError;
   }
   const review = evaluation.candidate.pendingReviewCases + (evaluation.production?.pendingReviewCases ?? 0);
-  let regressed: Result[] = [];
-  if (evaluation.kind === 'comparison' && evaluation.production) {
-    const [candidate, production] = await Promise.all([allResults(ctx, organizationId, evaluationId, 'candidate'), allResults(ctx, organizationId, evaluationId, 'production')]);
-    regressed = regressions(candidate, production);
-  }
-  if (ctx.json) ctx.out(render(finalBody, true));
-  else {
-    const lines = [
-      `Evaluation ${evaluationId} completed.`,
-      `  candidate${evaluation.version ? ` v${evaluation.version}` : ''}: ${pct(evaluation.candidate.passRate)} passed (${evaluation.candidate.passedCases}/${evaluation.candidate.scoredCases} scored)`,
-    ];
-    if (evaluation.production)
-      lines.push(
-        `  production${evaluation.productionVersion ? ` v${evaluation.productionVersion}` : ''}: ${pct(evaluation.production.passRate)} passed (${evaluation.production.passedCases}/${evaluation.production.scoredCases} scored)`,
-      );
-    ctx.out(lines.join('\n'));
-  }
   if (regressed.length) {
-    ctx.err(`Regression: the candidate fails ${regressed.length} case${regressed.length === 1 ? '' : 's'} that production passes:`);
-    for (const r of regressed.slice(0, 20))
-      ctx.err(`  case ${r.position}: ${r.status === 'error' ? `error ${r.error ?? ''}` : 'failed'} · ${r.input.replace(/\s+/g, ' ').slice(0, 80)}`);
-    if (regressed.length > 20) ctx.err(`  … and ${regressed.length - 20} more (see the evaluation in the dashboard).`);
+    const named = regressed.slice(0, 20).map((r) => `case ${r.position}`);
+    if (regressed.length > 20) named.push(`${regressed.length - 20} more`);
+    ctx.err(`Regression: the candidate fails ${plural(regressed.length, 'case')} that production passes (${named.join(', ')}).`);
     return exitCodes.regression;
   }
   if (review) {

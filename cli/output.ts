@@ -65,6 +65,62 @@ export function summary(value: Record<string, Json>, indent = ''): string {
   return lines.join('\n');
 }
 
+/** An evaluation result as the CLI reads it (GET …/evals/{eval}/results). */
+export type CaseResult = {
+  caseId: string;
+  position: number;
+  side: 'candidate' | 'production';
+  status: string;
+  passed: boolean | null;
+  input: string;
+  output: string | null;
+  expectedOutput: string;
+  error: string | null;
+};
+
+const isCaseResult = (item: Record<string, Json>): boolean =>
+  typeof item.caseId === 'string' && typeof item.side === 'string' && typeof item.status === 'string' && typeof item.expectedOutput === 'string' && 'output' in item;
+
+export const textLimit = 200;
+
+// One line of a long text: whitespace collapsed, cut at `max` characters with how much was left out.
+function clip(text: string | null, max = textLimit): { text: string; cut: boolean } {
+  if (text === null) return { text: '—', cut: false };
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= max) return { text: line === '' ? '(empty)' : line, cut: false };
+  return { text: `${line.slice(0, max)}… (+${line.length - max} characters)`, cut: true };
+}
+
+/** Results that did not pass: errors (the case could not be executed) and scored cases that failed. */
+export const notPassed = (results: CaseResult[]): CaseResult[] => results.filter((r) => r.status === 'error' || (r.status === 'scored' && r.passed === false));
+
+/**
+ * Each failed or errored case with its reason, and the output beside the expected one, long texts
+ * cut (the note says where the full text is). `label` adds a tag to a case (e.g. a regression).
+ */
+export function caseDetails(results: CaseResult[], options: { limit?: number; fullText?: string; label?: (r: CaseResult) => string | null } = {}): string {
+  const limit = options.limit ?? 20;
+  const lines: string[] = [];
+  let cut = false;
+  for (const r of results.slice(0, limit)) {
+    const why = r.status === 'error' ? `error: ${r.error ?? 'no reason recorded'}` : 'failed: the output does not match the expected output';
+    const tag = options.label?.(r);
+    lines.push(`  case ${r.position} (${r.side})${tag ? ` · ${tag}` : ''} · ${why}`);
+    for (const [name, value] of [
+      ['input', r.input],
+      ['expected', r.expectedOutput],
+      ['output', r.output],
+    ] as const) {
+      const shown = clip(value);
+      cut ||= shown.cut;
+      lines.push(`    ${`${name}:`.padEnd(10)}${shown.text}`);
+    }
+  }
+  if (results.length > limit) lines.push(`  … and ${results.length - limit} more.`);
+  if (cut || results.length > limit) lines.push(`  Long texts are cut at ${textLimit} characters; ${options.fullText ?? '--json prints every result in full'}.`);
+  return lines.join('\n');
+}
+
 /** What a command prints on success: JSON with --json, else a table for lists and a summary otherwise. */
 export function render(body: Json, json: boolean): string {
   if (json) return JSON.stringify(body ?? null, null, 2);
@@ -72,6 +128,9 @@ export function render(body: Json, json: boolean): string {
   if (isRecord(body) && Array.isArray(body.items) && body.items.every(isRecord)) {
     const rest = Object.entries(body).filter(([key]) => key !== 'items' && key !== 'nextCursor');
     const parts = [table(body.items as Record<string, Json>[])];
+    // Evaluation results: every case that did not pass, with its reason and its output beside the expected one.
+    const results = body.items.every(isCaseResult) ? notPassed(body.items as unknown as CaseResult[]) : [];
+    if (results.length) parts.push(`Cases that did not pass (${results.length}):\n${caseDetails(results, { limit: Infinity })}`);
     if (rest.length) parts.push(summary(Object.fromEntries(rest)));
     if (typeof body.nextCursor === 'string') parts.push(`More: add --cursor ${body.nextCursor}`);
     return parts.join('\n\n');

@@ -113,6 +113,63 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(latestProduction).toContainText('v1 → v2');
   await expect(latestProduction.getByRole('link', { name: /eval_/ })).toBeVisible();
   await expect(page.locator('tr[data-version="2"]')).toContainText('production');
+
+  // A long unbroken input, then a candidate that fills a variable with each input: echo answers
+  // "Say: …", so every case fails against production's exact echo.
+  await page.getByRole('link', { name: 'Dataset' }).click();
+  const long = `${'x'.repeat(500)}`;
+  await addCase(page, long, 4);
+  await page.getByRole('link', { name: 'Editor' }).click();
+  await page.getByRole('radiogroup', { name: 'Input type' }).getByRole('radio', { name: 'Variables' }).check();
+  await page.getByLabel('Content of message 1').fill('Say: {{question}}');
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('button', { name: 'Save version' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved as v3' })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Evaluations' }).click();
+  await page.getByRole('button', { name: 'Run evaluation' }).first().click();
+  const worse = page.getByRole('dialog', { name: 'Run evaluation' });
+  await expect(worse.getByLabel('Candidate version').locator('option:checked')).toHaveText(/^v3/);
+  await expect(worse.getByRole('region', { name: 'What this evaluation will run' })).toContainText('Credits');
+  await worse.getByRole('button', { name: 'Run on v3' }).click();
+  await expect(page.getByRole('heading', { name: /v3 vs v2/ })).toBeVisible();
+  const promoteWorse = page.getByRole('button', { name: 'Promote to production' });
+  await expect(promoteWorse).toBeVisible({ timeout: 90_000 });
+  await expect(page.locator('tr[data-case-result]')).toHaveCount(4);
+  // The 500-character input wraps inside the results table instead of widening it.
+  const wrap = page.locator('.results-table').locator('xpath=..');
+  expect(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+
+  // Promoting it is allowed, but the dialog says plainly that it does worse, with the numbers.
+  await promoteWorse.click();
+  const risky = page.getByRole('dialog', { name: 'Promote v3 to production?' });
+  await expect(risky).toContainText('This candidate does worse than production');
+  await expect(risky).toContainText('It fails 4 cases that production passes.');
+  await expect(risky).toContainText('Its pass rate is 0% against production’s 100%.');
+  await risky.getByRole('button', { name: 'Promote v3 anyway' }).click();
+  await expect(page.getByText('Production serves v3')).toBeVisible();
+
+  // Two variables: the dataset's plain-text inputs cannot run under the draft, and each is flagged with the reason.
+  await page.getByRole('link', { name: 'Editor' }).click();
+  await page.getByLabel('Content of message 1').fill('Say {{question}} in a {{tone}} tone');
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('link', { name: 'Dataset' }).click();
+  await expect(page.getByText('4 cases cannot run under this prompt’s input type')).toBeVisible();
+  const flags = page.getByTestId('case-warning');
+  await expect(flags).toHaveCount(4);
+  await expect(flags.first()).toContainText('Cannot run');
+  await expect(flags.first()).toContainText('This prompt takes variables ({{question}}, {{tone}}): the case input must be a JSON object of their values.');
+
+  // Saved as v4, the run dialog says so before it costs anything.
+  await page.getByRole('link', { name: 'Editor' }).click();
+  await page.getByRole('button', { name: 'Save version' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved as v4' })).toBeVisible();
+  await page.getByRole('link', { name: 'Evaluations' }).click();
+  await page.getByRole('button', { name: 'Run evaluation' }).first().click();
+  const incompatible = page.getByRole('dialog', { name: 'Run evaluation' });
+  await expect(incompatible.getByLabel('Candidate version').locator('option:checked')).toHaveText(/^v4/);
+  await expect(incompatible).toContainText('4 cases cannot run under this prompt’s input type and will error without charge');
+
   expect(errors, 'uncaught errors in the browser').toEqual([]);
   await context.close();
 });

@@ -19,11 +19,14 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [atCapacity, setAtCapacity] = useState(false);
+  // Why the case just added cannot run under the prompt's input type (it is added all the same).
+  const [warning, setWarning] = useState<string | null>(null);
   const add = useMutation(
     trpc.datasets.addCase.mutationOptions({
-      onSuccess: () => {
+      onSuccess: (added) => {
         setValue(emptyCase);
         setErrors({});
+        setWarning(added.warnings[0]?.message ?? null);
       },
       onError: (error) => {
         const info = data.handleError(error);
@@ -42,6 +45,7 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     setMessage(null);
+    setWarning(null);
     setAtCapacity(false);
     const local = caseErrors(value);
     setErrors(local);
@@ -63,6 +67,11 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
         <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>
           {message}
           {atCapacity && upgrade ? <> {upgrade}</> : null}
+        </Alert>
+      ) : null}
+      {warning ? (
+        <Alert tone="warning" title="Added, but this case cannot run under the prompt’s input type">
+          {warning} An evaluation records it as an error without charging a credit.
         </Alert>
       ) : null}
       {!full ? (

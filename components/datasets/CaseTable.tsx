@@ -2,6 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { Fragment, useRef, useState } from 'react';
+import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { TrashIcon } from '@/components/ui/icons';
 import { FieldError } from '@/components/ui/FieldError';
@@ -100,6 +101,9 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
     }),
   );
 
+  // Cases the prompt's input type cannot take: flagged on their row with the reason.
+  const problems = new Map(dataset.warnings.map((warning) => [warning.caseId, warning.message]));
+
   // While a reorder is saving, show the order the user chose.
   const byId = new Map(dataset.rows.map((row) => [row.id, row]));
   const rows = pendingOrder ? pendingOrder.map((id) => byId.get(id)).filter((row): row is DatasetCase => Boolean(row)) : dataset.rows;
@@ -143,6 +147,11 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                   </td>
                   <td>
                     <Preview text={row.input} format={row.inputFormat} />
+                    {problems.has(row.id) ? (
+                      <p className="case-warning" data-testid="case-warning">
+                        <Badge tone="warning">Cannot run</Badge> <span>{problems.get(row.id)}</span>
+                      </p>
+                    ) : null}
                   </td>
                   <td>
                     <Preview text={row.expectedOutput} format={row.referenceFormat} />

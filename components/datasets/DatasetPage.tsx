@@ -78,6 +78,14 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
           </Alert>
         </div>
       ) : null}
+      {dataset.warnings.length ? (
+        <div className="dataset-notice">
+          <Alert tone="warning" title={`${dataset.warnings.length} ${dataset.warnings.length === 1 ? 'case cannot' : 'cases cannot'} run under this prompt’s input type`}>
+            Evaluations record {dataset.warnings.length === 1 ? 'it' : 'them'} as errors without charging a credit. A prompt that takes variables needs each input as a JSON object
+            of their values, such as <code>{'{"name": "Ada"}'}</code>; a text input fills the prompt’s only variable. Checked against your draft, else the latest saved version.
+          </Alert>
+        </div>
+      ) : null}
       <div className="dataset-table">
         {dataset.count === 0 ? (
           <EmptyState

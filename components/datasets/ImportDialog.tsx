@@ -155,10 +155,18 @@ export function ImportDialog({
     >
       <div className="import-body">
         {result ? (
-          <Alert tone="success" title="Import complete">
-            Added {result.added} {result.added === 1 ? 'case' : 'cases'}
-            {result.skipped ? `, skipped ${result.skipped} ${result.skipped === 1 ? 'duplicate' : 'duplicates'}` : ''}. The dataset now has {result.count} cases.
-          </Alert>
+          <>
+            <Alert tone="success" title="Import complete">
+              Added {result.added} {result.added === 1 ? 'case' : 'cases'}
+              {result.skipped ? `, skipped ${result.skipped} ${result.skipped === 1 ? 'duplicate' : 'duplicates'}` : ''}. The dataset now has {result.count} cases.
+            </Alert>
+            {result.warnings.length ? (
+              <Alert tone="warning" title={`${result.warnings.length} imported ${result.warnings.length === 1 ? 'row cannot' : 'rows cannot'} run under this prompt’s input type`}>
+                Rows {result.warnings.map((warning) => warning.row).join(', ')}: {result.warnings[0].message} Evaluations record such cases as errors without charging a credit;
+                they are flagged in the table.
+              </Alert>
+            ) : null}
+          </>
         ) : (
           <>
             <div className="import-source">

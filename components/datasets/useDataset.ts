@@ -16,7 +16,8 @@ export const conflictNotice = 'The dataset changed in another window or tool, so
 export function useDataset(scope: DatasetScope) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const query = useQuery(trpc.datasets.get.queryOptions(scope));
+  // Always refetched on opening: its warnings follow the draft, which changes on other pages.
+  const query = useQuery({ ...trpc.datasets.get.queryOptions(scope), staleTime: 0 });
   const [notice, setNotice] = useState<string | null>(null);
 
   const refresh = useCallback(() => queryClient.invalidateQueries(trpc.datasets.get.queryFilter(scope)), [queryClient, trpc, scope]);

@@ -180,6 +180,11 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
   // A reused production run is someone else's evidence: it cannot be retried from here.
   const retryable = (summary: SideSummary | null) => scope.canWrite && summary !== null && !summary.reused && (summary.status === 'failed' || summary.status === 'cancelled');
 
+  // Promoting a candidate that does worse than production is allowed, but said plainly first.
+  const regressionCount = rows.filter((row) => row.category === 'regression').length;
+  const lowerPassRate = evaluation.production !== null && evaluation.candidate.passRate < evaluation.production.passRate;
+  const promoteRisk = regressionCount > 0 || lowerPassRate;
+
   const candidateTitle = comparison ? `Candidate v${evaluation.version ?? '?'}` : 'Setup draft';
   const title = comparison ? `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}` : 'Baseline evaluation';
   const baselinePublished = evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version !== null;
@@ -395,7 +400,7 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
                 })
               }
             >
-              Promote v{evaluation.version}
+              {promoteRisk ? `Promote v${evaluation.version} anyway` : `Promote v${evaluation.version}`}
             </Button>
           </>
         }
@@ -411,9 +416,22 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
           </div>
           <div>
             <span className="subtle">Regressions</span>
-            <strong>{rows.filter((row) => row.category === 'regression').length}</strong>
+            <strong>{regressionCount}</strong>
           </div>
         </div>
+        {promoteRisk ? (
+          <Alert tone="warning" title="This candidate does worse than production">
+            {[
+              regressionCount > 0 ? `It fails ${regressionCount} ${regressionCount === 1 ? 'case' : 'cases'} that production passes.` : null,
+              lowerPassRate && evaluation.production
+                ? `Its pass rate is ${percent(evaluation.candidate.passRate)} against production’s ${percent(evaluation.production.passRate)}.`
+                : null,
+            ]
+              .filter(Boolean)
+              .join(' ')}{' '}
+            Applications would get these answers. Promote only if you accept that.
+          </Alert>
+        ) : null}
         {confirm === 'promote' && actionError ? <Alert tone="error">{actionError}</Alert> : null}
       </Dialog>
       {evaluation.kind === 'comparison' && evaluation.status === 'completed' && !scope.canWrite ? <Badge>Editors and admins can promote</Badge> : null}

@@ -73,12 +73,24 @@ function CreditsNotice({ estimate, organizationId, plan, resetsAt }: { estimate:
   );
 }
 
+// Cases the candidate's input type cannot take: said before the run, with the first reason and a link to fix them.
+function IncompatibleNotice({ estimate, datasetHref }: { estimate: Estimate; datasetHref: string }) {
+  const n = estimate.incompatibleCases;
+  const [first] = estimate.warnings;
+  return (
+    <Alert tone="warning" title={`${plural(n, 'case')} cannot run under this prompt’s input type and will error without charge`}>
+      {n === 1 ? 'It is' : 'They are'} not counted in the credits above.{first ? ` ${first.message}` : ''} <Link href={datasetHref}>Review the dataset</Link>
+    </Alert>
+  );
+}
+
 function EstimatePanel({
   estimate,
   pending,
   error,
   productionVersion,
   organizationId,
+  promptId,
   plan,
   resetsAt,
 }: {
@@ -87,6 +99,7 @@ function EstimatePanel({
   error: AppErrorInfo | null;
   productionVersion: number | null;
   organizationId: string;
+  promptId: string;
   plan: 'free' | 'pro';
   resetsAt: string | null;
 }) {
@@ -130,6 +143,7 @@ function EstimatePanel({
             : 'Only the candidate runs.'}
       </p>
       <CreditsNotice estimate={estimate} organizationId={organizationId} plan={plan} resetsAt={resetsAt} />
+      {estimate.incompatibleCases > 0 ? <IncompatibleNotice estimate={estimate} datasetHref={`/organizations/${organizationId}/prompts/${promptId}/dataset`} /> : null}
       {!estimate.allowed && estimate.reason === 'plan_required' ? (
         <p className="field-error" role="alert">
           <AlertCircleIcon size={14} />
@@ -257,6 +271,7 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
           error={estimate.isError ? readAppError(estimate.error) : null}
           productionVersion={productionVersion}
           organizationId={organizationId}
+          promptId={promptId}
           plan={plan}
           resetsAt={billing.data?.periodEnd ?? null}
         />

@@ -4,11 +4,14 @@ import type { ServiceContext } from '../context';
 import { AppError, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { authorizePromptWrite } from '../prompts/access';
-import { capacityOf, casesOf, datasetOf, writeDataset } from './service';
+import { inputWarnings } from '../evals/case-input';
+import { capacityOf, casesOf, checkedContent, datasetOf, writeDataset } from './service';
 import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
 
 type Plan = {
   additions: ValidCaseRow[];
+  // The 1-based request row of each addition.
+  additionRows: number[];
   skippedRows: SkippedRow[];
   rowErrors: RowError[];
   currentCount: number;
@@ -30,6 +33,7 @@ function validateRow(raw: unknown, rowNumber: number): { row?: ValidCaseRow; err
 function planImport(rows: unknown[], existing: { input: string; expectedOutput: string }[], mode: ImportMode, capacity: number): Plan {
   const seen = new Set(mode === 'append' ? existing.map(pairKey) : []);
   const additions: ValidCaseRow[] = [];
+  const additionRows: number[] = [];
   const skippedRows: SkippedRow[] = [];
   const rowErrors: RowError[] = [];
   rows.forEach((raw, i) => {
@@ -45,12 +49,13 @@ function planImport(rows: unknown[], existing: { input: string; expectedOutput: 
     }
     seen.add(key);
     additions.push(row);
+    additionRows.push(i + 1);
   });
   const currentCount = existing.length;
   const availableCapacity = mode === 'replace' ? capacity : Math.max(0, capacity - currentCount);
   const requestedAddition = additions.length;
   const accepted = rowErrors.length === 0 && requestedAddition <= availableCapacity;
-  return { additions, skippedRows, rowErrors, currentCount, availableCapacity, requestedAddition, accepted };
+  return { additions, additionRows, skippedRows, rowErrors, currentCount, availableCapacity, requestedAddition, accepted };
 }
 
 function rejection(plan: Plan): AppError {
@@ -70,7 +75,7 @@ export async function previewImport(ctx: ServiceContext, organizationId: string,
   const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
   const dataset = await datasetOf(ctx.db, prompt);
   const plan = planImport(input.rows, await casesOf(ctx.db, dataset.id), input.mode, capacityOf(membership));
-  const { additions, ...rest } = plan;
+  const { additions, additionRows, ...rest } = plan;
   return { wouldAdd: additions.length, ...rest };
 }
 
@@ -80,7 +85,7 @@ export async function importCases(
   promptId: string,
   input: { revision: number; mode: ImportMode; rows: unknown[] },
 ): Promise<ImportResult> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.import', async ({ tx, dataset, capacity }) => {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.import', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const existing = await casesOf(tx, dataset.id);
     const plan = planImport(input.rows, existing, input.mode, capacity);
     if (!plan.accepted) throw rejection(plan);
@@ -89,11 +94,11 @@ export async function importCases(
       await tx.delete(datasetCases).where(eq(datasetCases.datasetId, dataset.id));
       start = 0;
     }
-    if (plan.additions.length) {
-      await tx.insert(datasetCases).values(plan.additions.map((row, i) => ({ id: newId('case'), organizationId, datasetId: dataset.id, position: start + i + 1, ...row })));
-    }
-    const count = start + plan.additions.length;
-    const details = { mode: input.mode, added: plan.additions.length, skipped: plan.skippedRows.length };
-    return { details, result: (revision) => ({ added: plan.additions.length, skipped: plan.skippedRows.length, count, revision, skippedRows: plan.skippedRows }) };
+    const added = plan.additions.map((row, i) => ({ id: newId('case'), organizationId, datasetId: dataset.id, position: start + i + 1, ...row }));
+    if (added.length) await tx.insert(datasetCases).values(added);
+    const warnings = inputWarnings(await checkedContent(txCtx, dataset.promptId), added, (i) => plan.additionRows[i]);
+    const count = start + added.length;
+    const details = { mode: input.mode, added: added.length, skipped: plan.skippedRows.length };
+    return { details, result: (revision) => ({ added: added.length, skipped: plan.skippedRows.length, count, revision, skippedRows: plan.skippedRows, warnings }) };
   });
 }

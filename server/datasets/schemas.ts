@@ -78,12 +78,29 @@ export const datasetCaseSchema = z.object({
 });
 export type DatasetCase = z.infer<typeof datasetCaseSchema>;
 
+// A case that cannot run under the prompt's input type (docs/decisions.md Q1): it is kept, and an
+// evaluation records it as an error without charging a credit.
+export const inputWarningSchema = z
+  .object({
+    code: z.literal('input_incompatible'),
+    message: z.string().describe('Why the case cannot run, e.g. a variables prompt given text instead of a JSON object of values.'),
+    caseId: z.string(),
+    row: z.number().int().optional().describe('Import only: the 1-based row of the request.'),
+  })
+  .describe('Checked against your draft of the prompt, else its latest saved version.');
+export type InputWarning = z.infer<typeof inputWarningSchema>;
+const warningsField = z.array(inputWarningSchema).describe('Cases that cannot run under the prompt’s input type; empty when every case can.');
+
+export const datasetCaseResultSchema = datasetCaseSchema.extend({ warnings: warningsField });
+export type DatasetCaseResult = z.infer<typeof datasetCaseResultSchema>;
+
 export const datasetSchema = z.object({
   id: z.string(),
   revision: z.number().int(),
   count: z.number().int(),
   capacity: z.number().int(),
   rows: z.array(datasetCaseSchema),
+  warnings: warningsField,
 });
 export type Dataset = z.infer<typeof datasetSchema>;
 
@@ -98,6 +115,7 @@ export const importResultSchema = z.object({
   count: z.number().int(),
   revision: z.number().int(),
   skippedRows: z.array(skippedRowSchema),
+  warnings: warningsField,
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
 

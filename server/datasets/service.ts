@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
-import { datasetCases, datasets } from '@/db/schema';
+import { datasetCases, datasets, drafts } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
 import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
@@ -7,7 +7,10 @@ import { recordAudit } from '../audit/service';
 import type { Membership } from '../auth/permissions';
 import { syncDatasetCapacityWarning } from './capacity-warning';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
-import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type ValidCaseRow } from './schemas';
+import { latestVersionContent } from '../prompts/service';
+import type { DraftContent } from '../prompts/schemas';
+import { inputWarnings } from '../evals/case-input';
+import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type DatasetCaseResult, type ValidCaseRow } from './schemas';
 
 export type DatasetRow = typeof datasets.$inferSelect;
 type CaseRowRecord = typeof datasetCases.$inferSelect;
@@ -40,17 +43,35 @@ async function countOf(db: Tx, datasetId: string): Promise<number> {
   return row.n;
 }
 
-async function toDataset(db: Tx, dataset: DatasetRow, capacity: number): Promise<Dataset> {
-  const rows = (await casesOf(db, dataset.id)).map(toCase);
-  return { id: dataset.id, revision: dataset.revision, count: rows.length, capacity, rows };
+/**
+ * The content cases are checked against for input_incompatible warnings (docs/decisions.md Q1):
+ * the caller's draft of the prompt, else its latest saved version; null before either exists.
+ */
+export async function checkedContent(ctx: ServiceContext, promptId: string): Promise<DraftContent | null> {
+  const [draft] = await ctx.db
+    .select({ content: drafts.content })
+    .from(drafts)
+    .where(and(eq(drafts.promptId, promptId), eq(drafts.userId, ctx.actor.userId)));
+  return (draft?.content ?? (await latestVersionContent(ctx, promptId))) as DraftContent | null;
+}
+
+async function toDataset(ctx: ServiceContext, dataset: DatasetRow, capacity: number): Promise<Dataset> {
+  const rows = (await casesOf(ctx.db, dataset.id)).map(toCase);
+  const warnings = inputWarnings(await checkedContent(ctx, dataset.promptId), rows);
+  return { id: dataset.id, revision: dataset.revision, count: rows.length, capacity, rows, warnings };
+}
+
+async function toCaseResult(ctx: ServiceContext, dataset: DatasetRow, row: CaseRowRecord): Promise<DatasetCaseResult> {
+  const item = toCase(row);
+  return { ...item, warnings: inputWarnings(await checkedContent(ctx, dataset.promptId), [item]) };
 }
 
 export async function getDataset(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Dataset> {
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
-  return toDataset(ctx.db, await datasetOf(ctx.db, prompt), capacityOf(membership));
+  return toDataset(ctx, await datasetOf(ctx.db, prompt), capacityOf(membership));
 }
 
-type DatasetWrite = { tx: Tx; dataset: DatasetRow; capacity: number };
+type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
 // change, then bump the revision, keep the dataset_near_capacity warning and audit, all in one transaction. The row lock serializes
@@ -70,7 +91,7 @@ export async function writeDataset<T>(
     if (dataset.revision !== expectedRevision) {
       throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
     }
-    const outcome = await change({ tx, dataset, capacity: capacityOf(membership) });
+    const outcome = await change({ ctx: txCtx, tx, dataset, capacity: capacityOf(membership) });
     const count = await countOf(tx, dataset.id);
     await syncDatasetCapacityWarning(tx, { organizationId, promptId: prompt.id, datasetId: dataset.id, count }, membership.organization.plan);
     const [bumped] = await tx
@@ -100,8 +121,8 @@ async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, e
   }
 }
 
-export async function addCase(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCase> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.addCase', async ({ tx, dataset, capacity }) => {
+export async function addCase(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCaseResult> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.addCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const current = await countOf(tx, dataset.id);
     if (current >= capacity) {
       throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, { state: 'at_capacity', count: current, capacity });
@@ -111,7 +132,7 @@ export async function addCase(ctx: ServiceContext, organizationId: string, promp
       .insert(datasetCases)
       .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...input.row })
       .returning();
-    return { result: () => toCase(row), targetId: row.id };
+    return { result: () => toCaseResult(txCtx, dataset, row), targetId: row.id };
   });
 }
 
@@ -142,30 +163,30 @@ export async function updateCase(
   promptId: string,
   caseId: string,
   input: { revision: number; row: CaseRowPatch },
-): Promise<DatasetCase> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ tx, dataset }) => {
+): Promise<DatasetCaseResult> {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ ctx: txCtx, tx, dataset }) => {
     const merged = mergeRow(await loadCase(tx, dataset.id, caseId), input.row);
     await assertNoDuplicate(tx, dataset.id, merged, caseId);
     const [row] = await tx.update(datasetCases).set(merged).where(eq(datasetCases.id, caseId)).returning();
-    return { result: () => toCase(row), targetId: caseId };
+    return { result: () => toCaseResult(txCtx, dataset, row), targetId: caseId };
   });
 }
 
 // Positions stay contiguous from 1: the cases after the removed one move up.
 export async function deleteCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number }): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.deleteCase', async ({ tx, dataset, capacity }) => {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.deleteCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const removed = await loadCase(tx, dataset.id, caseId);
     await tx.delete(datasetCases).where(eq(datasetCases.id, caseId));
     await tx
       .update(datasetCases)
       .set({ position: sql`${datasetCases.position} - 1` })
       .where(and(eq(datasetCases.datasetId, dataset.id), gt(datasetCases.position, removed.position)));
-    return { result: (revision) => toDataset(tx, { ...dataset, revision }, capacity), targetId: caseId };
+    return { result: (revision) => toDataset(txCtx, { ...dataset, revision }, capacity), targetId: caseId };
   });
 }
 
 export async function reorderCases(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; caseIds: string[] }): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.reorder', async ({ tx, dataset, capacity }) => {
+  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.reorder', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const current = await casesOf(tx, dataset.id);
     const known = new Set(current.map((c) => c.id));
     const given = new Set<string>();
@@ -182,6 +203,6 @@ export async function reorderCases(ctx: ServiceContext, organizationId: string, 
         from jsonb_array_elements_text(${JSON.stringify(input.caseIds)}::jsonb) with ordinality as o(id, ord)
         where c.id = o.id and c.dataset_id = ${dataset.id}`);
     }
-    return { result: (revision) => toDataset(tx, { ...dataset, revision }, capacity) };
+    return { result: (revision) => toDataset(txCtx, { ...dataset, revision }, capacity) };
   });
 }

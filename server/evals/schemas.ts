@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
 import { revisionSchema, scoringMethods } from '../prompts/schemas';
+import { inputWarningSchema } from '../datasets/schemas';
 
 export const evaluationStatuses = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 export type EvaluationStatus = (typeof evaluationStatuses)[number];
@@ -167,7 +168,9 @@ export const estimateSchema = z.object({
   candidateCases: z.number().int(),
   productionCases: z.number().int().describe('Production cases that will execute (0 when evidence is reused).'),
   reusedProductionRunId: z.string().nullable(),
-  credits: z.number().int().describe('One credit per case executed on one side.'),
+  credits: z.number().int().describe('One credit per case executed on one side. Cases that cannot run under the version’s input type are not charged and not counted.'),
+  incompatibleCases: z.number().int().describe('Candidate cases that cannot run under the candidate version’s input type: they will be recorded as errors without charge.'),
+  warnings: z.array(inputWarningSchema).describe('One input_incompatible warning per such candidate case.'),
   creditsRemaining: z
     .number()
     .int()

@@ -7,7 +7,8 @@ import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
 import { resolveScoringPolicy } from '../prompts/scoring';
 import { casesOf, datasetOf } from '../datasets/service';
-import type { ScoringPolicy } from '../prompts/schemas';
+import type { DraftContent, ScoringPolicy } from '../prompts/schemas';
+import { inputWarnings } from './case-input';
 import { enqueueRuns } from './engine/queue';
 import { checkEligibility, evaluationEligibility } from './eligibility';
 import { creditBalance } from '../billing/state';
@@ -184,6 +185,9 @@ export async function estimateEvaluation(ctx: ServiceContext, organizationId: st
   const plan = await planComparison(ctx, prompt, input);
   const candidateCases = plan.cases.length;
   const productionCases = plan.production && !plan.reusedRunId ? candidateCases : 0;
+  // Cases that cannot run under a side's content error before any model call, uncharged.
+  const warnings = inputWarnings(plan.candidate.content as DraftContent, plan.cases);
+  const productionUncharged = plan.production && productionCases ? inputWarnings(plan.production.content as DraftContent, plan.cases).length : 0;
   let reason: string | null = null;
   if (membership.role === 'viewer') reason = 'forbidden';
   else if (membership.organization.readOnly) reason = 'read_only';
@@ -200,9 +204,11 @@ export async function estimateEvaluation(ctx: ServiceContext, organizationId: st
     candidateCases,
     productionCases,
     reusedProductionRunId: plan.reusedRunId,
-    credits: candidateCases + productionCases,
+    credits: candidateCases - warnings.length + productionCases - productionUncharged,
     creditsRemaining: (await creditBalance(ctx.db, organizationId)).remaining,
     allowed: reason === null,
     reason,
+    incompatibleCases: warnings.length,
+    warnings,
   };
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { addCaseInput, datasetCaseSchema, datasetSchema, deleteCaseQuery, importInput, importResultSchema, reorderInput, updateCaseInput } from '../datasets/schemas';
+import { addCaseInput, datasetCaseResultSchema, datasetSchema, deleteCaseQuery, importInput, importResultSchema, reorderInput, updateCaseInput } from '../datasets/schemas';
 import type { ErrorCode } from '../errors';
 import { declareOperations } from './declare';
 import { promptParams } from './common';
 
 const caseParams = z.strictObject({ organizationId: z.string(), promptId: z.string(), caseId: z.string() });
 const base = '/organizations/{organizationId}/prompts/{promptId}/dataset';
+const inputWarningsNote =
+  '`warnings` lists the cases that cannot run under the prompt’s input type (`input_incompatible`, e.g. text for a prompt that takes variables: its input must be a JSON object of their values). They are stored anyway; an evaluation records them as errors without charging a credit. Checked against your draft of the prompt, else its latest saved version.';
 const writeErrors: ErrorCode[] = ['forbidden', 'read_only', 'not_found', 'dataset_conflict', 'invalid_state'];
 
 export const datasetOperations = declareOperations({
@@ -13,6 +15,7 @@ export const datasetOperations = declareOperations({
     method: 'GET',
     path: base,
     summary: 'Get the prompt’s dataset with every case in order',
+    description: inputWarningsNote,
     params: promptParams,
     status: 200,
     response: datasetSchema,
@@ -25,10 +28,11 @@ export const datasetOperations = declareOperations({
     method: 'POST',
     path: `${base}/cases`,
     summary: 'Add a case at the end (not past capacity; input/expectedOutput pairs are unique)',
+    description: inputWarningsNote,
     params: promptParams,
     body: addCaseInput,
     status: 201,
-    response: datasetCaseSchema,
+    response: datasetCaseResultSchema,
     errors: [...writeErrors],
     role: 'editor',
     effect: 'write',
@@ -38,10 +42,11 @@ export const datasetOperations = declareOperations({
     method: 'PUT',
     path: `${base}/cases/{caseId}`,
     summary: 'Replace a case’s input, expected output and formats',
+    description: inputWarningsNote,
     params: caseParams,
     body: updateCaseInput,
     status: 200,
-    response: datasetCaseSchema,
+    response: datasetCaseResultSchema,
     errors: [...writeErrors],
     role: 'editor',
     effect: 'write',
@@ -78,7 +83,8 @@ export const datasetOperations = declareOperations({
     path: `${base}/import`,
     summary: 'Import rows: append by default, replace only with mode "replace"; duplicates are skipped',
     description:
-      'Exact input/expectedOutput pairs are deduplicated against existing rows (append mode) and within the request, first occurrence wins; skipped rows are listed with 1-based row numbers. Any invalid row, or more unique additions than the remaining capacity, rejects the whole import with 422 import_rejected (details.rowErrors, currentCount, availableCapacity, requestedAddition) and writes nothing.',
+      'Exact input/expectedOutput pairs are deduplicated against existing rows (append mode) and within the request, first occurrence wins; skipped rows are listed with 1-based row numbers. Any invalid row, or more unique additions than the remaining capacity, rejects the whole import with 422 import_rejected (details.rowErrors, currentCount, availableCapacity, requestedAddition) and writes nothing. ' +
+      inputWarningsNote,
     params: promptParams,
     body: importInput,
     status: 200,

@@ -78,14 +78,25 @@ describe('promptloop evals --wait', () => {
     expect(fine.stderr).toMatch(/Started evaluation eval_/);
     expect(fine.stderr).toMatch(/completed · candidate 3\/3 \(3 passed, 0 failed\) · production 3\/3/);
     expect(fine.stderr).toContain('No regression against production.');
-    expect(fine.stdout).toContain('candidate v2: 100% passed (3/3 scored)');
+    expect(fine.stdout).toContain('candidate v2: 3 of 3 passed');
+    expect(fine.stdout).not.toContain('did not pass');
     expect(fine.code).toBe(0);
 
     const regressed = await f.cli(['evals', 'start', f.prompt.id, '--version-id', f.broken.id, '--scope', 'quick', '--wait']);
     expect(regressed.stderr).toMatch(/completed · candidate 3\/3 \(0 passed, 3 failed\) · production 3\/3 \(reused\)/);
-    expect(regressed.stderr).toContain('Regression: the candidate fails 3 cases that production passes:');
-    expect(regressed.stderr).toContain('case 1: failed · case 1');
-    expect(regressed.stdout).toContain('candidate v3: 0% passed (0/3 scored)');
+    expect(regressed.stderr).toContain('Regression: the candidate fails 3 cases that production passes (case 1, case 2, case 3).');
+    expect(regressed.stdout).toContain('candidate v3: 0 of 3 passed (3 failed)');
+    expect(regressed.stdout).toContain('production v1: 3 of 3 passed (reused)');
+    // Each case that did not pass: why, and the candidate's output beside the expected one.
+    expect(regressed.stdout).toContain('Candidate cases that did not pass (3):');
+    expect(regressed.stdout).toContain(
+      [
+        '  case 1 (candidate) · regression (production passed) · failed: the output does not match the expected output',
+        '    input:    case 1',
+        '    expected: case 1',
+        '    output:   certainly wrong',
+      ].join('\n'),
+    );
     expect(regressed.code).toBe(4);
 
     // Without --wait it just starts (no verdict, exit 0) and prints the evaluation.
@@ -97,6 +108,41 @@ describe('promptloop evals --wait', () => {
     const waited = await f.cli(['evals', 'wait', evaluation.id, '--json']);
     expect(waited.code).toBe(4);
     expect(JSON.parse(waited.stdout)).toMatchObject({ id: evaluation.id, status: 'completed', failedCases: 3 });
+  }, 120_000);
+
+  it('a failed evaluation prints each errored case with its reason; evals results lists them, long texts cut with a note, in full with --json', async () => {
+    const f = await fixture();
+    const long = `${'x'.repeat(450)} end`;
+    const dataset = await f.editor.call('GET', `${f.base}/dataset`);
+    expect((await f.editor.call('POST', `${f.base}/dataset/cases`, { body: { revision: dataset.body.revision, row: { input: long, expectedOutput: 'y' } } })).status).toBe(201);
+    // A candidate that takes two variables: the dataset's text inputs cannot run under it.
+    const draft = await f.editor.call('GET', `${f.base}/draft`);
+    const written = await f.editor.call('PUT', `${f.base}/draft`, {
+      body: { content: { messages: [{ role: 'user', content: 'Tell {{a}} about {{b}}.' }], inputType: 'variables' }, revision: draft.body.revision },
+    });
+    const saved = await f.editor.call('POST', `${f.base}/versions`, { body: { draftRevision: written.body.revision } });
+    expect(saved.status).toBe(201);
+    const estimate = await f.cli(['evals', 'estimate', f.prompt.id, '--version-id', saved.body.id, '--scope', 'quick']);
+    expect(estimate.stdout).toMatch(/incompatibleCases\s+4/);
+
+    const result = await f.cli(['evals', 'start', f.prompt.id, '--version-id', saved.body.id, '--scope', 'quick', '--wait']);
+    expect(result.code).toBe(1);
+    const reason = 'error: This prompt takes variables ({{a}}, {{b}}): the case input must be a JSON object of their values.';
+    expect(result.stdout).toContain('candidate v4: 0 of 4 passed (4 errors)');
+    expect(result.stdout).toContain(`  case 2 (candidate) · regression (production passed) · ${reason}\n    input:    case 2\n    expected: case 2\n    output:   —`);
+    expect(result.stdout).toContain(`    input:    ${'x'.repeat(200)}… (+254 characters)`);
+    expect(result.stdout).toContain('Long texts are cut at 200 characters;');
+    expect(result.stderr).toMatch(/Evaluation eval_\w+ failed: 4 of 4 cases could not be executed\.\n/);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/\.\./);
+    const evaluationId = /Started evaluation (eval_\w+)/.exec(result.stderr)![1];
+
+    const listed = await f.cli(['evals', 'results', evaluationId, '--side', 'candidate']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('Cases that did not pass (4):');
+    expect(listed.stdout).toContain(`  case 4 (candidate) · ${reason}`);
+    expect(listed.stdout).toContain('… (+254 characters)');
+    const full = await f.cli(['evals', 'results', evaluationId, '--side', 'candidate', '--json']);
+    expect(JSON.parse(full.stdout).items.find((r: { position: number }) => r.position === 4)).toMatchObject({ input: long, status: 'error' });
   }, 120_000);
 
   it('exits 5 while results await review, and 1 for a cancelled evaluation', async () => {

@@ -16,7 +16,15 @@ describe('datasets', () => {
     const { editor, viewer, base, org } = await setup();
     const a = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'What is 2+2?', expectedOutput: '4' } } });
     expect(a.status).toBe(201);
-    expect(a.body).toEqual({ id: expect.stringMatching(/^case_/), position: 1, input: 'What is 2+2?', expectedOutput: '4', inputFormat: 'text', referenceFormat: 'text' });
+    expect(a.body).toEqual({
+      id: expect.stringMatching(/^case_/),
+      position: 1,
+      input: 'What is 2+2?',
+      expectedOutput: '4',
+      inputFormat: 'text',
+      referenceFormat: 'text',
+      warnings: [],
+    });
     const b = await editor.call('POST', `${base}/cases`, {
       body: { revision: 1, row: { input: '{"q":1}', expectedOutput: '{"a":1}', inputFormat: 'json', referenceFormat: 'json' } },
     });

@@ -34,6 +34,7 @@ describe('dataset import', () => {
         { row: 4, reason: 'duplicate' },
         { row: 7, reason: 'duplicate' },
       ],
+      warnings: [],
     });
     const dataset = (await editor.call('GET', base)).body;
     expect(dataset.rows.map((r: any) => [r.position, r.input, r.expectedOutput])).toEqual([
@@ -49,7 +50,7 @@ describe('dataset import', () => {
     const { editor, base } = await setup();
     await editor.call('POST', `${base}/import`, { body: { revision: 0, rows: [row('old 1'), row('old 2'), row('keep', 'k')] } });
     const replaced = await editor.call('POST', `${base}/import`, { body: { revision: 1, mode: 'replace', rows: [row('keep', 'k'), row('fresh'), row('keep', 'k')] } });
-    expect(replaced.body).toEqual({ added: 2, skipped: 1, count: 2, revision: 2, skippedRows: [{ row: 3, reason: 'duplicate' }] });
+    expect(replaced.body).toEqual({ added: 2, skipped: 1, count: 2, revision: 2, skippedRows: [{ row: 3, reason: 'duplicate' }], warnings: [] });
     const dataset = (await editor.call('GET', base)).body;
     expect(dataset.rows.map((r: any) => [r.position, r.input])).toEqual([
       [1, 'keep'],

@@ -111,6 +111,8 @@ describe('evaluations: start, read, reuse', () => {
       creditsRemaining: 194,
       allowed: true,
       reason: null,
+      incompatibleCases: 0,
+      warnings: [],
     });
 
     const second = (await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } })).body;

@@ -145,7 +145,7 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
     });
     expect((await editor.trpc.datasets.get(ids)).revision).toBe(1);
     const imported = await editor.trpc.datasets.import({ ...ids, revision: 1, mode: 'append', rows: [{ input: 'c', expectedOutput: 'd' }] });
-    expect(imported).toEqual({ added: 1, skipped: 0, count: 2, revision: 2, skippedRows: [] });
+    expect(imported).toEqual({ added: 1, skipped: 0, count: 2, revision: 2, skippedRows: [], warnings: [] });
     const rejected = await rejection(editor.trpc.datasets.import({ ...ids, revision: 2, mode: 'append', rows: [{ input: '', expectedOutput: '' }] }));
     expect(rejected.code).toBe('UNPROCESSABLE_CONTENT');
     expect(rejected.cause.code).toBe('import_rejected');

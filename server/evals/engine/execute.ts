@@ -1,9 +1,8 @@
 import { AppError } from '@/server/errors';
 import { complete } from '@/server/models/provider';
-import { renderMessages, type RenderInput } from '@/server/models/render';
 import { findRoute, localJudgeRouteId, type RouteConfig } from '@/server/models/routes';
-import type { Completion } from '@/server/models/types';
-import { extractVariables } from '@/server/prompts/schemas';
+import type { ChatMessage, Completion } from '@/server/models/types';
+import { caseMessages, variablesOf, type CaseInput } from '../case-input';
 import type { CaseOutcome, ClaimedCase, RunInfo } from './claim';
 import { defaultRubric, judgeMessages, parseVerdict, runAssertions, scoreExpected } from './scoring';
 
@@ -14,39 +13,6 @@ import { defaultRubric, judgeMessages, parseVerdict, runAssertions, scoreExpecte
 function message(error: unknown): string {
   if (error instanceof AppError) return error.message;
   return error instanceof Error ? `Unexpected failure: ${error.message}` : 'Unexpected failure.';
-}
-
-function stringValue(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/**
- * What the case input means for the prompt's input type:
- * - user_message: the input (text or JSON text, verbatim) is the final user message.
- * - variables: a JSON object of variable values (non-string values are sent as their JSON text;
- *   keys the prompt does not use are ignored). A text input fills the prompt's only variable when it
- *   has exactly one; otherwise it must itself be a JSON object. A prompt with no variables is sent
- *   as it is.
- */
-export function renderInput(
-  content: RunInfo['content'],
-  claimed: Pick<ClaimedCase, 'input' | 'inputFormat'>,
-  names: string[] = content.inputType === 'variables' ? extractVariables(content.messages) : [],
-): RenderInput {
-  if (content.inputType === 'user_message') return { input: claimed.input };
-  if (claimed.inputFormat === 'text' && names.length === 1) return { variables: { [names[0]]: claimed.input } };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(claimed.input);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    if (names.length === 0) return { variables: {} };
-    throw new AppError('invalid_request', `This prompt takes variables (${names.map((n) => `{{${n}}}`).join(', ')}): the case input must be a JSON object of their values.`);
-  }
-  const given = parsed as Record<string, unknown>;
-  return { variables: Object.fromEntries(names.filter((name) => name in given).map((name) => [name, stringValue(given[name])])) };
 }
 
 const failed = (error: string, partial: Partial<CaseOutcome> = {}): CaseOutcome => ({
@@ -78,17 +44,28 @@ export function prepareRun(run: RunInfo): PreparedRun {
     route: findRoute(run.content.modelRouteId),
     judgeId,
     judge: run.scoring.method === 'judge' ? findRoute(judgeId) : undefined,
-    variables: run.content.inputType === 'variables' ? extractVariables(run.content.messages) : [],
+    variables: variablesOf(run.content),
   };
 }
 
-export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: PreparedRun = prepareRun(run)): Promise<CaseOutcome> {
+/**
+ * The messages of the case's call, or why it fails before any model call: no such route here, or an
+ * input the content cannot take (input type, a missing variable). Such a case is never charged:
+ * the engine records it as an error before it is claimed (runner.ts).
+ */
+export function preModelCheck(run: RunInfo, item: CaseInput, prepared: PreparedRun): { route: RouteConfig; messages: ChatMessage[] } | { error: string } {
   const { route } = prepared;
-  if (!route) return failed(`The model route "${run.content.modelRouteId}" is not configured on this server.`);
+  if (!route) return { error: `The model route "${run.content.modelRouteId}" is not configured on this server.` };
+  const rendered = caseMessages(run.content, item, prepared.variables);
+  return 'error' in rendered ? rendered : { route, messages: rendered.messages };
+}
+
+export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: PreparedRun = prepareRun(run)): Promise<CaseOutcome> {
+  const call = preModelCheck(run, claimed, prepared);
+  if ('error' in call) return failed(call.error);
   let completion: Completion;
   try {
-    const messages = renderMessages(run.content, renderInput(run.content, claimed, prepared.variables));
-    completion = await complete(route, { messages, temperature: run.content.temperature });
+    completion = await complete(call.route, { messages: call.messages, temperature: run.content.temperature });
   } catch (error) {
     return failed(message(error));
   }

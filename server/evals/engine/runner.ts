@@ -4,6 +4,7 @@ import { config } from '@/server/config';
 import { log } from '@/server/log';
 import { claimNextCase, finishCase, loadRun, type CaseOutcome, type ClaimedCase, type ClaimSettings, type RunInfo } from './claim';
 import { executeCase, prepareRun, type PreparedRun } from './execute';
+import { settlePreModelFailures } from './pre-model';
 import { refreshRun } from './progress';
 import { rowsOf } from '@/db/client';
 import { sleep } from './sql';
@@ -110,7 +111,7 @@ function nextRun(group: Group): RunEntry | null {
   return open[group.cursor];
 }
 
-function enlist(engine: Engine, run: RunInfo): RunEntry {
+function enlist(engine: Engine, run: RunInfo, prepared: PreparedRun): RunEntry {
   const { settings } = engine;
   const routeKey = run.content.modelRouteId;
   const key = `${run.organizationId}\u0000${routeKey}`;
@@ -123,7 +124,7 @@ function enlist(engine: Engine, run: RunInfo): RunEntry {
     let resolve!: () => void;
     const done = new Promise<void>((r) => (resolve = r));
     const claimSettings: ClaimSettings = { workerId: engine.workerId, staleMs: 3 * settings.heartbeatMs, maxInFlightPerOrg: settings.perOrg, maxAttempts: settings.maxAttempts };
-    entry = { run, prepared: prepareRun(run), claimSettings, held: 0, drained: false, error: undefined, finished: false, done, resolve };
+    entry = { run, prepared, claimSettings, held: 0, drained: false, error: undefined, finished: false, done, resolve };
     group.runs.push(entry);
   }
   const lanes = Math.max(1, Math.min(settings.perOrg, settings.perRoute));
@@ -285,14 +286,17 @@ async function settledRefresh(runId: string): Promise<void> {
   }
 }
 
-// Works one run until nothing in it is claimable, then refreshes its progress. Never throws for
-// a case's failure (that is the case's `error`); a database failure is logged and rethrown.
+// Works one run until nothing in it is claimable, then refreshes its progress. Cases that would
+// fail before any model call are settled first, uncharged. Never throws for a case's failure
+// (that is the case's `error`); a database failure is logged and rethrown.
 export async function processRun(engine: Engine, runId: string): Promise<void> {
   const run = await loadRun(engine.db, runId);
   if (!run) return;
   engine.activeRuns.set(runId, (engine.activeRuns.get(runId) ?? 0) + 1);
   try {
-    const entry = enlist(engine, run);
+    const prepared = prepareRun(run);
+    await settlePreModelFailures(engine.db, run, prepared);
+    const entry = enlist(engine, run, prepared);
     await entry.done;
     if (entry.error !== undefined) throw entry.error;
     await settledRefresh(runId);
