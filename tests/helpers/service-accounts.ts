@@ -5,7 +5,7 @@ import { handleMcp } from '@/server/mcp/server';
 import { startAppServer, type AppServer } from './cli';
 import { closedPort } from './net';
 import { cliParams, cliRedirect, newBuiltInUser, pkce } from './oauth';
-import type { ApiResult, CallOptions, TestUser } from './api';
+import { createdOrganizations, type ApiResult, type CallOptions, type TestUser } from './api';
 
 // The whole app with the built-in authorization server behind a real node:http listener whose
 // origin is APP_URL (so the issuer, the audiences and the resource metadata all name it): /api/v1,
@@ -101,6 +101,7 @@ export async function builtInTeam(url: string) {
   const created = await admin.call('POST', '/organizations', { body: { name: `SA org ${admin.id.slice(-6)}` } });
   if (created.status !== 201) throw new Error(`create org: ${created.status} ${JSON.stringify(created.body)}`);
   const org = created.body as { id: string; name: string };
+  createdOrganizations.add(org.id);
   for (const [user, role] of [
     [editor, 'editor'],
     [viewer, 'viewer'],
