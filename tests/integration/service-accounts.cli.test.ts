@@ -1,9 +1,10 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newConfigDir, runCli, seedLogin, storedLogin } from '../helpers/cli';
 import { builtInTeam, newServiceAccount, startStack, type Stack } from '../helpers/service-accounts';
-import { drain, echoRows, importRows, saveVersion } from '../helpers/evals';
-import { activePrompt } from '../helpers/prompts';
+import { drain, echoRows, importRows } from '../helpers/evals';
+import { activePrompt, systemContent } from '../helpers/prompts';
 
 // The CLI as a CI job runs it: PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET instead of a
 // login. Each run gets its own token (client_credentials over real HTTP), writes nothing to the
@@ -110,15 +111,28 @@ describe('promptloop with a service account (PROMPTLOOP_CLIENT_ID / PROMPTLOOP_C
     expect(readdirSync(configDir)).toEqual([]);
   });
 
-  it('the CI gate: `evals start --wait` as the service account exits 0 when the candidate holds up', async () => {
+  it('the README’s CI job: save the prompt file as a version, then `evals start --wait` as the service account exits 0', async () => {
     const account = await newServiceAccount(url, team.admin, team.org.id, 'editor', 'GitHub Actions');
     const { prompt } = await activePrompt(team.editor, team.org.id);
     await importRows(team.editor, team.org.id, prompt.id, echoRows(3));
-    const v2 = await saveVersion(team.editor, team.org.id, prompt.id, 'You answer support questions, briefly.');
     const configDir = newConfigDir();
-    const gate = await runCli(['evals', 'start', prompt.id, '--version-id', v2.id, '--scope', 'quick', '--wait', '--interval', '0.2'], { configDir, url, env: asAccount(account) });
+    const env = asAccount(account);
+    const run = async (args: string[]) => {
+      const result = await runCli(args, { configDir, url, env });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const file = path.join(newConfigDir(), 'support.json');
+    writeFileSync(file, JSON.stringify(systemContent('You answer support questions, briefly.')));
+    const revision = (await run(['drafts', 'get', prompt.id, '--json'])).revision;
+    const saved = (await run(['drafts', 'update', prompt.id, '--content', `@${file}`, '--revision', String(revision), '--json'])).revision;
+    const version = await run(['versions', 'save', prompt.id, '--draft-revision', String(saved), '--json']);
+    expect(version).toMatchObject({ number: 2, createdBy: account.serviceAccount.id });
+    const gate = await runCli(['evals', 'start', prompt.id, '--version-id', version.id, '--scope', 'quick', '--wait', '--interval', '0.2'], { configDir, url, env });
     expect(gate.code, gate.stderr + gate.stdout).toBe(0);
     expect(gate.stdout).toContain('completed');
+    // The person's draft was not touched: the service account has its own.
+    expect((await team.editor.call('GET', `/organizations/${team.org.id}/prompts/${prompt.id}/draft`)).body.content.messages[0].content).toBe('You answer support questions.');
     expect(readdirSync(configDir)).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });
