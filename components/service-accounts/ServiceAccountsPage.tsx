@@ -1,20 +1,15 @@
 'use client';
 
-import '@/components/traces/traces.css';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDate, formatRelative, roleOptions } from '@/components/format';
-import { OrganizationGate } from '@/components/organizations/OrganizationGate';
-import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
-import { Alert } from '@/components/ui/Alert';
-import { Badge } from '@/components/ui/Badge';
+import { roleOptions } from '@/components/format';
+import { AdminCredentialsPage } from '@/components/organizations/AdminCredentialsPage';
 import { Button, ButtonLink } from '@/components/ui/Button';
-import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
-import { Table } from '@/components/ui/Table';
+import { KeyTable } from '@/components/ui/KeyTable';
 import { KeyIcon, LockIcon, PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
@@ -62,46 +57,13 @@ function AccountsTable({ organizationId, onCreate }: { organizationId: string; o
 
   return (
     <>
-      <Table caption="Service accounts" className="table-compact">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Client ID</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {accounts.map((account) => (
-            <tr key={account.id} data-service-account={account.id} className={account.revokedAt ? 'key-status-revoked' : undefined}>
-              <td>
-                <strong>{account.name}</strong>
-              </td>
-              <td>{roleLabel(account.role)}</td>
-              <td className="cell-nowrap">
-                <code className="mono-sm">{account.clientId}</code>
-              </td>
-              <td className="cell-nowrap muted">{formatDate(account.createdAt)}</td>
-              <td className="cell-nowrap muted" title={account.lastUsedAt ?? undefined}>
-                {account.lastUsedAt ? formatRelative(account.lastUsedAt) : 'Never'}
-              </td>
-              <td>{account.revokedAt ? <Badge title={`Revoked ${formatDate(account.revokedAt)}`}>Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
-              <td className="cell-actions">
-                {account.revokedAt ? null : (
-                  <Button size="sm" variant="danger-outline" onClick={() => (revoke.reset(), setRevoking(account))} aria-label={`Revoke ${account.name}`}>
-                    Revoke
-                  </Button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </Table>
+      <KeyTable
+        caption="Service accounts"
+        keys={accounts}
+        columns={[{ header: 'Role', cell: (account) => roleLabel(account.role) }]}
+        identifier={{ header: 'Client ID', cell: (account) => <code className="mono-sm">{account.clientId}</code> }}
+        onRevoke={(account) => (revoke.reset(), setRevoking(account))}
+      />
       <LoadMore query={list} />
       <ConfirmDialog
         open={revoking !== null}
@@ -123,59 +85,26 @@ function AccountsTable({ organizationId, onCreate }: { organizationId: string; o
 }
 
 export function ServiceAccountsPage({ organizationId }: { organizationId: string }) {
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedServiceAccount | null>(null);
   return (
-    <OrganizationGate organizationId={organizationId}>
-      {(org) => {
-        const isAdmin = org.role === 'admin';
-        return (
-          <div className="page">
-            <OrganizationPageHeader
-              org={org}
-              title="Service accounts"
-              description="Machine credentials for CI: each account acts in this organization with its role, with tokens from the OAuth client_credentials grant."
-              actions={
-                isAdmin ? (
-                  <Button variant="primary" icon={<PlusIcon size={14} />} onClick={() => setCreating(true)} disabled={org.readOnly}>
-                    New service account
-                  </Button>
-                ) : null
-              }
-            />
-            {org.readOnly && isAdmin ? <Alert tone="warning">This organization is scheduled for deletion: new service accounts cannot be created.</Alert> : null}
-            {created ? <NewServiceAccountSecret created={created} onDone={() => setCreated(null)} /> : null}
-            {isAdmin ? (
-              <Card flush>
-                <CardHeader title="Accounts" description="Only a digest of each secret is stored. Revoked accounts stay listed and stop working at once." />
-                <div style={{ marginTop: 16 }}>
-                  <AccountsTable organizationId={org.id} onCreate={() => setCreating(true)} />
-                </div>
-              </Card>
-            ) : (
-              <Card>
-                <EmptyState
-                  icon={<LockIcon size={20} />}
-                  title="Only admins manage service accounts"
-                  description="Service accounts are credentials that act in this organization, so only its admins can see, create or revoke them."
-                  action={<ButtonLink href={`/organizations/${org.id}/settings`}>Back to settings</ButtonLink>}
-                />
-              </Card>
-            )}
-            {isAdmin ? (
-              <CreateServiceAccountDialog
-                organizationId={org.id}
-                open={creating}
-                onClose={() => setCreating(false)}
-                onCreated={(result) => {
-                  setCreating(false);
-                  setCreated(result);
-                }}
-              />
-            ) : null}
-          </div>
-        );
-      }}
-    </OrganizationGate>
+    <AdminCredentialsPage<CreatedServiceAccount>
+      organizationId={organizationId}
+      title="Service accounts"
+      description="Machine credentials for CI: each account acts in this organization with its role, with tokens from the OAuth client_credentials grant."
+      newLabel="New service account"
+      readOnlyMessage="This organization is scheduled for deletion: new service accounts cannot be created."
+      listTitle="Accounts"
+      listDescription="Only a digest of each secret is stored. Revoked accounts stay listed and stop working at once."
+      list={(org, onCreate) => <AccountsTable organizationId={org.id} onCreate={onCreate} />}
+      forNonAdmins={(org) => (
+        <EmptyState
+          icon={<LockIcon size={20} />}
+          title="Only admins manage service accounts"
+          description="Service accounts are credentials that act in this organization, so only its admins can see, create or revoke them."
+          action={<ButtonLink href={`/organizations/${org.id}/settings`}>Back to settings</ButtonLink>}
+        />
+      )}
+      reveal={(created, onDone) => <NewServiceAccountSecret created={created} onDone={onDone} />}
+      createDialog={(dialog) => <CreateServiceAccountDialog {...dialog} />}
+    />
   );
 }

@@ -5,7 +5,7 @@ import { handleMcp } from '@/server/mcp/server';
 import { startAppServer, type AppServer } from './cli';
 import { closedPort } from './net';
 import { cliParams, cliRedirect, newBuiltInUser, pkce } from './oauth';
-import { createdOrganizations, type ApiResult, type CallOptions, type TestUser } from './api';
+import { apiRequest, apiResult, createdOrganizations, type ApiResult, type CallOptions, type TestUser } from './api';
 
 // The whole app with the built-in authorization server behind a real node:http listener whose
 // origin is APP_URL (so the issuer, the audiences and the resource metadata all name it): /api/v1,
@@ -37,16 +37,7 @@ export async function startStack(): Promise<Stack> {
 
 /** A call to /api/v1 over real HTTP. */
 export async function http<T = any>(url: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined = options.rawBody;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const response = await fetch(`${url}/api/v1${path}${options.query ? `?${options.query}` : ''}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  return apiResult<T>(await fetch(apiRequest(url, method, path, options)));
 }
 
 /** POST /oauth/token over real HTTP. */
