@@ -52,27 +52,36 @@ export type ApiOptions = {
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 };
 
-export class Api {
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+/** Where the bearer token comes from: the stored login (below) or a service account's client credentials (cli/oauth.ts). */
+export interface TokenSource {
+  /** An access token that does not expire within a minute. */
+  current(): Promise<string>;
+  /** A new access token after `stale` was refused (401); a refusal of the credentials themselves is exit 3. */
+  renew(stale: string): Promise<string>;
+  /** What they are ('the stored login'), and what to do when the API refuses them for good. */
+  readonly description: string;
+  readonly refusedHint: string;
+}
+
+/** The tokens `promptloop login` stored, refreshed first when the access token expires within a minute. */
+export class StoredLogin implements TokenSource {
+  readonly description = 'the stored login';
+  readonly refusedHint = 'Run `promptloop login`.';
 
   constructor(
-    readonly url: string,
+    private readonly url: string,
     private readonly store: Store,
-    private readonly options: ApiOptions = {},
-  ) {
-    this.maxAttempts = options.maxAttempts ?? (Number(process.env.PROMPTLOOP_MAX_ATTEMPTS) || 4);
-    this.baseDelayMs = options.baseDelayMs ?? (Number(process.env.PROMPTLOOP_RETRY_BASE_MS) || 500);
-    this.maxDelayMs = options.maxDelayMs ?? 60_000;
-  }
+  ) {}
 
-  /** The stored tokens, refreshed first when the access token expires within a minute. */
-  private async currentTokens(): Promise<StoredTokens> {
+  async current(): Promise<string> {
     const tokens = this.store.tokens();
     if (!tokens) throw notLoggedIn(`Not logged in to ${this.url}. Run \`promptloop login${this.url === 'http://localhost:3000' ? '' : ` --url ${this.url}`}\`.`);
-    if (tokens.expiresAt - refreshMarginMs > Date.now()) return tokens;
-    return this.refreshTokens(tokens.accessToken);
+    if (tokens.expiresAt - refreshMarginMs > Date.now()) return tokens.accessToken;
+    return (await this.refreshTokens(tokens.accessToken)).accessToken;
+  }
+
+  async renew(stale: string): Promise<string> {
+    return (await this.refreshTokens(stale)).accessToken;
   }
 
   /**
@@ -95,6 +104,22 @@ export class Api {
       }
     });
   }
+}
+
+export class Api {
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(
+    readonly url: string,
+    private readonly tokens: TokenSource,
+    private readonly options: ApiOptions = {},
+  ) {
+    this.maxAttempts = options.maxAttempts ?? (Number(process.env.PROMPTLOOP_MAX_ATTEMPTS) || 4);
+    this.baseDelayMs = options.baseDelayMs ?? (Number(process.env.PROMPTLOOP_RETRY_BASE_MS) || 500);
+    this.maxDelayMs = options.maxDelayMs ?? 60_000;
+  }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
     const url = new URL(`${this.url}/api/v1${path}`);
@@ -102,10 +127,10 @@ export class Api {
     const isWrite = method !== 'GET' && method !== 'HEAD';
     const idempotencyKey = isWrite ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    let tokens = await this.currentTokens();
+    let accessToken = await this.tokens.current();
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${tokens.accessToken}`, 'user-agent': 'promptloop-cli/0.1.0' };
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${accessToken}`, 'user-agent': 'promptloop-cli/0.1.0' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       let response: Response;
@@ -129,9 +154,9 @@ export class Api {
       }
       const requestId = response.headers.get('x-request-id');
       if (response.status === 401 && !refreshed) {
-        // The access token was refused before its expiry: one refresh, then the same request again.
+        // The access token was refused before its expiry: one renewal, then the same request again.
         refreshed = true;
-        tokens = await this.refreshTokens(tokens.accessToken);
+        accessToken = await this.tokens.renew(accessToken);
         attempt--;
         continue;
       }
@@ -156,7 +181,7 @@ export class Api {
   private failure(method: string, path: string, status: number, body: unknown): ApiError {
     const envelope = isErrorBody(body) ? body : null;
     if (status === 401) {
-      return new ApiError(status, envelope, `The server no longer accepts the stored login (${envelope?.error.message ?? 'unauthorized'}). Run \`promptloop login\`.`);
+      return new ApiError(status, envelope, `The server no longer accepts ${this.tokens.description} (${envelope?.error.message ?? 'unauthorized'}). ${this.tokens.refusedHint}`);
     }
     const message = envelope
       ? `${envelope.error.code}: ${envelope.error.message}${envelope.error.requestId ? ` (request ${envelope.error.requestId})` : ''}`

@@ -180,6 +180,7 @@ export const exitCodesHelp = `Exit codes:
   0  success
   1  API error (the server refused, or could not be reached)
   2  usage error, or a choice is needed (choose_organization: pass --org or run \`promptloop org use <id>\`)
-  3  not logged in (no stored login, or it was revoked / the refresh was refused): run \`promptloop login\`
+  3  not logged in (no stored login, or it was revoked / the refresh was refused): run \`promptloop login\`;
+     or the service account's client credentials were refused (wrong or revoked)
   4  evals --wait: the candidate regressed against production
   5  evals --wait: results await review, so there is no verdict yet`;

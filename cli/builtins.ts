@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Command } from './command';
-import { resolveOrganization } from './context';
+import { resolveOrganization, usesServiceAccount } from './context';
 import { ApiError } from './api';
 import { CliError, exitCodes } from './exit';
 import { authorizationUrl, discover, exchangeCode, pkcePair, revoke, startLoopback } from './oauth';
@@ -37,6 +37,7 @@ const login: Command = {
     { name: 'timeout', kind: 'number', placeholder: 'seconds', description: 'How long to wait for the sign-in (default 300).' },
   ],
   async run(ctx, parsed) {
+    if (ctx.serviceAccount) throw usesServiceAccount();
     const metadata = await discover(ctx.url);
     const { verifier, challenge } = pkcePair();
     const state = randomBytes(24).toString('base64url');

@@ -1,6 +1,7 @@
-import { Api, ApiError } from './api';
-import { normalizeUrl, Store, type Env } from './config';
+import { Api, ApiError, StoredLogin } from './api';
+import { normalizeUrl, Store, type Env, type StoredTokens } from './config';
 import { CliError, exitCodes, usageError } from './exit';
+import { ClientCredentials } from './oauth';
 
 // What every command gets: the server URL, the config store, the API client and output helpers.
 
@@ -12,7 +13,47 @@ export type Context = {
   out: (text: string) => void;
   err: (text: string) => void;
   env: Env;
+  /** Set when PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET name a service account. */
+  serviceAccount: boolean;
 };
+
+export const usesServiceAccount = () =>
+  usageError('PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET are set: commands act as that service account and nothing is saved. Unset them to use a login.');
+
+/**
+ * A service account's context keeps nothing on disk: no stored login or organization context is
+ * read (the account acts in its own organization), and saving either is a usage error.
+ */
+class ServiceAccountStore extends Store {
+  override tokens(): StoredTokens | undefined {
+    return undefined;
+  }
+  override organizationId(): string | undefined {
+    return undefined;
+  }
+  override saveTokens(): void {
+    throw usesServiceAccount();
+  }
+  override saveOrganizationId(): void {
+    throw usesServiceAccount();
+  }
+  override lockTokens<T>(): Promise<T> {
+    throw usesServiceAccount();
+  }
+}
+
+/** Both service-account variables, neither (a stored login), or a usage error for just one. */
+function serviceAccountCredentials(env: Env): { clientId: string; clientSecret: string } | null {
+  const clientId = env.PROMPTLOOP_CLIENT_ID || undefined;
+  const clientSecret = env.PROMPTLOOP_CLIENT_SECRET || undefined;
+  if (!clientId && !clientSecret) return null;
+  if (!clientId || !clientSecret) {
+    throw usageError(
+      `${clientId ? 'PROMPTLOOP_CLIENT_SECRET' : 'PROMPTLOOP_CLIENT_ID'} is not set: a service account needs both PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET.`,
+    );
+  }
+  return { clientId, clientSecret };
+}
 
 export function makeContext(flags: Record<string, unknown>, env: Env = process.env): Context {
   let url: string;
@@ -21,10 +62,13 @@ export function makeContext(flags: Record<string, unknown>, env: Env = process.e
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const store = new Store(url, env);
+  // Service-account variables take precedence over a stored login.
+  const account = serviceAccountCredentials(env);
+  const store = account ? new ServiceAccountStore(url, env) : new Store(url, env);
+  const tokens = account ? new ClientCredentials(url, account.clientId, account.clientSecret) : new StoredLogin(url, store);
   const err = (text: string) => void process.stderr.write(`${text}\n`);
-  const api = new Api(url, store, { onRetry: ({ attempt, delayMs, reason }) => err(`${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})…`) });
-  return { url, store, api, json: flags.json === true, out: (text) => void process.stdout.write(`${text}\n`), err, env };
+  const api = new Api(url, tokens, { onRetry: ({ attempt, delayMs, reason }) => err(`${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})…`) });
+  return { url, store, api, json: flags.json === true, out: (text) => void process.stdout.write(`${text}\n`), err, env, serviceAccount: account !== null };
 }
 
 type OrganizationChoice = { id: string; name: string; role?: string };

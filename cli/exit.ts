@@ -5,7 +5,7 @@ export const exitCodes = {
   apiError: 1,
   /** Bad usage (unknown command or flag, invalid value), or a choice is needed (choose_organization). */
   usage: 2,
-  /** Not logged in: no stored tokens, or they were revoked / the refresh was refused. */
+  /** Not logged in: no stored tokens, or they were revoked / the refresh was refused; or the service account's credentials were refused. */
   notLoggedIn: 3,
   /** `evals start --wait` / `evals wait`: the candidate regressed against production. */
   regression: 4,

@@ -109,8 +109,8 @@ function listHelp(commands: Command[], prefix: string[]): string {
       columns([
         ['PROMPTLOOP_URL', 'Server base URL (default http://localhost:3000); --url overrides it.'],
         ['PROMPTLOOP_CONFIG_DIR', 'Where tokens and the organization context are kept (default: the user config directory + /promptloop).'],
-        ['PROMPTLOOP_CLIENT_ID', 'With PROMPTLOOP_CLIENT_SECRET: a service account’s credentials (CI); every command gets its own token, no login.'],
-        ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s secret (pls_…).'],
+        ['PROMPTLOOP_CLIENT_ID', 'With PROMPTLOOP_CLIENT_SECRET: act as this service account (CI); no login, nothing saved.'],
+        ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s client secret (pls_…).'],
       ]),
     );
   parts.push('', `Run \`promptloop ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> --help\` for a command's arguments and options.`, '', exitCodesHelp);

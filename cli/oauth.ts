@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, exitCodes, notLoggedIn } from './exit';
 import type { StoredTokens } from './config';
+import type { TokenSource } from './api';
 
 // OAuth for the CLI (API.md "Built-in authorization server", "CLI"): the public client
 // `promptloop-cli`, authorization code + S256 PKCE with a loopback redirect on a random port,
@@ -242,5 +243,55 @@ export async function revoke(tokens: StoredTokens): Promise<{ ok: boolean; messa
     return answer.ok ? { ok: true, message: 'revoked' } : { ok: false, message: `${answer.status} ${answer.error}` };
   } catch (error) {
     return { ok: false, message: (error as Error).message };
+  }
+}
+
+/**
+ * A service account (PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET): each run gets its own access
+ * token with the client_credentials grant (client_secret_post) and keeps it in memory only, so nothing
+ * is written to the config directory. Refused credentials (wrong or revoked) are exit 3.
+ */
+export class ClientCredentials implements TokenSource {
+  readonly description = 'the service account';
+  readonly refusedHint = 'Check PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET, and that the service account is not revoked.';
+  private token: { value: string; expiresAt: number } | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly clientId: string,
+    private readonly clientSecret: string,
+  ) {}
+
+  async current(): Promise<string> {
+    if (this.token && this.token.expiresAt - 60_000 > Date.now()) return this.token.value;
+    return this.request();
+  }
+
+  async renew(stale: string): Promise<string> {
+    if (this.token && this.token.value !== stale) return this.token.value;
+    return this.request();
+  }
+
+  private async request(): Promise<string> {
+    const metadata = await discover(this.url);
+    const answer = await postForm(metadata.tokenEndpoint, {
+      grant_type: 'client_credentials',
+      client_id: this.clientId,
+      client_secret: this.clientSecret,
+      scope,
+      resource: metadata.resource,
+    });
+    if (!answer.ok) {
+      const reason = `${answer.error}${answer.description ? `: ${answer.description}` : ''}`;
+      if (answer.status === 401 || answer.error === 'invalid_client' || answer.error === 'unauthorized_client') {
+        throw notLoggedIn(`The server refused the service account's client credentials (${reason}). ${this.refusedHint}`);
+      }
+      throw new CliError(`The token endpoint answered ${answer.status} (${reason}).`, exitCodes.apiError);
+    }
+    const value = str(answer.tokens.access_token);
+    if (!value) throw new CliError('The token endpoint answered without an access_token.', exitCodes.apiError);
+    const expiresIn = typeof answer.tokens.expires_in === 'number' && answer.tokens.expires_in > 0 ? answer.tokens.expires_in : 3600;
+    this.token = { value, expiresAt: Date.now() + expiresIn * 1000 };
+    return value;
   }
 }

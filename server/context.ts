@@ -2,11 +2,14 @@ import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
 import { log } from './log';
 
-// Who is calling: a person in the dashboard, or an OAuth client acting for a user.
+// Who is calling: a person in the dashboard, an OAuth client acting for a user, or a service account.
 export type Actor = {
-  userId: string;
-  clientId: string; // 'dashboard' for the browser session, else the OAuth client_id
+  userId: string; // a person's usr_ id, or a service account's sac_ id
+  clientId: string; // 'dashboard' for the browser session, else the OAuth client_id (sa_… for a service account)
   human: boolean;
+  // A service account (client_credentials): no user row and no memberships; it acts in its one
+  // organization with its role, both read live (server/service-accounts/credentials.ts).
+  serviceAccount?: boolean;
 };
 
 // A task that must run only once the operation's transaction has committed (an email about it).

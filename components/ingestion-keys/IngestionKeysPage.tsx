@@ -1,13 +1,9 @@
 'use client';
 
-import '@/components/traces/traces.css';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { OrganizationGate } from '@/components/organizations/OrganizationGate';
-import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
-import { Alert } from '@/components/ui/Alert';
+import { AdminCredentialsPage } from '@/components/organizations/AdminCredentialsPage';
 import { Button, ButtonLink } from '@/components/ui/Button';
-import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
@@ -89,59 +85,26 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
 }
 
 export function IngestionKeysPage({ organizationId }: { organizationId: string }) {
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<Created | null>(null);
   return (
-    <OrganizationGate organizationId={organizationId}>
-      {(org) => {
-        const isAdmin = org.role === 'admin';
-        return (
-          <div className="page">
-            <OrganizationPageHeader
-              org={org}
-              title="Ingestion keys"
-              description="Applications send traces with these keys. Each key belongs to one application and environment."
-              actions={
-                isAdmin ? (
-                  <Button variant="primary" icon={<PlusIcon size={14} />} onClick={() => setCreating(true)} disabled={org.readOnly}>
-                    New ingestion key
-                  </Button>
-                ) : null
-              }
-            />
-            {org.readOnly && isAdmin ? <Alert tone="warning">This organization is scheduled for deletion: new keys cannot be created.</Alert> : null}
-            {created ? <NewKeySecret created={created} onDone={() => setCreated(null)} /> : null}
-            {isAdmin ? (
-              <Card flush>
-                <CardHeader title="Keys" description="Only a digest of each key is stored. Revoked keys stop working at once." />
-                <div style={{ marginTop: 16 }}>
-                  <KeysTable organizationId={org.id} onCreate={() => setCreating(true)} />
-                </div>
-              </Card>
-            ) : (
-              <Card>
-                <EmptyState
-                  icon={<LockIcon size={20} />}
-                  title="Only admins manage ingestion keys"
-                  description="Keys are credentials for sending traces, so only admins of this organization can see, create or revoke them. Ask an admin for a key; you can still explore the traces it sends."
-                  action={<ButtonLink href={`/organizations/${org.id}/traces`}>Open traces</ButtonLink>}
-                />
-              </Card>
-            )}
-            {isAdmin ? (
-              <CreateIngestionKeyDialog
-                organizationId={org.id}
-                open={creating}
-                onClose={() => setCreating(false)}
-                onCreated={(result) => {
-                  setCreating(false);
-                  setCreated(result);
-                }}
-              />
-            ) : null}
-          </div>
-        );
-      }}
-    </OrganizationGate>
+    <AdminCredentialsPage<Created>
+      organizationId={organizationId}
+      title="Ingestion keys"
+      description="Applications send traces with these keys. Each key belongs to one application and environment."
+      newLabel="New ingestion key"
+      readOnlyMessage="This organization is scheduled for deletion: new keys cannot be created."
+      listTitle="Keys"
+      listDescription="Only a digest of each key is stored. Revoked keys stop working at once."
+      list={(org, onCreate) => <KeysTable organizationId={org.id} onCreate={onCreate} />}
+      forNonAdmins={(org) => (
+        <EmptyState
+          icon={<LockIcon size={20} />}
+          title="Only admins manage ingestion keys"
+          description="Keys are credentials for sending traces, so only admins of this organization can see, create or revoke them. Ask an admin for a key; you can still explore the traces it sends."
+          action={<ButtonLink href={`/organizations/${org.id}/traces`}>Open traces</ButtonLink>}
+        />
+      )}
+      reveal={(created, onDone) => <NewKeySecret created={created} onDone={onDone} />}
+      createDialog={(dialog) => <CreateIngestionKeyDialog {...dialog} />}
+    />
   );
 }

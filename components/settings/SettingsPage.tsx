@@ -7,7 +7,7 @@ import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { useProfile } from '@/components/organizations/hooks';
 import { Alert } from '@/components/ui/Alert';
 import { Badge } from '@/components/ui/Badge';
-import { Button } from '@/components/ui/Button';
+import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
@@ -130,6 +130,24 @@ function DefaultOrganizationCard({ org }: { org: Org }) {
   );
 }
 
+function ServiceAccountsCard({ org }: { org: Org }) {
+  const isAdmin = org.role === 'admin';
+  return (
+    <Card aria-label="Service accounts">
+      <CardHeader
+        title="Service accounts"
+        description="Machine credentials for CI: a client ID and a secret that get API tokens without a browser, with a role in this organization."
+      />
+      <CardBody>
+        <div className="spread">
+          <span className="muted">{isAdmin ? 'Create them for CI jobs, see when each was last used, revoke them.' : 'Only admins manage service accounts.'}</span>
+          {isAdmin ? <ButtonLink href={`/organizations/${org.id}/settings/service-accounts`}>Manage service accounts</ButtonLink> : null}
+        </div>
+      </CardBody>
+    </Card>
+  );
+}
+
 function DangerZone({ org }: { org: Org }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -181,6 +199,7 @@ export function SettingsPage({ organizationId }: { organizationId: string }) {
           <OrganizationPageHeader org={org} title="Settings" description="Manage how this organization is named and used." />
           <RenameCard org={org} />
           <DefaultOrganizationCard org={org} />
+          <ServiceAccountsCard org={org} />
           <DangerZone org={org} />
         </div>
       )}

@@ -6,14 +6,28 @@ import { Badge } from './Badge';
 import { Button } from './Button';
 import { Table } from './Table';
 
-// The fields every key list shows (retrieval keys and ingestion keys alike).
-export type KeyRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+// The fields every credential list shows (retrieval keys, ingestion keys, service accounts).
+export type KeyRow = { id: string; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 
 export type KeyColumn<K> = { header: string; cell: (key: K) => ReactNode };
 
-// One table for a page of keys: name, the kind's own columns, prefix, created, last use, status and
-// a Revoke button on active keys (when `onRevoke` is given).
-export function KeyTable<K extends KeyRow>({ caption, keys, columns = [], onRevoke }: { caption: string; keys: K[]; columns?: KeyColumn<K>[]; onRevoke?: (key: K) => void }) {
+const prefixColumn: KeyColumn<KeyRow & { prefix?: string }> = { header: 'Key', cell: (key) => <code className="mono-sm">{key.prefix}…</code> };
+
+// One table for a page of credentials: name, the kind's own columns, what identifies it (a key's
+// prefix by default), created, last use, status and a Revoke button on active ones (when `onRevoke` is given).
+export function KeyTable<K extends KeyRow>({
+  caption,
+  keys,
+  columns = [],
+  identifier = prefixColumn as KeyColumn<K>,
+  onRevoke,
+}: {
+  caption: string;
+  keys: K[];
+  columns?: KeyColumn<K>[];
+  identifier?: KeyColumn<K>;
+  onRevoke?: (key: K) => void;
+}) {
   return (
     <Table caption={caption} className="table-compact">
       <thead>
@@ -24,7 +38,7 @@ export function KeyTable<K extends KeyRow>({ caption, keys, columns = [], onRevo
               {column.header}
             </th>
           ))}
-          <th scope="col">Key</th>
+          <th scope="col">{identifier.header}</th>
           <th scope="col">Created</th>
           <th scope="col">Last used</th>
           <th scope="col">Status</th>
@@ -42,9 +56,7 @@ export function KeyTable<K extends KeyRow>({ caption, keys, columns = [], onRevo
             {columns.map((column) => (
               <td key={column.header}>{column.cell(key)}</td>
             ))}
-            <td className="cell-nowrap">
-              <code className="mono-sm">{key.prefix}…</code>
-            </td>
+            <td className="cell-nowrap">{identifier.cell(key)}</td>
             <td className="cell-nowrap muted">{formatDate(key.createdAt)}</td>
             <td className="cell-nowrap muted" title={key.lastUsedAt ?? undefined}>
               {key.lastUsedAt ? formatRelative(key.lastUsedAt) : 'Never'}

@@ -4,15 +4,15 @@ import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 
 // A freshly created secret with the "copy it now" warning: the server never returns it again.
-export function SecretOnce({ secret, testId }: { secret: string; testId: string }) {
+export function SecretOnce({ secret, testId, noun = 'key' }: { secret: string; testId: string; noun?: string }) {
   return (
     <>
-      <Alert tone="warning" title="Copy this key now">
+      <Alert tone="warning" title={`Copy this ${noun} now`}>
         It is shown once: you will not be able to see it again. If you lose it, revoke it and create a new one.
       </Alert>
       <div className="secret-box">
         <code data-testid={testId}>{secret}</code>
-        <CopyButton value={secret} label="Copy key" />
+        <CopyButton value={secret} label={`Copy ${noun}`} />
       </div>
     </>
   );

@@ -8,3 +8,4 @@ export * from './evals';
 export * from './keys';
 export * from './oauth';
 export * from './billing';
+export * from './service-accounts';

@@ -9,11 +9,12 @@ import { enforceLimit, hitLimit, limitKeys, limits, refundHit, tooManyAttempts, 
 import { recordAudit } from '../audit/service';
 import type { Organization, Profile } from '../orgs/schemas';
 import { getOrganization } from '../orgs/service';
+import { serviceAccountProfile } from '../service-accounts/service';
 
 type UserRow = typeof users.$inferSelect;
 
 function toProfile(row: UserRow): Profile {
-  return { id: row.id, email: row.email, name: row.name, defaultOrganizationId: row.defaultOrganizationId };
+  return { id: row.id, email: row.email, name: row.name, defaultOrganizationId: row.defaultOrganizationId, kind: 'user' };
 }
 
 async function loadUser(db: Db, userId: string): Promise<UserRow> {
@@ -23,10 +24,16 @@ async function loadUser(db: Db, userId: string): Promise<UserRow> {
 }
 
 export async function getProfile(ctx: ServiceContext): Promise<Profile> {
+  if (ctx.actor.serviceAccount) return serviceAccountProfile(ctx);
   return toProfile(await loadUser(ctx.db, ctx.actor.userId));
 }
 
 export async function setDefaultOrganization(ctx: ServiceContext, input: { organizationId: string | null }): Promise<Profile> {
+  if (ctx.actor.serviceAccount) {
+    throw new AppError('forbidden', 'A service account acts only in its own organization, which is always its default; there is no default to set.', {
+      actor: 'service_account',
+    });
+  }
   return withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
     if (input.organizationId !== null) await getOrganization(txCtx, input.organizationId);
@@ -45,6 +52,7 @@ export async function setDefaultOrganization(ctx: ServiceContext, input: { organ
 
 // Never switches silently: an unset or inaccessible default is an explicit choice for the caller.
 export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<Organization> {
+  if (ctx.actor.serviceAccount) return getOrganization(ctx, (await serviceAccountProfile(ctx)).defaultOrganizationId!);
   const user = await loadUser(ctx.db, ctx.actor.userId);
   if (user.defaultOrganizationId) {
     try {

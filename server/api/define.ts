@@ -28,7 +28,7 @@ export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | 
 // A declaration with its handler bound: what the executor runs.
 export type Executable = Pick<
   OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>,
-  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay' | 'transaction'
+  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay' | 'secretField' | 'transaction'
 > & {
   operationId: string;
   handler: (input: HandlerInput<AnyObject, AnyObject, z.ZodType>) => Promise<unknown>;
@@ -49,6 +49,12 @@ export type RawInput = {
 export type Execution = { status: number; body: unknown; replayed: boolean };
 
 const noParams = z.strictObject({});
+
+// What the idempotency record keeps of a create that returns a one-time secret: everything else.
+function withoutSecret(result: unknown, secretField: string): Record<string, unknown> {
+  const { [secretField]: _secret, ...receipt } = result as Record<string, unknown>;
+  return receipt;
+}
 
 let managementLimiter: RateLimiter | undefined;
 // One token per request to the management API or /mcp, per user.
@@ -85,7 +91,7 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
 
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
     const result = await operation.handler({ ctx: { db: handlerDb, actor, afterCommit }, params, query, body } as never);
-    const receipt = operation.idempotentReplay === 'secret_unavailable' ? { key: (result as { key: unknown }).key } : undefined;
+    const receipt = operation.idempotentReplay === 'secret_unavailable' ? withoutSecret(result, operation.secretField ?? 'secret') : undefined;
     return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
   };
   const transactional = write && operation.transaction !== false;
@@ -112,11 +118,10 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
     { transaction: transactional },
   );
   if (outcome.kind === 'replay' && operation.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
-    const receipt = outcome.response.body as { key: unknown };
     const unavailable = new AppError(
       'secret_unavailable',
-      'This key was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new key if the secret was lost.',
-      { key: receipt.key },
+      'This was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new one if the secret was lost.',
+      outcome.response.body as Record<string, unknown>,
     );
     return { status: unavailable.status, body: errorBody(unavailable, requestId), replayed: true };
   }

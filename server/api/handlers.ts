@@ -23,6 +23,7 @@ import { getTrace, listTraces } from '../traces/query';
 import { dismissWarning, listWarnings } from '../warnings/service';
 import { getBillingState } from '../billing/state';
 import { cancelRenewal, createCheckout, createPortalSession } from '../billing/service';
+import { createServiceAccount, getServiceAccount, listServiceAccounts, revokeServiceAccount } from '../service-accounts/service';
 import { defineRoute, type Executable, type Route } from './define';
 
 // Each operation of the table bound to its one service call. The mapped type makes a missing
@@ -99,6 +100,11 @@ export const handlers: { [K in OperationId]: Handler<Operations[K]> } = {
   create_billing_checkout: ({ ctx, params, body }) => createCheckout(ctx, params.organizationId, body),
   create_billing_portal_session: ({ ctx, params }) => createPortalSession(ctx, params.organizationId),
   cancel_subscription_renewal: ({ ctx, params, body }) => cancelRenewal(ctx, params.organizationId, body),
+
+  list_service_accounts: ({ ctx, params, query }) => listServiceAccounts(ctx, params.organizationId, query),
+  create_service_account: ({ ctx, params, body }) => createServiceAccount(ctx, params.organizationId, body),
+  get_service_account: ({ ctx, params }) => getServiceAccount(ctx, params.organizationId, params.serviceAccountId),
+  revoke_service_account: ({ ctx, params }) => revokeServiceAccount(ctx, params.organizationId, params.serviceAccountId),
 };
 
 // The table with its handlers: what REST routes and MCP tools run.

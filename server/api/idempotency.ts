@@ -4,6 +4,8 @@ import type { Db } from '@/db/client';
 import { runInTransaction, type CommitTask } from '../context';
 import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
+import { isId } from '../ids';
+import { serviceAccountAccess } from '../service-accounts/credentials';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
 export type StoredResponse = { status: number; body: unknown };
@@ -69,6 +71,12 @@ export function isRecordable(status: number, code?: string): boolean {
 // organization, or for operations outside one, an account that still exists. Anyone else gets
 // what a live call would answer.
 async function assertStillEntitled(db: Db, scope: IdempotencyScope): Promise<void> {
+  if (isId('sac', scope.userId)) {
+    // A service account: still unrevoked, and (for an organization's operation) in that organization.
+    if (await serviceAccountAccess(db, scope.userId, scope.organizationId || undefined)) return;
+    if (scope.organizationId) throw notFound('Organization');
+    throw new AppError('unauthorized', 'This service account has been revoked.');
+  }
   if (scope.organizationId) {
     const [member] = await db
       .select({ userId: memberships.userId })

@@ -10,6 +10,8 @@ import { isBuiltInIssuer, managementScope } from '../oauth/issuer';
 
 export { managementScope };
 import { publishedKeys } from '../oauth/keys';
+import { liveServiceAccount } from '../service-accounts/credentials';
+import { isId } from '../ids';
 
 // Asymmetric algorithms only: "none" and shared-secret HMAC tokens are never accepted.
 export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -237,6 +239,13 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   const cfg = config();
   // A built-in token is refused once its authorization is revoked (the person revoked the app, the
   // client revoked its refresh token, or a code or refresh token was reused): one primary-key read.
+  // A service account's token (sub sac_…) lives as long as the account: its row is read on every
+  // request, so a revocation counts on the next call. Such a subject exists only with the built-in issuer.
+  if (isBuiltInIssuer() && isId('sac', payload.sub)) {
+    const account = await liveServiceAccount(db, payload.sub, payload.client_id);
+    if (!account) throw invalidToken('its service account has been revoked', audience);
+    return { userId: account.id, clientId: account.clientId, human: false, serviceAccount: true };
+  }
   if (isBuiltInIssuer()) {
     const grantId = payload[grantClaim];
     if (typeof grantId !== 'string' || !(await grantIsLive(db, grantId, payload.sub, payload.client_id))) throw invalidToken('it has been revoked', audience);

@@ -3,6 +3,7 @@ import { memberships, organizations } from '@/db/schema';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import type { ServiceContext } from '../context';
+import { serviceAccountAccess } from '../service-accounts/credentials';
 import { roles, type Role } from './roles';
 
 export { roles, type Role };
@@ -21,6 +22,7 @@ export const permissions = {
   'prompts.write': 'editor',
   'playground.run': 'editor',
   'ingestionKeys.manage': 'admin',
+  'serviceAccounts.manage': 'admin',
   'traces.read': 'viewer',
   'warnings.read': 'viewer',
   'warnings.dismiss': 'editor',
@@ -38,14 +40,21 @@ export type Membership = {
   organization: typeof organizations.$inferSelect;
 };
 
-// Reads membership and role live on every call: a removed member is refused at once.
-export async function authorize(ctx: ServiceContext, organizationId: string, permission: Permission): Promise<Membership> {
-  if (!isId('org', organizationId)) throw notFound('Organization');
+async function membershipOf(ctx: ServiceContext, organizationId: string): Promise<Omit<Membership, 'organizationId'> | null> {
+  // A service account's "membership" is its own row: its one organization and its role, while not revoked.
+  if (ctx.actor.serviceAccount) return serviceAccountAccess(ctx.db, ctx.actor.userId, organizationId);
   const [row] = await ctx.db
     .select({ role: memberships.role, organization: organizations })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, ctx.actor.userId)));
+  return row ?? null;
+}
+
+// Reads membership and role live on every call: a removed member (or revoked service account) is refused at once.
+export async function authorize(ctx: ServiceContext, organizationId: string, permission: Permission): Promise<Membership> {
+  if (!isId('org', organizationId)) throw notFound('Organization');
+  const row = await membershipOf(ctx, organizationId);
   // Another organization's id looks exactly like a missing one.
   if (!row) throw notFound('Organization');
   const needed = permissions[permission];

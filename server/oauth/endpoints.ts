@@ -57,7 +57,7 @@ export async function tokenRoute(db: Db, request: Request): Promise<Response> {
   return withCors(
     await oauthEndpoint('oauth.token', async () => {
       await takeOAuthLimit(db, 'tokenPerIp', clientIpFromHeaders(request.headers));
-      return tokenEndpoint(db, await readForm(request));
+      return tokenEndpoint(db, await readForm(request), request.headers.get('authorization'));
     }),
   );
 }

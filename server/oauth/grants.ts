@@ -13,14 +13,18 @@ export const grantClaim = 'grant_id';
 export type Grant = { id: string; userId: string; clientId: string; scope: string; resource: string | null };
 export type TokenResponse = { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token: string; scope: string };
 
+// Whom an access token is for: a person through a grant, or a service account (no grant: its
+// tokens are checked against the account's own row instead, server/auth/oauth.ts).
+export type TokenSubject = { subject: string; clientId: string; grantId?: string };
+
 // The key is loaded by the caller before its transaction (currentSigningKey reads through the
 // process's database handle, which on the embedded single-connection PGlite would wait for that
 // transaction forever).
-export async function signAccessToken(key: SigningKey, grant: Grant, audience: string, scope: string): Promise<string> {
-  return new SignJWT({ client_id: grant.clientId, scope, [grantClaim]: grant.id })
+export async function signAccessToken(key: SigningKey, who: TokenSubject, audience: string, scope: string): Promise<string> {
+  return new SignJWT({ client_id: who.clientId, scope, ...(who.grantId ? { [grantClaim]: who.grantId } : {}) })
     .setProtectedHeader({ alg: signingAlg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(endpoints().issuer)
-    .setSubject(grant.userId)
+    .setSubject(who.subject)
     .setAudience(audience)
     .setJti(newOpaqueId(''))
     .setIssuedAt()
@@ -35,7 +39,8 @@ export async function newRefreshToken(db: Db, grantId: string): Promise<string> 
 }
 
 export async function tokenResponse(db: Db, key: SigningKey, grant: Grant, audience: string, scope: string): Promise<TokenResponse> {
-  const [access, refresh] = [await signAccessToken(key, grant, audience, scope), await newRefreshToken(db, grant.id)];
+  const access = await signAccessToken(key, { subject: grant.userId, clientId: grant.clientId, grantId: grant.id }, audience, scope);
+  const refresh = await newRefreshToken(db, grant.id);
   return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, refresh_token: refresh, scope };
 }
 

@@ -51,9 +51,10 @@ export function authorizationServerMetadata() {
     jwks_uri: e.jwks,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    // none: public clients (the CLI, registered clients); the other two: service accounts.
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: supportedScopes,
     authorization_response_iss_parameter_supported: true,

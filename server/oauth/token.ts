@@ -4,9 +4,11 @@ import type { Db } from '@/db/client';
 import { oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { findClient, type Client } from './clients';
 import { OAuthError, oauthJson } from './errors';
-import { createGrant, grantClaim, revokeGrant, tokenResponse, type Grant } from './grants';
+import { authenticateClientSecret } from '../service-accounts/credentials';
+import { invalidClient, presentedClient } from './client-auth';
+import { createGrant, grantClaim, revokeGrant, signAccessToken, tokenResponse, type Grant } from './grants';
 import { required } from './http';
-import { endpoints, isKnownResource, resources } from './issuer';
+import { accessTokenTtlSeconds, endpoints, isKnownResource, managementScope, resources } from './issuer';
 import { currentSigningKey, publishedKeys } from './keys';
 import { digest, s256 } from './secrets';
 
@@ -114,11 +116,29 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
   return oauthJson(200, body);
 }
 
-export async function tokenEndpoint(db: Db, params: Map<string, string>): Promise<Response> {
+// client_credentials (RFC 6749 section 4.4) for service accounts: an access token for the account
+// itself, no refresh token (it asks again with its secret). Public clients have no secret to prove.
+async function clientCredentials(db: Db, params: Map<string, string>, authorization: string | null): Promise<Response> {
+  const client = presentedClient(params, authorization);
+  if (await findClient(db, client.clientId)) {
+    throw new OAuthError('unauthorized_client', 'This is a public client: client_credentials is only for service accounts (client ids sa_…).');
+  }
+  if (!client.secret) throw invalidClient('client_secret is required.', client.basic);
+  const account = await authenticateClientSecret(db, client.clientId, client.secret);
+  if (!account) throw invalidClient('The client credentials are not valid, or the service account was revoked.', client.basic);
+  const asked = params.get('scope')?.split(' ').filter(Boolean);
+  if (asked && (asked.length === 0 || asked.some((s) => s !== managementScope))) throw new OAuthError('invalid_scope', `The only scope is "${managementScope}".`);
+  const audience = audienceFor(params, null);
+  const accessToken = await signAccessToken(await currentSigningKey(), { subject: account.id, clientId: account.clientId }, audience, managementScope);
+  return oauthJson(200, { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, scope: managementScope });
+}
+
+export async function tokenEndpoint(db: Db, params: Map<string, string>, authorization: string | null = null): Promise<Response> {
   const grantType = required(params, 'grant_type');
   if (grantType === 'authorization_code') return redeemCode(db, params);
   if (grantType === 'refresh_token') return refresh(db, params);
-  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+  if (grantType === 'client_credentials') return clientCredentials(db, params, authorization);
+  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code, refresh_token or client_credentials.');
 }
 
 // POST /oauth/revoke (RFC 7009): a refresh token or an access token of ours revokes its whole grant.

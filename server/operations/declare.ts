@@ -43,9 +43,12 @@ export type OperationSpec<P extends AnyObject | undefined, Q extends AnyObject |
   // false: the handler calls an outside service (Stripe) and opens its own short transactions, so
   // no database transaction (on PGlite, the only connection) is held across that call.
   transaction?: false;
-  // Creates that return `{ key, secret }`: the idempotency record keeps `{ key }` only, and a
-  // replay answers 409 secret_unavailable with that key metadata instead of the secret.
+  // Creates that return a one-time secret beside what they created (`{ key, secret }`): the
+  // idempotency record keeps the response without the secret (`{ key }`), and a replay answers
+  // 409 secret_unavailable with those fields in error.details instead of the secret.
   idempotentReplay?: 'secret_unavailable';
+  // The field holding the secret, when not `secret` (`{ serviceAccount, clientSecret }`).
+  secretField?: string;
 };
 
 export type OperationDeclaration<

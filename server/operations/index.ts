@@ -11,6 +11,7 @@ import { datasetOperations } from './datasets';
 import { ingestionKeyOperations, retrievalKeyOperations } from './keys';
 import { traceOperations, warningOperations } from './observability';
 import { billingOperations } from './billing';
+import { serviceAccountOperations } from './service-accounts';
 
 export const operations = {
   ...accountOperations,
@@ -24,6 +25,7 @@ export const operations = {
   ...traceOperations,
   ...warningOperations,
   ...billingOperations,
+  ...serviceAccountOperations,
 };
 
 export type Operations = typeof operations;

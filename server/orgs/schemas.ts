@@ -35,6 +35,7 @@ export const profileSchema = z.object({
   email: z.string().nullable(),
   name: z.string().nullable(),
   defaultOrganizationId: z.string().nullable(),
+  kind: z.enum(['user', 'service_account']).describe('service_account: email is null and defaultOrganizationId is its one organization.'),
 });
 export type Profile = z.infer<typeof profileSchema>;
 

@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
+import { serviceAccountAccess } from '../service-accounts/credentials';
 import { config } from '../config';
 import { currentSubscription, renews } from '../billing/state';
 import type { DashboardLink, Organization } from './schemas';
@@ -18,6 +19,8 @@ function toOrganization(row: OrganizationRow, role: Role): Organization {
 }
 
 export async function createOrganization(ctx: ServiceContext, input: { name: string }): Promise<Organization> {
+  if (ctx.actor.serviceAccount)
+    throw new AppError('forbidden', 'A service account acts only in its own organization; it cannot create organizations.', { actor: 'service_account' });
   return withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
     const [row] = await tx
@@ -36,6 +39,12 @@ export async function createOrganization(ctx: ServiceContext, input: { name: str
 }
 
 export async function listOrganizations(ctx: ServiceContext, page: PageQuery): Promise<Page<Organization>> {
+  if (ctx.actor.serviceAccount) {
+    // Its one organization (a cursor past it: none).
+    const after = page.cursor ? String(decodeCursor(page.cursor, 1)[0]) : null;
+    const access = await serviceAccountAccess(ctx.db, ctx.actor.userId);
+    return { items: access && (after === null || access.organization.id > after) ? [toOrganization(access.organization, access.role)] : [], nextCursor: null };
+  }
   const conditions = [eq(memberships.userId, ctx.actor.userId)];
   if (page.cursor) conditions.push(gt(organizations.id, String(decodeCursor(page.cursor, 1)[0])));
   const rows = await ctx.db

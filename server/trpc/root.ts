@@ -15,6 +15,7 @@ import { evalsRouter } from './routers/evals';
 import { warningsRouter } from './routers/warnings';
 import { authorizedAppsRouter } from './routers/authorizedApps';
 import { billingRouter } from './routers/billing';
+import { serviceAccountsRouter } from './routers/serviceAccounts';
 
 export const appRouter = router({
   account: accountRouter,
@@ -33,6 +34,7 @@ export const appRouter = router({
   warnings: warningsRouter,
   authorizedApps: authorizedAppsRouter,
   billing: billingRouter,
+  serviceAccounts: serviceAccountsRouter,
 });
 
 export type AppRouter = typeof appRouter;

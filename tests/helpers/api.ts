@@ -6,8 +6,8 @@ export type ApiResult<T = any> = { status: number; headers: Headers; body: T };
 
 export type CallOptions = { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string };
 
-// Calls the /api/v1 route handlers in-process with a real Request, exactly as Next does.
-export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResult<T>> {
+// A request to `${origin}/api/v1${path}` with the bearer token, a JSON body and extra headers.
+export function apiRequest(origin: string, method: string, path: string, options: CallOptions = {}): Request {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.rawBody;
@@ -15,9 +15,17 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await dispatch(new Request(`http://localhost:3999/api/v1${path}${options.query ? `?${options.query}` : ''}`, { method, headers, body }));
+  return new Request(`${origin}/api/v1${path}${options.query ? `?${options.query}` : ''}`, { method, headers, body });
+}
+
+export async function apiResult<T = any>(response: Response): Promise<ApiResult<T>> {
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+// Calls the /api/v1 route handlers in-process with a real Request, exactly as Next does.
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResult<T>> {
+  return apiResult<T>(await dispatch(apiRequest('http://localhost:3999', method, path, options)));
 }
 
 export type TestUser = {

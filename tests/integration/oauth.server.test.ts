@@ -55,12 +55,12 @@ describe('metadata', () => {
       revocation_endpoint: `${appUrl}/oauth/revoke`,
       jwks_uri: `${appUrl}/oauth/jwks`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
       scopes_supported: ['management'],
       authorization_response_iss_parameter_supported: true,
     });
-    expect(body.token_endpoint_auth_methods_supported).toContain('none');
+    expect(body.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic', 'client_secret_post']);
   });
 
   it('RFC 9728 protected resource metadata for /api/v1 and /mcp', async () => {

@@ -1,0 +1,126 @@
+import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { serviceAccounts } from '@/db/schema';
+import { withTransaction, type ServiceContext } from '../context';
+import { AppError, notFound } from '../errors';
+import { isId, newId, newSecret } from '../ids';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { authorize } from '../auth/permissions';
+import { recordAudit } from '../audit/service';
+import { isBuiltInIssuer } from '../oauth/issuer';
+import { clientSecretDigest, clientSecretPrefix } from './credentials';
+import type { Profile } from '../orgs/schemas';
+import type { CreatedServiceAccount, CreateServiceAccountInput, ServiceAccount } from './schemas';
+
+type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
+
+function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
+  return {
+    id: row.id,
+    clientId: row.clientId,
+    name: row.name,
+    role: row.role,
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+// Admins only. Tokens come from the built-in authorization server, so with an external issuer
+// (OAUTH_ISSUER) no account is created: 409 invalid_state, state `external_issuer`.
+export async function createServiceAccount(ctx: ServiceContext, organizationId: string, input: CreateServiceAccountInput): Promise<CreatedServiceAccount> {
+  return withTransaction(ctx, async (txCtx) => {
+    const membership = await authorize(txCtx, organizationId, 'serviceAccounts.manage');
+    if (!isBuiltInIssuer()) {
+      throw new AppError('invalid_state', 'Service accounts need the built-in authorization server; this deployment accepts tokens from an external issuer (OAUTH_ISSUER).', {
+        state: 'external_issuer',
+      });
+    }
+    if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
+    const clientSecret = newSecret(clientSecretPrefix);
+    const [row] = await txCtx.db
+      .insert(serviceAccounts)
+      .values({
+        organizationId,
+        id: newId('sac'),
+        clientId: newId('sa'),
+        name: input.name,
+        role: input.role,
+        secretDigest: clientSecretDigest(clientSecret),
+        createdBy: ctx.actor.userId,
+      })
+      .returning();
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'serviceAccount.create',
+      targetType: 'service_account',
+      targetId: row.id,
+      details: { name: row.name, role: row.role, clientId: row.clientId },
+    });
+    return { serviceAccount: toServiceAccount(row), clientSecret };
+  });
+}
+
+// Newest first; revoked accounts stay listed. Never a secret or digest.
+export async function listServiceAccounts(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<ServiceAccount>> {
+  await authorize(ctx, organizationId, 'serviceAccounts.manage');
+  const conditions = [eq(serviceAccounts.organizationId, organizationId)];
+  // Ids sort by creation time, so the id alone is the keyset for "newest first".
+  if (page.cursor) conditions.push(lt(serviceAccounts.id, String(decodeCursor(page.cursor, 1)[0])));
+  const rows = await ctx.db
+    .select()
+    .from(serviceAccounts)
+    .where(and(...conditions))
+    .orderBy(desc(serviceAccounts.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (r) => [r.id], toServiceAccount);
+}
+
+async function findServiceAccount(ctx: ServiceContext, organizationId: string, id: string): Promise<ServiceAccountRow> {
+  if (!isId('sac', id)) throw notFound('Service account');
+  const [row] = await ctx.db
+    .select()
+    .from(serviceAccounts)
+    .where(and(eq(serviceAccounts.organizationId, organizationId), eq(serviceAccounts.id, id)));
+  if (!row) throw notFound('Service account');
+  return row;
+}
+
+export async function getServiceAccount(ctx: ServiceContext, organizationId: string, id: string): Promise<ServiceAccount> {
+  await authorize(ctx, organizationId, 'serviceAccounts.manage');
+  return toServiceAccount(await findServiceAccount(ctx, organizationId, id));
+}
+
+// Its tokens are refused from the next request (every request re-reads the row). Revoking a revoked
+// account returns it unchanged (same revokedAt) and records nothing new. Allowed on read-only
+// organizations: it is a safety action.
+export async function revokeServiceAccount(ctx: ServiceContext, organizationId: string, id: string): Promise<ServiceAccount> {
+  return withTransaction(ctx, async (txCtx) => {
+    await authorize(txCtx, organizationId, 'serviceAccounts.manage');
+    if (!isId('sac', id)) throw notFound('Service account');
+    const [revoked] = await txCtx.db
+      .update(serviceAccounts)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(serviceAccounts.organizationId, organizationId), eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)))
+      .returning();
+    if (!revoked) return toServiceAccount(await findServiceAccount(txCtx, organizationId, id));
+    await recordAudit(txCtx, {
+      organizationId,
+      operation: 'serviceAccount.revoke',
+      targetType: 'service_account',
+      targetId: id,
+      details: { name: revoked.name, clientId: revoked.clientId },
+    });
+    return toServiceAccount(revoked);
+  });
+}
+
+// GET /me of a service account: no email, and its one organization as the default (nothing to choose).
+export async function serviceAccountProfile(ctx: ServiceContext): Promise<Profile> {
+  const [row] = await ctx.db
+    .select()
+    .from(serviceAccounts)
+    .where(and(eq(serviceAccounts.id, ctx.actor.userId), isNull(serviceAccounts.revokedAt)));
+  if (!row) throw new AppError('unauthorized', 'This service account has been revoked.');
+  return { id: row.id, email: null, name: row.name, defaultOrganizationId: row.organizationId, kind: 'service_account' };
+}
