@@ -177,7 +177,7 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     expect(decodeJwt(mcpToken.body.access_token).aud).toBe(`${url}/mcp`);
     const refused = await http(url, 'GET', '/me', { token: mcpToken.body.access_token });
     expect(refused.status).toBe(401);
-    expect(refused.body.error.message).toContain('"aud"');
+    expect(refused.body.error.message).toContain(`issued for another resource; request a token with resource=${url}/api/v1`);
     // The /api/v1 token is refused by /mcp.
     const apiToken = await tokenRequest(url, grant(clientId, account.clientSecret));
     const wrong = await fetch(`${url}/mcp`, {
