@@ -44,9 +44,7 @@ export function ensureBuilt() {
   const newest = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
   if (built && built >= newest) return;
   console.log(
-    built
-      ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…'
-      : 'Building the app (next build; the first build takes about BUILD_MINUTES minutes)…',
+    built ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…' : 'Building the app (next build; the first build takes about 4 minutes)…',
   );
   const started = Date.now();
   run('npx', ['next', 'build']);
