@@ -37,9 +37,14 @@ function npmProcess(parent) {
   return cmdline.includes(process.env.npm_lifecycle_script) && grandparent > 1 ? grandparent : parent;
 }
 
+let watching = false;
+
+// Called by scripts/start.mjs (before installing and building) and by server/main.ts (`npm run
+// serve`); once per process.
 export function stopWhenNpmExits() {
   const parent = process.ppid;
-  if (!process.env.npm_lifecycle_event || parent <= 1) return;
+  if (watching || !process.env.npm_lifecycle_event || parent <= 1) return;
+  watching = true;
   const npm = npmProcess(parent);
   const timer = setInterval(() => {
     if (process.ppid === parent && running(npm)) return;

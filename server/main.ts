@@ -16,6 +16,7 @@ import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 import { exitAfterStop, onStop } from './stop';
+import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
 type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -151,6 +152,7 @@ async function forkIngestProcesses(count: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  stopWhenNpmExits();
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
