@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/global-setup.ts'],
-    setupFiles: ['tests/setup.ts'],
+    setupFiles: ['tests/watchdog.ts', 'tests/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -35,7 +35,9 @@ function readerConnections(): number {
 
 export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export async function openDatabase(options: { url?: string; dataDir?: string; max?: number } = {}): Promise<Database> {
+// `template`: PGlite only, a data directory to start from (PGlite's dumpDataDir; the test suite
+// migrates one copy and loads it in every test process).
+export async function openDatabase(options: { url?: string; dataDir?: string; max?: number; template?: Blob } = {}): Promise<Database> {
   if (options.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
@@ -56,7 +58,7 @@ export async function openDatabase(options: { url?: string; dataDir?: string; ma
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite(options.dataDir);
+  const client = new PGlite(options.dataDir, options.template ? { loadDataDir: options.template } : {});
   await client.waitReady;
   const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
   return { db, kind: 'pglite', close: () => client.close() };

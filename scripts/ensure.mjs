@@ -32,7 +32,7 @@ export function ensureInstalled() {
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs - 1000) return;
   // Not `npm ci`: its strict check fails where a registry lacks other platforms' optional
   // binaries (e.g. Next's SWC builds). --no-save keeps package-lock.json as committed.
-  console.log('Installing dependencies…');
+  console.log('Installing dependencies (npm install; a minute or two the first time)…');
   run('npm', ['install', '--no-audit', '--no-fund', '--no-save']);
 }
 
@@ -43,6 +43,10 @@ export function ensureBuilt() {
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const newest = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
   if (built && built >= newest) return;
-  console.log(built ? 'Sources changed since the last build; rebuilding…' : 'Building the app (first run)…');
+  console.log(
+    built ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…' : 'Building the app (next build; the first build takes about 4 minutes)…',
+  );
+  const started = Date.now();
   run('npx', ['next', 'build']);
+  console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
 }

@@ -1,13 +1,16 @@
-// `npm start`: install what is missing, build, migrate and serve (the server prints where).
-import { spawn } from 'node:child_process';
-import { ensureBuilt, ensureInstalled, root } from './ensure.mjs';
+// `npm start`: check Node, install what is missing, build, then migrate and serve in this same
+// process (server/main.ts prints each step and where it serves). One process, so SIGTERM or
+// SIGINT sent to it or to its process group reaches the server's graceful stop; and when the npm
+// that started it exits (npm does not pass SIGTERM on), it stops too (scripts/launcher.mjs).
+import { ensureBuilt, ensureInstalled } from './ensure.mjs';
+import { stopWhenNpmExits } from './launcher.mjs';
+import { requireNode } from './node-version.mjs';
 
+requireNode();
+stopWhenNpmExits();
 ensureInstalled();
 ensureBuilt();
-const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+process.env.NODE_ENV = 'production';
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+await import('tsx'); // TypeScript for server/main.ts, as `node --import tsx` would register it
+await import('../server/main.ts');

@@ -7,7 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, ensureInstalled, root } from './ensure.mjs';
+import { requireNode } from './node-version.mjs';
 
+requireNode();
 ensureInstalled();
 const reports = mkdtempSync(path.join(tmpdir(), 'promptloop-tests-'));
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
@@ -30,12 +32,16 @@ ok = formatOk && ok;
 
 if (only !== 'e2e') {
   const file = path.join(reports, 'vitest.json');
-  ok = runSuite('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]) && ok;
+  const vitestOk = runSuite('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
+  ok = vitestOk && ok;
   if (existsSync(file)) {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+    // A failure outside any test (a file the watchdog killed because it hung, an unhandled error)
+    // leaves the report's counts clean: count it, vitest printed it above.
+    if (!vitestOk && report.numFailedTests === 0) totals.failed += 1;
   } else ok = false;
 }
 

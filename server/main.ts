@@ -16,6 +16,8 @@ import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
+import { exitAfterStop, onStop } from './stop';
+import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
 type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -139,20 +141,21 @@ function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], ke
 async function forkIngestProcesses(count: number): Promise<void> {
   const database = await getDatabase(); // migrate once, before the copies start
   await database.close();
+  // The copies run this file (also when `npm start` runs it inside scripts/start.mjs).
+  cluster.setupPrimary({ exec: fileURLToPath(import.meta.url), execArgv: process.execArgv.includes('tsx') ? process.execArgv : [...process.execArgv, '--import', 'tsx'] });
   for (let i = 0; i < count; i++) cluster.fork();
   let running = count;
   cluster.on('exit', () => {
     running -= 1;
     if (running === 0) process.exit(0);
   });
-  const stop = () => {
+  onStop(() => {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  });
 }
 
 async function main(): Promise<void> {
+  stopWhenNpmExits();
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
@@ -163,6 +166,7 @@ async function main(): Promise<void> {
     await forkIngestProcesses(cfg.ingestProcesses);
     return;
   }
+  console.log(cfg.databaseUrl ? 'Migrating the database (DATABASE_URL)…' : `Migrating the database (embedded PGlite in ${cfg.dataDir})…`);
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
@@ -171,18 +175,11 @@ async function main(): Promise<void> {
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
-    // SIGTERM: finish the cases in flight, leave eval_workers, then exit.
-    const stopWorker = () => {
-      setTimeout(() => process.exit(0), 40_000).unref();
-      void evals!
-        .stop()
-        .finally(() => database.close())
-        .finally(() => process.exit(0));
-    };
-    process.on('SIGTERM', stopWorker);
-    process.on('SIGINT', stopWorker);
+    // Finish the cases in flight, leave eval_workers, close the pool, exit.
+    onStop(() => exitAfterStop(evals!.stop().finally(() => database.close())));
     return;
   }
+  if (role === 'all' || role === 'web') console.log('Starting the web server…');
   const server = createServer(withRequestLog(handler));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
@@ -192,17 +189,19 @@ async function main(): Promise<void> {
   const serves = own ? `Serves: ${own.what} only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
   console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
-  const shutdown = () => {
+  // Stop accepting, let in-flight requests finish (idle keep-alive connections close at once, the
+  // rest after 10 s), stop the worker, write retrieval's batched activity (key last use,
+  // archived use), close the pool, exit 0.
+  onStop(() => {
     const evalsStopped = evals ? evals.stop() : Promise.resolve();
-    server.close(() => {
-      // Retrieval's batched activity (key last use, archived use) is written before the pool closes.
-      const flushed = flushRetrievalActivity().catch((error: unknown) => log.error({ err: error }, 'retrieval activity flush failed at shutdown'));
-      void evalsStopped.finally(() => flushed.finally(() => database.close().finally(() => process.exit(0))));
-    });
-    setTimeout(() => process.exit(0), evals ? 40_000 : 10_000).unref();
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    exitAfterStop(
+      Promise.all([drained.finally(() => clearTimeout(force)), evalsStopped])
+        .then(() => flushRetrievalActivity().catch((error: unknown) => log.error({ err: error }, 'retrieval activity flush failed at shutdown')))
+        .finally(() => database.close()),
+    );
+  });
 }
 
 main().catch((error) => {

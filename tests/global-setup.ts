@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { exportJWK, generateKeyPair } from 'jose';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
@@ -15,10 +19,22 @@ declare module 'vitest' {
 let issuerServer: Server | undefined;
 let dropDatabase: (() => Promise<void>) | undefined;
 
-// A fresh database on the real server per run; in-memory PGlite (one per worker) when none is given.
+// A fresh database on the real server per run; in-memory PGlite (one per test process) when none
+// is given, each loaded from one migrated copy made here (tests/setup.ts): a new PGlite's initdb
+// and the migrations would otherwise take seconds in every test file.
 async function prepareDatabase(): Promise<Record<string, string>> {
   const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-  if (!baseUrl) return { PGLITE_DATA_DIR: 'memory://', DATABASE_URL: '' };
+  if (!baseUrl) {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    await migrate(database);
+    const dump = await (database.db as unknown as { $client: PGlite }).$client.dumpDataDir('none');
+    await database.close();
+    const dir = mkdtempSync(path.join(tmpdir(), 'promptloop-pglite-'));
+    const template = path.join(dir, 'migrated.tar');
+    writeFileSync(template, Buffer.from(await dump.arrayBuffer()));
+    dropDatabase = async () => rmSync(dir, { recursive: true, force: true });
+    return { PGLITE_DATA_DIR: 'memory://', DATABASE_URL: '', TEST_PGLITE_TEMPLATE: template };
+  }
   const name = `promptloop_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);

@@ -71,7 +71,7 @@ describe('promptloop: usage and login state', () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
     for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use']) expect(top.stdout).toContain(`  ${command}`);
-  });
+  }, 90_000); // ten CLI processes, one after another: slow when the suite's other file shares the cores
 
   it('exits 3 when the server refuses the stored token and there is no refresh token', async () => {
     const configDir = newConfigDir();

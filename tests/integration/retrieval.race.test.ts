@@ -32,6 +32,10 @@ const overHttp =
     return { status: response.status, version: text ? (JSON.parse(text).version ?? null) : null, etag: response.headers.get('etag') };
   };
 
+// One turn of the event loop: on PGlite an in-process retrieval resolves in microtasks only, so
+// loops that never yield would starve every timer (the pauses below, vitest's timeouts).
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 // `concurrency` loops retrieving until stopped; half of them send If-None-Match with the tag they last saw.
 function hammer(get: Get, promptId: string, secret: string, concurrency: number) {
   const samples: Sample[] = [];
@@ -45,6 +49,7 @@ function hammer(get: Get, promptId: string, secret: string, concurrency: number)
       if (reply.etag) etag = reply.etag;
       // A 304 says "what you have is current": that tag's version.
       samples.push({ start, end, status: reply.status, version: reply.status === 304 ? -1 : reply.version });
+      await yieldToLoop();
     }
   });
   return {

@@ -12,13 +12,19 @@ describe('trace ingestion rate limit (INGEST_RATE_LIMIT_PER_SECOND=2)', () => {
   it('a key over its rate gets 429 with Retry-After and the batch is not stored; other keys are unaffected', async () => {
     const busy = await newIngestion();
     const quiet = await newIngestion();
-    expect((await busy.send(batch(span()))).status).toBe(200);
-    expect((await busy.send(batch(span()))).status).toBe(200);
-    const limited = await busy.send(batch(span()));
-    expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe('rate_limited');
-    expect(limited.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-    expect(await storedSpans(busy.organizationId)).toHaveLength(2);
+    // Six at once: sent one after another, each waits for its write, and on a slow machine (or the
+    // embedded PGlite) the bucket refills in between.
+    const replies = await Promise.all(Array.from({ length: 6 }, () => busy.send(batch(span()))));
+    const accepted = replies.filter((reply) => reply.status === 200);
+    const limited = replies.filter((reply) => reply.status !== 200);
+    expect(accepted.length).toBeGreaterThanOrEqual(2);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
+    for (const reply of limited) {
+      expect(reply.status).toBe(429);
+      expect(reply.body.error.code).toBe('rate_limited');
+      expect(reply.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    }
+    expect(await storedSpans(busy.organizationId)).toHaveLength(accepted.length);
     expect((await quiet.send(batch(span()))).status).toBe(200);
   });
 

@@ -8,6 +8,7 @@ import { refreshRun } from './progress';
 import { registerRunSender } from './queue';
 import { claimableRuns, engineSettings, heartbeat, newEngine, processRun, removeWorker, type Engine, type EngineSettings } from './runner';
 import { rowsOf } from '@/db/client';
+import type { EvalRunJob } from './boss';
 
 // The evaluation worker: pg-boss delivers `eval-run` jobs ({ runId }); each job works its run
 // until nothing in it is claimable. A sweep every EVAL_SWEEP_MS queues runs that have claimable
@@ -60,16 +61,19 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
   registerRunSender((runIds) => sendRuns(boss, runIds));
 
   const jobs = new Set<Promise<void>>();
-  await boss.work<{ runId: string }>(evalRunQueue, { localConcurrency: jobsPerProcess, pollingIntervalSeconds: 1 }, async ([job]) => {
-    if (engine.stopping) throw new Error('worker stopping'); // pg-boss retries the job elsewhere
-    const work = processRun(engine, job.data.runId);
-    jobs.add(work);
-    try {
-      await work;
-    } finally {
-      jobs.delete(work);
-    }
-  });
+  // pg-boss 10 works one job at a time per work() call: jobsPerProcess of them.
+  for (let i = 0; i < jobsPerProcess; i++) {
+    await boss.work<EvalRunJob>(evalRunQueue, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+      if (engine.stopping) throw new Error('worker stopping'); // pg-boss retries the job elsewhere
+      const work = processRun(engine, job.data.runId);
+      jobs.add(work);
+      try {
+        await work;
+      } finally {
+        jobs.delete(work);
+      }
+    });
+  }
 
   let sweeping = false;
   const sweep = async () => {

@@ -1,0 +1,3 @@
+export const requiredNode: string;
+export function nodeVersionProblem(version: string, required?: string): string | null;
+export function requireNode(): void;
