@@ -94,8 +94,8 @@ export async function handleMcp(request: Request): Promise<Response> {
     if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
     const declared = Number(request.headers.get('content-length') ?? 0);
     const body = declared > maxBodyBytes ? null : await readLimitedBody(request, maxBodyBytes);
-    // The rest of the body is never read: the connection cannot carry another request.
-    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.', {}, { connection: 'close' });
+    // The rest of the body is never read: the 413 closes the connection (errorHeaders).
+    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
     const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body) });
 
     const server = mcpServer(db, actor, requestId);
