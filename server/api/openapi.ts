@@ -75,7 +75,7 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       operationId: 'stripe_webhook',
       summary: "Stripe's webhook deliveries (billing): the only way a plan changes",
       description:
-        'Verified on the raw body: `Stripe-Signature` must carry a `v1` HMAC-SHA256 of `t.payload` under one of the configured secrets (STRIPE_WEBHOOK_SECRET, comma-separated during rotation) with `t` within 300 s. Each event id is applied once, in the transaction of the state change; an event older (`created`) than the last one applied to its subscription never rolls state back. Handled: checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid, invoice.payment_failed; other types are acknowledged and ignored.',
+        'Verified on the raw body: `Stripe-Signature` must carry a `v1` HMAC-SHA256 of `t.payload` under one of the configured secrets (STRIPE_WEBHOOK_SECRET, comma-separated during rotation) with `t` (one, in digits) within 300 s of the server clock, before or after. Each event id is applied once, in the transaction of the state change; an event older (`created`) than the last one applied to its subscription never rolls state back. Handled: checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid, invoice.payment_failed; other types are acknowledged and ignored.',
       tags: ['Billing webhooks'],
       security: [],
       parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: str }],

@@ -194,7 +194,7 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
       ]),
     );
     expect(batch.status).toBe(200);
-    const byId = Object.fromEntries((batch.body as { id: number }[]).map((message) => [message.id, message]));
+    const byId = Object.fromEntries((batch.body as { id: number; result?: any; error?: any }[]).map((message) => [message.id, message]));
     expect(byId[1].error.code).toBe(-32602);
     expect(byId[2].result.tools.length).toBe(operationList.length);
   });
