@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Route } from './define';
 import { errorCodes } from '../errors';
 import { documentedSchema } from '../numbers';
+import { idempotencyKeySchema } from './idempotency';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -40,7 +41,9 @@ function operationFor(route: Route): JsonSchema {
     route.status === 204 || !route.response
       ? { description: 'Success, no content' }
       : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
-  const errorStatuses = route.auth === 'management' ? standardErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
+  // A management write with a body also answers 413 for a body over 1 MiB.
+  const managementErrors = route.body ? [...standardErrors, '413'].sort() : standardErrors;
+  const errorStatuses = route.auth === 'management' ? managementErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
   for (const status of errorStatuses) responses[status] = errorResponseRef;
 
   const operation: JsonSchema = {
@@ -95,7 +98,7 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       tags: ['Meta'],
       security: [{ ManagementOAuth: ['management'] }],
       requestBody: { required: true, ...jsonBody({ type: 'object' }) },
-      responses: { '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) }, ...errorStatuses('400', '401', '403', '429') },
+      responses: { '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) }, ...errorStatuses('400', '401', '403', '413', '429') },
     },
   },
   '/.well-known/oauth-authorization-server': {
@@ -213,7 +216,7 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
           required: false,
           description:
             'Makes a write safe to retry for 24 hours: the same key and body replay the first response (header Idempotency-Replayed: true); a different body fails with idempotency_conflict.',
-          schema: { type: 'string', minLength: 8, maxLength: 128 },
+          schema: idempotencyKeySchema,
         },
       },
       responses: {

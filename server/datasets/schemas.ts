@@ -42,7 +42,8 @@ export const caseRowPatchSchema = z
     inputFormat: caseRowFields.inputFormat.optional(),
     referenceFormat: caseRowFields.referenceFormat.optional(),
   })
-  .refine((row) => Object.keys(row).length > 0, 'Give at least one field to change.');
+  .refine((row) => Object.keys(row).length > 0, 'Give at least one field to change.')
+  .meta({ minProperties: 1 });
 export type CaseRowPatch = z.infer<typeof caseRowPatchSchema>;
 export type CaseRow = z.input<typeof caseRowSchema>;
 export type ValidCaseRow = z.infer<typeof caseRowSchema>;
