@@ -1,48 +1,22 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatch, openApiDocument } from '@/server/api/router';
-import { answerBeforeNext } from '@/server/api/entry-guard';
-import { guardServer } from '@/server/api/entry-socket';
-import { handleStripeWebhook } from '@/server/api/stripe-webhook';
-import { handleMcp } from '@/server/mcp/server';
-import { serveTrpc } from '@/server/trpc/http';
-import { sendResponse, toRequest } from '@/server/http/node';
+import { openApiDocument } from '@/server/api/router';
 import { newOrganization, newUser, type TestUser } from '../helpers/api';
+import { startEntry } from '../helpers/entry';
 
 // Regression tests for the independent fuzzing run's findings (Q1 item 9, D1–D7; D5 is in
 // mcp.test.ts, D8 in billing.webhooks.test.ts). The entry-level ones run against the production
-// entry's guard and socket listeners in front of the app's own handlers on a real node:http server;
-// e2e/edge.spec.ts repeats them against the production build, with Next behind the guard.
+// entry's guard and socket listeners in front of the app's own handlers on a real node:http server
+// (tests/helpers/entry.ts); e2e/edge.spec.ts repeats them against the production build.
 
-const appUrl = 'http://localhost:3999';
-let server: Server;
+let entry: Awaited<ReturnType<typeof startEntry>>;
 let port: number;
-
-// The Next-served edges, each reached as Next reaches it (a Web Request from node:http).
-async function app(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const request = toRequest(req, appUrl);
-  const { pathname } = new URL(request.url);
-  if (pathname === '/mcp') return sendResponse(res, await handleMcp(request));
-  if (pathname === '/api/webhooks/stripe') return sendResponse(res, await handleStripeWebhook(request));
-  if (pathname.startsWith('/api/trpc/')) return sendResponse(res, await serveTrpc(request));
-  return sendResponse(res, await dispatch(request));
-}
-
 beforeAll(async () => {
   process.env.STRIPE_WEBHOOK_SECRET ??= 'whsec_findings';
-  server = createServer((req, res) => {
-    if (answerBeforeNext(req, res)) return;
-    app(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  guardServer(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  entry = await startEntry();
+  port = entry.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => entry.close());
 
 type RawResponse = { status: number; headers: Record<string, string>; body: string };
 
