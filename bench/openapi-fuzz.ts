@@ -371,7 +371,7 @@ function isBillingNotConfigured(status: number, body: string): boolean {
   return status === 503 && body.includes('"billing_not_configured"');
 }
 
-export async function fuzzManagementApi(target: FuzzTarget, options: { runs: number; seed?: number; validShare?: number }): Promise<FuzzReport> {
+export async function fuzzManagementApi(target: FuzzTarget, options: { runs: number; seed?: number }): Promise<FuzzReport> {
   const started = performance.now();
   const seed = options.seed ?? Date.now() % 2 ** 31;
   const document = (await (await fetch(`${target.baseUrl}/api/v1/openapi.json`)).json()) as Schema;
@@ -380,9 +380,7 @@ export async function fuzzManagementApi(target: FuzzTarget, options: { runs: num
   const cases = fc.constantFrom(...operations).chain((operation) =>
     fc.tuple(
       fc.constant(operation),
-      fc
-        .double({ min: 0, max: 1, noNaN: true })
-        .chain((r) => (r < (options.validShare ?? 0.5) ? validRequest(document, operation, target) : mutatedRequest(document, operation, target))),
+      fc.boolean().chain((valid) => (valid ? validRequest(document, operation, target) : mutatedRequest(document, operation, target))),
     ),
   );
   for (const [operation, built] of fc.sample(cases, { numRuns: options.runs, seed })) {
