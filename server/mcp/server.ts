@@ -74,12 +74,15 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
 type RequestSchema = typeof CallToolRequestSchema | typeof GetPromptRequestSchema | typeof ListPromptsRequestSchema | typeof ListToolsRequestSchema;
 function checkedParams<S extends RequestSchema>(schema: S): S {
   const method = schema.shape.method.value;
-  const params = z.unknown().transform((value) => {
-    const result = schema.shape.params.safeParse(value);
-    if (result.success) return result.data;
-    const issues = result.error.issues.map((issue) => ({ path: ['params', ...issue.path].join('.'), message: issue.message }));
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
-  });
+  const params = z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const result = schema.shape.params.safeParse(value);
+      if (result.success) return result.data;
+      const issues = result.error.issues.map((issue) => ({ path: ['params', ...issue.path].join('.'), message: issue.message }));
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    });
   return schema.extend({ params }) as unknown as S;
 }
 

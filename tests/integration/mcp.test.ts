@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, GetPromptResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { dispatch } from '@/server/api/router';
 import { handleMcp } from '@/server/mcp/server';
+import { schemaOf } from '@/server/api/openapi';
 import { sendResponse, toRequest } from '@/server/http/node';
 import { isOrganizationScoped, isWrite, operationList } from '@/server/operations';
 import { call, newOrganization, newUser, type TestUser } from '../helpers/api';
@@ -225,7 +225,7 @@ describe('MCP: tools from the operation table', () => {
       const required: string[] = [];
       for (const part of [op.params, op.query, op.body]) {
         if (!part) continue;
-        const json = z.toJSONSchema(part, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+        const json = schemaOf(part, 'input') as { properties?: Record<string, unknown>; required?: string[] };
         Object.assign(expected, json.properties);
         required.push(...(json.required ?? []));
       }
