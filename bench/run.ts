@@ -1,6 +1,7 @@
 // `npm run bench -- <name>`: runs one benchmark from this folder; exits 1 when a target is missed.
 const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>> = {
   evals: () => import('./evals'),
+  fuzz: () => import('./fuzz'),
   ingest: () => import('./ingest'),
   'ingest-cpu': () => import('./ingest-cpu'),
   retrieval: () => import('./retrieval'),

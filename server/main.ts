@@ -8,6 +8,7 @@ import { getDatabase, setPoolSize } from '@/db/client';
 import { config } from './config';
 import { log } from './log';
 import { errorBody, newRequestId } from './api/http';
+import { guardServer } from './api/entry-socket';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { startWarningChecks } from './warnings/checks';
@@ -89,9 +90,11 @@ async function buildHandler(role: Role): Promise<Handler | null> {
   const app = next({ dev: false, dir: root, port: config().port, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const { answerBeforeNext } = await import('./api/entry-guard');
   return (req, res) => {
     const hot = hotPathFor(req, hotPaths);
     if (hot) return hot(req, res);
+    if (answerBeforeNext(req, res)) return;
     const moved = loopbackRedirect({ method: req.method, url: req.url, host: req.headers.host, accept: req.headers.accept }, config().appUrl);
     if (moved) return void res.writeHead(307, { location: moved, 'cache-control': 'no-store' }).end();
     // Next's handlers learn the peer address only from this header (server/auth/client-ip.ts);
@@ -181,6 +184,7 @@ async function main(): Promise<void> {
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
   const server = createServer(withRequestLog(handler));
+  guardServer(server);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;

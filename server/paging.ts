@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { invalidRequest } from './errors';
 import { stringProblem } from './input-hygiene';
+import { integerParamWithDefault } from './numbers';
 
 export const pageQuery = z.strictObject({
   cursor: z.string().min(1).max(500).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  limit: integerParamWithDefault(1, 100, 25),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 

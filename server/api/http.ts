@@ -41,10 +41,12 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
   return { error: { code: error.code, message: error.message, details: error.details, requestId } };
 }
 
-// The error's own headers, plus Retry-After on every 429 and 503.
+// The error's own headers, plus Retry-After on every 429 and 503, and Connection: close on every
+// 413: the rest of a body that was too large is never read, so the connection cannot carry another request.
 export function errorHeaders(error: AppError): Record<string, string> {
   const extra = { ...error.headers };
   if ((error.status === 429 || error.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
+  if (error.status === 413) extra.connection = 'close';
   return extra;
 }
 

@@ -22,9 +22,12 @@ export function readIdempotencyKey(request: Request): string | null {
   return key === null ? null : checkIdempotencyKey(key, 'Idempotency-Key');
 }
 
-// The one rule for a key, from the REST header or an MCP tool's `idempotencyKey` argument.
+// The one rule for a key, from the REST header or an MCP tool's `idempotencyKey` argument, and
+// its JSON Schema (the OpenAPI parameter and the tools' argument).
+const keyPattern = '^[!-~]+$';
+export const idempotencyKeySchema = { type: 'string', minLength: 8, maxLength: 128, pattern: keyPattern };
 export function checkIdempotencyKey(key: unknown, path: string): string {
-  if (typeof key !== 'string' || key.length < 8 || key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
+  if (typeof key !== 'string' || key.length < 8 || key.length > 128 || !new RegExp(keyPattern).test(key)) {
     throw invalidRequest(`${path} must be 8 to 128 visible ASCII characters.`, [{ path, message: 'Must be 8 to 128 visible ASCII characters.' }]);
   }
   return key;

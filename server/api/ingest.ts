@@ -84,11 +84,9 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
   } catch (error) {
     const appError = toAppError(error);
     reportServerError(requestId, 'ingest_traces', error, appError);
-    const extra = errorHeaders(appError);
-    // After 413 the rest of the body is never read, so the connection cannot be reused.
-    const closeConnection = appError.code === 'payload_too_large';
-    if (closeConnection) extra.connection = 'close';
-    return { status: appError.status, headers: { ...headers, ...extra }, body: JSON.stringify(errorBody(appError, requestId)), closeConnection };
+    // After 413 the rest of the body is never read: errorHeaders says Connection: close, and the socket goes.
+    const closeConnection = appError.status === 413;
+    return { status: appError.status, headers: { ...headers, ...errorHeaders(appError) }, body: JSON.stringify(errorBody(appError, requestId)), closeConnection };
   }
 }
 

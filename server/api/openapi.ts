@@ -1,11 +1,21 @@
 import { z } from 'zod';
 import type { Route } from './define';
 import { errorCodes } from '../errors';
+import { documentedSchema } from '../numbers';
+import { idempotencyKeySchema } from './idempotency';
 
 type JsonSchema = Record<string, unknown>;
 
+// A schema that documents itself (server/numbers.ts) replaces what zod would generate for it.
+function override(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const own = documentedSchema(ctx.zodSchema as z.ZodType);
+  if (!own) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, own);
+}
+
 export function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as JsonSchema;
   return rest;
 }
 
@@ -31,7 +41,9 @@ function operationFor(route: Route): JsonSchema {
     route.status === 204 || !route.response
       ? { description: 'Success, no content' }
       : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
-  const errorStatuses = route.auth === 'management' ? standardErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
+  // A management write with a body also answers 413 for a body over 1 MiB.
+  const managementErrors = route.body ? [...standardErrors, '413'].sort() : standardErrors;
+  const errorStatuses = route.auth === 'management' ? managementErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
   for (const status of errorStatuses) responses[status] = errorResponseRef;
 
   const operation: JsonSchema = {
@@ -66,7 +78,7 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       operationId: 'stripe_webhook',
       summary: "Stripe's webhook deliveries (billing): the only way a plan changes",
       description:
-        'Verified on the raw body: `Stripe-Signature` must carry a `v1` HMAC-SHA256 of `t.payload` under one of the configured secrets (STRIPE_WEBHOOK_SECRET, comma-separated during rotation) with `t` within 300 s. Each event id is applied once, in the transaction of the state change; an event older (`created`) than the last one applied to its subscription never rolls state back. Handled: checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid, invoice.payment_failed; other types are acknowledged and ignored.',
+        'Verified on the raw body: `Stripe-Signature` must carry a `v1` HMAC-SHA256 of `t.payload` under one of the configured secrets (STRIPE_WEBHOOK_SECRET, comma-separated during rotation) with `t` (one, in digits) within 300 s of the server clock, before or after. Each event id is applied once, in the transaction of the state change; an event older (`created`) than the last one applied to its subscription never rolls state back. Handled: checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid, invoice.payment_failed; other types are acknowledged and ignored.',
       tags: ['Billing webhooks'],
       security: [],
       parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: str }],
@@ -86,7 +98,7 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       tags: ['Meta'],
       security: [{ ManagementOAuth: ['management'] }],
       requestBody: { required: true, ...jsonBody({ type: 'object' }) },
-      responses: { '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) }, ...errorStatuses('400', '401', '403', '429') },
+      responses: { '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) }, ...errorStatuses('400', '401', '403', '413', '429') },
     },
   },
   '/.well-known/oauth-authorization-server': {
@@ -204,7 +216,7 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
           required: false,
           description:
             'Makes a write safe to retry for 24 hours: the same key and body replay the first response (header Idempotency-Replayed: true); a different body fails with idempotency_conflict.',
-          schema: { type: 'string', minLength: 8, maxLength: 128 },
+          schema: idempotencyKeySchema,
         },
       },
       responses: {

@@ -29,17 +29,19 @@ export const checkoutBody = z.strictObject({
   plan: z.literal('pro').describe('The plan to buy; only `pro` can be bought.'),
 });
 
-const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
-const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-// `periodEnd` is the instant (compared to the second) or its UTC date `YYYY-MM-DD`.
+// `periodEnd` is the instant (compared to the second) or its UTC date `YYYY-MM-DD`: these two
+// patterns are the whole rule, so the document states exactly what is accepted.
+const date = '[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])';
+const time = '([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?';
+const periodEndPatterns = [`^${date}$`, `^${date}[Tt]${time}([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`];
 export const cancelRenewalBody = z.strictObject({
   organizationName: z.string().min(1).max(160).describe("The organization's exact name."),
   periodEnd: z
     .string()
     .min(1)
     .max(64)
-    .refine((v) => (dateOnly.test(v) || dateTime.test(v)) && !Number.isNaN(Date.parse(v)), 'Must be an ISO 8601 date-time with a time zone, or a YYYY-MM-DD date.')
+    .refine((v) => periodEndPatterns.some((pattern) => new RegExp(pattern).test(v)), 'Must be an ISO 8601 date-time with a time zone, or a YYYY-MM-DD date.')
+    .meta({ anyOf: periodEndPatterns.map((pattern) => ({ pattern })) })
     .describe('The current period end as shown by the billing state: the same instant (to the second), or its UTC date (YYYY-MM-DD).'),
 });
 export type CancelRenewalInput = z.infer<typeof cancelRenewalBody>;

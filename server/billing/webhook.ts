@@ -4,14 +4,14 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { billingCustomers, billingEvents, billingSubscriptions, organizations } from '@/db/schema';
 import { runInTransaction } from '../context';
-import { AppError, invalidRequest } from '../errors';
+import { AppError, invalidRequest, isAppError } from '../errors';
 import { jsonTextProblem } from '../input-hygiene';
 import { raiseWarning, resolveWarning } from '../warnings/service';
 import { derivePlans } from './state';
 import { at, idOf, int, isObj, parseSubscription, path, str, type Obj, type ParsedSubscription } from './stripe-objects';
 
 // POST /api/webhooks/stripe (API.md "Billing"): the only way a plan changes. The signature is
-// verified on the raw body with the SDK (HMAC-SHA256 of `t.payload`, 300 s tolerance, any `v1=`
+// verified on the raw body with the SDK (HMAC-SHA256 of `t.payload`, 300 s tolerance both ways, any `v1=`
 // against any configured secret), then the event is applied in one transaction that also records
 // its id: a redelivery finds the id and changes nothing. Events about one subscription carry a
 // watermark (`created` of the last one applied): an older event never rolls state back, an equal
@@ -285,14 +285,32 @@ function rejected(message: string, reason: string): AppError {
   return new AppError('invalid_request', message, { reason });
 }
 
-// The signature check on the raw bytes, against each configured secret in turn.
+// The header's one `t=`, in plain digits; null for none, several, or anything else (the SDK would
+// read "12abc" as 12, and 10^20 as a time far ahead).
+function signedTimestamp(header: string): number | null {
+  const values = header
+    .split(',')
+    .map((item) => item.split('='))
+    .filter(([name]) => name === 't')
+    .map(([, value]) => value);
+  return values.length === 1 && /^[0-9]{1,15}$/.test(values[0] ?? '') ? Number(values[0]) : null;
+}
+
+// The signature check on the raw bytes, against each configured secret in turn. The SDK refuses a
+// timestamp too old; one too far ahead is refused here: the tolerance applies both ways.
 export function verifySignature(payload: Buffer, header: string | null, secrets: string[]): void {
   if (!header) throw rejected('The Stripe-Signature header is missing.', 'missing_signature');
+  const timestamp = signedTimestamp(header);
+  if (timestamp === null) throw rejected('The Stripe-Signature header is malformed.', 'malformed_signature');
   const messages: string[] = [];
   for (const secret of secrets) {
     try {
-      if (Stripe.webhooks.signature?.verifyHeader(payload, header, secret, tolerance)) return;
+      if (Stripe.webhooks.signature?.verifyHeader(payload, header, secret, tolerance)) {
+        if (timestamp - Date.now() / 1000 > tolerance) throw rejected('The Stripe-Signature timestamp is outside the tolerance window.', 'timestamp_outside_tolerance');
+        return;
+      }
     } catch (error) {
+      if (isAppError(error)) throw error;
       messages.push(error instanceof Error ? error.message : '');
     }
   }

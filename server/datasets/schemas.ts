@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { revisionSchema as revision } from '../prompts/schemas';
 import { jsonTextProblem } from '../input-hygiene';
+import { integerParam } from '../numbers';
 
 export const caseFormats = ['text', 'json'] as const;
 export const importModes = ['append', 'replace'] as const;
@@ -41,7 +42,8 @@ export const caseRowPatchSchema = z
     inputFormat: caseRowFields.inputFormat.optional(),
     referenceFormat: caseRowFields.referenceFormat.optional(),
   })
-  .refine((row) => Object.keys(row).length > 0, 'Give at least one field to change.');
+  .refine((row) => Object.keys(row).length > 0, 'Give at least one field to change.')
+  .meta({ minProperties: 1 });
 export type CaseRowPatch = z.infer<typeof caseRowPatchSchema>;
 export type CaseRow = z.input<typeof caseRowSchema>;
 export type ValidCaseRow = z.infer<typeof caseRowSchema>;
@@ -62,7 +64,7 @@ const importRow = z.unknown().meta({
 
 export const addCaseInput = z.strictObject({ revision, row: caseRowSchema });
 export const updateCaseInput = z.strictObject({ revision, row: caseRowPatchSchema });
-export const deleteCaseQuery = z.strictObject({ revision: z.coerce.number().int().min(0) });
+export const deleteCaseQuery = z.strictObject({ revision: integerParam(0) });
 export const reorderInput = z.strictObject({ revision, caseIds: z.array(z.string().min(1)).max(10_000) });
 export const previewImportInput = z.strictObject({ mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
 export const importInput = z.strictObject({ revision, mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });

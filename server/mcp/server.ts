@@ -4,11 +4,13 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  JSONRPCMessageSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import type { Actor, ServiceContext } from '../context';
 import { AppError } from '../errors';
@@ -78,6 +80,24 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
   }
 }
 
+// The SDK parses a request with its schema before the handler runs and answers a mismatch with
+// -32603 carrying zod's issue dump. Checked here instead: -32602 Invalid params, a plain message,
+// and the issues as data.
+type RequestSchema = typeof CallToolRequestSchema | typeof GetPromptRequestSchema | typeof ListPromptsRequestSchema | typeof ListToolsRequestSchema;
+function checkedParams<S extends RequestSchema>(schema: S): S {
+  const method = schema.shape.method.value;
+  const params = z
+    .unknown()
+    .optional()
+    .transform((value) => {
+      const result = schema.shape.params.safeParse(value);
+      if (result.success) return result.data;
+      const issues = result.error.issues.map((issue) => ({ path: ['params', ...issue.path].join('.'), message: issue.message }));
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    });
+  return schema.extend({ params }) as unknown as S;
+}
+
 function mcpServer(db: Db, actor: Actor, requestId: string): Server {
   const server = new Server(
     { name: 'promptloop', title: 'Promptloop', version: '1.0.0' },
@@ -88,11 +108,33 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
     },
   );
   const ctx: ServiceContext = { db, actor };
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}));
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => asMcpError(requestId, 'prompts/list', () => listMcpPrompts(ctx, request.params?.cursor)));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => asMcpError(requestId, 'prompts/get', () => getMcpPrompt(ctx, request.params.name, request.params.arguments)));
+  server.setRequestHandler(checkedParams(ListToolsRequestSchema), () => ({ tools }));
+  server.setRequestHandler(checkedParams(CallToolRequestSchema), (request) => callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(checkedParams(ListPromptsRequestSchema), (request) => asMcpError(requestId, 'prompts/list', () => listMcpPrompts(ctx, request.params?.cursor)));
+  server.setRequestHandler(checkedParams(GetPromptRequestSchema), (request) =>
+    asMcpError(requestId, 'prompts/get', () => getMcpPrompt(ctx, request.params.name, request.params.arguments)),
+  );
   return server;
+}
+
+// JSON-RPC 2.0 "Invalid Request" (-32600), answered with one error object before the SDK sees the
+// body: an empty batch, or JSON that is not a JSON-RPC message (the SDK calls both a parse error, or
+// answers an empty batch with nothing). A batch with one invalid message is not run at all, as the
+// SDK does. Text that is not JSON stays the SDK's -32700.
+function invalidMessage(body: Buffer): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const refuse = (message: string) => ({ jsonrpc: '2.0' as const, id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } });
+  if (Array.isArray(value)) {
+    if (value.length === 0) return refuse('an empty batch holds no message.');
+    const at = value.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
+    return at === -1 ? null : refuse(`message ${at} of the batch is not a JSON-RPC 2.0 message; nothing was run.`);
+  }
+  return JSONRPCMessageSchema.safeParse(value).success ? null : refuse('the body is not a JSON-RPC 2.0 message.');
 }
 
 export async function handleMcp(request: Request): Promise<Response> {
@@ -106,8 +148,10 @@ export async function handleMcp(request: Request): Promise<Response> {
     if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
     const declared = Number(request.headers.get('content-length') ?? 0);
     const body = declared > maxBodyBytes ? null : await readLimitedBody(request, maxBodyBytes);
-    // The rest of the body is never read: the connection cannot carry another request.
-    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.', {}, { connection: 'close' });
+    // The rest of the body is never read: the 413 closes the connection (errorHeaders).
+    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+    const invalid = invalidMessage(body);
+    if (invalid) return new Response(JSON.stringify(invalid), { status: 400, headers: { 'content-type': 'application/json', ...headers } });
     const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body) });
 
     const server = mcpServer(db, actor, requestId);

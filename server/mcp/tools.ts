@@ -3,7 +3,7 @@ import { invalidRequest, type Issue } from '../errors';
 import { isWrite, type OperationDeclaration } from '../operations';
 import { schemaOf } from '../api/openapi';
 import type { RawInput } from '../api/define';
-import { checkIdempotencyKey } from '../api/idempotency';
+import { checkIdempotencyKey, idempotencyKeySchema } from '../api/idempotency';
 import { assertCleanInput } from '../input-hygiene';
 
 // MCP tools from the operation table (API.md "MCP server"): one per operation, named by its id;
@@ -12,10 +12,8 @@ import { assertCleanInput } from '../input-hygiene';
 
 type JsonSchema = { type?: string; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
 
-const idempotencyKeySchema = {
-  type: 'string',
-  minLength: 8,
-  maxLength: 128,
+const idempotencyKeyArgument = {
+  ...idempotencyKeySchema,
   description:
     'Makes this write safe to retry for 24 hours (REST Idempotency-Key): the same key and arguments return the first result; different arguments fail with idempotency_conflict.',
 };
@@ -38,7 +36,7 @@ export function inputSchemaOf(operation: OperationDeclaration): Tool['inputSchem
   }
   // Path parameters are always required (a path cannot leave one out).
   for (const name of Object.keys(operation.params?.shape ?? {})) if (!required.includes(name)) required.push(name);
-  if (isWrite(operation)) properties.idempotencyKey = idempotencyKeySchema;
+  if (isWrite(operation)) properties.idempotencyKey = idempotencyKeyArgument;
   return { type: 'object', properties: properties as Record<string, object>, required, additionalProperties: false };
 }
 

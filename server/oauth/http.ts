@@ -11,7 +11,8 @@ const maxFormBytes = 16 * 1024;
 
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
-  const tooLarge = () => new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413);
+  // The rest of a body too large is never read: the connection closes with the 413.
+  const tooLarge = () => new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413, { connection: 'close' });
   if (declared > maxBytes) throw tooLarge();
   const body = await readLimitedBody(request, maxBytes);
   if (body === null) throw tooLarge();

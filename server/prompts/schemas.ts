@@ -2,6 +2,7 @@ import { z } from 'zod';
 import Ajv from 'ajv';
 import { jsonTextProblem, maxBodyDepth } from '../input-hygiene';
 import { pageQuery } from '../paging';
+import { integerParam, storedInt } from '../numbers';
 import { localRouteId } from '../models/routes';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
@@ -119,7 +120,7 @@ export const draftContentSchema = z.object({
 });
 export type DraftContent = z.infer<typeof draftContentSchema>;
 
-export const revisionSchema = z.number().int().min(0);
+export const revisionSchema = storedInt(0);
 
 export const createPromptInput = z.strictObject({ name: promptName });
 export const renamePromptInput = z.strictObject({ name: promptName });
@@ -185,13 +186,7 @@ export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema }
 export type SaveVersionInput = z.infer<typeof saveVersionInput>;
 
 // A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
-// Documented as the integer it stands for (a refine, unlike a regex, adds no string pattern).
-export const versionNumber = z
-  .string()
-  .refine((text) => /^[1-9][0-9]{0,9}$/.test(text), 'Must be a whole number of at least 1.')
-  .transform(Number)
-  .pipe(z.number().int().min(1).max(2_147_483_647))
-  .meta({ type: 'integer', minimum: 1, maximum: 2_147_483_647 } as Record<string, unknown>);
+export const versionNumber = integerParam(1);
 
 export const labelItemSchema = z.object({
   label: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integerParam, integerParamWithDefault } from '../numbers';
 
 export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
 export const spanStatuses = ['running', 'success', 'error', 'cancelled'] as const;
@@ -7,12 +8,12 @@ export const omittedParts = ['input', 'output', 'error', 'metadata'] as const;
 
 export const traceIdPattern = /^[0-9a-f]{32}$/;
 
-const unixMs = z.coerce.number().int('Use whole Unix milliseconds.').min(0, 'Use a nonnegative Unix millisecond time.').max(8.64e15);
+const unixMs = integerParam(0, 8.64e15);
 
 export const listTracesQuery = z
   .strictObject({
     cursor: z.string().min(1).max(500).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(25),
+    limit: integerParamWithDefault(1, 100, 25),
     service: z.string().min(1).max(100).optional(),
     status: z.enum(spanStatuses).optional(),
     kind: z.enum(spanKinds).optional(),

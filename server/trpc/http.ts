@@ -67,9 +67,13 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
       return createTrpcContext({ actor: session.actor, clientIp });
     },
     onError: logTrpcError,
+    // Retry-After of a rate limit; Connection: close after a body too large (its rest is never read).
     responseMeta({ errors }) {
+      const headers = new Headers();
       const limited = errors.map((error) => error.cause).find((cause) => isAppError(cause) && cause.headers['retry-after']);
-      return isAppError(limited) ? { headers: new Headers({ 'retry-after': limited.headers['retry-after'] }) } : {};
+      if (isAppError(limited)) headers.set('retry-after', limited.headers['retry-after']);
+      if (errors.some((error) => error.code === 'PAYLOAD_TOO_LARGE')) headers.set('connection', 'close');
+      return { headers };
     },
   });
 }

@@ -18,6 +18,7 @@ import {
   uniqueId,
   upgradeThroughWebhooks,
   useFakeStripe,
+  webhookSecret,
   type FakeStripe,
 } from '../helpers/stripe';
 
@@ -88,6 +89,24 @@ describe('webhook signatures', () => {
     expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 301 })), 'timestamp_outside_tolerance');
     expect(await storedEvent(stale.id)).toBeUndefined();
     expect((await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 240 }))).status).toBe(200);
+  });
+
+  it('applies the tolerance both ways: a correctly signed timestamp an hour or 10^20 s ahead is refused; a malformed one too', async () => {
+    const ahead = event('product.created', { id: 'prod_ahead' });
+    const payload = JSON.stringify(ahead);
+    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 3600 })), 'timestamp_outside_tolerance');
+    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 301 })), 'timestamp_outside_tolerance');
+    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: 1e20 })), 'malformed_signature');
+    const v1 = signatureFor(payload)
+      .split(',')
+      .find((part) => part.startsWith('v1='));
+    const t = now();
+    const hmac = (timestamp: string) => createHmac('sha256', webhookSecret).update(`${timestamp}.${payload}`).digest('hex');
+    expectRejected(await deliverRaw(payload, `t=${t}abc,v1=${hmac(String(t))}`), 'malformed_signature');
+    expectRejected(await deliverRaw(payload, `t=100000000000000000000,v1=${hmac('100000000000000000000')}`), 'malformed_signature');
+    expectRejected(await deliverRaw(payload, `t=${t},t=${t},${v1}`), 'malformed_signature');
+    expect(await storedEvent(ahead.id)).toBeUndefined();
+    expect((await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 240 }))).status).toBe(200);
   });
 
   it('accepts every configured secret during rotation, and any matching v1 in the header', async () => {

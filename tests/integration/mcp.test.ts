@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, GetPromptResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { dispatch } from '@/server/api/router';
 import { handleMcp } from '@/server/mcp/server';
+import { schemaOf } from '@/server/api/openapi';
 import { sendResponse, toRequest } from '@/server/http/node';
 import { isOrganizationScoped, isWrite, operationList } from '@/server/operations';
 import { call, newOrganization, newUser, type TestUser } from '../helpers/api';
@@ -146,6 +146,71 @@ describe('MCP: authentication at /mcp', () => {
   });
 });
 
+describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => {
+  async function rpc(token: string, body: string) {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  // The SDK client sends what it is given; the server answers -32602 with a plain message.
+  async function invalidParams(promise: Promise<unknown>): Promise<McpError> {
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32602);
+    expect((error as McpError).message).not.toMatch(/"code":|\[\s*\{|invalid_type/);
+    return error as McpError;
+  }
+
+  it('tools/call without a name, with a number name or with array arguments: -32602 naming the field, no zod dump', async () => {
+    const agent = await agentFor(await newUser());
+    const noName = await invalidParams(agent.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema));
+    expect(noName.message).toContain('params.name');
+    expect(noName.data).toEqual({ issues: [{ path: 'params.name', message: expect.any(String) }] });
+    await invalidParams(agent.request({ method: 'tools/call', params: { name: 5 } } as never, CallToolResultSchema));
+    const arrayArgs = await invalidParams(agent.callTool({ name: 'list_organizations', arguments: [1] as never }));
+    expect(arrayArgs.message).toContain('params.arguments');
+    const promptWithoutName = await invalidParams(agent.request({ method: 'prompts/get', params: {} } as never, GetPromptResultSchema));
+    expect(promptWithoutName.message).toContain('params.name');
+  });
+
+  it('the same over raw JSON-RPC, also inside a batch, where the valid request still runs', async () => {
+    const token = await mcpToken(await newUser());
+    const single = await rpc(token, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_organizations', arguments: [] } }));
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    const batch = await rpc(
+      token,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+      ]),
+    );
+    expect(batch.status).toBe(200);
+    const byId = Object.fromEntries((batch.body as { id: number; result?: any; error?: any }[]).map((message) => [message.id, message]));
+    expect(byId[1].error.code).toBe(-32602);
+    expect(byId[2].result.tools.length).toBe(operationList.length);
+  });
+
+  it('an empty batch is one -32600 Invalid Request error; so is JSON that is not a JSON-RPC message', async () => {
+    const token = await mcpToken(await newUser());
+    for (const body of ['[]', '{"jsonrpc":"2.0","id":1}', '[1]', '5', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}']) {
+      const answer = await rpc(token, body);
+      expect(answer.status, body).toBe(400);
+      expect(answer.body, body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) } });
+    }
+    const notJson = await rpc(token, '[');
+    expect(notJson.body.error.code).toBe(-32700);
+  });
+});
+
 describe('MCP: tools from the operation table', () => {
   it('one tool per operation, named by its id; every input schema is the declaration’s body + path (+ query) parameters', async () => {
     const agent = await agentFor(await newUser());
@@ -160,7 +225,7 @@ describe('MCP: tools from the operation table', () => {
       const required: string[] = [];
       for (const part of [op.params, op.query, op.body]) {
         if (!part) continue;
-        const json = z.toJSONSchema(part, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+        const json = schemaOf(part, 'input') as { properties?: Record<string, unknown>; required?: string[] };
         Object.assign(expected, json.properties);
         required.push(...(json.required ?? []));
       }

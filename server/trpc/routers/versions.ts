@@ -3,6 +3,7 @@ import { getVersion, listVersions, saveVersion } from '@/server/prompts/versions
 import { listLabelHistory, listLabels, moveLabel, removeLabel } from '@/server/prompts/labels';
 import { getScoringPolicy, setScoringPolicy } from '@/server/prompts/scoring';
 import { labelHistoryQuery, labelName, moveLabelInput, saveVersionInput, setScoringInput } from '@/server/prompts/schemas';
+import { storedInt } from '@/server/numbers';
 import { protectedProcedure, router } from '../init';
 import { dashboardPage, infiniteDirection, toPageQuery } from './paging';
 import { promptIdInput } from './prompts';
@@ -12,9 +13,7 @@ const labelInput = promptIdInput.extend({ label: labelName });
 // Versions, labels, label history and the scoring policy of one prompt (the same services as REST).
 export const versionsRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(promptIdInput.shape)).query(({ ctx, input }) => listVersions(ctx, input.organizationId, input.promptId, toPageQuery(input))),
-  get: protectedProcedure
-    .input(promptIdInput.extend({ number: z.number().int().min(1).max(2_147_483_647) }))
-    .query(({ ctx, input }) => getVersion(ctx, input.organizationId, input.promptId, input.number)),
+  get: protectedProcedure.input(promptIdInput.extend({ number: storedInt(1) })).query(({ ctx, input }) => getVersion(ctx, input.organizationId, input.promptId, input.number)),
   save: protectedProcedure
     .input(saveVersionInput.extend(promptIdInput.shape))
     .mutation(({ ctx, input }) => saveVersion(ctx, input.organizationId, input.promptId, { draftRevision: input.draftRevision })),

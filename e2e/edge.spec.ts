@@ -1,0 +1,116 @@
+import { connect } from 'node:net';
+import { expect, test } from '@playwright/test';
+
+// The production entry's answers to what the independent fuzzing run sent (Q1 item 9, D1–D3, D6),
+// on the real build: Next serves these routes behind the entry guard (server/api/entry-guard.ts).
+// Raw sockets, so that methods, targets and connection reuse are exactly what is on the wire.
+const port = Number(process.env.E2E_PORT ?? 3100);
+
+type Exchange = { statuses: number[]; text: string; closed: boolean };
+
+// Writes the bytes on one connection; resolves when the server closes it or `responses` arrived.
+function exchange(bytes: (string | Buffer)[], responses = Infinity): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    const statuses = () => [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+    const done = (closed: boolean) => {
+      socket.destroy();
+      resolve({ statuses: statuses(), text, closed });
+    };
+    socket.on('data', (data) => {
+      text += data.toString('latin1');
+      if (statuses().length >= responses && /\r\n\r\n[\s\S]*\}\s*$/.test(text)) done(false);
+    });
+    socket.on('close', () => done(true));
+    socket.on('error', () => {});
+    for (const chunk of bytes) socket.write(chunk);
+  });
+}
+
+const request = (method: string, target: string) => `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
+
+function envelopeOf(text: string): { code: string; message: string; details: object; requestId: string } {
+  const body = JSON.parse(
+    text
+      .slice(text.indexOf('\r\n\r\n') + 4)
+      .replace(/^[0-9a-f]+\r\n/, '')
+      .replace(/\r\n0\r\n\r\n$/, ''),
+  );
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'message', 'requestId']);
+  return body.error;
+}
+
+test.describe('the production entry in front of Next', () => {
+  test('a path that is not valid percent-encoded UTF-8 is 400 invalid_request in the envelope (D1)', async () => {
+    for (const target of [
+      '/api/v1/organizations/%E0%A4%A',
+      '/api/v1/organizations/%',
+      '/api/v1/organizations/%ED%A0%80',
+      '/api/v1/me/%ZZ',
+      '/api/trpc/%E0%A4%A',
+      '/api/auth/%ZZ',
+    ]) {
+      const { statuses, text } = await exchange([request('GET', target)]);
+      expect(statuses[0], target).toBe(400);
+      expect(envelopeOf(text).code).toBe('invalid_request');
+    }
+  });
+
+  test('TRACE, WebDAV and other methods Next does not serve are 405 with Allow and the envelope (D2, D6)', async () => {
+    const routes: [string, string][] = [
+      ['/api/v1/organizations', 'GET, POST'],
+      ['/api/trpc/organizations.list', 'GET, POST'],
+      ['/mcp', 'POST'],
+      ['/api/webhooks/stripe', 'POST'],
+      ['/oauth/token', 'POST'],
+      ['/.well-known/oauth-protected-resource', 'GET'],
+      ['/api/auth/session', 'GET, POST'],
+      ['/sign-in', 'GET, HEAD'],
+    ];
+    for (const [route, allow] of routes) {
+      for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'SEARCH', 'QUERY']) {
+        const { statuses, text } = await exchange([request(method, route)]);
+        expect(statuses[0], `${method} ${route}`).toBe(405);
+        expect(text.toLowerCase()).toContain(`\r\nallow: ${allow.toLowerCase()}\r\n`);
+        expect(envelopeOf(text).code).toBe('method_not_allowed');
+      }
+    }
+    const options = await exchange([request('OPTIONS', '*')]);
+    expect(options.statuses[0]).toBe(405);
+    expect(envelopeOf(options.text).code).toBe('method_not_allowed');
+  });
+
+  test('a header over 16 KiB is 431 and malformed HTTP 400, each in the envelope, then the connection closes (D6)', async () => {
+    const big = await exchange([`GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+    expect(big.statuses).toEqual([431]);
+    expect(envelopeOf(big.text).code).toBe('headers_too_large');
+    expect(big.closed).toBe(true);
+    const garbage = await exchange(['FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n']);
+    expect(garbage.statuses).toEqual([400]);
+    expect(envelopeOf(garbage.text).code).toBe('invalid_request');
+  });
+
+  test('after a 413 on a keep-alive connection the connection closes instead of hanging (D3)', async () => {
+    const body = Buffer.alloc(3 * 1024 * 1024, 'a');
+    for (const route of ['/api/webhooks/stripe', '/api/trpc/account.signUp']) {
+      const { statuses, text, closed } = await exchange([
+        `POST ${route} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`,
+        body,
+        '\r\n0\r\n\r\nGET /api/v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      ]);
+      expect(statuses[0], route).toBe(413);
+      expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(closed).toBe(true);
+    }
+    // A client that keeps its connections (fetch) gets the next answer on a fresh one.
+    const refused = await fetch(`http://127.0.0.1:${port}/api/webhooks/stripe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(1024 * 1024 + 1),
+    });
+    expect(refused.status).toBe(413);
+    await refused.text();
+    expect((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status).toBe(200);
+  });
+});

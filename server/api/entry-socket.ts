@@ -1,0 +1,64 @@
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError, invalidRequest } from '../errors';
+import { errorBody, errorHeaders, newRequestId } from './http';
+
+// What the production server (server/main.ts, every role) answers on the socket when there is no
+// request to hand to a handler: Node's parser refused the bytes ('clientError'), or the method is
+// CONNECT. A real HTTP response with the API's error envelope, then the connection closes.
+
+// `OPTIONS *` and CONNECT ask about the server as a whole: these are the methods it serves on its paths.
+export const serverMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+
+export function envelope(error: AppError): { body: string; headers: Record<string, string> } {
+  const requestId = newRequestId();
+  const body = JSON.stringify(errorBody(error, requestId));
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-store',
+      'x-request-id': requestId,
+      ...errorHeaders(error),
+    },
+  };
+}
+
+// A complete HTTP response written straight to a socket (no request object exists), then closed.
+function answerSocket(socket: Duplex, error: AppError): void {
+  const { body, headers } = envelope(error);
+  const head = Object.entries({ ...headers, connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n\r\n${body}`);
+}
+
+// Node's parser refused the request ('clientError'): too large headers are 431, a request that
+// took too long 408, a chunk extension too large 413, anything else malformed 400; each with the
+// envelope, then the connection closes. A reset connection, or one whose response has started, is
+// only closed.
+export function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const refusals: Record<string, AppError> = {
+    HPE_HEADER_OVERFLOW: new AppError('headers_too_large', 'The request headers are larger than 16 KiB.'),
+    ERR_HTTP_REQUEST_TIMEOUT: new AppError('request_timeout', 'The request was not received in time.'),
+    HPE_CHUNK_EXTENSIONS_OVERFLOW: new AppError('payload_too_large', 'The chunk extensions are too large.'),
+  };
+  answerSocket(socket, refusals[error.code ?? ''] ?? invalidRequest('The request is not valid HTTP/1.1.'));
+}
+
+// CONNECT asks the server to act as a proxy: it is not one.
+function onConnect(_req: IncomingMessage, socket: Duplex): void {
+  answerSocket(socket, new AppError('method_not_allowed', 'CONNECT is not served: this server is not a proxy.', {}, { allow: serverMethods }));
+}
+
+// Installs the guard's listeners on the production server.
+export function guardServer(server: Server): void {
+  server.on('clientError', onClientError);
+  server.on('connect', onConnect);
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+// Integers the caller sends, bounded so that a value the database cannot hold (Postgres integer)
+// is a 400 naming its field, never a database error; and the bound shows in the OpenAPI document.
+export const maxStoredInt = 2_147_483_647;
+
+export function storedInt(min: number, max: number = maxStoredInt) {
+  return z.number().int().min(min).max(max);
+}
+
+// The JSON Schema of schemas whose generated one would say less than what they accept (read by
+// server/api/openapi.ts's schemaOf).
+const documented = new WeakMap<z.ZodType, Record<string, unknown>>();
+export function documentedSchema(schema: z.ZodType): Record<string, unknown> | undefined {
+  return documented.get(schema);
+}
+
+const digits = /^(0|[1-9][0-9]{0,15})$/;
+
+// An integer in a query string or a path: plain decimal digits only ("1e2", "+5", " 5", "5.0" and
+// "0x10" are refused like any other non-integer), from `min` to `max`; the dashboard's tRPC calls
+// send the same inputs as JSON numbers. Documented as the integer it stands for.
+export function integerParam(min: number, max: number = maxStoredInt) {
+  const message = `Must be a whole number from ${min} to ${max}, written in digits.`;
+  const schema = z.union([z.number(), z.string().regex(digits).transform(Number)], { error: message }).pipe(z.number().int(message).min(min, message).max(max, message));
+  documented.set(schema, { type: 'integer', minimum: min, maximum: max });
+  return schema;
+}
+
+export function integerParamWithDefault(min: number, max: number, fallback: number) {
+  const schema = integerParam(min, max).default(fallback);
+  documented.set(schema, { type: 'integer', minimum: min, maximum: max, default: fallback });
+  return schema;
+}
