@@ -5,6 +5,7 @@ import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { usageError } from './exit';
 import { render } from './output';
+import { jsonSchemaOf as documentedJsonSchema } from '../server/numbers';
 
 // Commands generated from the management operations' declarations (one table, also behind REST,
 // OpenAPI and MCP): positionals from the path parameters the declaration names, flags from the
@@ -54,7 +55,7 @@ const reserved = new Set(['url', 'json', 'help', 'org', 'body', 'wait']);
 
 function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema | undefined {
   if (!schema) return undefined;
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return documentedJsonSchema(schema, 'input') as JsonSchema;
 }
 
 type FieldShape = { kind: FlagKind; itemKind?: Flag['itemKind']; choices?: string[]; nullable: boolean };

@@ -9,10 +9,21 @@ export function storedInt(min: number, max: number = maxStoredInt) {
 }
 
 // The JSON Schema of schemas whose generated one would say less than what they accept (read by
-// server/api/openapi.ts's schemaOf).
+// jsonSchemaOf below).
 const documented = new WeakMap<z.ZodType, Record<string, unknown>>();
-export function documentedSchema(schema: z.ZodType): Record<string, unknown> | undefined {
-  return documented.get(schema);
+
+// A schema that documents itself replaces what zod would generate for it.
+function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const own = documented.get(ctx.zodSchema as z.ZodType);
+  if (!own) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, own);
+}
+
+/** The JSON Schema of a zod schema as the OpenAPI document and the CLI read it (no `$schema`). */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as Record<string, unknown>;
+  return rest;
 }
 
 const digits = /^(0|[1-9][0-9]{0,15})$/;

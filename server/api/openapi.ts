@@ -1,22 +1,13 @@
 import { z } from 'zod';
 import type { Route } from './define';
 import { errorCodes } from '../errors';
-import { documentedSchema } from '../numbers';
+import { jsonSchemaOf } from '../numbers';
 import { idempotencyKeySchema } from './idempotency';
 
 type JsonSchema = Record<string, unknown>;
 
-// A schema that documents itself (server/numbers.ts) replaces what zod would generate for it.
-function override(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
-  const own = documentedSchema(ctx.zodSchema as z.ZodType);
-  if (!own) return;
-  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, own);
-}
-
 export function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as JsonSchema;
-  return rest;
+  return jsonSchemaOf(schema, io);
 }
 
 const errorResponseRef = { $ref: '#/components/responses/Error' };
