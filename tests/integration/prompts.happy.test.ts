@@ -33,7 +33,7 @@ describe('prompts', () => {
     const fetched = await editor.call('GET', `/organizations/${org.id}/prompts/${created.body.id}`);
     expect(fetched.body).toEqual(created.body);
     const dataset2 = await editor.call('GET', `/organizations/${org.id}/prompts/${created.body.id}/dataset`);
-    expect(dataset2.body).toEqual({ id: dataset.id, revision: 0, count: 0, capacity: 10, rows: [] });
+    expect(dataset2.body).toEqual({ id: dataset.id, revision: 0, count: 0, capacity: 10, rows: [], warnings: [] });
   });
 
   it('lists newest first with paging, state filter and case-insensitive search', async () => {
