@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTRPC } from '@/lib/trpc/client';
 import type { EvalResult, Side } from './types';
 
@@ -16,7 +16,13 @@ export function useSideResults(organizationId: string, evaluationId: string, sid
     enabled: options.enabled,
     refetchInterval: options.live ? 2_000 : false,
   });
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage, refetch } = query;
+  // The last poll may predate the side's last results: read them once more when the run settles.
+  const wasLive = useRef(options.live);
+  useEffect(() => {
+    if (wasLive.current && !options.live && options.enabled) void refetch();
+    wasLive.current = options.live;
+  }, [options.live, options.enabled, refetch]);
   useEffect(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
