@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { withFreshDatabase } from './fresh-database';
-import { formatFailures, fuzzManagementApi } from './openapi-fuzz';
+import { formatFailures, fuzzManagementApi, seedFuzzTarget } from './openapi-fuzz';
 
 // `npm run bench -- fuzz`: the OpenAPI-driven fuzzer (bench/openapi-fuzz.ts) against the production
 // entry (`server/main.ts --role=web`, Next behind the entry guard; needs `npx next build`) on a
@@ -185,33 +185,9 @@ export async function main(): Promise<boolean> {
         return json;
       };
       const member = await api('GET', '/me', undefined, memberToken);
-      const org = (await api('POST', '/organizations', { name: 'Fuzz' })).id;
-      await api('POST', `/organizations/${org}/members`, { email: 'fuzz-member@example.com', role: 'viewer' });
-      const prompt = (await api('POST', `/organizations/${org}/prompts`, { name: 'Fuzz target' })).id;
-      const victim = (await api('POST', `/organizations/${org}/prompts`, { name: 'Fuzz victim' })).id;
-      const caseId = (await api('POST', `/organizations/${org}/prompts/${prompt}/dataset/cases`, { revision: 0, row: { input: 'hello', expectedOutput: 'world' } })).id;
-      const keyId = (await api('POST', `/organizations/${org}/prompts/${prompt}/keys`, { name: 'Fuzz' })).key.id;
-
-      const fuzz = await fuzzManagementApi(
-        {
-          baseUrl,
-          token,
-          ids: {
-            organizationId: org,
-            promptId: prompt,
-            caseId,
-            keyId,
-            userId: member.id,
-            number: '1',
-            label: 'production',
-            evaluationId: 'eval_none',
-            traceId: '0'.repeat(32),
-            warningId: 'warn_none',
-          },
-          idsFor: { archive_prompt: { promptId: victim } },
-        },
-        { runs: cases, seed },
-      );
+      const organizationId = (await api('POST', '/organizations', { name: 'Fuzz' })).id;
+      const target = await seedFuzzTarget(api, { baseUrl, token, organizationId, member: { id: member.id, email: 'fuzz-member@example.com' } });
+      const fuzz = await fuzzManagementApi(target, { runs: cases, seed });
       const probes = await probeEntry(port);
       console.log(
         `fuzz: ${fuzz.cases} OpenAPI cases (${fuzz.valid} schema-valid, ${fuzz.mutated} mutated) in ${(fuzz.ms / 1000).toFixed(1)} s, seed ${fuzz.seed}; statuses ${JSON.stringify(fuzz.byStatus)}`,

@@ -23,6 +23,43 @@ export type FuzzTarget = {
   idsFor?: Record<string, Record<string, string>>;
 };
 
+/** A management call that answers the JSON body of a 2xx, or throws. */
+export type SeedCall = (method: string, route: string, body?: unknown) => Promise<any>;
+
+/**
+ * What valid requests need to reach the services: in `organizationId` (where the caller is admin), a
+ * viewer member, a prompt with one case and one key, and a second prompt for destructive operations.
+ */
+export async function seedFuzzTarget(
+  call: SeedCall,
+  target: { baseUrl: string; token: string; organizationId: string; member: { id: string; email: string } },
+): Promise<FuzzTarget> {
+  const org = target.organizationId;
+  await call('POST', `/organizations/${org}/members`, { email: target.member.email, role: 'viewer' });
+  const prompt = (await call('POST', `/organizations/${org}/prompts`, { name: 'Fuzz target' })).id;
+  const victim = (await call('POST', `/organizations/${org}/prompts`, { name: 'Fuzz victim' })).id;
+  const caseId = (await call('POST', `/organizations/${org}/prompts/${prompt}/dataset/cases`, { revision: 0, row: { input: 'hello', expectedOutput: 'world' } })).id;
+  const keyId = (await call('POST', `/organizations/${org}/prompts/${prompt}/keys`, { name: 'Fuzz' })).key.id;
+  return {
+    baseUrl: target.baseUrl,
+    token: target.token,
+    ids: {
+      organizationId: org,
+      promptId: prompt,
+      caseId,
+      keyId,
+      userId: target.member.id,
+      number: '1',
+      label: 'production',
+      evaluationId: 'eval_none',
+      traceId: '0'.repeat(32),
+      warningId: 'warn_none',
+    },
+    // Destructive operations work on their own prompt, never on the one the others read.
+    idsFor: { archive_prompt: { promptId: victim } },
+  };
+}
+
 export type Failure = { check: string; operationId: string; kind: string; request: string; status: number; body: string };
 export type FuzzReport = {
   seed: number;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzManagementApi, formatFailures, type FuzzTarget } from '../../bench/openapi-fuzz';
+import { fuzzManagementApi, formatFailures, seedFuzzTarget, type FuzzTarget, type SeedCall } from '../../bench/openapi-fuzz';
 import { newOrganization, newUser } from '../helpers/api';
 import { startEntry } from '../helpers/entry';
 
@@ -17,31 +17,13 @@ beforeAll(async () => {
   entry = await startEntry();
   const user = await newUser();
   const member = await newUser();
-  const orgId = (await newOrganization(user)).id;
-  await user.call('POST', `/organizations/${orgId}/members`, { body: { email: member.email, role: 'viewer' } });
-  const prompt = (await user.call('POST', `/organizations/${orgId}/prompts`, { body: { name: 'Fuzz target' } })).body.id;
-  const victim = (await user.call('POST', `/organizations/${orgId}/prompts`, { body: { name: 'Fuzz victim' } })).body.id;
-  const caseId = (await user.call('POST', `/organizations/${orgId}/prompts/${prompt}/dataset/cases`, { body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } } }))
-    .body.id;
-  const keyId = (await user.call('POST', `/organizations/${orgId}/prompts/${prompt}/keys`, { body: { name: 'Fuzz' } })).body.key.id;
-  target = {
-    baseUrl: entry.url,
-    token: user.token,
-    ids: {
-      organizationId: orgId,
-      promptId: prompt,
-      caseId,
-      keyId,
-      userId: member.id,
-      number: '1',
-      label: 'production',
-      evaluationId: 'eval_none',
-      traceId: '0'.repeat(32),
-      warningId: 'warn_none',
-    },
-    // Destructive operations work on their own prompt, never on the one the others read.
-    idsFor: { archive_prompt: { promptId: victim } },
+  const organizationId = (await newOrganization(user)).id;
+  const call: SeedCall = async (method, route, body) => {
+    const reply = await user.call(method, route, { body });
+    if (reply.status >= 300) throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body;
   };
+  target = await seedFuzzTarget(call, { baseUrl: entry.url, token: user.token, organizationId, member });
 });
 afterAll(() => entry.close());
 
