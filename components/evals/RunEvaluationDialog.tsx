@@ -181,7 +181,7 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
   }, [open]);
 
   const estimate = useQuery({
-    ...trpc.evals.estimate.queryOptions({ organizationId, promptId, versionId, scope, rerunBoth }, { staleTime: 5_000 }),
+    ...trpc.evals.estimate.queryOptions({ organizationId, promptId, versionId, scope, rerunBoth: rerunBoth ? 'true' : 'false' }, { staleTime: 5_000 }),
     enabled: open && versionId !== '',
   });
 

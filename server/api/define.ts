@@ -9,7 +9,7 @@ import { assertCleanInput, assertCleanParams } from '../input-hygiene';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
-import type { AnyObject, Method, OperationSpec } from '../operations/declare';
+import { assertFlatInput, type AnyObject, type Method, type OperationSpec } from '../operations/declare';
 
 export type { Method } from '../operations/declare';
 
@@ -18,12 +18,13 @@ export type { Method } from '../operations/declare';
 // the handler in the edge-owned transaction, and applies Idempotency-Key semantics. Both surfaces
 // turn its thrown AppErrors into their error envelope with server/api/http.ts.
 
-export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
-  ctx: ServiceContext;
-  params: P extends AnyObject ? z.infer<P> : Record<string, never>;
-  query: Q extends AnyObject ? z.infer<Q> : Record<string, never>;
-  body: B extends z.ZodType ? z.infer<B> : undefined;
-};
+// What a handler receives besides the context: the path parameters, query and body, parsed, as one
+// object (OperationInput in server/operations). Their names never clash (assertFlatInput).
+export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = (P extends AnyObject ? z.output<P> : unknown) &
+  (Q extends AnyObject ? z.output<Q> : unknown) &
+  (B extends z.ZodType ? z.output<B> : unknown);
+
+export type Handler<I = never> = (ctx: ServiceContext, input: I) => Promise<unknown>;
 
 // A declaration with its handler bound: what the executor runs.
 export type Executable = Pick<
@@ -31,7 +32,7 @@ export type Executable = Pick<
   'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay' | 'secretField' | 'transaction'
 > & {
   operationId: string;
-  handler: (input: HandlerInput<AnyObject, AnyObject, z.ZodType>) => Promise<unknown>;
+  handler: Handler;
 };
 
 // The input of one call, in REST's terms: path parameters and query values as strings, and the
@@ -90,7 +91,7 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
   const body = !write ? undefined : 'request' in input.body ? await parseBody(operation.body, input.body.request) : await parseBodyValue(operation.body, input.body.value);
 
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
-    const result = await operation.handler({ ctx: { db: handlerDb, actor, afterCommit }, params, query, body } as never);
+    const result = await operation.handler({ db: handlerDb, actor, afterCommit }, { ...params, ...query, ...(body as object | undefined) } as never);
     const receipt = operation.idempotentReplay === 'secret_unavailable' ? withoutSecret(result, operation.secretField ?? 'secret') : undefined;
     return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
   };
@@ -160,7 +161,7 @@ export type RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | und
   params?: P;
   query?: Q;
   body?: B;
-  handler: (input: HandlerInput<P, Q, B>) => Promise<unknown>;
+  handler: Handler<HandlerInput<P, Q, B>>;
 };
 
 const anonymous: Actor = { userId: '', clientId: '', human: false };
@@ -171,6 +172,7 @@ const anonymous: Actor = { userId: '', clientId: '', human: false };
 export function defineRoute<P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: RouteSpec<P, Q, B>,
 ): Route {
+  assertFlatInput(spec.operationId, spec);
   const executable: Executable = { ...(spec as unknown as Executable), operationId: spec.operationId };
   const handle = async (request: Request, rawParams: Record<string, string>): Promise<Response> => {
     const requestId = newRequestId();

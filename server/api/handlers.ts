@@ -1,6 +1,5 @@
-import type { z } from 'zod';
 import type { ServiceContext } from '../context';
-import { operationList, type OperationId, type Operations } from '../operations';
+import { operationList, type OperationId, type OperationInput } from '../operations';
 import { getProfile, resolveDefaultOrganization, setDefaultOrganization } from '../account/service';
 import { createDeletionLink, createOrganization, getOrganization, listOrganizations, renameOrganization } from '../orgs/service';
 import { addMember, changeMemberRole, listMembers, removeMember } from '../orgs/members';
@@ -26,96 +25,97 @@ import { cancelRenewal, createCheckout, createPortalSession } from '../billing/s
 import { createServiceAccount, getServiceAccount, listServiceAccounts, revokeServiceAccount } from '../service-accounts/service';
 import { defineRoute, type Executable, type Route } from './define';
 
-// Each operation of the table bound to its one service call. The mapped type makes a missing
-// handler a compile error, and types every handler's input from its declaration's schemas.
-type Infer<D, K extends string> = D extends { [key in K]: infer S extends z.ZodType } ? z.infer<S> : K extends 'body' ? undefined : Record<string, never>;
-type Handler<D> = (input: { ctx: ServiceContext; params: Infer<D, 'params'>; query: Infer<D, 'query'>; body: Infer<D, 'body'> }) => Promise<unknown>;
+// Each operation of the table bound to its one service, which takes the operation's parsed input
+// (params + query + body as one object). `satisfies` makes a missing entry a compile error and keeps
+// each service's own result type (the tRPC procedures' outputs). One entry per line, in table order.
+// TODO(A1): adapters to the positional signatures until every service takes `(ctx, input)`.
+export type Services = { [K in OperationId]: (ctx: ServiceContext, input: OperationInput<K>) => Promise<unknown> };
 
-export const handlers: { [K in OperationId]: Handler<Operations[K]> } = {
-  get_profile: ({ ctx }) => getProfile(ctx),
-  set_default_organization: ({ ctx, body }) => setDefaultOrganization(ctx, body),
-  resolve_default_organization: ({ ctx }) => resolveDefaultOrganization(ctx),
+export const services = {
+  get_profile: (ctx) => getProfile(ctx),
+  set_default_organization: (ctx, input) => setDefaultOrganization(ctx, input),
+  resolve_default_organization: (ctx) => resolveDefaultOrganization(ctx),
 
-  list_organizations: ({ ctx, query }) => listOrganizations(ctx, query),
-  create_organization: ({ ctx, body }) => createOrganization(ctx, body),
-  get_organization: ({ ctx, params }) => getOrganization(ctx, params.organizationId),
-  rename_organization: ({ ctx, params, body }) => renameOrganization(ctx, params.organizationId, body),
-  get_organization_deletion_link: ({ ctx, params }) => createDeletionLink(ctx, params.organizationId),
-  list_members: ({ ctx, params, query }) => listMembers(ctx, params.organizationId, query),
-  add_member: ({ ctx, params, body }) => addMember(ctx, params.organizationId, body),
-  change_member_role: ({ ctx, params, body }) => changeMemberRole(ctx, params.organizationId, params.userId, body),
-  remove_member: ({ ctx, params }) => removeMember(ctx, params.organizationId, params.userId),
-  list_model_routes: ({ ctx, params }) => listModelRoutes(ctx, params.organizationId),
+  list_organizations: (ctx, input) => listOrganizations(ctx, input),
+  create_organization: (ctx, input) => createOrganization(ctx, input),
+  get_organization: (ctx, { organizationId }) => getOrganization(ctx, organizationId),
+  rename_organization: (ctx, { organizationId, ...body }) => renameOrganization(ctx, organizationId, body),
+  get_organization_deletion_link: (ctx, { organizationId }) => createDeletionLink(ctx, organizationId),
+  list_members: (ctx, { organizationId, ...query }) => listMembers(ctx, organizationId, query),
+  add_member: (ctx, { organizationId, ...body }) => addMember(ctx, organizationId, body),
+  change_member_role: (ctx, { organizationId, userId, ...body }) => changeMemberRole(ctx, organizationId, userId, body),
+  remove_member: (ctx, { organizationId, userId }) => removeMember(ctx, organizationId, userId),
+  list_model_routes: (ctx, { organizationId }) => listModelRoutes(ctx, organizationId),
 
-  list_prompts: ({ ctx, params, query }) => listPrompts(ctx, params.organizationId, query),
-  create_prompt: ({ ctx, params, body }) => createPrompt(ctx, params.organizationId, body),
-  get_prompt: ({ ctx, params }) => getPrompt(ctx, params.organizationId, params.promptId),
-  rename_prompt: ({ ctx, params, body }) => renamePrompt(ctx, params.organizationId, params.promptId, body),
-  archive_prompt: ({ ctx, params }) => archivePrompt(ctx, params.organizationId, params.promptId),
-  get_draft: ({ ctx, params }) => getDraft(ctx, params.organizationId, params.promptId),
-  update_draft: ({ ctx, params, body }) => updateDraft(ctx, params.organizationId, params.promptId, body),
-  discard_draft: ({ ctx, params, body }) => discardDraft(ctx, params.organizationId, params.promptId, body),
+  list_prompts: (ctx, { organizationId, ...query }) => listPrompts(ctx, organizationId, query),
+  create_prompt: (ctx, { organizationId, ...body }) => createPrompt(ctx, organizationId, body),
+  get_prompt: (ctx, { organizationId, promptId }) => getPrompt(ctx, organizationId, promptId),
+  rename_prompt: (ctx, { organizationId, promptId, ...body }) => renamePrompt(ctx, organizationId, promptId, body),
+  archive_prompt: (ctx, { organizationId, promptId }) => archivePrompt(ctx, organizationId, promptId),
+  get_draft: (ctx, { organizationId, promptId }) => getDraft(ctx, organizationId, promptId),
+  update_draft: (ctx, { organizationId, promptId, ...body }) => updateDraft(ctx, organizationId, promptId, body),
+  discard_draft: (ctx, { organizationId, promptId, ...body }) => discardDraft(ctx, organizationId, promptId, body),
 
-  list_versions: ({ ctx, params, query }) => listVersions(ctx, params.organizationId, params.promptId, query),
-  save_version: ({ ctx, params, body }) => saveVersion(ctx, params.organizationId, params.promptId, body),
-  get_version: ({ ctx, params }) => getVersion(ctx, params.organizationId, params.promptId, params.number),
-  list_labels: ({ ctx, params }) => listLabels(ctx, params.organizationId, params.promptId),
-  move_label: ({ ctx, params, body }) => moveLabel(ctx, params.organizationId, params.promptId, params.label, body),
-  remove_label: ({ ctx, params }) => removeLabel(ctx, params.organizationId, params.promptId, params.label),
-  list_label_history: ({ ctx, params, query }) => listLabelHistory(ctx, params.organizationId, params.promptId, query),
-  get_scoring_policy: ({ ctx, params }) => getScoringPolicy(ctx, params.organizationId, params.promptId),
-  set_scoring_policy: ({ ctx, params, body }) => setScoringPolicy(ctx, params.organizationId, params.promptId, body),
+  list_versions: (ctx, { organizationId, promptId, ...query }) => listVersions(ctx, organizationId, promptId, query),
+  save_version: (ctx, { organizationId, promptId, ...body }) => saveVersion(ctx, organizationId, promptId, body),
+  get_version: (ctx, { organizationId, promptId, number }) => getVersion(ctx, organizationId, promptId, number),
+  list_labels: (ctx, { organizationId, promptId }) => listLabels(ctx, organizationId, promptId),
+  move_label: (ctx, { organizationId, promptId, label, ...body }) => moveLabel(ctx, organizationId, promptId, label, body),
+  remove_label: (ctx, { organizationId, promptId, label }) => removeLabel(ctx, organizationId, promptId, label),
+  list_label_history: (ctx, { organizationId, promptId, ...query }) => listLabelHistory(ctx, organizationId, promptId, query),
+  get_scoring_policy: (ctx, { organizationId, promptId }) => getScoringPolicy(ctx, organizationId, promptId),
+  set_scoring_policy: (ctx, { organizationId, promptId, ...body }) => setScoringPolicy(ctx, organizationId, promptId, body),
 
-  list_evaluations: ({ ctx, params, query }) => listEvaluations(ctx, params.organizationId, params.promptId, query),
-  start_evaluation: ({ ctx, params, body }) => startEvaluation(ctx, params.organizationId, params.promptId, body),
-  estimate_evaluation: ({ ctx, params, query }) => estimateEvaluation(ctx, params.organizationId, params.promptId, query),
-  initialize_baseline: ({ ctx, params, body }) => initializeBaseline(ctx, params.organizationId, params.promptId, body),
-  get_evaluation: ({ ctx, params }) => getEvaluation(ctx, params.organizationId, params.evaluationId),
-  list_evaluation_results: ({ ctx, params, query }) => listResults(ctx, params.organizationId, params.evaluationId, query),
-  cancel_evaluation: ({ ctx, params }) => cancelEvaluation(ctx, params.organizationId, params.evaluationId),
-  resume_evaluation: ({ ctx, params }) => resumeEvaluation(ctx, params.organizationId, params.evaluationId),
-  retry_evaluation_side: ({ ctx, params, body }) => retryEvaluationSide(ctx, params.organizationId, params.evaluationId, body.side),
-  review_evaluation_results: ({ ctx, params, body }) => reviewResults(ctx, params.organizationId, params.evaluationId, body),
+  list_evaluations: (ctx, { organizationId, promptId, ...query }) => listEvaluations(ctx, organizationId, promptId, query),
+  start_evaluation: (ctx, { organizationId, promptId, ...body }) => startEvaluation(ctx, organizationId, promptId, body),
+  estimate_evaluation: (ctx, { organizationId, promptId, ...query }) => estimateEvaluation(ctx, organizationId, promptId, query),
+  initialize_baseline: (ctx, { organizationId, promptId, ...body }) => initializeBaseline(ctx, organizationId, promptId, body),
+  get_evaluation: (ctx, { organizationId, evaluationId }) => getEvaluation(ctx, organizationId, evaluationId),
+  list_evaluation_results: (ctx, { organizationId, evaluationId, ...query }) => listResults(ctx, organizationId, evaluationId, query),
+  cancel_evaluation: (ctx, { organizationId, evaluationId }) => cancelEvaluation(ctx, organizationId, evaluationId),
+  resume_evaluation: (ctx, { organizationId, evaluationId }) => resumeEvaluation(ctx, organizationId, evaluationId),
+  retry_evaluation_side: (ctx, { organizationId, evaluationId, side }) => retryEvaluationSide(ctx, organizationId, evaluationId, side),
+  review_evaluation_results: (ctx, { organizationId, evaluationId, ...body }) => reviewResults(ctx, organizationId, evaluationId, body),
 
-  get_dataset: ({ ctx, params }) => getDataset(ctx, params.organizationId, params.promptId),
-  add_dataset_case: ({ ctx, params, body }) => addCase(ctx, params.organizationId, params.promptId, body),
-  update_dataset_case: ({ ctx, params, body }) => updateCase(ctx, params.organizationId, params.promptId, params.caseId, body),
-  delete_dataset_case: ({ ctx, params, query }) => deleteCase(ctx, params.organizationId, params.promptId, params.caseId, query),
-  reorder_dataset: ({ ctx, params, body }) => reorderCases(ctx, params.organizationId, params.promptId, body),
-  import_dataset: ({ ctx, params, body }) => importCases(ctx, params.organizationId, params.promptId, body),
+  get_dataset: (ctx, { organizationId, promptId }) => getDataset(ctx, organizationId, promptId),
+  add_dataset_case: (ctx, { organizationId, promptId, ...body }) => addCase(ctx, organizationId, promptId, body),
+  update_dataset_case: (ctx, { organizationId, promptId, caseId, ...body }) => updateCase(ctx, organizationId, promptId, caseId, body),
+  delete_dataset_case: (ctx, { organizationId, promptId, caseId, ...query }) => deleteCase(ctx, organizationId, promptId, caseId, query),
+  reorder_dataset: (ctx, { organizationId, promptId, ...body }) => reorderCases(ctx, organizationId, promptId, body),
+  import_dataset: (ctx, { organizationId, promptId, ...body }) => importCases(ctx, organizationId, promptId, body),
 
-  list_ingestion_keys: ({ ctx, params, query }) => listIngestionKeys(ctx, params.organizationId, query),
-  create_ingestion_key: ({ ctx, params, body }) => createIngestionKey(ctx, params.organizationId, body),
-  revoke_ingestion_key: ({ ctx, params }) => revokeIngestionKey(ctx, params.organizationId, params.keyId),
-  list_retrieval_keys: ({ ctx, params, query }) => listRetrievalKeys(ctx, params.organizationId, params.promptId, query),
-  create_retrieval_key: ({ ctx, params, body }) => createRetrievalKey(ctx, params.organizationId, params.promptId, body),
-  revoke_retrieval_key: ({ ctx, params }) => revokeRetrievalKey(ctx, params.organizationId, params.promptId, params.keyId),
+  list_ingestion_keys: (ctx, { organizationId, ...query }) => listIngestionKeys(ctx, organizationId, query),
+  create_ingestion_key: (ctx, { organizationId, ...body }) => createIngestionKey(ctx, organizationId, body),
+  revoke_ingestion_key: (ctx, { organizationId, keyId }) => revokeIngestionKey(ctx, organizationId, keyId),
+  list_retrieval_keys: (ctx, { organizationId, promptId, ...query }) => listRetrievalKeys(ctx, organizationId, promptId, query),
+  create_retrieval_key: (ctx, { organizationId, promptId, ...body }) => createRetrievalKey(ctx, organizationId, promptId, body),
+  revoke_retrieval_key: (ctx, { organizationId, promptId, keyId }) => revokeRetrievalKey(ctx, organizationId, promptId, keyId),
 
-  list_traces: ({ ctx, params, query }) => listTraces(ctx, params.organizationId, query),
-  get_trace: ({ ctx, params, query }) => getTrace(ctx, params.organizationId, params.traceId, query),
-  list_warnings: ({ ctx, params, query }) => listWarnings(ctx, params.organizationId, query),
-  resolve_warning: ({ ctx, params }) => dismissWarning(ctx, params.organizationId, params.warningId),
+  list_traces: (ctx, { organizationId, ...query }) => listTraces(ctx, organizationId, query),
+  get_trace: (ctx, { organizationId, traceId, ...query }) => getTrace(ctx, organizationId, traceId, query),
+  list_warnings: (ctx, { organizationId, ...query }) => listWarnings(ctx, organizationId, query),
+  resolve_warning: (ctx, { organizationId, warningId }) => dismissWarning(ctx, organizationId, warningId),
 
-  get_billing: ({ ctx, params }) => getBillingState(ctx, params.organizationId),
-  create_billing_checkout: ({ ctx, params, body }) => createCheckout(ctx, params.organizationId, body),
-  create_billing_portal_session: ({ ctx, params }) => createPortalSession(ctx, params.organizationId),
-  cancel_subscription_renewal: ({ ctx, params, body }) => cancelRenewal(ctx, params.organizationId, body),
+  get_billing: (ctx, { organizationId }) => getBillingState(ctx, organizationId),
+  create_billing_checkout: (ctx, { organizationId, ...body }) => createCheckout(ctx, organizationId, body),
+  create_billing_portal_session: (ctx, { organizationId }) => createPortalSession(ctx, organizationId),
+  cancel_subscription_renewal: (ctx, { organizationId, ...body }) => cancelRenewal(ctx, organizationId, body),
 
-  list_service_accounts: ({ ctx, params, query }) => listServiceAccounts(ctx, params.organizationId, query),
-  create_service_account: ({ ctx, params, body }) => createServiceAccount(ctx, params.organizationId, body),
-  get_service_account: ({ ctx, params }) => getServiceAccount(ctx, params.organizationId, params.serviceAccountId),
-  revoke_service_account: ({ ctx, params }) => revokeServiceAccount(ctx, params.organizationId, params.serviceAccountId),
-};
+  list_service_accounts: (ctx, { organizationId, ...query }) => listServiceAccounts(ctx, organizationId, query),
+  create_service_account: (ctx, { organizationId, ...body }) => createServiceAccount(ctx, organizationId, body),
+  get_service_account: (ctx, { organizationId, serviceAccountId }) => getServiceAccount(ctx, organizationId, serviceAccountId),
+  revoke_service_account: (ctx, { organizationId, serviceAccountId }) => revokeServiceAccount(ctx, organizationId, serviceAccountId),
+} satisfies Services;
 
-// The table with its handlers: what REST routes and MCP tools run.
+// The table with its services: what REST routes and MCP tools run.
 export const executables: Executable[] = operationList.map((operation) => ({
   ...operation,
   operationId: operation.id,
-  handler: handlers[operation.id as OperationId] as Executable['handler'],
+  handler: services[operation.id as OperationId] as Executable['handler'],
 }));
 
 // Every management operation as a REST route, in table order.
 export const managementRoutes: Route[] = operationList.map((operation) => {
   const { id, role: _role, effect: _effect, cli: _cli, ...declaration } = operation;
-  return defineRoute({ ...declaration, operationId: id, tag: 'Management', auth: 'management', handler: handlers[id as OperationId] as Executable['handler'] });
+  return defineRoute({ ...declaration, operationId: id, tag: 'Management', auth: 'management', handler: services[id as OperationId] as never });
 });

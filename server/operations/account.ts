@@ -11,6 +11,7 @@ export const accountOperations = declareOperations({
     role: 'user',
     effect: 'read',
     cli: { command: ['account', 'get'], positional: [] },
+    dashboard: 'account.profile',
   },
   set_default_organization: {
     method: 'PUT',
@@ -24,6 +25,7 @@ export const accountOperations = declareOperations({
     role: 'user',
     effect: 'write',
     cli: { command: ['account', 'set-default-org'], positional: ['organizationId'] },
+    dashboard: 'account.setDefaultOrganization',
   },
   resolve_default_organization: {
     method: 'GET',
@@ -35,5 +37,6 @@ export const accountOperations = declareOperations({
     role: 'user',
     effect: 'read',
     cli: { command: ['account', 'default-org'], positional: [] },
+    dashboard: 'account.defaultOrganization',
   },
 });

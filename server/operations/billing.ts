@@ -16,6 +16,7 @@ export const billingOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['billing', 'get'], positional: [] },
+    dashboard: 'billing.state',
   },
   create_billing_checkout: {
     method: 'POST',
@@ -32,6 +33,7 @@ export const billingOperations = declareOperations({
     effect: 'write',
     transaction: false,
     cli: { command: ['billing', 'checkout'], positional: [] },
+    dashboard: 'billing.checkout',
   },
   create_billing_portal_session: {
     method: 'POST',
@@ -46,6 +48,7 @@ export const billingOperations = declareOperations({
     effect: 'write',
     transaction: false,
     cli: { command: ['billing', 'portal'], positional: [] },
+    dashboard: 'billing.portal',
   },
   cancel_subscription_renewal: {
     method: 'POST',
@@ -62,5 +65,6 @@ export const billingOperations = declareOperations({
     effect: 'destroys',
     transaction: false,
     cli: { command: ['billing', 'cancel-renewal'], positional: [] },
+    dashboard: 'billing.cancelRenewal',
   },
 });

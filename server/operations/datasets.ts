@@ -23,6 +23,7 @@ export const datasetOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['dataset', 'get'], positional: ['promptId'] },
+    dashboard: 'datasets.get',
   },
   add_dataset_case: {
     method: 'POST',
@@ -37,6 +38,7 @@ export const datasetOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['dataset', 'add'], positional: ['promptId'] },
+    dashboard: 'datasets.addCase',
   },
   update_dataset_case: {
     method: 'PUT',
@@ -51,6 +53,7 @@ export const datasetOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['dataset', 'update'], positional: ['promptId', 'caseId'] },
+    dashboard: 'datasets.updateCase',
   },
   delete_dataset_case: {
     method: 'DELETE',
@@ -64,6 +67,7 @@ export const datasetOperations = declareOperations({
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['dataset', 'delete'], positional: ['promptId', 'caseId'] },
+    dashboard: 'datasets.deleteCase',
   },
   reorder_dataset: {
     method: 'PUT',
@@ -77,6 +81,7 @@ export const datasetOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['dataset', 'reorder'], positional: ['promptId'] },
+    dashboard: 'datasets.reorder',
   },
   import_dataset: {
     method: 'POST',
@@ -94,5 +99,6 @@ export const datasetOperations = declareOperations({
     // mode "replace" deletes every current case.
     effect: 'destroys',
     cli: { command: ['dataset', 'import'], positional: ['promptId'] },
+    dashboard: 'datasets.import',
   },
 });

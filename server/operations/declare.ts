@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ErrorCode } from '../errors';
 
 // One declaration per management operation (DESIGN.md): what it is, never how it runs. This folder
@@ -40,6 +40,9 @@ export type OperationSpec<P extends AnyObject | undefined, Q extends AnyObject |
   role: RequiredRole;
   effect: Effect;
   cli: CliCommand;
+  // The dashboard's tRPC procedure for it, `area.name` (server/trpc/operations.ts builds it): the
+  // names the components call.
+  dashboard: `${string}.${string}`;
   // false: the handler calls an outside service (Stripe) and opens its own short transactions, so
   // no database transaction (on PGlite, the only connection) is held across that call.
   transaction?: false;
@@ -64,7 +67,10 @@ export function declareOperations<T extends Record<string, OperationSpec<AnyObje
   specs: T,
 ): { [K in keyof T & string]: T[K] & { id: K } } {
   const out: Record<string, unknown> = {};
-  for (const [id, spec] of Object.entries(specs)) out[id] = { ...spec, id };
+  for (const [id, spec] of Object.entries(specs)) {
+    assertFlatInput(id, spec);
+    out[id] = { ...spec, id };
+  }
   return out as { [K in keyof T & string]: T[K] & { id: K } };
 }
 
@@ -73,3 +79,21 @@ export const isWrite = (operation: Pick<OperationDeclaration, 'method'>): boolea
 
 // Organization-scoped operations name their organization in the path.
 export const isOrganizationScoped = (operation: Pick<OperationDeclaration, 'params'>): boolean => Boolean(operation.params?.shape.organizationId);
+
+/**
+ * A service receives params, query and body as one object (OperationInput), so a name may be in
+ * only one of them, and the body must be an object. Checked when a table is declared, so a clash
+ * fails the module load (every surface, the CLI too), never a call.
+ */
+export function assertFlatInput(id: string, spec: Pick<OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>, 'params' | 'query' | 'body'>): void {
+  if (spec.body && !(spec.body instanceof z.ZodObject)) throw new Error(`Operation ${id}: the body schema must be an object (its fields join the path and query parameters).`);
+  const seen = new Map<string, string>();
+  for (const part of ['params', 'query', 'body'] as const) {
+    const schema = spec[part] as AnyObject | undefined;
+    for (const name of Object.keys(schema?.shape ?? {})) {
+      const other = seen.get(name);
+      if (other) throw new Error(`Operation ${id}: input field "${name}" is in both ${other} and ${part}.`);
+      seen.set(name, part);
+    }
+  }
+}

@@ -46,6 +46,7 @@ export const evalOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['evals', 'list'], positional: ['promptId'] },
+    dashboard: 'evals.list',
   },
   start_evaluation: {
     method: 'POST',
@@ -60,6 +61,7 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'start'], positional: ['promptId'] },
+    dashboard: 'evals.start',
   },
   estimate_evaluation: {
     method: 'GET',
@@ -74,6 +76,7 @@ export const evalOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['evals', 'estimate'], positional: ['promptId'] },
+    dashboard: 'evals.estimate',
   },
   initialize_baseline: {
     method: 'POST',
@@ -88,6 +91,7 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'initialize'], positional: ['promptId'] },
+    dashboard: 'evals.initialize',
   },
   get_evaluation: {
     method: 'GET',
@@ -101,6 +105,7 @@ export const evalOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['evals', 'get'], positional: ['evaluationId'] },
+    dashboard: 'evals.get',
   },
   list_evaluation_results: {
     method: 'GET',
@@ -114,6 +119,7 @@ export const evalOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['evals', 'results'], positional: ['evaluationId'] },
+    dashboard: 'evals.results',
   },
   cancel_evaluation: {
     method: 'POST',
@@ -127,6 +133,7 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['evals', 'cancel'], positional: ['evaluationId'] },
+    dashboard: 'evals.cancel',
   },
   resume_evaluation: {
     method: 'POST',
@@ -140,6 +147,7 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'resume'], positional: ['evaluationId'] },
+    dashboard: 'evals.resume',
   },
   retry_evaluation_side: {
     method: 'POST',
@@ -155,6 +163,7 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'retry'], positional: ['evaluationId', 'side'] },
+    dashboard: 'evals.retry',
   },
   review_evaluation_results: {
     method: 'POST',
@@ -174,5 +183,6 @@ export const evalOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['evals', 'review'], positional: ['evaluationId'] },
+    dashboard: 'evals.review',
   },
 });

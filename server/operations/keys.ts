@@ -21,6 +21,7 @@ export const ingestionKeyOperations = declareOperations({
     role: 'admin',
     effect: 'read',
     cli: { command: ['ingestion-keys', 'list'], positional: [] },
+    dashboard: 'ingestionKeys.list',
   },
   create_ingestion_key: {
     method: 'POST',
@@ -37,6 +38,7 @@ export const ingestionKeyOperations = declareOperations({
     effect: 'write',
     idempotentReplay: 'secret_unavailable',
     cli: { command: ['ingestion-keys', 'create'], positional: ['name'] },
+    dashboard: 'ingestionKeys.create',
   },
   revoke_ingestion_key: {
     method: 'DELETE',
@@ -50,6 +52,7 @@ export const ingestionKeyOperations = declareOperations({
     role: 'admin',
     effect: 'destroys',
     cli: { command: ['ingestion-keys', 'revoke'], positional: ['keyId'] },
+    dashboard: 'ingestionKeys.revoke',
   },
 });
 
@@ -66,6 +69,7 @@ export const retrievalKeyOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['keys', 'list'], positional: ['promptId'] },
+    dashboard: 'retrievalKeys.list',
   },
   create_retrieval_key: {
     method: 'POST',
@@ -82,6 +86,7 @@ export const retrievalKeyOperations = declareOperations({
     effect: 'write',
     idempotentReplay: 'secret_unavailable',
     cli: { command: ['keys', 'create'], positional: ['promptId', 'name'] },
+    dashboard: 'retrievalKeys.create',
   },
   revoke_retrieval_key: {
     method: 'DELETE',
@@ -95,5 +100,6 @@ export const retrievalKeyOperations = declareOperations({
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['keys', 'revoke'], positional: ['promptId', 'keyId'] },
+    dashboard: 'retrievalKeys.revoke',
   },
 });

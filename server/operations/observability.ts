@@ -23,6 +23,7 @@ export const traceOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['traces', 'list'], positional: [] },
+    dashboard: 'traces.list',
   },
   get_trace: {
     method: 'GET',
@@ -37,6 +38,7 @@ export const traceOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['traces', 'get'], positional: ['traceId'] },
+    dashboard: 'traces.get',
   },
 });
 
@@ -55,6 +57,7 @@ export const warningOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['warnings', 'list'], positional: [] },
+    dashboard: 'warnings.list',
   },
   resolve_warning: {
     method: 'POST',
@@ -68,5 +71,6 @@ export const warningOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['warnings', 'resolve'], positional: ['warningId'] },
+    dashboard: 'warnings.dismiss',
   },
 });

@@ -18,6 +18,7 @@ export const organizationOperations = declareOperations({
     role: 'user',
     effect: 'read',
     cli: { command: ['orgs', 'list'], positional: [] },
+    dashboard: 'organizations.list',
   },
   create_organization: {
     method: 'POST',
@@ -31,6 +32,7 @@ export const organizationOperations = declareOperations({
     role: 'user',
     effect: 'write',
     cli: { command: ['orgs', 'create'], positional: ['name'] },
+    dashboard: 'organizations.create',
   },
   get_organization: {
     method: 'GET',
@@ -43,6 +45,7 @@ export const organizationOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['orgs', 'get'], positional: [] },
+    dashboard: 'organizations.get',
   },
   rename_organization: {
     method: 'PATCH',
@@ -56,6 +59,7 @@ export const organizationOperations = declareOperations({
     role: 'admin',
     effect: 'write',
     cli: { command: ['orgs', 'rename'], positional: ['name'] },
+    dashboard: 'organizations.rename',
   },
   get_organization_deletion_link: {
     method: 'POST',
@@ -69,6 +73,7 @@ export const organizationOperations = declareOperations({
     role: 'admin',
     effect: 'write',
     cli: { command: ['orgs', 'deletion-link'], positional: [] },
+    dashboard: 'organizations.createDeletionLink',
   },
   list_members: {
     method: 'GET',
@@ -82,6 +87,7 @@ export const organizationOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['members', 'list'], positional: [] },
+    dashboard: 'members.list',
   },
   add_member: {
     method: 'POST',
@@ -95,6 +101,7 @@ export const organizationOperations = declareOperations({
     role: 'admin',
     effect: 'write',
     cli: { command: ['members', 'add'], positional: ['email', 'role'] },
+    dashboard: 'members.add',
   },
   change_member_role: {
     method: 'PATCH',
@@ -108,6 +115,7 @@ export const organizationOperations = declareOperations({
     role: 'admin',
     effect: 'write',
     cli: { command: ['members', 'set-role'], positional: ['userId', 'role'] },
+    dashboard: 'members.changeRole',
   },
   remove_member: {
     method: 'DELETE',
@@ -119,6 +127,7 @@ export const organizationOperations = declareOperations({
     role: 'admin',
     effect: 'destroys',
     cli: { command: ['members', 'remove'], positional: ['userId'] },
+    dashboard: 'members.remove',
   },
   list_model_routes: {
     method: 'GET',
@@ -131,5 +140,6 @@ export const organizationOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['models', 'list'], positional: [] },
+    dashboard: 'models.list',
   },
 });

@@ -18,6 +18,7 @@ export const promptOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['prompts', 'list'], positional: [] },
+    dashboard: 'prompts.list',
   },
   create_prompt: {
     method: 'POST',
@@ -31,6 +32,7 @@ export const promptOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['prompts', 'create'], positional: ['name'] },
+    dashboard: 'prompts.create',
   },
   get_prompt: {
     method: 'GET',
@@ -43,6 +45,7 @@ export const promptOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['prompts', 'get'], positional: ['promptId'] },
+    dashboard: 'prompts.get',
   },
   rename_prompt: {
     method: 'PATCH',
@@ -56,6 +59,7 @@ export const promptOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['prompts', 'rename'], positional: ['promptId', 'name'] },
+    dashboard: 'prompts.rename',
   },
   archive_prompt: {
     method: 'POST',
@@ -69,6 +73,7 @@ export const promptOperations = declareOperations({
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['prompts', 'archive'], positional: ['promptId'] },
+    dashboard: 'prompts.archive',
   },
   get_draft: {
     method: 'GET',
@@ -81,6 +86,7 @@ export const promptOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['drafts', 'get'], positional: ['promptId'] },
+    dashboard: 'prompts.getDraft',
   },
   update_draft: {
     method: 'PUT',
@@ -95,6 +101,7 @@ export const promptOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['drafts', 'update'], positional: ['promptId'] },
+    dashboard: 'prompts.updateDraft',
   },
   discard_draft: {
     method: 'POST',
@@ -108,5 +115,6 @@ export const promptOperations = declareOperations({
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['drafts', 'discard'], positional: ['promptId'] },
+    dashboard: 'prompts.discardDraft',
   },
 });

@@ -20,6 +20,7 @@ export const serviceAccountOperations = declareOperations({
     role: 'admin',
     effect: 'read',
     cli: { command: ['service-accounts', 'list'], positional: [] },
+    dashboard: 'serviceAccounts.list',
   },
   create_service_account: {
     method: 'POST',
@@ -37,6 +38,7 @@ export const serviceAccountOperations = declareOperations({
     idempotentReplay: 'secret_unavailable',
     secretField: 'clientSecret',
     cli: { command: ['service-accounts', 'create'], positional: ['name'] },
+    dashboard: 'serviceAccounts.create',
   },
   get_service_account: {
     method: 'GET',
@@ -49,6 +51,7 @@ export const serviceAccountOperations = declareOperations({
     role: 'admin',
     effect: 'read',
     cli: { command: ['service-accounts', 'get'], positional: ['serviceAccountId'] },
+    dashboard: 'serviceAccounts.get',
   },
   revoke_service_account: {
     method: 'DELETE',
@@ -62,5 +65,6 @@ export const serviceAccountOperations = declareOperations({
     role: 'admin',
     effect: 'destroys',
     cli: { command: ['service-accounts', 'revoke'], positional: ['serviceAccountId'] },
+    dashboard: 'serviceAccounts.revoke',
   },
 });

@@ -35,6 +35,7 @@ export const versionOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['versions', 'list'], positional: ['promptId'] },
+    dashboard: 'versions.list',
   },
   save_version: {
     method: 'POST',
@@ -50,6 +51,7 @@ export const versionOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['versions', 'save'], positional: ['promptId'] },
+    dashboard: 'versions.save',
   },
   get_version: {
     method: 'GET',
@@ -62,6 +64,7 @@ export const versionOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['versions', 'get'], positional: ['promptId', 'number'] },
+    dashboard: 'versions.get',
   },
   list_labels: {
     method: 'GET',
@@ -74,6 +77,7 @@ export const versionOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['labels', 'list'], positional: ['promptId'] },
+    dashboard: 'versions.labels',
   },
   move_label: {
     method: 'PUT',
@@ -89,6 +93,7 @@ export const versionOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['labels', 'move'], positional: ['promptId', 'label', 'versionId'] },
+    dashboard: 'versions.moveLabel',
   },
   remove_label: {
     method: 'DELETE',
@@ -100,6 +105,7 @@ export const versionOperations = declareOperations({
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['labels', 'remove'], positional: ['promptId', 'label'] },
+    dashboard: 'versions.removeLabel',
   },
   list_label_history: {
     method: 'GET',
@@ -113,6 +119,7 @@ export const versionOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['labels', 'history'], positional: ['promptId'] },
+    dashboard: 'versions.history',
   },
   get_scoring_policy: {
     method: 'GET',
@@ -125,6 +132,7 @@ export const versionOperations = declareOperations({
     role: 'viewer',
     effect: 'read',
     cli: { command: ['scoring', 'get'], positional: ['promptId'] },
+    dashboard: 'versions.getScoring',
   },
   set_scoring_policy: {
     method: 'PUT',
@@ -140,5 +148,6 @@ export const versionOperations = declareOperations({
     role: 'editor',
     effect: 'write',
     cli: { command: ['scoring', 'set'], positional: ['promptId'] },
+    dashboard: 'versions.setScoring',
   },
 });

@@ -1,40 +1,29 @@
 import { createCallerFactory, router } from './init';
-import { accountRouter } from './routers/account';
+import { operationProcedures } from './operations';
+import { accountProcedures } from './routers/account';
 import { auditRouter } from './routers/audit';
-import { datasetsRouter } from './routers/datasets';
-import { ingestionKeysRouter } from './routers/ingestionKeys';
-import { membersRouter } from './routers/members';
-import { modelsRouter } from './routers/models';
-import { organizationsRouter } from './routers/organizations';
-import { playgroundRouter } from './routers/playground';
-import { promptsRouter } from './routers/prompts';
-import { retrievalKeysRouter } from './routers/retrievalKeys';
-import { tracesRouter } from './routers/traces';
-import { versionsRouter } from './routers/versions';
-import { evalsRouter } from './routers/evals';
-import { warningsRouter } from './routers/warnings';
 import { authorizedAppsRouter } from './routers/authorizedApps';
-import { billingRouter } from './routers/billing';
-import { serviceAccountsRouter } from './routers/serviceAccounts';
+import { datasetProcedures } from './routers/datasets';
+import { organizationProcedures } from './routers/organizations';
+import { playgroundRouter } from './routers/playground';
+import { traceProcedures } from './routers/traces';
+import { warningProcedures } from './routers/warnings';
+
+// The dashboard's API: every operation of the table (generated, server/trpc/operations.ts) plus the
+// dashboard-only procedures written by hand (sign-up and email flows, deletion by link, import
+// preview, playground, audit log, authorized applications, small lookups for the navigation).
+const table = operationProcedures();
 
 export const appRouter = router({
-  account: accountRouter,
-  organizations: organizationsRouter,
-  members: membersRouter,
+  ...table,
+  account: { ...table.account, ...accountProcedures },
+  organizations: { ...table.organizations, ...organizationProcedures },
+  datasets: { ...table.datasets, ...datasetProcedures },
+  traces: { ...table.traces, ...traceProcedures },
+  warnings: { ...table.warnings, ...warningProcedures },
   audit: auditRouter,
-  prompts: promptsRouter,
-  datasets: datasetsRouter,
-  models: modelsRouter,
   playground: playgroundRouter,
-  ingestionKeys: ingestionKeysRouter,
-  retrievalKeys: retrievalKeysRouter,
-  traces: tracesRouter,
-  versions: versionsRouter,
-  evals: evalsRouter,
-  warnings: warningsRouter,
   authorizedApps: authorizedAppsRouter,
-  billing: billingRouter,
-  serviceAccounts: serviceAccountsRouter,
 });
 
 export type AppRouter = typeof appRouter;

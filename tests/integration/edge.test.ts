@@ -134,7 +134,7 @@ describe('a value Postgres cannot hold (SQLSTATE class 22)', () => {
       tag: 'Management',
       auth: 'management',
       status: 200,
-      handler: ({ ctx }) => divideByZero(ctx),
+      handler: (ctx) => divideByZero(ctx),
     });
     const rest = await route.handle(new Request('http://localhost:3999/api/v1/test/data-exception', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
     const restBody = await rest.json();
@@ -180,7 +180,7 @@ describe('one transaction owner', () => {
       tag: 'Management',
       auth: 'management',
       status: 201,
-      handler: ({ ctx }) => twoStepsThenFail(ctx, name),
+      handler: (ctx) => twoStepsThenFail(ctx, name),
     });
     const response = await route.handle(new Request('http://localhost:3999/api/v1/test/two-steps', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
     expect(response.status).toBe(409);

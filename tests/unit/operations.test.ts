@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { declareOperations } from '@/server/operations/declare';
 import { findOperation, isOrganizationScoped, isWrite, operationList, operations } from '@/server/operations';
 import { routes } from '@/server/api/router';
-import { handlers } from '@/server/api/handlers';
+import { services } from '@/server/api/handlers';
 
 const fieldsOf = (schema: unknown): string[] => Object.keys((schema as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
 
@@ -22,7 +24,7 @@ describe('the operation table', () => {
     expect(management.map((route) => [route.operationId, route.method, route.path])).toEqual(operationList.map((op) => [op.id, op.method, op.path]));
     // Only ingestion, retrieval and the document itself live outside the table.
     expect(routes.filter((route) => route.auth !== 'management').map((route) => route.operationId)).toEqual(['ingest_traces', 'retrieve_prompt', 'get_openapi']);
-    expect(Object.keys(handlers).sort()).toEqual(operationList.map((op) => op.id).sort());
+    expect(Object.keys(services).sort()).toEqual(operationList.map((op) => op.id).sort());
   });
 
   it('CLI command paths are unique, and positional names are fields of the operation (never organizationId from the path)', () => {
@@ -72,5 +74,37 @@ describe('the operation table', () => {
 
   it('organization-scoped operations take organizationId in the path', () => {
     for (const op of operationList) expect(isOrganizationScoped(op), op.id).toBe(op.path.startsWith('/organizations/{organizationId}'));
+  });
+});
+
+describe('declaring an operation', () => {
+  const spec = (parts: Record<string, unknown>) => ({
+    method: 'POST' as const,
+    path: '/things/{thingId}',
+    summary: 'A thing',
+    status: 200,
+    role: 'user' as const,
+    effect: 'write' as const,
+    cli: { command: ['things', 'do'], positional: [] },
+    dashboard: 'things.do' as const,
+    ...parts,
+  });
+
+  it('refuses a field that is in two of params, query and body, when the table is declared', () => {
+    const params = z.strictObject({ thingId: z.string() });
+    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ thingId: z.string() }) }) })).toThrow(/do_thing: input field "thingId" is in both params and body/);
+    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ thingId: z.string() }) }) })).toThrow(/in both params and query/);
+    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ n: z.string() }), body: z.strictObject({ n: z.number() }) }) })).toThrow(/"n" is in both query and body/);
+    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ name: z.string() }) }) })).not.toThrow();
+  });
+
+  it('refuses a body that is not an object (its fields join the parameters)', () => {
+    expect(() => declareOperations({ do_thing: spec({ body: z.array(z.string()) }) })).toThrow(/do_thing: the body schema must be an object/);
+  });
+
+  it('every declared body is an object, and every dashboard name is unique', () => {
+    for (const op of operationList) if (op.body) expect(op.body, op.id).toBeInstanceOf(z.ZodObject);
+    const names = operationList.map((op) => op.dashboard);
+    expect(new Set(names).size).toBe(names.length);
   });
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { getProfile, resolveDefaultOrganization, setDefaultOrganization, signUp } from '@/server/account/service';
+import { signUp } from '@/server/account/service';
 import { afterSignUp, getEmailStatus, resendVerification, verifyEmail } from '@/server/account/email-verification';
 import { checkResetLink, requestPasswordReset, resetPassword } from '@/server/account/password-reset';
-import { setDefaultOrganizationInput } from '@/server/orgs/schemas';
-import { protectedProcedure, publicProcedure, router } from '../init';
+import { protectedProcedure, publicProcedure } from '../init';
 
 // The password rules live in the service, so its message is the one shown next to the field.
 const signUpInput = z.strictObject({
@@ -20,15 +19,13 @@ const forgotPasswordInput = z.strictObject({
 
 const resetPasswordInput = tokenInput.extend({ password: z.string().min(1, 'Choose a new password.') });
 
-export const accountRouter = router({
+// The account's dashboard-only procedures; profile and default organization come from the table.
+export const accountProcedures = {
   // Outside the edge transaction: the account flows count attempts through the root handle.
   signUp: publicProcedure
     .meta({ transaction: false })
     .input(signUpInput)
     .mutation(async ({ ctx, input }) => afterSignUp(ctx, await signUp(ctx.db, input, { clientIp: ctx.clientIp }))),
-  profile: protectedProcedure.query(({ ctx }) => getProfile(ctx)),
-  defaultOrganization: protectedProcedure.query(({ ctx }) => resolveDefaultOrganization(ctx)),
-  setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, input)),
   // Email verification and password reset (API.md "Accounts and email").
   emailStatus: protectedProcedure.query(({ ctx }) => getEmailStatus(ctx)),
   resendVerification: protectedProcedure.meta({ transaction: false }).mutation(({ ctx }) => resendVerification(ctx)),
@@ -39,4 +36,4 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => requestPasswordReset(ctx, { email: input.email, clientIp: ctx.clientIp })),
   checkResetLink: publicProcedure.input(tokenInput).query(({ ctx, input }) => checkResetLink(ctx, input.token)),
   resetPassword: publicProcedure.input(resetPasswordInput).mutation(({ ctx, input }) => resetPassword(ctx, input)),
-});
+};

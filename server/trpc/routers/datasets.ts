@@ -1,31 +1,11 @@
-import { z } from 'zod';
-import { addCase, deleteCase, getDataset, reorderCases, updateCase } from '@/server/datasets/service';
-import { importCases, previewImport } from '@/server/datasets/import';
-import { addCaseInput, importInput, previewImportInput, reorderInput, updateCaseInput } from '@/server/datasets/schemas';
-import { revisionSchema } from '@/server/prompts/schemas';
-import { protectedProcedure, router } from '../init';
-import { promptIdInput } from './prompts';
+import { previewImport } from '@/server/datasets/import';
+import { previewImportInput } from '@/server/datasets/schemas';
+import { protectedProcedure } from '../init';
+import { promptIdInput } from './paging';
 
-const caseIdInput = promptIdInput.extend({ caseId: z.string().min(1) });
-
-export const datasetsRouter = router({
-  get: protectedProcedure.input(promptIdInput).query(({ ctx, input }) => getDataset(ctx, input.organizationId, input.promptId)),
-  addCase: protectedProcedure
-    .input(addCaseInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => addCase(ctx, input.organizationId, input.promptId, { revision: input.revision, row: input.row })),
-  updateCase: protectedProcedure
-    .input(updateCaseInput.extend(caseIdInput.shape))
-    .mutation(({ ctx, input }) => updateCase(ctx, input.organizationId, input.promptId, input.caseId, { revision: input.revision, row: input.row })),
-  deleteCase: protectedProcedure
-    .input(caseIdInput.extend({ revision: revisionSchema }))
-    .mutation(({ ctx, input }) => deleteCase(ctx, input.organizationId, input.promptId, input.caseId, { revision: input.revision })),
-  reorder: protectedProcedure
-    .input(reorderInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => reorderCases(ctx, input.organizationId, input.promptId, { revision: input.revision, caseIds: input.caseIds })),
+// What an import would do, before it is confirmed: dashboard only.
+export const datasetProcedures = {
   previewImport: protectedProcedure
     .input(previewImportInput.extend(promptIdInput.shape))
     .mutation(({ ctx, input }) => previewImport(ctx, input.organizationId, input.promptId, { mode: input.mode, rows: input.rows })),
-  import: protectedProcedure
-    .input(importInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => importCases(ctx, input.organizationId, input.promptId, { revision: input.revision, mode: input.mode, rows: input.rows })),
-});
+};

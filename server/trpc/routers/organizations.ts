@@ -1,19 +1,13 @@
-import { checkDeletionLink, createDeletionLink, createOrganization, deleteOrganization, getOrganization, listOrganizations, renameOrganization } from '@/server/orgs/service';
-import { createOrganizationInput, deleteOrganizationInput, renameOrganizationInput } from '@/server/orgs/schemas';
 import { z } from 'zod';
-import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery } from './paging';
+import { checkDeletionLink, deleteOrganization } from '@/server/orgs/service';
+import { deleteOrganizationInput } from '@/server/orgs/schemas';
+import { protectedProcedure } from '../init';
+import { orgIdInput } from './paging';
 
-export const organizationsRouter = router({
-  list: protectedProcedure.input(dashboardPage).query(({ ctx, input }) => listOrganizations(ctx, toPageQuery(input))),
-  get: protectedProcedure.input(orgIdInput).query(({ ctx, input }) => getOrganization(ctx, input.organizationId)),
-  create: protectedProcedure.input(createOrganizationInput).mutation(({ ctx, input }) => createOrganization(ctx, input)),
-  rename: protectedProcedure
-    .input(renameOrganizationInput.extend(orgIdInput.shape))
-    .mutation(({ ctx, input }) => renameOrganization(ctx, input.organizationId, { name: input.name })),
-  createDeletionLink: protectedProcedure.input(orgIdInput).mutation(({ ctx, input }) => createDeletionLink(ctx, input.organizationId)),
+// Deleting an organization through its emailed link: dashboard only (the table has the link itself).
+export const organizationProcedures = {
   checkDeletionLink: protectedProcedure.input(orgIdInput.extend({ token: z.string().min(1) })).query(({ ctx, input }) => checkDeletionLink(ctx, input.organizationId, input.token)),
   delete: protectedProcedure
     .input(deleteOrganizationInput.extend(orgIdInput.shape))
     .mutation(({ ctx, input }) => deleteOrganization(ctx, input.organizationId, { token: input.token, confirmName: input.confirmName })),
-});
+};

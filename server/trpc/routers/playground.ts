@@ -3,7 +3,7 @@ import { playgroundRunInput } from '@/server/models/schemas';
 import { startPlaygroundRun } from '@/server/models/playground';
 import { isAppError } from '@/server/errors';
 import { protectedProcedure, router, toTrpcError } from '../init';
-import { promptIdInput } from './prompts';
+import { promptIdInput } from './paging';
 
 // Errors raised while streaming bypass the middleware; give them the same tRPC code it would.
 async function* withAppErrors<T>(events: AsyncGenerator<T>): AsyncGenerator<T> {

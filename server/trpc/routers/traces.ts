@@ -1,25 +1,11 @@
 import { z } from 'zod';
-import { findPromptVersion, getTrace, listTraces } from '@/server/traces/query';
-import { getTraceQuery, listTracesQuery } from '@/server/traces/schemas';
-import { protectedProcedure, router } from '../init';
-import { infiniteDirection, orgIdInput } from './paging';
+import { findPromptVersion } from '@/server/traces/query';
+import { protectedProcedure } from '../init';
+import { orgIdInput } from './paging';
 
-// TanStack's infinite queries add `direction`; the service sees only the list query.
-const listInput = listTracesQuery.safeExtend({ ...orgIdInput.shape, ...infiniteDirection });
-
-const getTraceInput = getTraceQuery.safeExtend({ ...orgIdInput.shape, traceId: z.string().min(1), ...infiniteDirection });
-
-export const tracesRouter = router({
-  list: protectedProcedure.input(listInput).query(({ ctx, input }) => {
-    const { organizationId, direction: _direction, ...query } = input;
-    return listTraces(ctx, organizationId, query);
-  }),
-  get: protectedProcedure.input(getTraceInput).query(({ ctx, input }) => {
-    const { organizationId, traceId, direction: _direction, ...query } = input;
-    return getTrace(ctx, organizationId, traceId, query);
-  }),
+export const traceProcedures = {
   // What a span's promptVersionId points at in this organization (null when nothing), to link to it.
   promptVersion: protectedProcedure
     .input(orgIdInput.extend({ versionId: z.string().min(1).max(100) }))
     .query(({ ctx, input }) => findPromptVersion(ctx, input.organizationId, input.versionId)),
-});
+};
