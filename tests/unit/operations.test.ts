@@ -92,9 +92,13 @@ describe('declaring an operation', () => {
 
   it('refuses a field that is in two of params, query and body, when the table is declared', () => {
     const params = z.strictObject({ thingId: z.string() });
-    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ thingId: z.string() }) }) })).toThrow(/do_thing: input field "thingId" is in both params and body/);
+    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ thingId: z.string() }) }) })).toThrow(
+      /do_thing: input field "thingId" is in both params and body/,
+    );
     expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ thingId: z.string() }) }) })).toThrow(/in both params and query/);
-    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ n: z.string() }), body: z.strictObject({ n: z.number() }) }) })).toThrow(/"n" is in both query and body/);
+    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ n: z.string() }), body: z.strictObject({ n: z.number() }) }) })).toThrow(
+      /"n" is in both query and body/,
+    );
     expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ name: z.string() }) }) })).not.toThrow();
   });
 
