@@ -22,6 +22,8 @@ function inputOf(operation: OperationDeclaration): AnyObject | undefined {
   const parts = [operation.body as AnyObject | undefined, operation.query, operation.params].filter((part): part is AnyObject => part !== undefined);
   const [base, ...others] = parts;
   if (!base) return undefined;
+  // Only the base keeps its refinements: a second refined part would lose them silently.
+  if (others.some((part) => part._zod.def.checks?.length)) throw new Error(`Operation ${operation.id}: only one refined input part is supported.`);
   const shape = Object.assign({}, ...others.map((part) => part.shape), isPaged(operation) ? infiniteDirection : {});
   return base.safeExtend(shape);
 }
@@ -30,9 +32,9 @@ function procedureOf(operation: OperationDeclaration) {
   const service = services[operation.id as OperationId] as (ctx: unknown, input: unknown) => Promise<unknown>;
   const paged = isPaged(operation);
   const input = inputOf(operation);
-  const meta = operation.transaction === false ? protectedProcedure.meta({ transaction: false }) : protectedProcedure;
+  const builder = operation.transaction === false ? protectedProcedure.meta({ transaction: false }) : protectedProcedure;
   // An operation without input (get_profile) takes none, as a procedure without .input() does.
-  const procedure = input ? meta.input(input) : meta;
+  const procedure = input ? builder.input(input) : builder;
   const resolve = async ({ ctx, input }: { ctx: unknown; input: unknown }) => {
     const { direction: _direction, ...rest } = (input ?? {}) as Record<string, unknown>;
     const result = await service(ctx, paged ? rest : input);
