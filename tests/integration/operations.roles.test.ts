@@ -19,12 +19,14 @@ const below: Partial<Record<RequiredRole, 'viewer' | 'editor'>> = { editor: 'vie
 
 let team: Record<'admin' | 'editor' | 'viewer' | 'outsider', TestUser>;
 let inputs: Record<OperationId, Record<string, unknown>>;
+let organizationId: string;
 
 beforeAll(async () => {
   process.env.MANAGEMENT_RATE_LIMIT_PER_MINUTE = '0'; // this file's process only
   const [admin, editor, viewer, spare, outsider] = await Promise.all([newUser(), newUser(), newUser(), newUser(), newUser()]);
   team = { admin, editor, viewer, outsider };
   const org = await newOrganization(admin);
+  organizationId = org.id;
   const seed: SeedCall = async (method, route, body) => {
     const reply = await admin.call(method, route, { body });
     if (reply.status >= 300) throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -98,14 +100,18 @@ async function trpcCall(user: TestUser, op: OperationDeclaration, input: Record<
   );
 }
 
-// Every row of every table of the application (not the queue's schema), as one digest per table.
+// Every row of this organization in every table (the tenant tables lead with organization_id), as one
+// digest per table. Scoped so that test files running beside this one in the same database do not count.
 async function databaseState(): Promise<Record<string, string>> {
   const db = await getDb();
   const rowsOf = (result: unknown) => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
-  const tables = rowsOf(await db.execute(sql`select tablename from pg_tables where schemaname = 'public' order by tablename`)).map((row) => row.tablename);
+  const tables = rowsOf(
+    await db.execute(sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' order by table_name`),
+  ).map((row) => row.table_name);
   const state: Record<string, string> = {};
-  for (const table of tables) {
-    const [row] = rowsOf(await db.execute(sql.raw(`select count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as digest from "${table}" t`)));
+  for (const [table, column] of [['organizations', 'id'], ...tables.map((table) => [table, 'organization_id'])]) {
+    const digest = sql.raw(`select count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as digest from "${table}" t where "${column}" = `);
+    const [row] = rowsOf(await db.execute(sql`${digest}${organizationId}`));
     state[table] = row.digest;
   }
   return state;
