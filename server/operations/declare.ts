@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errors';
 
 // One declaration per management operation (DESIGN.md): what it is, never how it runs. This folder
 // imports zod, server/errors (types) and server/*/schemas.ts only, so the CLI can import it; the
-// handlers are bound to these declarations in server/api/handlers.ts.
+// services are bound to these declarations in server/api/handlers.ts.
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -12,7 +12,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Effect = 'read' | 'write' | 'spends' | 'destroys';
 
 // The least role that may call it: 'user' is any signed-in account (no organization involved);
-// the others are organization roles (API.md value sets). The services enforce it.
+// the others are organization roles (API.md value sets). The services enforce it
+// (server/auth/permissions.ts); tests/integration/operations.roles.test.ts proves the two agree.
 export type RequiredRole = 'user' | 'viewer' | 'editor' | 'admin';
 
 export type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -62,7 +63,7 @@ export type OperationDeclaration<
 > = OperationSpec<P, Q, B> & { id: Id };
 
 // `declareOperations({ list_prompts: {...}, ... })`: the key is the operation id (the OpenAPI
-// operationId, the MCP tool name); each value keeps its exact schema types for the handlers.
+// operationId, the MCP tool name); each value keeps its exact schema types for the services.
 export function declareOperations<T extends Record<string, OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>>>(
   specs: T,
 ): { [K in keyof T & string]: T[K] & { id: K } } {
