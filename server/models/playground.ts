@@ -2,7 +2,7 @@ import type { ServiceContext } from '../context';
 import { authorize } from '../auth/permissions';
 import { getDb } from '@/db/client';
 import { enforceLimit, limitKeys, limits } from '../auth/attempts';
-import { assertWritableOrganization, loadPrompt } from '../prompts/access';
+import { assertWritableOrganization, loadPrompt } from '../orgs/access';
 import { resolveContent } from '../prompts/drafts';
 import type { ParsedDraftContent } from '../prompts/schemas';
 import { renderMessages, type RenderInput } from './render';

@@ -4,6 +4,7 @@ import { afterSignUp, getEmailStatus, resendVerification, verifyEmail } from '@/
 import { checkResetLink, requestPasswordReset, resetPassword } from '@/server/account/password-reset';
 import { setDefaultOrganizationInput } from '@/server/orgs/schemas';
 import { protectedProcedure, publicProcedure, router } from '../init';
+import { withoutDirection } from './paging';
 
 // The password rules live in the service, so its message is the one shown next to the field.
 const signUpInput = z.strictObject({
@@ -28,7 +29,7 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => afterSignUp(ctx, await signUp(ctx.db, input, { clientIp: ctx.clientIp }))),
   profile: protectedProcedure.query(({ ctx }) => getProfile(ctx)),
   defaultOrganization: protectedProcedure.query(({ ctx }) => resolveDefaultOrganization(ctx)),
-  setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, input)),
+  setDefaultOrganization: protectedProcedure.input(setDefaultOrganizationInput).mutation(({ ctx, input }) => setDefaultOrganization(ctx, withoutDirection(input))),
   // Email verification and password reset (API.md "Accounts and email").
   emailStatus: protectedProcedure.query(({ ctx }) => getEmailStatus(ctx)),
   resendVerification: protectedProcedure.meta({ transaction: false }).mutation(({ ctx }) => resendVerification(ctx)),

@@ -6,7 +6,7 @@ import { getEvaluation, listEvaluations, listResults } from '@/server/evals/quer
 import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '@/server/evals/service';
 import { initializeInput, listResultsQuery, retryInput, reviewInput, startEvaluationInput } from '@/server/evals/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, infiniteDirection, orgIdInput, toPageQuery } from './paging';
+import { dashboardPage, infiniteDirection, orgIdInput, toPageQuery, withoutDirection } from './paging';
 import { promptIdInput } from './prompts';
 
 const evaluationIdInput = orgIdInput.extend({ evaluationId: z.string().min(1) });
@@ -15,26 +15,26 @@ const evaluationIdInput = orgIdInput.extend({ evaluationId: z.string().min(1) })
 export const evalsRouter = router({
   list: protectedProcedure
     .input(dashboardPage.extend(promptIdInput.shape))
-    .query(({ ctx, input }) => listEvaluations(ctx, input.organizationId, input.promptId, toPageQuery(input))),
-  get: protectedProcedure.input(evaluationIdInput).query(({ ctx, input }) => getEvaluation(ctx, input.organizationId, input.evaluationId)),
+    .query(({ ctx, input }) => listEvaluations(ctx, withoutDirection(input))),
+  get: protectedProcedure.input(evaluationIdInput).query(({ ctx, input }) => getEvaluation(ctx, withoutDirection(input))),
   estimate: protectedProcedure
     .input(startEvaluationInput.extend(promptIdInput.shape))
-    .query(({ ctx, input }) => estimateEvaluation(ctx, input.organizationId, input.promptId, { versionId: input.versionId, scope: input.scope, rerunBoth: input.rerunBoth })),
+    .query(({ ctx, input }) => estimateEvaluation(ctx, withoutDirection(input))),
   start: protectedProcedure
     .input(startEvaluationInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => startEvaluation(ctx, input.organizationId, input.promptId, { versionId: input.versionId, scope: input.scope, rerunBoth: input.rerunBoth })),
+    .mutation(({ ctx, input }) => startEvaluation(ctx, withoutDirection(input))),
   initialize: protectedProcedure
     .input(initializeInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => initializeBaseline(ctx, input.organizationId, input.promptId, { draftRevision: input.draftRevision, scoringMethod: input.scoringMethod })),
+    .mutation(({ ctx, input }) => initializeBaseline(ctx, withoutDirection(input))),
   results: protectedProcedure
     .input(listResultsQuery.extend({ ...evaluationIdInput.shape, ...infiniteDirection }))
-    .query(({ ctx, input }) => listResults(ctx, input.organizationId, input.evaluationId, { cursor: input.cursor, limit: input.limit, side: input.side })),
-  cancel: protectedProcedure.input(evaluationIdInput).mutation(({ ctx, input }) => cancelEvaluation(ctx, input.organizationId, input.evaluationId)),
-  resume: protectedProcedure.input(evaluationIdInput).mutation(({ ctx, input }) => resumeEvaluation(ctx, input.organizationId, input.evaluationId)),
+    .query(({ ctx, input }) => listResults(ctx, withoutDirection(input))),
+  cancel: protectedProcedure.input(evaluationIdInput).mutation(({ ctx, input }) => cancelEvaluation(ctx, withoutDirection(input))),
+  resume: protectedProcedure.input(evaluationIdInput).mutation(({ ctx, input }) => resumeEvaluation(ctx, withoutDirection(input))),
   retry: protectedProcedure
     .input(retryInput.extend(evaluationIdInput.shape))
-    .mutation(({ ctx, input }) => retryEvaluationSide(ctx, input.organizationId, input.evaluationId, input.side)),
+    .mutation(({ ctx, input }) => retryEvaluationSide(ctx, withoutDirection(input))),
   review: protectedProcedure
     .input(reviewInput.safeExtend(evaluationIdInput.shape))
-    .mutation(({ ctx, input }) => reviewResults(ctx, input.organizationId, input.evaluationId, { reviews: input.reviews })),
+    .mutation(({ ctx, input }) => reviewResults(ctx, withoutDirection(input))),
 });

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '@/server/keys/ingestion';
 import { createIngestionKeyInput } from '@/server/keys/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery } from './paging';
+import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
 
 export const ingestionKeysRouter = router({
-  list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listIngestionKeys(ctx, input.organizationId, toPageQuery(input))),
+  list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listIngestionKeys(ctx, withoutDirection(input))),
   create: protectedProcedure
     .input(createIngestionKeyInput.extend(orgIdInput.shape))
-    .mutation(({ ctx, input }) => createIngestionKey(ctx, input.organizationId, { name: input.name, application: input.application, environment: input.environment })),
-  revoke: protectedProcedure.input(orgIdInput.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => revokeIngestionKey(ctx, input.organizationId, input.keyId)),
+    .mutation(({ ctx, input }) => createIngestionKey(ctx, withoutDirection(input))),
+  revoke: protectedProcedure.input(orgIdInput.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => revokeIngestionKey(ctx, withoutDirection(input))),
 });

@@ -1,7 +1,7 @@
 import { listModelRoutes } from '@/server/models/service';
 import { protectedProcedure, router } from '../init';
-import { orgIdInput } from './paging';
+import { orgIdInput, withoutDirection } from './paging';
 
 export const modelsRouter = router({
-  list: protectedProcedure.input(orgIdInput).query(({ ctx, input }) => listModelRoutes(ctx, input.organizationId)),
+  list: protectedProcedure.input(orgIdInput).query(({ ctx, input }) => listModelRoutes(ctx, withoutDirection(input))),
 });

@@ -10,3 +10,9 @@ export const orgIdInput = z.strictObject({ organizationId: z.string().min(1) });
 export function toPageQuery(input: { cursor?: string; limit: number }) {
   return { cursor: input.cursor, limit: input.limit };
 }
+
+// What a table operation's service takes: the procedure's input without TanStack's `direction`.
+export function withoutDirection<T extends object>(input: T): Omit<T, 'direction'> {
+  const { direction: _direction, ...rest } = input as T & { direction?: unknown };
+  return rest;
+}
