@@ -78,7 +78,10 @@ export function confirmsPeriodEnd(given: string, periodEnd: Date): boolean {
  * told `cancel_at_period_end=true`; its reply is saved at once (the later webhook confirms it) and
  * the plan stays Pro until the period ends. Asking again once cancelled answers the same state.
  */
-export async function cancelRenewal(ctx: ServiceContext, { organizationId, organizationName, periodEnd: confirmedPeriodEnd }: OperationInput<'cancel_subscription_renewal'>): Promise<BillingState> {
+export async function cancelRenewal(
+  ctx: ServiceContext,
+  { organizationId, organizationName, periodEnd: confirmedPeriodEnd }: OperationInput<'cancel_subscription_renewal'>,
+): Promise<BillingState> {
   const membership = await authorize(ctx, organizationId, 'billing.cancelRenewal');
   const client = stripeClient();
   const subscription = await currentSubscription(ctx.db, organizationId);

@@ -75,7 +75,7 @@ export async function getDataset(ctx: ServiceContext, { organizationId, promptId
 type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
-// change, then bump the revision, keep the dataset_near_capacity warning and audit, all in one transaction. The row lock serializes
+// change, then bump the revision, keep the dataset_near_capacity warning and audit, all in the caller's transaction. The row lock serializes
 // writers, so capacity checks made under it hold until commit.
 export async function writeDataset<T>(
   ctx: ServiceContext,
@@ -156,7 +156,10 @@ function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
   return result.data;
 }
 
-export async function updateCase(ctx: ServiceContext, { organizationId, promptId, caseId, revision, row: patch }: OperationInput<'update_dataset_case'>): Promise<DatasetCaseResult> {
+export async function updateCase(
+  ctx: ServiceContext,
+  { organizationId, promptId, caseId, revision, row: patch }: OperationInput<'update_dataset_case'>,
+): Promise<DatasetCaseResult> {
   return writeDataset(ctx, organizationId, promptId, revision, 'dataset.updateCase', async ({ ctx: txCtx, tx, dataset }) => {
     const merged = mergeRow(await loadCase(tx, dataset.id, caseId), patch);
     await assertNoDuplicate(tx, dataset.id, merged, caseId);

@@ -46,7 +46,10 @@ function policyFor(stored: unknown, method: InitializeInput['scoringMethod']): S
  * snapshot returns it and another snapshot is invalid_state (baseline_in_progress). Initializes of
  * one prompt serialize on the prompt row, so racing identical requests create one evaluation.
  */
-export async function initializeBaseline(ctx: ServiceContext, { organizationId, promptId, draftRevision, scoringMethod }: OperationInput<'initialize_baseline'>): Promise<Evaluation> {
+export async function initializeBaseline(
+  ctx: ServiceContext,
+  { organizationId, promptId, draftRevision, scoringMethod }: OperationInput<'initialize_baseline'>,
+): Promise<Evaluation> {
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   if (prompt.state !== 'setup') {

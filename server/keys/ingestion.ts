@@ -28,7 +28,10 @@ function toIngestionKey(row: IngestionKeyRow): IngestionKey {
   };
 }
 
-export async function createIngestionKey(ctx: ServiceContext, { organizationId, name, application, environment }: OperationInput<'create_ingestion_key'>): Promise<CreatedIngestionKey> {
+export async function createIngestionKey(
+  ctx: ServiceContext,
+  { organizationId, name, application, environment }: OperationInput<'create_ingestion_key'>,
+): Promise<CreatedIngestionKey> {
   const { db } = ctx;
   await authorizeOrganizationWrite(ctx, organizationId, 'ingestionKeys.manage', 'credentials');
   const secret = newSecret('plt_');

@@ -23,12 +23,7 @@ export function assertWritableOrganization(membership: Membership, refusal: Read
 }
 
 // Membership with the permission's role, then a writable organization.
-export async function authorizeOrganizationWrite(
-  ctx: ServiceContext,
-  organizationId: string,
-  permission: Permission,
-  refusal: ReadOnlyRefusal = 'default',
-): Promise<Membership> {
+export async function authorizeOrganizationWrite(ctx: ServiceContext, organizationId: string, permission: Permission, refusal: ReadOnlyRefusal = 'default'): Promise<Membership> {
   const membership = await authorize(ctx, organizationId, permission);
   assertWritableOrganization(membership, refusal);
   return membership;

@@ -115,11 +115,10 @@ export async function deleteOrganization(ctx: ServiceContext, organizationId: st
   // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
   const subscription = await currentSubscription(db, organizationId);
   if (subscription && renews(subscription)) {
-    throw new AppError(
-      'invalid_state',
-      'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.',
-      { state: 'subscription_renews', subscriptionId: subscription.id },
-    );
+    throw new AppError('invalid_state', 'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.', {
+      state: 'subscription_renews',
+      subscriptionId: subscription.id,
+    });
   }
   await recordAudit(ctx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
   await db.delete(organizations).where(eq(organizations.id, organizationId));

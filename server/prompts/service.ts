@@ -41,7 +41,7 @@ async function withLabels(ctx: ServiceContext, row: PromptRow): Promise<Prompt> 
   return toPrompt(row, (await labelsOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
-// A new prompt starts in setup with its empty dataset, both in one transaction.
+// A new prompt starts in setup with its empty dataset, both in the caller's transaction.
 export async function createPrompt(ctx: ServiceContext, { organizationId, name }: OperationInput<'create_prompt'>): Promise<Prompt> {
   const { db } = ctx;
   await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');

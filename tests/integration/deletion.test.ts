@@ -25,7 +25,9 @@ describe('deleting an organization through the dashboard link', () => {
     const ctx = await dashboardCtx(admin);
     expect(await checkDeletionLink(ctx, org.id, token)).toMatchObject({ organizationId: org.id, name: org.name });
 
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name.toUpperCase() }))).rejects.toMatchObject({ code: 'confirmation_mismatch' });
+    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name.toUpperCase() }))).rejects.toMatchObject({
+      code: 'confirmation_mismatch',
+    });
     await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: `${org.name} ` }))).rejects.toMatchObject({ code: 'confirmation_mismatch' });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
 
@@ -40,9 +42,13 @@ describe('deleting an organization through the dashboard link', () => {
   it('only an admin can use the link', async () => {
     const { org, admin, editor } = await newTeam();
     const token = await linkFor(admin, org.id);
-    await expect(inEdgeTransaction(await dashboardCtx(editor), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({ code: 'admin_required' });
+    await expect(inEdgeTransaction(await dashboardCtx(editor), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({
+      code: 'admin_required',
+    });
     const outsider = await newUser();
-    await expect(inEdgeTransaction(await dashboardCtx(outsider), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(inEdgeTransaction(await dashboardCtx(outsider), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({
+      code: 'not_found',
+    });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
   });
 

@@ -120,7 +120,9 @@ describe('key_unused', () => {
     const db = await getDb();
     await checkUnusedKeys(db, now);
     const warning = await warningOf(org.id, key);
-    await inEdgeTransaction({ db, actor: { userId: admin.id, clientId: 'dashboard', human: true } }, (ctx) => dismissWarning(ctx, { organizationId: org.id, warningId: warning!.id }));
+    await inEdgeTransaction({ db, actor: { userId: admin.id, clientId: 'dashboard', human: true } }, (ctx) =>
+      dismissWarning(ctx, { organizationId: org.id, warningId: warning!.id }),
+    );
     await checkUnusedKeys(db, later(1));
     expect((await warningOf(org.id, key))!.resolvedAt).not.toBeNull();
     expect((await warningOf(org.id, key))!.count).toBe(1);

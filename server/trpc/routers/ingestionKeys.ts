@@ -6,8 +6,6 @@ import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './pagi
 
 export const ingestionKeysRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listIngestionKeys(ctx, withoutDirection(input))),
-  create: protectedProcedure
-    .input(createIngestionKeyInput.extend(orgIdInput.shape))
-    .mutation(({ ctx, input }) => createIngestionKey(ctx, withoutDirection(input))),
+  create: protectedProcedure.input(createIngestionKeyInput.extend(orgIdInput.shape)).mutation(({ ctx, input }) => createIngestionKey(ctx, withoutDirection(input))),
   revoke: protectedProcedure.input(orgIdInput.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => revokeIngestionKey(ctx, withoutDirection(input))),
 });

@@ -7,13 +7,7 @@ import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './pagi
 const promptInput = orgIdInput.extend({ promptId: z.string().min(1) });
 
 export const retrievalKeysRouter = router({
-  list: protectedProcedure
-    .input(dashboardPage.extend(promptInput.shape))
-    .query(({ ctx, input }) => listRetrievalKeys(ctx, withoutDirection(input))),
-  create: protectedProcedure
-    .input(createRetrievalKeyInput.extend(promptInput.shape))
-    .mutation(({ ctx, input }) => createRetrievalKey(ctx, withoutDirection(input))),
-  revoke: protectedProcedure
-    .input(promptInput.extend({ keyId: z.string().min(1) }))
-    .mutation(({ ctx, input }) => revokeRetrievalKey(ctx, withoutDirection(input))),
+  list: protectedProcedure.input(dashboardPage.extend(promptInput.shape)).query(({ ctx, input }) => listRetrievalKeys(ctx, withoutDirection(input))),
+  create: protectedProcedure.input(createRetrievalKeyInput.extend(promptInput.shape)).mutation(({ ctx, input }) => createRetrievalKey(ctx, withoutDirection(input))),
+  revoke: protectedProcedure.input(promptInput.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => revokeRetrievalKey(ctx, withoutDirection(input))),
 });

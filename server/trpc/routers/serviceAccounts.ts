@@ -6,10 +6,6 @@ import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './pagi
 
 export const serviceAccountsRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listServiceAccounts(ctx, withoutDirection(input))),
-  create: protectedProcedure
-    .input(createServiceAccountInput.extend(orgIdInput.shape))
-    .mutation(({ ctx, input }) => createServiceAccount(ctx, withoutDirection(input))),
-  revoke: protectedProcedure
-    .input(orgIdInput.extend({ serviceAccountId: z.string().min(1) }))
-    .mutation(({ ctx, input }) => revokeServiceAccount(ctx, withoutDirection(input))),
+  create: protectedProcedure.input(createServiceAccountInput.extend(orgIdInput.shape)).mutation(({ ctx, input }) => createServiceAccount(ctx, withoutDirection(input))),
+  revoke: protectedProcedure.input(orgIdInput.extend({ serviceAccountId: z.string().min(1) })).mutation(({ ctx, input }) => revokeServiceAccount(ctx, withoutDirection(input))),
 });

@@ -14,13 +14,9 @@ const labelInput = promptIdInput.extend({ label: labelName });
 export const versionsRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(promptIdInput.shape)).query(({ ctx, input }) => listVersions(ctx, withoutDirection(input))),
   get: protectedProcedure.input(promptIdInput.extend({ number: storedInt(1) })).query(({ ctx, input }) => getVersion(ctx, withoutDirection(input))),
-  save: protectedProcedure
-    .input(saveVersionInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => saveVersion(ctx, withoutDirection(input))),
+  save: protectedProcedure.input(saveVersionInput.extend(promptIdInput.shape)).mutation(({ ctx, input }) => saveVersion(ctx, withoutDirection(input))),
   labels: protectedProcedure.input(promptIdInput).query(({ ctx, input }) => listLabels(ctx, withoutDirection(input))),
-  moveLabel: protectedProcedure
-    .input(moveLabelInput.extend(labelInput.shape))
-    .mutation(({ ctx, input }) => moveLabel(ctx, withoutDirection(input))),
+  moveLabel: protectedProcedure.input(moveLabelInput.extend(labelInput.shape)).mutation(({ ctx, input }) => moveLabel(ctx, withoutDirection(input))),
   removeLabel: protectedProcedure.input(labelInput).mutation(async ({ ctx, input }) => {
     await removeLabel(ctx, withoutDirection(input));
     return null;
@@ -29,9 +25,5 @@ export const versionsRouter = router({
     .input(labelHistoryQuery.extend({ ...promptIdInput.shape, ...infiniteDirection }))
     .query(({ ctx, input }) => listLabelHistory(ctx, withoutDirection(input))),
   getScoring: protectedProcedure.input(promptIdInput).query(({ ctx, input }) => getScoringPolicy(ctx, withoutDirection(input))),
-  setScoring: protectedProcedure
-    .input(setScoringInput.safeExtend(promptIdInput.shape))
-    .mutation(({ ctx, input }) =>
-      setScoringPolicy(ctx, withoutDirection(input)),
-    ),
+  setScoring: protectedProcedure.input(setScoringInput.safeExtend(promptIdInput.shape)).mutation(({ ctx, input }) => setScoringPolicy(ctx, withoutDirection(input))),
 });
