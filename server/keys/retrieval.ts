@@ -4,12 +4,12 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
 import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../orgs/access';
-import type { CreateRetrievalKeyInput, CreatedRetrievalKey, RetrievalKey } from './schemas';
+import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;
 

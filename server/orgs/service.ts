@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { serviceAccountAccess } from '../service-accounts/credentials';

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
 import { latestVersionContent } from './service';

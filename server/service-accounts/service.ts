@@ -4,14 +4,14 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { assertWritableOrganization } from '../orgs/access';
 import { recordAudit } from '../audit/service';
 import { isBuiltInIssuer } from '../oauth/issuer';
 import { clientSecretDigest, clientSecretPrefix } from './credentials';
 import type { Profile } from '../orgs/schemas';
-import type { CreatedServiceAccount, CreateServiceAccountInput, ServiceAccount } from './schemas';
+import type { CreatedServiceAccount, ServiceAccount } from './schemas';
 
 type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 

@@ -9,7 +9,7 @@ import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { authorizeOrganizationWrite } from '../orgs/access';
-import type { ListWarningsQuery, OpenWarningCount, Warning, WarningKind } from './schemas';
+import type { OpenWarningCount, Warning, WarningKind } from './schemas';
 
 // Operational warnings: one row per (organization, kind, subject), written by single upsert
 // statements so that any number of processes can raise and resolve the same warning at once.

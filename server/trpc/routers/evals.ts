@@ -6,7 +6,7 @@ import { getEvaluation, listEvaluations, listResults } from '@/server/evals/quer
 import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '@/server/evals/service';
 import { initializeInput, listResultsQuery, retryInput, reviewInput, startEvaluationInput } from '@/server/evals/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, infiniteDirection, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, infiniteDirection, orgIdInput, withoutDirection } from './paging';
 import { promptIdInput } from './prompts';
 
 const evaluationIdInput = orgIdInput.extend({ evaluationId: z.string().min(1) });

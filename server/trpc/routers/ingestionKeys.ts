@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '@/server/keys/ingestion';
 import { createIngestionKeyInput } from '@/server/keys/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, orgIdInput, withoutDirection } from './paging';
 
 export const ingestionKeysRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listIngestionKeys(ctx, withoutDirection(input))),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addMember, changeMemberRole, listMembers, removeMember } from '@/server/orgs/members';
 import { addMemberInput, changeRoleInput } from '@/server/orgs/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, orgIdInput, withoutDirection } from './paging';
 
 const memberInput = orgIdInput.extend({ userId: z.string().min(1) });
 

@@ -2,7 +2,7 @@ import { checkDeletionLink, createDeletionLink, createOrganization, deleteOrgani
 import { createOrganizationInput, deleteOrganizationInput, renameOrganizationInput } from '@/server/orgs/schemas';
 import { z } from 'zod';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, orgIdInput, withoutDirection } from './paging';
 
 export const organizationsRouter = router({
   list: protectedProcedure.input(dashboardPage).query(({ ctx, input }) => listOrganizations(ctx, withoutDirection(input))),

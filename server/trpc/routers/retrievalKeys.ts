@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '@/server/keys/retrieval';
 import { createRetrievalKeyInput } from '@/server/keys/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, orgIdInput, withoutDirection } from './paging';
 
 const promptInput = orgIdInput.extend({ promptId: z.string().min(1) });
 

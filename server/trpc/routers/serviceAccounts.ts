@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createServiceAccount, listServiceAccounts, revokeServiceAccount } from '@/server/service-accounts/service';
 import { createServiceAccountInput } from '@/server/service-accounts/schemas';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, orgIdInput, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, orgIdInput, withoutDirection } from './paging';
 
 export const serviceAccountsRouter = router({
   list: protectedProcedure.input(dashboardPage.extend(orgIdInput.shape)).query(({ ctx, input }) => listServiceAccounts(ctx, withoutDirection(input))),

@@ -5,7 +5,7 @@ import { getScoringPolicy, setScoringPolicy } from '@/server/prompts/scoring';
 import { labelHistoryQuery, labelName, moveLabelInput, saveVersionInput, setScoringInput } from '@/server/prompts/schemas';
 import { storedInt } from '@/server/numbers';
 import { protectedProcedure, router } from '../init';
-import { dashboardPage, infiniteDirection, toPageQuery, withoutDirection } from './paging';
+import { dashboardPage, infiniteDirection, withoutDirection } from './paging';
 import { promptIdInput } from './prompts';
 
 const labelInput = promptIdInput.extend({ label: labelName });
