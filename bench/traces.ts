@@ -120,7 +120,7 @@ async function run(databaseUrl: string): Promise<boolean> {
     console.log(`seeded ${storedSpans} spans, ${storedTraces} traces in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
 
     const ctx = { db, actor: { userId, clientId: 'bench', human: true } };
-    const run = (query: Partial<ListTracesQuery>) => listTraces(ctx, orgId, { limit: 25, ...query } as ListTracesQuery);
+    const run = (query: Partial<ListTracesQuery>) => listTraces(ctx, { organizationId: orgId, limit: 25, ...query } as ListTracesQuery & { organizationId: string });
     // A cursor 40 pages in (1,000 traces), for "a later page".
     let cursor: string | null = null;
     for (let page = 0; page < 40; page++) cursor = (await run(cursor ? { cursor } : {})).nextCursor;

@@ -19,19 +19,26 @@ export type CommitTask = () => Promise<unknown> | unknown;
 export type DbContext = { db: Db; afterCommit?: (task: CommitTask) => void };
 export type ServiceContext = DbContext & { actor: Actor };
 
-// The edge (REST, tRPC, the job runner) owns the transaction of an operation; a service that needs
-// atomicity joins it, and opens one only when called on the root handle (tests, scripts).
+// The edge (REST executor, tRPC middleware, the job runner) owns the transaction of an operation:
+// services run in the ctx.db they are given and never open their own. A caller on the root handle
+// (a test, a script, the worker, housekeeping) opens it with runInTransaction.
 export function inTransaction(db: Db): boolean {
   return db instanceof PgTransaction;
 }
 
+/**
+ * Joins the caller's transaction, or opens one on the root handle. Only for the few documented
+ * owners whose edge opens no transaction: billing's cancelRenewal (after a Stripe call) and
+ * requestPasswordReset (its counters commit on their own), plus the evaluation engine's refresh
+ * and the OAuth code, which have their own owners. No other service calls it.
+ */
 export async function withTransaction<C extends DbContext, T>(ctx: C, fn: (ctx: C) => Promise<T>): Promise<T> {
   if (inTransaction(ctx.db)) return fn(ctx);
   return runInTransaction(ctx.db, (tx, afterCommit) => fn({ ...ctx, db: tx, afterCommit }));
 }
 
 /**
- * Opens the transaction of one operation (the edges, and withTransaction on the root handle).
+ * Opens the transaction of one operation (the edges, callers on the root handle, and withTransaction).
  * Tasks queued with onCommit run after the commit, in order, and never when it rolls back; a task
  * that fails is logged, it does not undo the committed operation.
  */

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { emailTokens, users } from '@/db/schema';
 import { config } from '../config';
-import { onCommit, withTransaction, type DbContext, type ServiceContext } from '../context';
+import { onCommit, type DbContext, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { enforceLimit, limitKeys, limits } from '../auth/attempts';
 import { recordAudit } from '../audit/service';
@@ -57,20 +57,18 @@ export type VerifyResult = { email: string };
 
 // Confirms the address once; a second use, an expired link or one for a changed address is refused.
 export async function verifyEmail(ctx: DbContext, token: string): Promise<VerifyResult> {
-  return withTransaction(ctx, async ({ db: tx }) => {
-    const now = new Date();
-    const found = await findToken(tx, token, 'verify_email', { lock: true, now });
-    if (found.problem) throw linkError(found.problem, 'verification');
-    const { user, token: link } = found.row;
-    await markUsed(tx, link.tokenDigest, now);
-    await tx
-      .update(users)
-      .set({ emailVerifiedAt: now })
-      .where(and(eq(users.id, user.id), eq(users.email, link.email), isNull(users.emailVerifiedAt)));
-    await recordAudit(
-      { db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } },
-      { organizationId: null, operation: 'account.verifyEmail', targetType: 'user', targetId: user.id },
-    );
-    return { email: link.email };
-  });
+  const now = new Date();
+  const found = await findToken(ctx.db, token, 'verify_email', { lock: true, now });
+  if (found.problem) throw linkError(found.problem, 'verification');
+  const { user, token: link } = found.row;
+  await markUsed(ctx.db, link.tokenDigest, now);
+  await ctx.db
+    .update(users)
+    .set({ emailVerifiedAt: now })
+    .where(and(eq(users.id, user.id), eq(users.email, link.email), isNull(users.emailVerifiedAt)));
+  await recordAudit(
+    { db: ctx.db, actor: { userId: user.id, clientId: 'dashboard', human: true } },
+    { organizationId: null, operation: 'account.verifyEmail', targetType: 'user', targetId: user.id },
+  );
+  return { email: link.email };
 }

@@ -26,6 +26,7 @@ export async function requestPasswordReset(ctx: DbContext, input: { email: strin
   if (input.clientIp) await enforceLimit(ctx.db, limitKeys.accountIp(input.clientIp), limits.accountAttemptsPerIp);
   await enforceLimit(ctx.db, limitKeys.resetEmail(email), limits.passwordResetsPerEmail);
   const { token, digest } = newToken();
+  // Its own transaction (one owner): the edge opens none, so the counters above commit even when refused.
   await withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
     // Only dashboard accounts (with a password) are reset; an issuer's accounts sign in there.
@@ -51,31 +52,30 @@ export async function checkResetLink({ db }: DbContext, token: string): Promise<
 }
 
 // Sets the new password, uses the link, ends older dashboard sessions and (the link proved the
-// address) marks the email verified, all in one transaction.
+// address) marks the email verified, all in the caller's transaction (the edge's).
 export async function resetPassword(ctx: DbContext, input: { token: string; password: string }): Promise<{ email: string }> {
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
   const passwordHash = await hashPassword(input.password);
-  return withTransaction(ctx, async ({ db: tx }) => {
-    const now = new Date();
-    const found = await findToken(tx, input.token, 'reset_password', { lock: true, now });
-    if (found.problem) throw linkError(found.problem, 'password reset');
-    const { user, token: link } = found.row;
-    await markUsed(tx, link.tokenDigest, now);
-    await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password'), ne(emailTokens.tokenDigest, link.tokenDigest)));
-    await tx
-      .update(users)
-      .set({ passwordHash, sessionsValidAfter: now, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
-      .where(eq(users.id, user.id));
-    // Pending verification links for this address have nothing left to prove.
-    await tx
-      .update(emailTokens)
-      .set({ usedAt: now })
-      .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'verify_email'), isNull(emailTokens.usedAt)));
-    await recordAudit(
-      { db: tx, actor: { userId: user.id, clientId: 'dashboard', human: true } },
-      { organizationId: null, operation: 'account.resetPassword', targetType: 'user', targetId: user.id },
-    );
-    return { email: link.email };
-  });
+  const { db } = ctx;
+  const now = new Date();
+  const found = await findToken(db, input.token, 'reset_password', { lock: true, now });
+  if (found.problem) throw linkError(found.problem, 'password reset');
+  const { user, token: link } = found.row;
+  await markUsed(db, link.tokenDigest, now);
+  await db.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password'), ne(emailTokens.tokenDigest, link.tokenDigest)));
+  await db
+    .update(users)
+    .set({ passwordHash, sessionsValidAfter: now, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
+    .where(eq(users.id, user.id));
+  // Pending verification links for this address have nothing left to prove.
+  await db
+    .update(emailTokens)
+    .set({ usedAt: now })
+    .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'verify_email'), isNull(emailTokens.usedAt)));
+  await recordAudit(
+    { db: db, actor: { userId: user.id, clientId: 'dashboard', human: true } },
+    { organizationId: null, operation: 'account.resetPassword', targetType: 'user', targetId: user.id },
+  );
+  return { email: link.email };
 }

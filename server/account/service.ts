@@ -1,7 +1,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
 import { getDb, type Db } from '@/db/client';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { newId, isId } from '../ids';
 import { hashPassword, passwordProblem, unmatchableHash, verifyPassword } from '../auth/passwords';
@@ -28,35 +29,33 @@ export async function getProfile(ctx: ServiceContext): Promise<Profile> {
   return toProfile(await loadUser(ctx.db, ctx.actor.userId));
 }
 
-export async function setDefaultOrganization(ctx: ServiceContext, input: { organizationId: string | null }): Promise<Profile> {
+export async function setDefaultOrganization(ctx: ServiceContext, { organizationId }: OperationInput<'set_default_organization'>): Promise<Profile> {
   if (ctx.actor.serviceAccount) {
     throw new AppError('forbidden', 'A service account acts only in its own organization, which is always its default; there is no default to set.', {
       actor: 'service_account',
     });
   }
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    if (input.organizationId !== null) await getOrganization(txCtx, input.organizationId);
-    const [row] = await tx.update(users).set({ defaultOrganizationId: input.organizationId }).where(eq(users.id, ctx.actor.userId)).returning();
-    if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
-    await recordAudit(txCtx, {
-      organizationId: input.organizationId,
-      operation: 'profile.setDefaultOrganization',
-      targetType: 'user',
-      targetId: ctx.actor.userId,
-      details: { organizationId: input.organizationId },
-    });
-    return toProfile(row);
+  const { db } = ctx;
+  if (organizationId !== null) await getOrganization(ctx, { organizationId });
+  const [row] = await db.update(users).set({ defaultOrganizationId: organizationId }).where(eq(users.id, ctx.actor.userId)).returning();
+  if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'profile.setDefaultOrganization',
+    targetType: 'user',
+    targetId: ctx.actor.userId,
+    details: { organizationId },
   });
+  return toProfile(row);
 }
 
 // Never switches silently: an unset or inaccessible default is an explicit choice for the caller.
 export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<Organization> {
-  if (ctx.actor.serviceAccount) return getOrganization(ctx, (await serviceAccountProfile(ctx)).defaultOrganizationId!);
+  if (ctx.actor.serviceAccount) return getOrganization(ctx, { organizationId: (await serviceAccountProfile(ctx)).defaultOrganizationId! });
   const user = await loadUser(ctx.db, ctx.actor.userId);
   if (user.defaultOrganizationId) {
     try {
-      return await getOrganization(ctx, user.defaultOrganizationId);
+      return await getOrganization(ctx, { organizationId: user.defaultOrganizationId });
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'not_found')) throw error;
     }

@@ -1,21 +1,23 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { billingSubscriptions, organizations, users } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { authorize } from '../auth/permissions';
-import { assertWritableOrganization } from '../prompts/access';
+import { authorizeOrganizationWrite } from '../orgs/access';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
 import { callStripe, stripeClient, stripeForCheckout } from './stripe';
 import { isObj, parseSubscription } from './stripe-objects';
 import { creditBalance, currentSubscription, customerOf, derivePlans, effectivePeriod, loadBillingState } from './state';
-import { isEntitling, type BillingState, type CancelRenewalInput, type RedirectUrl } from './schemas';
+import { isEntitling, type BillingState, type RedirectUrl } from './schemas';
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
 // the plan follows the webhook (server/billing/webhook.ts). Order of checks everywhere: role,
 // then configuration (503 billing_not_configured), then state. The edges call these outside a
 // transaction (operations declared `transaction: false`): Stripe is called with no transaction
-// open, and what is written afterwards goes in one short transaction.
+// open; what is written afterwards is one statement (an audit row), or, for cancelRenewal, one
+// short transaction that this module owns.
 
 const billingPage = (organizationId: string) => `${config().appUrl}/organizations/${organizationId}/billing`;
 
@@ -24,9 +26,8 @@ const billingPage = (organizationId: string) => `${config().appUrl}/organization
  * client_reference_id and as subscription metadata), reusing the organization's customer when it
  * has one. Answers the page to send the browser to; payment completes there.
  */
-export async function createCheckout(ctx: ServiceContext, organizationId: string, _input: { plan: 'pro' }): Promise<RedirectUrl> {
-  const membership = await authorize(ctx, organizationId, 'billing.checkout');
-  assertWritableOrganization(membership);
+export async function createCheckout(ctx: ServiceContext, { organizationId }: OperationInput<'create_billing_checkout'>): Promise<RedirectUrl> {
+  const membership = await authorizeOrganizationWrite(ctx, organizationId, 'billing.checkout');
   const { client, pricePro } = stripeForCheckout();
   if (membership.organization.plan === 'pro') {
     throw new AppError('invalid_state', 'This organization is already on the Pro plan.', { state: 'pro', plan: 'pro' });
@@ -47,14 +48,12 @@ export async function createCheckout(ctx: ServiceContext, organizationId: string
     }),
   );
   if (!session.url) throw new AppError('unavailable', 'The payment provider returned no checkout page. Try again.', { reason: 'payment_provider_error' }, { 'retry-after': '5' });
-  await withTransaction(ctx, (txCtx) =>
-    recordAudit(txCtx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } }),
-  );
+  await recordAudit(ctx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } });
   return { url: session.url };
 }
 
 // Admin only: Stripe's customer portal (payment method, invoices) for the organization's customer.
-export async function createPortalSession(ctx: ServiceContext, organizationId: string): Promise<RedirectUrl> {
+export async function createPortalSession(ctx: ServiceContext, { organizationId }: OperationInput<'create_billing_portal_session'>): Promise<RedirectUrl> {
   await authorize(ctx, organizationId, 'billing.portal');
   const client = stripeClient();
   const customer = await customerOf(ctx.db, organizationId);
@@ -62,7 +61,7 @@ export async function createPortalSession(ctx: ServiceContext, organizationId: s
     throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', { state: 'no_customer' });
   }
   const session = await callStripe('billingPortal.sessions.create', () => client.billingPortal.sessions.create({ customer, return_url: billingPage(organizationId) }));
-  await withTransaction(ctx, (txCtx) => recordAudit(txCtx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} }));
+  await recordAudit(ctx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} });
   return { url: session.url };
 }
 
@@ -79,7 +78,10 @@ export function confirmsPeriodEnd(given: string, periodEnd: Date): boolean {
  * told `cancel_at_period_end=true`; its reply is saved at once (the later webhook confirms it) and
  * the plan stays Pro until the period ends. Asking again once cancelled answers the same state.
  */
-export async function cancelRenewal(ctx: ServiceContext, organizationId: string, input: CancelRenewalInput): Promise<BillingState> {
+export async function cancelRenewal(
+  ctx: ServiceContext,
+  { organizationId, organizationName, periodEnd: confirmedPeriodEnd }: OperationInput<'cancel_subscription_renewal'>,
+): Promise<BillingState> {
   const membership = await authorize(ctx, organizationId, 'billing.cancelRenewal');
   const client = stripeClient();
   const subscription = await currentSubscription(ctx.db, organizationId);
@@ -88,8 +90,8 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
   }
   const periodEnd = effectivePeriod(subscription, await creditBalance(ctx.db, organizationId)).end;
   const mismatched = [
-    ...(input.organizationName === membership.organization.name ? [] : ['organizationName']),
-    ...(confirmsPeriodEnd(input.periodEnd, periodEnd) ? [] : ['periodEnd']),
+    ...(organizationName === membership.organization.name ? [] : ['organizationName']),
+    ...(confirmsPeriodEnd(confirmedPeriodEnd, periodEnd) ? [] : ['periodEnd']),
   ];
   if (mismatched.length) {
     throw new AppError(
@@ -107,6 +109,7 @@ export async function cancelRenewal(ctx: ServiceContext, organizationId: string,
     const replied = reply as unknown as Record<string, unknown>;
     const saved = isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
     const t = billingSubscriptions;
+    // Its own transaction (one owner): the edge opens none around a Stripe call (`transaction: false`).
     await withTransaction(ctx, async (txCtx) => {
       await txCtx.db
         .update(t)

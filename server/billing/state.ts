@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '@/db/client';
 import { billingCustomers, billingSubscriptions, organizations } from '@/db/schema';
 import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { authorize } from '../auth/permissions';
 import { config } from '../config';
 import { planCapacity } from '../datasets/schemas';
@@ -100,7 +101,7 @@ export async function loadBillingState(db: Db, organizationId: string, plan: Pla
 }
 
 // Any member may read the organization's billing state.
-export async function getBillingState(ctx: ServiceContext, organizationId: string): Promise<BillingState> {
+export async function getBillingState(ctx: ServiceContext, { organizationId }: OperationInput<'get_billing'>): Promise<BillingState> {
   const membership = await authorize(ctx, organizationId, 'billing.read');
   return loadBillingState(ctx.db, organizationId, membership.organization.plan);
 }

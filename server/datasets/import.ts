@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { datasetCases } from '@/db/schema';
 import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, zodIssues } from '../errors';
 import { newId } from '../ids';
-import { authorizePromptWrite } from '../prompts/access';
+import { authorizePromptWrite } from '../orgs/access';
 import { inputWarnings } from '../evals/case-input';
 import { capacityOf, casesOf, checkedContent, datasetOf, writeDataset } from './service';
 import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
@@ -79,18 +80,13 @@ export async function previewImport(ctx: ServiceContext, organizationId: string,
   return { wouldAdd: additions.length, ...rest };
 }
 
-export async function importCases(
-  ctx: ServiceContext,
-  organizationId: string,
-  promptId: string,
-  input: { revision: number; mode: ImportMode; rows: unknown[] },
-): Promise<ImportResult> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.import', async ({ ctx: txCtx, tx, dataset, capacity }) => {
+export async function importCases(ctx: ServiceContext, { organizationId, promptId, revision, mode, rows }: OperationInput<'import_dataset'>): Promise<ImportResult> {
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.import', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const existing = await casesOf(tx, dataset.id);
-    const plan = planImport(input.rows, existing, input.mode, capacity);
+    const plan = planImport(rows, existing, mode, capacity);
     if (!plan.accepted) throw rejection(plan);
     let start = existing.length;
-    if (input.mode === 'replace') {
+    if (mode === 'replace') {
       await tx.delete(datasetCases).where(eq(datasetCases.datasetId, dataset.id));
       start = 0;
     }
@@ -98,7 +94,7 @@ export async function importCases(
     if (added.length) await tx.insert(datasetCases).values(added);
     const warnings = inputWarnings(await checkedContent(txCtx, dataset.promptId), added, (i) => plan.additionRows[i]);
     const count = start + added.length;
-    const details = { mode: input.mode, added: added.length, skipped: plan.skippedRows.length };
+    const details = { mode, added: added.length, skipped: plan.skippedRows.length };
     return { details, result: (revision) => ({ added: added.length, skipped: plan.skippedRows.length, count, revision, skippedRows: plan.skippedRows, warnings }) };
   });
 }

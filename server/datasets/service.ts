@@ -1,12 +1,13 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { datasetCases, datasets, drafts } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import type { Membership } from '../auth/permissions';
 import { syncDatasetCapacityWarning } from './capacity-warning';
-import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
 import { latestVersionContent } from '../prompts/service';
 import type { DraftContent } from '../prompts/schemas';
 import { inputWarnings } from '../evals/case-input';
@@ -66,7 +67,7 @@ async function toCaseResult(ctx: ServiceContext, dataset: DatasetRow, row: CaseR
   return { ...item, warnings: inputWarnings(await checkedContent(ctx, dataset.promptId), [item]) };
 }
 
-export async function getDataset(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Dataset> {
+export async function getDataset(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_dataset'>): Promise<Dataset> {
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toDataset(ctx, await datasetOf(ctx.db, prompt), capacityOf(membership));
 }
@@ -74,7 +75,7 @@ export async function getDataset(ctx: ServiceContext, organizationId: string, pr
 type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
-// change, then bump the revision, keep the dataset_near_capacity warning and audit, all in one transaction. The row lock serializes
+// change, then bump the revision, keep the dataset_near_capacity warning and audit, all in the caller's transaction. The row lock serializes
 // writers, so capacity checks made under it hold until commit.
 export async function writeDataset<T>(
   ctx: ServiceContext,
@@ -84,30 +85,28 @@ export async function writeDataset<T>(
   operation: string,
   change: (write: DatasetWrite) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
 ): Promise<T> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { membership, prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
-    const dataset = await datasetOf(tx, prompt, { lock: true });
-    if (dataset.revision !== expectedRevision) {
-      throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
-    }
-    const outcome = await change({ ctx: txCtx, tx, dataset, capacity: capacityOf(membership) });
-    const count = await countOf(tx, dataset.id);
-    await syncDatasetCapacityWarning(tx, { organizationId, promptId: prompt.id, datasetId: dataset.id, count }, membership.organization.plan);
-    const [bumped] = await tx
-      .update(datasets)
-      .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
-      .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
-      .returning({ revision: datasets.revision });
-    await recordAudit(txCtx, {
-      organizationId,
-      operation,
-      targetType: 'dataset',
-      targetId: outcome.targetId ?? dataset.id,
-      details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details },
-    });
-    return outcome.result(bumped.revision);
+  const { db } = ctx;
+  const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
+  const dataset = await datasetOf(db, prompt, { lock: true });
+  if (dataset.revision !== expectedRevision) {
+    throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
+  }
+  const outcome = await change({ ctx, tx: db, dataset, capacity: capacityOf(membership) });
+  const count = await countOf(db, dataset.id);
+  await syncDatasetCapacityWarning(db, { organizationId, promptId: prompt.id, datasetId: dataset.id, count }, membership.organization.plan);
+  const [bumped] = await db
+    .update(datasets)
+    .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
+    .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
+    .returning({ revision: datasets.revision });
+  await recordAudit(ctx, {
+    organizationId,
+    operation,
+    targetType: 'dataset',
+    targetId: outcome.targetId ?? dataset.id,
+    details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details },
   });
+  return outcome.result(bumped.revision);
 }
 
 // Input/expectedOutput pairs stay unique within a dataset.
@@ -121,18 +120,18 @@ async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, e
   }
 }
 
-export async function addCase(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; row: ValidCaseRow }): Promise<DatasetCaseResult> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.addCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
+export async function addCase(ctx: ServiceContext, { organizationId, promptId, revision, row }: OperationInput<'add_dataset_case'>): Promise<DatasetCaseResult> {
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.addCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const current = await countOf(tx, dataset.id);
     if (current >= capacity) {
       throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, { state: 'at_capacity', count: current, capacity });
     }
-    await assertNoDuplicate(tx, dataset.id, input.row);
-    const [row] = await tx
+    await assertNoDuplicate(tx, dataset.id, row);
+    const [inserted] = await tx
       .insert(datasetCases)
-      .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...input.row })
+      .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...row })
       .returning();
-    return { result: () => toCaseResult(txCtx, dataset, row), targetId: row.id };
+    return { result: () => toCaseResult(txCtx, dataset, inserted), targetId: inserted.id };
   });
 }
 
@@ -159,13 +158,10 @@ function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
 
 export async function updateCase(
   ctx: ServiceContext,
-  organizationId: string,
-  promptId: string,
-  caseId: string,
-  input: { revision: number; row: CaseRowPatch },
+  { organizationId, promptId, caseId, revision, row: patch }: OperationInput<'update_dataset_case'>,
 ): Promise<DatasetCaseResult> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.updateCase', async ({ ctx: txCtx, tx, dataset }) => {
-    const merged = mergeRow(await loadCase(tx, dataset.id, caseId), input.row);
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.updateCase', async ({ ctx: txCtx, tx, dataset }) => {
+    const merged = mergeRow(await loadCase(tx, dataset.id, caseId), patch);
     await assertNoDuplicate(tx, dataset.id, merged, caseId);
     const [row] = await tx.update(datasetCases).set(merged).where(eq(datasetCases.id, caseId)).returning();
     return { result: () => toCaseResult(txCtx, dataset, row), targetId: caseId };
@@ -173,36 +169,36 @@ export async function updateCase(
 }
 
 // Positions stay contiguous from 1: the cases after the removed one move up.
-export async function deleteCase(ctx: ServiceContext, organizationId: string, promptId: string, caseId: string, input: { revision: number }): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.deleteCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
+export async function deleteCase(ctx: ServiceContext, { organizationId, promptId, caseId, revision }: OperationInput<'delete_dataset_case'>): Promise<Dataset> {
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.deleteCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const removed = await loadCase(tx, dataset.id, caseId);
     await tx.delete(datasetCases).where(eq(datasetCases.id, caseId));
     await tx
       .update(datasetCases)
       .set({ position: sql`${datasetCases.position} - 1` })
       .where(and(eq(datasetCases.datasetId, dataset.id), gt(datasetCases.position, removed.position)));
-    return { result: (revision) => toDataset(txCtx, { ...dataset, revision }, capacity), targetId: caseId };
+    return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity), targetId: caseId };
   });
 }
 
-export async function reorderCases(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number; caseIds: string[] }): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, input.revision, 'dataset.reorder', async ({ ctx: txCtx, tx, dataset, capacity }) => {
+export async function reorderCases(ctx: ServiceContext, { organizationId, promptId, revision, caseIds }: OperationInput<'reorder_dataset'>): Promise<Dataset> {
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.reorder', async ({ ctx: txCtx, tx, dataset, capacity }) => {
     const current = await casesOf(tx, dataset.id);
     const known = new Set(current.map((c) => c.id));
     const given = new Set<string>();
     const repeated = new Set<string>();
-    for (const id of input.caseIds) (given.has(id) ? repeated : given).add(id);
-    const unknown = input.caseIds.filter((id) => !known.has(id));
+    for (const id of caseIds) (given.has(id) ? repeated : given).add(id);
+    const unknown = caseIds.filter((id) => !known.has(id));
     const missing = current.map((c) => c.id).filter((id) => !given.has(id));
     if (repeated.size || unknown.length || missing.length) {
       throw new AppError('invalid_order', 'List every current case id exactly once.', { missing, unknown, duplicates: [...repeated] });
     }
-    if (input.caseIds.length) {
+    if (caseIds.length) {
       await tx.execute(sql`
         update dataset_cases as c set position = o.ord
-        from jsonb_array_elements_text(${JSON.stringify(input.caseIds)}::jsonb) with ordinality as o(id, ord)
+        from jsonb_array_elements_text(${JSON.stringify(caseIds)}::jsonb) with ordinality as o(id, ord)
         where c.id = o.id and c.dataset_id = ${dataset.id}`);
     }
-    return { result: (revision) => toDataset(txCtx, { ...dataset, revision }, capacity) };
+    return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity) };
   });
 }

@@ -1,10 +1,11 @@
 import { and, desc, eq, notInArray } from 'drizzle-orm';
 import { drafts, evaluations } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, zodIssues, type Issue } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
-import { authorizePromptWrite } from '../prompts/access';
+import { authorizePromptWrite } from '../orgs/access';
 import { emptySetupContent } from '../prompts/drafts';
 import { resolveScoringPolicy, setScoringPolicy } from '../prompts/scoring';
 import { draftContentInput, type DraftContent, type ScoringPolicy } from '../prompts/schemas';
@@ -45,80 +46,81 @@ function policyFor(stored: unknown, method: InitializeInput['scoringMethod']): S
  * snapshot returns it and another snapshot is invalid_state (baseline_in_progress). Initializes of
  * one prompt serialize on the prompt row, so racing identical requests create one evaluation.
  */
-export async function initializeBaseline(ctx: ServiceContext, organizationId: string, promptId: string, input: InitializeInput): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    if (prompt.state !== 'setup') {
-      throw new AppError('invalid_state', 'This prompt’s baseline is already published; save a version and start a comparison instead.', { state: prompt.state });
-    }
-    const [draft] = await tx
-      .select({ content: drafts.content, revision: drafts.revision })
-      .from(drafts)
-      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
-    const currentRevision = draft?.revision ?? 0;
-    if (input.draftRevision !== currentRevision) {
-      throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${input.draftRevision}. Reload it and initialize again.`, { currentRevision });
-    }
-    const content = (draft?.content as DraftContent | undefined) ?? emptySetupContent();
-    const issues = runnableIssues(content);
-    if (issues.length) throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });
+export async function initializeBaseline(
+  ctx: ServiceContext,
+  { organizationId, promptId, draftRevision, scoringMethod }: OperationInput<'initialize_baseline'>,
+): Promise<Evaluation> {
+  const { db } = ctx;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  if (prompt.state !== 'setup') {
+    throw new AppError('invalid_state', 'This prompt’s baseline is already published; save a version and start a comparison instead.', { state: prompt.state });
+  }
+  const [draft] = await db
+    .select({ content: drafts.content, revision: drafts.revision })
+    .from(drafts)
+    .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
+  const currentRevision = draft?.revision ?? 0;
+  if (draftRevision !== currentRevision) {
+    throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and initialize again.`, { currentRevision });
+  }
+  const content = (draft?.content as DraftContent | undefined) ?? emptySetupContent();
+  const issues = runnableIssues(content);
+  if (issues.length) throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });
 
-    const all = await casesOf(tx, (await datasetOf(tx, prompt)).id);
-    if (!all.length) throw new AppError('invalid_state', 'Add at least one case to the dataset before initializing.', { state: 'empty_dataset' });
-    const cases = freezeCases(selectCases(all, baselineScope));
-    const casesDigest = casesDigestOf(cases);
-    const scoring = policyFor(prompt.scoring, input.scoringMethod);
-    const snapshotDigest = digestOf({ content, cases, scoring });
+  const all = await casesOf(db, (await datasetOf(db, prompt)).id);
+  if (!all.length) throw new AppError('invalid_state', 'Add at least one case to the dataset before initializing.', { state: 'empty_dataset' });
+  const cases = freezeCases(selectCases(all, baselineScope));
+  const casesDigest = casesDigestOf(cases);
+  const scoring = policyFor(prompt.scoring, scoringMethod);
+  const snapshotDigest = digestOf({ content, cases, scoring });
 
-    const [current] = await tx
-      .select()
-      .from(evaluations)
-      .where(and(eq(evaluations.promptId, prompt.id), eq(evaluations.kind, 'baseline'), notInArray(evaluations.status, ['failed', 'cancelled'])))
-      .orderBy(desc(evaluations.id))
-      .limit(1);
-    if (current) {
-      if (current.snapshotDigest === snapshotDigest) return toEvaluation(txCtx, current);
-      throw new AppError('invalid_state', 'A baseline with another snapshot is already in progress; cancel it or wait for it to finish.', {
-        state: 'baseline_in_progress',
-        evaluationId: current.id,
-      });
-    }
-    await checkEligibility(txCtx, { organizationId, scope: baselineScope, action: 'start' });
-
-    await setScoringPolicy(txCtx, organizationId, prompt.id, scoring);
-    const now = new Date();
-    const candidateRunId = await insertRun(txCtx, { organizationId, promptId: prompt.id, versionId: null, content, scoring, cases, casesDigest, createdAt: now });
-    const [row] = await tx
-      .insert(evaluations)
-      .values({
-        id: newId('eval'),
-        organizationId,
-        promptId: prompt.id,
-        kind: 'baseline',
-        status: 'pending',
-        scope: baselineScope,
-        candidateRunId,
-        scoring,
-        datasetSize: all.length,
-        totalCases: cases.length,
-        draftRevision: input.draftRevision,
-        snapshotDigest,
-        createdBy: ctx.actor.userId,
-        createdByClient: ctx.actor.clientId,
-        createdByHuman: ctx.actor.human,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'evaluation.initialize',
-      targetType: 'evaluation',
-      targetId: row.id,
-      details: { promptId: prompt.id, draftRevision: input.draftRevision, scoringMethod: input.scoringMethod, totalCases: cases.length, snapshotDigest },
+  const [current] = await db
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.promptId, prompt.id), eq(evaluations.kind, 'baseline'), notInArray(evaluations.status, ['failed', 'cancelled'])))
+    .orderBy(desc(evaluations.id))
+    .limit(1);
+  if (current) {
+    if (current.snapshotDigest === snapshotDigest) return toEvaluation(ctx, current);
+    throw new AppError('invalid_state', 'A baseline with another snapshot is already in progress; cancel it or wait for it to finish.', {
+      state: 'baseline_in_progress',
+      evaluationId: current.id,
     });
-    enqueueRuns(txCtx, [candidateRunId]);
-    return toEvaluation(txCtx, row);
+  }
+  await checkEligibility(ctx, { organizationId, scope: baselineScope, action: 'start' });
+
+  await setScoringPolicy(ctx, { organizationId, promptId: prompt.id, ...scoring });
+  const now = new Date();
+  const candidateRunId = await insertRun(ctx, { organizationId, promptId: prompt.id, versionId: null, content, scoring, cases, casesDigest, createdAt: now });
+  const [row] = await db
+    .insert(evaluations)
+    .values({
+      id: newId('eval'),
+      organizationId,
+      promptId: prompt.id,
+      kind: 'baseline',
+      status: 'pending',
+      scope: baselineScope,
+      candidateRunId,
+      scoring,
+      datasetSize: all.length,
+      totalCases: cases.length,
+      draftRevision: draftRevision,
+      snapshotDigest,
+      createdBy: ctx.actor.userId,
+      createdByClient: ctx.actor.clientId,
+      createdByHuman: ctx.actor.human,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.initialize',
+    targetType: 'evaluation',
+    targetId: row.id,
+    details: { promptId: prompt.id, draftRevision: draftRevision, scoringMethod: scoringMethod, totalCases: cases.length, snapshotDigest },
   });
+  enqueueRuns(ctx, [candidateRunId]);
+  return toEvaluation(ctx, row);
 }

@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { evalResults, evaluations } from '@/db/schema';
 import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
-import { decodeCursor, encodeCursor, type Page, type PageQuery } from '../paging';
+import { decodeCursor, encodeCursor, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
-import { authorizePromptRead } from '../prompts/access';
+import { authorizePromptRead } from '../orgs/access';
 import { toEvaluation, toEvaluations, toResult, type EvaluationRow } from './serialize';
-import type { Evaluation, EvaluationSide, ListResultsQuery, Result } from './schemas';
+import type { Evaluation, EvaluationSide, Result } from './schemas';
 
 // Reads an evaluation inside the organization; another organization's looks missing.
 export async function loadEvaluation(ctx: ServiceContext, organizationId: string, evaluationId: string, options: { lock?: boolean } = {}): Promise<EvaluationRow> {
@@ -21,13 +22,13 @@ export async function loadEvaluation(ctx: ServiceContext, organizationId: string
   return row;
 }
 
-export async function getEvaluation(ctx: ServiceContext, organizationId: string, evaluationId: string): Promise<Evaluation> {
+export async function getEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'get_evaluation'>): Promise<Evaluation> {
   await authorize(ctx, organizationId, 'prompts.read');
   return toEvaluation(ctx, await loadEvaluation(ctx, organizationId, evaluationId));
 }
 
 // Newest first (ids sort by creation time).
-export async function listEvaluations(ctx: ServiceContext, organizationId: string, promptId: string, page: PageQuery): Promise<Page<Evaluation>> {
+export async function listEvaluations(ctx: ServiceContext, { organizationId, promptId, ...page }: OperationInput<'list_evaluations'>): Promise<Page<Evaluation>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(evaluations.organizationId, organizationId), eq(evaluations.promptId, prompt.id)];
   if (page.cursor) conditions.push(lt(evaluations.id, String(decodeCursor(page.cursor, 1)[0])));
@@ -45,7 +46,7 @@ export async function listEvaluations(ctx: ServiceContext, organizationId: strin
  * Results by case position; for a comparison without `side`, both sides of each case in turn
  * (candidate, then production). Keyset cursor on (position, side).
  */
-export async function listResults(ctx: ServiceContext, organizationId: string, evaluationId: string, query: ListResultsQuery): Promise<Page<Result>> {
+export async function listResults(ctx: ServiceContext, { organizationId, evaluationId, ...query }: OperationInput<'list_evaluation_results'>): Promise<Page<Result>> {
   await authorize(ctx, organizationId, 'prompts.read');
   const evaluation = await loadEvaluation(ctx, organizationId, evaluationId);
   const runs: [EvaluationSide, string][] = [['candidate', evaluation.candidateRunId]];

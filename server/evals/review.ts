@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { datasetCases, datasets, evalResults } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, invalidRequest } from '../errors';
 import { recordAudit } from '../audit/service';
 import { jsonTextProblem } from '../input-hygiene';
@@ -10,7 +11,7 @@ import { refreshEvaluation } from './engine/progress';
 import { authorizeEvaluationWrite } from './service';
 import { loadEvaluation } from './queries';
 import { toEvaluation } from './serialize';
-import type { Evaluation, ReviewInput, ReviewItemInput, ReviewRecord } from './schemas';
+import type { Evaluation, ReviewItemInput, ReviewRecord } from './schemas';
 
 type ResultRow = typeof evalResults.$inferSelect;
 type Calibration = { caseId: string; expectedOutput: string };
@@ -58,58 +59,56 @@ function verdictFor(item: ReviewItemInput, result: ResultRow, expectation: strin
  * decided is taken from the verified caller: user, OAuth client, and `human` false for agents.
  * The evaluation is refreshed in the same transaction, so a baseline publishes with its last review.
  */
-export async function reviewResults(ctx: ServiceContext, organizationId: string, evaluationId: string, input: ReviewInput): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { evaluation, prompt } = await authorizeEvaluationWrite(txCtx, organizationId, evaluationId);
-    const runIds = evaluation.productionRunId ? [evaluation.candidateRunId, evaluation.productionRunId] : [evaluation.candidateRunId];
-    const ids = input.reviews.map((r) => r.resultId);
-    const rows = await tx
-      .select()
-      .from(evalResults)
-      .where(and(inArray(evalResults.id, ids), inArray(evalResults.runId, runIds), eq(evalResults.organizationId, organizationId)))
-      .for('update');
-    const byId = new Map(rows.map((r) => [r.id, r]));
+export async function reviewResults(ctx: ServiceContext, { organizationId, evaluationId, reviews }: OperationInput<'review_evaluation_results'>): Promise<Evaluation> {
+  const { db } = ctx;
+  const { evaluation, prompt } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
+  const runIds = evaluation.productionRunId ? [evaluation.candidateRunId, evaluation.productionRunId] : [evaluation.candidateRunId];
+  const ids = reviews.map((r) => r.resultId);
+  const rows = await db
+    .select()
+    .from(evalResults)
+    .where(and(inArray(evalResults.id, ids), inArray(evalResults.runId, runIds), eq(evalResults.organizationId, organizationId)))
+    .for('update');
+  const byId = new Map(rows.map((r) => [r.id, r]));
 
-    const at = new Date().toISOString();
-    const calibrations: Calibration[] = [];
-    for (const [index, item] of input.reviews.entries()) {
-      const result = byId.get(item.resultId);
-      if (!result) throw new AppError('not_found', 'Result not found in this evaluation.', { resultId: item.resultId });
-      if (result.status !== 'pending_review' && result.status !== 'scored') {
-        throw new AppError('invalid_state', `This result is ${result.status === 'running' ? 'pending' : result.status}; only results awaiting review or scored can be reviewed.`, {
-          state: result.status === 'running' ? 'pending' : result.status,
-          resultId: result.id,
-        });
-      }
-      const expectation = calibratedExpectation(item, result, index);
-      const passed = verdictFor(item, result, expectation);
-      const review: ReviewRecord = {
-        decision: item.decision,
-        correctedOutput: item.decision === 'accept_corrected' ? (item.correctedOutput ?? '') : null,
-        userId: ctx.actor.userId,
-        clientId: ctx.actor.clientId,
-        human: ctx.actor.human,
-        at,
-      };
-      await tx
-        .update(evalResults)
-        .set({ status: 'scored', passed, score: passed ? 1 : 0, review, ...(expectation !== null ? { expectedOutput: expectation } : {}) })
-        .where(eq(evalResults.id, result.id));
-      if (expectation !== null) calibrations.push({ caseId: result.caseId, expectedOutput: expectation });
+  const at = new Date().toISOString();
+  const calibrations: Calibration[] = [];
+  for (const [index, item] of reviews.entries()) {
+    const result = byId.get(item.resultId);
+    if (!result) throw new AppError('not_found', 'Result not found in this evaluation.', { resultId: item.resultId });
+    if (result.status !== 'pending_review' && result.status !== 'scored') {
+      throw new AppError('invalid_state', `This result is ${result.status === 'running' ? 'pending' : result.status}; only results awaiting review or scored can be reviewed.`, {
+        state: result.status === 'running' ? 'pending' : result.status,
+        resultId: result.id,
+      });
     }
+    const expectation = calibratedExpectation(item, result, index);
+    const passed = verdictFor(item, result, expectation);
+    const review: ReviewRecord = {
+      decision: item.decision,
+      correctedOutput: item.decision === 'accept_corrected' ? (item.correctedOutput ?? '') : null,
+      userId: ctx.actor.userId,
+      clientId: ctx.actor.clientId,
+      human: ctx.actor.human,
+      at,
+    };
+    await db
+      .update(evalResults)
+      .set({ status: 'scored', passed, score: passed ? 1 : 0, review, ...(expectation !== null ? { expectedOutput: expectation } : {}) })
+      .where(eq(evalResults.id, result.id));
+    if (expectation !== null) calibrations.push({ caseId: result.caseId, expectedOutput: expectation });
+  }
 
-    const calibratedCases = await calibrateDataset(txCtx, prompt, calibrations);
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'evaluation.review',
-      targetType: 'evaluation',
-      targetId: evaluation.id,
-      details: { reviews: input.reviews.map((r) => ({ resultId: r.resultId, decision: r.decision })), human: ctx.actor.human, calibratedCases },
-    });
-    await refreshEvaluation(txCtx, evaluation.id);
-    return toEvaluation(txCtx, await loadEvaluation(txCtx, organizationId, evaluation.id));
+  const calibratedCases = await calibrateDataset(ctx, prompt, calibrations);
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.review',
+    targetType: 'evaluation',
+    targetId: evaluation.id,
+    details: { reviews: reviews.map((r) => ({ resultId: r.resultId, decision: r.decision })), human: ctx.actor.human, calibratedCases },
   });
+  await refreshEvaluation(ctx, evaluation.id);
+  return toEvaluation(ctx, await loadEvaluation(ctx, organizationId, evaluation.id));
 }
 
 /**

@@ -1,16 +1,16 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { evalResults, evalRuns, evaluations } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { resolveWarning } from '../warnings/service';
-import { authorize } from '../auth/permissions';
-import { assertWritableOrganization, loadPrompt, type PromptRow } from '../prompts/access';
+import { assertNotArchived, authorizeOrganizationWrite, loadPrompt, type PromptRow } from '../orgs/access';
 import { enqueueRuns } from './engine/queue';
 import { checkEligibility } from './eligibility';
 import { loadEvaluation } from './queries';
 import { toEvaluation, type EvaluationRow } from './serialize';
-import type { Evaluation, EvaluationSide } from './schemas';
+import type { Evaluation } from './schemas';
 
 // State operations on one evaluation: cancel, resume, retry a side. Start, initialize, review and
 // the reads live in start.ts, initialize.ts, review.ts and queries.ts.
@@ -28,12 +28,10 @@ export async function authorizeEvaluationWrite(
   evaluationId: string,
   options: { allowArchived?: boolean } = {},
 ): Promise<{ evaluation: EvaluationRow; prompt: PromptRow }> {
-  assertWritableOrganization(await authorize(ctx, organizationId, 'prompts.write'));
+  await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const evaluation = await loadEvaluation(ctx, organizationId, evaluationId, { lock: true });
   const prompt = await loadPrompt(ctx, organizationId, evaluation.promptId);
-  if (prompt.state === 'archived' && !options.allowArchived) {
-    throw new AppError('invalid_state', 'This prompt is archived and read-only.', { state: 'archived' });
-  }
+  if (!options.allowArchived) assertNotArchived(prompt);
   return { evaluation, prompt };
 }
 
@@ -47,52 +45,48 @@ function runIdsOf(evaluation: EvaluationRow): string[] {
  * Reused production evidence is completed and untouched. Allowed on archived prompts: stopping
  * spending never needs a writable prompt.
  */
-export async function cancelEvaluation(ctx: ServiceContext, organizationId: string, evaluationId: string): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const { evaluation } = await authorizeEvaluationWrite(txCtx, organizationId, evaluationId, { allowArchived: true });
-    if (!(unfinished as readonly string[]).includes(evaluation.status)) {
-      throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only pending, running or paused evaluations can be cancelled.`, {
-        state: evaluation.status,
-      });
-    }
-    const now = new Date();
-    await txCtx.db
-      .update(evalRuns)
-      .set({ status: 'cancelled', completedAt: now, updatedAt: now })
-      .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), inArray(evalRuns.status, [...unfinished])));
-    const [row] = await txCtx.db.update(evaluations).set({ status: 'cancelled', completedAt: now, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'evaluation.cancel', targetType: 'evaluation', targetId: evaluation.id, details: { from: evaluation.status } });
-    await resolveWarning(txCtx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
-    return toEvaluation(txCtx, row);
-  });
+export async function cancelEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'cancel_evaluation'>): Promise<Evaluation> {
+  const { evaluation } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId, { allowArchived: true });
+  if (!(unfinished as readonly string[]).includes(evaluation.status)) {
+    throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only pending, running or paused evaluations can be cancelled.`, {
+      state: evaluation.status,
+    });
+  }
+  const now = new Date();
+  await ctx.db
+    .update(evalRuns)
+    .set({ status: 'cancelled', completedAt: now, updatedAt: now })
+    .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), inArray(evalRuns.status, [...unfinished])));
+  const [row] = await ctx.db.update(evaluations).set({ status: 'cancelled', completedAt: now, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
+  await recordAudit(ctx, { organizationId, operation: 'evaluation.cancel', targetType: 'evaluation', targetId: evaluation.id, details: { from: evaluation.status } });
+  await resolveWarning(ctx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
+  return toEvaluation(ctx, row);
 }
 
 /**
  * Resumes a paused evaluation (answered 202) when the plan and usage allow it now. Its paused runs
  * go back to pending with their original frozen inputs; finished cases are never repeated.
  */
-export async function resumeEvaluation(ctx: ServiceContext, organizationId: string, evaluationId: string): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const { evaluation } = await authorizeEvaluationWrite(txCtx, organizationId, evaluationId);
-    if (evaluation.status !== 'paused') {
-      throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only a paused evaluation can be resumed.`, { state: evaluation.status });
-    }
-    await checkEligibility(txCtx, { organizationId, scope: evaluation.scope, action: 'resume' });
-    const now = new Date();
-    const resumed = await txCtx.db
-      .update(evalRuns)
-      .set({ status: 'pending', updatedAt: now })
-      .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), eq(evalRuns.status, 'paused')))
-      .returning({ id: evalRuns.id });
-    const [row] = await txCtx.db.update(evaluations).set({ status: 'running', updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'evaluation.resume', targetType: 'evaluation', targetId: evaluation.id, details: { runIds: resumed.map((r) => r.id) } });
-    await resolveWarning(txCtx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
-    enqueueRuns(
-      txCtx,
-      resumed.map((r) => r.id),
-    );
-    return toEvaluation(txCtx, row);
-  });
+export async function resumeEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'resume_evaluation'>): Promise<Evaluation> {
+  const { evaluation } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
+  if (evaluation.status !== 'paused') {
+    throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only a paused evaluation can be resumed.`, { state: evaluation.status });
+  }
+  await checkEligibility(ctx, { organizationId, scope: evaluation.scope, action: 'resume' });
+  const now = new Date();
+  const resumed = await ctx.db
+    .update(evalRuns)
+    .set({ status: 'pending', updatedAt: now })
+    .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), eq(evalRuns.status, 'paused')))
+    .returning({ id: evalRuns.id });
+  const [row] = await ctx.db.update(evaluations).set({ status: 'running', updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
+  await recordAudit(ctx, { organizationId, operation: 'evaluation.resume', targetType: 'evaluation', targetId: evaluation.id, details: { runIds: resumed.map((r) => r.id) } });
+  await resolveWarning(ctx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
+  enqueueRuns(
+    ctx,
+    resumed.map((r) => r.id),
+  );
+  return toEvaluation(ctx, row);
 }
 
 /**
@@ -103,43 +97,41 @@ export async function resumeEvaluation(ctx: ServiceContext, organizationId: stri
  * A cancelled baseline never publishes, so it cannot be retried; a failed one can while the
  * prompt is in setup and no other baseline is in progress.
  */
-export async function retryEvaluationSide(ctx: ServiceContext, organizationId: string, evaluationId: string, side: EvaluationSide): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { evaluation, prompt } = await authorizeEvaluationWrite(txCtx, organizationId, evaluationId);
-    const runId = side === 'candidate' ? evaluation.candidateRunId : evaluation.productionRunId;
-    if (!runId) throw new AppError('invalid_state', 'A baseline has no production side.', { state: 'no_production_side' });
-    const [run] = await tx.select().from(evalRuns).where(eq(evalRuns.id, runId)).for('update');
-    if (side === 'production' && run.createdAt.getTime() < evaluation.createdAt.getTime()) {
-      throw new AppError('invalid_state', 'The production side reused earlier evidence; start a new comparison with rerunBoth to run it again.', {
-        state: 'reused_evidence',
-        runId,
-      });
-    }
-    if (run.status !== 'failed' && run.status !== 'cancelled') {
-      throw new AppError('invalid_state', `The ${side} side is ${run.status}; only a failed or cancelled side can be retried.`, { state: run.status, side });
-    }
-    if (evaluation.kind === 'baseline') await assertBaselineRetryable(txCtx, evaluation, prompt, run.status);
-    await checkEligibility(txCtx, { organizationId, scope: evaluation.scope, action: 'start' });
-
-    const now = new Date();
-    await tx.update(evalRuns).set({ status: 'pending', error: null, completedAt: null, updatedAt: now }).where(eq(evalRuns.id, run.id));
-    const reset = await tx
-      .update(evalResults)
-      .set({ status: 'pending', output: null, passed: null, score: null, judgeReasoning: null, assertions: [], error: null, workerId: null, claimedAt: null, finishedAt: null })
-      .where(and(eq(evalResults.runId, run.id), inArray(evalResults.status, ['pending', 'running', 'error'])))
-      .returning({ id: evalResults.id });
-    const [row] = await tx.update(evaluations).set({ status: 'running', error: null, completedAt: null, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'evaluation.retry',
-      targetType: 'evaluation',
-      targetId: evaluation.id,
-      details: { side, runId: run.id, from: run.status, resetResults: reset.length },
+export async function retryEvaluationSide(ctx: ServiceContext, { organizationId, evaluationId, side }: OperationInput<'retry_evaluation_side'>): Promise<Evaluation> {
+  const { db } = ctx;
+  const { evaluation, prompt } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
+  const runId = side === 'candidate' ? evaluation.candidateRunId : evaluation.productionRunId;
+  if (!runId) throw new AppError('invalid_state', 'A baseline has no production side.', { state: 'no_production_side' });
+  const [run] = await db.select().from(evalRuns).where(eq(evalRuns.id, runId)).for('update');
+  if (side === 'production' && run.createdAt.getTime() < evaluation.createdAt.getTime()) {
+    throw new AppError('invalid_state', 'The production side reused earlier evidence; start a new comparison with rerunBoth to run it again.', {
+      state: 'reused_evidence',
+      runId,
     });
-    enqueueRuns(txCtx, [run.id]);
-    return toEvaluation(txCtx, row);
+  }
+  if (run.status !== 'failed' && run.status !== 'cancelled') {
+    throw new AppError('invalid_state', `The ${side} side is ${run.status}; only a failed or cancelled side can be retried.`, { state: run.status, side });
+  }
+  if (evaluation.kind === 'baseline') await assertBaselineRetryable(ctx, evaluation, prompt, run.status);
+  await checkEligibility(ctx, { organizationId, scope: evaluation.scope, action: 'start' });
+
+  const now = new Date();
+  await db.update(evalRuns).set({ status: 'pending', error: null, completedAt: null, updatedAt: now }).where(eq(evalRuns.id, run.id));
+  const reset = await db
+    .update(evalResults)
+    .set({ status: 'pending', output: null, passed: null, score: null, judgeReasoning: null, assertions: [], error: null, workerId: null, claimedAt: null, finishedAt: null })
+    .where(and(eq(evalResults.runId, run.id), inArray(evalResults.status, ['pending', 'running', 'error'])))
+    .returning({ id: evalResults.id });
+  const [row] = await db.update(evaluations).set({ status: 'running', error: null, completedAt: null, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.retry',
+    targetType: 'evaluation',
+    targetId: evaluation.id,
+    details: { side, runId: run.id, from: run.status, resetResults: reset.length },
   });
+  enqueueRuns(ctx, [run.id]);
+  return toEvaluation(ctx, row);
 }
 
 async function assertBaselineRetryable(ctx: ServiceContext, evaluation: EvaluationRow, prompt: PromptRow, runStatus: string): Promise<void> {

@@ -1,10 +1,11 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { evalRuns, evaluations, promptLabels, promptVersions } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { isId, newId } from '../ids';
 import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../prompts/access';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
 import { resolveScoringPolicy } from '../prompts/scoring';
 import { casesOf, datasetOf } from '../datasets/service';
 import type { DraftContent, ScoringPolicy } from '../prompts/schemas';
@@ -104,83 +105,83 @@ function startDigest(plan: Plan, input: StartEvaluationInput): string {
  * (pending, running or paused) evaluation the same user started returns that evaluation (201)
  * instead of creating another. With an Idempotency-Key the edge replays the first answer as well.
  */
-export async function startEvaluation(ctx: ServiceContext, organizationId: string, promptId: string, input: StartEvaluationInput): Promise<Evaluation> {
-  return withTransaction(ctx, async (txCtx) => {
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    assertActive(prompt);
-    const plan = await planComparison(txCtx, prompt, input);
-    await checkEligibility(txCtx, { organizationId, scope: input.scope, action: 'start' });
-    assertCases(plan);
-    if (!plan.production) throw new AppError('invalid_state', 'The production label points at no version.', { state: 'no_production' });
+export async function startEvaluation(ctx: ServiceContext, input: OperationInput<'start_evaluation'>): Promise<Evaluation> {
+  const { organizationId, promptId } = input;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  assertActive(prompt);
+  const plan = await planComparison(ctx, prompt, input);
+  await checkEligibility(ctx, { organizationId, scope: input.scope, action: 'start' });
+  assertCases(plan);
+  if (!plan.production) throw new AppError('invalid_state', 'The production label points at no version.', { state: 'no_production' });
 
-    const digest = startDigest(plan, input);
-    const [running] = await txCtx.db
-      .select()
-      .from(evaluations)
-      .where(
-        and(
-          eq(evaluations.promptId, prompt.id),
-          eq(evaluations.kind, 'comparison'),
-          eq(evaluations.createdBy, ctx.actor.userId),
-          eq(evaluations.snapshotDigest, digest),
-          inArray(evaluations.status, ['pending', 'running', 'paused']),
-        ),
-      )
-      .orderBy(desc(evaluations.id))
-      .limit(1);
-    if (running) return toEvaluation(txCtx, running);
+  const digest = startDigest(plan, input);
+  const [running] = await ctx.db
+    .select()
+    .from(evaluations)
+    .where(
+      and(
+        eq(evaluations.promptId, prompt.id),
+        eq(evaluations.kind, 'comparison'),
+        eq(evaluations.createdBy, ctx.actor.userId),
+        eq(evaluations.snapshotDigest, digest),
+        inArray(evaluations.status, ['pending', 'running', 'paused']),
+      ),
+    )
+    .orderBy(desc(evaluations.id))
+    .limit(1);
+  if (running) return toEvaluation(ctx, running);
 
-    const now = new Date();
-    const base = { organizationId, promptId: prompt.id, scoring: plan.scoring, cases: plan.cases, casesDigest: plan.casesDigest, createdAt: now };
-    const candidateRunId = await insertRun(txCtx, { ...base, versionId: plan.candidate.versionId, content: plan.candidate.content });
-    const productionRunId = plan.reusedRunId ?? (await insertRun(txCtx, { ...base, versionId: plan.production.versionId, content: plan.production.content }));
-    const [row] = await txCtx.db
-      .insert(evaluations)
-      .values({
-        id: newId('eval'),
-        organizationId,
-        promptId: prompt.id,
-        kind: 'comparison',
-        status: 'pending',
-        scope: input.scope,
-        versionId: plan.candidate.versionId,
-        productionVersionId: plan.production.versionId,
-        candidateRunId,
-        productionRunId,
-        scoring: plan.scoring,
-        datasetSize: plan.datasetSize,
-        totalCases: plan.cases.length,
-        rerunBoth: input.rerunBoth,
-        snapshotDigest: digest,
-        createdBy: ctx.actor.userId,
-        createdByClient: ctx.actor.clientId,
-        createdByHuman: ctx.actor.human,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await recordAudit(txCtx, {
+  const now = new Date();
+  const base = { organizationId, promptId: prompt.id, scoring: plan.scoring, cases: plan.cases, casesDigest: plan.casesDigest, createdAt: now };
+  const candidateRunId = await insertRun(ctx, { ...base, versionId: plan.candidate.versionId, content: plan.candidate.content });
+  const productionRunId = plan.reusedRunId ?? (await insertRun(ctx, { ...base, versionId: plan.production.versionId, content: plan.production.content }));
+  const [row] = await ctx.db
+    .insert(evaluations)
+    .values({
+      id: newId('eval'),
       organizationId,
-      operation: 'evaluation.start',
-      targetType: 'evaluation',
-      targetId: row.id,
-      details: {
-        promptId: prompt.id,
-        versionId: plan.candidate.versionId,
-        productionVersionId: plan.production.versionId,
-        scope: input.scope,
-        rerunBoth: input.rerunBoth,
-        totalCases: plan.cases.length,
-        reusedProductionRunId: plan.reusedRunId,
-      },
-    });
-    enqueueRuns(txCtx, plan.reusedRunId ? [candidateRunId] : [candidateRunId, productionRunId]);
-    return toEvaluation(txCtx, row);
+      promptId: prompt.id,
+      kind: 'comparison',
+      status: 'pending',
+      scope: input.scope,
+      versionId: plan.candidate.versionId,
+      productionVersionId: plan.production.versionId,
+      candidateRunId,
+      productionRunId,
+      scoring: plan.scoring,
+      datasetSize: plan.datasetSize,
+      totalCases: plan.cases.length,
+      rerunBoth: input.rerunBoth,
+      snapshotDigest: digest,
+      createdBy: ctx.actor.userId,
+      createdByClient: ctx.actor.clientId,
+      createdByHuman: ctx.actor.human,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.start',
+    targetType: 'evaluation',
+    targetId: row.id,
+    details: {
+      promptId: prompt.id,
+      versionId: plan.candidate.versionId,
+      productionVersionId: plan.production.versionId,
+      scope: input.scope,
+      rerunBoth: input.rerunBoth,
+      totalCases: plan.cases.length,
+      reusedProductionRunId: plan.reusedRunId,
+    },
   });
+  enqueueRuns(ctx, plan.reusedRunId ? [candidateRunId] : [candidateRunId, productionRunId]);
+  return toEvaluation(ctx, row);
 }
 
 // What a start would run now and what it would cost; `allowed`/`reason` say whether it would be accepted.
-export async function estimateEvaluation(ctx: ServiceContext, organizationId: string, promptId: string, input: StartEvaluationInput): Promise<Estimate> {
+export async function estimateEvaluation(ctx: ServiceContext, input: OperationInput<'estimate_evaluation'>): Promise<Estimate> {
+  const { organizationId, promptId } = input;
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const plan = await planComparison(ctx, prompt, input);
   const candidateCases = plan.cases.length;

@@ -1,13 +1,15 @@
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { ingestionKeys } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
-import { AppError, notFound } from '../errors';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
+import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
+import { authorizeOrganizationWrite } from '../orgs/access';
 import { recordAudit } from '../audit/service';
 import { forgetIngestionKey, ingestionSecretDigest } from '../auth/ingestion-key';
-import type { CreateIngestionKeyInput, CreatedIngestionKey, IngestionKey } from './schemas';
+import type { CreatedIngestionKey, IngestionKey } from './schemas';
 
 type IngestionKeyRow = typeof ingestionKeys.$inferSelect;
 
@@ -26,37 +28,37 @@ function toIngestionKey(row: IngestionKeyRow): IngestionKey {
   };
 }
 
-export async function createIngestionKey(ctx: ServiceContext, organizationId: string, input: CreateIngestionKeyInput): Promise<CreatedIngestionKey> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const membership = await authorize(txCtx, organizationId, 'ingestionKeys.manage');
-    if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
-    const secret = newSecret('plt_');
-    const [row] = await tx
-      .insert(ingestionKeys)
-      .values({
-        id: newId('ikey'),
-        organizationId,
-        name: input.name,
-        application: input.application,
-        environment: input.environment,
-        prefix: secret.slice(0, prefixLength),
-        secretDigest: ingestionSecretDigest(secret),
-        createdBy: ctx.actor.userId,
-      })
-      .returning();
-    await recordAudit(txCtx, {
+export async function createIngestionKey(
+  ctx: ServiceContext,
+  { organizationId, name, application, environment }: OperationInput<'create_ingestion_key'>,
+): Promise<CreatedIngestionKey> {
+  const { db } = ctx;
+  await authorizeOrganizationWrite(ctx, organizationId, 'ingestionKeys.manage', 'credentials');
+  const secret = newSecret('plt_');
+  const [row] = await db
+    .insert(ingestionKeys)
+    .values({
+      id: newId('ikey'),
       organizationId,
-      operation: 'ingestionKey.create',
-      targetType: 'ingestion_key',
-      targetId: row.id,
-      details: { name: row.name, application: row.application, environment: row.environment, prefix: row.prefix },
-    });
-    return { key: toIngestionKey(row), secret };
+      name: name,
+      application: application,
+      environment: environment,
+      prefix: secret.slice(0, prefixLength),
+      secretDigest: ingestionSecretDigest(secret),
+      createdBy: ctx.actor.userId,
+    })
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'ingestionKey.create',
+    targetType: 'ingestion_key',
+    targetId: row.id,
+    details: { name: row.name, application: row.application, environment: row.environment, prefix: row.prefix },
   });
+  return { key: toIngestionKey(row), secret };
 }
 
-export async function listIngestionKeys(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<IngestionKey>> {
+export async function listIngestionKeys(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_ingestion_keys'>): Promise<Page<IngestionKey>> {
   await authorize(ctx, organizationId, 'ingestionKeys.manage');
   const conditions = [eq(ingestionKeys.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -81,27 +83,23 @@ async function findKey(ctx: ServiceContext, organizationId: string, keyId: strin
 }
 
 // Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
-export async function revokeIngestionKey(ctx: ServiceContext, organizationId: string, keyId: string): Promise<IngestionKey> {
-  const key = await withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    await authorize(txCtx, organizationId, 'ingestionKeys.manage');
-    if (!isId('ikey', keyId)) throw notFound('Ingestion key');
-    const [revoked] = await tx
-      .update(ingestionKeys)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId), isNull(ingestionKeys.revokedAt)))
-      .returning();
-    if (!revoked) return toIngestionKey(await findKey(txCtx, organizationId, keyId));
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'ingestionKey.revoke',
-      targetType: 'ingestion_key',
-      targetId: keyId,
-      details: { name: revoked.name, prefix: revoked.prefix },
-    });
-    return toIngestionKey(revoked);
-  });
+export async function revokeIngestionKey(ctx: ServiceContext, { organizationId, keyId }: OperationInput<'revoke_ingestion_key'>): Promise<IngestionKey> {
+  await authorize(ctx, organizationId, 'ingestionKeys.manage');
+  if (!isId('ikey', keyId)) throw notFound('Ingestion key');
+  const [revoked] = await ctx.db
+    .update(ingestionKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId), isNull(ingestionKeys.revokedAt)))
+    .returning();
   // This process stops accepting it at once; ingestion re-checks revocation when it writes anyway.
   forgetIngestionKey(keyId);
-  return key;
+  if (!revoked) return toIngestionKey(await findKey(ctx, organizationId, keyId));
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'ingestionKey.revoke',
+    targetType: 'ingestion_key',
+    targetId: keyId,
+    details: { name: revoked.name, prefix: revoked.prefix },
+  });
+  return toIngestionKey(revoked);
 }

@@ -1,14 +1,15 @@
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { retrievalKeys } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
-import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../prompts/access';
-import type { CreateRetrievalKeyInput, CreatedRetrievalKey, RetrievalKey } from './schemas';
+import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../orgs/access';
+import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;
 
@@ -28,36 +29,34 @@ function toRetrievalKey(row: RetrievalKeyRow): RetrievalKey {
 
 // Editors and admins; the organization must be writable and the prompt not archived (409 invalid_state).
 // The prompt row is locked so a concurrent archive cannot slip between the check and the insert.
-export async function createRetrievalKey(ctx: ServiceContext, organizationId: string, promptId: string, input: CreateRetrievalKeyInput): Promise<CreatedRetrievalKey> {
-  return withTransaction(ctx, async (txCtx) => {
-    await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    const secret = newSecret('plr_');
-    const [row] = await txCtx.db
-      .insert(retrievalKeys)
-      .values({
-        id: newId('key'),
-        organizationId,
-        promptId,
-        name: input.name,
-        prefix: secret.slice(0, prefixLength),
-        secretDigest: retrievalSecretDigest(secret),
-        createdBy: ctx.actor.userId,
-        createdByClient: ctx.actor.clientId,
-      })
-      .returning();
-    await recordAudit(txCtx, {
+export async function createRetrievalKey(ctx: ServiceContext, { organizationId, promptId, name }: OperationInput<'create_retrieval_key'>): Promise<CreatedRetrievalKey> {
+  await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  const secret = newSecret('plr_');
+  const [row] = await ctx.db
+    .insert(retrievalKeys)
+    .values({
+      id: newId('key'),
       organizationId,
-      operation: 'retrievalKey.create',
-      targetType: 'retrieval_key',
-      targetId: row.id,
-      details: { promptId, name: row.name, prefix: row.prefix },
-    });
-    return { key: toRetrievalKey(row), secret };
+      promptId,
+      name,
+      prefix: secret.slice(0, prefixLength),
+      secretDigest: retrievalSecretDigest(secret),
+      createdBy: ctx.actor.userId,
+      createdByClient: ctx.actor.clientId,
+    })
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'retrievalKey.create',
+    targetType: 'retrieval_key',
+    targetId: row.id,
+    details: { promptId, name: row.name, prefix: row.prefix },
   });
+  return { key: toRetrievalKey(row), secret };
 }
 
 // Any member (viewers included) may list; never a secret or digest.
-export async function listRetrievalKeys(ctx: ServiceContext, organizationId: string, promptId: string, page: PageQuery): Promise<Page<RetrievalKey>> {
+export async function listRetrievalKeys(ctx: ServiceContext, { organizationId, promptId, ...page }: OperationInput<'list_retrieval_keys'>): Promise<Page<RetrievalKey>> {
   await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(retrievalKeys.organizationId, organizationId), eq(retrievalKeys.promptId, promptId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -78,31 +77,29 @@ function keyCondition(organizationId: string, promptId: string, keyId: string) {
 // Revoking is a safety action: allowed on archived prompts and read-only organizations, for editors
 // and admins. Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
 // Retrieval has no key cache, so the very next request with it is refused (401).
-export async function revokeRetrievalKey(ctx: ServiceContext, organizationId: string, promptId: string, keyId: string): Promise<RetrievalKey> {
-  return withTransaction(ctx, async (txCtx) => {
-    await authorize(txCtx, organizationId, 'prompts.write');
-    await loadPrompt(txCtx, organizationId, promptId);
-    if (!isId('key', keyId)) throw notFound('Retrieval key');
-    const [revoked] = await txCtx.db
-      .update(retrievalKeys)
-      .set({ revokedAt: new Date() })
-      .where(and(keyCondition(organizationId, promptId, keyId), isNull(retrievalKeys.revokedAt)))
-      .returning();
-    if (!revoked) {
-      const [row] = await txCtx.db
-        .select()
-        .from(retrievalKeys)
-        .where(keyCondition(organizationId, promptId, keyId));
-      if (!row) throw notFound('Retrieval key');
-      return toRetrievalKey(row);
-    }
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'retrievalKey.revoke',
-      targetType: 'retrieval_key',
-      targetId: keyId,
-      details: { promptId, name: revoked.name, prefix: revoked.prefix },
-    });
-    return toRetrievalKey(revoked);
+export async function revokeRetrievalKey(ctx: ServiceContext, { organizationId, promptId, keyId }: OperationInput<'revoke_retrieval_key'>): Promise<RetrievalKey> {
+  await authorize(ctx, organizationId, 'prompts.write');
+  await loadPrompt(ctx, organizationId, promptId);
+  if (!isId('key', keyId)) throw notFound('Retrieval key');
+  const [revoked] = await ctx.db
+    .update(retrievalKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(keyCondition(organizationId, promptId, keyId), isNull(retrievalKeys.revokedAt)))
+    .returning();
+  if (!revoked) {
+    const [row] = await ctx.db
+      .select()
+      .from(retrievalKeys)
+      .where(keyCondition(organizationId, promptId, keyId));
+    if (!row) throw notFound('Retrieval key');
+    return toRetrievalKey(row);
+  }
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'retrievalKey.revoke',
+    targetType: 'retrieval_key',
+    targetId: keyId,
+    details: { promptId, name: revoked.name, prefix: revoked.prefix },
   });
+  return toRetrievalKey(revoked);
 }

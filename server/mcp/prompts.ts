@@ -31,7 +31,7 @@ async function organizationsOf(ctx: ServiceContext): Promise<Organization[]> {
 async function production(ctx: ServiceContext, organizationId: string, prompt: Prompt): Promise<{ number: number; content: DraftContent } | null> {
   const label = prompt.labels.find((l) => l.label === 'production');
   if (!label) return null;
-  const version = await getVersion(ctx, organizationId, prompt.id, label.version);
+  const version = await getVersion(ctx, { organizationId, promptId: prompt.id, number: label.version });
   return { number: version.number, content: version.content as DraftContent };
 }
 
@@ -81,7 +81,7 @@ export async function listMcpPrompts(ctx: ServiceContext, cursor: string | undef
   const prompts: McpPrompt[] = [];
   while (index !== -1 && index < organizations.length) {
     const organization = organizations[index];
-    const page = await listPrompts(ctx, organization.id, { state: 'active', limit: pageSize - prompts.length, cursor: promptCursor ?? undefined });
+    const page = await listPrompts(ctx, { organizationId: organization.id, state: 'active', limit: pageSize - prompts.length, cursor: promptCursor ?? undefined });
     for (const prompt of page.items) {
       const version = await production(ctx, organization.id, prompt);
       if (!version) continue;
@@ -110,7 +110,7 @@ export async function getMcpPrompt(ctx: ServiceContext, name: string, args: Reco
   for (const organization of await organizationsOf(ctx)) {
     let prompt: Prompt;
     try {
-      prompt = await getPrompt(ctx, organization.id, name);
+      prompt = await getPrompt(ctx, { organizationId: organization.id, promptId: name });
     } catch (error) {
       if (isAppError(error) && error.code === 'not_found') continue;
       throw error;

@@ -1,8 +1,7 @@
 import type { ServiceContext } from '../context';
-import { authorize } from '../auth/permissions';
 import { getDb } from '@/db/client';
 import { enforceLimit, limitKeys, limits } from '../auth/attempts';
-import { assertWritableOrganization, loadPrompt } from '../prompts/access';
+import { authorizeOrganizationWrite, loadPrompt } from '../orgs/access';
 import { resolveContent } from '../prompts/drafts';
 import type { ParsedDraftContent } from '../prompts/schemas';
 import { renderMessages, type RenderInput } from './render';
@@ -16,8 +15,7 @@ export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 // organization (deletion scheduled) refuses it, and each user has a rate (counted on the root
 // handle, so every process agrees and a refusal stays counted).
 export async function startPlaygroundRun(ctx: ServiceContext, organizationId: string, promptId: string, input: PlaygroundRunInput): Promise<AsyncGenerator<RunEvent>> {
-  const membership = await authorize(ctx, organizationId, 'playground.run');
-  assertWritableOrganization(membership);
+  await authorizeOrganizationWrite(ctx, organizationId, 'playground.run');
   await loadPrompt(ctx, organizationId, promptId);
   await enforceLimit(await getDb(), limitKeys.playgroundUser(ctx.actor.userId), limits.playgroundRunsPerUser);
   const { content, route } = resolveContent(input.content);

@@ -1,8 +1,9 @@
 import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
-import { onCommit, withTransaction, type ServiceContext } from '../context';
+import { onCommit, type ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
@@ -18,7 +19,7 @@ function toMember(row: MemberRow): Member {
 
 const memberColumns = { userId: memberships.userId, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.joinedAt };
 
-export async function listMembers(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<Member>> {
+export async function listMembers(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_members'>): Promise<Page<Member>> {
   await authorize(ctx, organizationId, 'members.read');
   const conditions = [eq(memberships.organizationId, organizationId)];
   if (page.cursor) {
@@ -37,31 +38,29 @@ export async function listMembers(ctx: ServiceContext, organizationId: string, p
   return toPage(rows, page.limit, (r) => [r.joinedAt.toISOString(), r.userId], toMember);
 }
 
-export async function addMember(ctx: ServiceContext, organizationId: string, input: { email: string; role: Role }): Promise<Member> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const membership = await authorize(txCtx, organizationId, 'members.manage');
-    const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase()));
-    if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
-    // Whoever registers an address first must not receive that person's invitations.
-    if (config().requireEmailVerification && !user.emailVerifiedAt) {
-      throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
-    }
-    const [row] = await tx.insert(memberships).values({ organizationId, userId: user.id, role: input.role }).onConflictDoNothing().returning();
-    if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
-    await recordAudit(txCtx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role: input.role } });
-    const member = toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
-    // The added person hears of it only once the membership has committed.
-    if (member.email) {
-      const email = addedToOrganizationEmail(member.email, {
-        organization: membership.organization.name,
-        role: member.role,
-        url: `${config().appUrl}/organizations/${organizationId}`,
-      });
-      onCommit(txCtx, () => sendEmail(email));
-    }
-    return member;
-  });
+export async function addMember(ctx: ServiceContext, { organizationId, email, role }: OperationInput<'add_member'>): Promise<Member> {
+  const { db } = ctx;
+  const membership = await authorize(ctx, organizationId, 'members.manage');
+  const [user] = await db.select().from(users).where(eq(users.email, email.toLowerCase()));
+  if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
+  // Whoever registers an address first must not receive that person's invitations.
+  if (config().requireEmailVerification && !user.emailVerifiedAt) {
+    throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
+  }
+  const [row] = await db.insert(memberships).values({ organizationId, userId: user.id, role }).onConflictDoNothing().returning();
+  if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
+  await recordAudit(ctx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role } });
+  const member = toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+  // The added person hears of it only once the membership has committed.
+  if (member.email) {
+    const message = addedToOrganizationEmail(member.email, {
+      organization: membership.organization.name,
+      role: member.role,
+      url: `${config().appUrl}/organizations/${organizationId}`,
+    });
+    onCommit(ctx, () => sendEmail(message));
+  }
+  return member;
 }
 
 // Locks the organization row so concurrent demotions and removals cannot leave it without an admin.
@@ -84,26 +83,22 @@ async function lockAndLoadMember(ctx: ServiceContext, organizationId: string, us
 
 const lastAdmin = () => new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', { state: 'last_admin' });
 
-export async function changeMemberRole(ctx: ServiceContext, organizationId: string, userId: string, input: { role: Role }): Promise<Member> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const member = await lockAndLoadMember(txCtx, organizationId, userId);
-    if (member.role === 'admin' && input.role !== 'admin' && member.admins <= 1) throw lastAdmin();
-    await tx
-      .update(memberships)
-      .set({ role: input.role })
-      .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-    await recordAudit(txCtx, { organizationId, operation: 'members.changeRole', targetType: 'user', targetId: userId, details: { from: member.role, to: input.role } });
-    return toMember({ ...member, role: input.role });
-  });
+export async function changeMemberRole(ctx: ServiceContext, { organizationId, userId, role }: OperationInput<'change_member_role'>): Promise<Member> {
+  const { db } = ctx;
+  const member = await lockAndLoadMember(ctx, organizationId, userId);
+  if (member.role === 'admin' && role !== 'admin' && member.admins <= 1) throw lastAdmin();
+  await db
+    .update(memberships)
+    .set({ role })
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+  await recordAudit(ctx, { organizationId, operation: 'members.changeRole', targetType: 'user', targetId: userId, details: { from: member.role, to: role } });
+  return toMember({ ...member, role });
 }
 
-export async function removeMember(ctx: ServiceContext, organizationId: string, userId: string): Promise<void> {
-  await withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const member = await lockAndLoadMember(txCtx, organizationId, userId);
-    if (member.role === 'admin' && member.admins <= 1) throw lastAdmin();
-    await tx.delete(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-    await recordAudit(txCtx, { organizationId, operation: 'members.remove', targetType: 'user', targetId: userId, details: { role: member.role } });
-  });
+export async function removeMember(ctx: ServiceContext, { organizationId, userId }: OperationInput<'remove_member'>): Promise<void> {
+  const { db } = ctx;
+  const member = await lockAndLoadMember(ctx, organizationId, userId);
+  if (member.role === 'admin' && member.admins <= 1) throw lastAdmin();
+  await db.delete(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+  await recordAudit(ctx, { organizationId, operation: 'members.remove', targetType: 'user', targetId: userId, details: { role: member.role } });
 }

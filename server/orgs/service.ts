@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { deletionLinks, memberships, organizations, users } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize, type Role } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
 import { serviceAccountAccess } from '../service-accounts/credentials';
@@ -18,27 +19,25 @@ function toOrganization(row: OrganizationRow, role: Role): Organization {
   return { id: row.id, name: row.name, role, plan: row.plan, readOnly: row.readOnly, createdAt: row.createdAt.toISOString() };
 }
 
-export async function createOrganization(ctx: ServiceContext, input: { name: string }): Promise<Organization> {
+export async function createOrganization(ctx: ServiceContext, { name }: OperationInput<'create_organization'>): Promise<Organization> {
   if (ctx.actor.serviceAccount)
     throw new AppError('forbidden', 'A service account acts only in its own organization; it cannot create organizations.', { actor: 'service_account' });
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const [row] = await tx
-      .insert(organizations)
-      .values({ id: newId('org'), name: input.name, createdBy: ctx.actor.userId })
-      .returning();
-    await tx.insert(memberships).values({ organizationId: row.id, userId: ctx.actor.userId, role: 'admin' });
-    // Onboarding: a user's first organization becomes the suggested default.
-    await tx
-      .update(users)
-      .set({ defaultOrganizationId: row.id })
-      .where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
-    await recordAudit(txCtx, { organizationId: row.id, operation: 'organization.create', targetType: 'organization', targetId: row.id, details: { name: row.name } });
-    return toOrganization(row, 'admin');
-  });
+  const { db } = ctx;
+  const [row] = await db
+    .insert(organizations)
+    .values({ id: newId('org'), name, createdBy: ctx.actor.userId })
+    .returning();
+  await db.insert(memberships).values({ organizationId: row.id, userId: ctx.actor.userId, role: 'admin' });
+  // Onboarding: a user's first organization becomes the suggested default.
+  await db
+    .update(users)
+    .set({ defaultOrganizationId: row.id })
+    .where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
+  await recordAudit(ctx, { organizationId: row.id, operation: 'organization.create', targetType: 'organization', targetId: row.id, details: { name: row.name } });
+  return toOrganization(row, 'admin');
 }
 
-export async function listOrganizations(ctx: ServiceContext, page: PageQuery): Promise<Page<Organization>> {
+export async function listOrganizations(ctx: ServiceContext, page: OperationInput<'list_organizations'>): Promise<Page<Organization>> {
   if (ctx.actor.serviceAccount) {
     // Its one organization (a cursor past it: none).
     const after = page.cursor ? String(decodeCursor(page.cursor, 1)[0]) : null;
@@ -62,40 +61,36 @@ export async function listOrganizations(ctx: ServiceContext, page: PageQuery): P
   );
 }
 
-export async function getOrganization(ctx: ServiceContext, organizationId: string): Promise<Organization> {
+export async function getOrganization(ctx: ServiceContext, { organizationId }: OperationInput<'get_organization'>): Promise<Organization> {
   const membership = await authorize(ctx, organizationId, 'organization.read');
   return toOrganization(membership.organization, membership.role);
 }
 
-export async function renameOrganization(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Organization> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const membership = await authorize(txCtx, organizationId, 'organization.rename');
-    const [row] = await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, organizationId)).returning();
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'organization.rename',
-      targetType: 'organization',
-      targetId: organizationId,
-      details: { from: membership.organization.name, to: input.name },
-    });
-    return toOrganization(row, membership.role);
+export async function renameOrganization(ctx: ServiceContext, { organizationId, name }: OperationInput<'rename_organization'>): Promise<Organization> {
+  const { db } = ctx;
+  const membership = await authorize(ctx, organizationId, 'organization.rename');
+  const [row] = await db.update(organizations).set({ name }).where(eq(organizations.id, organizationId)).returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'organization.rename',
+    targetType: 'organization',
+    targetId: organizationId,
+    details: { from: membership.organization.name, to: name },
   });
+  return toOrganization(row, membership.role);
 }
 
 const deletionLinkTtlMs = 60 * 60 * 1000;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function createDeletionLink(ctx: ServiceContext, organizationId: string): Promise<DashboardLink> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    await authorize(txCtx, organizationId, 'organization.deletionLink');
-    const token = randomBytes(24).toString('base64url');
-    const expiresAt = new Date(Date.now() + deletionLinkTtlMs);
-    await tx.insert(deletionLinks).values({ tokenDigest: digest(token), organizationId, createdBy: ctx.actor.userId, expiresAt });
-    await recordAudit(txCtx, { organizationId, operation: 'organization.deletionLink', targetType: 'organization', targetId: organizationId });
-    return { url: `${config().appUrl}/organizations/${organizationId}/delete?token=${token}`, expiresAt: expiresAt.toISOString() };
-  });
+export async function createDeletionLink(ctx: ServiceContext, { organizationId }: OperationInput<'get_organization_deletion_link'>): Promise<DashboardLink> {
+  const { db } = ctx;
+  await authorize(ctx, organizationId, 'organization.deletionLink');
+  const token = randomBytes(24).toString('base64url');
+  const expiresAt = new Date(Date.now() + deletionLinkTtlMs);
+  await db.insert(deletionLinks).values({ tokenDigest: digest(token), organizationId, createdBy: ctx.actor.userId, expiresAt });
+  await recordAudit(ctx, { organizationId, operation: 'organization.deletionLink', targetType: 'organization', targetId: organizationId });
+  return { url: `${config().appUrl}/organizations/${organizationId}/delete?token=${token}`, expiresAt: expiresAt.toISOString() };
 }
 
 // What the dashboard's deletion page shows before the admin confirms.
@@ -112,22 +107,19 @@ export async function checkDeletionLink(ctx: ServiceContext, organizationId: str
 }
 
 export async function deleteOrganization(ctx: ServiceContext, organizationId: string, input: { token: string; confirmName: string }): Promise<void> {
-  await withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const link = await checkDeletionLink(txCtx, organizationId, input.token);
-    if (input.confirmName !== link.name) {
-      throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });
-    }
-    // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
-    const subscription = await currentSubscription(tx, organizationId);
-    if (subscription && renews(subscription)) {
-      throw new AppError(
-        'invalid_state',
-        'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.',
-        { state: 'subscription_renews', subscriptionId: subscription.id },
-      );
-    }
-    await recordAudit(txCtx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
-    await tx.delete(organizations).where(eq(organizations.id, organizationId));
-  });
+  const { db } = ctx;
+  const link = await checkDeletionLink(ctx, organizationId, input.token);
+  if (input.confirmName !== link.name) {
+    throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });
+  }
+  // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
+  const subscription = await currentSubscription(db, organizationId);
+  if (subscription && renews(subscription)) {
+    throw new AppError('invalid_state', 'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.', {
+      state: 'subscription_renews',
+      subscriptionId: subscription.id,
+    });
+  }
+  await recordAudit(ctx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
+  await db.delete(organizations).where(eq(organizations.id, organizationId));
 }

@@ -1,12 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { drafts } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { localRoute, requireRoute, type RouteConfig } from '../models/routes';
-import { authorizePromptRead, authorizePromptWrite } from './access';
+import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
 import { latestVersionContent } from './service';
-import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent, type UpdateDraftInput } from './schemas';
+import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent } from './schemas';
 
 type DraftRow = typeof drafts.$inferSelect;
 
@@ -54,7 +55,7 @@ export function resolveContent(parsed: ParsedDraftContent): { content: DraftCont
   return { content: { ...parsed, modelId: route.modelId }, route };
 }
 
-export async function getDraft(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Draft> {
+export async function getDraft(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_draft'>): Promise<Draft> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toDraft(await ensureDraft(ctx, organizationId, prompt.id));
 }
@@ -68,36 +69,34 @@ async function swapContent(
   contentFor: (ctx: ServiceContext, promptId: string) => Promise<DraftContent> | DraftContent,
   operation: string,
 ): Promise<Draft> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
-    await ensureDraft(txCtx, organizationId, prompt.id);
-    const content = await contentFor(txCtx, prompt.id);
-    const [row] = await tx
-      .update(drafts)
-      .set({ content, revision: sql`${drafts.revision} + 1`, updatedAt: new Date() })
-      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId), eq(drafts.revision, expected)))
-      .returning();
-    if (!row) {
-      const [current] = await tx
-        .select({ revision: drafts.revision })
-        .from(drafts)
-        .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
-      throw new AppError('draft_conflict', 'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.', {
-        currentRevision: current?.revision ?? 0,
-      });
-    }
-    await recordAudit(txCtx, { organizationId, operation, targetType: 'prompt', targetId: prompt.id, details: { revision: row.revision } });
-    return toDraft(row);
-  });
+  const { db } = ctx;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
+  await ensureDraft(ctx, organizationId, prompt.id);
+  const content = await contentFor(ctx, prompt.id);
+  const [row] = await db
+    .update(drafts)
+    .set({ content, revision: sql`${drafts.revision} + 1`, updatedAt: new Date() })
+    .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId), eq(drafts.revision, expected)))
+    .returning();
+  if (!row) {
+    const [current] = await db
+      .select({ revision: drafts.revision })
+      .from(drafts)
+      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
+    throw new AppError('draft_conflict', 'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.', {
+      currentRevision: current?.revision ?? 0,
+    });
+  }
+  await recordAudit(ctx, { organizationId, operation, targetType: 'prompt', targetId: prompt.id, details: { revision: row.revision } });
+  return toDraft(row);
 }
 
-export async function updateDraft(ctx: ServiceContext, organizationId: string, promptId: string, input: UpdateDraftInput): Promise<Draft> {
-  const { content } = resolveContent(input.content);
-  return swapContent(ctx, organizationId, promptId, input.revision, () => content, 'draft.update');
+export async function updateDraft(ctx: ServiceContext, { organizationId, promptId, content: parsed, revision }: OperationInput<'update_draft'>): Promise<Draft> {
+  const { content } = resolveContent(parsed);
+  return swapContent(ctx, organizationId, promptId, revision, () => content, 'draft.update');
 }
 
 // Discard is a CAS write too: the content goes back to the latest version (or empty setup content).
-export async function discardDraft(ctx: ServiceContext, organizationId: string, promptId: string, input: { revision: number }): Promise<Draft> {
-  return swapContent(ctx, organizationId, promptId, input.revision, startingContent, 'draft.discard');
+export async function discardDraft(ctx: ServiceContext, { organizationId, promptId, revision }: OperationInput<'discard_draft'>): Promise<Draft> {
+  return swapContent(ctx, organizationId, promptId, revision, startingContent, 'draft.discard');
 }

@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, lt } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { evaluations, promptLabelHistory, promptLabels, promptVersions } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite, type PromptRow } from './access';
-import { labelPattern, type LabelHistoryItem, type LabelHistoryQuery, type LabelItem, type MoveLabelInput } from './schemas';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
+import { labelPattern, type LabelHistoryItem, type LabelItem } from './schemas';
 
 // Keyset cursors here hold one positive integer (a version number, a history row id).
 function integerCursor(cursor: string): number {
@@ -42,7 +43,7 @@ function toLabel(row: { label: string; versionId: string; version: number; updat
 }
 
 // Every label of the prompt, in name order (a handful per prompt: not paged).
-export async function listLabels(ctx: ServiceContext, organizationId: string, promptId: string): Promise<{ items: LabelItem[] }> {
+export async function listLabels(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'list_labels'>): Promise<{ items: LabelItem[] }> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const rows = await ctx.db
     .select(labelColumns)
@@ -113,94 +114,90 @@ async function labelItem(ctx: ServiceContext, promptId: string, label: string): 
  * already names changes nothing and writes no history. A setup prompt has no versions, so every
  * version id is 404 there.
  */
-export async function moveLabel(ctx: ServiceContext, organizationId: string, promptId: string, label: string, input: MoveLabelInput): Promise<LabelItem> {
+export async function moveLabel(ctx: ServiceContext, { organizationId, promptId, label, versionId, evaluationId }: OperationInput<'move_label'>): Promise<LabelItem> {
   assertLabelName(label);
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
-    const version = await requireVersion(txCtx, prompt, input.versionId);
-    if (input.evaluationId !== undefined) await requireJustifyingEvaluation(txCtx, prompt, input.evaluationId, version.id);
+  const { db } = ctx;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
+  const version = await requireVersion(ctx, prompt, versionId);
+  if (evaluationId !== undefined) await requireJustifyingEvaluation(ctx, prompt, evaluationId, version.id);
 
-    const now = new Date();
-    let fromVersionId: string | null;
-    for (;;) {
-      const current = await lockLabel(txCtx, prompt.id, label);
-      if (current) {
-        if (current.versionId === version.id) return labelItem(txCtx, prompt.id, label);
-        fromVersionId = current.versionId;
-        await tx
-          .update(promptLabels)
-          .set({ versionId: version.id, updatedBy: ctx.actor.userId, updatedAt: now })
-          .where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
-        break;
-      }
-      // A new label: the insert waits for a concurrent creator and then does nothing; the loop
-      // then locks the row that one made.
-      const [created] = await tx
-        .insert(promptLabels)
-        .values({ organizationId, promptId: prompt.id, label, versionId: version.id, updatedBy: ctx.actor.userId, updatedAt: now })
-        .onConflictDoNothing({ target: [promptLabels.promptId, promptLabels.label] })
-        .returning({ label: promptLabels.label });
-      if (created) {
-        fromVersionId = null;
-        break;
-      }
+  const now = new Date();
+  let fromVersionId: string | null;
+  for (;;) {
+    const current = await lockLabel(ctx, prompt.id, label);
+    if (current) {
+      if (current.versionId === version.id) return labelItem(ctx, prompt.id, label);
+      fromVersionId = current.versionId;
+      await db
+        .update(promptLabels)
+        .set({ versionId: version.id, updatedBy: ctx.actor.userId, updatedAt: now })
+        .where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
+      break;
     }
+    // A new label: the insert waits for a concurrent creator and then does nothing; the loop
+    // then locks the row that one made.
+    const [created] = await db
+      .insert(promptLabels)
+      .values({ organizationId, promptId: prompt.id, label, versionId: version.id, updatedBy: ctx.actor.userId, updatedAt: now })
+      .onConflictDoNothing({ target: [promptLabels.promptId, promptLabels.label] })
+      .returning({ label: promptLabels.label });
+    if (created) {
+      fromVersionId = null;
+      break;
+    }
+  }
 
-    await tx.insert(promptLabelHistory).values({
-      organizationId,
-      promptId: prompt.id,
-      label,
-      fromVersionId,
-      toVersionId: version.id,
-      userId: ctx.actor.userId,
-      clientId: ctx.actor.clientId,
-      evaluationId: input.evaluationId ?? null,
-      at: now,
-    });
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'label.move',
-      targetType: 'prompt',
-      targetId: prompt.id,
-      details: { label, fromVersionId, toVersionId: version.id, evaluationId: input.evaluationId ?? null },
-    });
-    return labelItem(txCtx, prompt.id, label);
+  await db.insert(promptLabelHistory).values({
+    organizationId,
+    promptId: prompt.id,
+    label,
+    fromVersionId,
+    toVersionId: version.id,
+    userId: ctx.actor.userId,
+    clientId: ctx.actor.clientId,
+    evaluationId: evaluationId ?? null,
+    at: now,
   });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'label.move',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { label, fromVersionId, toVersionId: version.id, evaluationId: evaluationId ?? null },
+  });
+  return labelItem(ctx, prompt.id, label);
 }
 
 // Removes a label (history row with toVersionId null). `production` cannot be removed.
-export async function removeLabel(ctx: ServiceContext, organizationId: string, promptId: string, label: string): Promise<void> {
+export async function removeLabel(ctx: ServiceContext, { organizationId, promptId, label }: OperationInput<'remove_label'>): Promise<void> {
   assertLabelName(label);
-  await withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId);
-    if (label === productionLabel) {
-      throw new AppError('invalid_state', 'The production label cannot be removed; move it to another version instead.', {
-        state: prompt.state,
-        label,
-      });
-    }
-    const current = await lockLabel(txCtx, prompt.id, label);
-    if (!current) throw notFound('Label');
-    await tx.delete(promptLabels).where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
-    await tx.insert(promptLabelHistory).values({
-      organizationId,
-      promptId: prompt.id,
+  const { db } = ctx;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
+  if (label === productionLabel) {
+    throw new AppError('invalid_state', 'The production label cannot be removed; move it to another version instead.', {
+      state: prompt.state,
       label,
-      fromVersionId: current.versionId,
-      toVersionId: null,
-      userId: ctx.actor.userId,
-      clientId: ctx.actor.clientId,
-      evaluationId: null,
     });
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'label.remove',
-      targetType: 'prompt',
-      targetId: prompt.id,
-      details: { label, fromVersionId: current.versionId },
-    });
+  }
+  const current = await lockLabel(ctx, prompt.id, label);
+  if (!current) throw notFound('Label');
+  await db.delete(promptLabels).where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
+  await db.insert(promptLabelHistory).values({
+    organizationId,
+    promptId: prompt.id,
+    label,
+    fromVersionId: current.versionId,
+    toVersionId: null,
+    userId: ctx.actor.userId,
+    clientId: ctx.actor.clientId,
+    evaluationId: null,
+  });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'label.remove',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { label, fromVersionId: current.versionId },
   });
 }
 
@@ -208,7 +205,7 @@ const fromVersions = alias(promptVersions, 'from_versions');
 const toVersions = alias(promptVersions, 'to_versions');
 
 // Every move, rollback and removal, newest first; `label` narrows it to one label.
-export async function listLabelHistory(ctx: ServiceContext, organizationId: string, promptId: string, query: LabelHistoryQuery): Promise<Page<LabelHistoryItem>> {
+export async function listLabelHistory(ctx: ServiceContext, { organizationId, promptId, ...query }: OperationInput<'list_label_history'>): Promise<Page<LabelHistoryItem>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(promptLabelHistory.promptId, prompt.id), eq(promptLabelHistory.organizationId, organizationId)];
   if (query.label !== undefined) {

@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { prompts } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { recordAudit } from '../audit/service';
 import { localJudgeRouteId, requireRoute } from '../models/routes';
-import { authorizePromptRead, authorizePromptWrite } from './access';
-import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView, type SetScoringInput } from './schemas';
+import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
+import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView } from './schemas';
 
 // Used when a judge policy names no rubric of its own; the response says so (rubricIsDefault).
 export const defaultJudgeRubric = [
@@ -36,25 +37,23 @@ function toView(policy: ScoringPolicy): ScoringPolicyView {
   };
 }
 
-export async function getScoringPolicy(ctx: ServiceContext, organizationId: string, promptId: string): Promise<ScoringPolicyView> {
+export async function getScoringPolicy(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_scoring_policy'>): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toView(resolveScoringPolicy(prompt.scoring));
 }
 
 // Replaces the prompt's policy (editors and admins; setup and active prompts, never archived ones).
-export async function setScoringPolicy(ctx: ServiceContext, organizationId: string, promptId: string, input: SetScoringInput): Promise<ScoringPolicyView> {
-  return withTransaction(ctx, async (txCtx) => {
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
-    const policy = resolveScoringPolicy(input);
-    await txCtx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'scoring.update',
-      targetType: 'prompt',
-      targetId: prompt.id,
-      details: { from: resolveScoringPolicy(prompt.scoring), to: policy },
-    });
-    return toView(policy);
+export async function setScoringPolicy(ctx: ServiceContext, { organizationId, promptId, ...input }: OperationInput<'set_scoring_policy'>): Promise<ScoringPolicyView> {
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
+  const policy = resolveScoringPolicy(input);
+  await ctx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'scoring.update',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { from: resolveScoringPolicy(prompt.scoring), to: policy },
   });
+  return toView(policy);
 }

@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import { datasets, promptLabels, prompts, promptVersions } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
-import { assertWritableOrganization, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from './access';
-import type { ListPromptsQuery, Prompt } from './schemas';
+import { authorizeOrganizationWrite, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from '../orgs/access';
+import type { Prompt } from './schemas';
 
 type Label = Prompt['labels'][number];
 
@@ -40,19 +41,17 @@ async function withLabels(ctx: ServiceContext, row: PromptRow): Promise<Prompt> 
   return toPrompt(row, (await labelsOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
-// A new prompt starts in setup with its empty dataset, both in one transaction.
-export async function createPrompt(ctx: ServiceContext, organizationId: string, input: { name: string }): Promise<Prompt> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
-    const [row] = await tx
-      .insert(prompts)
-      .values({ id: newId('prm'), organizationId, name: input.name, createdBy: ctx.actor.userId })
-      .returning();
-    await tx.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
-    await recordAudit(txCtx, { organizationId, operation: 'prompt.create', targetType: 'prompt', targetId: row.id, details: { name: row.name } });
-    return toPrompt(row, []);
-  });
+// A new prompt starts in setup with its empty dataset, both in the caller's transaction.
+export async function createPrompt(ctx: ServiceContext, { organizationId, name }: OperationInput<'create_prompt'>): Promise<Prompt> {
+  const { db } = ctx;
+  await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
+  const [row] = await db
+    .insert(prompts)
+    .values({ id: newId('prm'), organizationId, name, createdBy: ctx.actor.userId })
+    .returning();
+  await db.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
+  await recordAudit(ctx, { organizationId, operation: 'prompt.create', targetType: 'prompt', targetId: row.id, details: { name: row.name } });
+  return toPrompt(row, []);
 }
 
 function escapeLike(text: string): string {
@@ -60,7 +59,7 @@ function escapeLike(text: string): string {
 }
 
 // Newest first; `search` is a case-insensitive substring of the name.
-export async function listPrompts(ctx: ServiceContext, organizationId: string, query: ListPromptsQuery): Promise<Page<Prompt>> {
+export async function listPrompts(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_prompts'>): Promise<Page<Prompt>> {
   await authorize(ctx, organizationId, 'prompts.read');
   const conditions = [eq(prompts.organizationId, organizationId)];
   if (query.cursor) conditions.push(lt(prompts.id, String(decodeCursor(query.cursor, 1)[0])));
@@ -84,32 +83,28 @@ export async function listPrompts(ctx: ServiceContext, organizationId: string, q
   );
 }
 
-export async function getPrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {
+export async function getPrompt(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_prompt'>): Promise<Prompt> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return withLabels(ctx, prompt);
 }
 
-export async function renamePrompt(ctx: ServiceContext, organizationId: string, promptId: string, input: { name: string }): Promise<Prompt> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    const [row] = await tx.update(prompts).set({ name: input.name }).where(eq(prompts.id, prompt.id)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: input.name } });
-    return withLabels(txCtx, row);
-  });
+export async function renamePrompt(ctx: ServiceContext, { organizationId, promptId, name }: OperationInput<'rename_prompt'>): Promise<Prompt> {
+  const { db } = ctx;
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  const [row] = await db.update(prompts).set({ name }).where(eq(prompts.id, prompt.id)).returning();
+  await recordAudit(ctx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: name } });
+  return withLabels(ctx, row);
 }
 
 // Archiving an archived prompt returns it unchanged (a retried archive is not an error).
-export async function archivePrompt(ctx: ServiceContext, organizationId: string, promptId: string): Promise<Prompt> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    assertWritableOrganization(await authorize(txCtx, organizationId, 'prompts.write'));
-    const prompt = await loadPrompt(txCtx, organizationId, promptId, { lock: true });
-    if (prompt.state === 'archived') return withLabels(txCtx, prompt);
-    const [row] = await tx.update(prompts).set({ state: 'archived', archivedAt: new Date() }).where(eq(prompts.id, prompt.id)).returning();
-    await recordAudit(txCtx, { organizationId, operation: 'prompt.archive', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.state } });
-    return withLabels(txCtx, row);
-  });
+export async function archivePrompt(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'archive_prompt'>): Promise<Prompt> {
+  const { db } = ctx;
+  await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
+  const prompt = await loadPrompt(ctx, organizationId, promptId, { lock: true });
+  if (prompt.state === 'archived') return withLabels(ctx, prompt);
+  const [row] = await db.update(prompts).set({ state: 'archived', archivedAt: new Date() }).where(eq(prompts.id, prompt.id)).returning();
+  await recordAudit(ctx, { organizationId, operation: 'prompt.archive', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.state } });
+  return withLabels(ctx, row);
 }
 
 // The content of the newest saved version, if there is one.

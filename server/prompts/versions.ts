@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
 import { drafts, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite } from './access';
+import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
 import { latestVersionContent } from './service';
-import type { DraftContent, SaveVersionInput, Version } from './schemas';
+import type { DraftContent, Version } from './schemas';
 
 // Keyset cursors here hold one positive integer (a version number, a history row id).
 function integerCursor(cursor: string): number {
@@ -62,66 +63,64 @@ async function versionFromDraft(ctx: ServiceContext, promptId: string, userId: s
  * "save version replays return the original version"), even after the draft moved on. Never
  * touches labels. Saves of one prompt serialize on the prompt row, which allocates the number.
  */
-export async function saveVersion(ctx: ServiceContext, organizationId: string, promptId: string, input: SaveVersionInput): Promise<Version> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const userId = ctx.actor.userId;
-    // Role, writable organization and a non-archived prompt first; the prompt row is locked.
-    const { prompt } = await authorizePromptWrite(txCtx, organizationId, promptId, { lock: true });
-    const existing = await versionFromDraft(txCtx, prompt.id, userId, input.draftRevision);
-    if (existing) return withLabels(txCtx, existing);
-    if (prompt.state !== 'active') {
-      throw new AppError('invalid_state', 'Save a version once the prompt’s baseline is initialized (version 1 is published by initialize).', {
-        state: prompt.state,
-      });
-    }
-
-    const [draft] = await tx
-      .select({ content: drafts.content, revision: drafts.revision })
-      .from(drafts)
-      .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, userId)));
-    // A draft never written is revision 0 and holds the latest version's content.
-    const currentRevision = draft?.revision ?? 0;
-    if (input.draftRevision !== currentRevision) {
-      throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${input.draftRevision}. Reload it and save again.`, {
-        currentRevision,
-      });
-    }
-    const content = draft?.content ?? (await latestVersionContent(txCtx, prompt.id));
-
-    const number = prompt.versionCount + 1;
-    const [inserted] = await tx
-      .insert(promptVersions)
-      .values({
-        id: newId('ver'),
-        organizationId,
-        promptId: prompt.id,
-        number,
-        content,
-        createdBy: userId,
-        createdByClient: ctx.actor.clientId,
-        draftUserId: userId,
-        draftRevision: input.draftRevision,
-      })
-      .onConflictDoNothing({ target: [promptVersions.promptId, promptVersions.draftUserId, promptVersions.draftRevision] })
-      .returning();
-    // Only reachable without the prompt lock (never today): another save of this revision won.
-    if (!inserted) return withLabels(txCtx, (await versionFromDraft(txCtx, prompt.id, userId, input.draftRevision))!);
-
-    await tx.update(prompts).set({ versionCount: number }).where(eq(prompts.id, prompt.id));
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'version.save',
-      targetType: 'prompt',
-      targetId: prompt.id,
-      details: { versionId: inserted.id, number, draftRevision: input.draftRevision },
+export async function saveVersion(ctx: ServiceContext, { organizationId, promptId, draftRevision }: OperationInput<'save_version'>): Promise<Version> {
+  const { db } = ctx;
+  const userId = ctx.actor.userId;
+  // Role, writable organization and a non-archived prompt first; the prompt row is locked.
+  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  const existing = await versionFromDraft(ctx, prompt.id, userId, draftRevision);
+  if (existing) return withLabels(ctx, existing);
+  if (prompt.state !== 'active') {
+    throw new AppError('invalid_state', 'Save a version once the prompt’s baseline is initialized (version 1 is published by initialize).', {
+      state: prompt.state,
     });
-    return toVersion(inserted, []);
+  }
+
+  const [draft] = await db
+    .select({ content: drafts.content, revision: drafts.revision })
+    .from(drafts)
+    .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, userId)));
+  // A draft never written is revision 0 and holds the latest version's content.
+  const currentRevision = draft?.revision ?? 0;
+  if (draftRevision !== currentRevision) {
+    throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and save again.`, {
+      currentRevision,
+    });
+  }
+  const content = draft?.content ?? (await latestVersionContent(ctx, prompt.id));
+
+  const number = prompt.versionCount + 1;
+  const [inserted] = await db
+    .insert(promptVersions)
+    .values({
+      id: newId('ver'),
+      organizationId,
+      promptId: prompt.id,
+      number,
+      content,
+      createdBy: userId,
+      createdByClient: ctx.actor.clientId,
+      draftUserId: userId,
+      draftRevision: draftRevision,
+    })
+    .onConflictDoNothing({ target: [promptVersions.promptId, promptVersions.draftUserId, promptVersions.draftRevision] })
+    .returning();
+  // Only reachable without the prompt lock (never today): another save of this revision won.
+  if (!inserted) return withLabels(ctx, (await versionFromDraft(ctx, prompt.id, userId, draftRevision))!);
+
+  await db.update(prompts).set({ versionCount: number }).where(eq(prompts.id, prompt.id));
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'version.save',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { versionId: inserted.id, number, draftRevision: draftRevision },
   });
+  return toVersion(inserted, []);
 }
 
 // Newest first.
-export async function listVersions(ctx: ServiceContext, organizationId: string, promptId: string, query: PageQuery): Promise<Page<Version>> {
+export async function listVersions(ctx: ServiceContext, { organizationId, promptId, ...query }: OperationInput<'list_versions'>): Promise<Page<Version>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId)];
   if (query.cursor) conditions.push(lt(promptVersions.number, integerCursor(query.cursor)));
@@ -144,7 +143,7 @@ export async function listVersions(ctx: ServiceContext, organizationId: string, 
   );
 }
 
-export async function getVersion(ctx: ServiceContext, organizationId: string, promptId: string, number: number): Promise<Version> {
+export async function getVersion(ctx: ServiceContext, { organizationId, promptId, number }: OperationInput<'get_version'>): Promise<Version> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const [row] = await ctx.db
     .select()
@@ -170,63 +169,61 @@ export type PublishBaselineInput = {
  * non-setup prompt is invalid_state (a retried setup cannot publish a different snapshot).
  */
 export async function publishBaselineVersion(ctx: ServiceContext, input: PublishBaselineInput): Promise<{ id: string; number: number }> {
-  return withTransaction(ctx, async (txCtx) => {
-    const tx = txCtx.db;
-    const [prompt] = await tx
-      .select()
-      .from(prompts)
-      .where(and(eq(prompts.id, input.promptId), eq(prompts.organizationId, input.organizationId)))
-      .for('update');
-    if (!prompt) throw notFound('Prompt');
-    if (prompt.state !== 'setup') {
-      if (prompt.state === 'active') {
-        const [first] = await tx
-          .select({ id: promptVersions.id, number: promptVersions.number, sourceEvaluationId: promptVersions.sourceEvaluationId })
-          .from(promptVersions)
-          .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.number, 1)));
-        if (first && first.sourceEvaluationId === input.evaluationId) return { id: first.id, number: first.number };
-      }
-      throw new AppError('invalid_state', 'This prompt’s baseline is already published; a retried setup cannot publish another snapshot.', {
-        state: prompt.state,
-      });
+  const { db } = ctx;
+  const [prompt] = await db
+    .select()
+    .from(prompts)
+    .where(and(eq(prompts.id, input.promptId), eq(prompts.organizationId, input.organizationId)))
+    .for('update');
+  if (!prompt) throw notFound('Prompt');
+  if (prompt.state !== 'setup') {
+    if (prompt.state === 'active') {
+      const [first] = await db
+        .select({ id: promptVersions.id, number: promptVersions.number, sourceEvaluationId: promptVersions.sourceEvaluationId })
+        .from(promptVersions)
+        .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.number, 1)));
+      if (first && first.sourceEvaluationId === input.evaluationId) return { id: first.id, number: first.number };
     }
+    throw new AppError('invalid_state', 'This prompt’s baseline is already published; a retried setup cannot publish another snapshot.', {
+      state: prompt.state,
+    });
+  }
 
-    const id = newId('ver');
-    await tx.insert(promptVersions).values({
-      id,
+  const id = newId('ver');
+  await db.insert(promptVersions).values({
+    id,
+    organizationId: input.organizationId,
+    promptId: prompt.id,
+    number: 1,
+    content: input.content,
+    createdBy: ctx.actor.userId,
+    createdByClient: ctx.actor.clientId,
+    draftUserId: input.draftUserId,
+    draftRevision: input.draftRevision,
+    sourceEvaluationId: input.evaluationId,
+  });
+  const now = new Date();
+  for (const label of ['staging', 'production']) {
+    await db.insert(promptLabels).values({ organizationId: input.organizationId, promptId: prompt.id, label, versionId: id, updatedBy: ctx.actor.userId, updatedAt: now });
+    await db.insert(promptLabelHistory).values({
       organizationId: input.organizationId,
       promptId: prompt.id,
-      number: 1,
-      content: input.content,
-      createdBy: ctx.actor.userId,
-      createdByClient: ctx.actor.clientId,
-      draftUserId: input.draftUserId,
-      draftRevision: input.draftRevision,
-      sourceEvaluationId: input.evaluationId,
+      label,
+      fromVersionId: null,
+      toVersionId: id,
+      userId: ctx.actor.userId,
+      clientId: ctx.actor.clientId,
+      evaluationId: input.evaluationId,
+      at: now,
     });
-    const now = new Date();
-    for (const label of ['staging', 'production']) {
-      await tx.insert(promptLabels).values({ organizationId: input.organizationId, promptId: prompt.id, label, versionId: id, updatedBy: ctx.actor.userId, updatedAt: now });
-      await tx.insert(promptLabelHistory).values({
-        organizationId: input.organizationId,
-        promptId: prompt.id,
-        label,
-        fromVersionId: null,
-        toVersionId: id,
-        userId: ctx.actor.userId,
-        clientId: ctx.actor.clientId,
-        evaluationId: input.evaluationId,
-        at: now,
-      });
-    }
-    await tx.update(prompts).set({ state: 'active', versionCount: 1 }).where(eq(prompts.id, prompt.id));
-    await recordAudit(txCtx, {
-      organizationId: input.organizationId,
-      operation: 'version.publish_baseline',
-      targetType: 'prompt',
-      targetId: prompt.id,
-      details: { versionId: id, number: 1, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
-    });
-    return { id, number: 1 };
+  }
+  await db.update(prompts).set({ state: 'active', versionCount: 1 }).where(eq(prompts.id, prompt.id));
+  await recordAudit(ctx, {
+    organizationId: input.organizationId,
+    operation: 'version.publish_baseline',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { versionId: id, number: 1, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
   });
+  return { id, number: 1 };
 }

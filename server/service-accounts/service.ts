@@ -1,15 +1,17 @@
 import { and, desc, eq, isNull, lt } from 'drizzle-orm';
 import { serviceAccounts } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
+import { assertWritableOrganization } from '../orgs/access';
 import { recordAudit } from '../audit/service';
 import { isBuiltInIssuer } from '../oauth/issuer';
 import { clientSecretDigest, clientSecretPrefix } from './credentials';
 import type { Profile } from '../orgs/schemas';
-import type { CreatedServiceAccount, CreateServiceAccountInput, ServiceAccount } from './schemas';
+import type { CreatedServiceAccount, ServiceAccount } from './schemas';
 
 type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 
@@ -28,41 +30,39 @@ function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
 
 // Admins only. Tokens come from the built-in authorization server, so with an external issuer
 // (OAUTH_ISSUER) no account is created: 409 invalid_state, state `external_issuer`.
-export async function createServiceAccount(ctx: ServiceContext, organizationId: string, input: CreateServiceAccountInput): Promise<CreatedServiceAccount> {
-  return withTransaction(ctx, async (txCtx) => {
-    const membership = await authorize(txCtx, organizationId, 'serviceAccounts.manage');
-    if (!isBuiltInIssuer()) {
-      throw new AppError('invalid_state', 'Service accounts need the built-in authorization server; this deployment accepts tokens from an external issuer (OAUTH_ISSUER).', {
-        state: 'external_issuer',
-      });
-    }
-    if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' });
-    const clientSecret = newSecret(clientSecretPrefix);
-    const [row] = await txCtx.db
-      .insert(serviceAccounts)
-      .values({
-        organizationId,
-        id: newId('sac'),
-        clientId: newId('sa'),
-        name: input.name,
-        role: input.role,
-        secretDigest: clientSecretDigest(clientSecret),
-        createdBy: ctx.actor.userId,
-      })
-      .returning();
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'serviceAccount.create',
-      targetType: 'service_account',
-      targetId: row.id,
-      details: { name: row.name, role: row.role, clientId: row.clientId },
+export async function createServiceAccount(ctx: ServiceContext, { organizationId, name, role }: OperationInput<'create_service_account'>): Promise<CreatedServiceAccount> {
+  const membership = await authorize(ctx, organizationId, 'serviceAccounts.manage');
+  if (!isBuiltInIssuer()) {
+    throw new AppError('invalid_state', 'Service accounts need the built-in authorization server; this deployment accepts tokens from an external issuer (OAUTH_ISSUER).', {
+      state: 'external_issuer',
     });
-    return { serviceAccount: toServiceAccount(row), clientSecret };
+  }
+  assertWritableOrganization(membership, 'credentials');
+  const clientSecret = newSecret(clientSecretPrefix);
+  const [row] = await ctx.db
+    .insert(serviceAccounts)
+    .values({
+      organizationId,
+      id: newId('sac'),
+      clientId: newId('sa'),
+      name,
+      role,
+      secretDigest: clientSecretDigest(clientSecret),
+      createdBy: ctx.actor.userId,
+    })
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'serviceAccount.create',
+    targetType: 'service_account',
+    targetId: row.id,
+    details: { name: row.name, role: row.role, clientId: row.clientId },
   });
+  return { serviceAccount: toServiceAccount(row), clientSecret };
 }
 
 // Newest first; revoked accounts stay listed. Never a secret or digest.
-export async function listServiceAccounts(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<ServiceAccount>> {
+export async function listServiceAccounts(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_service_accounts'>): Promise<Page<ServiceAccount>> {
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
   const conditions = [eq(serviceAccounts.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -86,33 +86,31 @@ async function findServiceAccount(ctx: ServiceContext, organizationId: string, i
   return row;
 }
 
-export async function getServiceAccount(ctx: ServiceContext, organizationId: string, id: string): Promise<ServiceAccount> {
+export async function getServiceAccount(ctx: ServiceContext, { organizationId, serviceAccountId }: OperationInput<'get_service_account'>): Promise<ServiceAccount> {
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
-  return toServiceAccount(await findServiceAccount(ctx, organizationId, id));
+  return toServiceAccount(await findServiceAccount(ctx, organizationId, serviceAccountId));
 }
 
 // Its tokens are refused from the next request (every request re-reads the row). Revoking a revoked
 // account returns it unchanged (same revokedAt) and records nothing new. Allowed on read-only
 // organizations: it is a safety action.
-export async function revokeServiceAccount(ctx: ServiceContext, organizationId: string, id: string): Promise<ServiceAccount> {
-  return withTransaction(ctx, async (txCtx) => {
-    await authorize(txCtx, organizationId, 'serviceAccounts.manage');
-    if (!isId('sac', id)) throw notFound('Service account');
-    const [revoked] = await txCtx.db
-      .update(serviceAccounts)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(serviceAccounts.organizationId, organizationId), eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)))
-      .returning();
-    if (!revoked) return toServiceAccount(await findServiceAccount(txCtx, organizationId, id));
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'serviceAccount.revoke',
-      targetType: 'service_account',
-      targetId: id,
-      details: { name: revoked.name, clientId: revoked.clientId },
-    });
-    return toServiceAccount(revoked);
+export async function revokeServiceAccount(ctx: ServiceContext, { organizationId, serviceAccountId: id }: OperationInput<'revoke_service_account'>): Promise<ServiceAccount> {
+  await authorize(ctx, organizationId, 'serviceAccounts.manage');
+  if (!isId('sac', id)) throw notFound('Service account');
+  const [revoked] = await ctx.db
+    .update(serviceAccounts)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(serviceAccounts.organizationId, organizationId), eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)))
+    .returning();
+  if (!revoked) return toServiceAccount(await findServiceAccount(ctx, organizationId, id));
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'serviceAccount.revoke',
+    targetType: 'service_account',
+    targetId: id,
+    details: { name: revoked.name, clientId: revoked.clientId },
   });
+  return toServiceAccount(revoked);
 }
 
 // GET /me of a service account: no email, and its one organization as the default (nothing to choose).

@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { prompts, promptVersions, spanKindBits, spans, traces } from '@/db/schema';
 import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
-import { traceIdPattern, traceSpanPageSize, type GetTraceQuery, type ListTracesQuery, type PromptVersionRef, type Span, type Trace, type TraceListItem } from './schemas';
+import { traceIdPattern, traceSpanPageSize, type PromptVersionRef, type Span, type Trace, type TraceListItem } from './schemas';
 
 type SpanRow = typeof spans.$inferSelect;
 
@@ -17,7 +18,7 @@ const toNumber = (value: unknown): number | null => (value === null || value ===
  * service, status and ids come from the root span, or from the earliest span while the root has
  * not arrived. A trace has ended when none of its spans is running.
  */
-export async function listTraces(ctx: ServiceContext, organizationId: string, query: ListTracesQuery): Promise<Page<TraceListItem>> {
+export async function listTraces(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_traces'>): Promise<Page<TraceListItem>> {
   await authorize(ctx, organizationId, 'traces.read');
   const t = traces;
   // Every filter is an equality or a range on one of the summary indexes (db/schema/traces.ts).
@@ -116,7 +117,7 @@ function toSpan(row: SpanRow): Span {
 
 // One page of a trace's spans in (startedAt, spanId) order, at most traceSpanPageSize; nextCursor
 // continues after the last span of the page. The first page also says how many spans the trace has.
-export async function getTrace(ctx: ServiceContext, organizationId: string, traceId: string, query: GetTraceQuery = {}): Promise<Trace> {
+export async function getTrace(ctx: ServiceContext, { organizationId, traceId, cursor }: OperationInput<'get_trace'>): Promise<Trace> {
   await authorize(ctx, organizationId, 'traces.read');
   if (!traceIdPattern.test(traceId)) throw notFound('Trace');
   const [summary] = await ctx.db
@@ -125,8 +126,8 @@ export async function getTrace(ctx: ServiceContext, organizationId: string, trac
     .where(and(eq(traces.organizationId, organizationId), eq(traces.traceId, traceId)));
   if (!summary) throw notFound('Trace');
   const where = [eq(spans.organizationId, organizationId), eq(spans.traceId, traceId)];
-  if (query.cursor) {
-    const [cursorStart, cursorSpan] = decodeCursor(query.cursor, 2);
+  if (cursor) {
+    const [cursorStart, cursorSpan] = decodeCursor(cursor, 2);
     if (!Number.isSafeInteger(cursorStart) || typeof cursorSpan !== 'string') throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
     where.push(sql`(${spans.startedAt}, ${spans.spanId}) > (${cursorStart}, ${cursorSpan})`);
   }

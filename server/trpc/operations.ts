@@ -4,6 +4,7 @@ import { operationList, type OperationDeclaration, type OperationId, type Operat
 import { services } from '@/server/api/handlers';
 import type { AnyObject } from '@/server/operations/declare';
 import { protectedProcedure, type TrpcMeta } from './init';
+import { infiniteDirection } from './routers/paging';
 
 // The dashboard's procedures for the operations of the table (DESIGN.md "One declaration per
 // operation"), under the names the components call (`dashboard` in each declaration): the input
@@ -12,8 +13,6 @@ import { protectedProcedure, type TrpcMeta } from './init';
 // the declaration says `transaction: false`); a 204 answers null.
 
 // TanStack's infinite queries add `direction` to a paged query's input; services never see it.
-const infiniteDirection = { direction: z.enum(['forward', 'backward']).optional() };
-
 const isPaged = (operation: OperationDeclaration): boolean => operation.method === 'GET' && Boolean(operation.query?.shape.cursor);
 
 // One object schema from the three parts (their names never clash: assertFlatInput). A refined part

@@ -1,14 +1,15 @@
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { warnings } from '@/db/schema';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
+import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId, newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../auth/permissions';
 import { recordAudit } from '../audit/service';
-import { assertWritableOrganization } from '../prompts/access';
-import type { ListWarningsQuery, OpenWarningCount, Warning, WarningKind } from './schemas';
+import { authorizeOrganizationWrite } from '../orgs/access';
+import type { OpenWarningCount, Warning, WarningKind } from './schemas';
 
 // Operational warnings: one row per (organization, kind, subject), written by single upsert
 // statements so that any number of processes can raise and resolve the same warning at once.
@@ -149,7 +150,7 @@ export async function resolveWarning(db: Db, w: ResolvedWarning): Promise<void> 
 
 // Newest lastSeenAt first. lastSeenAt moves when a warning is raised again, so a page boundary can
 // shift while someone pages; each page is exact at the time it is read.
-export async function listWarnings(ctx: ServiceContext, organizationId: string, query: ListWarningsQuery): Promise<Page<Warning>> {
+export async function listWarnings(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_warnings'>): Promise<Page<Warning>> {
   await authorize(ctx, organizationId, 'warnings.read');
   const where: SQL[] = [eq(warnings.organizationId, organizationId)];
   if (query.state === 'open') where.push(isNull(warnings.resolvedAt));
@@ -187,28 +188,26 @@ export async function countOpenWarnings(ctx: ServiceContext, organizationId: str
  * occurrence. For causes the service cannot see go away (an archived prompt still called by an
  * old deployment). Dismissing a resolved warning returns it unchanged.
  */
-export async function dismissWarning(ctx: ServiceContext, organizationId: string, warningId: string): Promise<Warning> {
-  return withTransaction(ctx, async (txCtx) => {
-    assertWritableOrganization(await authorize(txCtx, organizationId, 'warnings.dismiss'));
-    if (!isId('warn', warningId)) throw notFound('Warning');
-    const scope = and(eq(warnings.organizationId, organizationId), eq(warnings.id, warningId));
-    const [dismissed] = await txCtx.db
-      .update(warnings)
-      .set({ resolvedAt: new Date() })
-      .where(and(scope, isNull(warnings.resolvedAt)))
-      .returning();
-    if (!dismissed) {
-      const [row] = await txCtx.db.select().from(warnings).where(scope);
-      if (!row) throw notFound('Warning');
-      return toWarning(row);
-    }
-    await recordAudit(txCtx, {
-      organizationId,
-      operation: 'warning.dismiss',
-      targetType: 'warning',
-      targetId: warningId,
-      details: { kind: dismissed.kind, subjectId: dismissed.subjectId, count: dismissed.count },
-    });
-    return toWarning(dismissed);
+export async function dismissWarning(ctx: ServiceContext, { organizationId, warningId }: OperationInput<'resolve_warning'>): Promise<Warning> {
+  await authorizeOrganizationWrite(ctx, organizationId, 'warnings.dismiss');
+  if (!isId('warn', warningId)) throw notFound('Warning');
+  const scope = and(eq(warnings.organizationId, organizationId), eq(warnings.id, warningId));
+  const [dismissed] = await ctx.db
+    .update(warnings)
+    .set({ resolvedAt: new Date() })
+    .where(and(scope, isNull(warnings.resolvedAt)))
+    .returning();
+  if (!dismissed) {
+    const [row] = await ctx.db.select().from(warnings).where(scope);
+    if (!row) throw notFound('Warning');
+    return toWarning(row);
+  }
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'warning.dismiss',
+    targetType: 'warning',
+    targetId: warningId,
+    details: { kind: dismissed.kind, subjectId: dismissed.subjectId, count: dismissed.count },
   });
+  return toWarning(dismissed);
 }

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inEdgeTransaction } from '../helpers/transaction';
 import { getDb } from '@/db/client';
 import { auditLog, billingSubscriptions, organizations } from '@/db/schema';
 import { newTeam, newUser } from '../helpers/api';
@@ -252,7 +253,7 @@ describe('deleting a Pro organization', () => {
     const link = await team.admin.call('POST', `/organizations/${team.org.id}/deletion-link`);
     const token = new URL(link.body.url).searchParams.get('token')!;
     const ctx = { db: await getDb(), actor: { userId: team.admin.id, clientId: 'dashboard', human: true } };
-    await expect(deleteOrganization(ctx, team.org.id, { token, confirmName: team.org.name })).rejects.toMatchObject({
+    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, team.org.id, { token, confirmName: team.org.name }))).rejects.toMatchObject({
       code: 'invalid_state',
       details: { state: 'subscription_renews', subscriptionId: team.subscriptionId },
     });
@@ -260,7 +261,7 @@ describe('deleting a Pro organization', () => {
 
     const periodEnd = new Date(team.periodEnd * 1000).toISOString();
     expect((await team.admin.call('POST', `${team.billing}/cancel-renewal`, { body: { organizationName: team.org.name, periodEnd } })).status).toBe(200);
-    await deleteOrganization(ctx, team.org.id, { token, confirmName: team.org.name });
+    await inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, team.org.id, { token, confirmName: team.org.name }));
     expect((await team.admin.call('GET', `/organizations/${team.org.id}`)).status).toBe(404);
     expect(await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, team.subscriptionId))).toEqual([]);
     // Stripe's later events about it are acknowledged and change nothing.

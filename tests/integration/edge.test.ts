@@ -7,7 +7,7 @@ import { getDatabase, getDb, openDatabase, setDatabase, type Database } from '@/
 import { auditLog, organizations, prompts } from '@/db/schema';
 import { log } from '@/server/log';
 import { AppError } from '@/server/errors';
-import { withTransaction, type Actor } from '@/server/context';
+import { runInTransaction, type Actor, type CommitTask } from '@/server/context';
 import { createOrganization } from '@/server/orgs/service';
 import { createPrompt } from '@/server/prompts/service';
 import { defineRoute } from '@/server/api/define';
@@ -163,9 +163,9 @@ describe('one transaction owner', () => {
     return { orgs: orgs.length, audits: audits.length, prompts: promptRows.length };
   }
 
-  async function twoStepsThenFail(ctx: { db: any; actor: Actor }, name: string): Promise<never> {
+  async function twoStepsThenFail(ctx: { db: any; actor: Actor; afterCommit?: (task: CommitTask) => void }, name: string): Promise<never> {
     const org = await createOrganization(ctx, { name });
-    await createPrompt(ctx, org.id, { name: `${name} prompt` });
+    await createPrompt(ctx, { organizationId: org.id, name: `${name} prompt` });
     throw failure();
   }
 
@@ -196,14 +196,14 @@ describe('one transaction owner', () => {
     expect(await storedFor(name)).toEqual({ orgs: 0, audits: 0, prompts: 0 });
   });
 
-  it('called directly (a job, a script), withTransaction opens the transaction itself', async () => {
+  it('called directly (a job, a script), the caller opens the transaction with runInTransaction', async () => {
     const user = await newUser();
     const name = `Rolled back ${randomUUID()}`;
     const ctx = { db: await getDb(), actor: { userId: user.id, clientId: 'test', human: false } };
-    await expect(withTransaction(ctx, (txCtx) => twoStepsThenFail(txCtx, name))).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(runInTransaction(ctx.db, (db, afterCommit) => twoStepsThenFail({ ...ctx, db, afterCommit }, name))).rejects.toMatchObject({ code: 'invalid_state' });
     expect(await storedFor(name)).toEqual({ orgs: 0, audits: 0, prompts: 0 });
     // Without a failure the same steps commit.
-    const org = await withTransaction(ctx, (txCtx) => createOrganization(txCtx, { name }));
+    const org = await runInTransaction(ctx.db, (db, afterCommit) => createOrganization({ ...ctx, db, afterCommit }, { name }));
     expect(org.name).toBe(name);
     expect((await storedFor(name)).orgs).toBe(1);
   });

@@ -133,7 +133,7 @@ describe('evaluation reviews', () => {
     // The MCP edge builds this actor for agent clients (server/auth/oauth.ts: human only for /api/v1 audiences).
     const actor = { userId: f.editor.id, clientId: 'agent-client', human: false };
     await runInTransaction(db, (tx, afterCommit) =>
-      reviewResults({ db: tx, afterCommit, actor }, f.org.id, f.e.id, { reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }] }),
+      reviewResults({ db: tx, afterCommit, actor }, { organizationId: f.org.id, evaluationId: f.e.id, reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }] }),
     );
     const [row] = await db.select().from(evalResults).where(eq(evalResults.id, f.results[0].id));
     expect(row.review).toMatchObject({ decision: 'mark_correct', userId: f.editor.id, clientId: 'agent-client', human: false });

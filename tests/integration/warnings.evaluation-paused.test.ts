@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inEdgeTransaction } from '../helpers/transaction';
 import { getDb } from '@/db/client';
 import { organizations, warnings } from '@/db/schema';
 import { drainEvalWork } from '@/server/evals/engine/worker';
@@ -54,14 +55,14 @@ describe('evaluation_paused', () => {
     });
 
     await (await getDb()).update(organizations).set({ plan: 'pro' }).where(eq(organizations.id, organizationId));
-    await resumeEvaluation(ctx, organizationId, evaluationId);
+    await inEdgeTransaction(ctx, (tx) => resumeEvaluation(tx, { organizationId, evaluationId }));
     expect((await warningsOf(organizationId))[0].resolvedAt).not.toBeNull();
   });
 
   it('is resolved when the paused evaluation is cancelled', async () => {
     const { organizationId, evaluationId, ctx } = await pausedEvaluation();
     expect((await warningsOf(organizationId))[0].resolvedAt).toBeNull();
-    await cancelEvaluation(ctx, organizationId, evaluationId);
+    await inEdgeTransaction(ctx, (tx) => cancelEvaluation(tx, { organizationId, evaluationId }));
     expect((await warningsOf(organizationId))[0]).toMatchObject({ subjectId: evaluationId, resolvedAt: expect.any(Date) });
   });
 });

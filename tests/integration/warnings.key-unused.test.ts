@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { inEdgeTransaction } from '../helpers/transaction';
 import { getDb } from '@/db/client';
 import { ingestionKeys, retrievalKeys, warnings } from '@/db/schema';
 import { runWarningChecks, resolveQuietArchivedUse } from '@/server/warnings/checks';
@@ -119,7 +120,9 @@ describe('key_unused', () => {
     const db = await getDb();
     await checkUnusedKeys(db, now);
     const warning = await warningOf(org.id, key);
-    await dismissWarning({ db, actor: { userId: admin.id, clientId: 'dashboard', human: true } }, org.id, warning!.id);
+    await inEdgeTransaction({ db, actor: { userId: admin.id, clientId: 'dashboard', human: true } }, (ctx) =>
+      dismissWarning(ctx, { organizationId: org.id, warningId: warning!.id }),
+    );
     await checkUnusedKeys(db, later(1));
     expect((await warningOf(org.id, key))!.resolvedAt).not.toBeNull();
     expect((await warningOf(org.id, key))!.count).toBe(1);

@@ -5,6 +5,7 @@ import { ButtonLink } from '@/components/ui/Button';
 import { getDb } from '@/db/client';
 import { getEmailStatus, verifyEmail } from '@/server/account/email-verification';
 import { getSessionActor } from '@/server/auth/nextauth';
+import { runInTransaction } from '@/server/context';
 import { isAppError } from '@/server/errors';
 
 export const metadata: Metadata = { title: 'Confirm your email' };
@@ -18,7 +19,8 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
   let verified: string | null = null;
   let state = 'link_invalid';
   try {
-    verified = (await verifyEmail({ db }, token)).email;
+    // This page is the edge here: it owns the transaction of the one write.
+    verified = (await runInTransaction(db, (tx, afterCommit) => verifyEmail({ db: tx, afterCommit }, token))).email;
   } catch (error) {
     if (!isAppError(error)) throw error;
     state = typeof error.details.state === 'string' ? error.details.state : state;

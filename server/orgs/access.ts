@@ -3,9 +3,31 @@ import { prompts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
-import { authorize, type Membership } from '../auth/permissions';
+import { authorize, type Membership, type Permission } from '../auth/permissions';
+
+// The one home of organization write checks (role, a writable organization, a prompt that is not
+// archived), in the order every write runs them, so the same refusal wins everywhere.
 
 export type PromptRow = typeof prompts.$inferSelect;
+
+// Keys and service accounts answer a read-only organization with their own wording and details
+// (API.md); every other write with the default one.
+const readOnlyRefusals = {
+  default: () => new AppError('read_only', 'This organization is read-only while its deletion is scheduled.'),
+  credentials: () => new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' }),
+};
+export type ReadOnlyRefusal = keyof typeof readOnlyRefusals;
+
+export function assertWritableOrganization(membership: Membership, refusal: ReadOnlyRefusal = 'default'): void {
+  if (membership.organization.readOnly) throw readOnlyRefusals[refusal]();
+}
+
+// Membership with the permission's role, then a writable organization.
+export async function authorizeOrganizationWrite(ctx: ServiceContext, organizationId: string, permission: Permission, refusal: ReadOnlyRefusal = 'default'): Promise<Membership> {
+  const membership = await authorize(ctx, organizationId, permission);
+  assertWritableOrganization(membership, refusal);
+  return membership;
+}
 
 // Reads the prompt inside the caller's organization; another organization's prompt looks missing.
 export async function loadPrompt(ctx: ServiceContext, organizationId: string, promptId: string, options: { lock?: boolean } = {}): Promise<PromptRow> {
@@ -19,11 +41,7 @@ export async function loadPrompt(ctx: ServiceContext, organizationId: string, pr
   return row;
 }
 
-export function assertWritableOrganization(membership: Membership): void {
-  if (membership.organization.readOnly) throw new AppError('read_only', 'This organization is read-only while its deletion is scheduled.');
-}
-
-function assertNotArchived(prompt: PromptRow): void {
+export function assertNotArchived(prompt: PromptRow): void {
   if (prompt.state === 'archived') throw new AppError('invalid_state', 'This prompt is archived and read-only.', { state: 'archived' });
 }
 
@@ -35,8 +53,7 @@ export async function authorizePromptWrite(
   promptId: string,
   options: { lock?: boolean } = {},
 ): Promise<{ membership: Membership; prompt: PromptRow }> {
-  const membership = await authorize(ctx, organizationId, 'prompts.write');
-  assertWritableOrganization(membership);
+  const membership = await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const prompt = await loadPrompt(ctx, organizationId, promptId, options);
   assertNotArchived(prompt);
   return { membership, prompt };
