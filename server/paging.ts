@@ -11,6 +11,9 @@ export type PageQuery = z.infer<typeof pageQuery>;
 
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
+// The response schema of a list operation (OpenAPI and the operation table).
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
 // Opaque cursors: base64url of the keyset values of the last item on the page.
 export function encodeCursor(values: (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
@@ -26,6 +29,15 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
     // fall through
   }
   throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+}
+
+// Keyset cursors that hold one positive integer (a version number, a history row id).
+export function integerCursor(cursor: string): number {
+  const [value] = decodeCursor(cursor, 1);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  }
+  return value;
 }
 
 // Given limit+1 rows, returns one page and the cursor for the next.

@@ -12,6 +12,7 @@ import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { Table } from '@/components/ui/Table';
 import { ListIcon, LockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
+import { can } from '@/server/auth/schemas';
 
 const operationLabels: Record<string, string> = {
   'organization.create': 'Created the organization',
@@ -98,7 +99,7 @@ export function AuditLogPage({ organizationId }: { organizationId: string }) {
         <div className="page">
           <OrganizationPageHeader org={org} title="Audit log" description="Every change to this organization: who made it, from the dashboard or which API client, and when." />
           <Card flush>
-            {org.role === 'admin' ? (
+            {can(org.role, 'audit.read') ? (
               <AuditTable organizationId={org.id} />
             ) : (
               <EmptyState icon={<LockIcon size={20} />} title="Admins only" description="Ask an admin of this organization if you need to review its activity." />

@@ -19,8 +19,9 @@ import { formatBillingDate } from './links';
 import { PlanCard } from './PlanCard';
 import { PlanComparison, type PlanAllowances } from './PlanComparison';
 import { UsageCard } from './UsageCard';
+import { can, type Role } from '@/server/auth/schemas';
 
-type Organization = { id: string; name: string; role: string; readOnly: boolean };
+type Organization = { id: string; name: string; role: Role; readOnly: boolean };
 type CheckoutReturn = 'success' | 'cancelled' | null;
 // What the server is configured for: Stripe calls at all (secret key), and checkout (key and Pro price).
 export type StripeSetup = { payments: boolean; checkout: boolean };
@@ -97,7 +98,7 @@ function PaymentFailedBanner({
   const warnings = useQuery(trpc.warnings.list.queryOptions({ organizationId: organization.id, state: 'open', kind: 'payment_failed', limit: 1 }, { staleTime: 0 }));
   const warning = warnings.data?.items[0];
   if (!warning) return null;
-  const canUpdate = organization.role === 'admin' && state.paymentMethodManageable && stripe.payments;
+  const canUpdate = can(organization.role, 'billing.portal') && state.paymentMethodManageable && stripe.payments;
   return (
     <Alert
       tone="error"
@@ -158,7 +159,7 @@ function BillingView({ organization, checkout, credits, stripe }: { organization
   const state = billing.query.data;
   const pro = state.plan === 'pro';
   const notConfigured = redirects.notConfigured || cancelRefused || (pro ? !stripe.payments : !stripe.checkout);
-  const canCancel = pro && !state.cancelAtPeriodEnd && state.status !== null && organization.role !== 'viewer' && stripe.payments && !cancelRefused;
+  const canCancel = pro && !state.cancelAtPeriodEnd && state.status !== null && can(organization.role, 'billing.cancelRenewal') && stripe.payments && !cancelRefused;
 
   return (
     <div className="page billing-page">

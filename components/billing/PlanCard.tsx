@@ -9,8 +9,9 @@ import { quickEvaluationSize } from '@/components/datasets/types';
 import type { BillingState } from '@/server/billing/schemas';
 import { redirectErrorText, type useStripeRedirects } from './hooks';
 import { formatBillingDate } from './links';
+import { can, type Role } from '@/server/auth/schemas';
 
-type Organization = { id: string; role: string; readOnly: boolean };
+type Organization = { id: string; role: Role; readOnly: boolean };
 
 // Stripe's subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status).
 const statusMeta: Record<string, { label: string; tone: BadgeTone; title: string }> = {
@@ -59,7 +60,8 @@ export function PlanCard({
   configured: boolean;
 }) {
   const pro = state.plan === 'pro';
-  const isAdmin = organization.role === 'admin';
+  // Checkout and the Stripe portal need the same role.
+  const isAdmin = can(organization.role, 'billing.checkout');
   const error = redirects.error && !redirects.notConfigured ? redirects.error : null;
   const canUpgrade = !pro && isAdmin && !organization.readOnly && configured;
   const canManage = isAdmin && state.paymentMethodManageable && configured;

@@ -88,6 +88,7 @@ export function IngestionKeysPage({ organizationId }: { organizationId: string }
   return (
     <AdminCredentialsPage<Created>
       organizationId={organizationId}
+      permission="ingestionKeys.manage"
       title="Ingestion keys"
       description="Applications send traces with these keys. Each key belongs to one application and environment."
       newLabel="New ingestion key"

@@ -21,6 +21,7 @@ import { FieldError } from '@/components/ui/FieldError';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { AddMemberForm } from './AddMemberForm';
+import { can } from '@/server/auth/schemas';
 
 type Role = (typeof roleOptions)[number]['value'];
 type Member = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: string };
@@ -163,7 +164,7 @@ export function MembersPage({ organizationId }: { organizationId: string }) {
   return (
     <OrganizationGate organizationId={organizationId}>
       {(org) => {
-        const isAdmin = org.role === 'admin';
+        const isAdmin = can(org.role, 'members.manage');
         return (
           <div className="page">
             <OrganizationPageHeader org={org} title="Members" description="People who can access this organization and what they can do." />

@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { PlusIcon } from '@/components/ui/icons';
+import { can } from '@/server/auth/schemas';
 import { OrganizationGate } from './OrganizationGate';
 import { OrganizationPageHeader } from './OrganizationPageHeader';
 import type { useOrganization } from './hooks';
@@ -21,6 +22,8 @@ export type CreateDialogProps<Created> = { organizationId: string; open: boolean
  */
 export function AdminCredentialsPage<Created>(props: {
   organizationId: string;
+  // What managing these credentials needs (admin for both today).
+  permission: 'ingestionKeys.manage' | 'serviceAccounts.manage';
   title: string;
   description: string;
   newLabel: string;
@@ -37,7 +40,7 @@ export function AdminCredentialsPage<Created>(props: {
   return (
     <OrganizationGate organizationId={props.organizationId}>
       {(org) => {
-        const isAdmin = org.role === 'admin';
+        const isAdmin = can(org.role, props.permission);
         return (
           <div className="page">
             <OrganizationPageHeader

@@ -14,6 +14,7 @@ import { useCopied } from '@/components/ui/useCopied';
 import { useTRPC } from '@/lib/trpc/client';
 import { OrganizationGate } from './OrganizationGate';
 import { useProfile } from './hooks';
+import { can } from '@/server/auth/schemas';
 
 function CopyId({ value }: { value: string }) {
   const { copied, copy } = useCopied();
@@ -51,7 +52,7 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
       {(org) => {
         const base = `/organizations/${org.id}`;
         // Writers start a prompt from here (the same dialog as the prompt list); viewers cannot.
-        const canWrite = (org.role === 'admin' || org.role === 'editor') && !org.readOnly;
+        const canWrite = can(org.role, 'prompts.write') && !org.readOnly;
         return (
           <div className="page">
             <PageHeader
@@ -111,12 +112,12 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
             </Card>
             <div className="card-grid">
               <LinkCard href={`${base}/members`} icon={<UsersIcon size={18} />} title="Members">
-                {org.role === 'admin' ? 'Invite people and manage their roles.' : 'See who has access to this organization.'}
+                {can(org.role, 'members.manage') ? 'Invite people and manage their roles.' : 'See who has access to this organization.'}
               </LinkCard>
               <LinkCard href={`${base}/settings`} icon={<SettingsIcon size={18} />} title="Settings">
-                Name, default organization{org.role === 'admin' ? ' and deletion' : ''}.
+                Name, default organization{can(org.role, 'organization.deletionLink') ? ' and deletion' : ''}.
               </LinkCard>
-              {org.role === 'admin' ? (
+              {can(org.role, 'audit.read') ? (
                 <LinkCard href={`${base}/audit`} icon={<ListIcon size={18} />} title="Audit log">
                   Every change, who made it and from where.
                 </LinkCard>

@@ -20,6 +20,7 @@ import { CreatePromptDialog } from './CreatePromptDialog';
 import { PromptStateBadge, promptStateOptions } from './StateBadge';
 import type { Prompt, PromptState } from './types';
 import './prompts.css';
+import { can } from '@/server/auth/schemas';
 
 const searchDelayMs = 300;
 
@@ -169,7 +170,7 @@ export function PromptListPage({ organizationId }: { organizationId: string }) {
   return (
     <OrganizationGate organizationId={organizationId}>
       {(org) => {
-        const canEdit = org.role === 'admin' || org.role === 'editor';
+        const canEdit = can(org.role, 'prompts.write');
         return (
           <div className="page">
             <OrganizationPageHeader

@@ -18,6 +18,7 @@ import { PromptName } from './PromptName';
 import { PromptStateBadge } from './StateBadge';
 import type { Prompt } from './types';
 import './prompts.css';
+import { can } from '@/server/auth/schemas';
 
 export type PromptScope = {
   organizationId: string;
@@ -104,7 +105,7 @@ export function PromptShell({ organizationId, promptId, children }: { organizati
           );
         }
         const data = prompt.data;
-        const isWriter = org.role === 'admin' || org.role === 'editor';
+        const isWriter = can(org.role, 'prompts.write');
         const readOnlyReason = data.state === 'archived' ? 'archived' : isWriter ? null : 'viewer';
         const base = `/organizations/${organizationId}/prompts/${promptId}`;
         const scope: PromptScope = { organizationId, promptId, prompt: data, canWrite: readOnlyReason === null, isWriter, readOnlyReason };

@@ -88,6 +88,7 @@ export function ServiceAccountsPage({ organizationId }: { organizationId: string
   return (
     <AdminCredentialsPage<CreatedServiceAccount>
       organizationId={organizationId}
+      permission="serviceAccounts.manage"
       title="Service accounts"
       description="Machine credentials for CI: each account acts in this organization with its role, with tokens from the OAuth client_credentials grant."
       newLabel="New service account"

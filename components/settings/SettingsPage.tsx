@@ -15,15 +15,16 @@ import { Skeleton } from '@/components/ui/States';
 import { StarIcon, TrashIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { can, type Role } from '@/server/auth/schemas';
 
-type Org = { id: string; name: string; role: string };
+type Org = { id: string; name: string; role: Role };
 
 function RenameCard({ org }: { org: Org }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState(org.name);
   const [saved, setSaved] = useState(false);
-  const isAdmin = org.role === 'admin';
+  const isAdmin = can(org.role, 'organization.rename');
   const rename = useMutation(
     trpc.organizations.rename.mutationOptions({
       onSuccess: async (updated) => {
@@ -131,7 +132,7 @@ function DefaultOrganizationCard({ org }: { org: Org }) {
 }
 
 function ServiceAccountsCard({ org }: { org: Org }) {
-  const isAdmin = org.role === 'admin';
+  const isAdmin = can(org.role, 'serviceAccounts.manage');
   return (
     <Card aria-label="Service accounts">
       <CardHeader
@@ -160,7 +161,7 @@ function DangerZone({ org }: { org: Org }) {
     }),
   );
   const error = readAppError(link.error);
-  if (org.role !== 'admin') {
+  if (!can(org.role, 'organization.deletionLink')) {
     return (
       <Card>
         <CardHeader title="Delete organization" />

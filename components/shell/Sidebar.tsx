@@ -10,6 +10,7 @@ import { ActivityIcon, AlertCircleIcon, BuildingIcon, CreditCardIcon, FileTextIc
 import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
 import { OrgSwitcher } from './OrgSwitcher';
+import { can } from '@/server/auth/schemas';
 
 type SessionUser = { email: string | null; name: string | null };
 
@@ -69,7 +70,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
             <NavLink href={`${base}/settings`} icon={<SettingsIcon />}>
               Settings
             </NavLink>
-            {organization.data?.role === 'admin' ? (
+            {organization.data && can(organization.data.role, 'audit.read') ? (
               <NavLink href={`${base}/audit`} icon={<ListIcon />}>
                 Audit log
               </NavLink>

@@ -19,6 +19,7 @@ import { useTRPC } from '@/lib/trpc/client';
 import { emptyFilters, filtersQuery, hasFilters, listInput, readFilters, type TraceFilters } from './filters';
 import { SpanStatusBadge } from './StatusBadge';
 import { TraceFilterBar } from './TraceFilterBar';
+import { can } from '@/server/auth/schemas';
 
 type TraceTableProps = { organizationId: string; isAdmin: boolean; filters: TraceFilters; anchor: number; onClear: () => void };
 
@@ -154,7 +155,7 @@ export function TraceListPage({ organizationId }: { organizationId: string }) {
           />
           <Card flush>
             <TraceFilterBar filters={filters} onChange={apply} />
-            <TraceTable organizationId={org.id} isAdmin={org.role === 'admin'} filters={filters} anchor={anchor} onClear={clear} />
+            <TraceTable organizationId={org.id} isAdmin={can(org.role, 'ingestionKeys.manage')} filters={filters} anchor={anchor} onClear={clear} />
           </Card>
         </div>
       )}

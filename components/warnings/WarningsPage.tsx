@@ -22,6 +22,7 @@ import { readAppError } from '@/lib/trpc/errors';
 import { warningKindMeta, warningKindOptions, warningSubjectLink } from './kinds';
 
 import type { Warning, WarningKind } from '@/server/warnings/schemas';
+import { can } from '@/server/auth/schemas';
 
 type StateFilter = 'open' | 'resolved' | 'all';
 const stateFilters: { value: StateFilter; label: string }[] = [
@@ -226,7 +227,7 @@ export function WarningsPage({ organizationId }: { organizationId: string }) {
             description="Things that need attention, one per cause. A warning resolves itself when the cause goes away and reopens if it comes back."
           />
           <Card flush>
-            <WarningsTable organizationId={org.id} canDismiss={org.role !== 'viewer' && !org.readOnly} />
+            <WarningsTable organizationId={org.id} canDismiss={can(org.role, 'warnings.dismiss') && !org.readOnly} />
           </Card>
         </div>
       )}

@@ -5,6 +5,7 @@ import { runInTransaction, type CommitTask } from '../context';
 import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
+import { canonical } from '../canonical-json';
 import { serviceAccountAccess } from '../service-accounts/credentials';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
@@ -31,18 +32,6 @@ export function checkIdempotencyKey(key: unknown, path: string): string {
     throw invalidRequest(`${path} must be 8 to 128 visible ASCII characters.`, [{ path, message: 'Must be 8 to 128 visible ASCII characters.' }]);
   }
   return key;
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
 
 // The query string enters as its parameters sorted by name, then value: `?a=1&b=2` and `?b=2&a=1`

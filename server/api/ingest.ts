@@ -3,7 +3,7 @@ import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { findDuplicateKey, maxBodyBytes } from './strict-input';
-import { readLimitedBody } from '../http/body';
+import { readBody } from '../http/body';
 import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
@@ -21,13 +21,12 @@ export const ingestPath = '/api/v1/traces';
 type IngestInput = {
   method: string;
   header: (name: string) => string | undefined;
-  // Resolves with the whole body, or null as soon as it passes `limit` bytes (the rest is never read).
-  readBody: (limit: number) => Promise<Buffer | null>;
+  // The whole body, or payload_too_large as soon as it passes `limit` bytes (the rest is never read).
+  readBody: (limit: number) => Promise<Buffer>;
 };
 
 type IngestOutput = { status: number; headers: Record<string, string>; body: string; closeConnection: boolean };
 
-const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.', { limitBytes: maxBodyBytes });
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 let limiter: RateLimiter | undefined;
@@ -59,10 +58,7 @@ async function ingest(input: IngestInput): Promise<number> {
   if (!/^application\/json\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send the batch as uncompressed JSON with Content-Type: application/json.');
   const encoding = input.header('content-encoding')?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') throw new AppError('unsupported_media_type', 'Send the batch uncompressed (no Content-Encoding).');
-  const declared = input.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBodyBytes) throw tooLarge();
   const body = await input.readBody(maxBodyBytes);
-  if (body === null) throw tooLarge();
   const batch = parseTraceBatch(parseJson(body));
   if (actor.readOnly) throw readOnlyOrganization();
   limitKey(actor.keyId);
@@ -90,43 +86,6 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
   }
 }
 
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onCutOff);
-      req.off('close', onCutOff);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    // A client that goes away mid-body gets no answer; nothing was stored.
-    const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
-    const onCutOff = () => {
-      cleanup();
-      reject(cutOff());
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onCutOff);
-    req.on('close', onCutOff);
-  });
-}
-
 // The production entry's hot path: node:http straight to the handler, no Web Request in between.
 export async function serveIngest(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const output = await handleIngest({
@@ -135,7 +94,7 @@ export async function serveIngest(req: IncomingMessage, res: ServerResponse): Pr
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    readBody: (limit) => readNodeBody(req, limit),
+    readBody: (limit) => readBody(req, { limit }),
   });
   output.headers['content-length'] = String(Buffer.byteLength(output.body));
   res.writeHead(output.status, output.headers);
@@ -148,7 +107,7 @@ export async function ingestFromRequest(request: Request): Promise<Response> {
   const output = await handleIngest({
     method: request.method,
     header: (name) => request.headers.get(name) ?? undefined,
-    readBody: (limit) => readLimitedBody(request, limit),
+    readBody: (limit) => readBody(request, { limit }),
   });
   return new Response(output.body, { status: output.status, headers: output.headers });
 }

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { getDatabase } from '@/db/client';
 import { AppError, type Issue } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { parseRetrievalBearer, retrievalSecretDigest } from '../auth/retrieval-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
-import { labelPattern } from '../prompts/schemas';
+import { labelName } from '../prompts/schemas';
+import { integerParam } from '../numbers';
 import { lookupRetrieval, type Selector } from '../retrieval/query';
 import { knownBody, rememberServed, selectorKey, storeBody, type VersionBody } from '../retrieval/body-cache';
 import { recordArchivedUse, recordKeyUse } from '../retrieval/activity';
@@ -30,7 +32,6 @@ type RetrievalOutput = { status: number; headers: Record<string, string>; body: 
 
 const cacheHeaders = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
 const jsonType = 'application/json; charset=utf-8';
-const maxVersion = 2_147_483_647;
 // Part of every ETag: a change to how bodies are written changes every tag.
 const bodyFormat = 'r1';
 
@@ -77,46 +78,64 @@ function decodePathId(raw: string): string | null {
   }
 }
 
+// The query parameters: this schema validates them and feeds the OpenAPI document (routes/retrieval.ts).
+export const retrievalQuery = z.strictObject({
+  label: labelName.optional(),
+  version: integerParam(1, undefined, 'Must be a whole number of at least 1.').optional(),
+});
+const fields = retrievalQuery.shape;
+type Field = keyof typeof fields;
+const isField = (name: string): name is Field => Object.hasOwn(fields, name);
+
 // Strict parameters: only `label` or `version`, each at most once and never empty, never both.
+// The query string is split here (percent-decoding and input hygiene: no zod on the hot path when
+// there is no query string); each value is then checked by its field of `retrievalQuery`, one at a
+// time so that the issues keep the order of the query string.
 function parseSelector(query: string): Parsed {
+  if (query === '') return { selector: { kind: 'label', label: 'production' }, issues: [], label: 'production' };
   const issues: Issue[] = [];
+  const seen = new Set<Field>();
   let label: string | undefined;
-  let version: string | undefined;
-  if (query !== '') {
-    for (const part of query.split('&')) {
-      if (part === '') continue;
-      const eq = part.indexOf('=');
-      const name = decode(eq === -1 ? part : part.slice(0, eq));
-      const value = decode(eq === -1 ? '' : part.slice(eq + 1));
-      if (name === null || value === null) {
-        issues.push({ path: name ?? '', message: 'Not valid percent-encoded UTF-8.' });
-        continue;
-      }
-      if (!storable(name)) {
-        issues.push({ path: '', message: 'A parameter name contains U+0000 or an unpaired surrogate.' });
-        continue;
-      }
-      if (name !== 'label' && name !== 'version') {
-        issues.push({ path: name, message: 'Unknown parameter. Use label or version.' });
-        continue;
-      }
-      if ((name === 'label' ? label : version) !== undefined) {
-        issues.push({ path: name, message: 'Parameter given more than once.' });
-        continue;
-      }
-      if (name === 'label') label = value;
-      else version = value;
-      if (value === '') issues.push({ path: name, message: 'Parameter is empty.' });
-      else if (!storable(value)) issues.push({ path: name, message: 'Must not contain U+0000 or an unpaired surrogate.' });
-      else if (name === 'label' && !labelPattern.test(value))
-        issues.push({ path: name, message: 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.' });
-      else if (name === 'version' && (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > maxVersion))
-        issues.push({ path: name, message: 'Must be a whole number of at least 1.' });
+  let version: number | undefined;
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decode(eq === -1 ? part : part.slice(0, eq));
+    const value = decode(eq === -1 ? '' : part.slice(eq + 1));
+    if (name === null || value === null) {
+      issues.push({ path: name ?? '', message: 'Not valid percent-encoded UTF-8.' });
+      continue;
     }
+    if (!storable(name)) {
+      issues.push({ path: '', message: 'A parameter name contains U+0000 or an unpaired surrogate.' });
+      continue;
+    }
+    if (!isField(name)) {
+      issues.push({ path: name, message: 'Unknown parameter. Use label or version.' });
+      continue;
+    }
+    if (seen.has(name)) {
+      issues.push({ path: name, message: 'Parameter given more than once.' });
+      continue;
+    }
+    seen.add(name);
+    if (value === '') {
+      issues.push({ path: name, message: 'Parameter is empty.' });
+      continue;
+    }
+    if (!storable(value)) {
+      issues.push({ path: name, message: 'Must not contain U+0000 or an unpaired surrogate.' });
+      continue;
+    }
+    const result = fields[name].safeParse(value);
+    if (!result.success) issues.push({ path: name, message: result.error.issues[0].message });
+    else if (name === 'label') label = result.data as string;
+    else version = result.data as number;
   }
-  if (label !== undefined && version !== undefined) issues.push({ path: 'version', message: 'Give label or version, not both.' });
+  // A rule across fields, which the OpenAPI schema cannot say (the operation's description does).
+  if (seen.has('label') && seen.has('version')) issues.push({ path: 'version', message: 'Give label or version, not both.' });
   if (issues.length) return { selector: null, issues, label: null };
-  if (version !== undefined) return { selector: { kind: 'version', number: Number(version) }, issues, label: null };
+  if (version !== undefined) return { selector: { kind: 'version', number: version }, issues, label: null };
   const chosen = label ?? 'production';
   return { selector: { kind: 'label', label: chosen }, issues, label: chosen };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
+import { invalidRequest, zodIssues, type Issue } from '../errors';
 import { assertCleanParams, jsonStringEnd, parseCleanJson } from '../input-hygiene';
-import { readLimitedBody } from '../http/body';
+import { readBody } from '../http/body';
 
 // JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
 // JSON only; strings are stepped over from quote to quote, so large string values cost little.
@@ -69,11 +69,7 @@ export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: U
 export const maxBodyBytes = 1024 * 1024;
 
 async function readText(request: Request): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > maxBodyBytes) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
-  const body = await readLimitedBody(request, maxBodyBytes);
-  if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
-  return body.toString('utf8');
+  return (await readBody(request, { limit: maxBodyBytes })).toString('utf8');
 }
 
 // Returns the parsed body; operations without a body accept only nothing or {}.

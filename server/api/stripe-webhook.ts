@@ -1,7 +1,7 @@
 import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { config } from '../config';
-import { readLimitedBody } from '../http/body';
+import { readBody } from '../http/body';
 import { log } from '../log';
 import { applyStripeEvent, parseEvent, verifySignature } from '../billing/webhook';
 import { errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
@@ -26,8 +26,7 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
         { 'retry-after': '3600' },
       );
     }
-    const payload = await readLimitedBody(request, maxWebhookBytes);
-    if (payload === null) throw new AppError('payload_too_large', 'The event is larger than 1 MiB.');
+    const payload = await readBody(request, { limit: maxWebhookBytes });
     verifySignature(payload, request.headers.get('stripe-signature'), secrets);
     const event = parseEvent(payload);
     const applied = await applyStripeEvent(await getDb(), event);

@@ -4,35 +4,9 @@ import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import type { ServiceContext } from '../context';
 import { serviceAccountAccess } from '../service-accounts/credentials';
-import { roles, type Role } from './roles';
+import { can, permissions, roles, type Permission, type Role } from './schemas';
 
-export { roles, type Role };
-const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
-
-// The one table of who may do what inside an organization.
-export const permissions = {
-  'organization.read': 'viewer',
-  'organization.rename': 'admin',
-  'organization.deletionLink': 'admin',
-  'organization.delete': 'admin',
-  'members.read': 'viewer',
-  'members.manage': 'admin',
-  'audit.read': 'admin',
-  'prompts.read': 'viewer',
-  'prompts.write': 'editor',
-  'playground.run': 'editor',
-  'ingestionKeys.manage': 'admin',
-  'serviceAccounts.manage': 'admin',
-  'traces.read': 'viewer',
-  'warnings.read': 'viewer',
-  'warnings.dismiss': 'editor',
-  'billing.read': 'viewer',
-  'billing.checkout': 'admin',
-  'billing.portal': 'admin',
-  // API.md: cancel renewal is not admin-only; a viewer gets 403 forbidden.
-  'billing.cancelRenewal': 'editor',
-} as const satisfies Record<string, Role>;
-export type Permission = keyof typeof permissions;
+export { roles, type Permission, type Role };
 
 export type Membership = {
   organizationId: string;
@@ -57,8 +31,8 @@ export async function authorize(ctx: ServiceContext, organizationId: string, per
   const row = await membershipOf(ctx, organizationId);
   // Another organization's id looks exactly like a missing one.
   if (!row) throw notFound('Organization');
-  const needed = permissions[permission];
-  if (rank[row.role] < rank[needed]) {
+  if (!can(row.role, permission)) {
+    const needed = permissions[permission];
     if (needed === 'admin') throw new AppError('admin_required', 'Only an admin of this organization can do this.', { requiredRole: 'admin', role: row.role });
     throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, { requiredRole: needed, role: row.role });
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { evalResults, evalRuns } from '@/db/schema';
 import type { DbContext } from '../context';
 import { newId } from '../ids';
+import { canonicalJson } from '../canonical-json';
 import type { datasetCases } from '@/db/schema';
 import type { ScoringPolicy } from '../prompts/schemas';
 
@@ -10,24 +11,9 @@ import type { ScoringPolicy } from '../prompts/schemas';
 export type CaseRow = typeof datasetCases.$inferSelect;
 export type FrozenCase = Pick<CaseRow, 'id' | 'position' | 'input' | 'expectedOutput' | 'inputFormat' | 'referenceFormat'>;
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
 // sha256 of the canonical JSON (object keys sorted), so equal values digest equally.
 export function digestOf(value: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
 export function freezeCases(cases: CaseRow[]): FrozenCase[] {

@@ -19,7 +19,7 @@ import { errorBody, errorResponse, newRequestId, reportServerError, toAppError }
 import { execute, limitManagement, type Executable } from '../api/define';
 import { executables } from '../api/handlers';
 import { maxBodyBytes } from '../api/strict-input';
-import { readLimitedBody } from '../http/body';
+import { readBody } from '../http/body';
 import { findOperation } from '../operations';
 import { rawInputOf, toolOf } from './tools';
 import { getMcpPrompt, listMcpPrompts } from './prompts';
@@ -146,10 +146,8 @@ export async function handleMcp(request: Request): Promise<Response> {
     limitManagement(actor.userId);
     // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
     if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
-    const declared = Number(request.headers.get('content-length') ?? 0);
-    const body = declared > maxBodyBytes ? null : await readLimitedBody(request, maxBodyBytes);
-    // The rest of the body is never read: the 413 closes the connection (errorHeaders).
-    if (body === null) throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+    // Over the limit, the rest of the body is never read: the 413 closes the connection (errorHeaders).
+    const body = await readBody(request, { limit: maxBodyBytes });
     const invalid = invalidMessage(body);
     if (invalid) return new Response(JSON.stringify(invalid), { status: 400, headers: { 'content-type': 'application/json', ...headers } });
     const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body) });

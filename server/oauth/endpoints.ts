@@ -4,7 +4,7 @@ import { clientIpFromHeaders } from '../auth/client-ip';
 import { config } from '../config';
 import { checkAuthorizeRequest, canonicalQuery, consentTokenValid, errorRedirect, hasConsent, issueCode, rememberConsent, type AuthorizeCheck } from './authorize';
 import { OAuthError, oauthJson } from './errors';
-import { checkParams, oauthEndpoint, readBody, readForm } from './http';
+import { checkParams, oauthEndpoint, readText, readForm } from './http';
 import { authorizationServerMetadata, isBuiltInIssuer, protectedResourceMetadata } from './issuer';
 import { jwksDocument } from './keys';
 import { takeOAuthLimit } from './limits';
@@ -151,7 +151,7 @@ export async function decisionRoute(db: Db, request: Request, userId: string | n
   try {
     const type = request.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') throw new OAuthError('invalid_request', 'form expected');
-    all = new URLSearchParams(await readBody(request, 16 * 1024));
+    all = new URLSearchParams(await readText(request, 16 * 1024));
     checkParams([...all].filter(([name]) => name === 'decision' || name === 'consent_token'));
   } catch {
     return errorPage('Request refused', 'The consent form could not be read. Start again from the application.');

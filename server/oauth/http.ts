@@ -1,4 +1,4 @@
-import { readLimitedBody } from '../http/body';
+import { readBody } from '../http/body';
 import { stringProblem } from '../input-hygiene';
 import { isAppError, isUnavailableError } from '../errors';
 import { log } from '../log';
@@ -9,13 +9,10 @@ import { OAuthError, oauthErrorResponse } from './errors';
 // (RFC 6749 section 3.2); nothing is looked up for it.
 const maxFormBytes = 16 * 1024;
 
-export async function readBody(request: Request, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
+export async function readText(request: Request, maxBytes: number): Promise<string> {
   // The rest of a body too large is never read: the connection closes with the 413.
   const tooLarge = () => new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413, { connection: 'close' });
-  if (declared > maxBytes) throw tooLarge();
-  const body = await readLimitedBody(request, maxBytes);
-  if (body === null) throw tooLarge();
+  const body = await readBody(request, { limit: maxBytes, tooLarge });
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
@@ -44,7 +41,7 @@ export async function readForm(request: Request): Promise<Map<string, string>> {
     await request.body?.cancel().catch(() => {});
     throw new OAuthError('invalid_request', 'Send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded).');
   }
-  return checkParams(new URLSearchParams(await readBody(request, maxFormBytes)));
+  return checkParams(new URLSearchParams(await readText(request, maxFormBytes)));
 }
 
 // Required parameter, or invalid_request naming it.

@@ -3,7 +3,7 @@ import { oauthClients } from '@/db/schema';
 import { jsonTextProblem } from '../input-hygiene';
 import { isLoopback, registeredClientPrefix } from './clients';
 import { OAuthError, oauthJson } from './errors';
-import { readBody } from './http';
+import { readText } from './http';
 import { managementScope } from './issuer';
 import { newOpaqueId } from './secrets';
 
@@ -128,7 +128,7 @@ export async function parseRegistrationBody(request: Request): Promise<unknown> 
   }
   let text: string;
   try {
-    text = await readBody(request, maxBodyBytes);
+    text = await readText(request, maxBodyBytes);
   } catch (error) {
     if (error instanceof OAuthError) throw new OAuthError('invalid_client_metadata', error.description, error.status);
     throw error;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { pageQuery } from '../paging';
 import { estimateQuery, estimateSchema, evaluationSchema, initializeInput, listResultsQuery, resultSchema, retryInput, reviewInput, startEvaluationInput } from '../evals/schemas';
 import { declareOperations } from './declare';

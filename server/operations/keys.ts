@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { createdIngestionKeySchema, createdRetrievalKeySchema, createIngestionKeyInput, createRetrievalKeyInput, ingestionKeySchema, retrievalKeySchema } from '../keys/schemas';
 import { declareOperations } from './declare';
 import { orgParams, promptParams } from './common';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { getTraceQuery, listTracesQuery, traceListItemSchema, traceSchema, traceSpanPageSize } from '../traces/schemas';
 import { listWarningsQuery, warningSchema } from '../warnings/schemas';
 import { declareOperations } from './declare';

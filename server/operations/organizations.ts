@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
-import { addMemberInput, changeRoleInput, createOrganizationInput, dashboardLinkSchema, memberSchema, organizationSchema, pageOf, renameOrganizationInput } from '../orgs/schemas';
+import { addMemberInput, changeRoleInput, createOrganizationInput, dashboardLinkSchema, memberSchema, organizationSchema, renameOrganizationInput } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { modelRouteListSchema } from '../models/schemas';
 import { declareOperations } from './declare';
 import { orgParams } from './common';

@@ -1,4 +1,4 @@
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { createPromptInput, discardDraftInput, draftSchema, listPromptsQuery, promptSchema, renamePromptInput, updateDraftInput } from '../prompts/schemas';
 import { declareOperations } from './declare';
 import { orgParams, promptParams } from './common';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { createdServiceAccountSchema, createServiceAccountInput, serviceAccountSchema } from '../service-accounts/schemas';
 import { declareOperations } from './declare';
 import { orgParams } from './common';

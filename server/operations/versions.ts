@@ -1,4 +1,4 @@
-import { pageOf } from '../orgs/schemas';
+import { pageOf } from '../paging';
 import { pageQuery } from '../paging';
 import {
   labelHistoryItemSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roles } from '../auth/roles';
+import { roles } from '../auth/schemas';
 
 export const organizationName = z.string().trim().min(1, 'Name is required.').max(160, 'Use at most 160 characters.');
 export const roleSchema = z.enum(roles);
@@ -41,5 +41,3 @@ export type Profile = z.infer<typeof profileSchema>;
 
 export const dashboardLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
 export type DashboardLink = z.infer<typeof dashboardLinkSchema>;
-
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

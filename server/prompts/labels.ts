@@ -5,19 +5,10 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
 import { labelPattern, type LabelHistoryItem, type LabelItem } from './schemas';
-
-// Keyset cursors here hold one positive integer (a version number, a history row id).
-function integerCursor(cursor: string): number {
-  const [value] = decodeCursor(cursor, 1);
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-  }
-  return value;
-}
 
 // The label every retrieval without a selector resolves: it can be moved, never removed.
 const productionLabel = 'production';

@@ -2,22 +2,13 @@ import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
 import { drafts, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { AppError, invalidRequest, notFound } from '../errors';
+import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
 import { latestVersionContent } from './service';
 import type { DraftContent, Version } from './schemas';
-
-// Keyset cursors here hold one positive integer (a version number, a history row id).
-function integerCursor(cursor: string): number {
-  const [value] = decodeCursor(cursor, 1);
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-  }
-  return value;
-}
 
 type VersionRow = typeof promptVersions.$inferSelect;
 

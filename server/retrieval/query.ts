@@ -1,4 +1,5 @@
 import type { Database } from '@/db/client';
+import { preparedRows, preparedValues } from '@/db/prepared';
 
 // The one statement of a retrieval (GET /api/v1/prompts/{id}): the key by its digest (not
 // revoked), its prompt, and the version the selector resolves to on that prompt — read fresh on
@@ -44,32 +45,13 @@ join prompts p on p.id = k.prompt_id
 left join prompt_versions v on v.prompt_id = k.prompt_id and k.prompt_id = $2 and v.number = $3::int4
 where k.secret_digest = $1 and k.revoked_at is null`;
 
-type Raw = (statement: string, params: unknown[]) => Promise<unknown[][]>;
-const runners = new WeakMap<Database, Raw>();
-
-// postgres-js: a named prepared statement per connection (parsed and planned once), rows as arrays.
-// PGlite (the embedded default): its own extended-protocol query.
-function runner(database: Database): Raw {
-  let run = runners.get(database);
-  if (run) return run;
-  const client = (database.db as unknown as { $client: unknown }).$client;
-  if (database.reader) {
-    const sql = database.reader();
-    run = (statement, params) => sql.unsafe(statement, params, { prepare: true }).values();
-  } else {
-    const lite = client as { query: (text: string, params: unknown[], options: { rowMode: 'array' }) => Promise<{ rows: unknown[][] }> };
-    run = async (statement, params) => (await lite.query(statement, params, { rowMode: 'array' })).rows;
-  }
-  runners.set(database, run);
-  return run;
-}
-
 export async function lookupRetrieval(
   database: Database,
   input: { digest: string; promptId: string; selector: Selector; knownVersionId: string | null },
 ): Promise<RetrievalRow | null> {
   const { selector } = input;
-  const rows = await runner(database)(selector?.kind === 'version' ? byVersion : byLabel, [
+  // postgres-js: the reader pool when there is one (docs/performance.md, M5).
+  const rows = await preparedValues(database.reader?.() ?? database.db, selector?.kind === 'version' ? byVersion : byLabel, [
     input.digest,
     input.promptId,
     selector === null ? null : selector.kind === 'version' ? selector.number : selector.label,
@@ -99,12 +81,5 @@ where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`;
 export async function touchRetrievalKeys(database: Database, uses: Map<string, number>): Promise<void> {
   if (uses.size === 0) return;
   const rows = JSON.stringify([...uses].map(([id, at]) => ({ id, at: new Date(at).toISOString() })));
-  const client = (database.db as unknown as { $client: unknown }).$client;
-  if (database.kind === 'postgres') {
-    const sql = client as { unsafe: (text: string, params: unknown[]) => Promise<unknown> };
-    await sql.unsafe(touchStatement, [rows]);
-  } else {
-    const lite = client as { query: (text: string, params: unknown[]) => Promise<unknown> };
-    await lite.query(touchStatement, [rows]);
-  }
+  await preparedRows(database.db, touchStatement, [rows]);
 }

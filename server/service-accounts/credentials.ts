@@ -3,7 +3,7 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { organizations, serviceAccounts } from '@/db/schema';
 import { isId } from '../ids';
-import type { Role } from '../auth/roles';
+import type { Role } from '../auth/schemas';
 
 // How a service account proves itself (the client_credentials grant) and stays live (every access
 // token is checked against its row on every request, so a revocation counts on the very next call).

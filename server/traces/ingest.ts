@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { preparedRows } from '@/db/prepared';
 import { AppError } from '../errors';
 import { maxEventsPerBatch, type SpanSnapshot, type TraceBatch } from './ingest-schema';
 
@@ -134,8 +134,6 @@ function databaseError(error: unknown): { code?: string; detail?: string } {
   return {};
 }
 
-type PostgresClient = { unsafe: (query: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
-
 // The arguments of ingest_spans: the rows as JSON without their contentJson and metadataJson, and
 // those texts in two arrays of one slot per possible event index (the row with index i in slot
 // i + 1, null elsewhere). Each text travels as a parameter of its own, so it is never escaped into
@@ -154,21 +152,11 @@ function ingestArguments(rows: SpanRow[]): CallArguments {
 }
 
 const slots = (from: number) => Array.from({ length: maxEventsPerBatch }, (_, i) => `$${from + i}`).join(', ');
-const preparedOptions = { prepare: true };
 const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]::text[], ARRAY[${slots(3 + maxEventsPerBatch)}]::text[])`;
 
-// On postgres-js the call is one prepared statement with a parameter per text: one round trip per
-// batch (an unprepared query with parameters first asks the server for their types). PGlite goes
-// through Drizzle.
+// One prepared statement with a parameter per text (db/prepared.ts): one round trip per batch.
 function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
-  const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
-  if (typeof client?.unsafe === 'function') return client.unsafe(preparedCall, ([keyId, args.rows] as (string | null)[]).concat(args.content, args.metadata), preparedOptions);
-  const texts = (values: (string | null)[]) =>
-    sql.join(
-      values.map((value) => sql`${value}::text`),
-      sql`, `,
-    );
-  return db.execute(sql`select ingest_spans(${keyId}, ${args.rows}::json, ARRAY[${texts(args.content)}]::text[], ARRAY[${texts(args.metadata)}]::text[])`);
+  return preparedRows(db, preparedCall, ([keyId, args.rows] as (string | null)[]).concat(args.content, args.metadata));
 }
 
 // Stores the batch for the key's organization; resolves with the number of acknowledged events.

@@ -2,7 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
 import { AppError, isAppError } from '@/server/errors';
 import { maxBodyBytes } from '@/server/api/strict-input';
-import { readLimitedBody } from '@/server/http/body';
+import { readBody } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/auth/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
 import type { Actor } from '@/server/context';
@@ -30,15 +30,6 @@ function crossSiteRefusal(req: Request): AppError | null {
   );
 }
 
-const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.', { limitBytes: maxBodyBytes });
-
-// Reads at most 1 MiB (a larger Content-Length is refused before reading), so tRPC's own reader
-// only ever sees a bounded, already buffered body.
-async function boundedBody(req: Request): Promise<Buffer | null> {
-  if (Number(req.headers.get('content-length') ?? 0) > maxBodyBytes) return null;
-  return readLimitedBody(req, maxBodyBytes);
-}
-
 function forwarded(req: Request, body: Buffer | null): Request {
   const headers = new Headers(req.headers);
   headers.delete('content-length');
@@ -52,9 +43,17 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
   let refusal = crossSiteRefusal(req);
   let request = req;
   if (req.method === 'POST') {
-    const body = refusal ? null : await boundedBody(req);
-    if (!refusal && body === null) refusal = tooLarge();
-    request = forwarded(req, refusal ? null : body);
+    // At most 1 MiB is read, so tRPC's own reader only ever sees a bounded, already buffered body.
+    let body: Buffer | null = null;
+    if (!refusal) {
+      try {
+        body = await readBody(req, { limit: maxBodyBytes });
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        refusal = error;
+      }
+    }
+    request = forwarded(req, body);
   }
   const clientIp = clientIpFromHeaders(req.headers);
   return fetchRequestHandler({

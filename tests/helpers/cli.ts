@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dispatch } from '@/server/api/router';
 import { isRetrievalPath, serveRetrieval } from '@/server/api/retrieval';
-import { sendResponse, toRequest } from '@/server/http/node';
+import { sendResponse, toRequest } from './node-http';
 import { Store, type StoredTokens } from '@/cli/config';
 
 // The CLI against a running server: the app's /api/v1 handlers (and the retrieval hot path, and

@@ -6,7 +6,7 @@ import { guardServer } from '@/server/api/entry-socket';
 import { handleStripeWebhook } from '@/server/api/stripe-webhook';
 import { handleMcp } from '@/server/mcp/server';
 import { serveTrpc } from '@/server/trpc/http';
-import { sendResponse, toRequest } from '@/server/http/node';
+import { sendResponse, toRequest } from './node-http';
 
 // The production entry's web path without Next: the guard and socket listeners of server/main.ts
 // in front of the app's own edges, each reached as Next reaches it (a Web Request from node:http).

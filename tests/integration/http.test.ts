@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '@/server/api/router';
-import { sendResponse, toRequest } from '@/server/http/node';
+import { sendResponse, toRequest } from '../helpers/node-http';
 import { signToken } from '../helpers/issuer';
 
 // The /api/v1 handlers behind a real node:http listener, through the same adapter the production entry uses.

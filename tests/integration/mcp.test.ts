@@ -7,7 +7,7 @@ import { CallToolResultSchema, GetPromptResultSchema, McpError } from '@modelcon
 import { dispatch } from '@/server/api/router';
 import { handleMcp } from '@/server/mcp/server';
 import { schemaOf } from '@/server/api/openapi';
-import { sendResponse, toRequest } from '@/server/http/node';
+import { sendResponse, toRequest } from '../helpers/node-http';
 import { isOrganizationScoped, isWrite, operationList } from '@/server/operations';
 import { call, newOrganization, newUser, type TestUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Route } from '../define';
-import { labelName, versionNumber } from '../../prompts/schemas';
-import { retrievalFromRequest } from '../retrieval';
+import { retrievalFromRequest, retrievalQuery } from '../retrieval';
 
 // GET /api/v1/prompts/{promptId} in Next's catch-all and the in-process router. Production serves
 // the same handler from node:http before Next (server/main.ts hot-path table); this entry keeps
@@ -34,7 +33,7 @@ export const retrievalRoutes: Route[] = [
     tag: 'Integration',
     auth: 'retrieval',
     params: z.strictObject({ promptId: z.string() }),
-    query: z.strictObject({ label: labelName.optional(), version: versionNumber.optional() }),
+    query: retrievalQuery,
     status: 200,
     response: retrievedPrompt,
     errors: ['invalid_request', 'unauthorized', 'forbidden', 'label_not_assigned', 'version_not_found', 'rate_limited', 'unavailable'],

@@ -7,7 +7,8 @@ import { evaluationEligibility, usageExhausted, type Eligibility } from '../elig
 import { config } from '@/server/config';
 import type { EvaluationScope } from '../schemas';
 import { rowsOf } from '@/db/client';
-import { preparedRows, retryOnConflict } from './sql';
+import { preparedRows } from '@/db/prepared';
+import { retryOnConflict } from './sql';
 import { raiseWarnings } from '@/server/warnings/service';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the

@@ -1,5 +1,3 @@
-import { rowsOf, type Db } from '@/db/client';
-
 // Small helpers for the engine's raw SQL, which runs on postgres-js and on PGlite alike.
 
 function sqlState(error: unknown): string | undefined {
@@ -26,18 +24,3 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Pr
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-type PostgresClient = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown> };
-type PgliteClient = { query: (text: string, params: unknown[]) => Promise<{ rows: unknown[] }> };
-
-/**
- * One statement with $n parameters, as a named prepared statement on postgres-js: one round trip per
- * call. (Drizzle's execute sends parameterized statements unnamed, and postgres-js then asks the
- * server for their parameter types first: two round trips each.) PGlite runs it as it is.
- */
-export async function preparedRows<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
-  const client = (db as unknown as { $client?: Partial<PostgresClient & PgliteClient> }).$client;
-  if (typeof client?.unsafe === 'function') return rowsOf<T>(await client.unsafe(text, params, { prepare: true }));
-  if (typeof client?.query === 'function') return rowsOf<T>(await client.query(text, params));
-  throw new Error('preparedRows: unknown database client');
-}

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
-// Adapts node:http to Web-standard (Request) → Response handlers for the hot paths.
+// Tests only: adapts node:http to Web-standard (Request) → Response handlers (in-process servers).
 export function toRequest(req: IncomingMessage, origin: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {

@@ -1,0 +1,39 @@
+// Who may do what inside an organization: the roles, the one permission table and `can`. Pure (no
+// imports, no I/O), and named schemas.ts so that components may import it (DESIGN.md: components
+// import from server/ only schemas.ts files): the dashboard hides what the server would refuse by
+// asking the same table, never by comparing role names itself.
+
+// The roles of a member, most powerful first.
+export const roles = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
+const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
+
+// The least role each permission needs.
+export const permissions = {
+  'organization.read': 'viewer',
+  'organization.rename': 'admin',
+  'organization.deletionLink': 'admin',
+  'organization.delete': 'admin',
+  'members.read': 'viewer',
+  'members.manage': 'admin',
+  'audit.read': 'admin',
+  'prompts.read': 'viewer',
+  'prompts.write': 'editor',
+  'playground.run': 'editor',
+  'ingestionKeys.manage': 'admin',
+  'serviceAccounts.manage': 'admin',
+  'traces.read': 'viewer',
+  'warnings.read': 'viewer',
+  'warnings.dismiss': 'editor',
+  'billing.read': 'viewer',
+  'billing.checkout': 'admin',
+  'billing.portal': 'admin',
+  // API.md: cancel renewal is not admin-only; a viewer gets 403 forbidden.
+  'billing.cancelRenewal': 'editor',
+} as const satisfies Record<string, Role>;
+export type Permission = keyof typeof permissions;
+
+export function can(role: Role, permission: Permission): boolean {
+  return rank[role] >= rank[permissions[permission]];
+}
