@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors';
 import { isId, newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
+import { can } from '../auth/schemas';
 import { resolveScoringPolicy } from '../prompts/scoring';
 import { casesOf, datasetOf } from '../datasets/service';
 import type { DraftContent, ScoringPolicy } from '../prompts/schemas';
@@ -190,7 +191,7 @@ export async function estimateEvaluation(ctx: ServiceContext, input: OperationIn
   const warnings = inputWarnings(plan.candidate.content as DraftContent, plan.cases);
   const productionUncharged = plan.production && productionCases ? inputWarnings(plan.production.content as DraftContent, plan.cases).length : 0;
   let reason: string | null = null;
-  if (membership.role === 'viewer') reason = 'forbidden';
+  if (!can(membership.role, 'prompts.write')) reason = 'forbidden';
   else if (membership.organization.readOnly) reason = 'read_only';
   else if (prompt.state !== 'active') reason = 'invalid_state';
   else {
