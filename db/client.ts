@@ -86,18 +86,28 @@ export function setPoolSize(connections: number): void {
 // variable is the process's one handle; tests replace it with setDatabase.
 let current: Promise<Database> | undefined;
 
+// `next dev` only: Next's hot reload evaluates this module again after an edit to it or to the
+// schema, which would open the embedded data directory a second time in the same process (measured:
+// one more PGlite per such edit). There the open database is kept for the next evaluation. Not a
+// bridge between two copies of server/ (there is one); production and tests never take this path.
+const devKey = Symbol.for('promptloop.devDatabase');
+const devHolder = process.env.NODE_ENV === 'development' ? (globalThis as { [devKey]?: Promise<Database> }) : null;
+
 export function setDatabase(database: Promise<Database>): void {
   current = database;
 }
 
 export async function getDatabase(): Promise<Database> {
-  current ??= (async () => {
-    const url = process.env.DATABASE_URL || undefined;
-    const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
-    await migrate(database);
-    return database;
-  })();
+  current ??= devHolder?.[devKey] ?? open();
+  if (devHolder) devHolder[devKey] = current;
   return current;
+}
+
+async function open(): Promise<Database> {
+  const url = process.env.DATABASE_URL || undefined;
+  const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
+  await migrate(database);
+  return database;
 }
 
 export async function getDb(): Promise<Db> {
