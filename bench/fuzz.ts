@@ -9,7 +9,7 @@ import { withFreshDatabase } from './fresh-database';
 import { formatFailures, fuzzManagementApi, seedFuzzTarget } from './openapi-fuzz';
 
 // `npm run bench -- fuzz`: the OpenAPI-driven fuzzer (bench/openapi-fuzz.ts) against the production
-// entry (`server/main.ts --role=web`, Next behind the entry guard; needs `npx next build`) on a
+// entry (`server/main.ts --role=web`, Next behind the entry guard; needs `npm run build`) on a
 // fresh Postgres database, FUZZ_CASES cases (default 3000; FUZZ_SEED repeats a run), then raw
 // probes of every Next-served route (odd methods, bad percent-encodings, OPTIONS *, a header over
 // 16 KiB, a 413 on a keep-alive connection). Passes when nothing failed: no 5xx, every error in the
@@ -145,7 +145,7 @@ async function probeEntry(port: number): Promise<ProbeReport> {
 
 export async function main(): Promise<boolean> {
   if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-    console.error('No production build: run `NEXT_TELEMETRY_DISABLED=1 npx next build` first.');
+    console.error('No production build: run `NEXT_TELEMETRY_DISABLED=1 npm run build` first.');
     return false;
   }
   return withFreshDatabase(async (databaseUrl) => {

@@ -81,24 +81,33 @@ export function setPoolSize(connections: number): void {
   poolSize = connections;
 }
 
-// One database per process, shared through globalThis so that Next's bundled copy of this
-// module and the production entry's copy never open the embedded data directory twice.
-const key = Symbol.for('promptloop.database');
-type Holder = { [key]?: Promise<Database> };
+// One database per process. The production server loads this module once (Next's server bundle
+// imports db/ and server/ at runtime instead of carrying a copy: next.config.mjs), so a module
+// variable is the process's one handle; tests replace it with setDatabase.
+let current: Promise<Database> | undefined;
+
+// `next dev` only: Next's hot reload evaluates this module again after an edit to it or to the
+// schema, which would open the embedded data directory a second time in the same process (measured:
+// one more PGlite per such edit). There the open database is kept for the next evaluation. Not a
+// bridge between two copies of server/ (there is one); production and tests never take this path.
+const devKey = Symbol.for('promptloop.devDatabase');
+const devHolder = process.env.NODE_ENV === 'development' ? (globalThis as { [devKey]?: Promise<Database> }) : null;
 
 export function setDatabase(database: Promise<Database>): void {
-  (globalThis as Holder)[key] = database;
+  current = database;
 }
 
 export async function getDatabase(): Promise<Database> {
-  const holder = globalThis as Holder;
-  holder[key] ??= (async () => {
-    const url = process.env.DATABASE_URL || undefined;
-    const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
-    await migrate(database);
-    return database;
-  })();
-  return holder[key];
+  current ??= devHolder?.[devKey] ?? open();
+  if (devHolder) devHolder[devKey] = current;
+  return current;
+}
+
+async function open(): Promise<Database> {
+  const url = process.env.DATABASE_URL || undefined;
+  const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
+  await migrate(database);
+  return database;
 }
 
 export async function getDb(): Promise<Db> {

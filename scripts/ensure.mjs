@@ -1,6 +1,6 @@
 // Shared by `npm start` and `npm test`: install what is missing, build when the build is stale.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,15 +38,26 @@ export function ensureInstalled() {
 
 const buildInputs = ['app', 'components', 'server', 'db', 'lib', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
 
+function builtIn() {
+  try {
+    return realpathSync(JSON.parse(readFileSync(path.join(root, '.next', 'required-server-files.json'), 'utf8')).appDir);
+  } catch {
+    return null;
+  }
+}
+
 export function ensureBuilt() {
   const buildId = path.join(root, '.next', 'BUILD_ID');
-  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+  // The server bundle imports server/ and db/ by absolute file URL (next.config.mjs): a build made
+  // in another directory (a moved or copied checkout) is made again.
+  const builtHere = builtIn() === realpathSync(root);
+  const built = builtHere && existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const newest = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
   if (built && built >= newest) return;
   console.log(
     built ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…' : 'Building the app (next build; the first build takes about 4 minutes)…',
   );
   const started = Date.now();
-  run('npx', ['next', 'build']);
+  run('npx', ['next', 'build', '--webpack']); // the same as `npm run build` (next.config.mjs says why webpack)
   console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
 }

@@ -56,8 +56,9 @@ export class AppError extends Error {
   }
 }
 
+// A class check: server/ is loaded once per process (next.config.mjs), so every AppError is this class.
 export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError || (error instanceof Error && error.name === 'AppError' && 'code' in error);
+  return error instanceof AppError;
 }
 
 export function invalidRequest(message: string, issues: Issue[] = []): AppError {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { cookies, headers } from 'next/headers';
 import { getServerSession, type NextAuthOptions } from 'next-auth';
 import { getToken } from 'next-auth/jwt';
-import CredentialsProvider from 'next-auth/providers/credentials';
+import Credentials from 'next-auth/providers/credentials';
 import { getDb, type Db } from '@/db/client';
 import { users } from '@/db/schema';
 import { checkCredentials } from '@/server/account/service';
@@ -14,6 +14,10 @@ import { safeRedirectPathOn } from '@/lib/redirects';
 import { clientIpFromHeaders } from './client-ip';
 import { rateLimitedSignInError } from './sign-in-status';
 import { sessionSecret } from './session-secret';
+
+// next-auth 4 is CommonJS: a bundler's default import is its `default` export, Node's loader (the
+// production server, where server/ is not bundled: docs/deploy.md) gives the whole module.exports.
+const CredentialsProvider: typeof Credentials = (Credentials as unknown as { default?: typeof Credentials }).default ?? Credentials;
 
 declare module 'next-auth' {
   interface Session {
