@@ -18,7 +18,7 @@ export const forbiddenInputs = [
   /^db\//,
   /^app\//,
   /^components\//,
-  /^server\/(?!operations\/|[\w-]+\/schemas\.ts$|(errors|paging|input-hygiene|numbers)\.ts$|models\/routes\.ts$|auth\/roles\.ts$)/,
+  /^server\/(?!operations\/|[\w-]+\/schemas\.ts$|(errors|paging|input-hygiene|numbers)\.ts$|models\/routes\.ts$)/,
   /node_modules\/(postgres|@electric-sql|next|next-auth|react|react-dom|drizzle-orm|pg-boss|pino|stripe|nodemailer|jose|@modelcontextprotocol|tsx)\//,
 ];
 
