@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { billingSubscriptions, organizations, users } from '@/db/schema';
 import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';

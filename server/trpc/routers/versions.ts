@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { getVersion, listVersions, saveVersion } from '@/server/prompts/versions';
 import { listLabelHistory, listLabels, moveLabel, removeLabel } from '@/server/prompts/labels';
 import { getScoringPolicy, setScoringPolicy } from '@/server/prompts/scoring';
