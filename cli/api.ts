@@ -14,7 +14,7 @@ export type RequestOptions = { query?: Record<string, string | undefined>; body?
 
 export type ApiErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId?: string } };
 
-export function isErrorBody(body: unknown): body is ApiErrorBody {
+function isErrorBody(body: unknown): body is ApiErrorBody {
   return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).error?.code === 'string';
 }
 

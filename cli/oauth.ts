@@ -8,8 +8,8 @@ import type { StoredTokens } from './config';
 // `promptloop-cli`, authorization code + S256 PKCE with a loopback redirect on a random port,
 // rotating refresh tokens, RFC 7009 revocation. Endpoints come from the server's metadata.
 
-export const clientId = 'promptloop-cli';
-export const scope = 'management';
+const clientId = 'promptloop-cli';
+const scope = 'management';
 
 export type ServerMetadata = {
   issuer: string;
@@ -42,7 +42,7 @@ async function getJson(url: string, what: string): Promise<{ status: number; bod
 }
 
 // RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path.
-export function authorizationServerMetadataUrl(issuer: string): string {
+function authorizationServerMetadataUrl(issuer: string): string {
   const url = new URL(issuer);
   return `${url.origin}/.well-known/oauth-authorization-server${url.pathname.replace(/\/+$/, '')}`;
 }
