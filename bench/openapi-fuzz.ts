@@ -77,7 +77,8 @@ export type FuzzReport = {
 const oddMethods = ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'SEARCH', 'QUERY', 'LOCK'];
 const badEncodings = ['%E0%A4%A', '%', '%ED%A0%80', '%ZZ', '%00'];
 const poisons = ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy'];
-const hugeNumbers = [2147483648, -1, 9007199254740993, 1e20, 1.5, -2147483649];
+// 2 ** 53: the first integer past Number.MAX_SAFE_INTEGER (a literal one higher would round to it).
+const hugeNumbers = [2147483648, -1, 2 ** 53, 1e20, 1.5, -2147483649];
 
 export function managementOperations(document: Schema): Operation[] {
   const operations: Operation[] = [];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredTokens } from './config';
 import { CliError, exitCodes, notLoggedIn } from './exit';
-import { refresh } from './oauth';
+import { refresh, type TokenSource } from './oauth';
 
 // The management API client: bearer token (refreshed transparently, under a file lock, so the
 // rotating refresh token is used exactly once), an Idempotency-Key on every write that is kept for
@@ -14,7 +14,7 @@ export type RequestOptions = { query?: Record<string, string | undefined>; body?
 
 export type ApiErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId?: string } };
 
-export function isErrorBody(body: unknown): body is ApiErrorBody {
+function isErrorBody(body: unknown): body is ApiErrorBody {
   return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).error?.code === 'string';
 }
 
@@ -51,17 +51,6 @@ export type ApiOptions = {
   maxDelayMs?: number;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 };
-
-/** Where the bearer token comes from: the stored login (below) or a service account's client credentials (cli/oauth.ts). */
-export interface TokenSource {
-  /** An access token that does not expire within a minute. */
-  current(): Promise<string>;
-  /** A new access token after `stale` was refused (401); a refusal of the credentials themselves is exit 3. */
-  renew(stale: string): Promise<string>;
-  /** What they are ('the stored login'), and what to do when the API refuses them for good. */
-  readonly description: string;
-  readonly refusedHint: string;
-}
 
 /** The tokens `promptloop login` stored, refreshed first when the access token expires within a minute. */
 export class StoredLogin implements TokenSource {

@@ -18,7 +18,7 @@ export function configDir(env: Env = process.env, platform: NodeJS.Platform = pr
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'promptloop');
 }
 
-export function ensureDir(dir: string): void {
+function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform !== 'win32') chmodSync(dir, 0o700);
 }
@@ -39,7 +39,7 @@ export function readJsonFile<T>(file: string): T | undefined {
 }
 
 /** Writes `text` to `file` (mode 0600) through a temporary file in the same directory and a rename. */
-export function writeFileAtomic(file: string, text: string, mode = 0o600): void {
+function writeFileAtomic(file: string, text: string, mode = 0o600): void {
   ensureDir(path.dirname(file));
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temp, 'wx', mode);
@@ -58,7 +58,7 @@ export function writeFileAtomic(file: string, text: string, mode = 0o600): void 
   }
 }
 
-export function writeJsonFile(file: string, value: unknown): void {
+function writeJsonFile(file: string, value: unknown): void {
   writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
@@ -69,7 +69,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * same rotating refresh token at once (the second would be taken for a replay and revoke the
  * family). A lock older than `staleMs` is taken over (its holder died).
  */
-export async function withFileLock<T>(file: string, work: () => Promise<T>, options: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
+async function withFileLock<T>(file: string, work: () => Promise<T>, options: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + (options.waitMs ?? 15_000);
   const staleMs = options.staleMs ?? 30_000;

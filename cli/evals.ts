@@ -34,7 +34,7 @@ type Evaluation = {
 };
 type Result = CaseResult;
 
-export const waitFlags: Flag[] = [
+const waitFlags: Flag[] = [
   { name: 'interval', kind: 'number', placeholder: 'seconds', description: 'Seconds between progress checks (default 2).' },
   { name: 'timeout', kind: 'number', placeholder: 'seconds', description: 'Give up (exit 1) after this many seconds (default: wait until it ends).' },
 ];
@@ -51,7 +51,7 @@ function sideLine(name: string, s: SideSummary): string {
   return `${name} ${done}/${s.totalCases}${s.reused ? ' (reused)' : ''} (${parts.join(', ')})`;
 }
 
-export function progressLine(e: Evaluation): string {
+function progressLine(e: Evaluation): string {
   return [e.status, sideLine('candidate', e.candidate), e.production ? sideLine('production', e.production) : null].filter(Boolean).join(' · ');
 }
 
@@ -79,7 +79,7 @@ export function regressions<T extends Verdict>(candidate: T[], production: Verdi
 }
 
 // Ends a message with one period, whatever the last part (often a server message) ends with.
-export const sentence = (text: string) => (/[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`);
+const sentence = (text: string) => (/[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`);
 
 // "2 of 3 passed (1 failed)": passed out of every case of the side, then what the others are.
 function sideResult(name: string, s: SideSummary): string {
@@ -112,7 +112,7 @@ function report(e: Evaluation, candidate: Result[], regressed: Result[]): string
   return lines.join('\n');
 }
 
-export async function waitForEvaluation(ctx: Context, organizationId: string, evaluationId: string, flags: Record<string, unknown>): Promise<number> {
+async function waitForEvaluation(ctx: Context, organizationId: string, evaluationId: string, flags: Record<string, unknown>): Promise<number> {
   const intervalMs = Math.max(0.05, (flags.interval as number | undefined) ?? (Number(ctx.env.PROMPTLOOP_POLL_SECONDS) || 2)) * 1000;
   const deadline = typeof flags.timeout === 'number' ? Date.now() + flags.timeout * 1000 : Infinity;
   const live = process.stderr.isTTY === true;

@@ -118,7 +118,7 @@ function listHelp(commands: Command[], prefix: string[]): string {
 }
 
 /** The installable package's version (cli/package.json). */
-export const version: string = manifest.version;
+const version: string = manifest.version;
 
 export async function main(argv: string[]): Promise<number> {
   let json = argv.includes('--json');

@@ -3,14 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, exitCodes, notLoggedIn } from './exit';
 import type { StoredTokens } from './config';
-import type { TokenSource } from './api';
 
 // OAuth for the CLI (API.md "Built-in authorization server", "CLI"): the public client
 // `promptloop-cli`, authorization code + S256 PKCE with a loopback redirect on a random port,
 // rotating refresh tokens, RFC 7009 revocation. Endpoints come from the server's metadata.
 
-export const clientId = 'promptloop-cli';
-export const scope = 'management';
+const clientId = 'promptloop-cli';
+const scope = 'management';
 
 export type ServerMetadata = {
   issuer: string;
@@ -43,7 +42,7 @@ async function getJson(url: string, what: string): Promise<{ status: number; bod
 }
 
 // RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path.
-export function authorizationServerMetadataUrl(issuer: string): string {
+function authorizationServerMetadataUrl(issuer: string): string {
   const url = new URL(issuer);
   return `${url.origin}/.well-known/oauth-authorization-server${url.pathname.replace(/\/+$/, '')}`;
 }
@@ -244,6 +243,17 @@ export async function revoke(tokens: StoredTokens): Promise<{ ok: boolean; messa
   } catch (error) {
     return { ok: false, message: (error as Error).message };
   }
+}
+
+/** Where the bearer token comes from: the stored login (cli/api.ts) or a service account's client credentials (below). */
+export interface TokenSource {
+  /** An access token that does not expire within a minute. */
+  current(): Promise<string>;
+  /** A new access token after `stale` was refused (401); a refusal of the credentials themselves is exit 3. */
+  renew(stale: string): Promise<string>;
+  /** What they are ('the stored login'), and what to do when the API refuses them for good. */
+  readonly description: string;
+  readonly refusedHint: string;
 }
 
 /**

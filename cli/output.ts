@@ -18,7 +18,7 @@ function cell(value: Json, max = 48): string {
 // Columns worth showing first when a list has them; others follow up to a width budget.
 const preferred = ['id', 'userId', 'label', 'name', 'email', 'number', 'version', 'state', 'status', 'role', 'plan', 'scope', 'passRate', 'kind', 'prefix', 'createdAt'];
 
-export function table(items: Record<string, Json>[]): string {
+function table(items: Record<string, Json>[]): string {
   if (!items.length) return '(none)';
   const keys = [...new Set(items.flatMap((item) => Object.keys(item)))].filter((key) =>
     items.every(
@@ -43,7 +43,7 @@ export function table(items: Record<string, Json>[]): string {
 // Links (a checkout page, a deletion link) are printed whole: a shortened one cannot be opened.
 const isLink = (value: Json): boolean => typeof value === 'string' && /^https?:\/\/\S+$/.test(value);
 
-export function summary(value: Record<string, Json>, indent = ''): string {
+function summary(value: Record<string, Json>, indent = ''): string {
   const keys = Object.keys(value);
   const width = Math.max(0, ...keys.map((k) => k.length));
   const lines: string[] = [];
@@ -81,7 +81,7 @@ export type CaseResult = {
 const isCaseResult = (item: Record<string, Json>): boolean =>
   typeof item.caseId === 'string' && typeof item.side === 'string' && typeof item.status === 'string' && typeof item.expectedOutput === 'string' && 'output' in item;
 
-export const textLimit = 200;
+const textLimit = 200;
 
 // One line of a long text: whitespace collapsed, cut at `max` characters with how much was left out.
 function clip(text: string | null, max = textLimit): { text: string; cut: boolean } {

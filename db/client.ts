@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 // A database handle or an open transaction: services accept either.
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
@@ -24,7 +24,7 @@ export type Database = {
   reader?: () => Reader;
 };
 
-export type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
 
 // RETRIEVAL_DB_CONNECTIONS: connections of the reader pool (default 1; a retrieval process is one
 // thread, and one pipelined connection carried more than ten did on the 2-core machine).
@@ -33,7 +33,7 @@ function readerConnections(): number {
   return Number.isInteger(n) && n >= 1 && n <= 100 ? n : 1;
 }
 
-export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 // `template`: PGlite only, a data directory to start from (PGlite's dumpDataDir; the test suite
 // migrates one copy and loads it in every test process).

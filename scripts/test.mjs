@@ -1,7 +1,9 @@
-// `npm test`: install what is missing, check the layering rules (scripts/check-layers.mjs) and the
-// formatting (Prettier), run the unit and integration suites (vitest), then build and run the
-// browser suite (Playwright), and print one closing line with the totals. A layering violation or a
-// formatting difference fails the run.
+// `npm test`: install what is missing, run the static checks (dependency rules, type check of the
+// app, the CLI and the SDK, ESLint, Prettier), run the unit and integration suites (vitest), then
+// build and run the browser suite (Playwright), and print one closing line with the totals. A
+// finding of any static check fails the run (the suites still run, so one run shows everything).
+// `npm test checks` runs the static checks alone; SKIP_STATIC_CHECKS=1 leaves them out (CI's second
+// run, on the same tree).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ requireNode();
 ensureInstalled();
 const reports = mkdtempSync(path.join(tmpdir(), 'promptloop-tests-'));
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
-const only = process.argv[2]; // optional: "unit" or "e2e"
+const only = process.argv[2]; // optional: "unit", "e2e" or "checks"
 
 function runSuite(command, args, extraEnv = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
@@ -23,12 +25,30 @@ function runSuite(command, args, extraEnv = {}) {
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
 
-// Static checks first: the layering rules and the one formatter (a failure fails the run).
-const layersOk = runSuite(process.execPath, [path.join(root, 'scripts', 'check-layers.mjs')]);
-ok = layersOk && ok;
-const formatOk = runSuite('npx', ['prettier', '--check', '--log-level=warn', '.']);
-if (!formatOk) console.error('Formatting differs from Prettier: run `npm run format`.');
-ok = formatOk && ok;
+// Static checks first, each timed (a failure fails the run).
+const checks = [
+  { name: 'dependency rules (dependency-cruiser)', command: 'npm', args: ['run', '--silent', 'check:deps'], fix: 'each rule says why in .dependency-cruiser.cjs' },
+  { name: 'types: app', command: 'npx', args: ['tsc', '--noEmit', '-p', '.'] },
+  { name: 'types: CLI', command: 'npx', args: ['tsc', '--noEmit', '-p', 'cli'] },
+  { name: 'types: SDK', command: 'npx', args: ['tsc', '--noEmit', '-p', 'sdk'] },
+  { name: 'lint (ESLint)', command: 'npm', args: ['run', '--silent', 'lint'] },
+  { name: 'format (Prettier)', command: 'npx', args: ['prettier', '--check', '--log-level=warn', '.'], fix: 'run `npm run format`' },
+];
+const failedChecks = [];
+if (process.env.SKIP_STATIC_CHECKS !== '1') {
+  for (const check of checks) {
+    const started = Date.now();
+    const passed = runSuite(check.command, check.args);
+    console.log(`${passed ? 'ok' : 'FAILED'}: ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s)${passed || !check.fix ? '' : `: ${check.fix}`}`);
+    if (!passed) failedChecks.push(check.name);
+  }
+  ok = failedChecks.length === 0 && ok;
+}
+if (only === 'checks') {
+  rmSync(reports, { recursive: true, force: true });
+  console.log(failedChecks.length ? `\nstatic checks failed: ${failedChecks.join(', ')}` : '\nstatic checks: ok');
+  process.exit(failedChecks.length ? 1 : 0);
+}
 
 if (only !== 'e2e') {
   const file = path.join(reports, 'vitest.json');
@@ -78,5 +98,7 @@ if (only !== 'unit') {
 }
 
 rmSync(reports, { recursive: true, force: true });
-console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${layersOk ? '' : '; layering check failed'}`);
+console.log(
+  `\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${failedChecks.length ? `; static checks failed: ${failedChecks.join(', ')}` : ''}`,
+);
 process.exit(ok && totals.failed === 0 ? 0 : 1);

@@ -177,7 +177,6 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
     setRerunBoth(false);
     setError(null);
     // Reset only when the dialog opens.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
 
   const estimate = useQuery({

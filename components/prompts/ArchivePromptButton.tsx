@@ -6,7 +6,7 @@ import { Button } from '@/components/ui/Button';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
-import type { PromptScope } from './PromptShell';
+import type { PromptScope } from './types';
 
 export function ArchivePromptButton({ scope }: { scope: PromptScope }) {
   const trpc = useTRPC();

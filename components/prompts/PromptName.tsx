@@ -7,7 +7,7 @@ import { Input } from '@/components/ui/Field';
 import { FieldError } from '@/components/ui/FieldError';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
-import type { PromptScope } from './PromptShell';
+import type { PromptScope } from './types';
 
 // The page title; writers click it to rename in place (Enter saves, Escape cancels).
 export function PromptName({ scope }: { scope: PromptScope }) {

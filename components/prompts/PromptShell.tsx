@@ -16,20 +16,12 @@ import { readAppError } from '@/lib/trpc/errors';
 import { ArchivePromptButton } from './ArchivePromptButton';
 import { PromptName } from './PromptName';
 import { PromptStateBadge } from './StateBadge';
-import type { Prompt } from './types';
+import type { PromptScope } from './types';
 import './prompts.css';
 import { can } from '@/server/auth/schemas';
 
-export type PromptScope = {
-  organizationId: string;
-  promptId: string;
-  prompt: Prompt;
-  // Editors and admins may write while the prompt is not archived.
-  canWrite: boolean;
-  // Editor or admin role, whatever the prompt's state (the playground needs only this).
-  isWriter: boolean;
-  readOnlyReason: 'archived' | 'viewer' | null;
-};
+// The scope type lives in ./types so the shell's own children (name, archive button) can use it without a cycle.
+export type { PromptScope } from './types';
 
 function Tabs({ base }: { base: string }) {
   const pathname = usePathname();

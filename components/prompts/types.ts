@@ -1,5 +1,5 @@
 // Contract shapes are owned by server/prompts/schemas.ts; the dashboard re-exports them (types only).
-import type { inputTypes, messageRoles, MetricType, promptStates } from '@/server/prompts/schemas';
+import type { inputTypes, messageRoles, MetricType, Prompt, promptStates } from '@/server/prompts/schemas';
 
 export type { CustomMetric, Draft, DraftContent, MetricType, Prompt } from '@/server/prompts/schemas';
 export type { ModelRoute } from '@/server/models/schemas';
@@ -7,6 +7,18 @@ export type { ModelRoute } from '@/server/models/schemas';
 export type PromptState = (typeof promptStates)[number];
 export type MessageRole = (typeof messageRoles)[number];
 export type InputType = (typeof inputTypes)[number];
+
+/** What every page under a prompt's shell receives (components/prompts/PromptShell.tsx). */
+export type PromptScope = {
+  organizationId: string;
+  promptId: string;
+  prompt: Prompt;
+  // Editors and admins may write while the prompt is not archived.
+  canWrite: boolean;
+  // Editor or admin role, whatever the prompt's state (the playground needs only this).
+  isWriter: boolean;
+  readOnlyReason: 'archived' | 'viewer' | null;
+};
 
 export const roleOptions: { value: MessageRole; label: string }[] = [
   { value: 'system', label: 'System' },

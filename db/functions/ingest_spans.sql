@@ -38,7 +38,14 @@ EXCEPTION WHEN duplicate_object THEN NULL;
 END $type$;
 --> statement-breakpoint
 -- Trace ingestion stores a whole batch in one call (one round trip, one implicit transaction): a
--- raised error rolls the batch back, so a rejected batch stores nothing. Errors: PT401 key unknown or
+-- raised error rolls the batch back, so a rejected batch stores nothing.
+-- Span rules are each decided once (the table is in server/traces/ingest.ts). This function decides
+-- only the rules that need what is stored (the trace's root, the stored snapshot of a span), because
+-- only here are they read under the locks that order concurrent batches. It trusts the caller
+-- (server/traces/ingest-schema.ts and resolveBatch) for the rest and never re-tests them: every field
+-- is valid, the events of one trace name one root, and each span's revs, digests and maxRunning
+-- describe a valid sequence of its own (one digest per revision, one identity, never running again
+-- once finished). Errors: PT401 key unknown or
 -- revoked, PT403 organization read-only, PT409 conflicting span state (DETAIL is a JSON object with
 -- state, index, traceId, spanId, storedRevision).
 -- p_spans holds the rows without their contentJson and metadataJson (those fields of ingest_span
@@ -89,7 +96,9 @@ BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(k.organization_id || '/' || x.t, 0))
     FROM (SELECT DISTINCT e."traceId" AS t FROM unnest(v_in) e ORDER BY 1) x;
 
-  -- All spans of a trace share one root: the trace's summary row names it. One lookup per trace of
+  -- Rule decided here (needs the stored trace): all spans of a trace share one root, the one its
+  -- summary row names. Taking the batch's first event of each trace trusts resolveBatch, which
+  -- refused a batch naming two roots for one trace. One lookup per trace of
   -- the batch through traces_trace_org_idx: trace_id leads it, and `organization_id || ''` keeps
   -- every other index of traces (all lead with organization_id) out, so a generic plan cached while
   -- the table was small cannot read the whole organization (the estimates of those indexes tie with
@@ -142,6 +151,8 @@ BEGIN
       cost_source = excluded.cost_source, content_json = excluded.content_json, metadata_json = excluded.metadata_json, omitted = excluded.omitted,
       snapshot_digest = excluded.snapshot_digest, ingestion_key_id = excluded.ingestion_key_id, application = excluded.application,
       environment = excluded.environment, received_at = now()
+    -- Only a valid successor of the stored snapshot is written; what is refused here is either kept
+    -- (an older revision, an identical retry) or classified as a conflict below.
     WHERE excluded.revision > s.revision
       AND s.trace_id = excluded.trace_id AND s.root_span_id = excluded.root_span_id
       AND s.parent_span_id IS NOT DISTINCT FROM excluded.parent_span_id
@@ -219,24 +230,27 @@ BEGIN
   SELECT (SELECT coalesce(array_agg(span_id), '{}') FROM written), (SELECT array_agg(trace_id) FROM delta WHERE stale)
     INTO v_done, v_stale;
 
+  -- Rules decided here (they need the stored snapshot, read under the upsert's row lock), against
+  -- each span the upsert left: its stored revision sent again with other content (revision_conflict);
+  -- a newer revision under another trace, root or parent (identity_changed); a running revision newer
+  -- than a stored finished one (reopened). Each condition is written once: a span none of them names
+  -- is an older revision or an identical retry, acknowledged without a write.
   IF cardinality(v_done) < cardinality(v_in) THEN
     v_rest := ARRAY(SELECT e."spanId" FROM unnest(v_in) e WHERE NOT e."spanId" = ANY (v_done));
     EXECUTE $q$
-      SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
-        CASE
-          WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
-          WHEN e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
-          ELSE 'reopened'
-        END AS state
-      FROM spans s
-      JOIN unnest($1) e ON e."spanId" = s.span_id
-      WHERE s.span_id = ANY ($2) AND s.organization_id = $3
-        AND (
-          (s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)])
-          OR (e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId"))
-          OR (s.status <> 'running' AND e."maxRunning" > s.revision)
-        )
-      ORDER BY e."i" LIMIT 1
+      SELECT x.* FROM (
+        SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
+          CASE
+            WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
+            WHEN e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
+            WHEN s.status <> 'running' AND e."maxRunning" > s.revision THEN 'reopened'
+          END AS state
+        FROM spans s
+        JOIN unnest($1) e ON e."spanId" = s.span_id
+        WHERE s.span_id = ANY ($2) AND s.organization_id = $3
+      ) x
+      WHERE x.state IS NOT NULL
+      ORDER BY x."i" LIMIT 1
     $q$ INTO c USING v_in, v_rest, k.organization_id;
     IF c.state IS NOT NULL THEN -- EXECUTE does not set FOUND
       RAISE EXCEPTION 'The span conflicts with its stored state.' USING ERRCODE = 'PT409',

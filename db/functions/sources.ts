@@ -46,7 +46,7 @@ export function sourceDefinitions(folder = functionsFolder): Definition[] {
 }
 
 // The last statement of the migrations, in journal order, that defines each object.
-export function latestMigrationDefinitions(folder = migrationsFolder): Map<string, Definition> {
+function latestMigrationDefinitions(folder = migrationsFolder): Map<string, Definition> {
   const journal = JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
   const latest = new Map<string, Definition>();
   for (const entry of [...journal.entries].sort((a, b) => a.idx - b.idx)) {

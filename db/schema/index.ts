@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './orgs';
+export * from './memberships';
 export * from './platform';
 export * from './prompts';
 export * from './datasets';

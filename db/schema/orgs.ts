@@ -1,6 +1,5 @@
-import { boolean, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
-import { users } from './accounts';
 
 export const organizations = pgTable('organizations', {
   id: text().primaryKey(),
@@ -12,21 +11,6 @@ export const organizations = pgTable('organizations', {
   createdBy: text().notNull(),
   createdAt: createdAt(),
 });
-
-export const memberships = pgTable(
-  'memberships',
-  {
-    organizationId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    role: text({ enum: ['admin', 'editor', 'viewer'] }).notNull(),
-    joinedAt: ts('joined_at').notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index('memberships_user_idx').on(t.userId, t.organizationId)],
-);
 
 // One-time dashboard destinations where an admin finishes deleting an organization.
 export const deletionLinks = pgTable('organization_deletion_links', {

@@ -6,7 +6,8 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '@/server/trpc/root';
 
-export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+export { useTRPC, useTRPCClient };
 
 // Client errors (4xx) are answers, not glitches: retrying them only delays the message.
 function shouldRetry(failureCount: number, error: unknown): boolean {

@@ -138,7 +138,7 @@ function classFor(status: number): typeof PromptloopError {
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);

@@ -101,13 +101,13 @@ export type TraceExporterStats = {
 type Queued = { seq: number; json: string; bytes: number; at: number };
 type Batch = { first: number; last: number; count: number; body: string; bytes: number };
 
-export const maxEventsPerBatch = 50;
-export const maxBytesPerBatch = 1024 * 1024;
+const maxEventsPerBatch = 50;
+const maxBytesPerBatch = 1024 * 1024;
 const batchPrefix = '{"version":1,"events":[';
 const batchSuffix = ']}';
 
 /** UTF-8 length of a string without allocating (what the server counts against 1 MiB). */
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

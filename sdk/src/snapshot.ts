@@ -22,7 +22,7 @@ export type Snapshot = {
   prompts: Record<string, Record<string, RetrievedPrompt>>;
 };
 
-export const defaultLabel = 'production';
+const defaultLabel = 'production';
 
 /** The snapshot and cache key of a selector: `label:production`, `label:staging`, `version:3`. */
 export function selectorKey(selector: Selector = {}): string {

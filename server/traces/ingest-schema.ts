@@ -7,12 +7,12 @@ import { costSources, omittedParts, spanKinds, spanStatuses, traceIdPattern } fr
 // and feeds the OpenAPI document; rules across fields run as checks on the parsed span.
 
 export const maxEventsPerBatch = 50;
-export const maxRevision = 1_000_000;
-export const maxClockLeadMs = 5 * 60 * 1000;
-export const maxContentBytes = 256 * 1024;
-export const maxMetadataBytes = 16 * 1024;
-export const maxMetadataKeys = 64;
-export const maxJsonDepth = 32;
+const maxRevision = 1_000_000;
+const maxClockLeadMs = 5 * 60 * 1000;
+const maxContentBytes = 256 * 1024;
+const maxMetadataBytes = 16 * 1024;
+const maxMetadataKeys = 64;
+const maxJsonDepth = 32;
 
 function hexId(length: number) {
   const pattern = new RegExp(`^[0-9a-f]{${length}}$`);
@@ -45,7 +45,7 @@ function text(max: number, min = 0) {
 const unixMs = z.int().min(0).describe('Unix milliseconds');
 const count = z.int().min(0);
 
-export const spanSnapshotSchema = z.strictObject({
+const spanSnapshotSchema = z.strictObject({
   traceId: hexId(32),
   spanId: hexId(16),
   rootSpanId: hexId(16),

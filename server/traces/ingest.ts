@@ -8,6 +8,22 @@ import { maxEventsPerBatch, type SpanSnapshot, type TraceBatch } from './ingest-
 // as if they were sent one by one in revision order; the database function ingest_spans
 // (db/functions/ingest_spans.sql) then applies the result against the stored spans and their
 // traces' summaries in one call, all or nothing, under the row locks its upsert takes.
+//
+// Where each span rule is decided (spec "Trace ingestion", API.md). Each is decided once; the other
+// side trusts it and does not test it again.
+// - One event on its own (field formats; root span without parent, child with one, never its own
+//   parent; endedAt omitted while running, present and not before startedAt once finished; cost only
+//   with a cost source; distinct omitted entries; JSON size and depth): ingest-schema.ts
+//   parseTraceBatch, because it needs nothing stored and its 400 lists every issue with its path.
+// - startedAt at most five minutes ahead: ingest-schema.ts assertClockLead, against this server's clock.
+// - Events of one batch among themselves (one root per trace; one content per span and revision; a
+//   span keeps its traceId, rootSpanId and parentSpanId across revisions; no running revision after
+//   a finished one): resolveBatch below, because they need only the batch, and resolving them here
+//   hands the function one row per span (its revs, digests and maxRunning a valid sequence).
+// - A batch against what is stored (the trace's stored root; the stored span's identity; the stored
+//   revision sent again with other content; a stored finished span made running again; older
+//   revisions and identical retries acknowledged without a write): ingest_spans, because only there
+//   are the stored rows read under the locks that order concurrent batches of one trace.
 
 const snapshotFields = [
   'traceId',
@@ -83,6 +99,7 @@ function sameIdentity(a: SpanSnapshot, b: SpanSnapshot): boolean {
 }
 
 // Same-span events in revision order must be a valid sequence on their own; the last one is stored.
+// Decided here only (the batch alone); ingest_spans compares the result with the stored snapshot.
 function resolveSpan(entries: Entry[]): SpanRow {
   entries.sort((a, b) => a.span.revision - b.span.revision || a.index - b.index);
   const revs: number[] = [];
@@ -108,6 +125,8 @@ function resolveSpan(entries: Entry[]): SpanRow {
   return { ...last.span, i: last.index, digest: last.digest, revs, digests, maxRunning };
 }
 
+// One root per trace within the batch is decided here; ingest_spans trusts it (it reads each trace's
+// root from the batch's first event of that trace) and compares that root with the stored trace's.
 export function resolveBatch(batch: TraceBatch): SpanRow[] {
   const bySpan = new Map<string, Entry[]>();
   const rootOfTrace = new Map<string, string>();

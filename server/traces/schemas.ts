@@ -43,7 +43,7 @@ export const traceListItemSchema = z.object({
 });
 export type TraceListItem = z.infer<typeof traceListItemSchema>;
 
-export const spanSchema = z.object({
+const spanSchema = z.object({
   traceId: z.string(),
   spanId: z.string(),
   rootSpanId: z.string(),

@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { call, newOrganization, newTeam, newUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';

@@ -7,7 +7,6 @@ import { builtInTeam, builtInUser, http, newServiceAccount, serviceAccountToken,
 import { drain, echoRows, importRows, saveVersion } from '../helpers/evals';
 import { activePrompt, promptWithVersions } from '../helpers/prompts';
 import { caller, rejection } from '../helpers/trpc';
-import type { TestUser } from '../helpers/api';
 
 // Service accounts through the management API (and the dashboard's tRPC procedures): who may
 // manage them, what a replayed create answers, and how an account acts once it has a token: in its
