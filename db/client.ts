@@ -24,7 +24,7 @@ export type Database = {
   reader?: () => Reader;
 };
 
-type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+export type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
 
 // RETRIEVAL_DB_CONNECTIONS: connections of the reader pool (default 1; a retrieval process is one
 // thread, and one pipelined connection carried more than ten did on the 2-core machine).
