@@ -1,5 +1,3 @@
-import { safeRedirectPath } from '@/lib/redirects';
-
 // Dates render in the browser's locale and time zone (all data loads client-side).
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
@@ -86,7 +84,3 @@ export const roleOptions = [
   { value: 'viewer', label: 'Viewer', description: 'Read-only access' },
 ] as const;
 
-// Kept for callers on other branches; lib/redirects.ts is the one rule for redirect targets.
-export function safeCallbackUrl(value: string | string[] | undefined | null, fallback = '/'): string {
-  return safeRedirectPath(value, fallback);
-}

@@ -57,7 +57,7 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
   const appUrl = trimSlash(env.APP_URL || `http://localhost:${port}`);
   return {

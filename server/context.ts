@@ -22,7 +22,7 @@ export type ServiceContext = DbContext & { actor: Actor };
 // The edge (REST executor, tRPC middleware, the job runner) owns the transaction of an operation:
 // services run in the ctx.db they are given and never open their own. A caller on the root handle
 // (a test, a script, the worker, housekeeping) opens it with runInTransaction.
-export function inTransaction(db: Db): boolean {
+function inTransaction(db: Db): boolean {
   return db instanceof PgTransaction;
 }
 

@@ -13,7 +13,7 @@ const oauthRetentionMs = 24 * 3600_000;
 
 // Stripe retries a webhook for up to three days and an event can be resent by hand for 30 days:
 // an event id is remembered for 90 days, so any redelivery within that finds it.
-export const billingEventRetentionMs = 90 * 24 * 3600_000;
+const billingEventRetentionMs = 90 * 24 * 3600_000;
 
 export type Purged = {
   idempotencyRecords: number;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // Integers the caller sends, bounded so that a value the database cannot hold (Postgres integer)
 // is a 400 naming its field, never a database error; and the bound shows in the OpenAPI document.
-export const maxStoredInt = 2_147_483_647;
+const maxStoredInt = 2_147_483_647;
 
 export function storedInt(min: number, max: number = maxStoredInt) {
   return z.number().int().min(min).max(max);

@@ -1,13 +1,6 @@
-import Link from 'next/link';
-import type { ReactNode } from 'react';
-
 // Where plan limits point: the organization's billing page.
 export function billingPath(organizationId: string): string {
   return `/organizations/${organizationId}/billing`;
-}
-
-export function BillingLink({ organizationId, children = 'Billing' }: { organizationId: string; children?: ReactNode }) {
-  return <Link href={billingPath(organizationId)}>{children}</Link>;
 }
 
 // Billing periods and confirmations are in UTC (the server compares the UTC date), so dates shown

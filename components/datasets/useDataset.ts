@@ -9,7 +9,7 @@ export type DatasetScope = { organizationId: string; promptId: string };
 
 export const retryAfterConflict = 'The dataset changed elsewhere and has been reloaded. Your text is kept: save again to apply it.';
 
-export const conflictNotice = 'The dataset changed in another window or tool, so it was reloaded. Check the cases below and try again.';
+const conflictNotice = 'The dataset changed in another window or tool, so it was reloaded. Check the cases below and try again.';
 
 // The dataset plus what every write shares: refetch afterwards (new revision), and on a stale
 // revision tell the user that the table now shows the stored cases.

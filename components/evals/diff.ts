@@ -1,6 +1,6 @@
 // Line and word diffs for outputs and prompt messages (longest common subsequence, no dependencies).
 
-export type DiffOp = { kind: 'same' | 'added' | 'removed'; text: string };
+type DiffOp = { kind: 'same' | 'added' | 'removed'; text: string };
 
 // Above this many token pairs the table would be too large: fall back to "all removed, all added".
 const maxCells = 4_000_000;
@@ -58,12 +58,12 @@ function splitLines(text: string): string[] {
   return text === '' ? [] : text.split(/\r?\n/);
 }
 
-export function diffLines(before: string, after: string): DiffOp[] {
+function diffLines(before: string, after: string): DiffOp[] {
   return diffTokens(splitLines(before), splitLines(after));
 }
 
 // Words and the whitespace between them, so joining the tokens gives the text back.
-export function diffWords(before: string, after: string): DiffOp[] {
+function diffWords(before: string, after: string): DiffOp[] {
   const tokenize = (text: string) => text.match(/\s+|[^\s]+/g) ?? [];
   return diffTokens(tokenize(before), tokenize(after));
 }
@@ -91,10 +91,6 @@ export function diffRows(before: string, after: string): DiffRow[] {
     added.forEach((text, index) => rows.push({ kind: 'added', text, words: paired ? diffWords(removed[index], text).filter((w) => w.kind !== 'removed') : undefined }));
   }
   return rows;
-}
-
-export function isUnchanged(before: string, after: string): boolean {
-  return before === after;
 }
 
 export type SplitCell = { kind: 'same' | 'removed' | 'added'; text: string; words?: DiffOp[] } | null;

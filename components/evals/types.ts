@@ -1,17 +1,17 @@
 // Contract shapes of the evaluation and version routers are owned by server/evals/schemas.ts and
 // server/prompts/schemas.ts; the dashboard re-exports them (types only).
-import type { ScoringMethod, ScoringPolicy } from '@/server/prompts/schemas';
+import type { ScoringMethod } from '@/server/prompts/schemas';
 
-export type { ScoringMethod, ScoringPolicy };
+export type { ScoringMethod };
 
 export type { Evaluation, EvaluationStatus, ReviewDecision, SideSummary, Estimate, Result as EvalResult } from '@/server/evals/schemas';
 export type { EvaluationScope as Scope, EvaluationSide as Side } from '@/server/evals/schemas';
 import type { EvaluationStatus } from '@/server/evals/schemas';
 export type ResultStatus = 'pending' | 'scored' | 'pending_review' | 'error';
 
-export type { Version, LabelItem as Label, LabelHistoryItem, ScoringPolicyView } from '@/server/prompts/schemas';
+export type { Version, LabelItem as Label, LabelHistoryItem } from '@/server/prompts/schemas';
 
-export const activeStatuses: EvaluationStatus[] = ['pending', 'running'];
+const activeStatuses: EvaluationStatus[] = ['pending', 'running'];
 
 export function isActive(status: EvaluationStatus): boolean {
   return activeStatuses.includes(status);

@@ -5,7 +5,7 @@ import { useTRPCClient } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { DraftContent } from '@/components/prompts/types';
 
-export type RunDone = { type: 'done'; output: string; inputTokens: number; outputTokens: number; latencyMs: number; costUsdNanos: number; finishReason: string };
+type RunDone = { type: 'done'; output: string; inputTokens: number; outputTokens: number; latencyMs: number; costUsdNanos: number; finishReason: string };
 type RunEvent = { type: 'delta'; text: string } | RunDone;
 
 export type RunState =

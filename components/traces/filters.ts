@@ -3,7 +3,7 @@ import { spanKinds, spanStatuses } from '@/server/traces/schemas';
 // The explorer's filters as they appear in the URL query.
 export type TraceFilters = { service: string; status: string; kind: string; range: string; sessionId: string; endUserId: string };
 export const emptyFilters: TraceFilters = { service: '', status: '', kind: '', range: '', sessionId: '', endUserId: '' };
-export const filterKeys = ['service', 'status', 'kind', 'range', 'sessionId', 'endUserId'] as const;
+const filterKeys = ['service', 'status', 'kind', 'range', 'sessionId', 'endUserId'] as const;
 
 export const rangeOptions = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },

@@ -4,7 +4,7 @@
 
 export type MeterLevel = 'ok' | 'warn' | 'full';
 
-export function meterRatio(value: number, max: number): number {
+function meterRatio(value: number, max: number): number {
   return max > 0 ? Math.min(1, value / max) : 1;
 }
 

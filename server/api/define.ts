@@ -11,7 +11,6 @@ import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
 import { assertFlatInput, type AnyObject, type Method, type OperationSpec } from '../operations/declare';
 
-export type { Method } from '../operations/declare';
 
 // The one executor of management operations (DESIGN.md "One edge policy"): REST (below) and MCP
 // tools (server/mcp) hand it the caller and the input as it arrived; it validates strictly, runs
@@ -20,11 +19,11 @@ export type { Method } from '../operations/declare';
 
 // What a handler receives besides the context: the path parameters, query and body, parsed, as one
 // object (OperationInput in server/operations). Their names never clash (assertFlatInput).
-export type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = (P extends AnyObject ? z.output<P> : unknown) &
+type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = (P extends AnyObject ? z.output<P> : unknown) &
   (Q extends AnyObject ? z.output<Q> : unknown) &
   (B extends z.ZodType ? z.output<B> : unknown);
 
-export type Handler<I = never> = (ctx: ServiceContext, input: I) => Promise<unknown>;
+type Handler<I = never> = (ctx: ServiceContext, input: I) => Promise<unknown>;
 
 // A declaration with its handler bound: what the executor runs.
 export type Executable = Pick<

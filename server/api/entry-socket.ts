@@ -38,7 +38,7 @@ function answerSocket(socket: Duplex, error: AppError): void {
 // took too long 408, a chunk extension too large 413, anything else malformed 400; each with the
 // envelope, then the connection closes. A reset connection, or one whose response has started, is
 // only closed.
-export function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();

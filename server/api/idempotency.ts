@@ -9,7 +9,7 @@ import { canonical } from '../canonical-json';
 import { serviceAccountAccess } from '../service-accounts/credentials';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
-export type StoredResponse = { status: number; body: unknown };
+type StoredResponse = { status: number; body: unknown };
 // What an operation returns; `receipt`, when set, is stored in place of a body that must not be kept (a one-time secret).
 export type ExecutedResponse = StoredResponse & { receipt?: unknown };
 
@@ -53,7 +53,7 @@ function scopeWhere(scope: IdempotencyScope) {
 
 // Which outcomes are remembered: executed operations (2xx, 409 and 422), never authentication,
 // validation, permission, not-found, rate-limit or availability failures (API.md "Idempotency").
-export function isRecordable(status: number, code?: string): boolean {
+function isRecordable(status: number, code?: string): boolean {
   if (status >= 200 && status < 300) return true;
   if (code === 'idempotency_in_progress' || code === 'idempotency_conflict') return false;
   return status === 409 || status === 422;

@@ -141,7 +141,7 @@ function parseSelector(query: string): Parsed {
 }
 
 // If-None-Match (RFC 9110 13.1.2): weak comparison, a comma-separated list, or `*`.
-export function noneMatch(header: string, etag: string): boolean {
+function noneMatch(header: string, etag: string): boolean {
   if (header === etag) return true;
   const n = header.length;
   let i = 0;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Billing shapes (API.md "Billing (configuration and contract)"). Pure: the operation table and
 // the dashboard import them.
 
-export const plans = ['free', 'pro'] as const;
+const plans = ['free', 'pro'] as const;
 export type Plan = (typeof plans)[number];
 
 // Subscription statuses under which the organization is on Pro (a past_due one until it is deleted).
@@ -44,7 +44,6 @@ export const cancelRenewalBody = z.strictObject({
     .meta({ anyOf: periodEndPatterns.map((pattern) => ({ pattern })) })
     .describe('The current period end as shown by the billing state: the same instant (to the second), or its UTC date (YYYY-MM-DD).'),
 });
-export type CancelRenewalInput = z.infer<typeof cancelRenewalBody>;
 
 export const redirectUrlSchema = z.object({ url: z.string().describe('Where to send the browser (Stripe Checkout or the customer portal).') });
 export type RedirectUrl = z.infer<typeof redirectUrlSchema>;

@@ -66,7 +66,7 @@ export async function createPortalSession(ctx: ServiceContext, { organizationId 
 }
 
 // `periodEnd` confirms when it is the same instant, to the second, or the same UTC date.
-export function confirmsPeriodEnd(given: string, periodEnd: Date): boolean {
+function confirmsPeriodEnd(given: string, periodEnd: Date): boolean {
   if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return given === periodEnd.toISOString().slice(0, 10);
   const instant = Date.parse(given);
   return Number.isFinite(instant) && Math.floor(instant / 1000) === Math.floor(periodEnd.getTime() / 1000);

@@ -56,7 +56,7 @@ export function renews(subscription: SubscriptionRow | null): boolean {
   return subscription !== null && isEntitling(subscription.status) && !subscription.cancelAtPeriodEnd;
 }
 
-export function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
+function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
   const onPro = plan === 'pro' && subscription !== null && isEntitling(subscription.status);
   const { start: periodStart, end: periodEnd } = onPro ? effectivePeriod(subscription, credits) : { start: credits.periodStart, end: credits.periodEnd };
   const cancelAtPeriodEnd = onPro ? subscription.cancelAtPeriodEnd : false;
@@ -107,7 +107,7 @@ export async function getBillingState(ctx: ServiceContext, { organizationId }: O
 }
 
 // Who changed a plan: Stripe, through a verified webhook.
-export const stripeActor = { userId: 'stripe', clientId: 'stripe-webhook', human: false } as const;
+const stripeActor = { userId: 'stripe', clientId: 'stripe-webhook', human: false } as const;
 
 /**
  * Derives the plan of each organization from its subscriptions (pro while one is active, trialing

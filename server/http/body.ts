@@ -20,7 +20,7 @@ function sizeText(bytes: number): string {
   return bytes % mib === 0 ? `${bytes / mib} MiB` : `${bytes} bytes`;
 }
 
-export function payloadTooLarge(limit: number): AppError {
+function payloadTooLarge(limit: number): AppError {
   return new AppError('payload_too_large', `The request body is larger than ${sizeText(limit)}.`, { limitBytes: limit });
 }
 

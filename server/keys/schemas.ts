@@ -7,7 +7,6 @@ export const createIngestionKeyInput = z.strictObject({
   application: label('Application'),
   environment: label('Environment'),
 });
-export type CreateIngestionKeyInput = z.infer<typeof createIngestionKeyInput>;
 
 export const ingestionKeySchema = z.object({
   id: z.string(),
@@ -29,7 +28,6 @@ export type CreatedIngestionKey = z.infer<typeof createdIngestionKeySchema>;
 
 // Retrieval keys (plr_): read-only, scoped to one prompt.
 export const createRetrievalKeyInput = z.strictObject({ name: label('Name') });
-export type CreateRetrievalKeyInput = z.infer<typeof createRetrievalKeyInput>;
 
 export const retrievalKeySchema = z.object({
   id: z.string(),

@@ -25,7 +25,7 @@ const roleText: Record<OperationDeclaration['role'], string> = {
   admin: 'Admins of the organization.',
 };
 
-export function inputSchemaOf(operation: OperationDeclaration): Tool['inputSchema'] {
+function inputSchemaOf(operation: OperationDeclaration): Tool['inputSchema'] {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const part of [operation.params, operation.query, operation.body]) {

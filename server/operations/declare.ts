@@ -9,7 +9,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 // read: changes nothing. write: changes something that can be changed back. spends: runs models or
 // costs evaluation credits. destroys: revokes, removes or archives what callers rely on.
-export type Effect = 'read' | 'write' | 'spends' | 'destroys';
+type Effect = 'read' | 'write' | 'spends' | 'destroys';
 
 // The least role that may call it: 'user' is any signed-in account (no organization involved);
 // the others are organization roles (API.md value sets). The services enforce it
@@ -18,7 +18,7 @@ export type RequiredRole = 'user' | 'viewer' | 'editor' | 'admin';
 
 export type AnyObject = z.ZodObject<z.ZodRawShape>;
 
-export type CliCommand = {
+type CliCommand = {
   // The words after `promptloop`, e.g. ['prompts', 'get'].
   command: readonly string[];
   // Fields taken positionally, in order (path parameters or body fields); every other field is a

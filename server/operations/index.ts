@@ -39,7 +39,7 @@ export function findOperation(id: string): OperationDeclaration | undefined {
 }
 
 export { isOrganizationScoped, isWrite } from './declare';
-export type { CliCommand, Effect, Method, OperationDeclaration, RequiredRole } from './declare';
+export type { OperationDeclaration, RequiredRole } from './declare';
 
 // What a service receives (DESIGN.md "One declaration per operation"): the operation's parsed
 // path parameters, query and body as one object, so every surface passes it straight through.

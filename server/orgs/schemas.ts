@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { roles } from '../auth/schemas';
 
-export const organizationName = z.string().trim().min(1, 'Name is required.').max(160, 'Use at most 160 characters.');
+const organizationName = z.string().trim().min(1, 'Name is required.').max(160, 'Use at most 160 characters.');
 export const roleSchema = z.enum(roles);
 
 export const createOrganizationInput = z.strictObject({ name: organizationName });

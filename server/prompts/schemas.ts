@@ -8,10 +8,10 @@ import { localRouteId } from '../models/routes';
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
 export const inputTypes = ['user_message', 'variables'] as const;
-export const metricTypes = ['contains', 'not_contains', 'matches_regex', 'is_json', 'matches_schema', 'max_chars'] as const;
+const metricTypes = ['contains', 'not_contains', 'matches_regex', 'is_json', 'matches_schema', 'max_chars'] as const;
 export type MetricType = (typeof metricTypes)[number];
 
-export const limits = {
+const limits = {
   promptName: 200,
   messages: 50,
   messageChars: 100_000,
@@ -25,7 +25,7 @@ export { extractVariables, replaceVariables } from '@/lib/templates';
 
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
-export function jsonSchemaProblem(text: string): string {
+function jsonSchemaProblem(text: string): string {
   // Depth and storable strings first: ajv walks the document recursively.
   const result: { value?: unknown } = {};
   const problem = jsonTextProblem(text, maxBodyDepth, result);
@@ -48,14 +48,14 @@ function regexProblem(source: string): string {
   }
 }
 
-export const promptName = z.string().trim().min(1, 'Name is required.').max(limits.promptName, `Use at most ${limits.promptName} characters.`);
+const promptName = z.string().trim().min(1, 'Name is required.').max(limits.promptName, `Use at most ${limits.promptName} characters.`);
 
-export const messageSchema = z.strictObject({
+const messageSchema = z.strictObject({
   role: z.enum(messageRoles),
   content: z.string().min(1, 'Message content is required.').max(limits.messageChars, `Use at most ${limits.messageChars} characters.`),
 });
 
-export const customMetricSchema = z
+const customMetricSchema = z
   .strictObject({
     name: z.string().trim().min(1, 'Name is required.').max(limits.metricName),
     type: z.enum(metricTypes),
@@ -106,10 +106,9 @@ export const draftContentInput = z.strictObject({ ...contentFields, modelId: z.s
     }
   });
 });
-export type DraftContentInput = z.input<typeof draftContentInput>;
 export type ParsedDraftContent = z.infer<typeof draftContentInput>;
 
-export const draftContentSchema = z.object({
+const draftContentSchema = z.object({
   messages: z.array(z.object({ role: z.enum(messageRoles), content: z.string() })),
   inputType: z.enum(inputTypes),
   modelRouteId: z.string(),
@@ -126,15 +125,13 @@ export const createPromptInput = z.strictObject({ name: promptName });
 export const renamePromptInput = z.strictObject({ name: promptName });
 export const updateDraftInput = z.strictObject({ content: draftContentInput, revision: revisionSchema });
 export const discardDraftInput = z.strictObject({ revision: revisionSchema });
-export type UpdateDraftInput = z.infer<typeof updateDraftInput>;
 
 export const listPromptsQuery = pageQuery.extend({
   state: z.enum(promptStates).optional(),
   search: z.string().trim().min(1).max(limits.promptName).optional(),
 });
-export type ListPromptsQuery = z.infer<typeof listPromptsQuery>;
 
-export const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
+const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
 
 export const promptSchema = z.object({
   id: z.string(),
@@ -183,7 +180,6 @@ export const versionSchema = z.object({
 export type Version = z.infer<typeof versionSchema>;
 
 export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema });
-export type SaveVersionInput = z.infer<typeof saveVersionInput>;
 
 // A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
 export const versionNumber = integerParam(1);
@@ -202,7 +198,6 @@ export const moveLabelInput = z.strictObject({
   versionId: z.string().min(1).max(100),
   evaluationId: z.string().min(1).max(100).optional(),
 });
-export type MoveLabelInput = z.infer<typeof moveLabelInput>;
 
 export const labelHistoryItemSchema = z.object({
   label: z.string(),
@@ -218,7 +213,6 @@ export const labelHistoryItemSchema = z.object({
 export type LabelHistoryItem = z.infer<typeof labelHistoryItemSchema>;
 
 export const labelHistoryQuery = pageQuery.extend({ label: labelName.optional() });
-export type LabelHistoryQuery = z.infer<typeof labelHistoryQuery>;
 
 // PUT …/scoring: judgeModelRouteId and rubric only mean something for the judge method.
 export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => {
@@ -227,7 +221,6 @@ export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => 
     if (policy[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
   }
 });
-export type SetScoringInput = z.infer<typeof setScoringInput>;
 
 // What get/set scoring answer: the effective policy; `rubricIsDefault` says the built-in rubric is in use.
 export const scoringPolicyView = z.object({

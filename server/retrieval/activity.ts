@@ -118,7 +118,3 @@ export async function flushRetrievalActivity(): Promise<void> {
   }
 }
 
-export function stopRetrievalActivity(): void {
-  for (const timer of timers) clearInterval(timer);
-  timers = [];
-}

@@ -31,10 +31,6 @@ export function knownBody(key: string): VersionBody | null {
   return body;
 }
 
-export function bodyOf(versionId: string): VersionBody | null {
-  return bodies.get(versionId) ?? null;
-}
-
 export function rememberServed(key: string, versionId: string): void {
   if (lastServed.get(key) === versionId) return;
   if (lastServed.size >= maxSelectors) lastServed.clear();
@@ -58,6 +54,3 @@ export function storeBody(versionId: string, contentText: string, createdAt: str
   return body;
 }
 
-export function bodyCacheStats(): { versions: number; bytes: number; selectors: number } {
-  return { versions: bodies.size, bytes: totalBytes, selectors: lastServed.size };
-}

@@ -79,7 +79,6 @@ export const traceSpanPageSize = 1000;
 export const getTraceQuery = z.strictObject({
   cursor: z.string().min(1).max(500).optional().describe('`nextCursor` of the previous page.'),
 });
-export type GetTraceQuery = z.infer<typeof getTraceQuery>;
 
 export const traceSchema = z.object({
   traceId: z.string(),

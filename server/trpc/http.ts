@@ -10,7 +10,7 @@ import { appRouter } from './root';
 import { createTrpcContext, logTrpcError, toTrpcError } from './init';
 
 // API.md "Input hygiene": at most 10 calls per batch (the client links batch at most 10 too).
-export const maxBatchCalls = 10;
+const maxBatchCalls = 10;
 
 // Mutations are POSTs. A browser always sends Origin on a POST, so a foreign or opaque ("null")
 // Origin, or Sec-Fetch-Site: cross-site, is another site driving the user's session: refused. A

@@ -7,9 +7,9 @@ import { checkUnusedKeys } from './key-unused';
 
 // archived_prompt_used is resolved once the prompt has not been retrieved for this long, or at
 // once when it has no unrevoked retrieval key left (nothing can retrieve it any more).
-export const archivedQuietDays = 7;
+const archivedQuietDays = 7;
 const resolveLimit = 1000;
-export const warningCheckIntervalMs = 5 * 60 * 1000;
+const warningCheckIntervalMs = 5 * 60 * 1000;
 
 export async function resolveQuietArchivedUse(db: Db, now = new Date()): Promise<number> {
   const at = now.toISOString();

@@ -7,8 +7,8 @@ import { raiseWarnings, type RaisedWarning } from './service';
 // occurrence (occurrenceId = the lastUsedAt it started from), so the check can run every few
 // minutes without counting the same stretch again, and a dismissed warning stays dismissed until
 // the key is used and then falls idle again.
-export const neverUsedDays = 7;
-export const idleDays = 30;
+const neverUsedDays = 7;
+const idleDays = 30;
 
 // Bounds per run: anything past them is picked up by the next run.
 const raiseLimit = 500;

@@ -2,16 +2,15 @@ import { z } from 'zod';
 import { pageQuery } from '../paging';
 
 // Every kind the service raises today or will (API.md); each is one item per (kind, subject).
-export const warningKinds = ['archived_prompt_used', 'key_unused', 'evaluation_paused', 'payment_failed', 'dataset_near_capacity'] as const;
+const warningKinds = ['archived_prompt_used', 'key_unused', 'evaluation_paused', 'payment_failed', 'dataset_near_capacity'] as const;
 export type WarningKind = (typeof warningKinds)[number];
 
-export const warningStates = ['open', 'resolved', 'all'] as const;
+const warningStates = ['open', 'resolved', 'all'] as const;
 
 export const listWarningsQuery = pageQuery.extend({
   kind: z.enum(warningKinds).optional(),
   state: z.enum(warningStates).default('open'),
 });
-export type ListWarningsQuery = z.infer<typeof listWarningsQuery>;
 
 export const warningSchema = z.object({
   id: z.string(),
@@ -28,5 +27,5 @@ export const warningSchema = z.object({
 });
 export type Warning = z.infer<typeof warningSchema>;
 
-export const openWarningCountSchema = z.object({ open: z.number().int() });
+const openWarningCountSchema = z.object({ open: z.number().int() });
 export type OpenWarningCount = z.infer<typeof openWarningCountSchema>;

@@ -7,7 +7,7 @@ import { readAppError } from '@/lib/trpc/errors';
 import type { Draft, DraftContent } from '../types';
 import { validateContent } from './validate';
 
-export const autosaveDelayMs = 800;
+const autosaveDelayMs = 800;
 
 export type SaveStatus = 'saved' | 'dirty' | 'saving' | 'conflict' | 'invalid' | 'error';
 export type DraftConflict = { mine: DraftContent; theirs: Draft };

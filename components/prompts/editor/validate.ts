@@ -2,7 +2,7 @@ import type { CustomMetric, DraftContent } from '../types';
 
 // What the browser can tell before saving; keys are the server's issue paths so both kinds of
 // message land on the same field. The server stays the authority (its issues are shown too).
-export function outputSchemaError(schema: string): string | null {
+function outputSchemaError(schema: string): string | null {
   if (schema.trim() === '') return null;
   let parsed: unknown;
   try {
@@ -14,7 +14,7 @@ export function outputSchemaError(schema: string): string | null {
   return null;
 }
 
-export function metricValueError(metric: CustomMetric, content: Pick<DraftContent, 'outputSchema'>): string | null {
+function metricValueError(metric: CustomMetric, content: Pick<DraftContent, 'outputSchema'>): string | null {
   switch (metric.type) {
     case 'contains':
     case 'not_contains':
