@@ -27,5 +27,4 @@ export const warningSchema = z.object({
 });
 export type Warning = z.infer<typeof warningSchema>;
 
-const openWarningCountSchema = z.object({ open: z.number().int() });
-export type OpenWarningCount = z.infer<typeof openWarningCountSchema>;
+export type OpenWarningCount = { open: number };
