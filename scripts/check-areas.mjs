@@ -110,9 +110,7 @@ export function areaCycles(modules, limit = 50) {
     areas: component,
     cycles: cyclesIn(graph, component, limit),
     edges: component.flatMap((from) =>
-      [...graph.get(from)]
-        .filter(([to]) => component.includes(to))
-        .map(([to, imports]) => ({ from, to, imports })),
+      [...graph.get(from)].filter(([to]) => component.includes(to)).map(([to, imports]) => ({ from, to, imports })),
     ),
   }));
 }
@@ -123,7 +121,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     ['--no-install', 'depcruise', '--config', '.dependency-cruiser.cjs', 'server', '--output-type', 'json'],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const found = areaCycles(JSON.parse(output).modules);
+  const limit = 50;
+  const found = areaCycles(JSON.parse(output).modules, limit);
   if (found.length === 0) {
     console.log('✔ no cycles between server areas (server/<area>/, schemas.ts imports excepted)');
     process.exit(0);
@@ -131,6 +130,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const knot of found) {
     console.error(`✘ areas in a cycle: ${knot.areas.join(', ')}`);
     for (const cycle of knot.cycles) console.error(`    cycle: ${[...cycle, cycle[0]].join(' → ')}`);
+    if (knot.cycles.length >= limit)
+      console.error(`    … (the first ${limit} cycles; the edges below are all of them)`);
     console.error('  edges inside it (move the code to the area that owns it):');
     for (const edge of knot.edges) {
       console.error(`    ${edge.from} → ${edge.to}`);
