@@ -2,6 +2,8 @@
 // `npm run check:deps` (run by `npm test`, so by CI). Paths are relative to the repository root.
 // Type-only imports count too (tsPreCompilationDeps): a cycle made of types is still two modules
 // that cannot be understood apart, and breaking it costs one move to the owner's schemas.ts.
+// no-circular sees modules only; scripts/check-areas.mjs (also in `npm run check:deps`) lifts this
+// graph to the server areas (server/<area>/) and fails on a cycle between two folders.
 
 /** The edges: they may import services, never the reverse. server/main.ts is the process entry. */
 const edges = '^server/(api|trpc|mcp)/';

@@ -1,6 +1,6 @@
 import { getToken } from 'next-auth/jwt';
 import { NextResponse, type NextRequest } from 'next/server';
-import { sessionSecret } from '@/server/auth/session-secret';
+import { sessionSecret } from '@/server/credentials/session-secret';
 import { config as appConfig } from '@/server/config';
 import { safeRedirectPath } from '@/lib/redirects';
 

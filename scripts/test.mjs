@@ -27,7 +27,7 @@ let ok = true;
 
 // Static checks first, each timed (a failure fails the run).
 const checks = [
-  { name: 'dependency rules (dependency-cruiser)', command: 'npm', args: ['run', '--silent', 'check:deps'], fix: 'each rule says why in .dependency-cruiser.cjs' },
+  { name: 'dependency rules (dependency-cruiser)', command: 'npm', args: ['run', '--silent', 'check:deps'], fix: 'each rule says why in .dependency-cruiser.cjs; area cycles: scripts/check-areas.mjs' },
   { name: 'types: app', command: 'npx', args: ['tsc', '--noEmit', '-p', '.'] },
   { name: 'types: CLI', command: 'npx', args: ['tsc', '--noEmit', '-p', 'cli'] },
   { name: 'types: SDK', command: 'npx', args: ['tsc', '--noEmit', '-p', 'sdk'] },

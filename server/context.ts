@@ -8,7 +8,7 @@ export type Actor = {
   clientId: string; // 'dashboard' for the browser session, else the OAuth client_id (sa_… for a service account)
   human: boolean;
   // A service account (client_credentials): no user row and no memberships; it acts in its one
-  // organization with its role, both read live (server/service-accounts/credentials.ts).
+  // organization with its role, both read live (server/credentials/service-accounts.ts).
   serviceAccount?: boolean;
 };
 

@@ -1,7 +1,7 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { billingEvents, deletionLinks, emailTokens, idempotencyRecords, oauthCodes, oauthRefreshTokens, rateLimits } from '@/db/schema';
-import { limits } from './auth/attempts';
+import { limits } from './credentials/attempts';
 
 // Rate-limit windows older than the longest one have nothing left to count.
 const longestWindowMs = Math.max(...Object.values(limits).map((l) => l.windowMs));

@@ -97,7 +97,7 @@ async function buildHandler(role: Role): Promise<Handler | null> {
     if (answerBeforeNext(req, res)) return;
     const moved = loopbackRedirect({ method: req.method, url: req.url, host: req.headers.host, accept: req.headers.accept }, config().appUrl);
     if (moved) return void res.writeHead(307, { location: moved, 'cache-control': 'no-store' }).end();
-    // Next's handlers learn the peer address only from this header (server/auth/client-ip.ts);
+    // Next's handlers learn the peer address only from this header (server/credentials/client-ip.ts);
     // a copy sent by the client is dropped first.
     delete req.headers['x-promptloop-client-ip'];
     if (req.socket.remoteAddress) req.headers['x-promptloop-client-ip'] = req.socket.remoteAddress;

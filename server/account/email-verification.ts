@@ -3,7 +3,7 @@ import { emailTokens, users } from '@/db/schema';
 import { config } from '../config';
 import { onCommit, type DbContext, type ServiceContext } from '../context';
 import { AppError } from '../errors';
-import { enforceLimit, limitKeys, limits } from '../auth/attempts';
+import { enforceLimit, limitKeys, limits } from '../credentials/attempts';
 import { recordAudit } from '../audit/service';
 import { sendEmail } from '../email/mailer';
 import { verificationEmail } from '../email/templates';

@@ -6,7 +6,7 @@ import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { canonical } from '../canonical-json';
-import { serviceAccountAccess } from '../service-accounts/credentials';
+import { serviceAccountAccess } from '../credentials/service-accounts';
 
 export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
 type StoredResponse = { status: number; body: unknown };

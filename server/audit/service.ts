@@ -3,7 +3,7 @@ import { auditLog, users } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 
 export type AuditEntry = {
   id: string;

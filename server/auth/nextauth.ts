@@ -11,9 +11,9 @@ import { isAppError, isUnavailableError } from '@/server/errors';
 import { stringProblem } from '@/server/input-hygiene';
 import { log } from '@/server/log';
 import { safeRedirectPathOn } from '@/lib/redirects';
-import { clientIpFromHeaders } from './client-ip';
+import { clientIpFromHeaders } from '../credentials/client-ip';
 import { rateLimitedSignInError } from './sign-in-status';
-import { sessionSecret } from './session-secret';
+import { sessionSecret } from '../credentials/session-secret';
 
 // next-auth 4 is CommonJS: a bundler's default import is its `default` export, Node's loader (the
 // production server, where server/ is not bundled: docs/deploy.md) gives the whole module.exports.

@@ -10,7 +10,7 @@ import { isBuiltInIssuer, managementScope } from '../oauth/issuer';
 
 export { managementScope };
 import { publishedKeys } from '../oauth/keys';
-import { liveServiceAccount } from '../service-accounts/credentials';
+import { liveServiceAccount } from '../credentials/service-accounts';
 import { isId } from '../ids';
 
 // Asymmetric algorithms only: "none" and shared-secret HMAC tokens are never accepted.

@@ -3,7 +3,7 @@ import { rowsOf, type Db } from '@/db/client';
 import { billingCustomers, billingSubscriptions, organizations } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { config } from '../config';
 import { planCapacity } from '../datasets/schemas';
 import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';

@@ -4,8 +4,8 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, zodIssues } from '../errors';
 import { newId } from '../ids';
-import { authorizePromptWrite } from '../orgs/access';
-import { inputWarnings } from '../evals/case-input';
+import { authorizePromptWrite } from '../access/organization';
+import { inputWarnings } from './case-input';
 import { capacityOf, casesOf, checkedContent, datasetOf, writeDataset } from './service';
 import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
 

@@ -5,12 +5,12 @@ import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
-import type { Membership } from '../auth/permissions';
+import type { Membership } from '../access/permissions';
 import { syncDatasetCapacityWarning } from './capacity-warning';
-import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../access/organization';
 import { latestVersionContent } from '../prompts/service';
 import type { DraftContent } from '../prompts/schemas';
-import { inputWarnings } from '../evals/case-input';
+import { inputWarnings } from './case-input';
 import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type DatasetCaseResult, type ValidCaseRow } from './schemas';
 
 export type DatasetRow = typeof datasets.$inferSelect;

@@ -5,7 +5,7 @@ import type { OperationInput } from '../operations';
 import { AppError, zodIssues, type Issue } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
-import { authorizePromptWrite } from '../orgs/access';
+import { authorizePromptWrite } from '../access/organization';
 import { emptySetupContent } from '../prompts/drafts';
 import { resolveScoringPolicy, setScoringPolicy } from '../prompts/scoring';
 import { draftContentInput, type DraftContent, type ScoringPolicy } from '../prompts/schemas';

@@ -5,8 +5,8 @@ import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { decodeCursor, encodeCursor, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
-import { authorizePromptRead } from '../orgs/access';
+import { authorize } from '../access/permissions';
+import { authorizePromptRead } from '../access/organization';
 import { toEvaluation, toEvaluations, toResult, type EvaluationRow } from './serialize';
 import type { Evaluation, EvaluationSide, Result } from './schemas';
 

@@ -5,7 +5,7 @@ import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { resolveWarning } from '../warnings/service';
-import { assertNotArchived, authorizeOrganizationWrite, loadPrompt, type PromptRow } from '../orgs/access';
+import { assertNotArchived, authorizeOrganizationWrite, loadPrompt, type PromptRow } from '../access/organization';
 import { enqueueRuns } from './engine/queue';
 import { checkEligibility } from './eligibility';
 import { loadEvaluation } from './queries';

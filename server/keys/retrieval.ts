@@ -5,10 +5,10 @@ import type { OperationInput } from '../operations';
 import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
-import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../access/organization';
 import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;

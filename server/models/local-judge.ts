@@ -1,6 +1,16 @@
-import { localJudgeVerdict } from '../evals/engine/scoring';
+import { normalizeWhitespace } from '../text';
 import { localCompletion } from './local-echo';
 import type { ChatRequest, Completion, StreamEvent } from './types';
+
+// The verdict of the built-in deterministic judge: passes when the normalised output equals the
+// normalised expected output (score 1) or contains it (score 0.8); otherwise fails (score 0).
+export function localJudgeVerdict(request: { expectedOutput: string; output: string }): { pass: boolean; score: number; reasoning: string } {
+  const output = normalizeWhitespace(request.output);
+  const expected = normalizeWhitespace(request.expectedOutput);
+  if (output === expected) return { pass: true, score: 1, reasoning: 'The output matches the expected output exactly (ignoring whitespace).' };
+  if (expected.length > 0 && output.includes(expected)) return { pass: true, score: 0.8, reasoning: 'The output contains the expected output.' };
+  return { pass: false, score: 0, reasoning: 'The output neither matches nor contains the expected output.' };
+}
 
 // Built-in deterministic judge (route local/judge): reads the case the evaluation engine sends as
 // one JSON user message ({ rubric, input, expectedOutput, output }) and answers with a verdict

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { configuredRoutes, toModelRoute } from './routes';
 import type { ModelRoute } from './schemas';
 

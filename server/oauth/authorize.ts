@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { oauthCodes, oauthConsents } from '@/db/schema';
-import { sessionSecret } from '../auth/session-secret';
+import { sessionSecret } from '../credentials/session-secret';
 import { stringProblem } from '../input-hygiene';
 import { findClient, redirectUriAllowed, type Client } from './clients';
 import type { OAuthErrorCode } from './errors';

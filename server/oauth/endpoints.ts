@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { isOwnOrigin } from '../http/loopback';
-import { clientIpFromHeaders } from '../auth/client-ip';
+import { clientIpFromHeaders } from '../credentials/client-ip';
 import { config } from '../config';
 import { checkAuthorizeRequest, canonicalQuery, consentTokenValid, errorRedirect, hasConsent, issueCode, rememberConsent, type AuthorizeCheck } from './authorize';
 import { OAuthError, oauthJson } from './errors';

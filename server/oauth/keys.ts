@@ -3,7 +3,7 @@ import { desc, gt } from 'drizzle-orm';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { getDb } from '@/db/client';
 import { oauthSigningKeys } from '@/db/schema';
-import { sessionSecret } from '../auth/session-secret';
+import { sessionSecret } from '../credentials/session-secret';
 import { log } from '../log';
 import { accessTokenTtlSeconds } from './issuer';
 import { newOpaqueId } from './secrets';

@@ -1,8 +1,8 @@
 import type { Db } from '@/db/client';
-import { hitLimit, type LimitWindow } from '../auth/attempts';
+import { hitLimit, type LimitWindow } from '../credentials/attempts';
 import { AppError } from '../errors';
 
-// Per client address, in Postgres so every process agrees (server/auth/attempts.ts). Generous enough
+// Per client address, in Postgres so every process agrees (server/credentials/attempts.ts). Generous enough
 // for a CLI that refreshes once an hour and for people behind one office address, tight enough to
 // stop guessing and flooding. OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE and OAUTH_REGISTER_RATE_LIMIT_PER_HOUR
 // change them.

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { findClient, type Client } from './clients';
 import { OAuthError, oauthJson } from './errors';
-import { authenticateClientSecret } from '../service-accounts/credentials';
+import { authenticateClientSecret } from '../credentials/service-accounts';
 import { invalidClient, presentedClient } from './client-auth';
 import { createGrant, grantClaim, revokeGrant, signAccessToken, tokenResponse, type Grant } from './grants';
 import { required } from './http';

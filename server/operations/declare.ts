@@ -13,7 +13,7 @@ type Effect = 'read' | 'write' | 'spends' | 'destroys';
 
 // The least role that may call it: 'user' is any signed-in account (no organization involved);
 // the others are organization roles (API.md value sets). The services enforce it
-// (server/auth/permissions.ts); tests/integration/operations.roles.test.ts proves the two agree.
+// (server/access/permissions.ts); tests/integration/operations.roles.test.ts proves the two agree.
 export type RequiredRole = 'user' | 'viewer' | 'editor' | 'admin';
 
 export type AnyObject = z.ZodObject<z.ZodRawShape>;

@@ -4,7 +4,7 @@ import { onCommit, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize, type Role } from '../auth/permissions';
+import { authorize, type Role } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
 import { sendEmail } from '../email/mailer';

@@ -5,7 +5,7 @@ import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { localRoute, requireRoute, type RouteConfig } from '../models/routes';
-import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { latestVersionContent } from './service';
 import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent } from './schemas';
 

@@ -7,7 +7,7 @@ import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../access/organization';
 import { labelPattern, type LabelHistoryItem, type LabelItem } from './schemas';
 
 // The label every retrieval without a selector resolves: it can be moved, never removed.

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { recordAudit } from '../audit/service';
 import { localJudgeRouteId, requireRoute } from '../models/routes';
-import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView } from './schemas';
 
 // Used when a judge policy names no rubric of its own; the response says so (rubricIsDefault).

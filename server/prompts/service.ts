@@ -4,9 +4,9 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
-import { authorizeOrganizationWrite, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from '../orgs/access';
+import { authorizeOrganizationWrite, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from '../access/organization';
 import type { Prompt } from './schemas';
 
 type Label = Prompt['labels'][number];

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
 import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite } from '../orgs/access';
+import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { latestVersionContent } from './service';
 import type { DraftContent, Version } from './schemas';
 

@@ -5,11 +5,11 @@ import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
-import { assertWritableOrganization } from '../orgs/access';
+import { authorize } from '../access/permissions';
+import { assertWritableOrganization } from '../access/organization';
 import { recordAudit } from '../audit/service';
 import { isBuiltInIssuer } from '../oauth/issuer';
-import { clientSecretDigest, clientSecretPrefix } from './credentials';
+import { clientSecretDigest, clientSecretPrefix } from '../credentials/service-accounts';
 import type { Profile } from '../orgs/schemas';
 import type { CreatedServiceAccount, ServiceAccount } from './schemas';
 

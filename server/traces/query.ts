@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { traceIdPattern, traceSpanPageSize, type PromptVersionRef, type Span, type Trace, type TraceListItem } from './schemas';
 
 type SpanRow = typeof spans.$inferSelect;

@@ -3,7 +3,7 @@ import { config } from '@/server/config';
 import { AppError, isAppError } from '@/server/errors';
 import { maxBodyBytes } from '@/server/api/strict-input';
 import { readBody } from '@/server/http/body';
-import { clientIpFromHeaders } from '@/server/auth/client-ip';
+import { clientIpFromHeaders } from '@/server/credentials/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
 import type { Actor } from '@/server/context';
 import { appRouter } from './root';

@@ -6,9 +6,9 @@ import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId, newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
-import { authorize } from '../auth/permissions';
+import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
-import { authorizeOrganizationWrite } from '../orgs/access';
+import { authorizeOrganizationWrite } from '../access/organization';
 import type { OpenWarningCount, Warning, WarningKind } from './schemas';
 
 // Operational warnings: one row per (organization, kind, subject), written by single upsert

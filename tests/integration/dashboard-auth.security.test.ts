@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { rateLimits, users } from '@/db/schema';
 import { checkCredentials, signUp } from '@/server/account/service';
-import { limitKeys, limits } from '@/server/auth/attempts';
-import { clientIpHeader } from '@/server/auth/client-ip';
+import { limitKeys, limits } from '@/server/credentials/attempts';
+import { clientIpHeader } from '@/server/credentials/client-ip';
 import { authOptions } from '@/server/auth/nextauth';
-import { hashPassword, verifyPassword } from '@/server/auth/passwords';
+import { hashPassword, verifyPassword } from '@/server/credentials/passwords';
 import { AppError } from '@/server/errors';
 import { serveTrpc } from '@/server/trpc/http';
 

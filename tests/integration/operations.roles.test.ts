@@ -8,7 +8,7 @@ import { seedFuzzTarget, type SeedCall } from '../../bench/openapi-fuzz';
 import { newOrganization, newUser, type ApiResult, type TestUser } from '../helpers/api';
 import { caller } from '../helpers/trpc';
 
-// `role` in the operation table is documentation the services enforce (server/auth/permissions.ts).
+// `role` in the operation table is documentation the services enforce (server/access/permissions.ts).
 // This walks EVERY operation and proves the two agree: for an organization-scoped operation that
 // needs editor or admin, a member with the role just below is refused with 403 (forbidden, or
 // admin_required for admin operations), through REST and the dashboard's generated procedure, and

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { organizations } from '@/db/schema';
-import { limits } from '@/server/auth/attempts';
+import { limits } from '@/server/credentials/attempts';
 import { caller, rejection } from '../helpers/trpc';
 
 async function editorWithPrompt() {

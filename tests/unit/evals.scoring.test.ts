@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { jsonEqual, judgeMessages, localJudgeVerdict, normalizeWhitespace, parseVerdict, runAssertions, scoreExpected } from '@/server/evals/engine/scoring';
+import { jsonEqual, judgeMessages, parseVerdict, runAssertions, scoreExpected } from '@/server/evals/engine/scoring';
+import { localJudgeVerdict } from '@/server/models/local-judge';
+import { normalizeWhitespace } from '@/server/text';
 import { complete } from '@/server/models/provider';
 import { findRoute } from '@/server/models/routes';
 

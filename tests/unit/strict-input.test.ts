@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { findDuplicateKey, parseQuery } from '@/server/api/strict-input';
 import { decodeCursor, encodeCursor } from '@/server/paging';
 import { isId, newId, newSecret } from '@/server/ids';
-import { hashPassword, passwordProblem, verifyPassword } from '@/server/auth/passwords';
+import { hashPassword, passwordProblem, verifyPassword } from '@/server/credentials/passwords';
 
 describe('findDuplicateKey', () => {
   it.each([

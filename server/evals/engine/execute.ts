@@ -2,7 +2,7 @@ import { AppError } from '@/server/errors';
 import { complete } from '@/server/models/provider';
 import { findRoute, localJudgeRouteId, type RouteConfig } from '@/server/models/routes';
 import type { ChatMessage, Completion } from '@/server/models/types';
-import { caseMessages, variablesOf, type CaseInput } from '../case-input';
+import { caseMessages, variablesOf, type CaseInput } from '../../datasets/case-input';
 import type { CaseOutcome, ClaimedCase, RunInfo } from './claim';
 import { defaultRubric, judgeMessages, parseVerdict, runAssertions, scoreExpected } from './scoring';
 

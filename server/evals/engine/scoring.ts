@@ -1,6 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { CustomMetric } from '@/server/prompts/schemas';
 import type { ChatMessage } from '@/server/models/types';
+import { normalizeWhitespace } from '@/server/text';
 
 // Pure scoring of one evaluation output: the scoring method decides `passed`/`score`; the prompt's
 // outputSchema and custom metrics add assertions that are shown but never change `passed` (an
@@ -9,11 +10,6 @@ import type { ChatMessage } from '@/server/models/types';
 export type Format = 'text' | 'json';
 export type Assertion = { name: string; passed: boolean; message: string };
 export type Verdict = { pass: boolean; score: number; reasoning: string };
-
-// Trim, and collapse every run of whitespace (newlines and tabs included) to one space.
-export function normalizeWhitespace(text: string): string {
-  return text.trim().replace(/\s+/g, ' ');
-}
 
 // Deep equality of parsed JSON values; object key order is ignored, array order is not.
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -96,16 +92,6 @@ export function parseVerdict(text: string): Verdict | null {
   if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) return null;
   if (typeof reasoning !== 'string') return null;
   return { pass, score, reasoning };
-}
-
-// The built-in deterministic judge (route local/judge): passes when the normalised output equals
-// the normalised expected output (score 1) or contains it (score 0.8); otherwise fails (score 0).
-export function localJudgeVerdict(request: { expectedOutput: string; output: string }): Verdict {
-  const output = normalizeWhitespace(request.output);
-  const expected = normalizeWhitespace(request.expectedOutput);
-  if (output === expected) return { pass: true, score: 1, reasoning: 'The output matches the expected output exactly (ignoring whitespace).' };
-  if (expected.length > 0 && output.includes(expected)) return { pass: true, score: 0.8, reasoning: 'The output contains the expected output.' };
-  return { pass: false, score: 0, reasoning: 'The output neither matches nor contains the expected output.' };
 }
 
 const ajv = new Ajv({ strict: false, allErrors: false });

@@ -1,6 +1,6 @@
 import { draftContentInput } from '@/server/prompts/schemas';
 import { playgroundRunInput } from '@/server/models/schemas';
-import { startPlaygroundRun } from '@/server/models/playground';
+import { startPlaygroundRun } from '@/server/prompts/playground';
 import { isAppError } from '@/server/errors';
 import { protectedProcedure, router, toTrpcError } from '../init';
 import { promptIdInput } from './paging';

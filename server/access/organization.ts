@@ -3,7 +3,7 @@ import { prompts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
-import { authorize, type Membership, type Permission } from '../auth/permissions';
+import { authorize, type Membership, type Permission } from './permissions';
 
 // The one home of organization write checks (role, a writable organization, a prompt that is not
 // archived), in the order every write runs them, so the same refusal wins everywhere.

@@ -3,8 +3,8 @@ import { memberships, organizations } from '@/db/schema';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import type { ServiceContext } from '../context';
-import { serviceAccountAccess } from '../service-accounts/credentials';
-import { can, permissions, roles, type Permission, type Role } from './schemas';
+import { serviceAccountAccess } from '../credentials/service-accounts';
+import { can, permissions, roles, type Permission, type Role } from '../auth/schemas';
 
 export { roles, type Permission, type Role };
 

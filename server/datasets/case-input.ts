@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { renderMessages, type RenderInput } from '../models/render';
 import type { ChatMessage } from '../models/types';
-import type { InputWarning } from '../datasets/schemas';
+import type { InputWarning } from './schemas';
 import { extractVariables, type DraftContent } from '../prompts/schemas';
 
 // How a dataset case's input becomes the messages of one call, for the engine (which runs it) and

@@ -1,12 +1,12 @@
 import type { ServiceContext } from '../context';
 import { getDb } from '@/db/client';
-import { enforceLimit, limitKeys, limits } from '../auth/attempts';
-import { authorizeOrganizationWrite, loadPrompt } from '../orgs/access';
-import { resolveContent } from '../prompts/drafts';
-import type { ParsedDraftContent } from '../prompts/schemas';
-import { renderMessages, type RenderInput } from './render';
-import { stream } from './provider';
-import type { RunEvent } from './schemas';
+import { enforceLimit, limitKeys, limits } from '../credentials/attempts';
+import { authorizeOrganizationWrite, loadPrompt } from '../access/organization';
+import { resolveContent } from './drafts';
+import type { ParsedDraftContent } from './schemas';
+import { renderMessages, type RenderInput } from '../models/render';
+import { stream } from '../models/provider';
+import type { RunEvent } from '../models/schemas';
 
 export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 
