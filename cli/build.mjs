@@ -9,6 +9,7 @@ import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import serverAllowed from './server-allowlist.cjs';
 
 const cliDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(cliDir, '..');
@@ -18,7 +19,7 @@ export const forbiddenInputs = [
   /^db\//,
   /^app\//,
   /^components\//,
-  /^server\/(?!operations\/|[\w-]+\/schemas\.ts$|(errors|paging|input-hygiene|numbers)\.ts$|models\/routes\.ts$)/,
+  new RegExp(`^server/(?!${serverAllowed.map((pattern) => pattern.replace(/^\^server\//, '')).join('|')})`),
   /node_modules\/(postgres|@electric-sql|next|next-auth|react|react-dom|drizzle-orm|pg-boss|pino|stripe|nodemailer|jose|@modelcontextprotocol|tsx)\//,
 ];
 
