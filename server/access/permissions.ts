@@ -4,9 +4,9 @@ import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import type { ServiceContext } from '../context';
 import { serviceAccountAccess } from '../credentials/service-accounts';
-import { can, permissions, roles, type Permission, type Role } from '../auth/schemas';
+import { can, permissions, type Permission, type Role } from '../auth/schemas';
 
-export { roles, type Permission, type Role };
+export type { Permission, Role };
 
 export type Membership = {
   organizationId: string;

@@ -13,7 +13,7 @@ import { findToken, linkError, markUsed, newToken } from './email-tokens';
 // Email verification (API.md "Accounts and email"): a link sent on sign-up, valid 24 hours, single
 // use, bound to the address it was sent to.
 
-export const verificationTtlMs = 24 * 60 * 60 * 1000;
+const verificationTtlMs = 24 * 60 * 60 * 1000;
 
 export type EmailStatus = { email: string | null; verified: boolean; verificationRequired: boolean };
 
@@ -25,7 +25,7 @@ export async function getEmailStatus(ctx: ServiceContext): Promise<EmailStatus> 
 
 // Stores a new link for the account's current, unverified address and emails it once that has
 // committed, in the background. Returns false when there is nothing to verify.
-export async function sendVerification(ctx: DbContext, userId: string): Promise<boolean> {
+async function sendVerification(ctx: DbContext, userId: string): Promise<boolean> {
   const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
   if (!user?.email || user.emailVerifiedAt) return false;
   const { token, digest } = newToken();

@@ -13,10 +13,10 @@ import { findToken, linkError, markUsed, newToken } from './email-tokens';
 // Forgot / reset password (API.md "Accounts and email"): an emailed link valid 1 hour, single use,
 // stored as a digest; a new link or a successful reset invalidates the account's other links.
 
-export const resetTtlMs = 60 * 60 * 1000;
+const resetTtlMs = 60 * 60 * 1000;
 
 // The answer never depends on whether an account uses the address.
-export const resetRequestedMessage = 'If an account exists for this address, we sent a link to reset its password.';
+const resetRequestedMessage = 'If an account exists for this address, we sent a link to reset its password.';
 
 // Every request does the same work up to the email, which goes out in the background.
 // Runs outside an edge transaction (the counters must commit even when the request is refused).

@@ -14,7 +14,7 @@ const bearerPattern = /^Bearer\s+(plt_[0-9A-Za-z]{43})$/i;
 // again in the statement that writes, so a revoked key is refused at once (401).
 const cache = new Map<string, { actor: IngestionKeyActor; expires: number }>();
 
-export function unauthorized(presented: boolean): AppError {
+function unauthorized(presented: boolean): AppError {
   return new AppError(
     'unauthorized',
     presented ? 'The ingestion key is invalid or revoked.' : 'Send an ingestion key: Authorization: Bearer plt_…',

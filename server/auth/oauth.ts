@@ -8,24 +8,23 @@ import { provisionOAuthUser } from '../account/service';
 import { grantClaim, grantIsLive } from '../oauth/grants';
 import { isBuiltInIssuer, managementScope } from '../oauth/issuer';
 
-export { managementScope };
 import { publishedKeys } from '../oauth/keys';
 import { liveServiceAccount } from '../credentials/service-accounts';
 import { isId } from '../ids';
 
 // Asymmetric algorithms only: "none" and shared-secret HMAC tokens are never accepted.
-export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 // The two protected resources: the management API and the MCP endpoint. A token names one of them
 // in `aud` and is refused by the other (API.md "Built-in authorization server").
 export type Audience = 'api' | 'mcp';
 
-export function audienceUrl(audience: Audience): string {
+function audienceUrl(audience: Audience): string {
   const cfg = config();
   return audience === 'mcp' ? `${cfg.appUrl}/mcp` : cfg.oauthAudience;
 }
 
-export function resourceMetadataUrl(audience: Audience = 'api'): string {
+function resourceMetadataUrl(audience: Audience = 'api'): string {
   return `${config().appUrl}/.well-known/oauth-protected-resource${audience === 'mcp' ? '/mcp' : ''}`;
 }
 
@@ -34,7 +33,7 @@ function challenge(audience: Audience, extra?: string): Record<string, string> {
   return { 'www-authenticate': `Bearer ${parts.join(', ')}` };
 }
 
-export const missingToken = (audience: Audience = 'api') => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge(audience));
+const missingToken = (audience: Audience = 'api') => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge(audience));
 const invalidToken = (why: string, audience: Audience = 'api') =>
   new AppError('unauthorized', `The access token is not valid: ${why}.`, {}, challenge(audience, 'error="invalid_token"'));
 const insufficientScope = (audience: Audience) =>
@@ -154,7 +153,7 @@ async function currentKeys(): Promise<KeyCache> {
   return loadKeys(true);
 }
 
-export function bearerToken(request: Request): string | null {
+function bearerToken(request: Request): string | null {
   const header = request.headers.get('authorization');
   if (!header) return null;
   const match = /^Bearer(?:\s+(.*))?$/i.exec(header.trim());

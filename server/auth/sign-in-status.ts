@@ -1,7 +1,7 @@
 // next-auth answers every refused credentials sign-in with 401 and the error code in the returned
 // URL. A sign-in refused by a rate limit answers 429 with Retry-After instead (API.md "Input
 // hygiene"); the code stays in the URL, so the form reads it the same way.
-export const rateLimitedSignIn = 'rate_limited';
+const rateLimitedSignIn = 'rate_limited';
 
 // authorize() throws `rate_limited:<seconds>`; this is the only place that reads the seconds.
 export function rateLimitedSignInError(retryAfterSeconds: number): Error {

@@ -61,16 +61,6 @@ export async function hitLimit(db: Db, key: string, window: LimitWindow, now = n
   return stateOf(row, window, now);
 }
 
-// Reads the current count without adding to it (e.g. refuse before checking a password).
-export async function peekLimit(db: Db, key: string, window: LimitWindow, now = new Date()): Promise<LimitState> {
-  const [row] = await db
-    .select({ hits: rateLimits.hits, windowStartedAt: rateLimits.windowStartedAt })
-    .from(rateLimits)
-    .where(sql`${rateLimits.key} = ${key}`);
-  const state = stateOf(row, window, now);
-  return { ...state, allowed: state.hits < window.limit };
-}
-
 // Takes back one hit of the same window (a sign-in that turned out to succeed is not a failure).
 export async function refundHit(db: Db, key: string, hit: LimitState): Promise<void> {
   if (!hit.windowStartedAt) return;

@@ -5,11 +5,11 @@ export const clientIpHeader = 'x-promptloop-client-ip';
 
 // Without the production entry (`next dev`, `next start`) every request shares this key, so the
 // per-address limits still apply, to everyone together.
-export const unknownClientIp = 'unknown';
+const unknownClientIp = 'unknown';
 
 // The rate-limit key for an address: IPv4 as is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64
 // (one subscriber usually holds a whole /64).
-export function clientIpKey(value: string | null | undefined): string {
+function clientIpKey(value: string | null | undefined): string {
   const ip = value?.trim().toLowerCase();
   if (!ip || ip.length > 64) return unknownClientIp;
   if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice('::ffff:'.length);

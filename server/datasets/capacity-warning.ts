@@ -8,9 +8,9 @@ import { planCapacity } from './schemas';
 // zone is a distinct occurrence; a write below it, or an upgrade, resolves the warning. Kept in
 // the transaction of the dataset write or of the plan change.
 
-export const nearCapacityShare = 0.8;
+const nearCapacityShare = 0.8;
 
-export function nearCapacityThreshold(capacity: number): number {
+function nearCapacityThreshold(capacity: number): number {
   return Math.max(1, Math.ceil(capacity * nearCapacityShare));
 }
 

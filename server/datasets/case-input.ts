@@ -24,7 +24,7 @@ function stringValue(value: unknown): string {
  *   has exactly one; otherwise it must itself be a JSON object. A prompt with no variables is sent
  *   as it is.
  */
-export function renderInput(content: Content, item: CaseInput, names: string[] = variablesOf(content)): RenderInput {
+function renderInput(content: Content, item: CaseInput, names: string[] = variablesOf(content)): RenderInput {
   if (content.inputType === 'user_message') return { input: item.input };
   if (item.inputFormat === 'text' && names.length === 1) return { variables: { [names[0]]: item.input } };
   let parsed: unknown;

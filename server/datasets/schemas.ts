@@ -4,8 +4,8 @@ import { jsonTextProblem } from '../input-hygiene';
 import { integerParam } from '../numbers';
 
 export const caseFormats = ['text', 'json'] as const;
-export const importModes = ['append', 'replace'] as const;
-export const caseLimits = { inputChars: 100_000, expectedOutputChars: 100_000 } as const;
+const importModes = ['append', 'replace'] as const;
+const caseLimits = { inputChars: 100_000, expectedOutputChars: 100_000 } as const;
 export const planCapacity = { free: 10, pro: 500 } as const;
 
 // A JSON-format field must hold a JSON document; text holds anything.
@@ -35,7 +35,7 @@ export const caseRowSchema = z
 
 // Update takes any subset of the fields; the rest keep their stored values, and the merged row
 // must pass the same rules (checked again by the service).
-export const caseRowPatchSchema = z
+const caseRowPatchSchema = z
   .strictObject({
     input: caseRowFields.input.optional(),
     expectedOutput: caseRowFields.expectedOutput.optional(),
@@ -70,7 +70,7 @@ export const previewImportInput = z.strictObject({ mode: z.enum(importModes).def
 export const importInput = z.strictObject({ revision, mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
 export type ImportMode = (typeof importModes)[number];
 
-export const datasetCaseSchema = z.object({
+const datasetCaseSchema = z.object({
   id: z.string(),
   position: z.number().int(),
   input: z.string(),
@@ -106,10 +106,9 @@ export const datasetSchema = z.object({
 });
 export type Dataset = z.infer<typeof datasetSchema>;
 
-export const skippedRowSchema = z.object({ row: z.number().int(), reason: z.literal('duplicate') });
-export const rowErrorSchema = z.object({ row: z.number().int(), field: z.string(), message: z.string() });
+const skippedRowSchema = z.object({ row: z.number().int(), reason: z.literal('duplicate') });
 export type SkippedRow = z.infer<typeof skippedRowSchema>;
-export type RowError = z.infer<typeof rowErrorSchema>;
+export type RowError = { row: number; field: string; message: string };
 
 export const importResultSchema = z.object({
   added: z.number().int(),
@@ -121,13 +120,13 @@ export const importResultSchema = z.object({
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
 
-export const importPreviewSchema = z.object({
-  wouldAdd: z.number().int(),
-  skippedRows: z.array(skippedRowSchema),
-  rowErrors: z.array(rowErrorSchema),
-  currentCount: z.number().int(),
-  availableCapacity: z.number().int(),
-  requestedAddition: z.number().int(),
-  accepted: z.boolean(),
-});
-export type ImportPreview = z.infer<typeof importPreviewSchema>;
+// The dashboard-only preview of an import (no REST response documents it).
+export type ImportPreview = {
+  wouldAdd: number;
+  skippedRows: SkippedRow[];
+  rowErrors: RowError[];
+  currentCount: number;
+  availableCapacity: number;
+  requestedAddition: number;
+  accepted: boolean;
+};

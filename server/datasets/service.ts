@@ -21,7 +21,7 @@ export function capacityOf(membership: Membership): number {
   return planCapacity[membership.organization.plan];
 }
 
-export function toCase(row: CaseRowRecord): DatasetCase {
+function toCase(row: CaseRowRecord): DatasetCase {
   return { id: row.id, position: row.position, input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat };
 }
 

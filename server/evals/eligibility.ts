@@ -5,7 +5,7 @@ import { AppError, notFound } from '../errors';
 import type { EvaluationScope } from './schemas';
 import { creditBalance, type CreditBalance } from '../billing/state';
 
-export type EligibilityAction = 'start' | 'resume' | 'execute';
+type EligibilityAction = 'start' | 'resume' | 'execute';
 export type EligibilityRequest = { organizationId: string; scope: EvaluationScope; action: EligibilityAction };
 export type Eligibility = { allowed: true; reason: null } | { allowed: false; reason: AppError };
 

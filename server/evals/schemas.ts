@@ -3,20 +3,20 @@ import { pageQuery } from '../paging';
 import { revisionSchema, scoringMethods } from '../prompts/schemas';
 import { inputWarningSchema } from '../datasets/schemas';
 
-export const evaluationStatuses = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+const evaluationStatuses = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 export type EvaluationStatus = (typeof evaluationStatuses)[number];
-export const evaluationKinds = ['comparison', 'baseline'] as const;
-export const evaluationScopes = ['quick', 'comprehensive'] as const;
+const evaluationKinds = ['comparison', 'baseline'] as const;
+const evaluationScopes = ['quick', 'comprehensive'] as const;
 export type EvaluationScope = (typeof evaluationScopes)[number];
-export const evaluationSides = ['candidate', 'production'] as const;
+const evaluationSides = ['candidate', 'production'] as const;
 export type EvaluationSide = (typeof evaluationSides)[number];
-export const resultStatuses = ['pending', 'scored', 'pending_review', 'error'] as const;
-export const reviewDecisions = ['accept_generated', 'accept_corrected', 'mark_correct', 'mark_incorrect'] as const;
+const resultStatuses = ['pending', 'scored', 'pending_review', 'error'] as const;
+const reviewDecisions = ['accept_generated', 'accept_corrected', 'mark_correct', 'mark_incorrect'] as const;
 export type ReviewDecision = (typeof reviewDecisions)[number];
 
 // Quick scope: the first cases of the ordered dataset.
 export const quickCases = 10;
-export const reviewLimits = { items: 100, correctedOutputChars: 100_000 } as const;
+const reviewLimits = { items: 100, correctedOutputChars: 100_000 } as const;
 
 const id = z.string().min(1).max(100);
 
@@ -45,7 +45,7 @@ export type InitializeInput = z.infer<typeof initializeInput>;
 
 export const retryInput = z.strictObject({ side: z.enum(evaluationSides) });
 
-export const reviewItemInput = z
+const reviewItemInput = z
   .strictObject({
     resultId: id,
     decision: z.enum(reviewDecisions),
@@ -70,10 +70,8 @@ export const reviewInput = z
       seen.add(item.resultId);
     });
   });
-export type ReviewInput = z.infer<typeof reviewInput>;
 
 export const listResultsQuery = pageQuery.extend({ side: z.enum(evaluationSides).optional() });
-export type ListResultsQuery = z.infer<typeof listResultsQuery>;
 
 const sideSummary = z.object({
   runId: z.string(),
@@ -90,7 +88,7 @@ const sideSummary = z.object({
 });
 export type SideSummary = z.infer<typeof sideSummary>;
 
-export const frozenScoringSchema = z.object({
+const frozenScoringSchema = z.object({
   method: z.enum(scoringMethods),
   judgeModelRouteId: z.string().optional(),
   rubric: z.string().optional(),
@@ -127,7 +125,7 @@ export const evaluationSchema = z.object({
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
 
-export const reviewRecordSchema = z.object({
+const reviewRecordSchema = z.object({
   decision: z.enum(reviewDecisions),
   correctedOutput: z.string().nullable(),
   userId: z.string(),

@@ -29,7 +29,7 @@ export const localRoute: RouteConfig = {
 };
 
 // Deterministic grader for judge scoring with no provider (server/models/local-judge.ts).
-export const localJudgeRoute: RouteConfig = { ...localRoute, id: localJudgeRouteId, name: 'Local deterministic judge (no provider)', modelId: 'judge' };
+const localJudgeRoute: RouteConfig = { ...localRoute, id: localJudgeRouteId, name: 'Local deterministic judge (no provider)', modelId: 'judge' };
 
 const extraRouteSchema = z.array(
   z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const modelRouteSchema = z.object({ id: z.string(), provider: z.string(), modelId: z.string(), name: z.string(), available: z.boolean() });
+const modelRouteSchema = z.object({ id: z.string(), provider: z.string(), modelId: z.string(), name: z.string(), available: z.boolean() });
 export type ModelRoute = z.infer<typeof modelRouteSchema>;
 export const modelRouteListSchema = z.object({ items: z.array(modelRouteSchema) });
 

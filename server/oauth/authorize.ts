@@ -36,7 +36,7 @@ function single(all: URLSearchParams, name: string): { value: string | null; pro
   return { value: values[0], problem: null };
 }
 
-export function redirectWith(redirectUri: string, params: Record<string, string | null>): string {
+function redirectWith(redirectUri: string, params: Record<string, string | null>): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
   url.searchParams.set('iss', endpoints().issuer);

@@ -89,7 +89,7 @@ export const methodNotAllowed = (allow: string) => oauthJson(405, { error: 'inva
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 // The error page for a request that must not be redirected (unknown client, unregistered redirect URI).
-export function errorPage(title: string, message: string, status = 400): Response {
+function errorPage(title: string, message: string, status = 400): Response {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Promptloop</title>

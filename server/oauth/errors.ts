@@ -26,7 +26,7 @@ export class OAuthError extends Error {
   }
 }
 
-export const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 export function oauthJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...noStore, ...headers } });

@@ -32,7 +32,7 @@ export async function signAccessToken(key: SigningKey, who: TokenSubject, audien
     .sign(key.key);
 }
 
-export async function newRefreshToken(db: Db, grantId: string): Promise<string> {
+async function newRefreshToken(db: Db, grantId: string): Promise<string> {
   const token = newSecret('plrt_');
   await db.insert(oauthRefreshTokens).values({ tokenDigest: digest(token), grantId, expiresAt: new Date(Date.now() + refreshTokenTtlMs) });
   return token;

@@ -134,8 +134,3 @@ export async function jwksDocument(): Promise<{ keys: JWK[] }> {
   return keys.jwks;
 }
 
-// Tests: forget what this process cached.
-export function forgetCachedKeys(): void {
-  signing = undefined;
-  published = undefined;
-}

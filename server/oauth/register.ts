@@ -66,7 +66,7 @@ function subsetOf(body: Record<string, unknown>, name: string, allowed: string[]
   return [...new Set(value as string[])];
 }
 
-export type Registration = {
+type Registration = {
   client_id: string;
   client_id_issued_at: number;
   client_name?: string;
@@ -81,7 +81,7 @@ export type Registration = {
   software_version?: string;
 };
 
-export function validateRegistration(body: unknown): Omit<Registration, 'client_id' | 'client_id_issued_at'> {
+function validateRegistration(body: unknown): Omit<Registration, 'client_id' | 'client_id_issued_at'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('The body must be a JSON object of client metadata.');
   const metadata = body as Record<string, unknown>;
   const uris = metadata.redirect_uris;

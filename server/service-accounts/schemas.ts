@@ -6,7 +6,6 @@ export const createServiceAccountInput = z.strictObject({
   name: z.string().trim().min(1, 'Name is required.').max(100, 'Use at most 100 characters.'),
   role: roleSchema,
 });
-export type CreateServiceAccountInput = z.infer<typeof createServiceAccountInput>;
 
 export const serviceAccountSchema = z.object({
   id: z.string().describe('sac_…: the `sub` of its access tokens, and the userId in audit entries and label history.'),

@@ -17,7 +17,7 @@ export type EvalRunJob = { runId: string };
 // COMMIT block) and goes through `exec`, whose per-statement rows are flattened so a RETURNING
 // before the COMMIT is not lost. A failed block leaves PGlite's one session in an aborted
 // transaction, which a pool would have discarded with its connection: it is rolled back.
-export function pgliteDb(client: PGlite): PgBoss.Db {
+function pgliteDb(client: PGlite): PgBoss.Db {
   return {
     async executeSql(text, values) {
       try {

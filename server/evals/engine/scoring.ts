@@ -55,7 +55,7 @@ export function scoreExpected(output: string, expected: string, referenceFormat:
   return { passed, score: passed ? 1 : 0 };
 }
 
-export const judgeSystemPrompt = [
+const judgeSystemPrompt = [
   'You are an evaluation judge. You grade one output of a prompt against a rubric.',
   'The user message is a JSON object with the fields rubric, input, expectedOutput and output.',
   'Answer with one JSON object and nothing else: {"pass": boolean, "score": number between 0 and 1, "reasoning": string}.',
