@@ -25,14 +25,16 @@ module.exports = {
     {
       name: 'services-not-to-edges',
       severity: 'error',
-      comment: 'Services (server/** except the edges and server/main.ts) never import server/api, server/trpc, server/mcp, app/ or components/.',
+      comment:
+        'Services (server/** except the edges and server/main.ts) never import server/api, server/trpc, server/mcp, app/ or components/.',
       from: { path: '^server/', pathNot: [edges, serverEntry] },
       to: { path: ['^server/(api|trpc|mcp)/', '^app/', '^components/'] },
     },
     {
       name: 'components-only-schemas-from-server',
       severity: 'error',
-      comment: 'components/ import from server/ only schemas.ts files and the router types of server/trpc/root (type-only).',
+      comment:
+        'components/ import from server/ only schemas.ts files and the router types of server/trpc/root (type-only).',
       from: { path: '^components/' },
       to: { path: '^server/', pathNot: ['^server/[\\w/-]+/schemas\\.ts$', '^server/trpc/root\\.ts$'] },
     },
@@ -46,14 +48,16 @@ module.exports = {
     {
       name: 'db-not-to-upper-layers',
       severity: 'error',
-      comment: 'db/ is the bottom layer (app → server → db): it imports nothing from server/, app/, components/, lib/, cli/ or sdk/.',
+      comment:
+        'db/ is the bottom layer (app → server → db): it imports nothing from server/, app/, components/, lib/, cli/ or sdk/.',
       from: { path: '^db/' },
       to: { path: ['^server/', '^app/', '^components/', '^lib/', '^cli/', '^sdk/'] },
     },
     {
       name: 'cli-client-only',
       severity: 'error',
-      comment: 'cli/ is a client of the operations: no db/, app/, components/, lib/, and from server/ only what its bundle allows (cli/build.mjs).',
+      comment:
+        'cli/ is a client of the operations: no db/, app/, components/, lib/, and from server/ only what its bundle allows (cli/build.mjs).',
       from: { path: '^cli/' },
       to: { path: ['^db/', '^app/', '^components/', '^lib/', '^server/'], pathNot: cliServerAllowed },
     },

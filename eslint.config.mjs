@@ -28,7 +28,18 @@ const defects = {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', '.next/', '.data/', 'sdk/dist/', 'cli/dist/', 'db/migrations/', 'test-results/', 'playwright-report/', 'coverage/', 'next-env.d.ts'],
+    ignores: [
+      'node_modules/',
+      '.next/',
+      '.data/',
+      'sdk/dist/',
+      'cli/dist/',
+      'db/migrations/',
+      'test-results/',
+      'playwright-report/',
+      'coverage/',
+      'next-env.d.ts',
+    ],
   },
   {
     files: ['**/*.{ts,tsx,mts,js,mjs,cjs}'],
@@ -38,7 +49,16 @@ export default tseslint.config(
     rules: {
       ...defects,
       // Unused code is usually a forgotten call or a stale import; a leading `_` marks it intended.
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          args: 'after-used',
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrors: 'none',
+          ignoreRestSiblings: true,
+        },
+      ],
     },
   },
   {

@@ -12,7 +12,8 @@ const ownDirs = ['server', 'db'].map((dir) => path.join(root, dir) + path.sep);
 // `next dev` bundles as before (no entry runs beside it).
 function externalizeServer() {
   return async ({ context, request, getResolve }) => {
-    if (!request || !(request.startsWith('@/server/') || request.startsWith('@/db/') || request.startsWith('.'))) return undefined;
+    if (!request || !(request.startsWith('@/server/') || request.startsWith('@/db/') || request.startsWith('.')))
+      return undefined;
     if (ownDirs.some((dir) => (context ?? '').startsWith(dir))) return undefined;
     let file;
     try {
@@ -30,9 +31,12 @@ function externalizeServer() {
 // build would carry a second copy of server/ (a second database handle): it is refused.
 function checkBuild() {
   if (process.env.TURBOPACK) {
-    throw new Error('Build with `npm run build` (next build --webpack): the production server loads server/ and db/ once, outside the bundle (docs/deploy.md).');
+    throw new Error(
+      'Build with `npm run build` (next build --webpack): the production server loads server/ and db/ once, outside the bundle (docs/deploy.md).',
+    );
   }
-  if (!/--import[= ]tsx\b/.test(process.env.NODE_OPTIONS ?? '')) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import tsx`.trim();
+  if (!/--import[= ]tsx\b/.test(process.env.NODE_OPTIONS ?? ''))
+    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import tsx`.trim();
 }
 
 /** @type {import('next').NextConfig} */

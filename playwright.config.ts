@@ -40,7 +40,15 @@ export default defineConfig({
         browserName: 'chromium',
         launchOptions: {
           executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--disable-quic',
+            '--no-first-run',
+          ],
         },
       },
     },
@@ -62,7 +70,12 @@ export default defineConfig({
       STRIPE_PRICE_PRO: 'price_test_pro',
       STRIPE_API_BASE: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT ?? 3199}`,
       ...databaseEnv(),
-      ...(serverCommand ? { NEXTAUTH_URL: baseURL, NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? 'e2e-only-secret-not-for-production-use' } : {}),
+      ...(serverCommand
+        ? {
+            NEXTAUTH_URL: baseURL,
+            NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? 'e2e-only-secret-not-for-production-use',
+          }
+        : {}),
     },
   },
 });

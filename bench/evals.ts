@@ -25,7 +25,13 @@ const runCount = Number(process.env.BENCH_EVAL_RUNS ?? 4);
 const killCases = Number(process.env.BENCH_EVAL_KILL_CASES ?? 200);
 const target = 0.9;
 
-type ModelServer = { url: string; calls: Map<string, number>; maxInFlight: () => number; connections: () => number; close: () => Promise<void> };
+type ModelServer = {
+  url: string;
+  calls: Map<string, number>;
+  maxInFlight: () => number;
+  connections: () => number;
+  close: () => Promise<void>;
+};
 
 // Echoes the last user message after a fixed latency; counts calls per message and peak concurrency.
 async function startModelServer(): Promise<ModelServer> {
@@ -72,7 +78,9 @@ async function startModelServer(): Promise<ModelServer> {
 
 function startWorker(databaseUrl: string, model: ModelServer): ChildProcess {
   // BENCH_EVAL_CPU_PROF=<dir>: the worker writes a V8 CPU profile there when it exits (SIGTERM, not SIGKILL).
-  const profile = process.env.BENCH_EVAL_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_EVAL_CPU_PROF}`] : [];
+  const profile = process.env.BENCH_EVAL_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_EVAL_CPU_PROF}`]
+    : [];
   return spawn(process.execPath, [...profile, '--import', 'tsx', 'server/main.ts', '--role=worker'], {
     cwd: root,
     env: {
@@ -80,7 +88,9 @@ function startWorker(databaseUrl: string, model: ModelServer): ChildProcess {
       DATABASE_URL: databaseUrl,
       NODE_ENV: 'production',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      MODEL_ROUTES: JSON.stringify([{ id: 'bench/model', provider: 'bench', name: 'Bench model', baseUrl: model.url, modelId: 'bench' }]),
+      MODEL_ROUTES: JSON.stringify([
+        { id: 'bench/model', provider: 'bench', name: 'Bench model', baseUrl: model.url, modelId: 'bench' },
+      ]),
       EVAL_CONCURRENCY_PER_ORG: String(concurrency),
       EVAL_CONCURRENCY_PER_ROUTE: String(concurrency),
       EVAL_WORKER_HEARTBEAT_MS: process.env.EVAL_WORKER_HEARTBEAT_MS ?? '1000',
@@ -89,9 +99,18 @@ function startWorker(databaseUrl: string, model: ModelServer): ChildProcess {
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
-async function createEvaluations(db: Db, organizationId: string, prefix: string, runs: number, casesPerRun: number): Promise<{ evaluationIds: string[]; runIds: string[] }> {
+async function createEvaluations(
+  db: Db,
+  organizationId: string,
+  prefix: string,
+  runs: number,
+  casesPerRun: number,
+): Promise<{ evaluationIds: string[]; runIds: string[] }> {
   const content = {
     messages: [{ role: 'system', content: 'Repeat the question.' }],
     inputType: 'user_message',
@@ -115,8 +134,22 @@ async function createEvaluations(db: Db, organizationId: string, prefix: string,
       referenceFormat: 'text',
     }));
     await db.transaction(async (tx) => {
-      await tx.insert(prompts).values({ id: promptId, organizationId, name: `${prefix} ${r}`, createdBy: 'bench', scoring });
-      const runId = await insertRun({ db: tx }, { organizationId, promptId, versionId: null, content, scoring, cases, casesDigest: casesDigestOf(cases), createdAt: new Date() });
+      await tx
+        .insert(prompts)
+        .values({ id: promptId, organizationId, name: `${prefix} ${r}`, createdBy: 'bench', scoring });
+      const runId = await insertRun(
+        { db: tx },
+        {
+          organizationId,
+          promptId,
+          versionId: null,
+          content,
+          scoring,
+          cases,
+          casesDigest: casesDigestOf(cases),
+          createdAt: new Date(),
+        },
+      );
       const evaluationId = newId('eval');
       await tx.insert(evaluations).values({
         id: evaluationId,
@@ -184,7 +217,11 @@ async function run(databaseUrl: string): Promise<boolean> {
     await new Promise((r) => setTimeout(r, Number(process.env.BENCH_EVAL_STARTUP_MS ?? 8000)));
     const created = Date.now();
     const first = await createEvaluations(db, organizationId, 'throughput', runCount, casesPerRun);
-    await waitFor('the throughput runs to complete', async () => (await statusOf(db, first.evaluationIds)).every((s) => s === 'completed'), 300_000);
+    await waitFor(
+      'the throughput runs to complete',
+      async () => (await statusOf(db, first.evaluationIds)).every((s) => s === 'completed'),
+      300_000,
+    );
     const results = await resultsOfRuns(db, first.runIds);
     const claimedFrom = Math.min(...results.map((r) => r.claimedAt!.getTime()));
     const finishedAt = Math.max(...results.map((r) => r.finishedAt!.getTime()));
@@ -192,7 +229,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     const rate = results.length / seconds;
     const ratio = rate / ideal;
     // Where the time goes: a case holds a slot from its claim to its result; latency is the model call.
-    const slotMs = results.reduce((sum, r) => sum + (r.finishedAt!.getTime() - r.claimedAt!.getTime()), 0) / results.length;
+    const slotMs =
+      results.reduce((sum, r) => sum + (r.finishedAt!.getTime() - r.claimedAt!.getTime()), 0) / results.length;
     const modelMs = results.reduce((sum, r) => sum + (r.latencyMs ?? 0), 0) / results.length;
     const utilization = (slotMs * results.length) / (concurrency * seconds * 1000);
     const executedOnce = [...model.calls.values()].every((n) => n === 1) && model.calls.size === results.length;
@@ -203,12 +241,18 @@ async function run(databaseUrl: string): Promise<boolean> {
       `  per case: ${slotMs.toFixed(1)} ms from claim to stored result, of which ${modelMs.toFixed(1)} ms model call; slots busy ${(utilization * 100).toFixed(1)}% of the time`,
     );
     const throughputOk = ratio >= target && model.maxInFlight() <= concurrency && executedOnce;
-    console.log(`${throughputOk ? 'PASS' : 'FAIL'} throughput ≥ ${target * 100}% of concurrency-bound ideal, in-flight ≤ ${concurrency}, every case executed once`);
+    console.log(
+      `${throughputOk ? 'PASS' : 'FAIL'} throughput ≥ ${target * 100}% of concurrency-bound ideal, in-flight ≤ ${concurrency}, every case executed once`,
+    );
     ok &&= throughputOk;
 
     // 2. Kill and restart.
     const second = await createEvaluations(db, organizationId, 'kill', 1, killCases);
-    await waitFor('a third of the run to finish', async () => (await resultsOfRuns(db, second.runIds)).filter((r) => r.status === 'scored').length >= killCases / 3, 120_000);
+    await waitFor(
+      'a third of the run to finish',
+      async () => (await resultsOfRuns(db, second.runIds)).filter((r) => r.status === 'scored').length >= killCases / 3,
+      120_000,
+    );
     worker.kill('SIGKILL');
     await exited(worker);
     const atKill = await resultsOfRuns(db, second.runIds);
@@ -217,10 +261,15 @@ async function run(databaseUrl: string): Promise<boolean> {
     const restartedAt = Date.now();
     const replacement = startWorker(databaseUrl, model);
     children.push(replacement);
-    await waitFor('the killed run to complete', async () => (await statusOf(db, second.evaluationIds)).every((s) => s === 'completed'), 300_000);
+    await waitFor(
+      'the killed run to complete',
+      async () => (await statusOf(db, second.evaluationIds)).every((s) => s === 'completed'),
+      300_000,
+    );
     const finalResults = await resultsOfRuns(db, second.runIds);
     const repeatedFinished = finishedBeforeKill.filter((r) => (model.calls.get(r.input) ?? 0) !== 1).length;
-    const oneResultPerCase = finalResults.length === killCases && new Set(finalResults.map((r) => r.caseId)).size === killCases;
+    const oneResultPerCase =
+      finalResults.length === killCases && new Set(finalResults.map((r) => r.caseId)).size === killCases;
     const allScored = finalResults.every((r) => r.status === 'scored' && r.charged);
     const reExecuted = finalResults.filter((r) => (model.calls.get(r.input) ?? 0) > 1).length;
     console.log(
@@ -228,7 +277,9 @@ async function run(databaseUrl: string): Promise<boolean> {
         `finished cases executed again: ${repeatedFinished}; in-flight cases executed again: ${reExecuted} (≤ ${inFlightAtKill.length})`,
     );
     const killOk = repeatedFinished === 0 && oneResultPerCase && allScored && reExecuted <= inFlightAtKill.length;
-    console.log(`${killOk ? 'PASS' : 'FAIL'} kill and restart: run completed, one result per case, no finished case executed twice`);
+    console.log(
+      `${killOk ? 'PASS' : 'FAIL'} kill and restart: run completed, one result per case, no finished case executed twice`,
+    );
     ok &&= killOk;
     replacement.kill('SIGTERM');
     await exited(replacement);

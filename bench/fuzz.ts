@@ -28,7 +28,11 @@ async function freePort(): Promise<number> {
 }
 
 // An OAuth issuer of our own: its JWKS over HTTP, tokens signed here.
-async function startIssuer(): Promise<{ url: string; server: Server; sign: (sub: string, audience: string) => Promise<string> }> {
+async function startIssuer(): Promise<{
+  url: string;
+  server: Server;
+  sign: (sub: string, audience: string) => Promise<string>;
+}> {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'fuzz', alg: 'ES256', use: 'sig' };
   const server = createServer((_req, res) => {
@@ -65,7 +69,11 @@ async function waitFor(child: ChildProcess, url: string): Promise<void> {
 }
 
 // One raw exchange: the status lines of what came back before the server closed, or before `ms`.
-function raw(port: number, bytes: (string | Buffer)[], ms = 5000): Promise<{ statuses: number[]; text: string; closed: boolean }> {
+function raw(
+  port: number,
+  bytes: (string | Buffer)[],
+  ms = 5000,
+): Promise<{ statuses: number[]; text: string; closed: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
@@ -118,13 +126,20 @@ async function probeEntry(port: number): Promise<ProbeReport> {
     const status = got.statuses[0];
     if (status >= 500 || status === undefined) report.serverErrors += status === undefined ? 0 : 1;
     const envelope = /"error":\{"code":"[a-z_]+","message":/.test(got.text);
-    if (status !== expected || !envelope) report.failures.push(`${what}: ${status ?? 'no answer'} ${got.text.slice(0, 200).replace(/\r\n/g, ' | ')}`);
+    if (status !== expected || !envelope)
+      report.failures.push(`${what}: ${status ?? 'no answer'} ${got.text.slice(0, 200).replace(/\r\n/g, ' | ')}`);
   };
-  const request = (method: string, target: string) => `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
-  for (const route of nextRoutes) for (const method of oddMethods) check(`${method} ${route}`, await raw(port, [request(method, route)]), 405);
+  const request = (method: string, target: string) =>
+    `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
+  for (const route of nextRoutes)
+    for (const method of oddMethods) check(`${method} ${route}`, await raw(port, [request(method, route)]), 405);
   for (const target of badPaths) check(`GET ${target}`, await raw(port, [request('GET', target)]), 400);
   check('OPTIONS *', await raw(port, [request('OPTIONS', '*')]), 405);
-  check('a header over 16 KiB', await raw(port, [`GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]), 431);
+  check(
+    'a header over 16 KiB',
+    await raw(port, [`GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]),
+    431,
+  );
   check('an unknown method', await raw(port, ['FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n']), 400);
   // A body over 1 MiB on a keep-alive connection, then a second request: 413, and the connection closes.
   const big = Buffer.alloc(3 * 1024 * 1024, 'a');
@@ -137,7 +152,10 @@ async function probeEntry(port: number): Promise<ProbeReport> {
     report.probes += 1;
     // /mcp answers 401 before reading (no token): the body is dropped and the connection goes on.
     const answered = got.closed || got.statuses.length === 2;
-    if (!answered) report.failures.push(`POST ${route} over 1 MiB then GET on one connection: no answer to the second request, connection left open (${got.statuses.join(', ')})`);
+    if (!answered)
+      report.failures.push(
+        `POST ${route} over 1 MiB then GET on one connection: no answer to the second request, connection left open (${got.statuses.join(', ')})`,
+      );
     if (got.statuses.some((s) => s >= 500)) report.serverErrors += 1;
   }
   return report;
@@ -186,13 +204,20 @@ export async function main(): Promise<boolean> {
       };
       const member = await api('GET', '/me', undefined, memberToken);
       const organizationId = (await api('POST', '/organizations', { name: 'Fuzz' })).id;
-      const target = await seedFuzzTarget(api, { baseUrl, token, organizationId, member: { id: member.id, email: 'fuzz-member@example.com' } });
+      const target = await seedFuzzTarget(api, {
+        baseUrl,
+        token,
+        organizationId,
+        member: { id: member.id, email: 'fuzz-member@example.com' },
+      });
       const fuzz = await fuzzManagementApi(target, { runs: cases, seed });
       const probes = await probeEntry(port);
       console.log(
         `fuzz: ${fuzz.cases} OpenAPI cases (${fuzz.valid} schema-valid, ${fuzz.mutated} mutated) in ${(fuzz.ms / 1000).toFixed(1)} s, seed ${fuzz.seed}; statuses ${JSON.stringify(fuzz.byStatus)}`,
       );
-      console.log(`fuzz: 5xx ${fuzz.serverErrors}; semantic refusals of schema-valid requests ${fuzz.semanticRefusals}; failures ${fuzz.failures.length}`);
+      console.log(
+        `fuzz: 5xx ${fuzz.serverErrors}; semantic refusals of schema-valid requests ${fuzz.semanticRefusals}; failures ${fuzz.failures.length}`,
+      );
       if (fuzz.failures.length) console.log(formatFailures(fuzz, 30));
       console.log(`entry probes: ${probes.probes}, 5xx ${probes.serverErrors}, failures ${probes.failures.length}`);
       for (const failure of probes.failures.slice(0, 30)) console.log(`  ${failure}`);

@@ -54,11 +54,15 @@ export async function main(): Promise<boolean> {
   const all = stages[stages.length - 1][1];
   for (let i = 0; i < 2000; i++) all(bodies[i % bodies.length]); // warm-up
   const iterations = Number(process.env.BENCH_ITERATIONS ?? 3000);
-  console.log(`Ingestion CPU per batch (50 events, ${bodies[0].length} bytes), ${iterations} batches per stage, cumulative:`);
+  console.log(
+    `Ingestion CPU per batch (50 events, ${bodies[0].length} bytes), ${iterations} batches per stage, cumulative:`,
+  );
   for (const [name, run] of stages) {
     const started = performance.now();
     for (let i = 0; i < iterations; i++) run(bodies[i % bodies.length]);
-    console.log(`  ${name.padEnd(32)} ${(((performance.now() - started) / iterations) * 1000).toFixed(0).padStart(5)} µs`);
+    console.log(
+      `  ${name.padEnd(32)} ${(((performance.now() - started) / iterations) * 1000).toFixed(0).padStart(5)} µs`,
+    );
   }
   return true;
 }

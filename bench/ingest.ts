@@ -98,7 +98,13 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts', '--role=ingest'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 60_000;
@@ -125,7 +131,11 @@ function httpSender(port: number, secret: string) {
           method: 'POST',
           path: '/api/v1/traces',
           agent,
-          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': body.length },
+          headers: {
+            authorization: `Bearer ${secret}`,
+            'content-type': 'application/json',
+            'content-length': body.length,
+          },
         },
         (res) => {
           res.resume();
@@ -175,7 +185,8 @@ function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string
   return async (events: Event[]) => {
     // One upsert cannot touch a row twice: keep each span's highest revision of the batch.
     const latest = new Map<unknown, Event>();
-    for (const e of events) if (((latest.get(e.spanId)?.revision as number) ?? -1) < (e.revision as number)) latest.set(e.spanId, e);
+    for (const e of events)
+      if (((latest.get(e.spanId)?.revision as number) ?? -1) < (e.revision as number)) latest.set(e.spanId, e);
     const rows = [...latest.values()].map((e) => ({
       organization_id: organizationId,
       trace_id: e.traceId,
@@ -252,7 +263,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     }
     const served = summarize('POST /api/v1/traces (--role=ingest)', merge(httpResults));
     const floor = summarize('baseline: postgres-js upsert', merge(baseResults));
-    const stored = await sql`select count(*)::int as n from spans where organization_id = ${orgId} and ingestion_key_id = ${keyId} and application = 'bench-http'`;
+    const stored =
+      await sql`select count(*)::int as n from spans where organization_id = ${orgId} and ingestion_key_id = ${keyId} and application = 'bench-http'`;
     console.log(`spans stored through HTTP (distinct, latest revision): ${stored[0].n}`);
     const ratio = served / floor;
     console.log(`ratio (HTTP / baseline): ${ratio.toFixed(2)}`);

@@ -12,7 +12,14 @@ import fc from 'fast-check';
 // method), and a schema-valid request never refused with 400.
 
 type Schema = Record<string, any>;
-type Operation = { method: string; path: string; operationId: string; parameters: Schema[]; requestBody?: Schema; responses: Record<string, unknown> };
+type Operation = {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters: Schema[];
+  requestBody?: Schema;
+  responses: Record<string, unknown>;
+};
 
 export type FuzzTarget = {
   baseUrl: string;
@@ -38,7 +45,12 @@ export async function seedFuzzTarget(
   await call('POST', `/organizations/${org}/members`, { email: target.member.email, role: 'viewer' });
   const prompt = (await call('POST', `/organizations/${org}/prompts`, { name: 'Fuzz target' })).id;
   const victim = (await call('POST', `/organizations/${org}/prompts`, { name: 'Fuzz victim' })).id;
-  const caseId = (await call('POST', `/organizations/${org}/prompts/${prompt}/dataset/cases`, { revision: 0, row: { input: 'hello', expectedOutput: 'world' } })).id;
+  const caseId = (
+    await call('POST', `/organizations/${org}/prompts/${prompt}/dataset/cases`, {
+      revision: 0,
+      row: { input: 'hello', expectedOutput: 'world' },
+    })
+  ).id;
   const keyId = (await call('POST', `/organizations/${org}/prompts/${prompt}/keys`, { name: 'Fuzz' })).key.id;
   return {
     baseUrl: target.baseUrl,
@@ -60,7 +72,14 @@ export async function seedFuzzTarget(
   };
 }
 
-export type Failure = { check: string; operationId: string; kind: string; request: string; status: number; body: string };
+export type Failure = {
+  check: string;
+  operationId: string;
+  kind: string;
+  request: string;
+  status: number;
+  body: string;
+};
 export type FuzzReport = {
   seed: number;
   cases: number;
@@ -84,7 +103,8 @@ export function managementOperations(document: Schema): Operation[] {
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Schema>>)) {
     for (const [method, operation] of Object.entries(methods)) {
-      if (!JSON.stringify(operation.security ?? []).includes('ManagementOAuth') || !path.startsWith('/api/v1/')) continue;
+      if (!JSON.stringify(operation.security ?? []).includes('ManagementOAuth') || !path.startsWith('/api/v1/'))
+        continue;
       operations.push({
         method: method.toUpperCase(),
         path,
@@ -119,9 +139,12 @@ export function valueOf(document: Schema, raw: Schema, depth = 0): fc.Arbitrary<
   const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (alternatives) {
     const { anyOf: _a, oneOf: _o, ...base } = schema;
-    return fc.oneof(...alternatives.map((alternative) => valueOf(document, { ...base, ...resolve(document, alternative) }, depth)));
+    return fc.oneof(
+      ...alternatives.map((alternative) => valueOf(document, { ...base, ...resolve(document, alternative) }, depth)),
+    );
   }
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type: string) => valueOf(document, { ...schema, type }, depth)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(...schema.type.map((type: string) => valueOf(document, { ...schema, type }, depth)));
   switch (schema.type) {
     case 'null':
       return fc.constant(null);
@@ -134,7 +157,12 @@ export function valueOf(document: Schema, raw: Schema, depth = 0): fc.Arbitrary<
       return fc.oneof(fc.constantFrom(Number(min), Number(max)), fc.bigInt({ min, max }).map(Number));
     }
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'string': {
       const minLength = schema.minLength ?? 0;
       const maxLength = Math.max(minLength, cap(schema.maxLength, 40));
@@ -142,7 +170,9 @@ export function valueOf(document: Schema, raw: Schema, depth = 0): fc.Arbitrary<
       if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
       if (schema.format === 'email') return fc.stringMatching(/^[a-z]{1,10}@example\.com$/);
       return fc.string({
-        unit: fc.oneof(fc.constant('grapheme-ascii' as const), fc.constant('grapheme' as const)).chain((unit) => fc.string({ unit, minLength: 1, maxLength: 1 })),
+        unit: fc
+          .oneof(fc.constant('grapheme-ascii' as const), fc.constant('grapheme' as const))
+          .chain((unit) => fc.string({ unit, minLength: 1, maxLength: 1 })),
         minLength,
         maxLength,
       });
@@ -154,14 +184,19 @@ export function valueOf(document: Schema, raw: Schema, depth = 0): fc.Arbitrary<
     }
     case 'object':
     default: {
-      if (schema.type === undefined && !schema.properties) return depth > 2 ? fc.constant({}) : fc.jsonValue({ maxDepth: 2 });
+      if (schema.type === undefined && !schema.properties)
+        return depth > 2 ? fc.constant({}) : fc.jsonValue({ maxDepth: 2 });
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = (schema.required ?? []) as string[];
-      const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valueOf(document, property, depth + 1)]));
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, valueOf(document, property, depth + 1)]),
+      );
       let record: fc.Arbitrary<Record<string, unknown>> = fc.record(model, { requiredKeys: required });
       const extra = schema.additionalProperties;
       if (extra && typeof extra === 'object' && !Object.keys(properties).length) {
-        const key = schema.propertyNames?.pattern ? fc.stringMatching(new RegExp(schema.propertyNames.pattern)) : fc.string({ minLength: 1, maxLength: 10 });
+        const key = schema.propertyNames?.pattern
+          ? fc.stringMatching(new RegExp(schema.propertyNames.pattern))
+          : fc.string({ minLength: 1, maxLength: 10 });
         record = fc.dictionary(
           key.filter((k) => k.length <= 40),
           valueOf(document, extra, depth + 1),
@@ -176,7 +211,15 @@ export function valueOf(document: Schema, raw: Schema, depth = 0): fc.Arbitrary<
 
 // ---- requests ----
 
-type Built = { kind: string; valid: boolean; method: string; path: string; query: [string, string][]; headers: Record<string, string>; body?: string };
+type Built = {
+  kind: string;
+  valid: boolean;
+  method: string;
+  path: string;
+  query: [string, string][];
+  headers: Record<string, string>;
+  body?: string;
+};
 
 function jsonBodySchema(operation: Operation): Schema | undefined {
   return operation.requestBody?.content?.['application/json']?.schema;
@@ -184,7 +227,9 @@ function jsonBodySchema(operation: Operation): Schema | undefined {
 
 function pathWith(operation: Operation, target: FuzzTarget, override: Record<string, string> = {}): string {
   const ids = { ...target.ids, ...target.idsFor?.[operation.operationId], ...override };
-  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => (name in override ? override[name] : encodeURIComponent(ids[name] ?? `x_${name}`)));
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name in override ? override[name] : encodeURIComponent(ids[name] ?? `x_${name}`),
+  );
 }
 
 function queryString(value: unknown): string {
@@ -193,7 +238,9 @@ function queryString(value: unknown): string {
 
 // A schema-valid request: query parameters and body from the schemas (no cursor: it is opaque).
 function validRequest(document: Schema, operation: Operation, target: FuzzTarget): fc.Arbitrary<Built> {
-  const queryParams = operation.parameters.map((p) => resolve(document, p)).filter((p) => p.in === 'query' && p.name !== 'cursor');
+  const queryParams = operation.parameters
+    .map((p) => resolve(document, p))
+    .filter((p) => p.in === 'query' && p.name !== 'cursor');
   const query = fc.tuple(
     ...queryParams.map((p) =>
       p.required
@@ -207,14 +254,21 @@ function validRequest(document: Schema, operation: Operation, target: FuzzTarget
   const bodySchema = jsonBodySchema(operation);
   const body = bodySchema ? valueOf(document, bodySchema) : fc.constant(undefined);
   const keyParam = operation.parameters.map((p) => resolve(document, p)).find((p) => p.name === 'Idempotency-Key');
-  const key = keyParam ? fc.option(valueOf(document, keyParam.schema) as fc.Arbitrary<string>, { nil: undefined }) : fc.constant(undefined);
+  const key = keyParam
+    ? fc.option(valueOf(document, keyParam.schema) as fc.Arbitrary<string>, { nil: undefined })
+    : fc.constant(undefined);
   return fc.tuple(query, body, key).map(([pairs, value, idempotencyKey]) => ({
     kind: idempotencyKey ? 'valid+key' : 'valid',
     valid: true,
     method: operation.method,
     path: pathWith(operation, target),
-    query: (pairs as ([string, unknown] | undefined)[]).filter((p): p is [string, unknown] => p !== undefined).map(([name, v]) => [name, queryString(v)]),
-    headers: { ...(value !== undefined ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+    query: (pairs as ([string, unknown] | undefined)[])
+      .filter((p): p is [string, unknown] => p !== undefined)
+      .map(([name, v]) => [name, queryString(v)]),
+    headers: {
+      ...(value !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     body: value === undefined ? undefined : JSON.stringify(value),
   }));
 }
@@ -261,7 +315,12 @@ const mutations = [
 function mutatedRequest(document: Schema, operation: Operation, target: FuzzTarget): fc.Arbitrary<Built> {
   const pathParams = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   return fc
-    .tuple(validRequest(document, operation, target), fc.constantFrom(...mutations), fc.nat(1000), fc.constantFrom<unknown>(42, 'text', true, null, [], {}, -0.5))
+    .tuple(
+      validRequest(document, operation, target),
+      fc.constantFrom(...mutations),
+      fc.nat(1000),
+      fc.constantFrom<unknown>(42, 'text', true, null, [], {}, -0.5),
+    )
     .map(([base, mutation, pick, wrong]) => {
       const out: Built = { ...base, kind: mutation, valid: false, headers: { ...base.headers } };
       const body = base.body === undefined ? {} : JSON.parse(base.body);
@@ -276,7 +335,10 @@ function mutatedRequest(document: Schema, operation: Operation, target: FuzzTarg
           out.method = oddMethods[pick % oddMethods.length];
           break;
         case 'path-encoding':
-          if (pathParams.length) out.path = pathWith(operation, target, { [pathParams[pick % pathParams.length]]: badEncodings[pick % badEncodings.length] });
+          if (pathParams.length)
+            out.path = pathWith(operation, target, {
+              [pathParams[pick % pathParams.length]]: badEncodings[pick % badEncodings.length],
+            });
           else {
             // No parameter to spoil: a bad segment after the path names another (absent) resource.
             out.kind = 'path-extra';
@@ -333,7 +395,10 @@ function mutatedRequest(document: Schema, operation: Operation, target: FuzzTarg
 // GET has no body, so its body mutations and Idempotency-Key are ignored, as HTTP says).
 function mustRefuse(operation: Operation, built: Built): boolean {
   if (['path-encoding', 'query'].includes(built.kind)) return true;
-  return operation.method !== 'GET' && ['extra-field', 'deep-body', 'not-json', 'field-poison', 'idempotency-key'].includes(built.kind);
+  return (
+    operation.method !== 'GET' &&
+    ['extra-field', 'deep-body', 'not-json', 'field-poison', 'idempotency-key'].includes(built.kind)
+  );
 }
 
 // Rules the server applies that JSON Schema cannot state (or that this document does not state
@@ -341,21 +406,42 @@ function mustRefuse(operation: Operation, built: Built): boolean {
 // failure, when every issue of the 400 is one of these. Each names the field and the rule.
 export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[] = [
   { operationId: /^list_traces$/, path: /^from$/, rule: '`from` must not be after `to`' },
-  { operationId: /^set_scoring_policy$/, path: /^(judgeModelRouteId|rubric)$/, rule: 'judge-only fields; a configured model route; a rubric that is not blank' },
+  {
+    operationId: /^set_scoring_policy$/,
+    path: /^(judgeModelRouteId|rubric)$/,
+    rule: 'judge-only fields; a configured model route; a rubric that is not blank',
+  },
   {
     operationId: /^update_draft$/,
     path: /^content\.(outputSchema|modelRouteId|modelId|customMetrics\.\d+\.(value|name))$/,
     rule: 'JSON Schema text, a configured model route and its model, a metric value that fits its type, unique metric names',
   },
-  { operationId: /^review_evaluation_results$/, path: /^reviews\.\d+\.correctedOutput$/, rule: 'only accept_corrected takes a corrected output, and needs it' },
-  { operationId: /^(add|update)_dataset_case$/, path: /^row\.(input|expectedOutput)$/, rule: 'a json-format field holds JSON text' },
-  { operationId: /./, path: /^(name|rubric|organizationName|application|environment)$/, rule: 'trimmed: a blank value is empty' },
+  {
+    operationId: /^review_evaluation_results$/,
+    path: /^reviews\.\d+\.correctedOutput$/,
+    rule: 'only accept_corrected takes a corrected output, and needs it',
+  },
+  {
+    operationId: /^(add|update)_dataset_case$/,
+    path: /^row\.(input|expectedOutput)$/,
+    rule: 'a json-format field holds JSON text',
+  },
+  {
+    operationId: /./,
+    path: /^(name|rubric|organizationName|application|environment)$/,
+    rule: 'trimmed: a blank value is empty',
+  },
 ];
 
 function isSemanticRefusal(operationId: string, body: string): boolean {
   try {
     const issues = JSON.parse(body).error.details.issues as { path: string }[] | undefined;
-    return Boolean(issues?.length) && issues!.every((issue) => semanticRules.some((rule) => rule.operationId.test(operationId) && rule.path.test(issue.path)));
+    return (
+      Boolean(issues?.length) &&
+      issues!.every((issue) =>
+        semanticRules.some((rule) => rule.operationId.test(operationId) && rule.path.test(issue.path)),
+      )
+    );
   } catch {
     return false;
   }
@@ -365,12 +451,19 @@ function isSemanticRefusal(operationId: string, body: string): boolean {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
-function send(baseUrl: string, token: string, built: Built): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function send(
+  baseUrl: string,
+  token: string,
+  built: Built,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(baseUrl);
-  const search = built.query.length ? `?${built.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '';
+  const search = built.query.length
+    ? `?${built.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`
+    : '';
   // Header values must be Latin-1 on the wire: a key outside it goes as its UTF-8 bytes.
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...built.headers };
-  if (headers['idempotency-key']) headers['idempotency-key'] = Buffer.from(headers['idempotency-key'], 'utf8').toString('latin1');
+  if (headers['idempotency-key'])
+    headers['idempotency-key'] = Buffer.from(headers['idempotency-key'], 'utf8').toString('latin1');
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -379,12 +472,17 @@ function send(baseUrl: string, token: string, built: Built): Promise<{ status: n
         port: url.port,
         method: built.method,
         path: `${built.path}${search}`,
-        headers: { ...headers, ...(built.body !== undefined ? { 'content-length': String(Buffer.byteLength(built.body)) } : {}) },
+        headers: {
+          ...headers,
+          ...(built.body !== undefined ? { 'content-length': String(Buffer.byteLength(built.body)) } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
@@ -397,7 +495,12 @@ function envelopeProblem(body: string): string | null {
   try {
     const { error } = JSON.parse(body);
     const ok =
-      error && typeof error.code === 'string' && typeof error.message === 'string' && error.details && typeof error.details === 'object' && typeof error.requestId === 'string';
+      error &&
+      typeof error.code === 'string' &&
+      typeof error.message === 'string' &&
+      error.details &&
+      typeof error.details === 'object' &&
+      typeof error.requestId === 'string';
     return ok ? null : 'error body is not the envelope';
   } catch {
     return 'error body is not JSON';
@@ -409,16 +512,33 @@ function isBillingNotConfigured(status: number, body: string): boolean {
   return status === 503 && body.includes('"billing_not_configured"');
 }
 
-export async function fuzzManagementApi(target: FuzzTarget, options: { runs: number; seed?: number }): Promise<FuzzReport> {
+export async function fuzzManagementApi(
+  target: FuzzTarget,
+  options: { runs: number; seed?: number },
+): Promise<FuzzReport> {
   const started = performance.now();
   const seed = options.seed ?? Date.now() % 2 ** 31;
   const document = (await (await fetch(`${target.baseUrl}/api/v1/openapi.json`)).json()) as Schema;
   const operations = managementOperations(document);
-  const report: FuzzReport = { seed, cases: 0, valid: 0, mutated: 0, byStatus: {}, serverErrors: 0, semanticRefusals: 0, failures: [], ms: 0 };
+  const report: FuzzReport = {
+    seed,
+    cases: 0,
+    valid: 0,
+    mutated: 0,
+    byStatus: {},
+    serverErrors: 0,
+    semanticRefusals: 0,
+    failures: [],
+    ms: 0,
+  };
   const cases = fc.constantFrom(...operations).chain((operation) =>
     fc.tuple(
       fc.constant(operation),
-      fc.boolean().chain((valid) => (valid ? validRequest(document, operation, target) : mutatedRequest(document, operation, target))),
+      fc
+        .boolean()
+        .chain((valid) =>
+          valid ? validRequest(document, operation, target) : mutatedRequest(document, operation, target),
+        ),
     ),
   );
   for (const [operation, built] of fc.sample(cases, { numRuns: options.runs, seed })) {
@@ -443,7 +563,8 @@ export async function fuzzManagementApi(target: FuzzTarget, options: { runs: num
     }
     if (response.status >= 400 && envelopeProblem(response.body)) fail(envelopeProblem(response.body)!);
     if (built.kind === 'path-extra') {
-      if (response.status !== 400 && response.status !== 404 && response.status !== 405) fail('a bad extra segment not refused');
+      if (response.status !== 400 && response.status !== 404 && response.status !== 405)
+        fail('a bad extra segment not refused');
     } else if (built.kind === 'odd-method') {
       if (response.status === 405 && !response.headers.allow) fail('405 without Allow');
       if (response.status !== 405 && response.status !== 404) fail('odd method not refused with 405');
@@ -461,6 +582,8 @@ export async function fuzzManagementApi(target: FuzzTarget, options: { runs: num
 }
 
 export function formatFailures(report: FuzzReport, max = 15): string {
-  const lines = report.failures.slice(0, max).map((f) => `  [${f.check}] ${f.operationId} (${f.kind}) ${f.request}\n    → ${f.status} ${f.body}`);
+  const lines = report.failures
+    .slice(0, max)
+    .map((f) => `  [${f.check}] ${f.operationId} (${f.kind}) ${f.request}\n    → ${f.status} ${f.body}`);
   return `seed ${report.seed} (FUZZ_SEED=${report.seed} repeats this run): ${report.failures.length} failure(s)\n${lines.join('\n')}`;
 }

@@ -36,7 +36,10 @@ const server = createServer(async (req, res) => {
       content: row.content,
       createdAt: (row.created_at as Date).toISOString(),
     });
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   } catch {
     res.writeHead(503).end();

@@ -202,7 +202,11 @@ async function waitFor(child: ChildProcess, url: string, what: string): Promise<
 }
 
 function start(args: string[], env: Record<string, string>, cwd = root): ChildProcess {
-  return spawn(process.execPath, args, { cwd, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 // Baseline (a) is built once; rebuilt when its route changed since.
@@ -266,7 +270,11 @@ async function seed(sql: postgres.Sql): Promise<{ promptId: string; secrets: str
 }
 
 function requestBytes(pathWithQuery: string, headers: Record<string, string> = {}): Buffer {
-  const lines = [`GET ${pathWithQuery} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `GET ${pathWithQuery} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
@@ -299,9 +307,14 @@ async function run(databaseUrl: string): Promise<boolean> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     });
     children.push(ours);
-    const next = start([nextBin, 'start', staticApp, '-p', String(nextPort), '-H', '127.0.0.1'], { NEXT_TELEMETRY_DISABLED: '1' });
+    const next = start([nextBin, 'start', staticApp, '-p', String(nextPort), '-H', '127.0.0.1'], {
+      NEXT_TELEMETRY_DISABLED: '1',
+    });
     children.push(next);
-    const bare = start(['--import', 'tsx', 'bench/retrieval-baseline.ts'], { PORT: String(barePort), DATABASE_URL: databaseUrl });
+    const bare = start(['--import', 'tsx', 'bench/retrieval-baseline.ts'], {
+      PORT: String(barePort),
+      DATABASE_URL: databaseUrl,
+    });
     children.push(bare);
     const retrievalPath = `/api/v1/prompts/${promptId}`;
     await waitFor(ours, `http://127.0.0.1:${ourPort}${retrievalPath}`, `server/main.ts --role=${entryRole}`);
@@ -309,21 +322,41 @@ async function run(databaseUrl: string): Promise<boolean> {
     await waitFor(bare, `http://127.0.0.1:${barePort}${retrievalPath}`, 'bench/retrieval-baseline.ts');
 
     // Sanity: each side answers what it should, and the ETag for the conditional phase.
-    const first = await fetch(`http://127.0.0.1:${ourPort}${retrievalPath}`, { headers: { authorization: `Bearer ${secrets[0]}` } });
+    const first = await fetch(`http://127.0.0.1:${ourPort}${retrievalPath}`, {
+      headers: { authorization: `Bearer ${secrets[0]}` },
+    });
     const etag = first.headers.get('etag');
     const served = (await first.json()) as { version?: number };
-    if (first.status !== 200 || !etag || served.version !== 1) throw new Error(`retrieval sanity check failed: ${first.status}`);
-    const bareReply = await fetch(`http://127.0.0.1:${barePort}${retrievalPath}`, { headers: { authorization: `Bearer ${secrets[0]}` } });
+    if (first.status !== 200 || !etag || served.version !== 1)
+      throw new Error(`retrieval sanity check failed: ${first.status}`);
+    const bareReply = await fetch(`http://127.0.0.1:${barePort}${retrievalPath}`, {
+      headers: { authorization: `Bearer ${secrets[0]}` },
+    });
     if (bareReply.status !== 200) throw new Error(`baseline (b) sanity check failed: ${bareReply.status}`);
     const nextReply = await fetch(`http://127.0.0.1:${nextPort}/api/static`);
     if (nextReply.status !== 200) throw new Error(`baseline (a) sanity check failed: ${nextReply.status}`);
 
     const auth = (secret: string) => ({ authorization: `Bearer ${secret}` });
     const phases = {
-      ours200: { name: 'ours 200', port: ourPort, requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))), expect: 200 },
-      ours304: { name: 'ours 304', port: ourPort, requests: secrets.map((s) => requestBytes(retrievalPath, { ...auth(s), 'if-none-match': etag })), expect: 304 },
+      ours200: {
+        name: 'ours 200',
+        port: ourPort,
+        requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))),
+        expect: 200,
+      },
+      ours304: {
+        name: 'ours 304',
+        port: ourPort,
+        requests: secrets.map((s) => requestBytes(retrievalPath, { ...auth(s), 'if-none-match': etag })),
+        expect: 304,
+      },
       next: { name: 'a', port: nextPort, requests: [requestBytes('/api/static')], expect: 200 },
-      bare: { name: 'b', port: barePort, requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))), expect: 200 },
+      bare: {
+        name: 'b',
+        port: barePort,
+        requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))),
+        expect: 200,
+      },
     } satisfies Record<string, Phase>;
 
     console.log(
@@ -340,11 +373,20 @@ async function run(databaseUrl: string): Promise<boolean> {
     const b = summarize('(b) bare node:http + postgres-js lookup', merge(results.bare));
 
     // Latency at half of the measured peak (paced, all connections).
-    const half200 = summarize(`ours 200 paced at ${(our200.rate / 2).toFixed(0)} req/s`, await drive(phases.ours200, { rate: our200.rate / 2 }));
-    const half304 = summarize(`ours 304 paced at ${(our304.rate / 2).toFixed(0)} req/s`, await drive(phases.ours304, { rate: our304.rate / 2 }));
+    const half200 = summarize(
+      `ours 200 paced at ${(our200.rate / 2).toFixed(0)} req/s`,
+      await drive(phases.ours200, { rate: our200.rate / 2 }),
+    );
+    const half304 = summarize(
+      `ours 304 paced at ${(our304.rate / 2).toFixed(0)} req/s`,
+      await drive(phases.ours304, { rate: our304.rate / 2 }),
+    );
     // For reference only (no target): (b) paced at the same rate as ours 200, the tail this machine
     // gives a bare handler doing the same lookup.
-    summarize(`(b) paced at ${(our200.rate / 2).toFixed(0)} req/s (reference)`, await drive(phases.bare, { rate: our200.rate / 2 }));
+    summarize(
+      `(b) paced at ${(our200.rate / 2).toFixed(0)} req/s (reference)`,
+      await drive(phases.bare, { rate: our200.rate / 2 }),
+    );
     console.log(`after: ${load()}`);
 
     const checks: [string, boolean][] = [

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 export type Event = Record<string, unknown>;
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const words = 'the quick brown fox jumps over the lazy dog while the model explains its reasoning step by step'.split(' ');
+const words = 'the quick brown fox jumps over the lazy dog while the model explains its reasoning step by step'.split(
+  ' ',
+);
 const sentence = (n: number) => Array.from({ length: n }, (_, i) => words[(i * 7) % words.length]).join(' ');
 
 // A realistic content document of a few KB: chat messages, tool input and output.
@@ -18,10 +20,18 @@ function content(kind: string): string {
       ],
       variables: { customer: 'Ada', plan: 'pro' },
     },
-    output: kind === 'tool' ? { rows: Array.from({ length: 12 }, (_, i) => ({ id: i, title: sentence(8), score: i / 12 })) } : { role: 'assistant', content: sentence(150) },
+    output:
+      kind === 'tool'
+        ? { rows: Array.from({ length: 12 }, (_, i) => ({ id: i, title: sentence(8), score: i / 12 })) }
+        : { role: 'assistant', content: sentence(150) },
   });
 }
-export const contents: Record<string, string> = { execution: content('execution'), model: content('model'), tool: content('tool'), retrieval: content('retrieval') };
+export const contents: Record<string, string> = {
+  execution: content('execution'),
+  model: content('model'),
+  tool: content('tool'),
+  retrieval: content('retrieval'),
+};
 const metadata = JSON.stringify({
   region: 'eu-west-1',
   release: '2026.11.3',
@@ -37,7 +47,10 @@ export function traceEvents(now: number): Event[] {
   const traceId = hex(16);
   const rootId = hex(8);
   const kinds = ['model', 'tool', 'retrieval', 'model', 'tool', 'model', 'retrieval', 'model', 'tool'];
-  const spans = [{ spanId: rootId, kind: 'execution', parentSpanId: undefined as string | undefined }, ...kinds.map((kind) => ({ spanId: hex(8), kind, parentSpanId: rootId }))];
+  const spans = [
+    { spanId: rootId, kind: 'execution', parentSpanId: undefined as string | undefined },
+    ...kinds.map((kind) => ({ spanId: hex(8), kind, parentSpanId: rootId })),
+  ];
   const snapshot = (s: (typeof spans)[number], revision: number): Event => {
     const finished = revision === 1;
     const event: Event = {
@@ -59,7 +72,14 @@ export function traceEvents(now: number): Event[] {
       event.endedAt = now;
       event.contentJson = contents[s.kind];
       if (s.kind === 'model')
-        Object.assign(event, { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 240, costUsdNanos: 265200, costSource: 'catalog_estimate' });
+        Object.assign(event, {
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          inputTokens: 812,
+          outputTokens: 240,
+          costUsdNanos: 265200,
+          costSource: 'catalog_estimate',
+        });
     }
     return event;
   };
@@ -71,7 +91,12 @@ export function traceEvents(now: number): Event[] {
 // rendered to JSON once; each new trace copies those bytes and writes fresh ids and times at the
 // offsets where the template's stood (same length: hex ids, 13-digit millisecond times). The
 // bytes are exactly JSON.stringify of the events traceEvents would have made.
-type TraceTemplate = { bytes: Buffer; events: [start: number, end: number][]; ids: [offset: number, length: number][][]; times: [offset: number, delta: number][] };
+type TraceTemplate = {
+  bytes: Buffer;
+  events: [start: number, end: number][];
+  ids: [offset: number, length: number][][];
+  times: [offset: number, delta: number][];
+};
 
 function indexesOf(text: string, needle: string): number[] {
   const found: number[] = [];
@@ -87,7 +112,9 @@ function traceTemplate(): TraceTemplate {
   const ids = [events[0].traceId as string, ...new Set(events.map((e) => e.spanId as string))].map((id) =>
     indexesOf(text, `"${id}"`).map((i) => [i + 1, id.length] as [number, number]),
   );
-  const times = [0, -2000].flatMap((delta) => indexesOf(text, String(now + delta)).map((i) => [i, delta] as [number, number]));
+  const times = [0, -2000].flatMap((delta) =>
+    indexesOf(text, String(now + delta)).map((i) => [i, delta] as [number, number]),
+  );
   const bounds: [number, number][] = [];
   let at = 0;
   for (const t of texts) {

@@ -26,7 +26,16 @@ let state = 42;
 const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)];
 
-const services = ['checkout', 'support-bot', 'search', 'billing', 'onboarding', 'recommendations', 'email', 'reports'] as const;
+const services = [
+  'checkout',
+  'support-bot',
+  'search',
+  'billing',
+  'onboarding',
+  'recommendations',
+  'email',
+  'reports',
+] as const;
 const childKinds = ['model', 'tool', 'retrieval', 'model', 'tool', 'model', 'retrieval', 'model', 'tool'] as const;
 const sessions = 20_000;
 const endUsers = 5_000;
@@ -70,7 +79,9 @@ function traceEvents(i: number, n: number, now: number): SpanSnapshot[] {
     status: 'success',
     startedAt: start + 10 + k * 100,
     endedAt: start + 90 + k * 100,
-    ...(kind === 'model' ? { inputTokens: 812, outputTokens: 240, costUsdNanos: 265_200, costSource: 'catalog_estimate' } : {}),
+    ...(kind === 'model'
+      ? { inputTokens: 812, outputTokens: 240, costUsdNanos: 265_200, costSource: 'catalog_estimate' }
+      : {}),
     metadataJson: '{"region":"eu-west-1"}',
   }));
   return [root, ...children] as SpanSnapshot[];
@@ -109,18 +120,23 @@ async function run(databaseUrl: string): Promise<boolean> {
         const first = next;
         next += tracesPerBatch;
         const events: SpanSnapshot[] = [];
-        for (let i = first; i < Math.min(first + tracesPerBatch, traceCount); i++) events.push(...traceEvents(i, traceCount, now));
+        for (let i = first; i < Math.min(first + tracesPerBatch, traceCount); i++)
+          events.push(...traceEvents(i, traceCount, now));
         await storeBatch(db, keyId, { version: 1, events } as TraceBatch);
       }
     };
     await Promise.all(Array.from({ length: seedConnections }, worker));
     await sql`analyze spans`;
     await sql`analyze traces`;
-    const [{ spans: storedSpans, traces: storedTraces }] = await sql`select (select count(*)::int from spans) as spans, (select count(*)::int from traces) as traces`;
-    console.log(`seeded ${storedSpans} spans, ${storedTraces} traces in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+    const [{ spans: storedSpans, traces: storedTraces }] =
+      await sql`select (select count(*)::int from spans) as spans, (select count(*)::int from traces) as traces`;
+    console.log(
+      `seeded ${storedSpans} spans, ${storedTraces} traces in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`,
+    );
 
     const ctx = { db, actor: { userId, clientId: 'bench', human: true } };
-    const run = (query: Partial<ListTracesQuery>) => listTraces(ctx, { organizationId: orgId, limit: 25, ...query } as ListTracesQuery & { organizationId: string });
+    const run = (query: Partial<ListTracesQuery>) =>
+      listTraces(ctx, { organizationId: orgId, limit: 25, ...query } as ListTracesQuery & { organizationId: string });
     // A cursor 40 pages in (1,000 traces), for "a later page".
     let cursor: string | null = null;
     for (let page = 0; page < 40; page++) cursor = (await run(cursor ? { cursor } : {})).nextCursor;
@@ -156,7 +172,9 @@ async function run(databaseUrl: string): Promise<boolean> {
       const p50 = percentile(times, 50);
       const ok = p50 < targetP50Ms;
       passed &&= ok;
-      console.log(`${ok ? 'PASS' : 'FAIL'} ${label.padEnd(30)} p50 ${p50.toFixed(2).padStart(6)} ms   p99 ${percentile(times, 99).toFixed(2).padStart(7)} ms   items ${items}`);
+      console.log(
+        `${ok ? 'PASS' : 'FAIL'} ${label.padEnd(30)} p50 ${p50.toFixed(2).padStart(6)} ms   p99 ${percentile(times, 99).toFixed(2).padStart(7)} ms   items ${items}`,
+      );
     }
     console.log(`${passed ? 'PASS' : 'FAIL'} every case p50 < ${targetP50Ms} ms`);
     await sql.end({ timeout: 5 });

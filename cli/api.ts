@@ -12,7 +12,9 @@ import { refresh, type TokenSource } from './oauth';
 export type ApiAnswer = { status: number; headers: Headers; body: unknown; requestId: string | null };
 export type RequestOptions = { query?: Record<string, string | undefined>; body?: unknown; idempotencyKey?: string };
 
-export type ApiErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId?: string } };
+export type ApiErrorBody = {
+  error: { code: string; message: string; details: Record<string, unknown>; requestId?: string };
+};
 
 function isErrorBody(body: unknown): body is ApiErrorBody {
   return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).error?.code === 'string';
@@ -64,7 +66,10 @@ export class StoredLogin implements TokenSource {
 
   async current(): Promise<string> {
     const tokens = this.store.tokens();
-    if (!tokens) throw notLoggedIn(`Not logged in to ${this.url}. Run \`promptloop login${this.url === 'http://localhost:3000' ? '' : ` --url ${this.url}`}\`.`);
+    if (!tokens)
+      throw notLoggedIn(
+        `Not logged in to ${this.url}. Run \`promptloop login${this.url === 'http://localhost:3000' ? '' : ` --url ${this.url}`}\`.`,
+      );
     if (tokens.expiresAt - refreshMarginMs > Date.now()) return tokens.accessToken;
     return (await this.refreshTokens(tokens.accessToken)).accessToken;
   }
@@ -112,14 +117,19 @@ export class Api {
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
     const url = new URL(`${this.url}/api/v1${path}`);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, value);
     const isWrite = method !== 'GET' && method !== 'HEAD';
     const idempotencyKey = isWrite ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     let accessToken = await this.tokens.current();
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${accessToken}`, 'user-agent': 'promptloop-cli/0.1.0' };
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        authorization: `Bearer ${accessToken}`,
+        'user-agent': 'promptloop-cli/0.1.0',
+      };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       let response: Response;
@@ -128,8 +138,13 @@ export class Api {
         response = await fetch(url, { method, headers, body: payload, signal: AbortSignal.timeout(60_000) });
         text = await response.text();
       } catch (error) {
-        const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : `network error (${(error as Error).message})`;
-        if (attempt >= this.maxAttempts) throw new CliError(`${method} ${url.pathname}: ${reason}; gave up after ${attempt} attempts.`, exitCodes.apiError);
+        const reason =
+          (error as Error).name === 'TimeoutError' ? 'timed out' : `network error (${(error as Error).message})`;
+        if (attempt >= this.maxAttempts)
+          throw new CliError(
+            `${method} ${url.pathname}: ${reason}; gave up after ${attempt} attempts.`,
+            exitCodes.apiError,
+          );
         await this.pause(attempt, null, reason);
         continue;
       }
@@ -170,7 +185,11 @@ export class Api {
   private failure(method: string, path: string, status: number, body: unknown): ApiError {
     const envelope = isErrorBody(body) ? body : null;
     if (status === 401) {
-      return new ApiError(status, envelope, `The server no longer accepts ${this.tokens.description} (${envelope?.error.message ?? 'unauthorized'}). ${this.tokens.refusedHint}`);
+      return new ApiError(
+        status,
+        envelope,
+        `The server no longer accepts ${this.tokens.description} (${envelope?.error.message ?? 'unauthorized'}). ${this.tokens.refusedHint}`,
+      );
     }
     const message = envelope
       ? `${envelope.error.code}: ${envelope.error.message}${envelope.error.requestId ? ` (request ${envelope.error.requestId})` : ''}`

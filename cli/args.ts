@@ -6,7 +6,9 @@ export function readText(file: string, label: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
-    throw usageError(`${label}: cannot read ${file === '-' ? 'stdin' : file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw usageError(
+      `${label}: cannot read ${file === '-' ? 'stdin' : file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -43,7 +45,12 @@ export type Parsed = { flags: Record<string, unknown>; positionals: string[] };
 
 /** Flags every command takes. */
 export const globalFlags: Flag[] = [
-  { name: 'url', kind: 'string', placeholder: 'url', description: 'Server base URL (env PROMPTLOOP_URL; default http://localhost:3000).' },
+  {
+    name: 'url',
+    kind: 'string',
+    placeholder: 'url',
+    description: 'Server base URL (env PROMPTLOOP_URL; default http://localhost:3000).',
+  },
   { name: 'json', kind: 'boolean', description: 'Print the API’s JSON instead of a summary.' },
   { name: 'help', kind: 'boolean', description: 'Show help.' },
 ];
@@ -56,7 +63,8 @@ export function convertValue(flag: Flag, raw: string): unknown {
 function convert(flag: Flag, kind: Exclude<FlagKind, 'list' | 'boolean'>, raw: string): unknown {
   const label = `--${flag.name}`;
   if (flag.nullable && raw === 'null') return null;
-  if (flag.choices && !flag.choices.includes(raw)) throw usageError(`${label}: "${raw}" is not one of ${flag.choices.join(', ')}.`);
+  if (flag.choices && !flag.choices.includes(raw))
+    throw usageError(`${label}: "${raw}" is not one of ${flag.choices.join(', ')}.`);
   switch (kind) {
     case 'number': {
       const value = Number(raw);
@@ -78,7 +86,12 @@ function convert(flag: Flag, kind: Exclude<FlagKind, 'list' | 'boolean'>, raw: s
   }
 }
 
-export function parse(argv: string[], flags: Flag[], positionals: Positional[] = [], options: { restPositionals?: boolean } = {}): Parsed {
+export function parse(
+  argv: string[],
+  flags: Flag[],
+  positionals: Positional[] = [],
+  options: { restPositionals?: boolean } = {},
+): Parsed {
   const byName = new Map(flags.map((flag) => [flag.name, flag]));
   const result: Parsed = { flags: {}, positionals: [] };
   let onlyPositionals = false;
@@ -108,7 +121,8 @@ export function parse(argv: string[], flags: Flag[], positionals: Positional[] =
     }
     if (!flag) throw usageError(`Unknown option --${name}. Run with --help to see the options.`);
     if (flag.kind === 'boolean') {
-      if (inline !== undefined && inline !== 'true' && inline !== 'false') throw usageError(`--${name} takes no value (or =true / =false).`);
+      if (inline !== undefined && inline !== 'true' && inline !== 'false')
+        throw usageError(`--${name} takes no value (or =true / =false).`);
       result.flags[name] = inline === undefined ? true : inline === 'true';
       continue;
     }
@@ -131,9 +145,12 @@ export function parse(argv: string[], flags: Flag[], positionals: Positional[] =
     throw usageError(`Unexpected argument "${result.positionals[positionals.length]}". Run with --help for usage.`);
   }
   positionals.forEach((positional, i) => {
-    if (positional.required !== false && result.positionals[i] === undefined) throw usageError(`Missing <${positional.name}>. Run with --help for usage.`);
+    if (positional.required !== false && result.positionals[i] === undefined)
+      throw usageError(`Missing <${positional.name}>. Run with --help for usage.`);
   });
-  for (const flag of flags) if (flag.required && !(flag.name in result.flags)) throw usageError(`Missing --${flag.name}. Run with --help for usage.`);
+  for (const flag of flags)
+    if (flag.required && !(flag.name in result.flags))
+      throw usageError(`Missing --${flag.name}. Run with --help for usage.`);
   return result;
 }
 

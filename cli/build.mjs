@@ -31,7 +31,9 @@ const englishOnly = {
   name: 'zod-english-only',
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer) ? { path: path.resolve(path.dirname(importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer)
+        ? { path: path.resolve(path.dirname(importer), '../locales/en.js'), namespace: 'zod-locales' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, ({ path: en }) => ({
       contents: `export { default as en } from ${JSON.stringify(en)};`,
@@ -65,7 +67,8 @@ export async function buildCli({ outfile = path.join(cliDir, 'dist', 'promptloop
   });
   const inputs = Object.keys(result.metafile.inputs);
   const offenders = inputs.filter((input) => forbiddenInputs.some((pattern) => pattern.test(input)));
-  if (offenders.length) throw new Error(`The CLI bundle must not include server-only code:\n  ${offenders.join('\n  ')}`);
+  if (offenders.length)
+    throw new Error(`The CLI bundle must not include server-only code:\n  ${offenders.join('\n  ')}`);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   if (write) chmodSync(outfile, 0o755);
   return { metafile: result.metafile, inputs, bytes, outfile };

@@ -11,7 +11,12 @@ import { render } from './output';
 
 /** Opens `url` with the platform's opener; resolves false when there is none. */
 function openBrowser(url: string): Promise<boolean> {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
+        : ['xdg-open', [url]];
   return new Promise((resolve) => {
     try {
       const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
@@ -33,8 +38,17 @@ const login: Command = {
     'Opens the server’s sign-in and consent page; after Allow, the browser is sent back to a one-time listener on 127.0.0.1 and the tokens are stored in the config directory (0600). The access token is refreshed transparently.',
   positionals: [],
   flags: [
-    { name: 'no-browser', kind: 'boolean', description: 'Print the URL instead of opening a browser (open it in a browser on this machine).' },
-    { name: 'timeout', kind: 'number', placeholder: 'seconds', description: 'How long to wait for the sign-in (default 300).' },
+    {
+      name: 'no-browser',
+      kind: 'boolean',
+      description: 'Print the URL instead of opening a browser (open it in a browser on this machine).',
+    },
+    {
+      name: 'timeout',
+      kind: 'number',
+      placeholder: 'seconds',
+      description: 'How long to wait for the sign-in (default 300).',
+    },
   ],
   async run(ctx, parsed) {
     if (ctx.serviceAccount) throw usesServiceAccount();
@@ -42,7 +56,10 @@ const login: Command = {
     const { verifier, challenge } = pkcePair();
     const state = randomBytes(24).toString('base64url');
     const timeoutMs = ((parsed.flags.timeout as number | undefined) ?? 300) * 1000;
-    const loopback = await startLoopback({ state, issuer: metadata.issuer, issRequired: metadata.issParameterSupported }, timeoutMs);
+    const loopback = await startLoopback(
+      { state, issuer: metadata.issuer, issRequired: metadata.issParameterSupported },
+      timeoutMs,
+    );
     const url = authorizationUrl(metadata, { redirectUri: loopback.redirectUri, state, challenge });
     if (parsed.flags['no-browser'] === true) {
       // With --json, stdout is kept for the result: the URL goes to stderr.
@@ -70,7 +87,14 @@ const login: Command = {
       // Logged in all the same; the next command will say what is wrong.
     }
     ctx.out(
-      ctx.json ? JSON.stringify({ loggedIn: true, url: ctx.url, scope: tokens.scope, expiresAt: new Date(tokens.expiresAt).toISOString() }) : `Logged in to ${ctx.url}${who}.`,
+      ctx.json
+        ? JSON.stringify({
+            loggedIn: true,
+            url: ctx.url,
+            scope: tokens.scope,
+            expiresAt: new Date(tokens.expiresAt).toISOString(),
+          })
+        : `Logged in to ${ctx.url}${who}.`,
     );
   },
 };
@@ -89,7 +113,8 @@ const logout: Command = {
       return revoked;
     });
     if (!outcome) return void ctx.out(`Not logged in to ${ctx.url}.`);
-    if (!outcome.ok) ctx.err(`Warning: the server did not confirm the revocation (${outcome.message}); the tokens were deleted here.`);
+    if (!outcome.ok)
+      ctx.err(`Warning: the server did not confirm the revocation (${outcome.message}); the tokens were deleted here.`);
     ctx.out(`Logged out of ${ctx.url}.`);
   },
 };
@@ -97,14 +122,23 @@ const logout: Command = {
 const orgUse: Command = {
   path: ['org', 'use'],
   summary: 'Save the organization that commands act on (the local context)',
-  description: 'Checked with the server first. The context is kept per server URL and is never changed by the account default; --org overrides it for one command.',
+  description:
+    'Checked with the server first. The context is kept per server URL and is never changed by the account default; --org overrides it for one command.',
   positionals: [{ name: 'organizationId', description: 'The organization id (org_…).' }],
   flags: [],
   async run(ctx, parsed) {
     const id = parsed.positionals[0];
-    const organization = (await ctx.api.request('GET', `/organizations/${encodeURIComponent(id)}`)).body as { id: string; name: string; role?: string };
+    const organization = (await ctx.api.request('GET', `/organizations/${encodeURIComponent(id)}`)).body as {
+      id: string;
+      name: string;
+      role?: string;
+    };
     ctx.store.saveOrganizationId(organization.id);
-    ctx.out(ctx.json ? render(organization, true) : `Commands on ${ctx.url} now act on ${organization.name} (${organization.id}).`);
+    ctx.out(
+      ctx.json
+        ? render(organization, true)
+        : `Commands on ${ctx.url} now act on ${organization.name} (${organization.id}).`,
+    );
   },
 };
 
@@ -112,14 +146,20 @@ const orgShow: Command = {
   path: ['org', 'show'],
   summary: 'Show the organization commands act on, and why',
   positionals: [],
-  flags: [{ name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Show this organization instead.' }],
+  flags: [
+    { name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Show this organization instead.' },
+  ],
   async run(ctx, parsed) {
     const saved = ctx.store.organizationId();
-    const source = typeof parsed.flags.org === 'string' ? '--org' : saved ? 'saved context (promptloop org use)' : 'account default';
+    const source =
+      typeof parsed.flags.org === 'string' ? '--org' : saved ? 'saved context (promptloop org use)' : 'account default';
     const id = await resolveOrganization(ctx, parsed.flags.org);
     let organization: Record<string, unknown>;
     try {
-      organization = (await ctx.api.request('GET', `/organizations/${encodeURIComponent(id)}`)).body as Record<string, unknown>;
+      organization = (await ctx.api.request('GET', `/organizations/${encodeURIComponent(id)}`)).body as Record<
+        string,
+        unknown
+      >;
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && source.startsWith('saved'))
         throw new CliError(

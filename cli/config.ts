@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  fsyncSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,7 +23,11 @@ import path from 'node:path';
 /** Environment variables as the CLI reads them. */
 export type Env = Record<string, string | undefined>;
 
-export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+export function configDir(
+  env: Env = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home = os.homedir(),
+): string {
   if (env.PROMPTLOOP_CONFIG_DIR) return path.resolve(env.PROMPTLOOP_CONFIG_DIR);
   if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'promptloop');
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'promptloop');
@@ -69,7 +85,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * same rotating refresh token at once (the second would be taken for a replay and revoke the
  * family). A lock older than `staleMs` is taken over (its holder died).
  */
-async function withFileLock<T>(file: string, work: () => Promise<T>, options: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
+async function withFileLock<T>(
+  file: string,
+  work: () => Promise<T>,
+  options: { waitMs?: number; staleMs?: number } = {},
+): Promise<T> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + (options.waitMs ?? 15_000);
   const staleMs = options.staleMs ?? 30_000;
@@ -85,7 +105,8 @@ async function withFileLock<T>(file: string, work: () => Promise<T>, options: { 
       } catch {
         // removed meanwhile: try again
       }
-      if (Date.now() > deadline) throw new Error(`Another promptloop process holds ${lock}; if none is running, delete that file.`);
+      if (Date.now() > deadline)
+        throw new Error(`Another promptloop process holds ${lock}; if none is running, delete that file.`);
       await sleep(50 + Math.random() * 100);
     }
   }
@@ -104,7 +125,8 @@ export function normalizeUrl(url: string): string {
   } catch {
     throw new Error(`--url: "${url}" is not a URL (e.g. http://localhost:3000).`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--url: use an http(s) URL, not ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`--url: use an http(s) URL, not ${parsed.protocol}`);
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 

@@ -18,7 +18,9 @@ export type Context = {
 };
 
 export const usesServiceAccount = () =>
-  usageError('PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET are set: commands act as that service account and nothing is saved. Unset them to use a login.');
+  usageError(
+    'PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET are set: commands act as that service account and nothing is saved. Unset them to use a login.',
+  );
 
 /**
  * A service account's context keeps nothing on disk: no stored login or organization context is
@@ -65,10 +67,24 @@ export function makeContext(flags: Record<string, unknown>, env: Env = process.e
   // Service-account variables take precedence over a stored login.
   const account = serviceAccountCredentials(env);
   const store = account ? new ServiceAccountStore(url, env) : new Store(url, env);
-  const tokens = account ? new ClientCredentials(url, account.clientId, account.clientSecret) : new StoredLogin(url, store);
+  const tokens = account
+    ? new ClientCredentials(url, account.clientId, account.clientSecret)
+    : new StoredLogin(url, store);
   const err = (text: string) => void process.stderr.write(`${text}\n`);
-  const api = new Api(url, tokens, { onRetry: ({ attempt, delayMs, reason }) => err(`${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})…`) });
-  return { url, store, api, json: flags.json === true, out: (text) => void process.stdout.write(`${text}\n`), err, env, serviceAccount: account !== null };
+  const api = new Api(url, tokens, {
+    onRetry: ({ attempt, delayMs, reason }) =>
+      err(`${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})…`),
+  });
+  return {
+    url,
+    store,
+    api,
+    json: flags.json === true,
+    out: (text) => void process.stdout.write(`${text}\n`),
+    err,
+    env,
+    serviceAccount: account !== null,
+  };
 }
 
 type OrganizationChoice = { id: string; name: string; role?: string };
@@ -93,7 +109,9 @@ export async function resolveOrganization(ctx: Context, flag: unknown): Promise<
 }
 
 function chooseOrganization(error: ApiError): CliError {
-  const choices = ((error.envelope?.error.details.organizations as OrganizationChoice[] | undefined) ?? []).filter((o) => o && typeof o.id === 'string');
+  const choices = ((error.envelope?.error.details.organizations as OrganizationChoice[] | undefined) ?? []).filter(
+    (o) => o && typeof o.id === 'string',
+  );
   const lines = [`choose_organization: ${error.envelope?.error.message ?? 'Choose an organization.'}`];
   if (choices.length) {
     lines.push('', 'Organizations you can use:');

@@ -35,8 +35,18 @@ type Evaluation = {
 type Result = CaseResult;
 
 const waitFlags: Flag[] = [
-  { name: 'interval', kind: 'number', placeholder: 'seconds', description: 'Seconds between progress checks (default 2).' },
-  { name: 'timeout', kind: 'number', placeholder: 'seconds', description: 'Give up (exit 1) after this many seconds (default: wait until it ends).' },
+  {
+    name: 'interval',
+    kind: 'number',
+    placeholder: 'seconds',
+    description: 'Seconds between progress checks (default 2).',
+  },
+  {
+    name: 'timeout',
+    kind: 'number',
+    placeholder: 'seconds',
+    description: 'Give up (exit 1) after this many seconds (default: wait until it ends).',
+  },
 ];
 
 const finished = new Set(['completed', 'failed', 'cancelled', 'paused']);
@@ -52,16 +62,27 @@ function sideLine(name: string, s: SideSummary): string {
 }
 
 function progressLine(e: Evaluation): string {
-  return [e.status, sideLine('candidate', e.candidate), e.production ? sideLine('production', e.production) : null].filter(Boolean).join(' · ');
+  return [e.status, sideLine('candidate', e.candidate), e.production ? sideLine('production', e.production) : null]
+    .filter(Boolean)
+    .join(' · ');
 }
 
-async function allResults(ctx: Context, organizationId: string, evaluationId: string, side: 'candidate' | 'production'): Promise<Result[]> {
+async function allResults(
+  ctx: Context,
+  organizationId: string,
+  evaluationId: string,
+  side: 'candidate' | 'production',
+): Promise<Result[]> {
   const results: Result[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1000; page++) {
-    const answer = await ctx.api.request('GET', `/organizations/${encodeURIComponent(organizationId)}/evals/${encodeURIComponent(evaluationId)}/results`, {
-      query: { side, limit: '100', cursor },
-    });
+    const answer = await ctx.api.request(
+      'GET',
+      `/organizations/${encodeURIComponent(organizationId)}/evals/${encodeURIComponent(evaluationId)}/results`,
+      {
+        query: { side, limit: '100', cursor },
+      },
+    );
     const body = answer.body as { items: Result[]; nextCursor: string | null };
     results.push(...body.items);
     if (!body.nextCursor) break;
@@ -75,7 +96,11 @@ type Verdict = Pick<Result, 'caseId' | 'position' | 'status' | 'passed'>;
 export function regressions<T extends Verdict>(candidate: T[], production: Verdict[]): T[] {
   const key = (r: Verdict) => r.caseId || `#${r.position}`;
   const passedInProduction = new Set(production.filter((r) => r.status === 'scored' && r.passed === true).map(key));
-  return candidate.filter((r) => passedInProduction.has(key(r)) && ((r.status === 'scored' && r.passed === false) || r.status === 'error')).sort((a, b) => a.position - b.position);
+  return candidate
+    .filter(
+      (r) => passedInProduction.has(key(r)) && ((r.status === 'scored' && r.passed === false) || r.status === 'error'),
+    )
+    .sort((a, b) => a.position - b.position);
 }
 
 // Ends a message with one period, whatever the last part (often a server message) ends with.
@@ -95,8 +120,12 @@ function sideResult(name: string, s: SideSummary): string {
 
 // The verdict for people: each side's passes, then every candidate case that did not pass, with its reason and its output beside the expected one.
 function report(e: Evaluation, candidate: Result[], regressed: Result[]): string {
-  const lines = [`Evaluation ${e.id} ${e.status}.`, sideResult(`candidate${e.version ? ` v${e.version}` : ''}`, e.candidate)];
-  if (e.production) lines.push(sideResult(`production${e.productionVersion ? ` v${e.productionVersion}` : ''}`, e.production));
+  const lines = [
+    `Evaluation ${e.id} ${e.status}.`,
+    sideResult(`candidate${e.version ? ` v${e.version}` : ''}`, e.candidate),
+  ];
+  if (e.production)
+    lines.push(sideResult(`production${e.productionVersion ? ` v${e.productionVersion}` : ''}`, e.production));
   const failing = notPassed(candidate);
   if (failing.length) {
     const regressions = new Set(regressed.map((r) => r.caseId));
@@ -112,14 +141,23 @@ function report(e: Evaluation, candidate: Result[], regressed: Result[]): string
   return lines.join('\n');
 }
 
-async function waitForEvaluation(ctx: Context, organizationId: string, evaluationId: string, flags: Record<string, unknown>): Promise<number> {
-  const intervalMs = Math.max(0.05, (flags.interval as number | undefined) ?? (Number(ctx.env.PROMPTLOOP_POLL_SECONDS) || 2)) * 1000;
+async function waitForEvaluation(
+  ctx: Context,
+  organizationId: string,
+  evaluationId: string,
+  flags: Record<string, unknown>,
+): Promise<number> {
+  const intervalMs =
+    Math.max(0.05, (flags.interval as number | undefined) ?? (Number(ctx.env.PROMPTLOOP_POLL_SECONDS) || 2)) * 1000;
   const deadline = typeof flags.timeout === 'number' ? Date.now() + flags.timeout * 1000 : Infinity;
   const live = process.stderr.isTTY === true;
   let last = '';
   let evaluation: Evaluation;
   for (;;) {
-    const answer = await ctx.api.request('GET', `/organizations/${encodeURIComponent(organizationId)}/evals/${encodeURIComponent(evaluationId)}`);
+    const answer = await ctx.api.request(
+      'GET',
+      `/organizations/${encodeURIComponent(organizationId)}/evals/${encodeURIComponent(evaluationId)}`,
+    );
     evaluation = answer.body as Evaluation;
     const line = progressLine(evaluation);
     if (line !== last) {
@@ -144,13 +182,19 @@ async function waitForEvaluation(ctx: Context, organizationId: string, evaluatio
   const comparison = evaluation.kind === 'comparison' && evaluation.production !== null;
   // A completed or failed evaluation has results to explain; cancelled and paused ones stop here.
   const [candidate, production] = ended
-    ? await Promise.all([allResults(ctx, organizationId, evaluationId, 'candidate'), comparison ? allResults(ctx, organizationId, evaluationId, 'production') : []])
+    ? await Promise.all([
+        allResults(ctx, organizationId, evaluationId, 'candidate'),
+        comparison ? allResults(ctx, organizationId, evaluationId, 'production') : [],
+      ])
     : [[], []];
   const regressed = regressions(candidate, production);
   if (ctx.json) ctx.out(render(finalBody, true));
   else if (ended) ctx.out(report(evaluation, candidate, regressed));
   if (evaluation.status !== 'completed') {
-    const why = evaluation.status === 'paused' ? 'paused (no evaluation credits left?); resume it with `promptloop evals resume`' : evaluation.status;
+    const why =
+      evaluation.status === 'paused'
+        ? 'paused (no evaluation credits left?); resume it with `promptloop evals resume`'
+        : evaluation.status;
     ctx.err(sentence(`Evaluation ${evaluationId} ${why}${evaluation.error ? `: ${evaluation.error}` : ''}`));
     return exitCodes.apiError;
   }
@@ -158,11 +202,15 @@ async function waitForEvaluation(ctx: Context, organizationId: string, evaluatio
   if (regressed.length) {
     const named = regressed.slice(0, 20).map((r) => `case ${r.position}`);
     if (regressed.length > 20) named.push(`${regressed.length - 20} more`);
-    ctx.err(`Regression: the candidate fails ${plural(regressed.length, 'case')} that production passes (${named.join(', ')}).`);
+    ctx.err(
+      `Regression: the candidate fails ${plural(regressed.length, 'case')} that production passes (${named.join(', ')}).`,
+    );
     return exitCodes.regression;
   }
   if (review) {
-    ctx.err(`${review} result${review === 1 ? '' : 's'} await review; there is no verdict until they are reviewed (dashboard, or \`promptloop evals review\`).`);
+    ctx.err(
+      `${review} result${review === 1 ? '' : 's'} await review; there is no verdict until they are reviewed (dashboard, or \`promptloop evals review\`).`,
+    );
     return exitCodes.needsReview;
   }
   if (evaluation.kind === 'comparison' && evaluation.production) ctx.err('No regression against production.');
@@ -172,10 +220,17 @@ async function waitForEvaluation(ctx: Context, organizationId: string, evaluatio
 /** `--wait` on `evals start`. */
 export const startExtension: Extension = {
   flags: [
-    { name: 'wait', kind: 'boolean', description: 'Wait for the evaluation, printing progress; exit 4 if the candidate regresses against production, 5 if results await review.' },
+    {
+      name: 'wait',
+      kind: 'boolean',
+      description:
+        'Wait for the evaluation, printing progress; exit 4 if the candidate regresses against production, 5 if results await review.',
+    },
     ...waitFlags,
   ],
-  examples: ['promptloop evals start <promptId> --version-id ver_… --scope quick --wait   # CI gate: exit 4 on a regression'],
+  examples: [
+    'promptloop evals start <promptId> --version-id ver_… --scope quick --wait   # CI gate: exit 4 on a regression',
+  ],
   replacesOutput: (flags) => flags.wait === true,
   async after(ctx, { organizationId, flags, body }) {
     if (flags.wait !== true) return 0;
@@ -197,7 +252,15 @@ export const waitCommand: Command = {
   description:
     'Polls the evaluation and prints progress on stderr. Exit 0 when it completed without regression, 4 when the candidate fails a case that production passes, 5 when results await review, 1 when it failed, was cancelled or paused.',
   positionals: [{ name: 'evaluationId', description: 'The evaluation id (eval_…).' }],
-  flags: [{ name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Organization (default: the saved context, else your account default).' }, ...waitFlags],
+  flags: [
+    {
+      name: 'org',
+      kind: 'string',
+      placeholder: 'organizationId',
+      description: 'Organization (default: the saved context, else your account default).',
+    },
+    ...waitFlags,
+  ],
   async run(ctx, parsed) {
     const organizationId = await resolveOrganization(ctx, parsed.flags.org);
     return waitForEvaluation(ctx, organizationId, parsed.positionals[0], parsed.flags);

@@ -28,4 +28,5 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string) => new CliError(message, exitCodes.usage);
-export const notLoggedIn = (message = 'Not logged in. Run `promptloop login`.') => new CliError(message, exitCodes.notLoggedIn);
+export const notLoggedIn = (message = 'Not logged in. Run `promptloop login`.') =>
+  new CliError(message, exitCodes.notLoggedIn);

@@ -1,4 +1,13 @@
-import { columns, exitCodesHelp, flagRows, globalFlags, parse, placeholderOf, type Flag, type Positional } from './args';
+import {
+  columns,
+  exitCodesHelp,
+  flagRows,
+  globalFlags,
+  parse,
+  placeholderOf,
+  type Flag,
+  type Positional,
+} from './args';
 import type { Command } from './command';
 import { CliError, exitCodes } from './exit';
 import manifest from './package.json' with { type: 'json' };
@@ -8,7 +17,11 @@ import manifest from './package.json' with { type: 'json' };
 // schemas) is loaded only when a generated command or the full help needs it.
 
 async function builtins(): Promise<Command[]> {
-  const [{ builtinCommands }, { pullCommand }, { waitCommand }] = await Promise.all([import('./builtins'), import('./pull'), import('./evals')]);
+  const [{ builtinCommands }, { pullCommand }, { waitCommand }] = await Promise.all([
+    import('./builtins'),
+    import('./pull'),
+    import('./evals'),
+  ]);
   return [...builtinCommands, pullCommand, waitCommand];
 }
 
@@ -18,7 +31,10 @@ async function generated(): Promise<Command[]> {
     import('./operations'),
     import('./evals'),
   ]);
-  const extensions: Record<string, typeof startExtension> = { start_evaluation: startExtension, initialize_baseline: initializeExtension };
+  const extensions: Record<string, typeof startExtension> = {
+    start_evaluation: startExtension,
+    initialize_baseline: initializeExtension,
+  };
   return operationList.map((operation) => commandFor(operation, extensions[operation.id]));
 }
 
@@ -78,7 +94,8 @@ function commandHelp(command: Command): string {
   const [usage, ...others] = usageLines(command);
   const parts = [`Usage: ${usage}`, ...others.map((line) => `   or: ${line}`), '', command.summary];
   if (command.description) parts.push('', command.description);
-  if (command.positionals.length) parts.push('', 'Arguments:', columns(command.positionals.map((p) => [argumentOf(p), p.description ?? ''])));
+  if (command.positionals.length)
+    parts.push('', 'Arguments:', columns(command.positionals.map((p) => [argumentOf(p), p.description ?? ''])));
   if (command.flags.length) parts.push('', 'Options:', columns(flagRows(command.flags)));
   parts.push('', 'Global options:', columns(flagRows(globalFlags)));
   if (command.examples?.length) parts.push('', 'Examples:', ...command.examples.map((e) => `  ${e}`));
@@ -95,9 +112,15 @@ const conventions = `Arguments and options:
 
 function listHelp(commands: Command[], prefix: string[]): string {
   const shown = commands.filter((c) => prefix.every((word, i) => c.path[i] === word));
-  const title = prefix.length ? `Usage: promptloop ${prefix.join(' ')} <command> [options]` : 'Usage: promptloop <command> [options]';
+  const title = prefix.length
+    ? `Usage: promptloop ${prefix.join(' ')} <command> [options]`
+    : 'Usage: promptloop <command> [options]';
   const parts = [title];
-  if (!prefix.length) parts.push('', 'The Promptloop command line: log in once in the browser, then manage organizations, prompts, datasets and evaluations.');
+  if (!prefix.length)
+    parts.push(
+      '',
+      'The Promptloop command line: log in once in the browser, then manage organizations, prompts, datasets and evaluations.',
+    );
   parts.push('', 'Commands:', columns(shown.map((c) => [c.path.join(' '), c.summary])));
   parts.push('', 'Global options:', columns(flagRows(globalFlags)));
   if (!prefix.length)
@@ -108,12 +131,23 @@ function listHelp(commands: Command[], prefix: string[]): string {
       'Environment:',
       columns([
         ['PROMPTLOOP_URL', 'Server base URL (default http://localhost:3000); --url overrides it.'],
-        ['PROMPTLOOP_CONFIG_DIR', 'Where tokens and the organization context are kept (default: the user config directory + /promptloop).'],
-        ['PROMPTLOOP_CLIENT_ID', 'With PROMPTLOOP_CLIENT_SECRET: act as this service account (CI); no login, nothing saved.'],
+        [
+          'PROMPTLOOP_CONFIG_DIR',
+          'Where tokens and the organization context are kept (default: the user config directory + /promptloop).',
+        ],
+        [
+          'PROMPTLOOP_CLIENT_ID',
+          'With PROMPTLOOP_CLIENT_SECRET: act as this service account (CI); no login, nothing saved.',
+        ],
         ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s client secret (pls_…).'],
       ]),
     );
-  parts.push('', `Run \`promptloop ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> --help\` for a command's arguments and options.`, '', exitCodesHelp);
+  parts.push(
+    '',
+    `Run \`promptloop ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> --help\` for a command's arguments and options.`,
+    '',
+    exitCodesHelp,
+  );
   return parts.join('\n');
 }
 
@@ -127,7 +161,8 @@ export async function main(argv: string[]): Promise<number> {
     return exitCodes.ok;
   }
   try {
-    const isPrefix = (commands: Command[]) => (words: string[]) => commands.some((c) => words.every((word, i) => c.path[i] === word));
+    const isPrefix = (commands: Command[]) => (words: string[]) =>
+      commands.some((c) => words.every((word, i) => c.path[i] === word));
     let commands = await builtins();
     let { words, rest } = splitCommand(argv, isPrefix(commands));
     let command = commands.find((c) => c.path.length === words.length && c.path.every((w, i) => w === words[i]));
@@ -152,7 +187,11 @@ export async function main(argv: string[]): Promise<number> {
       );
       return exitCodes.usage;
     }
-    const parsed = parse(rest, [...command.flags, ...globalFlags.filter((g) => !command.flags.some((f) => f.name === g.name))], command.positionals);
+    const parsed = parse(
+      rest,
+      [...command.flags, ...globalFlags.filter((g) => !command.flags.some((f) => f.name === g.name))],
+      command.positionals,
+    );
     json = parsed.flags.json === true;
     if (parsed.flags.help) {
       process.stdout.write(`${commandHelp(command)}\n`);
@@ -167,7 +206,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${error.message}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return exitCodes.apiError;
   }
 }

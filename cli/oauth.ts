@@ -66,16 +66,24 @@ export async function discover(url: string): Promise<ServerMetadata> {
   const metadataUrl = issuer ? authorizationServerMetadataUrl(issuer) : `${url}/.well-known/oauth-authorization-server`;
   const metadata = await getJson(metadataUrl, 'authorization server metadata');
   if (metadata.status !== 200 || !metadata.body)
-    throw new CliError(`${metadataUrl} answered ${metadata.status}: the server does not publish OAuth metadata, so the CLI cannot log in.`, exitCodes.apiError);
+    throw new CliError(
+      `${metadataUrl} answered ${metadata.status}: the server does not publish OAuth metadata, so the CLI cannot log in.`,
+      exitCodes.apiError,
+    );
   const m = metadata.body;
   const metaIssuer = str(m.issuer);
   if (!metaIssuer || (issuer && metaIssuer !== issuer))
-    throw new CliError(`${metadataUrl} names issuer ${String(m.issuer)}, expected ${issuer ?? 'an issuer'}; refusing to log in.`, exitCodes.apiError);
+    throw new CliError(
+      `${metadataUrl} names issuer ${String(m.issuer)}, expected ${issuer ?? 'an issuer'}; refusing to log in.`,
+      exitCodes.apiError,
+    );
   const authorizationEndpoint = str(m.authorization_endpoint);
   const tokenEndpoint = str(m.token_endpoint);
-  if (!authorizationEndpoint || !tokenEndpoint) throw new CliError(`${metadataUrl} lacks authorization_endpoint or token_endpoint.`, exitCodes.apiError);
+  if (!authorizationEndpoint || !tokenEndpoint)
+    throw new CliError(`${metadataUrl} lacks authorization_endpoint or token_endpoint.`, exitCodes.apiError);
   const methods = m.code_challenge_methods_supported;
-  if (Array.isArray(methods) && !methods.includes('S256')) throw new CliError(`${metaIssuer} does not support S256 PKCE; refusing to log in.`, exitCodes.apiError);
+  if (Array.isArray(methods) && !methods.includes('S256'))
+    throw new CliError(`${metaIssuer} does not support S256 PKCE; refusing to log in.`, exitCodes.apiError);
   return {
     issuer: metaIssuer,
     authorizationEndpoint,
@@ -106,7 +114,10 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  * once `state` matches and `iss` (RFC 9207) is the expected issuer; rejects on an error redirect.
  * A request with a wrong state is answered 400 and ignored (it is not our browser).
  */
-export async function startLoopback(expected: { state: string; issuer: string; issRequired: boolean }, timeoutMs: number) {
+export async function startLoopback(
+  expected: { state: string; issuer: string; issRequired: boolean },
+  timeoutMs: number,
+) {
   let server: Server;
   let settle!: { resolve: (value: CallbackResult) => void; reject: (error: Error) => void };
   const result = new Promise<CallbackResult>((resolve, reject) => (settle = { resolve, reject }));
@@ -115,18 +126,41 @@ export async function startLoopback(expected: { state: string; issuer: string; i
     if (url.pathname !== '/callback') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
     const q = url.searchParams;
     const html = (status: number, title: string, text: string) =>
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' }).end(page(title, text));
-    if (q.get('state') !== expected.state) return void html(400, 'Login failed', 'This sign-in response does not belong to the running <code>promptloop login</code>.');
+      res
+        .writeHead(status, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'close',
+        })
+        .end(page(title, text));
+    if (q.get('state') !== expected.state)
+      return void html(
+        400,
+        'Login failed',
+        'This sign-in response does not belong to the running <code>promptloop login</code>.',
+      );
     const iss = q.get('iss');
     if (iss !== null ? iss !== expected.issuer : expected.issRequired) {
       html(400, 'Login failed', 'The response came from an unexpected authorization server.');
-      return void settle.reject(new CliError(`The authorization response names issuer ${iss ?? '(none)'}, expected ${expected.issuer}; login aborted.`, exitCodes.apiError));
+      return void settle.reject(
+        new CliError(
+          `The authorization response names issuer ${iss ?? '(none)'}, expected ${expected.issuer}; login aborted.`,
+          exitCodes.apiError,
+        ),
+      );
     }
     const error = q.get('error');
     if (error) {
       const description = q.get('error_description');
-      html(400, error === 'access_denied' ? 'Access denied' : 'Login failed', escapeHtml(description ?? error) + '. You can close this window.');
-      const message = error === 'access_denied' ? 'Access was denied in the browser; not logged in.' : `Login failed: ${error}${description ? ` (${description})` : ''}.`;
+      html(
+        400,
+        error === 'access_denied' ? 'Access denied' : 'Login failed',
+        escapeHtml(description ?? error) + '. You can close this window.',
+      );
+      const message =
+        error === 'access_denied'
+          ? 'Access was denied in the browser; not logged in.'
+          : `Login failed: ${error}${description ? ` (${description})` : ''}.`;
       return void settle.reject(new CliError(message, exitCodes.notLoggedIn));
     }
     const code = q.get('code');
@@ -140,7 +174,13 @@ export async function startLoopback(expected: { state: string; issuer: string; i
   });
   const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
   const timer = setTimeout(
-    () => settle.reject(new CliError(`No sign-in within ${Math.round(timeoutMs / 1000)} s; run \`promptloop login\` again.`, exitCodes.notLoggedIn)),
+    () =>
+      settle.reject(
+        new CliError(
+          `No sign-in within ${Math.round(timeoutMs / 1000)} s; run \`promptloop login\` again.`,
+          exitCodes.notLoggedIn,
+        ),
+      ),
     timeoutMs,
   );
   // Stop listening once settled; a page being sent still finishes (its connection closes after it).
@@ -152,7 +192,10 @@ export async function startLoopback(expected: { state: string; issuer: string; i
   return { redirectUri, wait };
 }
 
-export function authorizationUrl(metadata: ServerMetadata, options: { redirectUri: string; state: string; challenge: string }): string {
+export function authorizationUrl(
+  metadata: ServerMetadata,
+  options: { redirectUri: string; state: string; challenge: string },
+): string {
   const url = new URL(metadata.authorizationEndpoint);
   const params: Record<string, string> = {
     response_type: 'code',
@@ -190,10 +233,19 @@ async function postForm(endpoint: string, form: Record<string, string>): Promise
     body = {};
   }
   if (response.ok) return { ok: true, tokens: body };
-  return { ok: false, status: response.status, error: String(body.error ?? `http_${response.status}`), description: String(body.error_description ?? '') };
+  return {
+    ok: false,
+    status: response.status,
+    error: String(body.error ?? `http_${response.status}`),
+    description: String(body.error_description ?? ''),
+  };
 }
 
-function toStored(metadata: Pick<ServerMetadata, 'issuer' | 'tokenEndpoint' | 'revocationEndpoint' | 'resource'>, body: Json, previousRefresh: string | null): StoredTokens {
+function toStored(
+  metadata: Pick<ServerMetadata, 'issuer' | 'tokenEndpoint' | 'revocationEndpoint' | 'resource'>,
+  body: Json,
+  previousRefresh: string | null,
+): StoredTokens {
   const accessToken = str(body.access_token);
   if (!accessToken) throw new CliError('The token endpoint answered without an access_token.', exitCodes.apiError);
   const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
@@ -211,7 +263,12 @@ function toStored(metadata: Pick<ServerMetadata, 'issuer' | 'tokenEndpoint' | 'r
   };
 }
 
-export async function exchangeCode(metadata: ServerMetadata, code: string, redirectUri: string, verifier: string): Promise<StoredTokens> {
+export async function exchangeCode(
+  metadata: ServerMetadata,
+  code: string,
+  redirectUri: string,
+  verifier: string,
+): Promise<StoredTokens> {
   const answer = await postForm(metadata.tokenEndpoint, {
     grant_type: 'authorization_code',
     code,
@@ -220,17 +277,31 @@ export async function exchangeCode(metadata: ServerMetadata, code: string, redir
     code_verifier: verifier,
     resource: metadata.resource,
   });
-  if (!answer.ok) throw new CliError(`The token endpoint refused the code: ${answer.error}${answer.description ? ` (${answer.description})` : ''}.`, exitCodes.notLoggedIn);
+  if (!answer.ok)
+    throw new CliError(
+      `The token endpoint refused the code: ${answer.error}${answer.description ? ` (${answer.description})` : ''}.`,
+      exitCodes.notLoggedIn,
+    );
   return toStored(metadata, answer.tokens, null);
 }
 
 /** Trades the refresh token for new tokens. A refused grant means the login is gone: exit 3. */
 export async function refresh(tokens: StoredTokens): Promise<StoredTokens> {
-  if (!tokens.refreshToken) throw notLoggedIn('The access token expired and there is no refresh token. Run `promptloop login`.');
-  const answer = await postForm(tokens.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: tokens.clientId, resource: tokens.resource });
+  if (!tokens.refreshToken)
+    throw notLoggedIn('The access token expired and there is no refresh token. Run `promptloop login`.');
+  const answer = await postForm(tokens.tokenEndpoint, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refreshToken,
+    client_id: tokens.clientId,
+    resource: tokens.resource,
+  });
   if (answer.ok) return toStored(tokens, answer.tokens, tokens.refreshToken);
-  if (answer.status === 400 || answer.status === 401) throw notLoggedIn(`The stored login was revoked or has expired (${answer.error}). Run \`promptloop login\`.`);
-  throw new CliError(`Refreshing the access token failed: ${answer.status} ${answer.error}${answer.description ? ` (${answer.description})` : ''}.`, exitCodes.apiError);
+  if (answer.status === 400 || answer.status === 401)
+    throw notLoggedIn(`The stored login was revoked or has expired (${answer.error}). Run \`promptloop login\`.`);
+  throw new CliError(
+    `Refreshing the access token failed: ${answer.status} ${answer.error}${answer.description ? ` (${answer.description})` : ''}.`,
+    exitCodes.apiError,
+  );
 }
 
 /** RFC 7009: revokes the refresh token (and with it the access tokens of its family). */
@@ -238,7 +309,11 @@ export async function revoke(tokens: StoredTokens): Promise<{ ok: boolean; messa
   if (!tokens.revocationEndpoint) return { ok: false, message: 'the server has no revocation endpoint' };
   const token = tokens.refreshToken ?? tokens.accessToken;
   try {
-    const answer = await postForm(tokens.revocationEndpoint, { token, token_type_hint: tokens.refreshToken ? 'refresh_token' : 'access_token', client_id: tokens.clientId });
+    const answer = await postForm(tokens.revocationEndpoint, {
+      token,
+      token_type_hint: tokens.refreshToken ? 'refresh_token' : 'access_token',
+      client_id: tokens.clientId,
+    });
     return answer.ok ? { ok: true, message: 'revoked' } : { ok: false, message: `${answer.status} ${answer.error}` };
   } catch (error) {
     return { ok: false, message: (error as Error).message };
@@ -263,7 +338,8 @@ export interface TokenSource {
  */
 export class ClientCredentials implements TokenSource {
   readonly description = 'the service account';
-  readonly refusedHint = 'Check PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET, and that the service account is not revoked.';
+  readonly refusedHint =
+    'Check PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET, and that the service account is not revoked.';
   private token: { value: string; expiresAt: number } | null = null;
 
   constructor(
@@ -294,13 +370,16 @@ export class ClientCredentials implements TokenSource {
     if (!answer.ok) {
       const reason = `${answer.error}${answer.description ? `: ${answer.description}` : ''}`;
       if (answer.status === 401 || answer.error === 'invalid_client' || answer.error === 'unauthorized_client') {
-        throw notLoggedIn(`The server refused the service account's client credentials (${reason}). ${this.refusedHint}`);
+        throw notLoggedIn(
+          `The server refused the service account's client credentials (${reason}). ${this.refusedHint}`,
+        );
       }
       throw new CliError(`The token endpoint answered ${answer.status} (${reason}).`, exitCodes.apiError);
     }
     const value = str(answer.tokens.access_token);
     if (!value) throw new CliError('The token endpoint answered without an access_token.', exitCodes.apiError);
-    const expiresIn = typeof answer.tokens.expires_in === 'number' && answer.tokens.expires_in > 0 ? answer.tokens.expires_in : 3600;
+    const expiresIn =
+      typeof answer.tokens.expires_in === 'number' && answer.tokens.expires_in > 0 ? answer.tokens.expires_in : 3600;
     this.token = { value, expiresAt: Date.now() + expiresIn * 1000 };
     return value;
   }

@@ -35,7 +35,10 @@ export type Extension = {
   examples?: string[];
   /** True when `after` prints the outcome itself (e.g. --wait prints the finished evaluation). */
   replacesOutput?: (flags: Record<string, unknown>) => boolean;
-  after: (ctx: Context, input: { organizationId: string | undefined; flags: Record<string, unknown>; body: unknown }) => Promise<number | void>;
+  after: (
+    ctx: Context,
+    input: { organizationId: string | undefined; flags: Record<string, unknown>; body: unknown },
+  ) => Promise<number | void>;
 };
 
 type JsonSchema = {
@@ -78,7 +81,8 @@ function shapeOf(schema: JsonSchema): FieldShape {
   if (type === 'boolean') return { kind: 'boolean', nullable };
   if (type === 'array' && s.items) {
     const item = shapeOf(s.items);
-    if (['string', 'integer', 'number'].includes(item.kind) && !item.nullable) return { kind: 'list', itemKind: item.kind as Flag['itemKind'], choices: item.choices, nullable };
+    if (['string', 'integer', 'number'].includes(item.kind) && !item.nullable)
+      return { kind: 'list', itemKind: item.kind as Flag['itemKind'], choices: item.choices, nullable };
   }
   return { kind: 'json', nullable };
 }
@@ -91,8 +95,16 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
   return Object.entries(schema.properties).map(([name, property]) => {
     let shape = shapeOf(property);
     // A query switch ("true" | "false") is a boolean option, as the same field is in a body (--rerun-both).
-    if (where === 'query' && shape.choices?.length === 2 && shape.choices.includes('true') && shape.choices.includes('false')) shape = { kind: 'boolean', nullable: false };
-    const description = [property.description, where === 'body' && shape.kind === 'json' ? 'JSON, or @file.' : ''].filter(Boolean).join(' ');
+    if (
+      where === 'query' &&
+      shape.choices?.length === 2 &&
+      shape.choices.includes('true') &&
+      shape.choices.includes('false')
+    )
+      shape = { kind: 'boolean', nullable: false };
+    const description = [property.description, where === 'body' && shape.kind === 'json' ? 'JSON, or @file.' : '']
+      .filter(Boolean)
+      .join(' ');
     return {
       name,
       flag: {
@@ -103,7 +115,9 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
         placeholder: shape.kind === 'string' && !shape.choices ? name : undefined,
         nullable: shape.nullable,
         required: required.has(name) && property.default === undefined,
-        description: description || (name.endsWith('Id') ? `The ${name.slice(0, -2)} id.` : where === 'query' ? 'Query parameter.' : undefined),
+        description:
+          description ||
+          (name.endsWith('Id') ? `The ${name.slice(0, -2)} id.` : where === 'query' ? 'Query parameter.' : undefined),
       },
     };
   });
@@ -128,14 +142,25 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
     const isAlias = aliasNames.includes(name);
     const choices = field.flag.choices ? ` One of ${field.flag.choices.join(', ')}.` : '';
     const nullable = field.flag.nullable ? ' `null` for none.' : '';
-    const description = isAlias ? `Same as --${field.flag.name}.` : `${field.flag.description ?? ''}${choices}${nullable}`.trim();
+    const description = isAlias
+      ? `Same as --${field.flag.name}.`
+      : `${field.flag.description ?? ''}${choices}${nullable}`.trim();
     return { name, required: !isAlias, description, ...(isAlias ? { flag: field.flag.name } : {}) };
   });
-  const pathFlags = params.filter((p) => p.name !== 'organizationId' && !pathNames.includes(p.name)).map((p) => ({ ...p, flag: { ...p.flag, required: true } }));
+  const pathFlags = params
+    .filter((p) => p.name !== 'organizationId' && !pathNames.includes(p.name))
+    .map((p) => ({ ...p, flag: { ...p.flag, required: true } }));
   const flagFields = [...pathFlags, ...query, ...bodyFields].filter((field) => !reserved.has(field.flag.name));
   const flags: Flag[] = [
     ...(orgScoped
-      ? [{ name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Organization (default: the saved context, else your account default).' } as Flag]
+      ? [
+          {
+            name: 'org',
+            kind: 'string',
+            placeholder: 'organizationId',
+            description: 'Organization (default: the saved context, else your account default).',
+          } as Flag,
+        ]
       : []),
     // Body fields are required unless --body supplies them (the server checks the merged body), so
     // they are shown in the usage line rather than enforced by the parser.
@@ -145,16 +170,29 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
             ...field.flag,
             required: false,
             inUsage: field.flag.required,
-            description: `${field.flag.description ?? ''}${field.flag.required ? ' (required unless in --body)' : ''}`.trim(),
+            description:
+              `${field.flag.description ?? ''}${field.flag.required ? ' (required unless in --body)' : ''}`.trim(),
           }
         : field.flag,
     ),
     ...(operation.body
-      ? [{ name: 'body', kind: 'string', placeholder: 'json|@file', description: 'The whole request body as JSON, @file or @- (stdin); flags override its fields.' } as Flag]
+      ? [
+          {
+            name: 'body',
+            kind: 'string',
+            placeholder: 'json|@file',
+            description: 'The whole request body as JSON, @file or @- (stdin); flags override its fields.',
+          } as Flag,
+        ]
       : []),
     ...(extension?.flags ?? []),
   ];
-  const effect = operation.effect === 'spends' ? ' Spends evaluation credits.' : operation.effect === 'destroys' ? ' Cannot be undone.' : '';
+  const effect =
+    operation.effect === 'spends'
+      ? ' Spends evaluation credits.'
+      : operation.effect === 'destroys'
+        ? ' Cannot be undone.'
+        : '';
   return {
     path: [...operation.cli.command],
     summary: operation.summary,
@@ -171,7 +209,8 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
         const field = byName.get(name)!;
         const raw = parsed.positionals[i];
         if (raw === undefined) return;
-        if (f[field.flag.name] !== undefined) throw usageError(`Give ${name} once: as an argument or as --${field.flag.name}.`);
+        if (f[field.flag.name] !== undefined)
+          throw usageError(`Give ${name} once: as an argument or as --${field.flag.name}.`);
         values.set(name, convertValue(field.flag, raw));
       });
       for (const field of flagFields) if (f[field.flag.name] !== undefined) values.set(field.name, f[field.flag.name]);
@@ -200,16 +239,25 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
           }
         }
         if (bodyFields.length) {
-          if (typeof base !== 'object' || base === null || Array.isArray(base)) throw usageError('--body: give a JSON object.');
+          if (typeof base !== 'object' || base === null || Array.isArray(base))
+            throw usageError('--body: give a JSON object.');
           const merged: Record<string, unknown> = { ...(base as Record<string, unknown>) };
           for (const field of bodyFields) if (values.has(field.name)) merged[field.name] = values.get(field.name);
           const missing = bodyFields.filter((field) => field.flag.required && !(field.name in merged));
-          if (missing.length) throw usageError(`Missing ${missing.map((field) => `--${field.flag.name}`).join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --body).`);
+          if (missing.length)
+            throw usageError(
+              `Missing ${missing.map((field) => `--${field.flag.name}`).join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --body).`,
+            );
           body = merged;
         } else body = base;
       }
-      const answer = await ctx.api.request(operation.method, path, { query: queryValues, body, idempotencyKey: operation.method === 'GET' ? undefined : randomUUID() });
-      if (answer.headers.get('idempotency-replayed') === 'true') ctx.err('(replayed: this request had already been executed)');
+      const answer = await ctx.api.request(operation.method, path, {
+        query: queryValues,
+        body,
+        idempotencyKey: operation.method === 'GET' ? undefined : randomUUID(),
+      });
+      if (answer.headers.get('idempotency-replayed') === 'true')
+        ctx.err('(replayed: this request had already been executed)');
       if (!extension?.replacesOutput?.(f)) ctx.out(render(answer.status === 204 ? null : answer.body, ctx.json));
       return extension ? extension.after(ctx, { organizationId, flags: f, body: answer.body }) : 0;
     },

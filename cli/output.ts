@@ -1,7 +1,8 @@
 // Readable output for people (tables and key/value summaries); --json prints the API's JSON instead.
 
 type Json = unknown;
-const isRecord = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: Json): value is Record<string, Json> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function cell(value: Json, max = 48): string {
   let text: string;
@@ -16,14 +17,34 @@ function cell(value: Json, max = 48): string {
 }
 
 // Columns worth showing first when a list has them; others follow up to a width budget.
-const preferred = ['id', 'userId', 'label', 'name', 'email', 'number', 'version', 'state', 'status', 'role', 'plan', 'scope', 'passRate', 'kind', 'prefix', 'createdAt'];
+const preferred = [
+  'id',
+  'userId',
+  'label',
+  'name',
+  'email',
+  'number',
+  'version',
+  'state',
+  'status',
+  'role',
+  'plan',
+  'scope',
+  'passRate',
+  'kind',
+  'prefix',
+  'createdAt',
+];
 
 function table(items: Record<string, Json>[]): string {
   if (!items.length) return '(none)';
   const keys = [...new Set(items.flatMap((item) => Object.keys(item)))].filter((key) =>
     items.every(
       (item) =>
-        item[key] === null || item[key] === undefined || typeof item[key] !== 'object' || (Array.isArray(item[key]) && (item[key] as Json[]).every((v) => typeof v !== 'object')),
+        item[key] === null ||
+        item[key] === undefined ||
+        typeof item[key] !== 'object' ||
+        (Array.isArray(item[key]) && (item[key] as Json[]).every((v) => typeof v !== 'object')),
     ),
   );
   keys.sort((a, b) => (preferred.indexOf(a) + 1 || 99) - (preferred.indexOf(b) + 1 || 99));
@@ -36,7 +57,8 @@ function table(items: Record<string, Json>[]): string {
     width += w + 2;
   }
   const widths = chosen.map((key) => Math.max(key.length, ...items.map((item) => cell(item[key]).length)));
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ');
+  const line = (values: string[]) =>
+    values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ');
   return [line(chosen), ...items.map((item) => line(chosen.map((key) => cell(item[key]))))].join('\n');
 }
 
@@ -79,7 +101,11 @@ export type CaseResult = {
 };
 
 const isCaseResult = (item: Record<string, Json>): boolean =>
-  typeof item.caseId === 'string' && typeof item.side === 'string' && typeof item.status === 'string' && typeof item.expectedOutput === 'string' && 'output' in item;
+  typeof item.caseId === 'string' &&
+  typeof item.side === 'string' &&
+  typeof item.status === 'string' &&
+  typeof item.expectedOutput === 'string' &&
+  'output' in item;
 
 const textLimit = 200;
 
@@ -92,18 +118,25 @@ function clip(text: string | null, max = textLimit): { text: string; cut: boolea
 }
 
 /** Results that did not pass: errors (the case could not be executed) and scored cases that failed. */
-export const notPassed = (results: CaseResult[]): CaseResult[] => results.filter((r) => r.status === 'error' || (r.status === 'scored' && r.passed === false));
+export const notPassed = (results: CaseResult[]): CaseResult[] =>
+  results.filter((r) => r.status === 'error' || (r.status === 'scored' && r.passed === false));
 
 /**
  * Each failed or errored case with its reason, and the output beside the expected one, long texts
  * cut (the note says where the full text is). `label` adds a tag to a case (e.g. a regression).
  */
-export function caseDetails(results: CaseResult[], options: { limit?: number; fullText?: string; label?: (r: CaseResult) => string | null } = {}): string {
+export function caseDetails(
+  results: CaseResult[],
+  options: { limit?: number; fullText?: string; label?: (r: CaseResult) => string | null } = {},
+): string {
   const limit = options.limit ?? 20;
   const lines: string[] = [];
   let cut = false;
   for (const r of results.slice(0, limit)) {
-    const why = r.status === 'error' ? `error: ${r.error ?? 'no reason recorded'}` : 'failed: the output does not match the expected output';
+    const why =
+      r.status === 'error'
+        ? `error: ${r.error ?? 'no reason recorded'}`
+        : 'failed: the output does not match the expected output';
     const tag = options.label?.(r);
     lines.push(`  case ${r.position} (${r.side})${tag ? ` · ${tag}` : ''} · ${why}`);
     for (const [name, value] of [
@@ -117,7 +150,10 @@ export function caseDetails(results: CaseResult[], options: { limit?: number; fu
     }
   }
   if (results.length > limit) lines.push(`  … and ${results.length - limit} more.`);
-  if (cut || results.length > limit) lines.push(`  Long texts are cut at ${textLimit} characters; ${options.fullText ?? '--json prints every result in full'}.`);
+  if (cut || results.length > limit)
+    lines.push(
+      `  Long texts are cut at ${textLimit} characters; ${options.fullText ?? '--json prints every result in full'}.`,
+    );
   return lines.join('\n');
 }
 
@@ -130,7 +166,8 @@ export function render(body: Json, json: boolean): string {
     const parts = [table(body.items as Record<string, Json>[])];
     // Evaluation results: every case that did not pass, with its reason and its output beside the expected one.
     const results = body.items.every(isCaseResult) ? notPassed(body.items as unknown as CaseResult[]) : [];
-    if (results.length) parts.push(`Cases that did not pass (${results.length}):\n${caseDetails(results, { limit: Infinity })}`);
+    if (results.length)
+      parts.push(`Cases that did not pass (${results.length}):\n${caseDetails(results, { limit: Infinity })}`);
     if (rest.length) parts.push(summary(Object.fromEntries(rest)));
     if (typeof body.nextCursor === 'string') parts.push(`More: add --cursor ${body.nextCursor}`);
     return parts.join('\n\n');

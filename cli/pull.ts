@@ -28,17 +28,29 @@ export function parseRef(text: string): PromptRef {
   const version = /^version:([1-9]\d{0,9})$/.exec(selector);
   if (version) return { promptId, selector: { version: Number(version[1]) } };
   const label = selector.startsWith('label:') ? selector.slice(6) : selector;
-  if (!labelPattern.test(label)) throw usageError(`"${text}": use <promptId>, <promptId>@<label> or <promptId>@version:<n>.`);
+  if (!labelPattern.test(label))
+    throw usageError(`"${text}": use <promptId>, <promptId>@<label> or <promptId>@version:<n>.`);
   return { promptId, selector: { label } };
 }
 
-const keyOf = (ref: PromptRef) => ('version' in ref.selector ? `version:${ref.selector.version}` : `label:${ref.selector.label}`);
+const keyOf = (ref: PromptRef) =>
+  'version' in ref.selector ? `version:${ref.selector.version}` : `label:${ref.selector.label}`;
 
 type PullConfig = { prompts?: unknown; out?: unknown; types?: unknown; organizationId?: unknown };
-type PromptBody = { id: string; name: string; state: string; labels: { label: string; versionId: string; version: number }[] };
+type PromptBody = {
+  id: string;
+  name: string;
+  state: string;
+  labels: { label: string; versionId: string; version: number }[];
+};
 type VersionBody = { id: string; number: number; content: RetrievedPrompt['content']; createdAt: string };
 
-async function fetchEntry(ctx: Context, organizationId: string, ref: PromptRef, prompts: Map<string, PromptBody>): Promise<RetrievedPrompt> {
+async function fetchEntry(
+  ctx: Context,
+  organizationId: string,
+  ref: PromptRef,
+  prompts: Map<string, PromptBody>,
+): Promise<RetrievedPrompt> {
   const base = `/organizations/${encodeURIComponent(organizationId)}/prompts/${encodeURIComponent(ref.promptId)}`;
   let prompt = prompts.get(ref.promptId);
   if (!prompt) {
@@ -51,7 +63,11 @@ async function fetchEntry(ctx: Context, organizationId: string, ref: PromptRef, 
   else {
     const { label } = ref.selector;
     const assigned = prompt.labels.find((l) => l.label === label);
-    if (!assigned) throw new CliError(`${ref.promptId} (${prompt.name}): label "${label}" points at no version.`, exitCodes.apiError);
+    if (!assigned)
+      throw new CliError(
+        `${ref.promptId} (${prompt.name}): label "${label}" points at no version.`,
+        exitCodes.apiError,
+      );
     number = assigned.version;
   }
   const version = (await ctx.api.request('GET', `${base}/versions/${number}`)).body as VersionBody;
@@ -86,7 +102,12 @@ function typesFor(snapshot: Snapshot, source: string): string {
     for (const key of Object.keys(snapshot.prompts[promptId]).sort()) {
       const entry = snapshot.prompts[promptId][key];
       const names = entry.content.inputType === 'user_message' ? null : extractVariables(entry.content.messages);
-      const values = names === null ? '{ input: string }' : names.length ? `{ ${names.map((n) => `${n}: unknown`).join('; ')} }` : 'Record<string, never>';
+      const values =
+        names === null
+          ? '{ input: string }'
+          : names.length
+            ? `{ ${names.map((n) => `${n}: unknown`).join('; ')} }`
+            : 'Record<string, never>';
       lines.push(`    /** ${comment(entry.name)}: version ${entry.version} (${entry.content.inputType}) */`);
       lines.push(`    ${JSON.stringify(key)}: ${values};`);
       const [kind, value] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
@@ -96,7 +117,9 @@ function typesFor(snapshot: Snapshot, source: string): string {
           : value === 'production'
             ? `selector?: { label?: 'production'; version?: never }`
             : `selector: { label: ${JSON.stringify(value)}; version?: never }`;
-      overloads.push(`    getPrompt(promptId: ${id}, ${selector}): Promise<TypedPrompt<PulledPrompts[${id}][${JSON.stringify(key)}]>>;`);
+      overloads.push(
+        `    getPrompt(promptId: ${id}, ${selector}): Promise<TypedPrompt<PulledPrompts[${id}][${JSON.stringify(key)}]>>;`,
+      );
     }
     lines.push('  };');
   }
@@ -141,26 +164,53 @@ export const pullCommand: Command = {
   positionals: [],
   flags: [
     { name: 'prompt', kind: 'list', placeholder: 'promptId[@label|@version:n]', description: 'A prompt to pull.' },
-    { name: 'config', kind: 'string', placeholder: 'file', description: 'Project file with the prompt list (default ./promptloop.json).' },
-    { name: 'out', kind: 'string', placeholder: 'file', description: 'Snapshot file (default promptloop.snapshot.json).' },
+    {
+      name: 'config',
+      kind: 'string',
+      placeholder: 'file',
+      description: 'Project file with the prompt list (default ./promptloop.json).',
+    },
+    {
+      name: 'out',
+      kind: 'string',
+      placeholder: 'file',
+      description: 'Snapshot file (default promptloop.snapshot.json).',
+    },
     { name: 'types', kind: 'string', placeholder: 'file', description: 'Type declarations (default promptloop.d.ts).' },
     { name: 'no-types', kind: 'boolean', description: 'Write only the snapshot.' },
-    { name: 'org', kind: 'string', placeholder: 'organizationId', description: 'Organization (default: promptloop.json, the saved context, else your account default).' },
+    {
+      name: 'org',
+      kind: 'string',
+      placeholder: 'organizationId',
+      description: 'Organization (default: promptloop.json, the saved context, else your account default).',
+    },
   ],
-  examples: ['promptloop pull --prompt prm_abc --prompt prm_def@staging', 'promptloop pull            # reads ./promptloop.json: { "prompts": ["prm_abc", "prm_def@version:3"] }'],
+  examples: [
+    'promptloop pull --prompt prm_abc --prompt prm_def@staging',
+    'promptloop pull            # reads ./promptloop.json: { "prompts": ["prm_abc", "prm_def@version:3"] }',
+  ],
   async run(ctx, parsed) {
     const f = parsed.flags;
     const configFile = path.resolve((f.config as string | undefined) ?? 'promptloop.json');
     const config = (readJsonFile<PullConfig>(configFile) ?? (f.config ? undefined : {})) as PullConfig | undefined;
     if (!config) throw usageError(`--config: ${configFile} does not exist.`);
-    const relative = (value: unknown, fallback: string) => path.resolve(path.dirname(configFile), typeof value === 'string' && value ? value : fallback);
+    const relative = (value: unknown, fallback: string) =>
+      path.resolve(path.dirname(configFile), typeof value === 'string' && value ? value : fallback);
     let refs: PromptRef[];
     if (Array.isArray(f.prompt)) refs = (f.prompt as string[]).map(parseRef);
-    else if (Array.isArray(config.prompts) && config.prompts.every((p) => typeof p === 'string') && config.prompts.length) refs = (config.prompts as string[]).map(parseRef);
+    else if (
+      Array.isArray(config.prompts) &&
+      config.prompts.every((p) => typeof p === 'string') &&
+      config.prompts.length
+    )
+      refs = (config.prompts as string[]).map(parseRef);
     else throw usageError(`Name the prompts: --prompt <promptId> (repeat), or "prompts": ["prm_…"] in ${configFile}.`);
     const out = typeof f.out === 'string' ? path.resolve(f.out) : relative(config.out, 'promptloop.snapshot.json');
     const types = typeof f.types === 'string' ? path.resolve(f.types) : relative(config.types, 'promptloop.d.ts');
-    const organizationId = await resolveOrganization(ctx, f.org ?? (typeof config.organizationId === 'string' ? config.organizationId : undefined));
+    const organizationId = await resolveOrganization(
+      ctx,
+      f.org ?? (typeof config.organizationId === 'string' ? config.organizationId : undefined),
+    );
 
     const snapshot: Snapshot = { version: 1, prompts: {} };
     const prompts = new Map<string, PromptBody>();
@@ -169,7 +219,8 @@ export const pullCommand: Command = {
       try {
         entry = await fetchEntry(ctx, organizationId, ref, prompts);
       } catch (error) {
-        if (error instanceof ApiError) throw new CliError(`${ref.promptId}@${keyOf(ref)}: ${error.message}`, error.exitCode, error.body);
+        if (error instanceof ApiError)
+          throw new CliError(`${ref.promptId}@${keyOf(ref)}: ${error.message}`, error.exitCode, error.body);
         throw error;
       }
       (snapshot.prompts[ref.promptId] ??= {})[keyOf(ref)] = entry;
@@ -186,7 +237,11 @@ export const pullCommand: Command = {
           {
             snapshot: out,
             types: f['no-types'] === true ? null : types,
-            prompts: refs.map((ref) => ({ promptId: ref.promptId, selector: keyOf(ref), version: snapshot.prompts[ref.promptId][keyOf(ref)].version })),
+            prompts: refs.map((ref) => ({
+              promptId: ref.promptId,
+              selector: keyOf(ref),
+              version: snapshot.prompts[ref.promptId][keyOf(ref)].version,
+            })),
           },
           null,
           2,

@@ -1,6 +1,12 @@
 // Dates render in the browser's locale and time zone (all data loads client-side).
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+});
 const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 export function formatDate(iso: string): string {
@@ -32,7 +38,12 @@ export function formatRelative(time: string | number, now = Date.now()): string 
 
 // Numbers: durations in ms, costs in billionths of a US dollar (nanodollars).
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const usd = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
 
 // Sub-cent model calls are the norm: below a cent keep `subCentDigits` significant digits (shown
 // to at most `maxDecimals` decimal places) instead of rounding to $0.00.
@@ -60,8 +71,19 @@ export function formatCount(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : integer.format(value);
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' });
-const preciseTime = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 });
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  second: '2-digit',
+});
+const preciseTime = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+});
 
 export function formatTimestamp(ms: number): string {
   return timeFormat.format(new Date(ms));
@@ -83,4 +105,3 @@ export const roleOptions = [
   { value: 'editor', label: 'Editor', description: 'Can edit prompts and datasets' },
   { value: 'viewer', label: 'Viewer', description: 'Read-only access' },
 ] as const;
-

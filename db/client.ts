@@ -24,7 +24,9 @@ export type Database = {
   reader?: () => Reader;
 };
 
-export type Reader = { unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> } };
+export type Reader = {
+  unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => { values: () => Promise<unknown[][]> };
+};
 
 // RETRIEVAL_DB_CONNECTIONS: connections of the reader pool (default 1; a retrieval process is one
 // thread, and one pipelined connection carried more than ten did on the 2-core machine).
@@ -37,18 +39,29 @@ const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)),
 
 // `template`: PGlite only, a data directory to start from (PGlite's dumpDataDir; the test suite
 // migrates one copy and loads it in every test process).
-export async function openDatabase(options: { url?: string; dataDir?: string; max?: number; template?: Blob } = {}): Promise<Database> {
+export async function openDatabase(
+  options: { url?: string; dataDir?: string; max?: number; template?: Blob } = {},
+): Promise<Database> {
   if (options.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
-    const client = postgres(options.url, { max: options.max ?? 10, onnotice: () => {}, connection: { application_name: 'promptloop' } });
+    const client = postgres(options.url, {
+      max: options.max ?? 10,
+      onnotice: () => {},
+      connection: { application_name: 'promptloop' },
+    });
     const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
     let reader: ReturnType<typeof postgres> | undefined;
     const url = options.url;
     return {
       db,
       kind: 'postgres',
-      reader: () => (reader ??= postgres(url, { max: readerConnections(), onnotice: () => {}, connection: { application_name: 'promptloop-reader' } })) as unknown as Reader,
+      reader: () =>
+        (reader ??= postgres(url, {
+          max: readerConnections(),
+          onnotice: () => {},
+          connection: { application_name: 'promptloop-reader' },
+        })) as unknown as Reader,
       close: async () => {
         await reader?.end({ timeout: 5 });
         await client.end({ timeout: 5 });
@@ -105,7 +118,11 @@ export async function getDatabase(): Promise<Database> {
 
 async function open(): Promise<Database> {
   const url = process.env.DATABASE_URL || undefined;
-  const database = await openDatabase({ url, dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data', max: poolSize });
+  const database = await openDatabase({
+    url,
+    dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data',
+    max: poolSize,
+  });
   await migrate(database);
   return database;
 }

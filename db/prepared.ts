@@ -11,7 +11,11 @@ import { rowsOf, type Db, type Reader } from './client';
 //   the same parameters, so the statement joins the transaction.
 
 type PostgresClient = {
-  unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => PromiseLike<unknown> & { values: () => Promise<unknown[][]> };
+  unsafe: (
+    text: string,
+    params: unknown[],
+    options: { prepare: boolean },
+  ) => PromiseLike<unknown> & { values: () => Promise<unknown[][]> };
 };
 type PgliteClient = {
   query: (text: string, params: unknown[], options?: { rowMode: 'array' | 'object' }) => Promise<{ rows: unknown[] }>;
@@ -50,6 +54,7 @@ export async function preparedRows<T>(db: Db, text: string, params: unknown[]): 
 export async function preparedValues(handle: Db | Reader, text: string, params: unknown[]): Promise<unknown[][]> {
   const client = rawClientOf(handle);
   if (typeof client?.unsafe === 'function') return client.unsafe(text, params, prepared).values();
-  if (typeof client?.query === 'function') return (await client.query(text, params, { rowMode: 'array' })).rows as unknown[][];
+  if (typeof client?.query === 'function')
+    return (await client.query(text, params, { rowMode: 'array' })).rows as unknown[][];
   throw new Error('preparedValues: needs a database handle, not a transaction');
 }

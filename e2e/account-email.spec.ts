@@ -17,7 +17,9 @@ async function linkFromOutbox(to: string, pathname: string, exclude: string[] = 
           if (!name.endsWith('.json')) continue;
           const message = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { to: string; text: string };
           if (message.to !== to) continue;
-          const link = message.text.match(/https?:\/\/\S+/g)?.find((l) => new URL(l).pathname === pathname && !exclude.includes(l));
+          const link = message.text
+            .match(/https?:\/\/\S+/g)
+            ?.find((l) => new URL(l).pathname === pathname && !exclude.includes(l));
           if (link) found = link;
         }
         return found;
@@ -28,7 +30,10 @@ async function linkFromOutbox(to: string, pathname: string, exclude: string[] = 
   return found!;
 }
 
-test('sign up, confirm the email, forget the password, reset it and sign in with the new one', async ({ page, browser }) => {
+test('sign up, confirm the email, forget the password, reset it and sign in with the new one', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(180_000);
   const account = newAccount('forgetful');
 

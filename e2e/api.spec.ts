@@ -13,7 +13,9 @@ test.describe('management API on the production server', () => {
   test('challenges a caller without a token and points at the resource metadata', async ({ request }) => {
     const response = await request.get('/api/v1/me');
     expect(response.status()).toBe(401);
-    expect(response.headers()['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:3100/.well-known/oauth-protected-resource"');
+    expect(response.headers()['www-authenticate']).toBe(
+      'Bearer resource_metadata="http://localhost:3100/.well-known/oauth-protected-resource"',
+    );
     const body = await response.json();
     expect(body.error).toMatchObject({ code: 'unauthorized', details: {} });
     expect(body.error.requestId).toBe(response.headers()['x-request-id']);

@@ -5,7 +5,10 @@ import { createAccount, expect, newAccount, signInThroughForm, test } from './fi
 const afterHashing = { timeout: 30_000 };
 
 test.describe('sign up', () => {
-  test('shows a weak password and a taken email next to their fields, then creates the account', async ({ page, request }) => {
+  test('shows a weak password and a taken email next to their fields, then creates the account', async ({
+    page,
+    request,
+  }) => {
     test.slow(); // three password hashes at OWASP's scrypt cost
     const existing = await createAccount(request, 'existing');
     const account = newAccount('newcomer');
@@ -37,7 +40,11 @@ test.describe('sign up', () => {
 });
 
 test.describe('loopback names', () => {
-  test('a browser on 127.0.0.1 is sent to the APP_URL name and signs up there; API clients are answered on either name', async ({ page, request, baseURL }) => {
+  test('a browser on 127.0.0.1 is sent to the APP_URL name and signs up there; API clients are answered on either name', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
     const app = new URL(baseURL!);
     const other = `http://127.0.0.1:${app.port}`;
     const account = newAccount('loopback');
@@ -58,7 +65,10 @@ test.describe('loopback names', () => {
 });
 
 test.describe('sign in', () => {
-  test('an unknown email and a wrong password get the same message under the form; the callback URL is honoured', async ({ page, request }) => {
+  test('an unknown email and a wrong password get the same message under the form; the callback URL is honoured', async ({
+    page,
+    request,
+  }) => {
     const account = await createAccount(request, 'returning');
 
     await page.goto('/account');
@@ -85,7 +95,11 @@ test.describe('sign in', () => {
     await expect(page.getByTestId('profile-email')).toHaveText(account.email);
   });
 
-  test('an off-site callbackUrl ends on our own origin after sign-in; pages and API answers forbid framing and sniffing', async ({ page, request, baseURL }) => {
+  test('an off-site callbackUrl ends on our own origin after sign-in; pages and API answers forbid framing and sniffing', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
     const account = await createAccount(request, 'redirected');
     const offSite: string[] = [];
     await page.route(
@@ -114,7 +128,10 @@ test.describe('sign in', () => {
     expect(api.headers()['x-content-type-options']).toBe('nosniff');
   });
 
-  test('after ten failed sign-ins for one email the form says "Too many attempts", even for the right password', async ({ page, request }) => {
+  test('after ten failed sign-ins for one email the form says "Too many attempts", even for the right password', async ({
+    page,
+    request,
+  }) => {
     test.slow(); // eleven password checks at OWASP's scrypt cost
     const account = await createAccount(request, 'guessed');
     await page.goto('/sign-in');

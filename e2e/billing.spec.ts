@@ -1,4 +1,12 @@
-import { checkoutCompleted, event, pricePro, signatureFor, startFakeStripe, subscription, type FakeStripe } from '../tests/helpers/fake-stripe';
+import {
+  checkoutCompleted,
+  event,
+  pricePro,
+  signatureFor,
+  startFakeStripe,
+  subscription,
+  type FakeStripe,
+} from '../tests/helpers/fake-stripe';
 import { createOrganization, expect, test, uniqueName } from './fixtures';
 
 // The server is pointed at this port by playwright.config.ts (STRIPE_API_BASE).
@@ -13,7 +21,11 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
-test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', async ({ adminPage: page, request, baseURL }) => {
+test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', async ({
+  adminPage: page,
+  request,
+  baseURL,
+}) => {
   const name = uniqueName('Billing');
   const organizationId = await createOrganization(page, name);
   const billingPath = `/organizations/${organizationId}/billing`;
@@ -60,7 +72,10 @@ test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', a
     event('customer.subscription.created', sub),
   ]) {
     const payload = JSON.stringify(delivery);
-    const response = await request.post('/api/webhooks/stripe', { data: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signatureFor(payload) } });
+    const response = await request.post('/api/webhooks/stripe', {
+      data: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signatureFor(payload) },
+    });
     expect(response.status(), await response.text()).toBe(200);
   }
 

@@ -15,7 +15,14 @@ type Run = { code: Promise<number>; stdout: () => string; stderr: () => string }
 function cli(args: string[], configDir: string): Run {
   const child = spawn(process.execPath, [path.join(root, 'bin/promptloop.mjs'), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOME: configDir, PROMPTLOOP_CONFIG_DIR: configDir, PROMPTLOOP_URL: appUrl, NODE_NO_WARNINGS: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      HOME: configDir,
+      PROMPTLOOP_CONFIG_DIR: configDir,
+      PROMPTLOOP_URL: appUrl,
+      NODE_NO_WARNINGS: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -26,7 +33,10 @@ function cli(args: string[], configDir: string): Run {
   return { code, stdout: () => stdout, stderr: () => stderr };
 }
 
-test('promptloop login --no-browser: sign in and Allow in the browser, then commands work; logout ends it', async ({ browser, request }) => {
+test('promptloop login --no-browser: sign in and Allow in the browser, then commands work; logout ends it', async ({
+  browser,
+  request,
+}) => {
   test.setTimeout(120_000);
   const account = await createAccount(request, 'cli');
   const configDir = mkdtempSync(path.join(os.tmpdir(), 'promptloop-cli-e2e-'));

@@ -62,7 +62,9 @@ test('import a CSV: preview duplicates and a rejected row, remove it, import', a
 
 test('reorder by drag persists; the 10th-case marker; a full dataset refuses more', async ({ adminPage: page }) => {
   const datasetPath = await openDataset(page, 'Order');
-  const lines = Array.from({ length: 4 }, (_, i) => JSON.stringify({ input: `Question ${i + 1}`, expectedOutput: `Answer ${i + 1}` })).join('\n');
+  const lines = Array.from({ length: 4 }, (_, i) =>
+    JSON.stringify({ input: `Question ${i + 1}`, expectedOutput: `Answer ${i + 1}` }),
+  ).join('\n');
   await page.getByRole('button', { name: 'Import a file' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import cases' });
   await dialog.getByLabel('Or paste').fill(lines);
@@ -85,7 +87,9 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   // Fill up to the Free capacity: the divider follows the 10th case.
   await expect(page.getByText('Quick evaluations use the cases above')).toHaveCount(0);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
-  const more = Array.from({ length: 6 }, (_, i) => JSON.stringify({ input: `Extra ${i + 1}`, expectedOutput: 'ok' })).join('\n');
+  const more = Array.from({ length: 6 }, (_, i) =>
+    JSON.stringify({ input: `Extra ${i + 1}`, expectedOutput: 'ok' }),
+  ).join('\n');
   await dialog.getByLabel('Or paste').fill(more);
   await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
   await expect(dialog.getByRole('region', { name: 'Import preview' })).toContainText('After import: 10 / 10 cases.');

@@ -28,7 +28,8 @@ function exchange(bytes: (string | Buffer)[], responses = Infinity): Promise<Exc
   });
 }
 
-const request = (method: string, target: string) => `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
+const request = (method: string, target: string) =>
+  `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
 
 function envelopeOf(text: string): { code: string; message: string; details: object; requestId: string } {
   const body = JSON.parse(
@@ -82,7 +83,9 @@ test.describe('the production entry in front of Next', () => {
   });
 
   test('a header over 16 KiB is 431 and malformed HTTP 400, each in the envelope, then the connection closes (D6)', async () => {
-    const big = await exchange([`GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+    const big = await exchange([
+      `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    ]);
     expect(big.statuses).toEqual([431]);
     expect(envelopeOf(big.text).code).toBe('headers_too_large');
     expect(big.closed).toBe(true);

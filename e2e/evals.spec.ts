@@ -5,7 +5,11 @@ import { createPrompt } from './prompts.helpers';
 const draftStatus = (page: Page) => page.getByRole('status', { name: /Draft status/ });
 
 // Cases whose expected output is their input: the local echo route answers each one exactly.
-const cases = ['Where is my order #1042?', 'Reset my password, please.', 'Cancel my subscription at the end of the month.'];
+const cases = [
+  'Where is my order #1042?',
+  'Reset my password, please.',
+  'Cancel my subscription at the end of the month.',
+];
 
 async function addCase(page: Page, input: string, count: number) {
   const form = page.getByRole('form', { name: 'Add a case' });
@@ -158,7 +162,9 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   const flags = page.getByTestId('case-warning');
   await expect(flags).toHaveCount(4);
   await expect(flags.first()).toContainText('Cannot run');
-  await expect(flags.first()).toContainText('This prompt takes variables ({{question}}, {{tone}}): the case input must be a JSON object of their values.');
+  await expect(flags.first()).toContainText(
+    'This prompt takes variables ({{question}}, {{tone}}): the case input must be a JSON object of their values.',
+  );
 
   // Saved as v4, the run dialog says so before it costs anything.
   await page.getByRole('link', { name: 'Editor' }).click();
@@ -168,7 +174,9 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await page.getByRole('button', { name: 'Run evaluation' }).first().click();
   const incompatible = page.getByRole('dialog', { name: 'Run evaluation' });
   await expect(incompatible.getByLabel('Candidate version').locator('option:checked')).toHaveText(/^v4/);
-  await expect(incompatible).toContainText('4 cases cannot run under this prompt’s input type and will error without charge');
+  await expect(incompatible).toContainText(
+    '4 cases cannot run under this prompt’s input type and will error without charge',
+  );
 
   expect(errors, 'uncaught errors in the browser').toEqual([]);
   await context.close();

@@ -14,7 +14,11 @@ export function uniqueName(label: string): string {
 
 export function newAccount(label: string): Account {
   const id = uniqueName(label);
-  return { email: `${id}@example.com`, password: `Correct-horse-${id}`, name: `${label[0].toUpperCase()}${label.slice(1)} ${counter}` };
+  return {
+    email: `${id}@example.com`,
+    password: `Correct-horse-${id}`,
+    name: `${label[0].toUpperCase()}${label.slice(1)} ${counter}`,
+  };
 }
 
 // Accounts that are not under test are created through the same tRPC procedure the form uses.
@@ -25,7 +29,11 @@ export async function createAccount(request: APIRequestContext, label: string): 
   return account;
 }
 
-export async function signInThroughForm(page: Page, account: Account, expectedPath: RegExp = /\/organizations/): Promise<void> {
+export async function signInThroughForm(
+  page: Page,
+  account: Account,
+  expectedPath: RegExp = /\/organizations/,
+): Promise<void> {
   await page.goto('/sign-in');
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(account.password);

@@ -49,11 +49,16 @@ function authorizeUrl(redirectUri: string, challenge: string, state: string): st
 }
 
 async function tokenRequest(params: Record<string, string>) {
-  const response = await fetch(`${appUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  const response = await fetch(`${appUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
   return { status: response.status, cacheControl: response.headers.get('cache-control'), body: await response.json() };
 }
 
-const me = (accessToken: string) => fetch(`${appUrl}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+const me = (accessToken: string) =>
+  fetch(`${appUrl}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 test.describe('signing a tool in with OAuth', () => {
   test('metadata is served from APP_URL', async ({ request }) => {
@@ -69,7 +74,10 @@ test.describe('signing a tool in with OAuth', () => {
     expect((await (await request.get('/oauth/jwks')).json()).keys.length).toBeGreaterThan(0);
   });
 
-  test('authorize → sign in → Deny, then Allow → code → token → refresh → API; revoking in the dashboard stops the token', async ({ browser, request }) => {
+  test('authorize → sign in → Deny, then Allow → code → token → refresh → API; revoking in the dashboard stops the token', async ({
+    browser,
+    request,
+  }) => {
     const account = await createAccount(request, 'oauth');
     const listener = await loopback();
     const context = await browser.newContext();
@@ -106,7 +114,11 @@ test.describe('signing a tool in with OAuth', () => {
       });
       expect(tokens.status).toBe(200);
       expect(tokens.cacheControl).toBe('no-store');
-      const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: 'promptloop-cli' });
+      const refreshed = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.body.refresh_token,
+        client_id: 'promptloop-cli',
+      });
       expect(refreshed.status).toBe(200);
       const profile = await me(refreshed.body.access_token);
       expect(profile.status).toBe(200);
@@ -122,7 +134,11 @@ test.describe('signing a tool in with OAuth', () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke access' }).click();
       await expect(page.getByText('No authorized applications')).toBeVisible();
       expect((await me(refreshed.body.access_token)).status).toBe(401);
-      const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: 'promptloop-cli' });
+      const again = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.body.refresh_token,
+        client_id: 'promptloop-cli',
+      });
       expect(again.status).toBe(400);
       expect(again.body.error).toBe('invalid_grant');
     } finally {

@@ -103,7 +103,14 @@ test('a running production server loads each module of server/ and db/ once', as
     expect(twice).toEqual([]);
     // Modules the entry imports itself, and modules only Next's routes import (tRPC): all from the
     // one loader. With a bundled copy, the tRPC modules never reached it.
-    for (const file of ['server/errors.ts', 'db/client.ts', 'server/evals/engine/queue.ts', 'server/api/router.ts', 'server/trpc/http.ts', 'server/trpc/root.ts']) {
+    for (const file of [
+      'server/errors.ts',
+      'db/client.ts',
+      'server/evals/engine/queue.ts',
+      'server/api/router.ts',
+      'server/trpc/http.ts',
+      'server/trpc/root.ts',
+    ]) {
       expect(loaded, file).toContain(url(file));
     }
   } finally {

@@ -40,7 +40,10 @@ test('create an organization, rename it and make it the default', async ({ admin
   await expect(page.getByRole('cell', { name: /Created the organization/ })).toBeVisible();
 });
 
-test('the overview offers admins and editors a New prompt button, not viewers; the app has a favicon', async ({ adminPage: page, signUpSecondUser }) => {
+test('the overview offers admins and editors a New prompt button, not viewers; the app has a favicon', async ({
+  adminPage: page,
+  signUpSecondUser,
+}) => {
   const organizationId = await createOrganization(page, uniqueName('Starter'));
 
   // The brand mark as the tab's icon (app/icon.svg).
@@ -112,7 +115,9 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   await row.getByLabel(`Role for ${teammate.account.email}`).selectOption('editor');
   await expect(row.getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('editor');
   await page.reload();
-  await expect(page.locator(`tr[data-member="${teammate.account.email}"]`).getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('editor');
+  await expect(
+    page.locator(`tr[data-member="${teammate.account.email}"]`).getByLabel(`Role for ${teammate.account.email}`),
+  ).toHaveValue('editor');
   await teammate.page.goto('/organizations');
   await expect(teammate.page.getByRole('row', { name: new RegExp(name) })).toContainText('Editor');
 
@@ -167,7 +172,9 @@ test('the organization list pages with "Load more"', async ({ page, request }) =
   const account = await createAccount(request, 'collector');
   await signInThroughForm(page, account);
   for (let i = 1; i <= 22; i++) {
-    const response = await page.request.post('/api/trpc/organizations.create', { data: { name: `Paged ${String(i).padStart(2, '0')}` } });
+    const response = await page.request.post('/api/trpc/organizations.create', {
+      data: { name: `Paged ${String(i).padStart(2, '0')}` },
+    });
     expect(response.ok()).toBeTruthy();
   }
   await page.goto('/organizations');

@@ -130,7 +130,10 @@ test('archive a prompt: the editor becomes read-only', async ({ adminPage: page 
   const organizationId = await createOrganization(page, uniqueName('Archive'));
   await createPrompt(page, organizationId, uniqueName('Old prompt'));
   await page.getByRole('button', { name: 'Archive', exact: true }).click();
-  await page.getByRole('dialog', { name: 'Archive this prompt?' }).getByRole('button', { name: 'Archive prompt' }).click();
+  await page
+    .getByRole('dialog', { name: 'Archive this prompt?' })
+    .getByRole('button', { name: 'Archive prompt' })
+    .click();
   await expect(page.getByText('This prompt is archived')).toBeVisible();
   await expect(page.getByText('Archived', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Add system message' })).toHaveCount(0);
@@ -152,7 +155,10 @@ test('discard the draft; a viewer sees the prompt read-only', async ({ adminPage
   await page.getByLabel('Content of message 1').fill('Draft text to throw away.');
   await expect(status(page)).toContainText(/Saved · revision \d+/);
   await page.getByRole('button', { name: 'Discard draft' }).click();
-  await page.getByRole('dialog', { name: 'Discard your draft?' }).getByRole('button', { name: 'Discard draft' }).click();
+  await page
+    .getByRole('dialog', { name: 'Discard your draft?' })
+    .getByRole('button', { name: 'Discard draft' })
+    .click();
   await expect(page.getByRole('button', { name: 'Add system message' })).toBeVisible();
   await expect(page.getByLabel('Content of message 1')).toHaveCount(0);
   await page.reload();
@@ -174,7 +180,9 @@ test('discard the draft; a viewer sees the prompt read-only', async ({ adminPage
 test('the prompt list pages with "Load more"', async ({ adminPage: page }) => {
   const organizationId = await createOrganization(page, uniqueName('Paging'));
   for (let i = 1; i <= 26; i += 1) {
-    const response = await page.request.post('/api/trpc/prompts.create', { data: { organizationId, name: `Paged prompt ${String(i).padStart(2, '0')}` } });
+    const response = await page.request.post('/api/trpc/prompts.create', {
+      data: { organizationId, name: `Paged prompt ${String(i).padStart(2, '0')}` },
+    });
     expect(response.ok(), await response.text()).toBeTruthy();
   }
   await page.goto(`/organizations/${organizationId}/prompts`);

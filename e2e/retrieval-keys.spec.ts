@@ -23,7 +23,10 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   const promptId: string = prompt.id;
 
   await page.goto(promptPath);
-  await page.getByRole('navigation', { name: 'Prompt sections' }).getByRole('link', { name: 'Keys' }).click({ timeout: 60_000 });
+  await page
+    .getByRole('navigation', { name: 'Prompt sections' })
+    .getByRole('link', { name: 'Keys' })
+    .click({ timeout: 60_000 });
   await expect(page).toHaveURL(`${promptPath}/keys`, { timeout: 60_000 });
   await expect(page.getByText('No retrieval keys yet')).toBeVisible({ timeout: 60_000 });
 

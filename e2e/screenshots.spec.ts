@@ -95,11 +95,15 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
   await page.getByRole('button', { name: 'Add system message' }).click();
   await page
     .getByLabel('Content of message 1')
-    .fill('You are the support assistant for {{product}}.\nAnswer in a friendly tone, in at most three sentences.\nIf you do not know, say so.');
+    .fill(
+      'You are the support assistant for {{product}}.\nAnswer in a friendly tone, in at most three sentences.\nIf you do not know, say so.',
+    );
   await page.getByRole('radio', { name: 'Variables' }).check();
   await page.getByRole('button', { name: 'Add message' }).click();
   await page.getByLabel('Content of message 2').fill('Customer {{customer_name}} asks: {{question}}');
-  await page.getByLabel('Output schema').fill('{\n  "type": "object",\n  "properties": { "answer": { "type": "string" } }\n}');
+  await page
+    .getByLabel('Output schema')
+    .fill('{\n  "type": "object",\n  "properties": { "answer": { "type": "string" } }\n}');
   await page.getByRole('button', { name: 'Add metric' }).click();
   await page.getByLabel('Name of metric 1').fill('mentions_refund');
   await page.getByLabel('Value of metric 1').fill('refund');
@@ -140,7 +144,11 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
     ['Can I export my data?', 'Yes, as CSV or JSON from Settings.'],
   ];
   const jsonl = rows
-    .map(([input, expectedOutput], i) => JSON.stringify(i === 3 ? { input, expectedOutput, inputFormat: 'json', referenceFormat: 'json' } : { input, expectedOutput }))
+    .map(([input, expectedOutput], i) =>
+      JSON.stringify(
+        i === 3 ? { input, expectedOutput, inputFormat: 'json', referenceFormat: 'json' } : { input, expectedOutput },
+      ),
+    )
     .join('\n');
   await page.getByRole('button', { name: 'Import a file' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import cases' });
@@ -157,8 +165,11 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
   await page.getByRole('button', { name: 'Delete case 9' }).click();
   await expect(page.locator('tr[data-case]')).toHaveCount(8);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
-  const csv = 'input,expectedOutput\n"Where is my order #1042?","Your order shipped yesterday and arrives Friday."\n"",Missing input\n"New question","New answer"\n';
-  await dialog.getByLabel('File').setInputFiles({ name: 'more-cases.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  const csv =
+    'input,expectedOutput\n"Where is my order #1042?","Your order shipped yesterday and arrives Friday."\n"",Missing input\n"New question","New answer"\n';
+  await dialog
+    .getByLabel('File')
+    .setInputFiles({ name: 'more-cases.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
   await expect(dialog.getByRole('list', { name: 'Rejected rows' })).toBeVisible();
   await page.screenshot({ path: path.join(dir, '24-import-preview.png') });
   await dialog.getByRole('button', { name: 'Cancel' }).click();

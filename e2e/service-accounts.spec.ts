@@ -3,7 +3,10 @@ import { createOrganization, expect, test, uniqueName } from './fixtures';
 // An admin creates a service account in the browser and reads its secret once; the test then uses
 // it over real HTTP like a CI job (client_credentials at /oauth/token, then /api/v1), and after the
 // admin revokes it in the browser, the same token and the same secret are refused.
-test('an admin creates a service account, CI signs in with it, and revoking it refuses its token', async ({ adminPage: page, request }) => {
+test('an admin creates a service account, CI signs in with it, and revoking it refuses its token', async ({
+  adminPage: page,
+  request,
+}) => {
   const organizationName = uniqueName('CI org');
   const organizationId = await createOrganization(page, organizationName);
 
@@ -57,8 +60,13 @@ test('an admin creates a service account, CI signs in with it, and revoking it r
   const auth = { authorization: `Bearer ${tokens.access_token}` };
   const organizations = await request.get('/api/v1/organizations', { headers: auth });
   expect(organizations.status()).toBe(200);
-  expect((await organizations.json()).items).toEqual([expect.objectContaining({ id: organizationId, name: organizationName, role: 'editor' })]);
-  const created = await request.post(`/api/v1/organizations/${organizationId}/prompts`, { headers: auth, data: { name: 'Made by CI' } });
+  expect((await organizations.json()).items).toEqual([
+    expect.objectContaining({ id: organizationId, name: organizationName, role: 'editor' }),
+  ]);
+  const created = await request.post(`/api/v1/organizations/${organizationId}/prompts`, {
+    headers: auth,
+    data: { name: 'Made by CI' },
+  });
   expect(created.status(), await created.text()).toBe(201);
 
   // Once dismissed, the secret is gone for good; "last used" now shows the token request.
@@ -81,7 +89,9 @@ test('an admin creates a service account, CI signs in with it, and revoking it r
   const refused = await request.get('/api/v1/organizations', { headers: auth });
   expect(refused.status()).toBe(401);
   expect((await refused.json()).error.code).toBe('unauthorized');
-  const again = await request.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+  const again = await request.post('/oauth/token', {
+    form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+  });
   expect(again.status()).toBe(401);
   expect((await again.json()).error).toBe('invalid_client');
 

@@ -71,7 +71,14 @@ async function npmStart(): Promise<Started> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'promptloop-stop-'));
   const npm = spawn('npm', ['start'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), APP_URL: `http://localhost:${port}`, DATABASE_URL: '', PGLITE_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: '1' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      APP_URL: `http://localhost:${port}`,
+      DATABASE_URL: '',
+      PGLITE_DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, as a terminal would give it
   });
@@ -88,15 +95,24 @@ async function npmStart(): Promise<Started> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  await expect.poll(() => output, { timeout: 150_000, message: 'npm start prints where it serves' }).toContain('Promptloop is ready');
+  await expect
+    .poll(() => output, { timeout: 150_000, message: 'npm start prints where it serves' })
+    .toContain('Promptloop is ready');
   started.tree = descendants(npm.pid!);
   expect(started.tree.length).toBeGreaterThan(0);
   return started;
 }
 
 async function expectAllGone(started: Started) {
-  await expect.poll(() => listening(started.port), { timeout: 60_000, message: 'the port stops answering' }).toBe(false);
-  await expect.poll(() => [started.npm.pid!, ...started.tree].filter(alive), { timeout: 60_000, message: 'no process of the tree survives' }).toEqual([]);
+  await expect
+    .poll(() => listening(started.port), { timeout: 60_000, message: 'the port stops answering' })
+    .toBe(false);
+  await expect
+    .poll(() => [started.npm.pid!, ...started.tree].filter(alive), {
+      timeout: 60_000,
+      message: 'no process of the tree survives',
+    })
+    .toEqual([]);
   expect(started.output()).toContain('"msg":"stopped"');
 }
 
@@ -108,7 +124,11 @@ test.describe('stopping npm start', () => {
     const started = await npmStart();
     try {
       // A sign-up whose body is still arriving when the signal comes.
-      const body = JSON.stringify({ email: `stop-${Date.now()}@example.com`, password: 'Correct-horse-battery-9', name: 'Stop' });
+      const body = JSON.stringify({
+        email: `stop-${Date.now()}@example.com`,
+        password: 'Correct-horse-battery-9',
+        name: 'Stop',
+      });
       const reply = new Promise<IncomingMessage>((resolve, reject) => {
         const req = httpRequest(
           {
@@ -116,7 +136,11 @@ test.describe('stopping npm start', () => {
             port: started.port,
             method: 'POST',
             path: '/api/trpc/account.signUp',
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), origin: `http://localhost:${started.port}` },
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              origin: `http://localhost:${started.port}`,
+            },
           },
           resolve,
         );

@@ -5,9 +5,13 @@ import { createOrganization, expect, test, uniqueName } from './fixtures';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const shotsDir = path.join(process.cwd(), 'test-results', 'screenshots');
-const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
+const shoot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
 
-test('an admin creates an ingestion key, a batch arrives over HTTP and the explorer shows it', async ({ adminPage: page, request }) => {
+test('an admin creates an ingestion key, a batch arrives over HTTP and the explorer shows it', async ({
+  adminPage: page,
+  request,
+}) => {
   const organizationId = await createOrganization(page, uniqueName('Traced'));
 
   // Ingestion keys: field errors, then a key whose secret is shown once.
@@ -33,8 +37,12 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(reveal.getByRole('tabpanel')).toContainText('/api/v1/traces');
   await reveal.getByRole('tab', { name: 'TypeScript' }).click();
   // The SDK's exporter, not hand-written requests.
-  await expect(reveal.getByRole('tabpanel')).toContainText("import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';");
-  await expect(reveal.getByRole('tabpanel')).toContainText(`ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`);
+  await expect(reveal.getByRole('tabpanel')).toContainText(
+    "import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';",
+  );
+  await expect(reveal.getByRole('tabpanel')).toContainText(
+    `ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`,
+  );
   await expect(reveal.getByRole('tabpanel')).not.toContainText('fetch(');
   const row = page.locator('tr', { hasText: 'Checkout API' });
   await expect(row).toContainText(secret.slice(0, 12));
@@ -83,7 +91,10 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
           outputTokens: 85,
           costUsdNanos: 1_500_000,
           costSource: 'provider_reported',
-          contentJson: JSON.stringify({ input: [{ role: 'user', content: 'Summarise this cart' }], output: 'Two items, ready to ship.' }),
+          contentJson: JSON.stringify({
+            input: [{ role: 'user', content: 'Summarise this cart' }],
+            output: 'Two items, ready to ship.',
+          }),
           metadataJson: JSON.stringify({ region: 'eu-west-1' }),
         },
         {
@@ -136,7 +147,11 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   const timeline = page.getByRole('group', { name: 'Span timeline' });
   await expect(timeline.getByTestId('waterfall-bar')).toHaveCount(3);
   // Children sit under the root in start order.
-  await expect(timeline.locator('.waterfall-row .waterfall-label-name')).toHaveText(['POST /checkout', 'load cart', 'summarise cart']);
+  await expect(timeline.locator('.waterfall-row .waterfall-label-name')).toHaveText([
+    'POST /checkout',
+    'load cart',
+    'summarise cart',
+  ]);
   const rootBar = await timeline.locator(`[data-span="${root}"] [data-testid="waterfall-bar"]`).boundingBox();
   const modelBar = await timeline.locator(`[data-span="${model}"] [data-testid="waterfall-bar"]`).boundingBox();
   expect(modelBar!.x).toBeGreaterThan(rootBar!.x);
@@ -176,7 +191,21 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(row).toContainText('Revoked');
   const refused = await request.post('/api/v1/traces', {
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    data: { version: 1, events: [{ ...common, spanId: root, name: 'POST /checkout', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 2400, revision: 2 }] },
+    data: {
+      version: 1,
+      events: [
+        {
+          ...common,
+          spanId: root,
+          name: 'POST /checkout',
+          kind: 'execution',
+          status: 'success',
+          startedAt: start,
+          endedAt: start + 2400,
+          revision: 2,
+        },
+      ],
+    },
   });
   expect(refused.status()).toBe(401);
 
@@ -200,9 +229,22 @@ test('a running span keeps the trace open and orphans sit at the root level', as
   const orphan = hex(8);
   const start = Date.now() - 3000;
   const send = (events: object[]) =>
-    request.post('/api/v1/traces', { headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, data: { version: 1, events } });
+    request.post('/api/v1/traces', {
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      data: { version: 1, events },
+    });
   const running = await send([
-    { traceId, rootSpanId: root, spanId: root, revision: 0, name: 'nightly job', service: 'worker', kind: 'execution', status: 'running', startedAt: start },
+    {
+      traceId,
+      rootSpanId: root,
+      spanId: root,
+      revision: 0,
+      name: 'nightly job',
+      service: 'worker',
+      kind: 'execution',
+      status: 'running',
+      startedAt: start,
+    },
     {
       traceId,
       rootSpanId: root,
@@ -229,14 +271,28 @@ test('a running span keeps the trace open and orphans sit at the root level', as
 
   // The page polls: the completed root replaces the running one without a reload.
   const done = await send([
-    { traceId, rootSpanId: root, spanId: root, revision: 1, name: 'nightly job', service: 'worker', kind: 'execution', status: 'success', startedAt: start, endedAt: start + 3500 },
+    {
+      traceId,
+      rootSpanId: root,
+      spanId: root,
+      revision: 1,
+      name: 'nightly job',
+      service: 'worker',
+      kind: 'execution',
+      status: 'success',
+      startedAt: start,
+      endedAt: start + 3500,
+    },
   ]);
   expect(done.status(), await done.text()).toBe(200);
   await expect(timeline.locator(`[data-span="${root}"] .waterfall-bar-success`)).toBeVisible({ timeout: 15_000 });
   await expect(page.getByText('updating every 2 seconds')).toBeHidden();
 });
 
-test('a trace of more than 1,000 spans loads page by page as the user scrolls, and partial trees render', async ({ adminPage: page, request }) => {
+test('a trace of more than 1,000 spans loads page by page as the user scrolls, and partial trees render', async ({
+  adminPage: page,
+  request,
+}) => {
   const organizationId = await createOrganization(page, uniqueName('Large'));
   await page.goto(`/organizations/${organizationId}/ingestion-keys`);
   await page.getByRole('button', { name: 'New ingestion key' }).first().click();
@@ -256,11 +312,35 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
   const common = { traceId, rootSpanId: root, revision: 0, service: 'batch', status: 'success' };
   const events: object[] = [
     { ...common, spanId: root, name: 'import rows', kind: 'execution', startedAt: start, endedAt: start + 50_000 },
-    { ...common, spanId: earlyChild, parentSpanId: lateParent, name: 'early child', kind: 'tool', startedAt: start + 1, endedAt: start + 2 },
-    { ...common, spanId: lateParent, parentSpanId: root, name: 'late parent', kind: 'custom', startedAt: start + 45_000, endedAt: start + 46_000 },
+    {
+      ...common,
+      spanId: earlyChild,
+      parentSpanId: lateParent,
+      name: 'early child',
+      kind: 'tool',
+      startedAt: start + 1,
+      endedAt: start + 2,
+    },
+    {
+      ...common,
+      spanId: lateParent,
+      parentSpanId: root,
+      name: 'late parent',
+      kind: 'custom',
+      startedAt: start + 45_000,
+      endedAt: start + 46_000,
+    },
   ];
   for (let i = 0; events.length < 1200; i++)
-    events.push({ ...common, spanId: hex(8), parentSpanId: root, name: `row ${i}`, kind: 'tool', startedAt: start + 10 + i * 30, endedAt: start + 20 + i * 30 });
+    events.push({
+      ...common,
+      spanId: hex(8),
+      parentSpanId: root,
+      name: `row ${i}`,
+      kind: 'tool',
+      startedAt: start + 10 + i * 30,
+      endedAt: start + 20 + i * 30,
+    });
   for (let i = 0; i < events.length; i += 50) {
     const sent = await request.post('/api/v1/traces', {
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
@@ -289,7 +369,10 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
   expect(names[names.indexOf('late parent') + 1]).toBe('early child');
 });
 
-test('members who are not admins see an explanation instead of key controls', async ({ adminPage: page, signUpSecondUser }) => {
+test('members who are not admins see an explanation instead of key controls', async ({
+  adminPage: page,
+  signUpSecondUser,
+}) => {
   const teammate = await signUpSecondUser('reader');
   const organizationId = await createOrganization(page, uniqueName('Readers'));
   await page.goto(`/organizations/${organizationId}/members`);
@@ -335,24 +418,48 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
     content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
   });
   const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', { ...target, revision: dataset.revision, row: { input: 'Hello', expectedOutput: 'Hello' } });
+  await mutate('datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hello', expectedOutput: 'Hello' },
+  });
   await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
   await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
   const v1 = await query('versions.get', { ...target, number: 1 });
-  const { secret } = await mutate('ingestionKeys.create', { organizationId, name: 'Support bot', application: 'support', environment: 'production' });
+  const { secret } = await mutate('ingestionKeys.create', {
+    organizationId,
+    name: 'Support bot',
+    application: 'support',
+    environment: 'production',
+  });
 
   const traceId = hex(16);
   const root = hex(8);
   const other = hex(8);
   const start = Date.now() - 2000;
-  const common = { traceId, rootSpanId: root, revision: 0, service: 'support', status: 'success', startedAt: start, endedAt: start + 900 };
+  const common = {
+    traceId,
+    rootSpanId: root,
+    revision: 0,
+    service: 'support',
+    status: 'success',
+    startedAt: start,
+    endedAt: start + 900,
+  };
   const sent = await request.post('/api/v1/traces', {
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     data: {
       version: 1,
       events: [
         { ...common, spanId: root, name: 'answer ticket', kind: 'model', model: 'echo', promptVersionId: v1.id },
-        { ...common, spanId: other, parentSpanId: root, name: 'old prompt', kind: 'model', promptVersionId: 'my-app-v7' },
+        {
+          ...common,
+          spanId: other,
+          parentSpanId: root,
+          name: 'old prompt',
+          kind: 'model',
+          promptVersionId: 'my-app-v7',
+        },
       ],
     },
   });

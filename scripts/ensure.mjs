@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...options.env } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...options.env },
+  });
   if (result.status !== 0) {
     console.error(`\n${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal}).`);
     process.exit(result.status ?? 1);
@@ -36,11 +40,22 @@ export function ensureInstalled() {
   run('npm', ['install', '--no-audit', '--no-fund', '--no-save']);
 }
 
-const buildInputs = ['app', 'components', 'server', 'db', 'lib', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
+const buildInputs = [
+  'app',
+  'components',
+  'server',
+  'db',
+  'lib',
+  'next.config.mjs',
+  'package-lock.json',
+  'tsconfig.json',
+];
 
 function builtIn() {
   try {
-    return realpathSync(JSON.parse(readFileSync(path.join(root, '.next', 'required-server-files.json'), 'utf8')).appDir);
+    return realpathSync(
+      JSON.parse(readFileSync(path.join(root, '.next', 'required-server-files.json'), 'utf8')).appDir,
+    );
   } catch {
     return null;
   }
@@ -55,7 +70,9 @@ export function ensureBuilt() {
   const newest = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
   if (built && built >= newest) return;
   console.log(
-    built ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…' : 'Building the app (next build; the first build takes about 4 minutes)…',
+    built
+      ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…'
+      : 'Building the app (next build; the first build takes about 4 minutes)…',
   );
   const started = Date.now();
   run('npx', ['next', 'build', '--webpack']); // the same as `npm run build` (next.config.mjs says why webpack)

@@ -27,19 +27,31 @@ let ok = true;
 
 // Static checks first, each timed (a failure fails the run).
 const checks = [
-  { name: 'dependency rules (dependency-cruiser)', command: 'npm', args: ['run', '--silent', 'check:deps'], fix: 'each rule says why in .dependency-cruiser.cjs; area cycles: scripts/check-areas.mjs' },
+  {
+    name: 'dependency rules (dependency-cruiser)',
+    command: 'npm',
+    args: ['run', '--silent', 'check:deps'],
+    fix: 'each rule says why in .dependency-cruiser.cjs; area cycles: scripts/check-areas.mjs',
+  },
   { name: 'types: app', command: 'npx', args: ['tsc', '--noEmit', '-p', '.'] },
   { name: 'types: CLI', command: 'npx', args: ['tsc', '--noEmit', '-p', 'cli'] },
   { name: 'types: SDK', command: 'npx', args: ['tsc', '--noEmit', '-p', 'sdk'] },
   { name: 'lint (ESLint)', command: 'npm', args: ['run', '--silent', 'lint'] },
-  { name: 'format (Prettier)', command: 'npx', args: ['prettier', '--check', '--log-level=warn', '.'], fix: 'run `npm run format`' },
+  {
+    name: 'format (Prettier)',
+    command: 'npx',
+    args: ['prettier', '--check', '--log-level=warn', '.'],
+    fix: 'run `npm run format`',
+  },
 ];
 const failedChecks = [];
 if (process.env.SKIP_STATIC_CHECKS !== '1') {
   for (const check of checks) {
     const started = Date.now();
     const passed = runSuite(check.command, check.args);
-    console.log(`${passed ? 'ok' : 'FAILED'}: ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s)${passed || !check.fix ? '' : `: ${check.fix}`}`);
+    console.log(
+      `${passed ? 'ok' : 'FAILED'}: ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s)${passed || !check.fix ? '' : `: ${check.fix}`}`,
+    );
     if (!passed) failedChecks.push(check.name);
   }
   ok = failedChecks.length === 0 && ok;
@@ -54,7 +66,13 @@ if (only === 'checks') {
 
 if (only !== 'e2e') {
   const file = path.join(reports, 'vitest.json');
-  const vitestOk = runSuite('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
+  const vitestOk = runSuite('npx', [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${file}`,
+  ]);
   ok = vitestOk && ok;
   if (existsSync(file)) {
     const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -89,7 +107,9 @@ if (only !== 'unit') {
     };
   }
   const file = path.join(reports, 'playwright.json');
-  ok = runSuite('npx', ['playwright', 'test', '--reporter=list,json'], { ...e2eEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: file }) && ok;
+  ok =
+    runSuite('npx', ['playwright', 'test', '--reporter=list,json'], { ...e2eEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: file }) &&
+    ok;
   await drop();
   if (existsSync(file)) {
     const stats = JSON.parse(readFileSync(file, 'utf8')).stats ?? {};

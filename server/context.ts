@@ -42,7 +42,10 @@ export async function withTransaction<C extends DbContext, T>(ctx: C, fn: (ctx: 
  * Tasks queued with onCommit run after the commit, in order, and never when it rolls back; a task
  * that fails is logged, it does not undo the committed operation.
  */
-export async function runInTransaction<T>(db: Db, fn: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<T>): Promise<T> {
+export async function runInTransaction<T>(
+  db: Db,
+  fn: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<T>,
+): Promise<T> {
   const tasks: CommitTask[] = [];
   const result = await db.transaction((tx) => fn(tx, (task) => tasks.push(task)));
   void runTasks(tasks);

@@ -1,6 +1,14 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { billingEvents, deletionLinks, emailTokens, idempotencyRecords, oauthCodes, oauthRefreshTokens, rateLimits } from '@/db/schema';
+import {
+  billingEvents,
+  deletionLinks,
+  emailTokens,
+  idempotencyRecords,
+  oauthCodes,
+  oauthRefreshTokens,
+  rateLimits,
+} from '@/db/schema';
 import { limits } from './credentials/attempts';
 
 // Rate-limit windows older than the longest one have nothing left to count.
@@ -29,16 +37,31 @@ export type Purged = {
 // emailed links (verification, password reset), stale rate-limit windows, and OAuth codes and
 // refresh tokens a day past their expiry, and Stripe event ids after 90 days.
 export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
-  const records = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now)).returning({ key: idempotencyRecords.key });
-  const links = await db.delete(deletionLinks).where(lt(deletionLinks.expiresAt, now)).returning({ digest: deletionLinks.tokenDigest });
-  const tokens = await db.delete(emailTokens).where(lt(emailTokens.expiresAt, now)).returning({ digest: emailTokens.tokenDigest });
+  const records = await db
+    .delete(idempotencyRecords)
+    .where(lt(idempotencyRecords.expiresAt, now))
+    .returning({ key: idempotencyRecords.key });
+  const links = await db
+    .delete(deletionLinks)
+    .where(lt(deletionLinks.expiresAt, now))
+    .returning({ digest: deletionLinks.tokenDigest });
+  const tokens = await db
+    .delete(emailTokens)
+    .where(lt(emailTokens.expiresAt, now))
+    .returning({ digest: emailTokens.tokenDigest });
   const windows = await db
     .delete(rateLimits)
     .where(lt(rateLimits.windowStartedAt, new Date(now.getTime() - longestWindowMs)))
     .returning({ key: rateLimits.key });
   const oauthBefore = new Date(now.getTime() - oauthRetentionMs);
-  const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, oauthBefore)).returning({ digest: oauthCodes.codeDigest });
-  const refresh = await db.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, oauthBefore)).returning({ digest: oauthRefreshTokens.tokenDigest });
+  const codes = await db
+    .delete(oauthCodes)
+    .where(lt(oauthCodes.expiresAt, oauthBefore))
+    .returning({ digest: oauthCodes.codeDigest });
+  const refresh = await db
+    .delete(oauthRefreshTokens)
+    .where(lt(oauthRefreshTokens.expiresAt, oauthBefore))
+    .returning({ digest: oauthRefreshTokens.tokenDigest });
   const events = await db
     .delete(billingEvents)
     .where(lt(billingEvents.receivedAt, new Date(now.getTime() - billingEventRetentionMs)))

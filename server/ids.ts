@@ -3,7 +3,24 @@ import { randomBytes } from 'node:crypto';
 // Lowercase Crockford-style base32; fixed width, so ids sort by creation time.
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
 
-export type IdPrefix = 'org' | 'usr' | 'prm' | 'ver' | 'case' | 'ds' | 'eval' | 'res' | 'key' | 'ikey' | 'run' | 'warn' | 'aud' | 'req' | 'dl' | 'sac' | 'sa';
+export type IdPrefix =
+  | 'org'
+  | 'usr'
+  | 'prm'
+  | 'ver'
+  | 'case'
+  | 'ds'
+  | 'eval'
+  | 'res'
+  | 'key'
+  | 'ikey'
+  | 'run'
+  | 'warn'
+  | 'aud'
+  | 'req'
+  | 'dl'
+  | 'sac'
+  | 'sa';
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';

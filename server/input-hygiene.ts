@@ -56,7 +56,10 @@ const joinPath = (base: string, part: string | number) => (base === '' ? String(
  * issues with dotted paths (`events.0.name`). Walks with an explicit stack; reports at most
  * `maxIssues` problems.
  */
-export function hygieneIssues(value: unknown, options: { basePath?: string; maxDepth?: number; maxIssues?: number } = {}): Issue[] {
+export function hygieneIssues(
+  value: unknown,
+  options: { basePath?: string; maxDepth?: number; maxIssues?: number } = {},
+): Issue[] {
   const maxDepth = options.maxDepth ?? maxBodyDepth;
   const maxIssues = options.maxIssues ?? 20;
   const issues: Issue[] = [];
@@ -92,7 +95,11 @@ export function hygieneIssues(value: unknown, options: { basePath?: string; maxD
 }
 
 // Throws 400 invalid_request naming every problem; `what` goes into the message ("request body").
-export function assertCleanInput(value: unknown, what: string, options: { basePath?: string; maxDepth?: number } = {}): void {
+export function assertCleanInput(
+  value: unknown,
+  what: string,
+  options: { basePath?: string; maxDepth?: number } = {},
+): void {
   const issues = hygieneIssues(value, options);
   if (issues.length) throw invalidRequest(`The ${what} contains values that cannot be accepted.`, issues);
 }
@@ -139,16 +146,25 @@ const mayNestDeeperThan = (text: string, limit: number) => text.length >= 2 * (l
  * invalid JSON and the text is decoded UTF-8), so the string walk is skipped: hot paths pay one
  * substring search.
  */
-export function parseCleanJson(text: string, what: string, options: { basePath?: string; maxDepth?: number } = {}): unknown {
+export function parseCleanJson(
+  text: string,
+  what: string,
+  options: { basePath?: string; maxDepth?: number } = {},
+): unknown {
   const maxDepth = options.maxDepth ?? maxBodyDepth;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalidRequest(`The ${what} is not valid JSON.`, options.basePath ? [{ path: options.basePath, message: 'Must be valid JSON text.' }] : []);
+    throw invalidRequest(
+      `The ${what} is not valid JSON.`,
+      options.basePath ? [{ path: options.basePath, message: 'Must be valid JSON text.' }] : [],
+    );
   }
   if (mayNestDeeperThan(text, maxDepth) && nestsDeeperThan(value, maxDepth)) {
-    throw invalidRequest(`The ${what} nests more than ${maxDepth} levels.`, [{ path: options.basePath ?? '', message: `Must not nest more than ${maxDepth} levels.` }]);
+    throw invalidRequest(`The ${what} nests more than ${maxDepth} levels.`, [
+      { path: options.basePath ?? '', message: `Must not nest more than ${maxDepth} levels.` },
+    ]);
   }
   if (text.includes('\\u')) assertCleanInput(value, what, { ...options, maxDepth });
   return value;
@@ -176,7 +192,8 @@ export function jsonTextProblem(text: string, maxDepth = maxBodyDepth, parsed?: 
   } catch {
     return 'Must be valid JSON text.';
   }
-  if (mayNestDeeperThan(text, maxDepth) && nestsDeeperThan(value, maxDepth)) return `Must not nest more than ${maxDepth} levels.`;
+  if (mayNestDeeperThan(text, maxDepth) && nestsDeeperThan(value, maxDepth))
+    return `Must not nest more than ${maxDepth} levels.`;
   if (text.includes('\\u')) {
     const [issue] = hygieneIssues(value, { maxDepth, maxIssues: 1 });
     if (issue) return `Inside the JSON${issue.path ? ` at ${issue.path}` : ''}: ${issue.message}`;

@@ -7,4 +7,7 @@ import pino from 'pino';
 const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
 setInterval(() => destination.flush(), 200).unref();
 
-export const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime, level: process.env.LOG_LEVEL ?? 'info' }, destination);
+export const log = pino(
+  { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, level: process.env.LOG_LEVEL ?? 'info' },
+  destination,
+);

@@ -29,7 +29,9 @@ function parseRole(argv: string[]): Role {
   const arg = argv.find((a) => a.startsWith('--role='));
   const role = (arg?.slice('--role='.length) ?? 'all') as Role;
   if (!['all', 'web', 'ingest', 'retrieval', 'worker'].includes(role)) {
-    console.error(`Unknown role "${role}". Use --role=web, --role=ingest, --role=retrieval or --role=worker (default: all in one process).`);
+    console.error(
+      `Unknown role "${role}". Use --role=web, --role=ingest, --role=retrieval or --role=worker (default: all in one process).`,
+    );
     process.exit(2);
   }
   return role;
@@ -95,7 +97,10 @@ async function buildHandler(role: Role): Promise<Handler | null> {
     const hot = hotPathFor(req, hotPaths);
     if (hot) return hot(req, res);
     if (answerBeforeNext(req, res)) return;
-    const moved = loopbackRedirect({ method: req.method, url: req.url, host: req.headers.host, accept: req.headers.accept }, config().appUrl);
+    const moved = loopbackRedirect(
+      { method: req.method, url: req.url, host: req.headers.host, accept: req.headers.accept },
+      config().appUrl,
+    );
     if (moved) return void res.writeHead(307, { location: moved, 'cache-control': 'no-store' }).end();
     // Next's handlers learn the peer address only from this header (server/credentials/client-ip.ts);
     // a copy sent by the client is dropped first.
@@ -112,7 +117,13 @@ function withRequestLog(handler: Handler): Handler {
       const path = (req.url ?? '/').split('?')[0];
       if (path.startsWith('/_next/static')) return;
       log.info(
-        { requestId: res.getHeader('x-request-id') ?? undefined, method: req.method, route: path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 },
+        {
+          requestId: res.getHeader('x-request-id') ?? undefined,
+          method: req.method,
+          route: path,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
         'request',
       );
     });
@@ -145,7 +156,10 @@ async function forkIngestProcesses(count: number): Promise<void> {
   const database = await getDatabase(); // migrate once, before the copies start
   await database.close();
   // The copies run this file (also when `npm start` runs it inside scripts/start.mjs).
-  cluster.setupPrimary({ exec: fileURLToPath(import.meta.url), execArgv: process.execArgv.includes('tsx') ? process.execArgv : [...process.execArgv, '--import', 'tsx'] });
+  cluster.setupPrimary({
+    exec: fileURLToPath(import.meta.url),
+    execArgv: process.execArgv.includes('tsx') ? process.execArgv : [...process.execArgv, '--import', 'tsx'],
+  });
   for (let i = 0; i < count; i++) cluster.fork();
   let running = count;
   cluster.on('exit', () => {
@@ -169,12 +183,21 @@ async function main(): Promise<void> {
     await forkIngestProcesses(cfg.ingestProcesses);
     return;
   }
-  console.log(cfg.databaseUrl ? 'Migrating the database (DATABASE_URL)…' : `Migrating the database (embedded PGlite in ${cfg.dataDir})…`);
+  console.log(
+    cfg.databaseUrl
+      ? 'Migrating the database (DATABASE_URL)…'
+      : `Migrating the database (embedded PGlite in ${cfg.dataDir})…`,
+  );
   const database = await getDatabase();
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
   // Evaluation runs: worked here in roles all and worker; the web role only queues them.
-  const evals = role === 'all' || role === 'worker' ? await startEvalWorker({ database }) : role === 'web' ? await startEvalSender(database) : null;
+  const evals =
+    role === 'all' || role === 'worker'
+      ? await startEvalWorker({ database })
+      : role === 'web'
+        ? await startEvalSender(database)
+        : null;
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
@@ -202,7 +225,11 @@ async function main(): Promise<void> {
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     exitAfterStop(
       Promise.all([drained.finally(() => clearTimeout(force)), evalsStopped])
-        .then(() => flushRetrievalActivity().catch((error: unknown) => log.error({ err: error }, 'retrieval activity flush failed at shutdown')))
+        .then(() =>
+          flushRetrievalActivity().catch((error: unknown) =>
+            log.error({ err: error }, 'retrieval activity flush failed at shutdown'),
+          ),
+        )
         .finally(() => database.close()),
     );
   });

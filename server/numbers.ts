@@ -22,7 +22,10 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown>
 
 /** The JSON Schema of a zod schema as the OpenAPI document and the CLI read it (no `$schema`). */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -31,8 +34,14 @@ const digits = /^(0|[1-9][0-9]{0,15})$/;
 // An integer in a query string or a path: plain decimal digits only ("1e2", "+5", " 5", "5.0" and
 // "0x10" are refused like any other non-integer), from `min` to `max`; the dashboard's tRPC calls
 // send the same inputs as JSON numbers. Documented as the integer it stands for.
-export function integerParam(min: number, max: number = maxStoredInt, message = `Must be a whole number from ${min} to ${max}, written in digits.`) {
-  const schema = z.union([z.number(), z.string().regex(digits).transform(Number)], { error: message }).pipe(z.number().int(message).min(min, message).max(max, message));
+export function integerParam(
+  min: number,
+  max: number = maxStoredInt,
+  message = `Must be a whole number from ${min} to ${max}, written in digits.`,
+) {
+  const schema = z
+    .union([z.number(), z.string().regex(digits).transform(Number)], { error: message })
+    .pipe(z.number().int(message).min(min, message).max(max, message));
   documented.set(schema, { type: 'integer', minimum: min, maximum: max });
   return schema;
 }

@@ -12,7 +12,8 @@ export type PageQuery = z.infer<typeof pageQuery>;
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
 // The response schema of a list operation (OpenAPI and the operation table).
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 // Opaque cursors: base64url of the keyset values of the last item on the page.
 export function encodeCursor(values: (string | number)[]): string {
@@ -23,7 +24,8 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   try {
     const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // Values go into SQL: only storable strings and finite numbers (API.md "Input hygiene").
-    const valid = (v: unknown) => (typeof v === 'string' && !stringProblem(v)) || (typeof v === 'number' && Number.isFinite(v));
+    const valid = (v: unknown) =>
+      (typeof v === 'string' && !stringProblem(v)) || (typeof v === 'number' && Number.isFinite(v));
     if (Array.isArray(values) && values.length === arity && values.every(valid)) return values;
   } catch {
     // fall through
@@ -41,7 +43,12 @@ export function integerCursor(cursor: string): number {
 }
 
 // Given limit+1 rows, returns one page and the cursor for the next.
-export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => (string | number)[], map: (row: R) => T): Page<T> {
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  keyOf: (row: R) => (string | number)[],
+  map: (row: R) => T,
+): Page<T> {
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
   return { items: pageRows.map(map), nextCursor: more ? encodeCursor(keyOf(pageRows[pageRows.length - 1])) : null };

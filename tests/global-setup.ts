@@ -69,7 +69,12 @@ async function startIssuer(): Promise<{ env: Record<string, string>; privateJwk:
   const { port } = issuerServer.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
   return {
-    env: { OAUTH_ISSUER: issuer, OAUTH_JWKS_URL: `${issuer}/jwks`, APP_URL: 'http://localhost:3999', OAUTH_AUDIENCE: 'http://localhost:3999/api/v1' },
+    env: {
+      OAUTH_ISSUER: issuer,
+      OAUTH_JWKS_URL: `${issuer}/jwks`,
+      APP_URL: 'http://localhost:3999',
+      OAUTH_AUDIENCE: 'http://localhost:3999/api/v1',
+    },
     privateJwk,
   };
 }

@@ -11,7 +11,8 @@ for (const [key, value] of Object.entries(inject('testEnv'))) {
 // Billing settings are set per test file (tests/helpers/stripe.ts); a reused worker must not carry
 // the previous file's.
 for (const key of Object.keys(process.env)) {
-  if ((key.startsWith('STRIPE_') || key.startsWith('EVAL_CREDITS_')) && !(key in inject('testEnv'))) delete process.env[key];
+  if ((key.startsWith('STRIPE_') || key.startsWith('EVAL_CREDITS_')) && !(key in inject('testEnv')))
+    delete process.env[key];
 }
 
 // On PGlite, an integration test file's database is the migrated copy made by the global setup,

@@ -23,7 +23,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     <div className="shell">
       <Sidebar user={{ email: user.email, name: user.name }} />
       <main className="main" id="main">
-        {email.verificationRequired && email.email && !email.verified ? <VerifyEmailBanner email={email.email} /> : null}
+        {email.verificationRequired && email.email && !email.verified ? (
+          <VerifyEmailBanner email={email.email} />
+        ) : null}
         {children}
       </main>
     </div>

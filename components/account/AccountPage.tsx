@@ -50,12 +50,24 @@ function DefaultOrganizationForm({ current }: { current: string | null }) {
   return (
     <Card>
       <form onSubmit={onSubmit} noValidate>
-        <CardHeader title="Default organization" description="Opened after you sign in and suggested first by the CLI and MCP tools. They never switch to it silently." />
+        <CardHeader
+          title="Default organization"
+          description="Opened after you sign in and suggested first by the CLI and MCP tools. They never switch to it silently."
+        />
         <CardBody className="form">
-          {missing ? <Alert tone="warning">Your default organization is no longer accessible. Choose another one or clear it.</Alert> : null}
+          {missing ? (
+            <Alert tone="warning">
+              Your default organization is no longer accessible. Choose another one or clear it.
+            </Alert>
+          ) : null}
           {error && !error.fields.organizationId ? <Alert tone="error">{error.message}</Alert> : null}
           <Field label="Default organization" error={error?.fields.organizationId}>
-            <Select name="defaultOrganization" value={selected} onChange={(e) => (setSelected(e.target.value), setSaved(null))} disabled={choices.isPending}>
+            <Select
+              name="defaultOrganization"
+              value={selected}
+              onChange={(e) => (setSelected(e.target.value), setSaved(null))}
+              disabled={choices.isPending}
+            >
               <option value="">No default: choose each time</option>
               {missing ? <option value={current}>Inaccessible organization</option> : null}
               {organizations.map((org) => (
@@ -83,7 +95,12 @@ function DefaultOrganizationForm({ current }: { current: string | null }) {
                 Clear default
               </Button>
             ) : null}
-            <Button type="submit" variant="primary" loading={setDefault.isPending} disabled={selected === (current ?? '')}>
+            <Button
+              type="submit"
+              variant="primary"
+              loading={setDefault.isPending}
+              disabled={selected === (current ?? '')}
+            >
               Save
             </Button>
           </div>
@@ -101,7 +118,10 @@ function EmailVerificationBadge() {
   if (status.data.verified) return <Badge tone="success">Verified</Badge>;
   return (
     <>
-      <Badge tone="warning" title={status.data.verificationRequired ? 'Teammates cannot add you until you confirm it.' : undefined}>
+      <Badge
+        tone="warning"
+        title={status.data.verificationRequired ? 'Teammates cannot add you until you confirm it.' : undefined}
+      >
         Not verified
       </Badge>
       <ResendVerificationButton />
@@ -155,7 +175,8 @@ export function AccountPage() {
         <CardBody>
           <div className="spread">
             <span className="muted">
-              Signed in as <strong style={{ color: 'var(--text)' }}>{profile.data?.email ?? '…'}</strong>. <Link href="/organizations">Back to organizations</Link>
+              Signed in as <strong style={{ color: 'var(--text)' }}>{profile.data?.email ?? '…'}</strong>.{' '}
+              <Link href="/organizations">Back to organizations</Link>
             </span>
             <Button
               icon={<LogOutIcon size={14} />}

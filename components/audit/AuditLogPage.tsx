@@ -31,12 +31,19 @@ function summarize(details: Record<string, unknown>): string {
   if (typeof details.from === 'string' && typeof details.to === 'string') return `${details.from} → ${details.to}`;
   const entries = Object.entries(details);
   if (entries.length === 0) return '';
-  return entries.map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
+  return entries
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(', ');
 }
 
 function AuditTable({ organizationId }: { organizationId: string }) {
   const trpc = useTRPC();
-  const log = useInfiniteQuery(trpc.audit.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  const log = useInfiniteQuery(
+    trpc.audit.list.infiniteQueryOptions(
+      { organizationId, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
+  );
   const entries = log.data?.pages.flatMap((page) => page.items) ?? [];
 
   if (log.isPending) return <SkeletonRows rows={5} label="Loading audit log" />;
@@ -44,7 +51,13 @@ function AuditTable({ organizationId }: { organizationId: string }) {
     return <QueryErrorState title="Could not load the audit log" query={log} />;
   }
   if (entries.length === 0) {
-    return <EmptyState icon={<ListIcon size={20} />} title="No activity yet" description="Changes to this organization will appear here." />;
+    return (
+      <EmptyState
+        icon={<ListIcon size={20} />}
+        title="No activity yet"
+        description="Changes to this organization will appear here."
+      />
+    );
   }
   return (
     <>
@@ -67,7 +80,9 @@ function AuditTable({ organizationId }: { organizationId: string }) {
                   <div className="person-text">
                     <span>{entry.userEmail ?? entry.userId}</span>
                     <span>
-                      <Badge tone={entry.clientId === 'dashboard' ? 'neutral' : 'accent'}>{entry.clientId === 'dashboard' ? 'Dashboard' : entry.clientId}</Badge>
+                      <Badge tone={entry.clientId === 'dashboard' ? 'neutral' : 'accent'}>
+                        {entry.clientId === 'dashboard' ? 'Dashboard' : entry.clientId}
+                      </Badge>
                     </span>
                   </div>
                 </td>
@@ -97,12 +112,20 @@ export function AuditLogPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page">
-          <OrganizationPageHeader org={org} title="Audit log" description="Every change to this organization: who made it, from the dashboard or which API client, and when." />
+          <OrganizationPageHeader
+            org={org}
+            title="Audit log"
+            description="Every change to this organization: who made it, from the dashboard or which API client, and when."
+          />
           <Card flush>
             {can(org.role, 'audit.read') ? (
               <AuditTable organizationId={org.id} />
             ) : (
-              <EmptyState icon={<LockIcon size={20} />} title="Admins only" description="Ask an admin of this organization if you need to review its activity." />
+              <EmptyState
+                icon={<LockIcon size={20} />}
+                title="Admins only"
+                description="Ask an admin of this organization if you need to review its activity."
+              />
             )}
           </Card>
         </div>

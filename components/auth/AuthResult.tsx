@@ -3,7 +3,17 @@ import { Card } from '@/components/ui/Card';
 import { AlertCircleIcon, CheckCircleIcon, MailIcon } from '@/components/ui/icons';
 
 // The outcome of an emailed link or a request (verified, sent, expired…): one clear card.
-export function AuthResult({ tone, title, children, actions }: { tone: 'success' | 'warning' | 'info'; title: string; children?: ReactNode; actions?: ReactNode }) {
+export function AuthResult({
+  tone,
+  title,
+  children,
+  actions,
+}: {
+  tone: 'success' | 'warning' | 'info';
+  title: string;
+  children?: ReactNode;
+  actions?: ReactNode;
+}) {
   const Icon = tone === 'success' ? CheckCircleIcon : tone === 'warning' ? AlertCircleIcon : MailIcon;
   return (
     <Card className="auth-card">

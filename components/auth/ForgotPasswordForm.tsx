@@ -17,7 +17,10 @@ export function ForgotPasswordForm({ initialEmail }: { initialEmail: string }) {
   const [localError, setLocalError] = useState<string | null>(null);
   const request = useMutation(trpc.account.requestPasswordReset.mutationOptions());
   const error = readAppError(request.error);
-  const topMessage = error?.code === 'rate_limited' ? 'Too many attempts. Wait a few minutes and try again.' : formMessage(error, ['email']);
+  const topMessage =
+    error?.code === 'rate_limited'
+      ? 'Too many attempts. Wait a few minutes and try again.'
+      : formMessage(error, ['email']);
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -54,12 +57,21 @@ export function ForgotPasswordForm({ initialEmail }: { initialEmail: string }) {
       <Card className="auth-card">
         <div className="auth-heading">
           <h1>Reset your password</h1>
-          <p className="muted">Enter the email address of your account and we will send you a link to choose a new password.</p>
+          <p className="muted">
+            Enter the email address of your account and we will send you a link to choose a new password.
+          </p>
         </div>
         {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
         <form className="form" onSubmit={onSubmit} noValidate>
           <Field label="Email" error={localError ?? error?.fields.email}>
-            <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+            <Input
+              type="email"
+              name="email"
+              autoComplete="email"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              autoFocus
+            />
           </Field>
           <Button type="submit" variant="primary" block loading={request.isPending}>
             Send reset link

@@ -7,7 +7,13 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 
 // "Resend email" for the signed-in person's verification link, with its outcome next to it.
-export function ResendVerificationButton({ size = 'sm', variant = 'secondary' }: { size?: 'sm' | 'md'; variant?: 'secondary' | 'primary' }) {
+export function ResendVerificationButton({
+  size = 'sm',
+  variant = 'secondary',
+}: {
+  size?: 'sm' | 'md';
+  variant?: 'secondary' | 'primary';
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -34,7 +40,12 @@ export function ResendVerificationButton({ size = 'sm', variant = 'secondary' }:
   return (
     <span className="inline">
       {status ? (
-        <span className={error || (resend.data && !resend.data.sent && !resend.data.alreadyVerified) ? 'field-error' : 'muted'} role="status">
+        <span
+          className={
+            error || (resend.data && !resend.data.sent && !resend.data.alreadyVerified) ? 'field-error' : 'muted'
+          }
+          role="status"
+        >
           {status}
         </span>
       ) : null}

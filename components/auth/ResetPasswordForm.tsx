@@ -75,11 +75,28 @@ export function ResetPasswordForm({ token, email }: { token: string; email: stri
         <form className="form" onSubmit={onSubmit} noValidate>
           {/* Lets password managers save the new password for the right account. */}
           <input type="email" name="email" autoComplete="username" value={email} readOnly hidden />
-          <Field label="New password" error={error?.fields.password} hint="At least 10 characters, mixing letters with digits or symbols.">
-            <Input type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+          <Field
+            label="New password"
+            error={error?.fields.password}
+            hint="At least 10 characters, mixing letters with digits or symbols."
+          >
+            <Input
+              type="password"
+              name="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoFocus
+            />
           </Field>
           <Field label="Confirm new password" error={mismatch ?? undefined}>
-            <Input type="password" name="confirmPassword" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+            <Input
+              type="password"
+              name="confirmPassword"
+              autoComplete="new-password"
+              value={confirm}
+              onChange={(e) => setConfirm(e.target.value)}
+            />
           </Field>
           <Button type="submit" variant="primary" block loading={reset.isPending}>
             Set new password

@@ -61,7 +61,14 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
         </div>
         <form className="form" onSubmit={onSubmit} noValidate>
           <Field label="Email" error={errors.email}>
-            <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!initialEmail} />
+            <Input
+              type="email"
+              name="email"
+              autoComplete="email"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              autoFocus={!initialEmail}
+            />
           </Field>
           <Field label="Password" error={errors.password}>
             <Input
@@ -74,7 +81,9 @@ export function SignInForm({ callbackUrl, initialEmail }: { callbackUrl: string;
             />
           </Field>
           <p className="field-hint" style={{ marginTop: -8, textAlign: 'right' }}>
-            <Link href={`/forgot-password${email.trim() ? `?email=${encodeURIComponent(email.trim())}` : ''}`}>Forgot password?</Link>
+            <Link href={`/forgot-password${email.trim() ? `?email=${encodeURIComponent(email.trim())}` : ''}`}>
+              Forgot password?
+            </Link>
           </p>
           <Button type="submit" variant="primary" block loading={pending}>
             Sign in

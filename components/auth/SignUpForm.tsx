@@ -34,7 +34,9 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
       {
         onSuccess: async () => {
           setSigningIn(true);
-          const result = await signIn('credentials', { email: email.trim(), password, redirect: false }).catch(() => null);
+          const result = await signIn('credentials', { email: email.trim(), password, redirect: false }).catch(
+            () => null,
+          );
           if (!result?.ok || result.error) {
             setSigningIn(false);
             setSignInFailed(true);
@@ -69,15 +71,31 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
             <Input name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
           </Field>
           <Field label="Email" error={fields.email}>
-            <Input type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <Input
+              type="email"
+              name="email"
+              autoComplete="email"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </Field>
           {error?.code === 'email_taken' ? (
             <p className="field-hint" style={{ marginTop: -8 }}>
               Already have an account? <Link href={signInHref}>Sign in instead</Link>
             </p>
           ) : null}
-          <Field label="Password" error={fields.password} hint="At least 10 characters, mixing letters with digits or symbols.">
-            <Input type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Field
+            label="Password"
+            error={fields.password}
+            hint="At least 10 characters, mixing letters with digits or symbols."
+          >
+            <Input
+              type="password"
+              name="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </Field>
           <Button type="submit" variant="primary" block loading={signUp.isPending || signingIn}>
             Create account

@@ -53,7 +53,8 @@ function CheckoutBanner({
   if (state.plan === 'pro') {
     return (
       <Alert tone="success" title="Welcome to Pro" action={dismiss}>
-        Comprehensive evaluations, {state.datasetCapacity} cases per dataset and {state.creditsPerPeriod.toLocaleString()} credits for this period are available now.
+        Comprehensive evaluations, {state.datasetCapacity} cases per dataset and{' '}
+        {state.creditsPerPeriod.toLocaleString()} credits for this period are available now.
       </Alert>
     );
   }
@@ -68,7 +69,8 @@ function CheckoutBanner({
           </Button>
         }
       >
-        The plan changes when Stripe&apos;s confirmation arrives, which can take a few minutes. You will not be charged twice; check again in a moment or come back later.
+        The plan changes when Stripe&apos;s confirmation arrives, which can take a few minutes. You will not be charged
+        twice; check again in a moment or come back later.
       </Alert>
     );
   }
@@ -95,7 +97,12 @@ function PaymentFailedBanner({
   redirects: ReturnType<typeof useStripeRedirects>;
 }) {
   const trpc = useTRPC();
-  const warnings = useQuery(trpc.warnings.list.queryOptions({ organizationId: organization.id, state: 'open', kind: 'payment_failed', limit: 1 }, { staleTime: 0 }));
+  const warnings = useQuery(
+    trpc.warnings.list.queryOptions(
+      { organizationId: organization.id, state: 'open', kind: 'payment_failed', limit: 1 },
+      { staleTime: 0 },
+    ),
+  );
   const warning = warnings.data?.items[0];
   if (!warning) return null;
   const canUpdate = can(organization.role, 'billing.portal') && state.paymentMethodManageable && stripe.payments;
@@ -120,20 +127,37 @@ function PaymentFailedBanner({
 function NotConfiguredNotice() {
   return (
     <Alert tone="info" title="Billing is not set up on this server">
-      Payments go through Stripe, and this installation has no Stripe account configured, so plans cannot be bought or changed here. Everything on the current plan keeps working.
-      Whoever runs this server can turn billing on with <code>STRIPE_SECRET_KEY</code>, <code>STRIPE_WEBHOOK_SECRET</code> and <code>STRIPE_PRICE_PRO</code>.
+      Payments go through Stripe, and this installation has no Stripe account configured, so plans cannot be bought or
+      changed here. Everything on the current plan keeps working. Whoever runs this server can turn billing on with{' '}
+      <code>STRIPE_SECRET_KEY</code>, <code>STRIPE_WEBHOOK_SECRET</code> and <code>STRIPE_PRICE_PRO</code>.
     </Alert>
   );
 }
 
-function BillingView({ organization, checkout, credits, stripe }: { organization: Organization; checkout: CheckoutReturn; credits: PlanAllowances; stripe: StripeSetup }) {
+function BillingView({
+  organization,
+  checkout,
+  credits,
+  stripe,
+}: {
+  organization: Organization;
+  checkout: CheckoutReturn;
+  credits: PlanAllowances;
+  stripe: StripeSetup;
+}) {
   const router = useRouter();
   const pathname = usePathname();
   const billing = useBillingState(organization.id, { waitForPro: checkout === 'success' });
   const redirects = useStripeRedirects(organization.id);
   const [cancelRefused, setCancelRefused] = useState(false);
   const [cancelled, setCancelled] = useState<BillingState | null>(null);
-  const header = <OrganizationPageHeader org={organization} title="Billing" description="The plan, evaluation credits and payment details of this organization." />;
+  const header = (
+    <OrganizationPageHeader
+      org={organization}
+      title="Billing"
+      description="The plan, evaluation credits and payment details of this organization."
+    />
+  );
 
   if (billing.query.isPending) {
     return (
@@ -159,35 +183,70 @@ function BillingView({ organization, checkout, credits, stripe }: { organization
   const state = billing.query.data;
   const pro = state.plan === 'pro';
   const notConfigured = redirects.notConfigured || cancelRefused || (pro ? !stripe.payments : !stripe.checkout);
-  const canCancel = pro && !state.cancelAtPeriodEnd && state.status !== null && can(organization.role, 'billing.cancelRenewal') && stripe.payments && !cancelRefused;
+  const canCancel =
+    pro &&
+    !state.cancelAtPeriodEnd &&
+    state.status !== null &&
+    can(organization.role, 'billing.cancelRenewal') &&
+    stripe.payments &&
+    !cancelRefused;
 
   return (
     <div className="page billing-page">
       {header}
-      <CheckoutBanner checkout={checkout} state={state} billing={billing} onDismiss={() => router.replace(pathname, { scroll: false })} />
+      <CheckoutBanner
+        checkout={checkout}
+        state={state}
+        billing={billing}
+        onDismiss={() => router.replace(pathname, { scroll: false })}
+      />
       <PaymentFailedBanner organization={organization} state={state} stripe={stripe} redirects={redirects} />
       {notConfigured ? <NotConfiguredNotice /> : null}
       {cancelled && state.cancelAtPeriodEnd ? (
         <Alert tone="success" title="Renewal cancelled">
-          Pro stays active until {formatBillingDate(cancelled.periodEnd)}. After that this organization moves to the Free plan; nothing is deleted.
+          Pro stays active until {formatBillingDate(cancelled.periodEnd)}. After that this organization moves to the
+          Free plan; nothing is deleted.
         </Alert>
       ) : null}
       <div className="billing-grid">
-        <PlanCard organization={organization} state={state} redirects={redirects} configured={pro ? stripe.payments : stripe.checkout} />
+        <PlanCard
+          organization={organization}
+          state={state}
+          redirects={redirects}
+          configured={pro ? stripe.payments : stripe.checkout}
+        />
         <UsageCard state={state} />
       </div>
       <PlanComparison current={state.plan} credits={credits} />
       {canCancel ? (
-        <CancelRenewalCard organization={organization} state={state} freeCredits={credits.free} onCancelled={setCancelled} onNotConfigured={() => setCancelRefused(true)} />
+        <CancelRenewalCard
+          organization={organization}
+          state={state}
+          freeCredits={credits.free}
+          onCancelled={setCancelled}
+          onNotConfigured={() => setCancelRefused(true)}
+        />
       ) : null}
     </div>
   );
 }
 
-export function BillingPage({ organizationId, checkout, credits, stripe }: { organizationId: string; checkout: CheckoutReturn; credits: PlanAllowances; stripe: StripeSetup }) {
+export function BillingPage({
+  organizationId,
+  checkout,
+  credits,
+  stripe,
+}: {
+  organizationId: string;
+  checkout: CheckoutReturn;
+  credits: PlanAllowances;
+  stripe: StripeSetup;
+}) {
   return (
     <OrganizationGate organizationId={organizationId}>
-      {(organization) => <BillingView organization={organization} checkout={checkout} credits={credits} stripe={stripe} />}
+      {(organization) => (
+        <BillingView organization={organization} checkout={checkout} credits={credits} stripe={stripe} />
+      )}
     </OrganizationGate>
   );
 }

@@ -20,8 +20,14 @@ function mismatchFields(error: AppErrorInfo | null, organizationName: string): F
   const mismatched = Array.isArray(error.details.mismatched) ? (error.details.mismatched as string[]) : [];
   const periodEnd = typeof error.details.periodEnd === 'string' ? error.details.periodEnd : null;
   return {
-    ...(mismatched.includes('organizationName') ? { organizationName: `This is not the organization's name: type “${organizationName}”.` } : {}),
-    ...(mismatched.includes('periodEnd') ? { periodEnd: `This is not the end of the current period: type ${periodEnd ? utcDay(periodEnd) : 'the date shown below'}.` } : {}),
+    ...(mismatched.includes('organizationName')
+      ? { organizationName: `This is not the organization's name: type “${organizationName}”.` }
+      : {}),
+    ...(mismatched.includes('periodEnd')
+      ? {
+          periodEnd: `This is not the end of the current period: type ${periodEnd ? utcDay(periodEnd) : 'the date shown below'}.`,
+        }
+      : {}),
   };
 }
 
@@ -58,14 +64,20 @@ export function CancelRenewalCard({
         const info = readAppError(error);
         if (isNotConfigured(info)) onNotConfigured();
         // No subscription any more (it ended or was cancelled elsewhere): show what is true now.
-        if (info?.code === 'invalid_state') void queryClient.invalidateQueries(trpc.billing.state.queryFilter({ organizationId: organization.id }));
+        if (info?.code === 'invalid_state')
+          void queryClient.invalidateQueries(trpc.billing.state.queryFilter({ organizationId: organization.id }));
       },
     }),
   );
   const error = readAppError(cancel.error);
-  const fields: Fields = { ...missing, ...(error?.fields as Fields | undefined), ...mismatchFields(error, organization.name) };
+  const fields: Fields = {
+    ...missing,
+    ...(error?.fields as Fields | undefined),
+    ...mismatchFields(error, organization.name),
+  };
   const expected = utcDay(state.periodEnd);
-  const formError = error && !fields.organizationName && !fields.periodEnd && !isNotConfigured(error) ? error.message : null;
+  const formError =
+    error && !fields.organizationName && !fields.periodEnd && !isNotConfigured(error) ? error.message : null;
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();

@@ -27,7 +27,11 @@ const statusMeta: Record<string, { label: string; tone: BadgeTone; title: string
 
 function StatusBadge({ state }: { state: BillingState }) {
   if (!state.status) return null;
-  const meta = statusMeta[state.status] ?? { label: state.status, tone: 'neutral' as const, title: 'Subscription status at Stripe.' };
+  const meta = statusMeta[state.status] ?? {
+    label: state.status,
+    tone: 'neutral' as const,
+    title: 'Subscription status at Stripe.',
+  };
   return (
     <Badge tone={meta.tone} title={meta.title}>
       {meta.label}
@@ -38,7 +42,11 @@ function StatusBadge({ state }: { state: BillingState }) {
 function RenewalLine({ state }: { state: BillingState }) {
   const end = formatBillingDate(state.periodEnd);
   let text: string;
-  if (state.plan === 'pro') text = state.cancelAtPeriodEnd || !state.renewsAt ? `Cancels on ${end} — Pro until then` : `Renews on ${formatBillingDate(state.renewsAt)}`;
+  if (state.plan === 'pro')
+    text =
+      state.cancelAtPeriodEnd || !state.renewsAt
+        ? `Cancels on ${end} — Pro until then`
+        : `Renews on ${formatBillingDate(state.renewsAt)}`;
   else text = `Credits reset on ${end}`;
   return (
     <p className="billing-renewal" data-cancelling={state.cancelAtPeriodEnd || undefined}>
@@ -69,10 +77,14 @@ export function PlanCard({
   let note: string;
   if (!pro && !isAdmin) note = 'Ask an admin to upgrade.';
   else if (!pro && organization.readOnly) note = 'This organization is read-only while its deletion is scheduled.';
-  else if (!pro && configured) note = 'Checkout is handled by Stripe. The plan changes as soon as Stripe confirms the payment.';
+  else if (!pro && configured)
+    note = 'Checkout is handled by Stripe. The plan changes as soon as Stripe confirms the payment.';
   else if (!pro) note = 'Upgrading needs billing to be set up on this server.';
   else if (!isAdmin) note = 'Admins manage the payment method and invoices.';
-  else note = state.paymentMethodManageable ? 'Payment method and invoices are managed in Stripe.' : 'Payments are handled by Stripe.';
+  else
+    note = state.paymentMethodManageable
+      ? 'Payment method and invoices are managed in Stripe.'
+      : 'Payments are handled by Stripe.';
 
   return (
     <Card className="billing-plan" aria-label="Current plan">
@@ -114,12 +126,23 @@ export function PlanCard({
         <span className="muted">{note}</span>
         <div className="inline">
           {canManage ? (
-            <Button icon={<CreditCardIcon size={14} />} loading={redirects.openingPortal} disabled={redirects.upgrading} onClick={redirects.openPortal}>
+            <Button
+              icon={<CreditCardIcon size={14} />}
+              loading={redirects.openingPortal}
+              disabled={redirects.upgrading}
+              onClick={redirects.openPortal}
+            >
               Manage payment
             </Button>
           ) : null}
           {canUpgrade ? (
-            <Button variant="primary" icon={<ZapIcon size={14} />} loading={redirects.upgrading} disabled={redirects.openingPortal} onClick={redirects.upgrade}>
+            <Button
+              variant="primary"
+              icon={<ZapIcon size={14} />}
+              loading={redirects.upgrading}
+              disabled={redirects.openingPortal}
+              onClick={redirects.upgrade}
+            >
               Upgrade to Pro
             </Button>
           ) : null}

@@ -29,8 +29,16 @@ export function PlanComparison({ current, credits }: { current: Plan; credits: P
       free: <Included>Quick (first {quickEvaluationSize} cases)</Included>,
       pro: <Included>Quick and comprehensive (every case)</Included>,
     },
-    { label: 'Evaluation credits', free: `${credits.free.toLocaleString()} a month`, pro: `${credits.pro.toLocaleString()} each billing period` },
-    { label: 'Versions, labels, traces and keys', free: <Included>Included</Included>, pro: <Included>Included</Included> },
+    {
+      label: 'Evaluation credits',
+      free: `${credits.free.toLocaleString()} a month`,
+      pro: `${credits.pro.toLocaleString()} each billing period`,
+    },
+    {
+      label: 'Versions, labels, traces and keys',
+      free: <Included>Included</Included>,
+      pro: <Included>Included</Included>,
+    },
     { label: 'Payment', free: 'None', pro: 'Subscription through Stripe' },
   ];
   const heading = (plan: Plan, name: string) => (
@@ -43,7 +51,11 @@ export function PlanComparison({ current, credits }: { current: Plan; credits: P
   );
   return (
     <Card flush aria-labelledby="billing-compare-title">
-      <CardHeader titleId="billing-compare-title" title="Compare plans" description="What each plan allows, per organization." />
+      <CardHeader
+        titleId="billing-compare-title"
+        title="Compare plans"
+        description="What each plan allows, per organization."
+      />
       <div className="billing-compare">
         <Table caption="Free and Pro plans compared">
           <thead>

@@ -44,7 +44,8 @@ export function UsageCard({ state }: { state: BillingState }) {
         {remaining <= 0 ? (
           <Alert tone="warning" title="No credits left this period">
             Running evaluations pause until credits reset on {resets}
-            {state.plan === 'pro' ? '' : ', or until the organization upgrades to Pro'}. Resume them afterwards; nothing is lost.
+            {state.plan === 'pro' ? '' : ', or until the organization upgrades to Pro'}. Resume them afterwards; nothing
+            is lost.
           </Alert>
         ) : null}
         <div className="billing-capacity">
@@ -52,7 +53,8 @@ export function UsageCard({ state }: { state: BillingState }) {
             <ListIcon size={14} />
           </span>
           <span>
-            <strong>{state.datasetCapacity.toLocaleString()} cases</strong> <span className="muted">per dataset on the {state.plan === 'pro' ? 'Pro' : 'Free'} plan</span>
+            <strong>{state.datasetCapacity.toLocaleString()} cases</strong>{' '}
+            <span className="muted">per dataset on the {state.plan === 'pro' ? 'Pro' : 'Free'} plan</span>
           </span>
         </div>
       </CardBody>

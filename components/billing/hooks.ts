@@ -31,7 +31,8 @@ export function useBillingState(organizationId: string, { waitForPro }: { waitFo
   const plan = query.data?.plan;
   const lastPlan = useRef(plan);
   useEffect(() => {
-    if (plan && lastPlan.current && lastPlan.current !== plan) void queryClient.invalidateQueries(trpc.organizations.pathFilter());
+    if (plan && lastPlan.current && lastPlan.current !== plan)
+      void queryClient.invalidateQueries(trpc.organizations.pathFilter());
     lastPlan.current = plan;
   }, [plan, queryClient, trpc]);
 
@@ -59,7 +60,8 @@ export function redirectErrorText(error: AppErrorInfo): string {
       ? 'Stripe answered with an error. Nothing was charged; try again in a moment.'
       : 'Stripe could not be reached. Nothing was charged; try again in a moment.';
   }
-  if (error.code === 'invalid_state' && error.details.state === 'no_customer') return 'There is no payment method on file yet: upgrade first.';
+  if (error.code === 'invalid_state' && error.details.state === 'no_customer')
+    return 'There is no payment method on file yet: upgrade first.';
   return error.message;
 }
 

@@ -5,7 +5,12 @@ export function billingPath(organizationId: string): string {
 
 // Billing periods and confirmations are in UTC (the server compares the UTC date), so dates shown
 // next to them are too.
-const utcDate = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const utcDate = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
 
 export function formatBillingDate(iso: string): string {
   return utcDate.format(new Date(iso));

@@ -13,7 +13,15 @@ import { retryAfterConflict, type DatasetScope, type useDataset } from './useDat
 import type { Dataset } from './types';
 import { planCapacity } from '@/server/datasets/schemas';
 
-export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset> }) {
+export function AddCaseForm({
+  scope,
+  dataset,
+  data,
+}: {
+  scope: DatasetScope;
+  dataset: Dataset;
+  data: ReturnType<typeof useDataset>;
+}) {
   const trpc = useTRPC();
   const [value, setValue] = useState<CaseDraft>(emptyCase);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -40,7 +48,10 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
   );
   const full = dataset.count >= dataset.capacity;
   // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
-  const upgrade = dataset.capacity < planCapacity.pro ? <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link> : null;
+  const upgrade =
+    dataset.capacity < planCapacity.pro ? (
+      <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
+    ) : null;
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -59,7 +70,8 @@ export function AddCaseForm({ scope, dataset, data }: { scope: DatasetScope; dat
         <strong>Add a case</strong>
         {full ? (
           <span className="muted">
-            The dataset is full ({dataset.capacity} cases). Remove a case to add another.{upgrade ? <> {upgrade}</> : null}
+            The dataset is full ({dataset.capacity} cases). Remove a case to add another.
+            {upgrade ? <> {upgrade}</> : null}
           </span>
         ) : null}
       </div>

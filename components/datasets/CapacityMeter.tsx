@@ -10,7 +10,13 @@ export function CapacityMeter({ count, capacity }: { count: number; capacity: nu
         </strong>
         {level === 'full' ? <span>Full</span> : level === 'warn' ? <span>{capacity - count} left</span> : null}
       </div>
-      <MeterBar className="capacity-bar" label="Dataset capacity" value={count} max={capacity} valueText={`${count} of ${capacity} cases`} />
+      <MeterBar
+        className="capacity-bar"
+        label="Dataset capacity"
+        value={count}
+        max={capacity}
+        valueText={`${count} of ${capacity} cases`}
+      />
     </div>
   );
 }

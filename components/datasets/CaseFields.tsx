@@ -26,13 +26,19 @@ export function caseErrors(draft: CaseDraft): Record<string, string> {
     const error = jsonError(draft.input, draft.inputFormat);
     if (error) errors['row.input'] = error;
   }
-  const referenceError = draft.expectedOutput.trim() === '' ? null : jsonError(draft.expectedOutput, draft.referenceFormat);
+  const referenceError =
+    draft.expectedOutput.trim() === '' ? null : jsonError(draft.expectedOutput, draft.referenceFormat);
   if (referenceError) errors['row.expectedOutput'] = referenceError;
   return errors;
 }
 
 export function toCaseRow(draft: CaseDraft): CaseRow {
-  return { input: draft.input, expectedOutput: draft.expectedOutput, inputFormat: draft.inputFormat, referenceFormat: draft.referenceFormat };
+  return {
+    input: draft.input,
+    expectedOutput: draft.expectedOutput,
+    inputFormat: draft.inputFormat,
+    referenceFormat: draft.referenceFormat,
+  };
 }
 
 // Input, expected output and their formats; used by the add form and inline editing.
@@ -49,7 +55,12 @@ export function CaseFields({
   onChange: (value: CaseDraft) => void;
   autoFocus?: boolean;
 }) {
-  const field = (name: 'input' | 'expectedOutput', formatName: 'inputFormat' | 'referenceFormat', label: string, placeholder: string) => {
+  const field = (
+    name: 'input' | 'expectedOutput',
+    formatName: 'inputFormat' | 'referenceFormat',
+    label: string,
+    placeholder: string,
+  ) => {
     const error = errors[`row.${name}`] ?? errors[name];
     const formatError = errors[`row.${formatName}`] ?? errors[formatName];
     const id = `${idPrefix}-${name}`;
@@ -59,7 +70,12 @@ export function CaseFields({
           <label className="field-label" htmlFor={id}>
             {label}
           </label>
-          <Select compact aria-label={`${label} format`} value={value[formatName]} onChange={(e) => onChange({ ...value, [formatName]: e.target.value as CaseFormat })}>
+          <Select
+            compact
+            aria-label={`${label} format`}
+            value={value[formatName]}
+            onChange={(e) => onChange({ ...value, [formatName]: e.target.value as CaseFormat })}
+          >
             {formatOptions.map((option) => (
               <option key={option.value} value={option.value}>
                 {option.label}

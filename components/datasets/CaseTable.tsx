@@ -22,9 +22,26 @@ function Preview({ text, format }: { text: string; format: string }) {
   );
 }
 
-function EditRow({ scope, dataset, row, data, onDone }: { scope: DatasetScope; dataset: Dataset; row: DatasetCase; data: ReturnType<typeof useDataset>; onDone: () => void }) {
+function EditRow({
+  scope,
+  dataset,
+  row,
+  data,
+  onDone,
+}: {
+  scope: DatasetScope;
+  dataset: Dataset;
+  row: DatasetCase;
+  data: ReturnType<typeof useDataset>;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
-  const [value, setValue] = useState<CaseDraft>({ input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat });
+  const [value, setValue] = useState<CaseDraft>({
+    input: row.input,
+    expectedOutput: row.expectedOutput,
+    inputFormat: row.inputFormat,
+    referenceFormat: row.referenceFormat,
+  });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const update = useMutation(
@@ -52,7 +69,8 @@ function EditRow({ scope, dataset, row, data, onDone }: { scope: DatasetScope; d
             const local = caseErrors(value);
             setErrors(local);
             setMessage(null);
-            if (Object.keys(local).length === 0) update.mutate({ ...scope, caseId: row.id, revision: dataset.revision, row: toCaseRow(value) });
+            if (Object.keys(local).length === 0)
+              update.mutate({ ...scope, caseId: row.id, revision: dataset.revision, row: toCaseRow(value) });
           }}
           onKeyDown={(e) => e.key === 'Escape' && onDone()}
         >
@@ -72,7 +90,17 @@ function EditRow({ scope, dataset, row, data, onDone }: { scope: DatasetScope; d
   );
 }
 
-export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetScope; dataset: Dataset; data: ReturnType<typeof useDataset>; readOnly: boolean }) {
+export function CaseTable({
+  scope,
+  dataset,
+  data,
+  readOnly,
+}: {
+  scope: DatasetScope;
+  dataset: Dataset;
+  data: ReturnType<typeof useDataset>;
+  readOnly: boolean;
+}) {
   const trpc = useTRPC();
   const [editing, setEditing] = useState<string | null>(null);
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
@@ -106,7 +134,9 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
 
   // While a reorder is saving, show the order the user chose.
   const byId = new Map(dataset.rows.map((row) => [row.id, row]));
-  const rows = pendingOrder ? pendingOrder.map((id) => byId.get(id)).filter((row): row is DatasetCase => Boolean(row)) : dataset.rows;
+  const rows = pendingOrder
+    ? pendingOrder.map((id) => byId.get(id)).filter((row): row is DatasetCase => Boolean(row))
+    : dataset.rows;
 
   function move(from: number, to: number) {
     const ids = moveItem(rows, from, to).map((row) => row.id);
@@ -141,7 +171,12 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                 <tr ref={(el) => void (rowRefs.current[row.id] = el)} data-case={row.id} {...drag.targetProps(index)}>
                   <td className="col-handle">
                     <div className="handle-cell">
-                      {!readOnly ? <DragHandle label={`Drag case ${index + 1}`} handle={drag.handleProps(index, () => rowRefs.current[row.id])} /> : null}
+                      {!readOnly ? (
+                        <DragHandle
+                          label={`Drag case ${index + 1}`}
+                          handle={drag.handleProps(index, () => rowRefs.current[row.id])}
+                        />
+                      ) : null}
                       <span className="case-number">{index + 1}</span>
                     </div>
                   </td>
@@ -177,7 +212,12 @@ export function CaseTable({ scope, dataset, data, readOnly }: { scope: DatasetSc
                         >
                           ↓
                         </Button>
-                        <Button size="sm" variant="ghost" aria-label={`Edit case ${index + 1}`} onClick={() => (setEditing(row.id), data.setNotice(null))}>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          aria-label={`Edit case ${index + 1}`}
+                          onClick={() => (setEditing(row.id), data.setNotice(null))}
+                        >
                           Edit
                         </Button>
                         <Button

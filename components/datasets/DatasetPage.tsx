@@ -49,10 +49,18 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
           <div className="dataset-actions">
             <CapacityMeter count={dataset.count} capacity={dataset.capacity} />
             <div className="inline">
-              <Button size="sm" disabled={dataset.count === 0} onClick={() => download(`${base}.csv`, toCsv(dataset.rows), 'text/csv')}>
+              <Button
+                size="sm"
+                disabled={dataset.count === 0}
+                onClick={() => download(`${base}.csv`, toCsv(dataset.rows), 'text/csv')}
+              >
                 Export CSV
               </Button>
-              <Button size="sm" disabled={dataset.count === 0} onClick={() => download(`${base}.jsonl`, toJsonl(dataset.rows), 'application/x-ndjson')}>
+              <Button
+                size="sm"
+                disabled={dataset.count === 0}
+                onClick={() => download(`${base}.jsonl`, toJsonl(dataset.rows), 'application/x-ndjson')}
+              >
                 Export JSONL
               </Button>
               {!readOnly ? (
@@ -80,9 +88,14 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
       ) : null}
       {dataset.warnings.length ? (
         <div className="dataset-notice">
-          <Alert tone="warning" title={`${dataset.warnings.length} ${dataset.warnings.length === 1 ? 'case cannot' : 'cases cannot'} run under this prompt’s input type`}>
-            Evaluations record {dataset.warnings.length === 1 ? 'it' : 'them'} as errors without charging a credit. A prompt that takes variables needs each input as a JSON object
-            of their values, such as <code>{'{"name": "Ada"}'}</code>; a text input fills the prompt’s only variable. Checked against your draft, else the latest saved version.
+          <Alert
+            tone="warning"
+            title={`${dataset.warnings.length} ${dataset.warnings.length === 1 ? 'case cannot' : 'cases cannot'} run under this prompt’s input type`}
+          >
+            Evaluations record {dataset.warnings.length === 1 ? 'it' : 'them'} as errors without charging a credit. A
+            prompt that takes variables needs each input as a JSON object of their values, such as{' '}
+            <code>{'{"name": "Ada"}'}</code>; a text input fills the prompt’s only variable. Checked against your draft,
+            else the latest saved version.
           </Alert>
         </div>
       ) : null}
@@ -91,7 +104,11 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
           <EmptyState
             icon={<ListIcon size={20} />}
             title="No test cases yet"
-            description={readOnly ? 'Nobody has added cases to this prompt.' : 'Add cases one by one below, or import a CSV or JSONL file.'}
+            description={
+              readOnly
+                ? 'Nobody has added cases to this prompt.'
+                : 'Add cases one by one below, or import a CSV or JSONL file.'
+            }
             action={!readOnly ? <Button onClick={() => setImporting(true)}>Import a file</Button> : undefined}
           />
         ) : (

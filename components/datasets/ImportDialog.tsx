@@ -30,7 +30,9 @@ function rejectedRows(rows: SourceRow[], problems: ParseProblem[], rowErrors: Ro
 }
 
 function rowList(numbers: number[]): string {
-  return numbers.length <= 12 ? numbers.join(', ') : `${numbers.slice(0, 12).join(', ')} and ${numbers.length - 12} more`;
+  return numbers.length <= 12
+    ? numbers.join(', ')
+    : `${numbers.slice(0, 12).join(', ')} and ${numbers.length - 12} more`;
 }
 
 export function ImportDialog({
@@ -68,8 +70,12 @@ export function ImportDialog({
   );
   const previewData = preview.data;
   const importError = readAppError(runImport.error);
-  const importDetails = importError?.code === 'import_rejected' ? (importError.details as Partial<ImportPreview>) : null;
-  const rejected = rejectedRows(rows, problems, [...(previewData?.rowErrors ?? []), ...(importDetails?.rowErrors ?? [])]);
+  const importDetails =
+    importError?.code === 'import_rejected' ? (importError.details as Partial<ImportPreview>) : null;
+  const rejected = rejectedRows(rows, problems, [
+    ...(previewData?.rowErrors ?? []),
+    ...(importDetails?.rowErrors ?? []),
+  ]);
   const skipped = (previewData?.skippedRows ?? []).map((skip) => rows[skip.row - 1]?.sourceRow ?? skip.row);
 
   function reset() {
@@ -122,8 +128,13 @@ export function ImportDialog({
   }
 
   const parsedSomething = rows.length > 0 || problems.length > 0 || fatal !== null;
-  const canImport = Boolean(previewData?.accepted) && rejected.length === 0 && rows.length > 0 && !preview.isPending && !result;
-  const countAfter = previewData ? (mode === 'replace' ? previewData.wouldAdd : previewData.currentCount + previewData.wouldAdd) : null;
+  const canImport =
+    Boolean(previewData?.accepted) && rejected.length === 0 && rows.length > 0 && !preview.isPending && !result;
+  const countAfter = previewData
+    ? mode === 'replace'
+      ? previewData.wouldAdd
+      : previewData.currentCount + previewData.wouldAdd
+    : null;
 
   return (
     <Dialog
@@ -145,9 +156,15 @@ export function ImportDialog({
               variant="primary"
               disabled={!canImport}
               loading={runImport.isPending}
-              onClick={() => runImport.mutate({ ...scope, revision: dataset.revision, mode, rows: rows.map((row) => row.row) })}
+              onClick={() =>
+                runImport.mutate({ ...scope, revision: dataset.revision, mode, rows: rows.map((row) => row.row) })
+              }
             >
-              {runImport.isPending ? 'Importing…' : previewData ? `Import ${previewData.wouldAdd} ${previewData.wouldAdd === 1 ? 'case' : 'cases'}` : 'Import'}
+              {runImport.isPending
+                ? 'Importing…'
+                : previewData
+                  ? `Import ${previewData.wouldAdd} ${previewData.wouldAdd === 1 ? 'case' : 'cases'}`
+                  : 'Import'}
             </Button>
           </>
         )
@@ -158,12 +175,16 @@ export function ImportDialog({
           <>
             <Alert tone="success" title="Import complete">
               Added {result.added} {result.added === 1 ? 'case' : 'cases'}
-              {result.skipped ? `, skipped ${result.skipped} ${result.skipped === 1 ? 'duplicate' : 'duplicates'}` : ''}. The dataset now has {result.count} cases.
+              {result.skipped ? `, skipped ${result.skipped} ${result.skipped === 1 ? 'duplicate' : 'duplicates'}` : ''}
+              . The dataset now has {result.count} cases.
             </Alert>
             {result.warnings.length ? (
-              <Alert tone="warning" title={`${result.warnings.length} imported ${result.warnings.length === 1 ? 'row cannot' : 'rows cannot'} run under this prompt’s input type`}>
-                Rows {result.warnings.map((warning) => warning.row).join(', ')}: {result.warnings[0].message} Evaluations record such cases as errors without charging a credit;
-                they are flagged in the table.
+              <Alert
+                tone="warning"
+                title={`${result.warnings.length} imported ${result.warnings.length === 1 ? 'row cannot' : 'rows cannot'} run under this prompt’s input type`}
+              >
+                Rows {result.warnings.map((warning) => warning.row).join(', ')}: {result.warnings[0].message}{' '}
+                Evaluations record such cases as errors without charging a credit; they are flagged in the table.
               </Alert>
             ) : null}
           </>
@@ -173,7 +194,11 @@ export function ImportDialog({
               <Field
                 id="import-file"
                 label="File"
-                hint={fileName ? `${fileName} · read as ${detectKind(fileName, text).toUpperCase()}` : 'Read in your browser; nothing is uploaded until you import.'}
+                hint={
+                  fileName
+                    ? `${fileName} · read as ${detectKind(fileName, text).toUpperCase()}`
+                    : 'Read in your browser; nothing is uploaded until you import.'
+                }
               >
                 <input
                   id="import-file"
@@ -219,7 +244,9 @@ export function ImportDialog({
                 ))}
               </div>
               <p className="field-hint">
-                {mode === 'append' ? 'New cases go after the existing ones; exact duplicates are skipped.' : `Deletes the ${dataset.count} existing cases first.`}
+                {mode === 'append'
+                  ? 'New cases go after the existing ones; exact duplicates are skipped.'
+                  : `Deletes the ${dataset.count} existing cases first.`}
               </p>
             </fieldset>
             {fileName === null && text.trim() ? (
@@ -236,7 +263,11 @@ export function ImportDialog({
             {data.notice ? <Alert tone="warning">{data.notice}</Alert> : null}
 
             {parsedSomething && !fatal ? (
-              <section className="import-preview" aria-label="Import preview" aria-busy={preview.isPending || undefined}>
+              <section
+                className="import-preview"
+                aria-label="Import preview"
+                aria-busy={preview.isPending || undefined}
+              >
                 <div className="preview-stats">
                   <div className="preview-stat">
                     <span className="preview-stat-value">{rows.length + problems.length}</span>
@@ -289,14 +320,25 @@ export function ImportDialog({
   );
 }
 
-function CapacityOutcome({ preview, capacity, countAfter, organizationId }: { preview: ImportPreview; capacity: number; countAfter: number | null; organizationId: string }) {
+function CapacityOutcome({
+  preview,
+  capacity,
+  countAfter,
+  organizationId,
+}: {
+  preview: ImportPreview;
+  capacity: number;
+  countAfter: number | null;
+  organizationId: string;
+}) {
   const over = preview.requestedAddition > preview.availableCapacity;
   if (over) {
     // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
     const onFree = capacity < planCapacity.pro;
     return (
       <Alert tone="error" title="Not enough room">
-        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so {preview.availableCapacity} can be added. Remove rows or use Replace.
+        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so{' '}
+        {preview.availableCapacity} can be added. Remove rows or use Replace.
         {onFree ? (
           <>
             {' '}

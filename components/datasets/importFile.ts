@@ -28,10 +28,13 @@ function toRow(record: Record<string, unknown>): CaseRow {
     const name = fieldName(key);
     if (name) row[name] = value;
   }
-  const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+  const text = (value: unknown) =>
+    value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   const result: CaseRow = { input: text(row.input), expectedOutput: text(row.expectedOutput) };
-  if (typeof row.inputFormat === 'string' && row.inputFormat.trim() !== '') result.inputFormat = row.inputFormat.trim() as CaseFormat;
-  if (typeof row.referenceFormat === 'string' && row.referenceFormat.trim() !== '') result.referenceFormat = row.referenceFormat.trim() as CaseFormat;
+  if (typeof row.inputFormat === 'string' && row.inputFormat.trim() !== '')
+    result.inputFormat = row.inputFormat.trim() as CaseFormat;
+  if (typeof row.referenceFormat === 'string' && row.referenceFormat.trim() !== '')
+    result.referenceFormat = row.referenceFormat.trim() as CaseFormat;
   return result;
 }
 
@@ -42,16 +45,26 @@ export function detectKind(fileName: string | null, text: string): FileKind {
 }
 
 export function parseCsv(text: string): ParsedFile {
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy', transformHeader: (header) => header.trim() });
+  const parsed = Papa.parse<Record<string, string>>(text, {
+    header: true,
+    skipEmptyLines: 'greedy',
+    transformHeader: (header) => header.trim(),
+  });
   const columns = (parsed.meta.fields ?? []).map(fieldName);
   if (!columns.includes('input') || !columns.includes('expectedOutput')) {
-    return { rows: [], problems: [], fatal: 'The CSV needs a header row with the columns input and expectedOutput (or expected_output).' };
+    return {
+      rows: [],
+      problems: [],
+      fatal: 'The CSV needs a header row with the columns input and expectedOutput (or expected_output).',
+    };
   }
   const problems: ParseProblem[] = parsed.errors
     .filter((error) => typeof error.row === 'number')
     .map((error) => ({ sourceRow: (error.row as number) + 1, field: 'row', message: error.message }));
   const broken = new Set(problems.map((problem) => problem.sourceRow));
-  const rows = parsed.data.map((record, i) => ({ sourceRow: i + 1, row: toRow(record) })).filter((row) => !broken.has(row.sourceRow));
+  const rows = parsed.data
+    .map((record, i) => ({ sourceRow: i + 1, row: toRow(record) }))
+    .filter((row) => !broken.has(row.sourceRow));
   return { rows, problems, fatal: null };
 }
 
@@ -64,7 +77,11 @@ export function parseJsonl(text: string): ParsedFile {
     try {
       const value: unknown = JSON.parse(line);
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        problems.push({ sourceRow, field: 'row', message: 'Each line must be a JSON object such as {"input": "…", "expectedOutput": "…"}.' });
+        problems.push({
+          sourceRow,
+          field: 'row',
+          message: 'Each line must be a JSON object such as {"input": "…", "expectedOutput": "…"}.',
+        });
       } else {
         rows.push({ sourceRow, row: toRow(value as Record<string, unknown>) });
       }

@@ -1,7 +1,15 @@
 // Contract shapes are owned by server/datasets/schemas.ts; the dashboard re-exports them (types only).
 import type { caseFormats } from '@/server/datasets/schemas';
 
-export type { CaseRow, Dataset, DatasetCase, ImportMode, ImportPreview, ImportResult, RowError } from '@/server/datasets/schemas';
+export type {
+  CaseRow,
+  Dataset,
+  DatasetCase,
+  ImportMode,
+  ImportPreview,
+  ImportResult,
+  RowError,
+} from '@/server/datasets/schemas';
 
 export type CaseFormat = (typeof caseFormats)[number];
 

@@ -2,7 +2,19 @@ import { diffRows } from './diff';
 
 // A unified line diff: removed lines in red, added in green, changed words marked inside a
 // replaced line. `before`/`after` name the two sides for screen readers and the legend.
-export function DiffView({ before, after, beforeLabel, afterLabel, label }: { before: string; after: string; beforeLabel: string; afterLabel: string; label: string }) {
+export function DiffView({
+  before,
+  after,
+  beforeLabel,
+  afterLabel,
+  label,
+}: {
+  before: string;
+  after: string;
+  beforeLabel: string;
+  afterLabel: string;
+  label: string;
+}) {
   if (before === after) {
     return (
       <div className="diff diff-same" role="group" aria-label={label}>
@@ -24,7 +36,9 @@ export function DiffView({ before, after, beforeLabel, afterLabel, label }: { be
             <span className="diff-sign" aria-hidden="true">
               {row.kind === 'added' ? '+' : row.kind === 'removed' ? '−' : ' '}
             </span>
-            <span className="visually-hidden">{row.kind === 'added' ? `${afterLabel}: ` : row.kind === 'removed' ? `${beforeLabel}: ` : ''}</span>
+            <span className="visually-hidden">
+              {row.kind === 'added' ? `${afterLabel}: ` : row.kind === 'removed' ? `${beforeLabel}: ` : ''}
+            </span>
             <span className="diff-text">
               {row.kind !== 'same' && row.words
                 ? row.words.map((word, i) =>

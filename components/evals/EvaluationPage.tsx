@@ -24,7 +24,19 @@ import { isActive, percent, scoringLabels, type Evaluation, type Side, type Side
 import { joinCases, useSideResults } from './useResults';
 import './evals.css';
 
-function SideCard({ title, subtitle, summary, total, retry }: { title: string; subtitle: string; summary: SideSummary | null; total: number; retry?: React.ReactNode }) {
+function SideCard({
+  title,
+  subtitle,
+  summary,
+  total,
+  retry,
+}: {
+  title: string;
+  subtitle: string;
+  summary: SideSummary | null;
+  total: number;
+  retry?: React.ReactNode;
+}) {
   if (!summary) {
     return (
       <div className="side-summary" aria-label={`${title} summary`} role="group">
@@ -91,7 +103,9 @@ function useEvaluationActions(scope: PromptScope, evaluation: Evaluation) {
   const queryClient = useQueryClient();
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.evals.pathFilter());
-    void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+    void queryClient.invalidateQueries(
+      trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+    );
     void queryClient.invalidateQueries(trpc.versions.pathFilter());
   };
   const input = { organizationId: scope.organizationId, evaluationId: evaluation.id };
@@ -109,7 +123,8 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
   // Derived from the server on every poll, so a reload shows the same progress.
   const query = useQuery({
     ...trpc.evals.get.queryOptions({ organizationId: scope.organizationId, evaluationId }),
-    refetchInterval: (q) => (q.state.data && (isActive(q.state.data.status) || q.state.data.pendingReviewCases > 0) ? 1_000 : false),
+    refetchInterval: (q) =>
+      q.state.data && (isActive(q.state.data.status) || q.state.data.pendingReviewCases > 0) ? 1_000 : false,
   });
   // When the status changes (a baseline publishing version 1, a run finishing), the prompt's header,
   // labels and versions may have changed too.
@@ -118,7 +133,9 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
   const status = query.data?.status;
   useEffect(() => {
     if (status && lastStatus.current && lastStatus.current !== status) {
-      void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+      void queryClient.invalidateQueries(
+        trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+      );
       void queryClient.invalidateQueries(trpc.versions.pathFilter());
       void queryClient.invalidateQueries(trpc.evals.list.pathFilter());
     }
@@ -139,7 +156,11 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
           <ErrorState
             title="Evaluation not found"
             description="It may belong to another prompt, or the link is wrong."
-            action={<ButtonLink href={`/organizations/${scope.organizationId}/prompts/${scope.promptId}/evals`}>All evaluations</ButtonLink>}
+            action={
+              <ButtonLink href={`/organizations/${scope.organizationId}/prompts/${scope.promptId}/evals`}>
+                All evaluations
+              </ButtonLink>
+            }
           />
         ) : (
           <QueryErrorState title="Could not load this evaluation" query={query} />
@@ -156,7 +177,15 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
   );
 }
 
-function EvaluationBody({ scope, evaluation, productionNumber }: { scope: PromptScope; evaluation: Evaluation; productionNumber: number | null }) {
+function EvaluationBody({
+  scope,
+  evaluation,
+  productionNumber,
+}: {
+  scope: PromptScope;
+  evaluation: Evaluation;
+  productionNumber: number | null;
+}) {
   const base = `/organizations/${scope.organizationId}/prompts/${scope.promptId}`;
   const actions = useEvaluationActions(scope, evaluation);
   const [confirm, setConfirm] = useState<null | 'cancel' | 'promote' | Side>(null);
@@ -164,30 +193,48 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
   const [promoted, setPromoted] = useState(false);
   const comparison = evaluation.kind === 'comparison';
   const live = isActive(evaluation.status);
-  const candidateResults = useSideResults(scope.organizationId, evaluation.id, 'candidate', { enabled: true, live: live || evaluation.pendingReviewCases > 0 });
+  const candidateResults = useSideResults(scope.organizationId, evaluation.id, 'candidate', {
+    enabled: true,
+    live: live || evaluation.pendingReviewCases > 0,
+  });
   const productionResults = useSideResults(scope.organizationId, evaluation.id, 'production', {
     enabled: comparison && evaluation.productionRunId !== null,
     live: live || (evaluation.production?.pendingReviewCases ?? 0) > 0,
   });
   const rows = joinCases(candidateResults.results, productionResults.results);
-  const reviewItems = [...candidateResults.results, ...productionResults.results].filter((result) => result.status === 'pending_review').sort((a, b) => a.position - b.position);
+  const reviewItems = [...candidateResults.results, ...productionResults.results]
+    .filter((result) => result.status === 'pending_review')
+    .sort((a, b) => a.position - b.position);
 
   const production = scope.prompt.labels.find((label) => label.label === 'production');
   const candidateIsProduction = evaluation.versionId !== null && production?.versionId === evaluation.versionId;
-  const canPromote = comparison && evaluation.status === 'completed' && evaluation.versionId !== null && !candidateIsProduction && scope.canWrite;
+  const canPromote =
+    comparison &&
+    evaluation.status === 'completed' &&
+    evaluation.versionId !== null &&
+    !candidateIsProduction &&
+    scope.canWrite;
   const canCancel = scope.canWrite && ['pending', 'running', 'paused'].includes(evaluation.status);
   const canResume = scope.canWrite && evaluation.status === 'paused';
   // A reused production run is someone else's evidence: it cannot be retried from here.
-  const retryable = (summary: SideSummary | null) => scope.canWrite && summary !== null && !summary.reused && (summary.status === 'failed' || summary.status === 'cancelled');
+  const retryable = (summary: SideSummary | null) =>
+    scope.canWrite &&
+    summary !== null &&
+    !summary.reused &&
+    (summary.status === 'failed' || summary.status === 'cancelled');
 
   // Promoting a candidate that does worse than production is allowed, but said plainly first.
   const regressionCount = rows.filter((row) => row.category === 'regression').length;
-  const lowerPassRate = evaluation.production !== null && evaluation.candidate.passRate < evaluation.production.passRate;
+  const lowerPassRate =
+    evaluation.production !== null && evaluation.candidate.passRate < evaluation.production.passRate;
   const promoteRisk = regressionCount > 0 || lowerPassRate;
 
   const candidateTitle = comparison ? `Candidate v${evaluation.version ?? '?'}` : 'Setup draft';
-  const title = comparison ? `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}` : 'Baseline evaluation';
-  const baselinePublished = evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version !== null;
+  const title = comparison
+    ? `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}`
+    : 'Baseline evaluation';
+  const baselinePublished =
+    evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version !== null;
 
   // A baseline that published version 1 turns the prompt active: refresh the header and tabs.
   const queryClient = useQueryClient();
@@ -196,13 +243,22 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
   // A paused evaluation may be waiting for credits: the billing state says whether any are left
   // and when they renew, and a refused resume says so too.
   const paused = evaluation.status === 'paused';
-  const billing = useQuery({ ...trpc.billing.state.queryOptions({ organizationId: scope.organizationId }), enabled: paused, staleTime: 0 });
+  const billing = useQuery({
+    ...trpc.billing.state.queryOptions({ organizationId: scope.organizationId }),
+    enabled: paused,
+    staleTime: 0,
+  });
   const resumeRefusal = readAppError(actions.resume.error)?.code;
-  const outOfCredits = paused && (resumeRefusal === 'usage_exhausted' || (billing.data !== undefined && billing.data.creditsRemaining <= 0));
+  const outOfCredits =
+    paused &&
+    (resumeRefusal === 'usage_exhausted' || (billing.data !== undefined && billing.data.creditsRemaining <= 0));
   const needsPro = paused && !outOfCredits && resumeRefusal === 'plan_required';
   const staleSetup = baselinePublished && scope.prompt.state === 'setup';
   useEffect(() => {
-    if (staleSetup) void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+    if (staleSetup)
+      void queryClient.invalidateQueries(
+        trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+      );
   }, [staleSetup, queryClient, trpc, scope.organizationId, scope.promptId]);
 
   async function run(action: () => Promise<unknown>) {
@@ -233,8 +289,10 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
           }
           description={
             <>
-              <Link href={`${base}/evals`}>Evaluations</Link> · {evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'}, {evaluation.totalCases} of {evaluation.datasetSize}{' '}
-              cases · scored by {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} · started{' '}
+              <Link href={`${base}/evals`}>Evaluations</Link> ·{' '}
+              {evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'}, {evaluation.totalCases} of{' '}
+              {evaluation.datasetSize} cases · scored by{' '}
+              {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} · started{' '}
               <span title={formatDateTime(evaluation.createdAt)}>{formatRelative(evaluation.createdAt)}</span>
               {evaluation.completedAt ? <> · finished {formatRelative(evaluation.completedAt)}</> : null}
             </>
@@ -247,7 +305,11 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
                 </ButtonLink>
               ) : null}
               {canResume ? (
-                <Button size="sm" loading={actions.resume.isPending} onClick={() => void run(() => actions.resume.mutateAsync(actions.input))}>
+                <Button
+                  size="sm"
+                  loading={actions.resume.isPending}
+                  onClick={() => void run(() => actions.resume.mutateAsync(actions.input))}
+                >
                   Resume
                 </Button>
               ) : null}
@@ -266,7 +328,9 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
         />
         <CardBody className="stack">
           {/* A refused resume is explained by the paused notice below. */}
-          {actionError && confirm === null && !outOfCredits && !needsPro ? <Alert tone="error">{actionError}</Alert> : null}
+          {actionError && confirm === null && !outOfCredits && !needsPro ? (
+            <Alert tone="error">{actionError}</Alert>
+          ) : null}
           {baselinePublished ? (
             <Alert
               tone="success"
@@ -277,12 +341,17 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
                 </ButtonLink>
               }
             >
-              Every case was scored with no errors and nothing left to review. Applications retrieving this prompt now get version {evaluation.version}.
+              Every case was scored with no errors and nothing left to review. Applications retrieving this prompt now
+              get version {evaluation.version}.
             </Alert>
           ) : null}
-          {evaluation.kind === 'baseline' && evaluation.status === 'completed' && evaluation.version === null && evaluation.pendingReviewCases > 0 ? (
+          {evaluation.kind === 'baseline' &&
+          evaluation.status === 'completed' &&
+          evaluation.version === null &&
+          evaluation.pendingReviewCases > 0 ? (
             <Alert tone="warning" title="Review the remaining results to publish version 1">
-              {evaluation.pendingReviewCases} {evaluation.pendingReviewCases === 1 ? 'result needs' : 'results need'} a decision below before the baseline can be published.
+              {evaluation.pendingReviewCases} {evaluation.pendingReviewCases === 1 ? 'result needs' : 'results need'} a
+              decision below before the baseline can be published.
             </Alert>
           ) : null}
           {evaluation.kind === 'baseline' && (evaluation.status === 'failed' || evaluation.status === 'cancelled') ? (
@@ -308,9 +377,12 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
           {outOfCredits ? (
             <Alert tone="warning" title="Paused: no evaluation credits left">
               This organization used every evaluation credit of its billing period, so the remaining cases wait.{' '}
-              {billing.data ? `Credits renew on ${formatBillingDate(billing.data.periodEnd)}` : 'Credits renew with the next period'}
-              {billing.data?.plan === 'pro' ? '' : ', or right away with an upgrade to Pro'}. Then resume: it continues with the same frozen inputs, and finished cases are not
-              charged again. <Link href={billingPath(scope.organizationId)}>Open Billing</Link>
+              {billing.data
+                ? `Credits renew on ${formatBillingDate(billing.data.periodEnd)}`
+                : 'Credits renew with the next period'}
+              {billing.data?.plan === 'pro' ? '' : ', or right away with an upgrade to Pro'}. Then resume: it continues
+              with the same frozen inputs, and finished cases are not charged again.{' '}
+              <Link href={billingPath(scope.organizationId)}>Open Billing</Link>
             </Alert>
           ) : needsPro ? (
             <Alert tone="warning" title="Paused: this evaluation needs the Pro plan">
@@ -319,7 +391,8 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
             </Alert>
           ) : paused ? (
             <Alert tone="warning" title="Paused">
-              {evaluation.error ? `${evaluation.error} ` : 'Work stopped (for example for plan or usage limits). '}Resume continues with the same frozen inputs.
+              {evaluation.error ? `${evaluation.error} ` : 'Work stopped (for example for plan or usage limits). '}
+              Resume continues with the same frozen inputs.
             </Alert>
           ) : null}
           {evaluation.error && !paused ? <Alert tone="error">{evaluation.error}</Alert> : null}
@@ -345,7 +418,13 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
       </Card>
 
       {reviewItems.length > 0 ? (
-        <ReviewQueue organizationId={scope.organizationId} evaluationId={evaluation.id} items={reviewItems} canWrite={scope.canWrite} onReviewed={actions.refresh} />
+        <ReviewQueue
+          organizationId={scope.organizationId}
+          evaluationId={evaluation.id}
+          items={reviewItems}
+          canWrite={scope.canWrite}
+          onReviewed={actions.refresh}
+        />
       ) : null}
 
       <ResultsSection rows={rows} comparison={comparison} loading={candidateResults.query.isPending} />
@@ -368,7 +447,14 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
         confirmLabel="Retry"
         pending={actions.retry.isPending}
         error={confirm === 'candidate' || confirm === 'production' ? actionError : null}
-        onConfirm={() => void run(() => actions.retry.mutateAsync({ ...actions.input, side: confirm === 'production' ? 'production' : 'candidate' }))}
+        onConfirm={() =>
+          void run(() =>
+            actions.retry.mutateAsync({
+              ...actions.input,
+              side: confirm === 'production' ? 'production' : 'candidate',
+            }),
+          )
+        }
       />
       <Dialog
         open={confirm === 'promote'}
@@ -376,8 +462,10 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
         title={`Promote v${evaluation.version} to production?`}
         description={
           <>
-            The <code>production</code> label moves from <strong>{production ? `v${production.version}` : 'nothing'}</strong> to <strong>v{evaluation.version}</strong>.
-            Applications get v{evaluation.version} on their next request; this evaluation is recorded as the reason.
+            The <code>production</code> label moves from{' '}
+            <strong>{production ? `v${production.version}` : 'nothing'}</strong> to{' '}
+            <strong>v{evaluation.version}</strong>. Applications get v{evaluation.version} on their next request; this
+            evaluation is recorded as the reason.
           </>
         }
         footer={
@@ -422,7 +510,9 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
         {promoteRisk ? (
           <Alert tone="warning" title="This candidate does worse than production">
             {[
-              regressionCount > 0 ? `It fails ${regressionCount} ${regressionCount === 1 ? 'case' : 'cases'} that production passes.` : null,
+              regressionCount > 0
+                ? `It fails ${regressionCount} ${regressionCount === 1 ? 'case' : 'cases'} that production passes.`
+                : null,
               lowerPassRate && evaluation.production
                 ? `Its pass rate is ${percent(evaluation.candidate.passRate)} against production’s ${percent(evaluation.production.passRate)}.`
                 : null,
@@ -434,12 +524,22 @@ function EvaluationBody({ scope, evaluation, productionNumber }: { scope: Prompt
         ) : null}
         {confirm === 'promote' && actionError ? <Alert tone="error">{actionError}</Alert> : null}
       </Dialog>
-      {evaluation.kind === 'comparison' && evaluation.status === 'completed' && !scope.canWrite ? <Badge>Editors and admins can promote</Badge> : null}
+      {evaluation.kind === 'comparison' && evaluation.status === 'completed' && !scope.canWrite ? (
+        <Badge>Editors and admins can promote</Badge>
+      ) : null}
     </>
   );
 }
 
-export function EvaluationPage({ organizationId, promptId, evaluationId }: { organizationId: string; promptId: string; evaluationId: string }) {
+export function EvaluationPage({
+  organizationId,
+  promptId,
+  evaluationId,
+}: {
+  organizationId: string;
+  promptId: string;
+  evaluationId: string;
+}) {
   return (
     <PromptShell organizationId={organizationId} promptId={promptId}>
       {(scope) => <EvaluationView scope={scope} evaluationId={evaluationId} />}

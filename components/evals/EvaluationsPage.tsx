@@ -28,9 +28,15 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
   const numbers = useVersionNumbers(target);
   const [running, setRunning] = useState(false);
   const list = useInfiniteQuery({
-    ...trpc.evals.list.infiniteQueryOptions({ ...target, limit: 25 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    ...trpc.evals.list.infiniteQueryOptions(
+      { ...target, limit: 25 },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
     // Keep statuses and pass rates moving while anything on the page is still running.
-    refetchInterval: (query) => ((query.state.data?.pages ?? []).some((page) => page.items.some((item: Evaluation) => isActive(item.status))) ? 2_000 : false),
+    refetchInterval: (query) =>
+      (query.state.data?.pages ?? []).some((page) => page.items.some((item: Evaluation) => isActive(item.status)))
+        ? 2_000
+        : false,
   });
   const evaluations: Evaluation[] = list.data?.pages.flatMap((page) => page.items) ?? [];
   const base = `/organizations/${scope.organizationId}/prompts/${scope.promptId}`;
@@ -49,7 +55,9 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
               variant="primary"
               icon={<PlusIcon size={14} />}
               disabled={!canRun || numbers.versions.length === 0}
-              title={setup ? 'Initialize the baseline first: evaluations compare saved versions with production.' : undefined}
+              title={
+                setup ? 'Initialize the baseline first: evaluations compare saved versions with production.' : undefined
+              }
               onClick={() => setRunning(true)}
             >
               Run evaluation
@@ -97,12 +105,15 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
             </thead>
             <tbody>
               {evaluations.map((evaluation) => {
-                const productionNumber = evaluation.productionVersion ?? numbers.numberOf(evaluation.productionVersionId);
+                const productionNumber =
+                  evaluation.productionVersion ?? numbers.numberOf(evaluation.productionVersionId);
                 return (
                   <tr key={evaluation.id} data-evaluation={evaluation.id}>
                     <td>
                       <Link className="prompt-link" href={`${base}/evals/${evaluation.id}`}>
-                        {evaluation.kind === 'baseline' ? 'Baseline' : `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}`}
+                        {evaluation.kind === 'baseline'
+                          ? 'Baseline'
+                          : `v${evaluation.version ?? '?'} vs ${productionNumber ? `v${productionNumber}` : 'production'}`}
                       </Link>
                       <div className="subtle mono">{evaluation.id}</div>
                     </td>
@@ -117,7 +128,9 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
                     </td>
                     <td>
                       <div className="stack-xs">
-                        <span className="muted">{evaluation.kind === 'baseline' ? 'Setup draft' : `v${evaluation.version ?? '?'}`}</span>
+                        <span className="muted">
+                          {evaluation.kind === 'baseline' ? 'Setup draft' : `v${evaluation.version ?? '?'}`}
+                        </span>
                         <PassRate summary={evaluation.candidate} />
                       </div>
                     </td>

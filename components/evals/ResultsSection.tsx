@@ -40,7 +40,9 @@ function OutputCell({ result }: { result: EvalResult | null }) {
       {result.status === 'error' ? (
         <span className="result-excerpt error-text">{excerpt(result.error)}</span>
       ) : result.output !== null ? (
-        <span className="result-excerpt">{excerpt(result.output) || <span className="subtle">(empty output)</span>}</span>
+        <span className="result-excerpt">
+          {excerpt(result.output) || <span className="subtle">(empty output)</span>}
+        </span>
       ) : null}
     </div>
   );
@@ -88,7 +90,9 @@ function SideDetail({ title, result }: { title: string; result: EvalResult | nul
                 </span>
                 <span>
                   <strong>{assertion.name}</strong>
-                  {!assertion.passed && assertion.message ? <span className="muted"> — {assertion.message}</span> : null}
+                  {!assertion.passed && assertion.message ? (
+                    <span className="muted"> — {assertion.message}</span>
+                  ) : null}
                   <span className="visually-hidden">{assertion.passed ? ' passed' : ' failed'}</span>
                 </span>
               </li>
@@ -109,7 +113,8 @@ function SideDetail({ title, result }: { title: string; result: EvalResult | nul
         </p>
       ) : null}
       <p className="result-stats subtle">
-        {formatDuration(result.latencyMs)} · {result.inputTokens ?? '—'} tokens in · {result.outputTokens ?? '—'} out · {formatUsdNanos(result.costUsdNanos)}
+        {formatDuration(result.latencyMs)} · {result.inputTokens ?? '—'} tokens in · {result.outputTokens ?? '—'} out ·{' '}
+        {formatUsdNanos(result.costUsdNanos)}
       </p>
     </section>
   );
@@ -135,16 +140,32 @@ function CaseDetail({ row, comparison }: { row: CaseRow; comparison: boolean }) 
         {comparison ? <SideDetail title="Production" result={row.production} /> : null}
       </div>
       <div className={comparison ? 'side-by-side' : ''}>
-        {comparison && row.candidate?.output !== null && row.production?.output !== null && row.candidate && row.production ? (
+        {comparison &&
+        row.candidate?.output !== null &&
+        row.production?.output !== null &&
+        row.candidate &&
+        row.production ? (
           <div className="stack-xs">
             <span className="field-label">Production → candidate</span>
-            <DiffView before={productionOutput} after={candidateOutput} beforeLabel="Production" afterLabel="Candidate" label="Diff of production and candidate outputs" />
+            <DiffView
+              before={productionOutput}
+              after={candidateOutput}
+              beforeLabel="Production"
+              afterLabel="Candidate"
+              label="Diff of production and candidate outputs"
+            />
           </div>
         ) : null}
         {row.candidate?.output !== null && row.candidate && row.expectedOutput ? (
           <div className="stack-xs">
             <span className="field-label">Expected → candidate</span>
-            <DiffView before={row.expectedOutput} after={candidateOutput} beforeLabel="Expected" afterLabel="Candidate" label="Diff of expected and candidate outputs" />
+            <DiffView
+              before={row.expectedOutput}
+              after={candidateOutput}
+              beforeLabel="Expected"
+              afterLabel="Candidate"
+              label="Diff of expected and candidate outputs"
+            />
           </div>
         ) : null}
       </div>
@@ -152,7 +173,15 @@ function CaseDetail({ row, comparison }: { row: CaseRow; comparison: boolean }) 
   );
 }
 
-export function ResultsSection({ rows, comparison, loading }: { rows: CaseRow[]; comparison: boolean; loading: boolean }) {
+export function ResultsSection({
+  rows,
+  comparison,
+  loading,
+}: {
+  rows: CaseRow[];
+  comparison: boolean;
+  loading: boolean;
+}) {
   const [filter, setFilter] = useState<'all' | Category>('all');
   const [open, setOpen] = useState<Set<string>>(new Set());
   const counts = useMemo(() => {
@@ -182,7 +211,11 @@ export function ResultsSection({ rows, comparison, loading }: { rows: CaseRow[];
       />
       <div className="filter-bar" role="toolbar" aria-label="Filter results">
         {filters
-          .filter((option) => option.value === 'all' || (comparison ? true : option.value !== 'regression' && option.value !== 'improved'))
+          .filter(
+            (option) =>
+              option.value === 'all' ||
+              (comparison ? true : option.value !== 'regression' && option.value !== 'improved'),
+          )
           .map((option) => {
             const count = option.value === 'all' ? rows.length : (counts.get(option.value) ?? 0);
             return (
@@ -230,7 +263,11 @@ export function ResultsSection({ rows, comparison, loading }: { rows: CaseRow[];
                 const badge = categoryBadge[row.category];
                 return (
                   <Fragment key={row.key}>
-                    <tr data-case-result={row.number} data-category={row.category} className={expanded ? 'row-open' : undefined}>
+                    <tr
+                      data-case-result={row.number}
+                      data-category={row.category}
+                      className={expanded ? 'row-open' : undefined}
+                    >
                       <td className="col-case">
                         <div className="stack-xs">
                           <span className="mono">#{row.number}</span>

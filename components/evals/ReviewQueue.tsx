@@ -11,7 +11,13 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { EvalResult, ReviewDecision } from './types';
 
-type Props = { organizationId: string; evaluationId: string; items: EvalResult[]; canWrite: boolean; onReviewed: () => void };
+type Props = {
+  organizationId: string;
+  evaluationId: string;
+  items: EvalResult[];
+  canWrite: boolean;
+  onReviewed: () => void;
+};
 
 const shortcuts: { key: string; label: string }[] = [
   { key: 'j / k', label: 'next / previous' },
@@ -53,7 +59,9 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
       },
       onError: (e) => {
         const info = readAppError(e);
-        const correctionIssue = info ? Object.entries(info.fields).find(([path]) => path.includes('correctedOutput'))?.[1] : undefined;
+        const correctionIssue = info
+          ? Object.entries(info.fields).find(([path]) => path.includes('correctedOutput'))?.[1]
+          : undefined;
         if (correctionIssue) setFieldError(correctionIssue);
         else setError(info?.message ?? 'The decision was not saved.');
       },
@@ -72,7 +80,13 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
       review.mutate({
         organizationId,
         evaluationId,
-        reviews: [{ resultId: current.id, decision, ...(decision === 'accept_corrected' ? { correctedOutput: correction } : {}) }],
+        reviews: [
+          {
+            resultId: current.id,
+            decision,
+            ...(decision === 'accept_corrected' ? { correctedOutput: correction } : {}),
+          },
+        ],
       });
     },
     [current, review, canWrite, correction, organizationId, evaluationId],
@@ -88,7 +102,14 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
-      if (event.metaKey || event.ctrlKey || event.altKey || typingInto(event.target) || document.querySelector('dialog[open]')) return;
+      if (
+        event.metaKey ||
+        event.ctrlKey ||
+        event.altKey ||
+        typingInto(event.target) ||
+        document.querySelector('dialog[open]')
+      )
+        return;
       const actions: Record<string, () => void> = {
         j: () => setIndex((i) => Math.min(i + 1, items.length - 1)),
         k: () => setIndex((i) => Math.max(i - 1, 0)),
@@ -122,17 +143,29 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
           </>
         }
         description={
-          done > 0 ? `${done} decided in this session. The evaluation updates as you go.` : 'These outputs need a person to decide. Keyboard shortcuts work anywhere on this page.'
+          done > 0
+            ? `${done} decided in this session. The evaluation updates as you go.`
+            : 'These outputs need a person to decide. Keyboard shortcuts work anywhere on this page.'
         }
         actions={
           <div className="inline">
-            <Button size="sm" onClick={() => setIndex((i) => Math.max(i - 1, 0))} disabled={index === 0} aria-keyshortcuts="k">
+            <Button
+              size="sm"
+              onClick={() => setIndex((i) => Math.max(i - 1, 0))}
+              disabled={index === 0}
+              aria-keyshortcuts="k"
+            >
               Previous
             </Button>
             <span className="muted" aria-live="polite">
               {Math.min(index, items.length - 1) + 1} of {items.length}
             </span>
-            <Button size="sm" onClick={() => setIndex((i) => Math.min(i + 1, items.length - 1))} disabled={index >= items.length - 1} aria-keyshortcuts="j">
+            <Button
+              size="sm"
+              onClick={() => setIndex((i) => Math.min(i + 1, items.length - 1))}
+              disabled={index >= items.length - 1}
+              aria-keyshortcuts="j"
+            >
               Next
             </Button>
           </div>
@@ -152,7 +185,9 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
             </div>
             <div className="stack-xs">
               <span className="field-label">Expected output</span>
-              <pre className="output-block">{current.expectedOutput || <span className="subtle">None yet: your decision sets it.</span>}</pre>
+              <pre className="output-block">
+                {current.expectedOutput || <span className="subtle">None yet: your decision sets it.</span>}
+              </pre>
             </div>
             <div className="stack-xs review-output">
               <span className="field-label">Generated output</span>
@@ -186,27 +221,56 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
               />
               <FieldError id="review-correction-error" message={fieldError} />
               <div className="inline">
-                <Button variant="primary" size="sm" loading={review.isPending} onClick={() => decide('accept_corrected')}>
+                <Button
+                  variant="primary"
+                  size="sm"
+                  loading={review.isPending}
+                  onClick={() => decide('accept_corrected')}
+                >
                   Save correction
                 </Button>
                 <Button size="sm" variant="ghost" onClick={() => setEditing(false)}>
                   Cancel
                 </Button>
-                <span className="subtle">Ctrl+Enter saves, Esc cancels. The correction becomes this case’s expected output.</span>
+                <span className="subtle">
+                  Ctrl+Enter saves, Esc cancels. The correction becomes this case’s expected output.
+                </span>
               </div>
             </div>
           ) : canWrite ? (
             <div className="review-actions">
-              <Button variant="primary" size="sm" onClick={() => decide('accept_generated')} loading={review.isPending} aria-keyshortcuts="a">
+              <Button
+                variant="primary"
+                size="sm"
+                onClick={() => decide('accept_generated')}
+                loading={review.isPending}
+                aria-keyshortcuts="a"
+              >
                 Accept generated <kbd>a</kbd>
               </Button>
-              <Button size="sm" onClick={() => decide('mark_correct')} disabled={review.isPending} aria-keyshortcuts="c">
+              <Button
+                size="sm"
+                onClick={() => decide('mark_correct')}
+                disabled={review.isPending}
+                aria-keyshortcuts="c"
+              >
                 Mark correct <kbd>c</kbd>
               </Button>
-              <Button size="sm" onClick={() => decide('mark_incorrect')} disabled={review.isPending} aria-keyshortcuts="x">
+              <Button
+                size="sm"
+                onClick={() => decide('mark_incorrect')}
+                disabled={review.isPending}
+                aria-keyshortcuts="x"
+              >
                 Mark incorrect <kbd>x</kbd>
               </Button>
-              <Button size="sm" variant="ghost" onClick={startEditing} disabled={review.isPending} aria-keyshortcuts="e">
+              <Button
+                size="sm"
+                variant="ghost"
+                onClick={startEditing}
+                disabled={review.isPending}
+                aria-keyshortcuts="e"
+              >
                 Edit correction <kbd>e</kbd>
               </Button>
             </div>

@@ -46,14 +46,25 @@ function reasonText(code: string | null): string {
 const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
 
 // What the run costs against what is left; a shortfall pauses the run instead of refusing it.
-function CreditsNotice({ estimate, organizationId, plan, resetsAt }: { estimate: Estimate; organizationId: string; plan: 'free' | 'pro'; resetsAt: string | null }) {
+function CreditsNotice({
+  estimate,
+  organizationId,
+  plan,
+  resetsAt,
+}: {
+  estimate: Estimate;
+  organizationId: string;
+  plan: 'free' | 'pro';
+  resetsAt: string | null;
+}) {
   const billing = billingPath(organizationId);
   const renewDate = resetsAt ? formatBillingDate(resetsAt) : null;
   if (estimate.reason === 'usage_exhausted') {
     return (
       <Alert tone="warning" title="No evaluation credits left this period">
         Credits renew {renewDate ? `on ${renewDate}` : 'at the start of the next billing period'}
-        {plan === 'pro' ? '.' : '; upgrading to Pro adds more at once.'} <Link href={billing}>{plan === 'pro' ? 'See usage in Billing' : 'Upgrade in Billing'}</Link>
+        {plan === 'pro' ? '.' : '; upgrading to Pro adds more at once.'}{' '}
+        <Link href={billing}>{plan === 'pro' ? 'See usage in Billing' : 'Upgrade in Billing'}</Link>
       </Alert>
     );
   }
@@ -61,7 +72,8 @@ function CreditsNotice({ estimate, organizationId, plan, resetsAt }: { estimate:
   return (
     <>
       <p>
-        This run uses <strong>{plural(estimate.credits, 'credit')}</strong> · <strong>{estimate.creditsRemaining.toLocaleString()}</strong> left this period
+        This run uses <strong>{plural(estimate.credits, 'credit')}</strong> ·{' '}
+        <strong>{estimate.creditsRemaining.toLocaleString()}</strong> left this period
       </p>
       {short ? (
         <Alert tone="warning" title="Not enough credits for every case">
@@ -78,8 +90,12 @@ function IncompatibleNotice({ estimate, datasetHref }: { estimate: Estimate; dat
   const n = estimate.incompatibleCases;
   const [first] = estimate.warnings;
   return (
-    <Alert tone="warning" title={`${plural(n, 'case')} cannot run under this prompt’s input type and will error without charge`}>
-      {n === 1 ? 'It is' : 'They are'} not counted in the credits above.{first ? ` ${first.message}` : ''} <Link href={datasetHref}>Review the dataset</Link>
+    <Alert
+      tone="warning"
+      title={`${plural(n, 'case')} cannot run under this prompt’s input type and will error without charge`}
+    >
+      {n === 1 ? 'It is' : 'They are'} not counted in the credits above.{first ? ` ${first.message}` : ''}{' '}
+      <Link href={datasetHref}>Review the dataset</Link>
     </Alert>
   );
 }
@@ -143,7 +159,12 @@ function EstimatePanel({
             : 'Only the candidate runs.'}
       </p>
       <CreditsNotice estimate={estimate} organizationId={organizationId} plan={plan} resetsAt={resetsAt} />
-      {estimate.incompatibleCases > 0 ? <IncompatibleNotice estimate={estimate} datasetHref={`/organizations/${organizationId}/prompts/${promptId}/dataset`} /> : null}
+      {estimate.incompatibleCases > 0 ? (
+        <IncompatibleNotice
+          estimate={estimate}
+          datasetHref={`/organizations/${organizationId}/prompts/${promptId}/dataset`}
+        />
+      ) : null}
       {!estimate.allowed && estimate.reason === 'plan_required' ? (
         <p className="field-error" role="alert">
           <AlertCircleIcon size={14} />
@@ -159,7 +180,16 @@ function EstimatePanel({
 }
 
 // Start a comparison: which saved version, how many cases, and what it costs, before anything runs.
-export function RunEvaluationDialog({ open, onClose, organizationId, promptId, plan, versions, productionVersion, defaultVersionId }: Props) {
+export function RunEvaluationDialog({
+  open,
+  onClose,
+  organizationId,
+  promptId,
+  plan,
+  versions,
+  productionVersion,
+  defaultVersionId,
+}: Props) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -180,7 +210,10 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
   }, [open]);
 
   const estimate = useQuery({
-    ...trpc.evals.estimate.queryOptions({ organizationId, promptId, versionId, scope, rerunBoth: rerunBoth ? 'true' : 'false' }, { staleTime: 5_000 }),
+    ...trpc.evals.estimate.queryOptions(
+      { organizationId, promptId, versionId, scope, rerunBoth: rerunBoth ? 'true' : 'false' },
+      { staleTime: 5_000 },
+    ),
     enabled: open && versionId !== '',
   });
 
@@ -199,7 +232,9 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
   const chosen = versions.find((version) => version.id === versionId);
   const blocked = estimate.data ? !estimate.data.allowed : false;
   // When credits are short, say when they renew (the billing state knows the period).
-  const creditsShort = estimate.data ? estimate.data.reason === 'usage_exhausted' || estimate.data.credits > estimate.data.creditsRemaining : false;
+  const creditsShort = estimate.data
+    ? estimate.data.reason === 'usage_exhausted' || estimate.data.credits > estimate.data.creditsRemaining
+    : false;
   const billing = useQuery({ ...trpc.billing.state.queryOptions({ organizationId }), enabled: open && creditsShort });
 
   return (
@@ -214,7 +249,13 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
       fieldNames={['versionId', 'scope', 'rerunBoth']}
       onSubmit={() => {
         setError(null);
-        if (!versionId) return setError({ code: 'invalid_request', message: 'Choose a version.', fields: { versionId: 'Choose a version.' }, details: {} });
+        if (!versionId)
+          return setError({
+            code: 'invalid_request',
+            message: 'Choose a version.',
+            fields: { versionId: 'Choose a version.' },
+            details: {},
+          });
         if (blocked) return;
         start.mutate({ organizationId, promptId, versionId, scope, rerunBoth });
       }}
@@ -234,12 +275,29 @@ export function RunEvaluationDialog({ open, onClose, organizationId, promptId, p
         <legend className="field-label">Scope</legend>
         <div className="choices" role="radiogroup" aria-label="Scope">
           <label className="choice" data-checked={scope === 'quick' || undefined}>
-            <input type="radio" name="scope" value="quick" checked={scope === 'quick'} onChange={() => setScope('quick')} />
+            <input
+              type="radio"
+              name="scope"
+              value="quick"
+              checked={scope === 'quick'}
+              onChange={() => setScope('quick')}
+            />
             <span className="choice-title">Quick</span>
             <span className="choice-text">The first {quickEvaluationSize} cases in dataset order.</span>
           </label>
-          <label className="choice" data-checked={scope === 'comprehensive' || undefined} data-disabled={proOnly || undefined}>
-            <input type="radio" name="scope" value="comprehensive" checked={scope === 'comprehensive'} disabled={proOnly} onChange={() => setScope('comprehensive')} />
+          <label
+            className="choice"
+            data-checked={scope === 'comprehensive' || undefined}
+            data-disabled={proOnly || undefined}
+          >
+            <input
+              type="radio"
+              name="scope"
+              value="comprehensive"
+              checked={scope === 'comprehensive'}
+              disabled={proOnly}
+              onChange={() => setScope('comprehensive')}
+            />
             <span className="choice-title">
               Comprehensive <span className="badge badge-warning">Pro</span>
             </span>

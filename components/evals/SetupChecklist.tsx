@@ -21,9 +21,17 @@ import './evals.css';
 const localJudge = 'local/judge';
 
 const methods: { value: ScoringMethod; title: string; text: string }[] = [
-  { value: 'expected', title: 'Expected output', text: 'Pass when the output matches the case’s expected output (whitespace-insensitive; JSON compared as data).' },
+  {
+    value: 'expected',
+    title: 'Expected output',
+    text: 'Pass when the output matches the case’s expected output (whitespace-insensitive; JSON compared as data).',
+  },
   { value: 'judge', title: 'Model judge', text: 'A model grades each output against your rubric and explains why.' },
-  { value: 'review', title: 'Human review', text: 'You decide each output in a review queue, with keyboard shortcuts.' },
+  {
+    value: 'review',
+    title: 'Human review',
+    text: 'You decide each output in a review queue, with keyboard shortcuts.',
+  },
 ];
 
 type Props = {
@@ -64,7 +72,8 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   const models = useQuery(trpc.models.list.queryOptions({ organizationId: scope.organizationId }));
   const evaluations = useQuery({
     ...trpc.evals.list.queryOptions({ ...target, limit: 5 }),
-    refetchInterval: (q) => ((q.state.data?.items ?? []).some((item: Evaluation) => isActive(item.status)) ? 2_000 : false),
+    refetchInterval: (q) =>
+      (q.state.data?.items ?? []).some((item: Evaluation) => isActive(item.status)) ? 2_000 : false,
   });
   const [method, setMethod] = useState<ScoringMethod>('expected');
   const [rubric, setRubric] = useState('');
@@ -89,7 +98,8 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   const casesWithoutExpected = (dataset.data?.rows ?? []).filter((row) => row.expectedOutput.trim() === '').length;
   const draftDone = messages > 0 && contentValid;
   const casesDone = count > 0;
-  const baseline = (evaluations.data?.items ?? []).find((item: Evaluation) => item.kind === 'baseline') as Evaluation | undefined;
+  const baseline = (evaluations.data?.items ?? []).find((item: Evaluation) => item.kind === 'baseline') as
+    Evaluation | undefined;
   const baselineRunning = baseline ? isActive(baseline.status) || baseline.status === 'paused' : false;
   const ready = draftDone && casesDone && saved && !baselineRunning && scope.canWrite;
 
@@ -97,7 +107,12 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
     setError(null);
     try {
       if (method === 'judge') {
-        await setScoring.mutateAsync({ ...target, method, judgeModelRouteId: judgeRoute, ...(rubric.trim() ? { rubric: rubric.trim() } : {}) });
+        await setScoring.mutateAsync({
+          ...target,
+          method,
+          judgeModelRouteId: judgeRoute,
+          ...(rubric.trim() ? { rubric: rubric.trim() } : {}),
+        });
       } else if (stored?.method !== method) {
         await setScoring.mutateAsync({ ...target, method });
       }
@@ -110,7 +125,9 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   }
 
   const routes = models.data?.items ?? [];
-  const judgeOptions = routes.some((route) => route.id === localJudge) ? routes : [{ id: localJudge, name: 'Local deterministic judge', available: true }, ...routes];
+  const judgeOptions = routes.some((route) => route.id === localJudge)
+    ? routes
+    : [{ id: localJudge, name: 'Local deterministic judge', available: true }, ...routes];
   const fieldNames = ['rubric', 'judgeModelRouteId', 'scoringMethod', 'method'];
   const topError = error && !fieldNames.some((name) => error.fields[name]) ? error.message : null;
 
@@ -132,13 +149,17 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
           </Step>
           <Step n={2} done={casesDone} title="Add test cases">
             <p className="muted">
-              {dataset.isPending ? 'Loading the dataset… ' : count === 0 ? 'No cases yet. ' : `${count} ${count === 1 ? 'case' : 'cases'} in the dataset. `}
+              {dataset.isPending
+                ? 'Loading the dataset… '
+                : count === 0
+                  ? 'No cases yet. '
+                  : `${count} ${count === 1 ? 'case' : 'cases'} in the dataset. `}
               <Link href={`${base}/dataset`}>{count === 0 ? 'Add cases' : 'Open the dataset'}</Link>
             </p>
             {method === 'expected' && casesWithoutExpected > 0 ? (
               <p className="field-hint">
-                {casesWithoutExpected} {casesWithoutExpected === 1 ? 'case has' : 'cases have'} no expected output: expected-output scoring will send{' '}
-                {casesWithoutExpected === 1 ? 'it' : 'them'} to review.
+                {casesWithoutExpected} {casesWithoutExpected === 1 ? 'case has' : 'cases have'} no expected output:
+                expected-output scoring will send {casesWithoutExpected === 1 ? 'it' : 'them'} to review.
               </p>
             ) : null}
           </Step>
@@ -192,7 +213,11 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
               </div>
             ) : null}
           </Step>
-          <Step n={4} done={baseline?.status === 'completed' && baseline.version !== null} title="Initialize the baseline">
+          <Step
+            n={4}
+            done={baseline?.status === 'completed' && baseline.version !== null}
+            title="Initialize the baseline"
+          >
             {baseline ? (
               <p className="inline">
                 <span className="muted">Latest baseline:</span> <EvalStatusBadge status={baseline.status} />

@@ -68,7 +68,10 @@ function diffWords(before: string, after: string): DiffOp[] {
   return diffTokens(tokenize(before), tokenize(after));
 }
 
-export type DiffRow = { kind: 'same'; text: string } | { kind: 'removed'; text: string; words?: DiffOp[] } | { kind: 'added'; text: string; words?: DiffOp[] };
+export type DiffRow =
+  | { kind: 'same'; text: string }
+  | { kind: 'removed'; text: string; words?: DiffOp[] }
+  | { kind: 'added'; text: string; words?: DiffOp[] };
 
 // Line diff where a removed line directly followed by an added one also gets a word diff.
 export function diffRows(before: string, after: string): DiffRow[] {
@@ -87,8 +90,20 @@ export function diffRows(before: string, after: string): DiffRow[] {
     while (k < ops.length && ops[k].kind === 'added') added.push(ops[k++].text);
     k -= 1;
     const paired = removed.length === added.length;
-    removed.forEach((text, index) => rows.push({ kind: 'removed', text, words: paired ? diffWords(text, added[index]).filter((w) => w.kind !== 'added') : undefined }));
-    added.forEach((text, index) => rows.push({ kind: 'added', text, words: paired ? diffWords(removed[index], text).filter((w) => w.kind !== 'removed') : undefined }));
+    removed.forEach((text, index) =>
+      rows.push({
+        kind: 'removed',
+        text,
+        words: paired ? diffWords(text, added[index]).filter((w) => w.kind !== 'added') : undefined,
+      }),
+    );
+    added.forEach((text, index) =>
+      rows.push({
+        kind: 'added',
+        text,
+        words: paired ? diffWords(removed[index], text).filter((w) => w.kind !== 'removed') : undefined,
+      }),
+    );
   }
   return rows;
 }
@@ -111,7 +126,8 @@ export function splitRows(before: string, after: string): SplitRow[] {
     const added: DiffRow[] = [];
     while (k < rows.length && rows[k].kind === 'added') added.push(rows[k++]);
     k -= 1;
-    for (let i = 0; i < Math.max(removed.length, added.length); i += 1) out.push({ left: removed[i] ?? null, right: added[i] ?? null });
+    for (let i = 0; i < Math.max(removed.length, added.length); i += 1)
+      out.push({ left: removed[i] ?? null, right: added[i] ?? null });
   }
   return out;
 }

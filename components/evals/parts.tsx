@@ -31,7 +31,12 @@ export function EvalStatusBadge({ status }: { status: EvaluationStatus }) {
   );
 }
 
-const resultTone: Record<ResultStatus, BadgeTone> = { pending: 'neutral', scored: 'neutral', pending_review: 'warning', error: 'danger' };
+const resultTone: Record<ResultStatus, BadgeTone> = {
+  pending: 'neutral',
+  scored: 'neutral',
+  pending_review: 'warning',
+  error: 'danger',
+};
 
 export function ResultBadge({ status, passed }: { status: ResultStatus | 'missing'; passed: boolean | null }) {
   if (status === 'missing') return <span className="subtle">—</span>;
@@ -45,7 +50,15 @@ export function ProgressBar({ summary, total, label }: { summary: SideSummary; t
   const done = total - summary.pendingCases;
   const part = (count: number) => `${total === 0 ? 0 : (count / total) * 100}%`;
   return (
-    <div className="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${done} of ${total} cases done`}>
+    <div
+      className="progress"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={total}
+      aria-valuenow={done}
+      aria-valuetext={`${done} of ${total} cases done`}
+    >
       <span className="progress-part progress-passed" style={{ width: part(summary.passedCases) }} />
       <span className="progress-part progress-failed" style={{ width: part(summary.failedCases) }} />
       <span className="progress-part progress-review" style={{ width: part(summary.pendingReviewCases) }} />
@@ -71,7 +84,9 @@ export function PassRate({ summary }: { summary: SideSummary | null | undefined 
 export function usePeople(organizationId: string) {
   const trpc = useTRPC();
   const members = useQuery(trpc.members.list.queryOptions({ organizationId, limit: 100 }, { staleTime: 60_000 }));
-  const byId = new Map((members.data?.items ?? []).map((member) => [member.userId, member.name || member.email || member.userId]));
+  const byId = new Map(
+    (members.data?.items ?? []).map((member) => [member.userId, member.name || member.email || member.userId]),
+  );
   return (userId: string | null | undefined) => (userId ? (byId.get(userId) ?? userId) : '—');
 }
 

@@ -4,7 +4,14 @@ import type { ScoringMethod } from '@/server/prompts/schemas';
 
 export type { ScoringMethod };
 
-export type { Evaluation, EvaluationStatus, ReviewDecision, SideSummary, Estimate, Result as EvalResult } from '@/server/evals/schemas';
+export type {
+  Evaluation,
+  EvaluationStatus,
+  ReviewDecision,
+  SideSummary,
+  Estimate,
+  Result as EvalResult,
+} from '@/server/evals/schemas';
 export type { EvaluationScope as Scope, EvaluationSide as Side } from '@/server/evals/schemas';
 import type { EvaluationStatus } from '@/server/evals/schemas';
 export type ResultStatus = 'pending' | 'scored' | 'pending_review' | 'error';

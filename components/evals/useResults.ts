@@ -9,10 +9,18 @@ const pageSize = 100;
 
 // Every result of one side, all pages (an evaluation has at most the dataset's capacity of cases),
 // refreshed while the evaluation still runs.
-export function useSideResults(organizationId: string, evaluationId: string, side: Side, options: { enabled: boolean; live: boolean }) {
+export function useSideResults(
+  organizationId: string,
+  evaluationId: string,
+  side: Side,
+  options: { enabled: boolean; live: boolean },
+) {
   const trpc = useTRPC();
   const query = useInfiniteQuery({
-    ...trpc.evals.results.infiniteQueryOptions({ organizationId, evaluationId, side, limit: pageSize }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    ...trpc.evals.results.infiniteQueryOptions(
+      { organizationId, evaluationId, side, limit: pageSize },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
     enabled: options.enabled,
     refetchInterval: options.live ? 2_000 : false,
   });
@@ -65,7 +73,15 @@ function categorize(candidate: EvalResult | null, production: EvalResult | null)
   return 'passed';
 }
 
-const order: Record<Category, number> = { regression: 0, failed: 1, error: 2, review: 3, improved: 4, pending: 5, passed: 6 };
+const order: Record<Category, number> = {
+  regression: 0,
+  failed: 1,
+  error: 2,
+  review: 3,
+  improved: 4,
+  pending: 5,
+  passed: 6,
+};
 
 // Candidate and production joined per case (by caseId, else position); regressions first.
 export function joinCases(candidate: EvalResult[], production: EvalResult[]): CaseRow[] {

@@ -47,7 +47,8 @@ export function CreateIngestionKeyDialog({
     create.mutate({ organizationId, ...values });
   }
 
-  const set = (field: keyof typeof empty) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [field]: event.target.value }));
+  const set = (field: keyof typeof empty) => (event: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [field]: event.target.value }));
   return (
     <FormDialog
       open={open}
@@ -64,10 +65,22 @@ export function CreateIngestionKeyDialog({
         <Input name="name" value={values.name} onChange={set('name')} maxLength={120} autoFocus />
       </Field>
       <Field label="Application" error={error?.fields.application} hint="Stored with every span sent with this key.">
-        <Input name="application" value={values.application} onChange={set('application')} placeholder="checkout" maxLength={120} />
+        <Input
+          name="application"
+          value={values.application}
+          onChange={set('application')}
+          placeholder="checkout"
+          maxLength={120}
+        />
       </Field>
       <Field label="Environment" error={error?.fields.environment}>
-        <Input name="environment" value={values.environment} onChange={set('environment')} placeholder="production" maxLength={120} />
+        <Input
+          name="environment"
+          value={values.environment}
+          onChange={set('environment')}
+          placeholder="production"
+          maxLength={120}
+        />
       </Field>
     </FormDialog>
   );

@@ -23,7 +23,10 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
   const [revoking, setRevoking] = useState<IngestionKey | null>(null);
   // Always refetched on visit: "last used" moves while the page is closed.
   const list = useInfiniteQuery({
-    ...trpc.ingestionKeys.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    ...trpc.ingestionKeys.list.infiniteQueryOptions(
+      { organizationId, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
     staleTime: 0,
   });
   const revoke = useMutation(
@@ -72,7 +75,8 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
         title="Revoke ingestion key?"
         description={
           <>
-            Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>) will get 401 on their next batch. This cannot be undone.
+            Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>)
+            will get 401 on their next batch. This cannot be undone.
           </>
         }
         confirmLabel="Revoke key"

@@ -13,8 +13,20 @@ export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey
   const snippets = useMemo(() => {
     const origin = typeof window === 'undefined' ? '' : window.location.origin;
     return [
-      { id: 'curl', tab: 'curl', label: 'curl example', copyLabel: 'Copy command', code: curlSnippet(origin, created.secret, created.key.application) },
-      { id: 'typescript', tab: 'TypeScript', label: 'TypeScript example', copyLabel: 'Copy code', code: typescriptSnippet(origin, created.secret, created.key.application) },
+      {
+        id: 'curl',
+        tab: 'curl',
+        label: 'curl example',
+        copyLabel: 'Copy command',
+        code: curlSnippet(origin, created.secret, created.key.application),
+      },
+      {
+        id: 'typescript',
+        tab: 'TypeScript',
+        label: 'TypeScript example',
+        copyLabel: 'Copy code',
+        code: typescriptSnippet(origin, created.secret, created.key.application),
+      },
     ];
   }, [created]);
 

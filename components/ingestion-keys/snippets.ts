@@ -10,7 +10,20 @@ export function curlSnippet(origin: string, secret: string, service: string): st
   const endedAt = Date.now();
   const batch = {
     version: 1,
-    events: [{ traceId, spanId, rootSpanId: spanId, revision: 0, name: 'hello from curl', service, kind: 'execution', status: 'success', startedAt: endedAt - 250, endedAt }],
+    events: [
+      {
+        traceId,
+        spanId,
+        rootSpanId: spanId,
+        revision: 0,
+        name: 'hello from curl',
+        service,
+        kind: 'execution',
+        status: 'success',
+        startedAt: endedAt - 250,
+        endedAt,
+      },
+    ],
   };
   return [
     `curl -X POST '${origin}/api/v1/traces' \\`,

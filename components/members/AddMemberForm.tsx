@@ -38,13 +38,25 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
 
   return (
     <Card>
-      <CardHeader title="Add a member" description="They need a Promptloop account first: ask them to sign up, then add them by email." />
+      <CardHeader
+        title="Add a member"
+        description="They need a Promptloop account first: ask them to sign up, then add them by email."
+      />
       <form className="card-body form" onSubmit={onSubmit} noValidate aria-label="Add a member">
-        {formMessage(error, ['email', 'role']) ? <Alert tone="error">{formMessage(error, ['email', 'role'])}</Alert> : null}
+        {formMessage(error, ['email', 'role']) ? (
+          <Alert tone="error">{formMessage(error, ['email', 'role'])}</Alert>
+        ) : null}
         {added ? <Alert tone="success">{added} now has access to this organization.</Alert> : null}
         <div className="form-row">
           <Field label="Email address" error={error?.fields.email}>
-            <Input type="email" name="email" autoComplete="off" placeholder="teammate@company.com" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <Input
+              type="email"
+              name="email"
+              autoComplete="off"
+              placeholder="teammate@company.com"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </Field>
           <Field label="Role" error={error?.fields.role} className="field-role">
             <Select name="role" value={role} onChange={(e) => setRole(e.target.value as Role)}>

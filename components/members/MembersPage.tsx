@@ -35,15 +35,28 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
   const [roleErrors, setRoleErrors] = useState<Record<string, string>>({});
   const [removing, setRemoving] = useState<Member | null>(null);
 
-  const list = useInfiniteQuery(trpc.members.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }));
+  const list = useInfiniteQuery(
+    trpc.members.list.infiniteQueryOptions(
+      { organizationId, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
+  );
   const members = list.data?.pages.flatMap((page) => page.items) ?? [];
 
-  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.members.pathFilter()), queryClient.invalidateQueries(trpc.organizations.pathFilter())]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.members.pathFilter()),
+      queryClient.invalidateQueries(trpc.organizations.pathFilter()),
+    ]);
 
   const changeRole = useMutation(
     trpc.members.changeRole.mutationOptions({
       onMutate: (input) => setRoleErrors((errors) => ({ ...errors, [input.userId]: '' })),
-      onError: (error, input) => setRoleErrors((errors) => ({ ...errors, [input.userId]: readAppError(error)?.message ?? 'Could not change the role.' })),
+      onError: (error, input) =>
+        setRoleErrors((errors) => ({
+          ...errors,
+          [input.userId]: readAppError(error)?.message ?? 'Could not change the role.',
+        })),
       onSettled: refresh,
     }),
   );
@@ -95,7 +108,8 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                     </span>
                     <div className="person-text">
                       <strong>
-                        {member.name || member.email || 'Unnamed user'} {member.userId === me ? <Badge>You</Badge> : null}
+                        {member.name || member.email || 'Unnamed user'}{' '}
+                        {member.userId === me ? <Badge>You</Badge> : null}
                       </strong>
                       {member.name && member.email ? <span className="muted">{member.email}</span> : null}
                     </div>
@@ -110,7 +124,9 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                         value={pendingRole ? changeRole.variables?.role : member.role}
                         disabled={pendingRole}
                         aria-invalid={roleErrors[member.userId] ? true : undefined}
-                        onChange={(e) => changeRole.mutate({ organizationId, userId: member.userId, role: e.target.value as Role })}
+                        onChange={(e) =>
+                          changeRole.mutate({ organizationId, userId: member.userId, role: e.target.value as Role })
+                        }
                       >
                         {roleOptions.map((option) => (
                           <option key={option.value} value={option.value}>
@@ -127,7 +143,12 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                 <td className="cell-nowrap muted">{formatDate(member.joinedAt)}</td>
                 {isAdmin ? (
                   <td className="cell-actions">
-                    <Button size="sm" variant="danger-outline" onClick={() => (remove.reset(), setRemoving(member))} aria-label={`Remove ${label}`}>
+                    <Button
+                      size="sm"
+                      variant="danger-outline"
+                      onClick={() => (remove.reset(), setRemoving(member))}
+                      aria-label={`Remove ${label}`}
+                    >
                       {member.userId === me ? 'Leave' : 'Remove'}
                     </Button>
                   </td>
@@ -147,7 +168,8 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
             'You will lose access to this organization immediately.'
           ) : (
             <>
-              <strong>{removing?.email ?? removing?.name}</strong> will lose access to this organization immediately. You can add them again later.
+              <strong>{removing?.email ?? removing?.name}</strong> will lose access to this organization immediately.
+              You can add them again later.
             </>
           )
         }
@@ -167,10 +189,19 @@ export function MembersPage({ organizationId }: { organizationId: string }) {
         const isAdmin = can(org.role, 'members.manage');
         return (
           <div className="page">
-            <OrganizationPageHeader org={org} title="Members" description="People who can access this organization and what they can do." />
+            <OrganizationPageHeader
+              org={org}
+              title="Members"
+              description="People who can access this organization and what they can do."
+            />
             {isAdmin ? <AddMemberForm organizationId={org.id} /> : null}
             <Card flush>
-              <CardHeader title="Team" description={isAdmin ? 'Admins manage members and settings; editors change prompts; viewers read.' : undefined} />
+              <CardHeader
+                title="Team"
+                description={
+                  isAdmin ? 'Admins manage members and settings; editors change prompts; viewers read.' : undefined
+                }
+              />
               {!isAdmin ? (
                 <div style={{ padding: '16px 24px 0' }}>
                   <Alert tone="info">Only admins can add, remove or change the role of members.</Alert>

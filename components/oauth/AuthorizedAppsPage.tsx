@@ -42,7 +42,10 @@ export function AuthorizedAppsPage() {
         breadcrumbs={<Link href="/account">Account</Link>}
       />
       <Card flush>
-        <CardHeader title="Applications" description="Each can act for you in the organizations you belong to, with your role there." />
+        <CardHeader
+          title="Applications"
+          description="Each can act for you in the organizations you belong to, with your role there."
+        />
         {apps.isPending ? (
           <SkeletonRows rows={2} label="Loading applications" />
         ) : apps.isError ? (
@@ -53,7 +56,8 @@ export function AuthorizedAppsPage() {
             title="No authorized applications"
             description={
               <>
-                Run <code>npx promptloop login</code> or connect an MCP client to <code>/mcp</code>; it appears here once you allow it.
+                Run <code>npx promptloop login</code> or connect an MCP client to <code>/mcp</code>; it appears here
+                once you allow it.
               </>
             }
           />
@@ -85,9 +89,20 @@ export function AuthorizedAppsPage() {
                     ))}
                   </td>
                   <td title={formatDateTime(app.authorizedAt)}>{formatDateTime(app.authorizedAt)}</td>
-                  <td>{app.lastUsedAt ? <span title={formatDateTime(app.lastUsedAt)}>{formatRelative(app.lastUsedAt)}</span> : <span className="subtle">Never</span>}</td>
+                  <td>
+                    {app.lastUsedAt ? (
+                      <span title={formatDateTime(app.lastUsedAt)}>{formatRelative(app.lastUsedAt)}</span>
+                    ) : (
+                      <span className="subtle">Never</span>
+                    )}
+                  </td>
                   <td style={{ textAlign: 'right' }}>
-                    <Button variant="danger-outline" size="sm" onClick={() => (revoke.reset(), setRevoking(app))} aria-label={`Revoke ${app.name}`}>
+                    <Button
+                      variant="danger-outline"
+                      size="sm"
+                      onClick={() => (revoke.reset(), setRevoking(app))}
+                      aria-label={`Revoke ${app.name}`}
+                    >
                       Revoke
                     </Button>
                   </td>

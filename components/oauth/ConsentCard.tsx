@@ -12,7 +12,15 @@ export type ConsentProps = {
 };
 
 // The consent page: the h1 is the client's name; Allow and Deny post the decision to /oauth/authorize.
-export function ConsentCard({ clientName, clientId, builtIn, redirectHost, resourceLabel, signedInAs, fields }: ConsentProps) {
+export function ConsentCard({
+  clientName,
+  clientId,
+  builtIn,
+  redirectHost,
+  resourceLabel,
+  signedInAs,
+  fields,
+}: ConsentProps) {
   return (
     <Card className="auth-card">
       <div className="auth-heading">
@@ -26,14 +34,20 @@ export function ConsentCard({ clientName, clientId, builtIn, redirectHost, resou
         <div>
           <p style={{ fontWeight: 600, margin: '0 0 6px' }}>It will be able to</p>
           <ul style={{ margin: 0, paddingLeft: 20, lineHeight: 1.6 }}>
-            <li>read and change prompts, datasets, evaluations and keys in the organizations you belong to, with your role there</li>
+            <li>
+              read and change prompts, datasets, evaluations and keys in the organizations you belong to, with your role
+              there
+            </li>
             <li>start evaluations, which can use your organization&apos;s evaluation credits</li>
             <li>act through {resourceLabel}, for up to an hour at a time, renewed until you revoke it</li>
           </ul>
         </div>
         <p className="field-hint" style={{ margin: 0 }}>
-          {builtIn ? 'Published by Promptloop.' : `Registered by its developer, not reviewed by Promptloop (client ${clientId}).`} After you choose, you return to{' '}
-          <strong>{redirectHost}</strong>. You can revoke access any time under Account → Authorized applications.
+          {builtIn
+            ? 'Published by Promptloop.'
+            : `Registered by its developer, not reviewed by Promptloop (client ${clientId}).`}{' '}
+          After you choose, you return to <strong>{redirectHost}</strong>. You can revoke access any time under Account
+          → Authorized applications.
         </p>
         <form method="post" action="/oauth/authorize" className="inline" style={{ gap: 12 }}>
           {fields.map(([name, value]) => (

@@ -13,7 +13,12 @@ import type { useOrganization } from './hooks';
 
 type Organization = NonNullable<ReturnType<typeof useOrganization>['data']>;
 
-export type CreateDialogProps<Created> = { organizationId: string; open: boolean; onClose: () => void; onCreated: (created: Created) => void };
+export type CreateDialogProps<Created> = {
+  organizationId: string;
+  open: boolean;
+  onClose: () => void;
+  onCreated: (created: Created) => void;
+};
 
 /**
  * The page of an organization's admin-only credentials (ingestion keys, service accounts): a "New …"
@@ -49,7 +54,12 @@ export function AdminCredentialsPage<Created>(props: {
               description={props.description}
               actions={
                 isAdmin ? (
-                  <Button variant="primary" icon={<PlusIcon size={14} />} onClick={() => setCreating(true)} disabled={org.readOnly}>
+                  <Button
+                    variant="primary"
+                    icon={<PlusIcon size={14} />}
+                    onClick={() => setCreating(true)}
+                    disabled={org.readOnly}
+                  >
                     {props.newLabel}
                   </Button>
                 ) : null

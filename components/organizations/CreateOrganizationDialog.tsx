@@ -16,7 +16,10 @@ export function CreateOrganizationDialog({ open, onClose }: { open: boolean; onC
   const create = useMutation(
     trpc.organizations.create.mutationOptions({
       onSuccess: async (organization) => {
-        await Promise.all([queryClient.invalidateQueries(trpc.organizations.list.pathFilter()), queryClient.invalidateQueries(trpc.account.pathFilter())]);
+        await Promise.all([
+          queryClient.invalidateQueries(trpc.organizations.list.pathFilter()),
+          queryClient.invalidateQueries(trpc.account.pathFilter()),
+        ]);
         router.push(`/organizations/${organization.id}`);
       },
     }),
@@ -47,7 +50,14 @@ export function CreateOrganizationDialog({ open, onClose }: { open: boolean; onC
       fieldNames={['name']}
     >
       <Field label="Organization name" error={error?.fields.name} hint="You can change it later in settings.">
-        <Input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme Inc." maxLength={200} autoFocus />
+        <Input
+          name="name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="Acme Inc."
+          maxLength={200}
+          autoFocus
+        />
       </Field>
     </FormDialog>
   );

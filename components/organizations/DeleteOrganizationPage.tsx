@@ -19,14 +19,21 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
   const queryClient = useQueryClient();
   const router = useRouter();
   const [confirmName, setConfirmName] = useState('');
-  const link = useQuery({ ...trpc.organizations.checkDeletionLink.queryOptions({ organizationId, token }), enabled: token.length > 0, staleTime: 0 });
+  const link = useQuery({
+    ...trpc.organizations.checkDeletionLink.queryOptions({ organizationId, token }),
+    enabled: token.length > 0,
+    staleTime: 0,
+  });
   const remove = useMutation(
     trpc.organizations.delete.mutationOptions({
       onSuccess: async () => {
         const name = link.data?.name ?? '';
         router.replace(`/organizations?deleted=${encodeURIComponent(name)}`);
         queryClient.removeQueries(trpc.organizations.get.queryFilter({ organizationId }));
-        await Promise.all([queryClient.invalidateQueries(trpc.organizations.list.pathFilter()), queryClient.invalidateQueries(trpc.account.pathFilter())]);
+        await Promise.all([
+          queryClient.invalidateQueries(trpc.organizations.list.pathFilter()),
+          queryClient.invalidateQueries(trpc.account.pathFilter()),
+        ]);
       },
     }),
   );
@@ -60,7 +67,11 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
                   : error?.message
             }
             action={
-              error?.code === 'not_found' ? <ButtonLink href="/organizations">View your organizations</ButtonLink> : <ButtonLink href={settingsHref}>Back to settings</ButtonLink>
+              error?.code === 'not_found' ? (
+                <ButtonLink href="/organizations">View your organizations</ButtonLink>
+              ) : (
+                <ButtonLink href={settingsHref}>Back to settings</ButtonLink>
+              )
             }
           />
         </Card>
@@ -96,7 +107,8 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
           <CardHeader title={<>Delete “{name}”</>} />
           <CardBody className="stack">
             <Alert tone="error" title="Everything in this organization will be permanently deleted">
-              Prompts, versions, datasets, evaluations, retrieval and ingestion keys, and members&apos; access. Applications using its keys will stop working.
+              Prompts, versions, datasets, evaluations, retrieval and ingestion keys, and members&apos; access.
+              Applications using its keys will stop working.
             </Alert>
             <p className="inline muted">
               <ClockIcon size={14} /> This link expires {formatRelative(expiresAt)} ({formatDateTime(expiresAt)}).
@@ -110,12 +122,25 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
               }
               error={removeError?.fields.confirmName}
             >
-              <Input name="confirmName" autoComplete="off" spellCheck={false} value={confirmName} onChange={(e) => setConfirmName(e.target.value)} autoFocus />
+              <Input
+                name="confirmName"
+                autoComplete="off"
+                spellCheck={false}
+                value={confirmName}
+                onChange={(e) => setConfirmName(e.target.value)}
+                autoFocus
+              />
             </Field>
           </CardBody>
           <CardFooter>
             <ButtonLink href={settingsHref}>Cancel</ButtonLink>
-            <Button type="submit" variant="danger" icon={<TrashIcon size={14} />} disabled={!matches} loading={remove.isPending}>
+            <Button
+              type="submit"
+              variant="danger"
+              icon={<TrashIcon size={14} />}
+              disabled={!matches}
+              loading={remove.isPending}
+            >
               Delete organization
             </Button>
           </CardFooter>

@@ -11,7 +11,13 @@ type Organization = NonNullable<ReturnType<typeof useOrganization>['data']>;
 
 // Loads the organization once for every page under /organizations/[orgId] and handles the
 // missing / no-access case in one place (another organization's id looks like a missing one).
-export function OrganizationGate({ organizationId, children }: { organizationId: string; children: (organization: Organization) => ReactNode }) {
+export function OrganizationGate({
+  organizationId,
+  children,
+}: {
+  organizationId: string;
+  children: (organization: Organization) => ReactNode;
+}) {
   const organization = useOrganization(organizationId);
   if (organization.isPending) {
     return (

@@ -9,7 +9,15 @@ import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { ArrowRightIcon, CheckIcon, CopyIcon, ListIcon, PlusIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import {
+  ArrowRightIcon,
+  CheckIcon,
+  CopyIcon,
+  ListIcon,
+  PlusIcon,
+  SettingsIcon,
+  UsersIcon,
+} from '@/components/ui/icons';
 import { useCopied } from '@/components/ui/useCopied';
 import { useTRPC } from '@/lib/trpc/client';
 import { OrganizationGate } from './OrganizationGate';
@@ -21,14 +29,29 @@ function CopyId({ value }: { value: string }) {
   return (
     <span className="copy-id">
       <code>{value}</code>
-      <button type="button" className="icon-button" aria-label={copied ? 'Copied' : 'Copy organization ID'} onClick={() => copy(value)}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={copied ? 'Copied' : 'Copy organization ID'}
+        onClick={() => copy(value)}
+      >
         {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
       </button>
     </span>
   );
 }
 
-function LinkCard({ href, icon, title, children }: { href: string; icon: ReactNode; title: string; children: ReactNode }) {
+function LinkCard({
+  href,
+  icon,
+  title,
+  children,
+}: {
+  href: string;
+  icon: ReactNode;
+  title: string;
+  children: ReactNode;
+}) {
   return (
     <Link href={href} className="card link-card">
       <span className="link-card-icon">{icon}</span>
@@ -73,7 +96,9 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
                 ) : undefined
               }
             />
-            {canWrite ? <CreatePromptDialog organizationId={org.id} open={creating} onClose={() => setCreating(false)} /> : null}
+            {canWrite ? (
+              <CreatePromptDialog organizationId={org.id} open={creating} onClose={() => setCreating(false)} />
+            ) : null}
             <Card className="stats" aria-label="Organization summary">
               <div className="stat">
                 <span className="stat-label">Plan</span>
@@ -112,7 +137,9 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
             </Card>
             <div className="card-grid">
               <LinkCard href={`${base}/members`} icon={<UsersIcon size={18} />} title="Members">
-                {can(org.role, 'members.manage') ? 'Invite people and manage their roles.' : 'See who has access to this organization.'}
+                {can(org.role, 'members.manage')
+                  ? 'Invite people and manage their roles.'
+                  : 'See who has access to this organization.'}
               </LinkCard>
               <LinkCard href={`${base}/settings`} icon={<SettingsIcon size={18} />} title="Settings">
                 Name, default organization{can(org.role, 'organization.deletionLink') ? ' and deletion' : ''}.

@@ -24,7 +24,9 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
   const trpc = useTRPC();
   const [creating, setCreating] = useState(false);
   const profile = useProfile();
-  const list = useInfiniteQuery(trpc.organizations.list.infiniteQueryOptions({ limit: pageSize }, { getNextPageParam: (page) => page.nextCursor }));
+  const list = useInfiniteQuery(
+    trpc.organizations.list.infiniteQueryOptions({ limit: pageSize }, { getNextPageParam: (page) => page.nextCursor }),
+  );
   const organizations = list.data?.pages.flatMap((page) => page.items) ?? [];
 
   // The switcher links to #create so "Create organization" works from anywhere.
@@ -39,7 +41,8 @@ export function OrganizationsPage({ deletedName }: { deletedName: string | null 
 
   function closeCreate() {
     setCreating(false);
-    if (window.location.hash === '#create') history.replaceState(null, '', window.location.pathname + window.location.search);
+    if (window.location.hash === '#create')
+      history.replaceState(null, '', window.location.pathname + window.location.search);
   }
 
   return (

@@ -5,7 +5,10 @@ import { useTRPC } from '@/lib/trpc/client';
 
 export function useOrganization(organizationId: string | undefined) {
   const trpc = useTRPC();
-  return useQuery({ ...trpc.organizations.get.queryOptions({ organizationId: organizationId ?? '' }), enabled: Boolean(organizationId) });
+  return useQuery({
+    ...trpc.organizations.get.queryOptions({ organizationId: organizationId ?? '' }),
+    enabled: Boolean(organizationId),
+  });
 }
 
 // The switcher and selectors show up to 100 organizations; the list page pages through all.

@@ -12,7 +12,17 @@ import { usePlaygroundRun } from './usePlaygroundRun';
 import './playground.css';
 
 // Runs the editor's current content (saved or not) once against its model route, streaming the output.
-export function PlaygroundPanel({ scope, content, variables, blocked }: { scope: PromptScope; content: DraftContent; variables: string[]; blocked: boolean }) {
+export function PlaygroundPanel({
+  scope,
+  content,
+  variables,
+  blocked,
+}: {
+  scope: PromptScope;
+  content: DraftContent;
+  variables: string[];
+  blocked: boolean;
+}) {
   const { state, run, stop } = usePlaygroundRun();
   const [message, setMessage] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
@@ -23,7 +33,8 @@ export function PlaygroundPanel({ scope, content, variables, blocked }: { scope:
     event.preventDefault();
     if (running || blocked || content.messages.length === 0) return;
     const base = { organizationId: scope.organizationId, promptId: scope.promptId, content };
-    if (usesVariables) void run({ ...base, variables: Object.fromEntries(variables.map((name) => [name, values[name] ?? ''])) });
+    if (usesVariables)
+      void run({ ...base, variables: Object.fromEntries(variables.map((name) => [name, values[name] ?? ''])) });
     else void run({ ...base, input: message });
   }
 
@@ -41,7 +52,11 @@ export function PlaygroundPanel({ scope, content, variables, blocked }: { scope:
               ) : (
                 variables.map((name) => (
                   <Field key={name} label={<span className="mono">{`{{${name}}}`}</span>}>
-                    <Input aria-label={`Value of ${name}`} value={values[name] ?? ''} onChange={(e) => setValues((current) => ({ ...current, [name]: e.target.value }))} />
+                    <Input
+                      aria-label={`Value of ${name}`}
+                      value={values[name] ?? ''}
+                      onChange={(e) => setValues((current) => ({ ...current, [name]: e.target.value }))}
+                    />
                   </Field>
                 ))
               )
@@ -61,7 +76,12 @@ export function PlaygroundPanel({ scope, content, variables, blocked }: { scope:
               </Field>
             )}
             <div className="inline">
-              <Button type="submit" variant="primary" loading={running} disabled={running || blocked || content.messages.length === 0}>
+              <Button
+                type="submit"
+                variant="primary"
+                loading={running}
+                disabled={running || blocked || content.messages.length === 0}
+              >
                 {running ? 'Running…' : 'Run'}
               </Button>
               {running ? (
@@ -72,13 +92,20 @@ export function PlaygroundPanel({ scope, content, variables, blocked }: { scope:
               <span className="subtle playground-kbd">Ctrl + Enter</span>
             </div>
             {blocked ? <p className="field-hint">Fix the highlighted fields in the editor to run.</p> : null}
-            {!blocked && content.messages.length === 0 ? <p className="field-hint">Add a message in the editor to run.</p> : null}
+            {!blocked && content.messages.length === 0 ? (
+              <p className="field-hint">Add a message in the editor to run.</p>
+            ) : null}
           </form>
         )}
         {state.phase !== 'idle' ? (
           <div className="playground-result">
             <div className="field-label">Output</div>
-            <pre className="playground-output" aria-label="Playground output" aria-busy={running || undefined} data-phase={state.phase}>
+            <pre
+              className="playground-output"
+              aria-label="Playground output"
+              aria-busy={running || undefined}
+              data-phase={state.phase}
+            >
               {state.output}
               {running ? <span className="stream-caret" aria-hidden="true" /> : null}
               {!running && state.output === '' ? <span className="subtle">(no output)</span> : null}

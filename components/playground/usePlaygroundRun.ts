@@ -5,7 +5,15 @@ import { useTRPCClient } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { DraftContent } from '@/components/prompts/types';
 
-type RunDone = { type: 'done'; output: string; inputTokens: number; outputTokens: number; latencyMs: number; costUsdNanos: number; finishReason: string };
+type RunDone = {
+  type: 'done';
+  output: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  costUsdNanos: number;
+  finishReason: string;
+};
 type RunEvent = { type: 'delta'; text: string } | RunDone;
 
 export type RunState =
@@ -15,7 +23,13 @@ export type RunState =
   | { phase: 'stopped'; output: string }
   | { phase: 'failed'; output: string; message: string; code: string };
 
-type RunInput = { organizationId: string; promptId: string; content: DraftContent; input?: string; variables?: Record<string, string> };
+type RunInput = {
+  organizationId: string;
+  promptId: string;
+  content: DraftContent;
+  input?: string;
+  variables?: Record<string, string>;
+};
 
 // One streamed playground run at a time: deltas append as they arrive; Stop aborts the request.
 export function usePlaygroundRun() {
@@ -51,7 +65,12 @@ export function usePlaygroundRun() {
           return;
         }
         const info = readAppError(error);
-        setState({ phase: 'failed', output, message: info?.message ?? 'The run failed.', code: info?.code ?? 'internal' });
+        setState({
+          phase: 'failed',
+          output,
+          message: info?.message ?? 'The run failed.',
+          code: info?.code ?? 'internal',
+        });
       } finally {
         if (controller.current === abort) controller.current = null;
       }

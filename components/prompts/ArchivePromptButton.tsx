@@ -33,7 +33,8 @@ export function ArchivePromptButton({ scope }: { scope: PromptScope }) {
         title="Archive this prompt?"
         description={
           <>
-            <strong>{scope.prompt.name}</strong> becomes read-only. Saved versions, labels, keys and retrieval keep working; retrieving it raises an archived-use warning.
+            <strong>{scope.prompt.name}</strong> becomes read-only. Saved versions, labels, keys and retrieval keep
+            working; retrieving it raises an archived-use warning.
           </>
         }
         confirmLabel="Archive prompt"

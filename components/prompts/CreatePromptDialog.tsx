@@ -8,7 +8,15 @@ import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 
-export function CreatePromptDialog({ organizationId, open, onClose }: { organizationId: string; open: boolean; onClose: () => void }) {
+export function CreatePromptDialog({
+  organizationId,
+  open,
+  onClose,
+}: {
+  organizationId: string;
+  open: boolean;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -46,8 +54,19 @@ export function CreatePromptDialog({ organizationId, open, onClose }: { organiza
       error={error}
       fieldNames={['name']}
     >
-      <Field label="Prompt name" error={error?.fields.name} hint="For example “Support reply” or “Ticket classifier”. You can rename it later.">
-        <Input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="Support reply" maxLength={300} autoFocus />
+      <Field
+        label="Prompt name"
+        error={error?.fields.name}
+        hint="For example “Support reply” or “Ticket classifier”. You can rename it later."
+      >
+        <Input
+          name="name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="Support reply"
+          maxLength={300}
+          autoFocus
+        />
       </Field>
     </FormDialog>
   );

@@ -49,7 +49,15 @@ function useListFilters() {
   return { state, search, update };
 }
 
-function PromptTable({ organizationId, canEdit, onCreate }: { organizationId: string; canEdit: boolean; onCreate: () => void }) {
+function PromptTable({
+  organizationId,
+  canEdit,
+  onCreate,
+}: {
+  organizationId: string;
+  canEdit: boolean;
+  onCreate: () => void;
+}) {
   const trpc = useTRPC();
   const { state, search, update } = useListFilters();
   const [searchText, setSearchText] = useState(search);
@@ -64,7 +72,10 @@ function PromptTable({ organizationId, canEdit, onCreate }: { organizationId: st
   }, [searchText, search]);
 
   const list = useInfiniteQuery(
-    trpc.prompts.list.infiniteQueryOptions({ organizationId, limit: 25, state, search: search || undefined }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    trpc.prompts.list.infiniteQueryOptions(
+      { organizationId, limit: 25, state, search: search || undefined },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
   );
   const prompts: Prompt[] = list.data?.pages.flatMap((page) => page.items) ?? [];
   const filtered = Boolean(state || search);
@@ -80,7 +91,12 @@ function PromptTable({ organizationId, canEdit, onCreate }: { organizationId: st
           onChange={(e) => setSearchText(e.target.value)}
           className="list-search"
         />
-        <Select compact aria-label="Filter by state" value={state ?? ''} onChange={(e) => update({ state: isState(e.target.value) ? e.target.value : undefined })}>
+        <Select
+          compact
+          aria-label="Filter by state"
+          value={state ?? ''}
+          onChange={(e) => update({ state: isState(e.target.value) ? e.target.value : undefined })}
+        >
           <option value="">All states</option>
           {promptStateOptions.map((option) => (
             <option key={option.value} value={option.value}>
@@ -98,7 +114,11 @@ function PromptTable({ organizationId, canEdit, onCreate }: { organizationId: st
           <EmptyState
             title="No prompts match"
             description="Try another name or state."
-            action={<Button onClick={() => (setSearchText(''), update({ state: undefined, q: undefined }))}>Clear filters</Button>}
+            action={
+              <Button onClick={() => (setSearchText(''), update({ state: undefined, q: undefined }))}>
+                Clear filters
+              </Button>
+            }
           />
         ) : (
           <EmptyState

@@ -64,7 +64,9 @@ export function PromptName({ scope }: { scope: PromptScope }) {
       <Button size="sm" variant="ghost" onClick={() => setEditing(false)} disabled={rename.isPending}>
         Cancel
       </Button>
-      {error ? <FieldError className="rename-error" id="rename-error" message={error.fields.name ?? error.message} /> : null}
+      {error ? (
+        <FieldError className="rename-error" id="rename-error" message={error.fields.name ?? error.message} />
+      ) : null}
     </form>
   );
 }

@@ -39,7 +39,9 @@ function Tabs({ base }: { base: string }) {
           key={tab.href}
           href={tab.href}
           className="tab"
-          aria-current={pathname === tab.href || (tab.href !== base && pathname.startsWith(`${tab.href}/`)) ? 'page' : undefined}
+          aria-current={
+            pathname === tab.href || (tab.href !== base && pathname.startsWith(`${tab.href}/`)) ? 'page' : undefined
+          }
         >
           {tab.label}
         </Link>
@@ -63,7 +65,15 @@ function ReadOnlyBanner({ reason }: { reason: PromptScope['readOnlyReason'] }) {
 }
 
 // Loads the organization and the prompt once for the editor and dataset pages, with one header.
-export function PromptShell({ organizationId, promptId, children }: { organizationId: string; promptId: string; children: (scope: PromptScope) => ReactNode }) {
+export function PromptShell({
+  organizationId,
+  promptId,
+  children,
+}: {
+  organizationId: string;
+  promptId: string;
+  children: (scope: PromptScope) => ReactNode;
+}) {
   const trpc = useTRPC();
   const prompt = useQuery(trpc.prompts.get.queryOptions({ organizationId, promptId }));
   return (
@@ -89,7 +99,9 @@ export function PromptShell({ organizationId, promptId, children }: { organizati
               <Card>
                 <ErrorState
                   title={missing ? 'Prompt not found' : 'Could not load this prompt'}
-                  description={missing ? 'It may have been removed, or the link is wrong.' : readAppError(prompt.error)?.message}
+                  description={
+                    missing ? 'It may have been removed, or the link is wrong.' : readAppError(prompt.error)?.message
+                  }
                   action={<ButtonLink href={`/organizations/${organizationId}/prompts`}>View all prompts</ButtonLink>}
                 />
               </Card>
@@ -100,13 +112,21 @@ export function PromptShell({ organizationId, promptId, children }: { organizati
         const isWriter = can(org.role, 'prompts.write');
         const readOnlyReason = data.state === 'archived' ? 'archived' : isWriter ? null : 'viewer';
         const base = `/organizations/${organizationId}/prompts/${promptId}`;
-        const scope: PromptScope = { organizationId, promptId, prompt: data, canWrite: readOnlyReason === null, isWriter, readOnlyReason };
+        const scope: PromptScope = {
+          organizationId,
+          promptId,
+          prompt: data,
+          canWrite: readOnlyReason === null,
+          isWriter,
+          readOnlyReason,
+        };
         return (
           <div className="page page-wide">
             <PageHeader
               breadcrumbs={
                 <>
-                  <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${org.id}`}>{org.name}</Link>/
+                  <Link href="/organizations">Organizations</Link>/
+                  <Link href={`/organizations/${org.id}`}>{org.name}</Link>/
                   <Link href={`/organizations/${org.id}/prompts`}>Prompts</Link>
                 </>
               }

@@ -49,7 +49,8 @@ export function useDragReorder(onMove: (from: number, to: number) => void, enabl
         setOver(null);
         if (Number.isInteger(from) && from !== index) onMove(from, index);
       },
-      'data-drop-target': over === index && dragging !== null && dragging !== index ? (dragging < index ? 'below' : 'above') : undefined,
+      'data-drop-target':
+        over === index && dragging !== null && dragging !== index ? (dragging < index ? 'below' : 'above') : undefined,
       'data-dragging': dragging === index ? true : undefined,
     };
   }

@@ -26,7 +26,11 @@ export const roleOptions: { value: MessageRole; label: string }[] = [
   { value: 'assistant', label: 'Assistant' },
 ];
 
-export const metricTypeOptions: { value: MetricType; label: string; valueKind: 'text' | 'regex' | 'number' | 'none' }[] = [
+export const metricTypeOptions: {
+  value: MetricType;
+  label: string;
+  valueKind: 'text' | 'regex' | 'number' | 'none';
+}[] = [
   { value: 'contains', label: 'Contains', valueKind: 'text' },
   { value: 'not_contains', label: 'Does not contain', valueKind: 'text' },
   { value: 'matches_regex', label: 'Matches regex', valueKind: 'regex' },

@@ -21,14 +21,27 @@ import type { CreatedRetrievalKey, RetrievalKey } from '@/server/keys/schemas';
 import { CreateRetrievalKeyDialog } from './CreateRetrievalKeyDialog';
 import { RetrievalSnippets } from './RetrievalSnippets';
 
-function KeysTable({ scope, canCreate, canRevoke, onCreate }: { scope: PromptScope; canCreate: boolean; canRevoke: boolean; onCreate: () => void }) {
+function KeysTable({
+  scope,
+  canCreate,
+  canRevoke,
+  onCreate,
+}: {
+  scope: PromptScope;
+  canCreate: boolean;
+  canRevoke: boolean;
+  onCreate: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { organizationId, promptId } = scope;
   const [revoking, setRevoking] = useState<RetrievalKey | null>(null);
   // Always refetched on visit: "last used" moves while the page is closed.
   const list = useInfiniteQuery({
-    ...trpc.retrievalKeys.list.infiniteQueryOptions({ organizationId, promptId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    ...trpc.retrievalKeys.list.infiniteQueryOptions(
+      { organizationId, promptId, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
     staleTime: 0,
   });
   const revoke = useMutation(
@@ -63,7 +76,11 @@ function KeysTable({ scope, canCreate, canRevoke, onCreate }: { scope: PromptSco
 
   return (
     <>
-      <KeyTable caption="Retrieval keys" keys={keys} onRevoke={canRevoke ? (key) => (revoke.reset(), setRevoking(key)) : undefined} />
+      <KeyTable
+        caption="Retrieval keys"
+        keys={keys}
+        onRevoke={canRevoke ? (key) => (revoke.reset(), setRevoking(key)) : undefined}
+      />
       <LoadMore query={list} />
       <ConfirmDialog
         open={revoking !== null}
@@ -71,8 +88,9 @@ function KeysTable({ scope, canCreate, canRevoke, onCreate }: { scope: PromptSco
         title="Revoke retrieval key?"
         description={
           <>
-            Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>) get 401 from their very next request, conditional ones too.
-            Copies they already fetched cannot be recalled. This cannot be undone.
+            Applications using <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.prefix}…</code>)
+            get 401 from their very next request, conditional ones too. Copies they already fetched cannot be recalled.
+            This cannot be undone.
           </>
         }
         confirmLabel="Revoke key"
@@ -84,7 +102,15 @@ function KeysTable({ scope, canCreate, canRevoke, onCreate }: { scope: PromptSco
   );
 }
 
-function NewRetrievalKeySecret({ scope, created, onDone }: { scope: PromptScope; created: CreatedRetrievalKey; onDone: () => void }) {
+function NewRetrievalKeySecret({
+  scope,
+  created,
+  onDone,
+}: {
+  scope: PromptScope;
+  created: CreatedRetrievalKey;
+  onDone: () => void;
+}) {
   return (
     <Card aria-label="New retrieval key">
       <CardHeader
@@ -115,8 +141,12 @@ function RetrievalKeysView({ scope }: { scope: PromptScope }) {
   const canRevoke = scope.isWriter;
   return (
     <div className="stack">
-      {scope.prompt.state === 'archived' ? <Alert tone="info">Existing keys keep working on an archived prompt; new keys cannot be created.</Alert> : null}
-      {readOnlyOrganization && scope.isWriter ? <Alert tone="warning">This organization is scheduled for deletion: new keys cannot be created.</Alert> : null}
+      {scope.prompt.state === 'archived' ? (
+        <Alert tone="info">Existing keys keep working on an archived prompt; new keys cannot be created.</Alert>
+      ) : null}
+      {readOnlyOrganization && scope.isWriter ? (
+        <Alert tone="warning">This organization is scheduled for deletion: new keys cannot be created.</Alert>
+      ) : null}
       {created ? <NewRetrievalKeySecret scope={scope} created={created} onDone={() => setCreated(null)} /> : null}
       <Card flush>
         <CardHeader

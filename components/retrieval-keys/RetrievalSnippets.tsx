@@ -8,7 +8,15 @@ import { useTRPC } from '@/lib/trpc/client';
 import { curlSnippet, typescriptSnippet } from './snippets';
 
 // curl and SDK examples with this prompt's id, and the new secret when there is one.
-export function RetrievalSnippets({ organizationId, prompt, secret }: { organizationId: string; prompt: Prompt; secret: string | null }) {
+export function RetrievalSnippets({
+  organizationId,
+  prompt,
+  secret,
+}: {
+  organizationId: string;
+  prompt: Prompt;
+  secret: string | null;
+}) {
   const trpc = useTRPC();
   const production = prompt.labels.find((label) => label.label === 'production');
   // The production version's content tells which variables compile() needs.
@@ -20,8 +28,20 @@ export function RetrievalSnippets({ organizationId, prompt, secret }: { organiza
   const snippets = useMemo(() => {
     const origin = typeof window === 'undefined' ? '' : window.location.origin;
     return [
-      { id: 'curl', tab: 'curl', label: 'curl example', copyLabel: 'Copy command', code: curlSnippet(origin, prompt.id, secret) },
-      { id: 'typescript', tab: 'TypeScript', label: 'TypeScript example', copyLabel: 'Copy code', code: typescriptSnippet(origin, prompt.id, secret, content) },
+      {
+        id: 'curl',
+        tab: 'curl',
+        label: 'curl example',
+        copyLabel: 'Copy command',
+        code: curlSnippet(origin, prompt.id, secret),
+      },
+      {
+        id: 'typescript',
+        tab: 'TypeScript',
+        label: 'TypeScript example',
+        copyLabel: 'Copy code',
+        code: typescriptSnippet(origin, prompt.id, secret, content),
+      },
     ];
   }, [prompt.id, secret, content]);
   return <SnippetTabs title="Retrieve this prompt" snippets={snippets} />;

@@ -33,8 +33,15 @@ export function curlSnippet(origin: string, promptId: string, secret: string | n
   ].join('\n');
 }
 
-export function typescriptSnippet(origin: string, promptId: string, secret: string | null, content: ExampleContent): string {
-  const apiKey = secret ? `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'` : 'process.env.PROMPTLOOP_RETRIEVAL_KEY!';
+export function typescriptSnippet(
+  origin: string,
+  promptId: string,
+  secret: string | null,
+  content: ExampleContent,
+): string {
+  const apiKey = secret
+    ? `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'`
+    : 'process.env.PROMPTLOOP_RETRIEVAL_KEY!';
   return `import { Promptloop } from '@promptloop/sdk';
 
 // Keep the key in your secret store, e.g. PROMPTLOOP_RETRIEVAL_KEY.

@@ -56,11 +56,29 @@ export function CreateServiceAccountDialog({
       error={error}
       fieldNames={['name', 'role']}
     >
-      <Field label="Name" error={error?.fields.name} hint="Where it is used, e.g. “GitHub Actions: release gate”. At most 100 characters.">
-        <Input name="name" value={values.name} onChange={(e) => setValues((v) => ({ ...v, name: e.target.value }))} maxLength={120} autoFocus />
+      <Field
+        label="Name"
+        error={error?.fields.name}
+        hint="Where it is used, e.g. “GitHub Actions: release gate”. At most 100 characters."
+      >
+        <Input
+          name="name"
+          value={values.name}
+          onChange={(e) => setValues((v) => ({ ...v, name: e.target.value }))}
+          maxLength={120}
+          autoFocus
+        />
       </Field>
-      <Field label="Role" error={error?.fields.role} hint="What it may do in this organization, like a member with this role.">
-        <Select name="role" value={values.role} onChange={(e) => setValues((v) => ({ ...v, role: e.target.value as Role }))}>
+      <Field
+        label="Role"
+        error={error?.fields.role}
+        hint="What it may do in this organization, like a member with this role."
+      >
+        <Select
+          name="role"
+          value={values.role}
+          onChange={(e) => setValues((v) => ({ ...v, role: e.target.value as Role }))}
+        >
           {roleOptions.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label} — {option.description}

@@ -15,9 +15,27 @@ export function NewServiceAccountSecret({ created, onDone }: { created: CreatedS
   const snippets = useMemo(() => {
     const origin = typeof window === 'undefined' ? '' : window.location.origin;
     return [
-      { id: 'curl', tab: 'curl', label: 'Token request with curl', copyLabel: 'Copy command', code: curlSnippet(origin, serviceAccount.clientId, clientSecret) },
-      { id: 'cli', tab: 'CLI', label: 'CLI environment', copyLabel: 'Copy commands', code: cliSnippet(origin, serviceAccount.clientId, clientSecret) },
-      { id: 'github', tab: 'GitHub Actions', label: 'GitHub Actions step', copyLabel: 'Copy step', code: githubActionsSnippet() },
+      {
+        id: 'curl',
+        tab: 'curl',
+        label: 'Token request with curl',
+        copyLabel: 'Copy command',
+        code: curlSnippet(origin, serviceAccount.clientId, clientSecret),
+      },
+      {
+        id: 'cli',
+        tab: 'CLI',
+        label: 'CLI environment',
+        copyLabel: 'Copy commands',
+        code: cliSnippet(origin, serviceAccount.clientId, clientSecret),
+      },
+      {
+        id: 'github',
+        tab: 'GitHub Actions',
+        label: 'GitHub Actions step',
+        copyLabel: 'Copy step',
+        code: githubActionsSnippet(),
+      },
     ];
   }, [serviceAccount.clientId, clientSecret]);
 

@@ -25,7 +25,10 @@ function AccountsTable({ organizationId, onCreate }: { organizationId: string; o
   const [revoking, setRevoking] = useState<ServiceAccount | null>(null);
   // Always refetched on visit: "last used" moves while the page is closed.
   const list = useInfiniteQuery({
-    ...trpc.serviceAccounts.list.infiniteQueryOptions({ organizationId, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    ...trpc.serviceAccounts.list.infiniteQueryOptions(
+      { organizationId, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
     staleTime: 0,
   });
   const revoke = useMutation(
@@ -71,8 +74,8 @@ function AccountsTable({ organizationId, onCreate }: { organizationId: string; o
         title="Revoke service account?"
         description={
           <>
-            <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.clientId}</code>) gets no new tokens, and the tokens it holds are refused from their next
-            request. This cannot be undone.
+            <strong>{revoking?.name}</strong> (<code className="mono-sm">{revoking?.clientId}</code>) gets no new
+            tokens, and the tokens it holds are refused from their next request. This cannot be undone.
           </>
         }
         confirmLabel="Revoke service account"

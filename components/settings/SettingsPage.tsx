@@ -46,10 +46,17 @@ function RenameCard({ org }: { org: Org }) {
   return (
     <Card>
       <form onSubmit={onSubmit} noValidate>
-        <CardHeader title="General" description="The name people see in the organization switcher, the CLI and MCP tools." />
+        <CardHeader
+          title="General"
+          description="The name people see in the organization switcher, the CLI and MCP tools."
+        />
         <CardBody className="form">
           {formMessage(error, ['name']) ? <Alert tone="error">{formMessage(error, ['name'])}</Alert> : null}
-          <Field label="Organization name" error={error?.fields.name} hint={isAdmin ? 'Between 1 and 160 characters.' : 'Only admins can rename this organization.'}>
+          <Field
+            label="Organization name"
+            error={error?.fields.name}
+            hint={isAdmin ? 'Between 1 and 160 characters.' : 'Only admins can rename this organization.'}
+          >
             <Input
               name="name"
               value={name}
@@ -120,7 +127,11 @@ function DefaultOrganizationCard({ org }: { org: Org }) {
                 Clear default
               </Button>
             ) : (
-              <Button icon={<StarIcon size={14} />} loading={setDefault.isPending} onClick={() => setDefault.mutate({ organizationId: org.id })}>
+              <Button
+                icon={<StarIcon size={14} />}
+                loading={setDefault.isPending}
+                onClick={() => setDefault.mutate({ organizationId: org.id })}
+              >
                 Make default organization
               </Button>
             )}
@@ -141,8 +152,14 @@ function ServiceAccountsCard({ org }: { org: Org }) {
       />
       <CardBody>
         <div className="spread">
-          <span className="muted">{isAdmin ? 'Create them for CI jobs, see when each was last used, revoke them.' : 'Only admins manage service accounts.'}</span>
-          {isAdmin ? <ButtonLink href={`/organizations/${org.id}/settings/service-accounts`}>Manage service accounts</ButtonLink> : null}
+          <span className="muted">
+            {isAdmin
+              ? 'Create them for CI jobs, see when each was last used, revoke them.'
+              : 'Only admins manage service accounts.'}
+          </span>
+          {isAdmin ? (
+            <ButtonLink href={`/organizations/${org.id}/settings/service-accounts`}>Manage service accounts</ButtonLink>
+          ) : null}
         </div>
       </CardBody>
     </Card>
@@ -180,10 +197,16 @@ function DangerZone({ org }: { org: Org }) {
           <div className="stack-sm" style={{ maxWidth: 430 }}>
             <strong>Delete this organization</strong>
             <span className="muted">
-              Permanently deletes the organization with its prompts, datasets, evaluations and keys. You will confirm on the next page; the link is valid for one hour.
+              Permanently deletes the organization with its prompts, datasets, evaluations and keys. You will confirm on
+              the next page; the link is valid for one hour.
             </span>
           </div>
-          <Button variant="danger-outline" icon={<TrashIcon size={14} />} loading={link.isPending} onClick={() => link.mutate({ organizationId: org.id })}>
+          <Button
+            variant="danger-outline"
+            icon={<TrashIcon size={14} />}
+            loading={link.isPending}
+            onClick={() => link.mutate({ organizationId: org.id })}
+          >
             Delete organization…
           </Button>
         </div>
@@ -197,7 +220,11 @@ export function SettingsPage({ organizationId }: { organizationId: string }) {
     <OrganizationGate organizationId={organizationId}>
       {(org) => (
         <div className="page page-narrow">
-          <OrganizationPageHeader org={org} title="Settings" description="Manage how this organization is named and used." />
+          <OrganizationPageHeader
+            org={org}
+            title="Settings"
+            description="Manage how this organization is named and used."
+          />
           <RenameCard org={org} />
           <DefaultOrganizationCard org={org} />
           <ServiceAccountsCard org={org} />

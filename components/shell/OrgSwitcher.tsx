@@ -30,7 +30,9 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
     };
   }, [open]);
 
-  const name = organizationId ? (current.data?.name ?? (current.isError ? 'Unavailable' : 'Loading…')) : 'Select organization';
+  const name = organizationId
+    ? (current.data?.name ?? (current.isError ? 'Unavailable' : 'Loading…'))
+    : 'Select organization';
   const orgs = choices.data?.items ?? [];
   const subtitle = current.data
     ? `${current.data.plan === 'pro' ? 'Pro' : 'Free'} plan`
@@ -69,7 +71,12 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
             <ul aria-label="Your organizations">
               {orgs.map((org) => (
                 <li key={org.id}>
-                  <Link className="switcher-item" href={`/organizations/${org.id}`} aria-current={org.id === organizationId ? 'true' : undefined} onClick={() => setOpen(false)}>
+                  <Link
+                    className="switcher-item"
+                    href={`/organizations/${org.id}`}
+                    aria-current={org.id === organizationId ? 'true' : undefined}
+                    onClick={() => setOpen(false)}
+                  >
                     <span className="org-mark" aria-hidden="true" style={{ width: 22, height: 22, fontSize: 11 }}>
                       {initials(org.name)}
                     </span>

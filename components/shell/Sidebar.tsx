@@ -6,7 +6,19 @@ import { signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { Button } from '@/components/ui/Button';
-import { ActivityIcon, AlertCircleIcon, BuildingIcon, CreditCardIcon, FileTextIcon, HomeIcon, KeyIcon, ListIcon, LogOutIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import {
+  ActivityIcon,
+  AlertCircleIcon,
+  BuildingIcon,
+  CreditCardIcon,
+  FileTextIcon,
+  HomeIcon,
+  KeyIcon,
+  ListIcon,
+  LogOutIcon,
+  SettingsIcon,
+  UsersIcon,
+} from '@/components/ui/icons';
 import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
 import { OrgSwitcher } from './OrgSwitcher';
@@ -14,7 +26,17 @@ import { can } from '@/server/auth/schemas';
 
 type SessionUser = { email: string | null; name: string | null };
 
-function NavLink({ href, icon, children, exact }: { href: string; icon: ReactNode; children: ReactNode; exact?: boolean }) {
+function NavLink({
+  href,
+  icon,
+  children,
+  exact,
+}: {
+  href: string;
+  icon: ReactNode;
+  children: ReactNode;
+  exact?: boolean;
+}) {
   const pathname = usePathname();
   const active = exact ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
   return (

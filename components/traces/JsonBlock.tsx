@@ -20,11 +20,21 @@ export function JsonBlock({ value, label }: { value: string; label: string }) {
   const collapsed = long && !expanded;
   return (
     <div>
-      <pre className={['json-block', collapsed && 'json-block-collapsed'].filter(Boolean).join(' ')} aria-label={label} tabIndex={0}>
+      <pre
+        className={['json-block', collapsed && 'json-block-collapsed'].filter(Boolean).join(' ')}
+        aria-label={label}
+        tabIndex={0}
+      >
         {text}
       </pre>
       {long ? (
-        <Button size="sm" variant="ghost" className="json-toggle" onClick={() => setExpanded(!expanded)} aria-expanded={expanded}>
+        <Button
+          size="sm"
+          variant="ghost"
+          className="json-toggle"
+          onClick={() => setExpanded(!expanded)}
+          aria-expanded={expanded}
+        >
           {expanded ? 'Show less' : `Show all ${lines} lines`}
         </Button>
       ) : null}

@@ -29,7 +29,9 @@ const mono = (value: string | null) => (value ? <code className="mono-sm">{value
 // sent stays visible either way.
 function PromptVersion({ organizationId, versionId }: { organizationId: string; versionId: string }) {
   const trpc = useTRPC();
-  const found = useQuery(trpc.traces.promptVersion.queryOptions({ organizationId, versionId }, { staleTime: Infinity }));
+  const found = useQuery(
+    trpc.traces.promptVersion.queryOptions({ organizationId, versionId }, { staleTime: Infinity }),
+  );
   if (!found.data) return mono(versionId);
   const { promptId, promptName, version } = found.data;
   return (
@@ -43,9 +45,20 @@ function PromptVersion({ organizationId, versionId }: { organizationId: string; 
 }
 
 // Everything stored for one span: timing, usage, model, ids, content and metadata.
-export function SpanPanel({ organizationId, span, orphan, now }: { organizationId: string; span: Span; orphan: boolean; now: number }) {
+export function SpanPanel({
+  organizationId,
+  span,
+  orphan,
+  now,
+}: {
+  organizationId: string;
+  span: Span;
+  orphan: boolean;
+  now: number;
+}) {
   const omitted = new Set(span.omitted);
-  const hasUsage = span.inputTokens !== null || span.outputTokens !== null || span.costUsdNanos !== null || span.costSource !== null;
+  const hasUsage =
+    span.inputTokens !== null || span.outputTokens !== null || span.costUsdNanos !== null || span.costSource !== null;
   return (
     <Card className="span-panel" aria-label="Span details">
       <div className="card-body stack-sm">
@@ -75,7 +88,9 @@ export function SpanPanel({ organizationId, span, orphan, now }: { organizationI
           <Fact label="Started">
             {formatTimestamp(span.startedAt)} <span className="muted">({formatPreciseTime(span.startedAt)})</span>
           </Fact>
-          <Fact label="Ended">{span.endedAt === null ? <span className="muted">Still running</span> : formatPreciseTime(span.endedAt)}</Fact>
+          <Fact label="Ended">
+            {span.endedAt === null ? <span className="muted">Still running</span> : formatPreciseTime(span.endedAt)}
+          </Fact>
           <Fact label="Duration">
             {formatDuration(spanEnd(span, now) - span.startedAt)}
             {span.endedAt === null ? <span className="muted"> so far</span> : null}
@@ -90,12 +105,24 @@ export function SpanPanel({ organizationId, span, orphan, now }: { organizationI
           <dl className="span-facts">
             <Fact label="Provider">{span.provider}</Fact>
             <Fact label="Model">{mono(span.model)}</Fact>
-            <Fact label="Prompt version">{span.promptVersionId ? <PromptVersion organizationId={organizationId} versionId={span.promptVersionId} /> : null}</Fact>
+            <Fact label="Prompt version">
+              {span.promptVersionId ? (
+                <PromptVersion organizationId={organizationId} versionId={span.promptVersionId} />
+              ) : null}
+            </Fact>
             <Fact label="Input tokens">{span.inputTokens === null ? null : formatCount(span.inputTokens)}</Fact>
             <Fact label="Output tokens">{span.outputTokens === null ? null : formatCount(span.outputTokens)}</Fact>
             <Fact label="Cost">
-              {span.costUsdNanos === null ? span.costSource ? <span className="muted">Not available</span> : null : formatUsdNanos(span.costUsdNanos)}
-              {span.costSource && span.costUsdNanos !== null ? <span className="muted"> · {costSourceLabel[span.costSource] ?? span.costSource}</span> : null}
+              {span.costUsdNanos === null ? (
+                span.costSource ? (
+                  <span className="muted">Not available</span>
+                ) : null
+              ) : (
+                formatUsdNanos(span.costUsdNanos)
+              )}
+              {span.costSource && span.costUsdNanos !== null ? (
+                <span className="muted"> · {costSourceLabel[span.costSource] ?? span.costSource}</span>
+              ) : null}
             </Fact>
             <Fact label="Pricing version">{span.pricingVersion}</Fact>
           </dl>
@@ -107,7 +134,11 @@ export function SpanPanel({ organizationId, span, orphan, now }: { organizationI
         {span.contentJson ? (
           <JsonBlock value={span.contentJson} label="Content JSON" />
         ) : (
-          <p className="muted">{omitted.has('input') || omitted.has('output') ? 'Content was omitted by the application.' : 'No content recorded.'}</p>
+          <p className="muted">
+            {omitted.has('input') || omitted.has('output')
+              ? 'Content was omitted by the application.'
+              : 'No content recorded.'}
+          </p>
         )}
         {(['input', 'output', 'error'] as const).filter((part) => omitted.has(part)).length ? (
           <p className="muted" style={{ marginTop: 8 }}>
@@ -132,7 +163,9 @@ export function SpanPanel({ organizationId, span, orphan, now }: { organizationI
         <h3>Identifiers</h3>
         <dl className="span-facts">
           <Fact label="Span ID">{mono(span.spanId)}</Fact>
-          <Fact label="Parent span">{span.parentSpanId ? mono(span.parentSpanId) : <span className="muted">None (root)</span>}</Fact>
+          <Fact label="Parent span">
+            {span.parentSpanId ? mono(span.parentSpanId) : <span className="muted">None (root)</span>}
+          </Fact>
           <Fact label="Trace ID">{mono(span.traceId)}</Fact>
           <Fact label="Service">{span.service}</Fact>
           <Fact label="Application">{span.application}</Fact>

@@ -1,7 +1,17 @@
 import { Badge, type BadgeTone } from '@/components/ui/Badge';
 
-const tone: Record<string, BadgeTone> = { running: 'accent', success: 'success', error: 'danger', cancelled: 'warning' };
-export const statusLabel: Record<string, string> = { running: 'Running', success: 'Success', error: 'Error', cancelled: 'Cancelled' };
+const tone: Record<string, BadgeTone> = {
+  running: 'accent',
+  success: 'success',
+  error: 'danger',
+  cancelled: 'warning',
+};
+export const statusLabel: Record<string, string> = {
+  running: 'Running',
+  success: 'Success',
+  error: 'Error',
+  cancelled: 'Cancelled',
+};
 
 export function SpanStatusBadge({ status }: { status: string }) {
   return (

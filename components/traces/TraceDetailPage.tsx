@@ -22,7 +22,8 @@ import { Waterfall, traceBounds } from './Waterfall';
 
 const pollMs = 2000;
 
-const sum = (spans: Span[], pick: (s: Span) => number | null) => spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
+const sum = (spans: Span[], pick: (s: Span) => number | null) =>
+  spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
 
 // The root when it has arrived, else the earliest span (the same rule as the list).
 function headSpan(spans: Span[]): Span {
@@ -56,13 +57,25 @@ function useLoadOnView(load: () => void, active: boolean) {
   return ref;
 }
 
-function TraceView({ organizationId, organizationName, traceId }: { organizationId: string; organizationName: string; traceId: string }) {
+function TraceView({
+  organizationId,
+  organizationName,
+  traceId,
+}: {
+  organizationId: string;
+  organizationName: string;
+  traceId: string;
+}) {
   const trpc = useTRPC();
   // The trace comes in pages of at most 1,000 spans; more load as the user scrolls to the end of
   // the waterfall, expands a span, or asks. While spans run, the loaded pages are polled.
   const trace = useInfiniteQuery({
-    ...trpc.traces.get.infiniteQueryOptions({ organizationId, traceId }, { getNextPageParam: (page) => page.nextCursor }),
-    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.spans.some((s) => s.status === 'running')) ? pollMs : false),
+    ...trpc.traces.get.infiniteQueryOptions(
+      { organizationId, traceId },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.spans.some((s) => s.status === 'running')) ? pollMs : false,
   });
   const spans = useMemo(() => trace.data?.pages.flatMap((page) => page.spans) ?? [], [trace.data]);
   const spanCount = trace.data?.pages[trace.data.pages.length - 1].spanCount ?? 0;
@@ -85,7 +98,8 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
 
   const breadcrumbs = (
     <>
-      <Link href="/organizations">Organizations</Link>/<Link href={`/organizations/${organizationId}`}>{organizationName}</Link>/
+      <Link href="/organizations">Organizations</Link>/
+      <Link href={`/organizations/${organizationId}`}>{organizationName}</Link>/
       <Link href={`/organizations/${organizationId}/traces`}>Traces</Link>
     </>
   );
@@ -159,12 +173,18 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
         <div className="stat">
           <span className="stat-label">Spans</span>
           <span className="stat-value" data-testid="spans-loaded">
-            {spans.length < spanCount ? `${formatCount(spans.length)} of ${formatCount(spanCount)} loaded` : formatCount(spanCount)}
+            {spans.length < spanCount
+              ? `${formatCount(spans.length)} of ${formatCount(spanCount)} loaded`
+              : formatCount(spanCount)}
           </span>
         </div>
         <div className="stat">
           <span className="stat-label">{spans.length < spanCount ? 'Tokens (loaded spans)' : 'Tokens'}</span>
-          <span className="stat-value">{inputTokens === null && outputTokens === null ? '—' : `${formatCount(inputTokens ?? 0)} in · ${formatCount(outputTokens ?? 0)} out`}</span>
+          <span className="stat-value">
+            {inputTokens === null && outputTokens === null
+              ? '—'
+              : `${formatCount(inputTokens ?? 0)} in · ${formatCount(outputTokens ?? 0)} out`}
+          </span>
         </div>
         <div className="stat">
           <span className="stat-label">{spans.length < spanCount ? 'Cost (loaded spans)' : 'Cost'}</span>
@@ -184,17 +204,29 @@ function TraceView({ organizationId, organizationName, traceId }: { organization
             end={
               <>
                 <div ref={endRef} aria-hidden="true" />
-                <LoadMore query={trace} label={`Load more spans (${formatCount(spanCount - spans.length)} not loaded)`} />
+                <LoadMore
+                  query={trace}
+                  label={`Load more spans (${formatCount(spanCount - spans.length)} not loaded)`}
+                />
               </>
             }
           />
         </Card>
-        <SpanPanel organizationId={organizationId} span={selected} orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))} now={now} />
+        <SpanPanel
+          organizationId={organizationId}
+          span={selected}
+          orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))}
+          now={now}
+        />
       </div>
     </div>
   );
 }
 
 export function TraceDetailPage({ organizationId, traceId }: { organizationId: string; traceId: string }) {
-  return <OrganizationGate organizationId={organizationId}>{(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}</OrganizationGate>;
+  return (
+    <OrganizationGate organizationId={organizationId}>
+      {(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}
+    </OrganizationGate>
+  );
 }

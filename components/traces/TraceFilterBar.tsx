@@ -7,13 +7,36 @@ import { kindLabel, statusLabel } from './StatusBadge';
 import { emptyFilters, hasFilters, kindOptions, rangeOptions, statusOptions, type TraceFilters } from './filters';
 
 // Selects apply at once; text filters apply on Enter or when the field loses focus.
-export function TraceFilterBar({ filters, onChange }: { filters: TraceFilters; onChange: (filters: TraceFilters) => void }) {
-  const [text, setText] = useState({ service: filters.service, sessionId: filters.sessionId, endUserId: filters.endUserId });
-  useEffect(() => setText({ service: filters.service, sessionId: filters.sessionId, endUserId: filters.endUserId }), [filters.service, filters.sessionId, filters.endUserId]);
+export function TraceFilterBar({
+  filters,
+  onChange,
+}: {
+  filters: TraceFilters;
+  onChange: (filters: TraceFilters) => void;
+}) {
+  const [text, setText] = useState({
+    service: filters.service,
+    sessionId: filters.sessionId,
+    endUserId: filters.endUserId,
+  });
+  useEffect(
+    () => setText({ service: filters.service, sessionId: filters.sessionId, endUserId: filters.endUserId }),
+    [filters.service, filters.sessionId, filters.endUserId],
+  );
 
   const commitText = () => {
-    const next = { ...filters, service: text.service.trim(), sessionId: text.sessionId.trim(), endUserId: text.endUserId.trim() };
-    if (next.service !== filters.service || next.sessionId !== filters.sessionId || next.endUserId !== filters.endUserId) onChange(next);
+    const next = {
+      ...filters,
+      service: text.service.trim(),
+      sessionId: text.sessionId.trim(),
+      endUserId: text.endUserId.trim(),
+    };
+    if (
+      next.service !== filters.service ||
+      next.sessionId !== filters.sessionId ||
+      next.endUserId !== filters.endUserId
+    )
+      onChange(next);
   };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -39,7 +62,11 @@ export function TraceFilterBar({ filters, onChange }: { filters: TraceFilters; o
           </Select>
         </Field>
         <Field label="Status">
-          <Select name="status" value={filters.status} onChange={(e) => onChange({ ...filters, status: e.target.value })}>
+          <Select
+            name="status"
+            value={filters.status}
+            onChange={(e) => onChange({ ...filters, status: e.target.value })}
+          >
             <option value="">Any status</option>
             {statusOptions.map((s) => (
               <option key={s} value={s}>

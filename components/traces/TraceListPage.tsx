@@ -21,13 +21,24 @@ import { SpanStatusBadge } from './StatusBadge';
 import { TraceFilterBar } from './TraceFilterBar';
 import { can } from '@/server/auth/schemas';
 
-type TraceTableProps = { organizationId: string; isAdmin: boolean; filters: TraceFilters; anchor: number; onClear: () => void };
+type TraceTableProps = {
+  organizationId: string;
+  isAdmin: boolean;
+  filters: TraceFilters;
+  anchor: number;
+  onClear: () => void;
+};
 
 function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: TraceTableProps) {
   const trpc = useTRPC();
   const router = useRouter();
-  const input = useMemo(() => ({ organizationId, limit: 25, ...listInput(filters, anchor) }), [organizationId, filters, anchor]);
-  const list = useInfiniteQuery(trpc.traces.list.infiniteQueryOptions(input, { getNextPageParam: (page) => page.nextCursor }));
+  const input = useMemo(
+    () => ({ organizationId, limit: 25, ...listInput(filters, anchor) }),
+    [organizationId, filters, anchor],
+  );
+  const list = useInfiniteQuery(
+    trpc.traces.list.infiniteQueryOptions(input, { getNextPageParam: (page) => page.nextCursor }),
+  );
 
   if (list.isPending) return <SkeletonRows rows={5} label="Loading traces" />;
   if (list.isError) return <QueryErrorState title="Could not load traces" query={list} />;
@@ -46,7 +57,11 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
         title="No traces yet"
         description={`${isAdmin ? 'Create an ingestion key' : 'Ask an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
         action={
-          <ButtonLink href={`/organizations/${organizationId}/ingestion-keys`} variant={isAdmin ? 'primary' : 'secondary'} icon={<KeyIcon size={14} />}>
+          <ButtonLink
+            href={`/organizations/${organizationId}/ingestion-keys`}
+            variant={isAdmin ? 'primary' : 'secondary'}
+            icon={<KeyIcon size={14} />}
+          >
             {isAdmin ? 'Set up an ingestion key' : 'About ingestion keys'}
           </ButtonLink>
         }
@@ -80,9 +95,17 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
         </thead>
         <tbody>
           {traces.map((trace) => {
-            const tokens = trace.inputTokens === null && trace.outputTokens === null ? null : (trace.inputTokens ?? 0) + (trace.outputTokens ?? 0);
+            const tokens =
+              trace.inputTokens === null && trace.outputTokens === null
+                ? null
+                : (trace.inputTokens ?? 0) + (trace.outputTokens ?? 0);
             return (
-              <tr key={trace.traceId} className="trace-row" data-trace={trace.traceId} onClick={(e) => !(e.target as HTMLElement).closest('a') && router.push(href(trace.traceId))}>
+              <tr
+                key={trace.traceId}
+                className="trace-row"
+                data-trace={trace.traceId}
+                onClick={(e) => !(e.target as HTMLElement).closest('a') && router.push(href(trace.traceId))}
+              >
                 <td>
                   <Link className="trace-name" href={href(trace.traceId)}>
                     {trace.name}
@@ -97,7 +120,13 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
                   {formatTimestamp(trace.startedAt)}
                   <span className="cell-sub">{formatRelative(trace.startedAt)}</span>
                 </td>
-                <td className="cell-num">{trace.durationMs === null ? <span className="muted">running</span> : formatDuration(trace.durationMs)}</td>
+                <td className="cell-num">
+                  {trace.durationMs === null ? (
+                    <span className="muted">running</span>
+                  ) : (
+                    formatDuration(trace.durationMs)
+                  )}
+                </td>
                 <td className="cell-num">{formatCount(trace.spanCount)}</td>
                 <td className="cell-num">
                   {formatCount(tokens)}
@@ -155,7 +184,13 @@ export function TraceListPage({ organizationId }: { organizationId: string }) {
           />
           <Card flush>
             <TraceFilterBar filters={filters} onChange={apply} />
-            <TraceTable organizationId={org.id} isAdmin={can(org.role, 'ingestionKeys.manage')} filters={filters} anchor={anchor} onClear={clear} />
+            <TraceTable
+              organizationId={org.id}
+              isAdmin={can(org.role, 'ingestionKeys.manage')}
+              filters={filters}
+              anchor={anchor}
+              onClear={clear}
+            />
           </Card>
         </div>
       )}

@@ -22,7 +22,14 @@ function visibleRows(rows: SpanRow<Span>[], collapsed: Set<string>) {
 }
 
 const ticks = [0, 0.25, 0.5, 0.75, 1];
-const kindShort: Record<string, string> = { execution: 'EXE', model: 'LLM', attempt: 'TRY', tool: 'TOOL', retrieval: 'RAG', custom: 'SPAN' };
+const kindShort: Record<string, string> = {
+  execution: 'EXE',
+  model: 'LLM',
+  attempt: 'TRY',
+  tool: 'TOOL',
+  retrieval: 'RAG',
+  custom: 'SPAN',
+};
 
 export function spanEnd(span: Span, now: number): number {
   return span.endedAt ?? Math.max(now, span.startedAt);
@@ -61,7 +68,16 @@ type WaterfallProps = {
 
 // Bars are placed on one scale across the trace's bounds (see traceBounds). The spans may be the
 // first pages of a larger trace: a span whose parent is not loaded shows at the top level until it is.
-export function Waterfall({ spans, now, bounds, selectedId, onSelect, onExpand, complete = true, end: after }: WaterfallProps) {
+export function Waterfall({
+  spans,
+  now,
+  bounds,
+  selectedId,
+  onSelect,
+  onExpand,
+  complete = true,
+  end: after,
+}: WaterfallProps) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const rows = visibleRows(spanRows(spans), collapsed);
   const toggle = (spanId: string) => {
@@ -98,7 +114,13 @@ export function Waterfall({ spans, now, bounds, selectedId, onSelect, onExpand, 
           const isCollapsed = collapsed.has(span.spanId);
           return (
             // The whole row selects on click; the name button is the keyboard way to do the same.
-            <div key={span.spanId} className="waterfall-row" data-span={span.spanId} data-selected={span.spanId === selectedId} onClick={() => onSelect(span.spanId)}>
+            <div
+              key={span.spanId}
+              className="waterfall-row"
+              data-span={span.spanId}
+              data-selected={span.spanId === selectedId}
+              onClick={() => onSelect(span.spanId)}
+            >
               <span className="waterfall-label" style={{ ['--depth' as string]: depth }}>
                 {childCount > 0 ? (
                   <button
@@ -122,7 +144,14 @@ export function Waterfall({ spans, now, bounds, selectedId, onSelect, onExpand, 
                 </button>
                 {hidden > 0 ? <span className="waterfall-hidden">+{hidden}</span> : null}
                 {orphan ? (
-                  <span className="orphan-marker" title={complete ? 'Its parent span has not arrived' : 'Its parent span has not arrived or is not loaded yet'}>
+                  <span
+                    className="orphan-marker"
+                    title={
+                      complete
+                        ? 'Its parent span has not arrived'
+                        : 'Its parent span has not arrived or is not loaded yet'
+                    }
+                  >
                     orphan
                   </span>
                 ) : null}
@@ -135,7 +164,9 @@ export function Waterfall({ spans, now, bounds, selectedId, onSelect, onExpand, 
                   title={`${span.name}: ${duration}${span.status === 'running' ? ' so far' : ''}`}
                 />
                 <span
-                  className={['waterfall-bar-label', placement !== 'after' && `waterfall-bar-label-${placement}`].filter(Boolean).join(' ')}
+                  className={['waterfall-bar-label', placement !== 'after' && `waterfall-bar-label-${placement}`]
+                    .filter(Boolean)
+                    .join(' ')}
                   style={{ left: `${placement === 'before' ? left : left + width}%` }}
                 >
                   {duration}

@@ -1,8 +1,22 @@
 import { spanKinds, spanStatuses } from '@/server/traces/schemas';
 
 // The explorer's filters as they appear in the URL query.
-export type TraceFilters = { service: string; status: string; kind: string; range: string; sessionId: string; endUserId: string };
-export const emptyFilters: TraceFilters = { service: '', status: '', kind: '', range: '', sessionId: '', endUserId: '' };
+export type TraceFilters = {
+  service: string;
+  status: string;
+  kind: string;
+  range: string;
+  sessionId: string;
+  endUserId: string;
+};
+export const emptyFilters: TraceFilters = {
+  service: '',
+  status: '',
+  kind: '',
+  range: '',
+  sessionId: '',
+  endUserId: '',
+};
 const filterKeys = ['service', 'status', 'kind', 'range', 'sessionId', 'endUserId'] as const;
 
 export const rangeOptions = [

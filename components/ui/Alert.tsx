@@ -3,7 +3,17 @@ import { AlertCircleIcon, CheckCircleIcon, InfoIcon } from './icons';
 
 type Tone = 'info' | 'success' | 'warning' | 'error';
 
-export function Alert({ tone = 'info', title, children, action }: { tone?: Tone; title?: ReactNode; children?: ReactNode; action?: ReactNode }) {
+export function Alert({
+  tone = 'info',
+  title,
+  children,
+  action,
+}: {
+  tone?: Tone;
+  title?: ReactNode;
+  children?: ReactNode;
+  action?: ReactNode;
+}) {
   const Icon = tone === 'success' ? CheckCircleIcon : tone === 'info' ? InfoIcon : AlertCircleIcon;
   return (
     <div className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>

@@ -2,7 +2,15 @@ import type { ReactNode } from 'react';
 
 export type BadgeTone = 'neutral' | 'accent' | 'success' | 'warning' | 'danger';
 
-export function Badge({ tone = 'neutral', children, title }: { tone?: BadgeTone; children: ReactNode; title?: string }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+  title,
+}: {
+  tone?: BadgeTone;
+  children: ReactNode;
+  title?: string;
+}) {
   return (
     <span className={['badge', tone !== 'neutral' && `badge-${tone}`].filter(Boolean).join(' ')} title={title}>
       {children}

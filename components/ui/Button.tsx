@@ -5,7 +5,9 @@ type Variant = 'primary' | 'secondary' | 'danger' | 'danger-outline' | 'ghost';
 type Size = 'md' | 'sm';
 
 function classes(variant: Variant, size: Size, block: boolean | undefined, extra?: string) {
-  return ['btn', variant !== 'secondary' && `btn-${variant}`, size === 'sm' && 'btn-sm', block && 'btn-block', extra].filter(Boolean).join(' ');
+  return ['btn', variant !== 'secondary' && `btn-${variant}`, size === 'sm' && 'btn-sm', block && 'btn-block', extra]
+    .filter(Boolean)
+    .join(' ');
 }
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
@@ -16,18 +18,48 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   icon?: ReactNode;
 };
 
-export function Button({ variant = 'secondary', size = 'md', block, loading, icon, className, disabled, children, type = 'button', ...rest }: ButtonProps) {
+export function Button({
+  variant = 'secondary',
+  size = 'md',
+  block,
+  loading,
+  icon,
+  className,
+  disabled,
+  children,
+  type = 'button',
+  ...rest
+}: ButtonProps) {
   return (
-    <button type={type} className={classes(variant, size, block, className)} disabled={disabled || loading} aria-busy={loading || undefined} {...rest}>
+    <button
+      type={type}
+      className={classes(variant, size, block, className)}
+      disabled={disabled || loading}
+      aria-busy={loading || undefined}
+      {...rest}
+    >
       {loading ? <span className="spinner" aria-hidden="true" /> : icon}
       {children}
     </button>
   );
 }
 
-type ButtonLinkProps = ComponentProps<typeof Link> & { variant?: Variant; size?: Size; block?: boolean; icon?: ReactNode };
+type ButtonLinkProps = ComponentProps<typeof Link> & {
+  variant?: Variant;
+  size?: Size;
+  block?: boolean;
+  icon?: ReactNode;
+};
 
-export function ButtonLink({ variant = 'secondary', size = 'md', block, icon, className, children, ...rest }: ButtonLinkProps) {
+export function ButtonLink({
+  variant = 'secondary',
+  size = 'md',
+  block,
+  icon,
+  className,
+  children,
+  ...rest
+}: ButtonLinkProps) {
   return (
     <Link className={classes(variant, size, block, className)} {...rest}>
       {icon}

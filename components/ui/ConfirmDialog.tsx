@@ -20,7 +20,17 @@ type ConfirmDialogProps = {
 
 // A danger confirmation: Cancel plus a danger action. While the action is pending the dialog
 // stays open (Escape, the backdrop and Cancel do nothing).
-export function ConfirmDialog({ open, onClose, title, description, confirmLabel, pending, error, onConfirm, children }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  open,
+  onClose,
+  title,
+  description,
+  confirmLabel,
+  pending,
+  error,
+  onConfirm,
+  children,
+}: ConfirmDialogProps) {
   return (
     <Dialog
       open={open}

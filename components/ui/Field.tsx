@@ -1,12 +1,26 @@
 'use client';
 
-import { createContext, useContext, useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import {
+  createContext,
+  useContext,
+  useId,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+} from 'react';
 import { FieldError } from './FieldError';
 
 type FieldContextValue = { id: string; describedBy: string | undefined; invalid: boolean };
 const FieldContext = createContext<FieldContextValue | null>(null);
 
-type FieldProps = { label: ReactNode; error?: string | null; hint?: ReactNode; id?: string; children: ReactNode; className?: string };
+type FieldProps = {
+  label: ReactNode;
+  error?: string | null;
+  hint?: ReactNode;
+  id?: string;
+  children: ReactNode;
+  className?: string;
+};
 
 // Label, control, hint and error wired together: the control gets aria-invalid and aria-describedby.
 export function Field({ label, error, hint, id, children, className }: FieldProps) {
@@ -42,12 +56,37 @@ function useFieldProps(id: string | undefined, ariaInvalid: unknown, describedBy
   };
 }
 
-export function Input({ className, id, 'aria-invalid': ariaInvalid, 'aria-describedby': describedBy, ...rest }: InputHTMLAttributes<HTMLInputElement>) {
-  return <input className={['input', className].filter(Boolean).join(' ')} {...useFieldProps(id, ariaInvalid, describedBy)} {...rest} />;
+export function Input({
+  className,
+  id,
+  'aria-invalid': ariaInvalid,
+  'aria-describedby': describedBy,
+  ...rest
+}: InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <input
+      className={['input', className].filter(Boolean).join(' ')}
+      {...useFieldProps(id, ariaInvalid, describedBy)}
+      {...rest}
+    />
+  );
 }
 
 type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean };
 
-export function Select({ className, id, compact, 'aria-invalid': ariaInvalid, 'aria-describedby': describedBy, ...rest }: SelectProps) {
-  return <select className={['select', compact && 'select-sm', className].filter(Boolean).join(' ')} {...useFieldProps(id, ariaInvalid, describedBy)} {...rest} />;
+export function Select({
+  className,
+  id,
+  compact,
+  'aria-invalid': ariaInvalid,
+  'aria-describedby': describedBy,
+  ...rest
+}: SelectProps) {
+  return (
+    <select
+      className={['select', compact && 'select-sm', className].filter(Boolean).join(' ')}
+      {...useFieldProps(id, ariaInvalid, describedBy)}
+      {...rest}
+    />
+  );
 }

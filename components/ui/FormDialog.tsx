@@ -21,7 +21,18 @@ type FormDialogProps = {
 };
 
 // A dialog holding one form: Cancel and submit in the footer, the form-level error on top.
-export function FormDialog({ open, onClose, title, description, submitLabel, pending, onSubmit, error, fieldNames, children }: FormDialogProps) {
+export function FormDialog({
+  open,
+  onClose,
+  title,
+  description,
+  submitLabel,
+  pending,
+  onSubmit,
+  error,
+  fieldNames,
+  children,
+}: FormDialogProps) {
   const formId = useId();
   const message = formMessage(error, fieldNames);
   function submit(event: FormEvent) {

@@ -7,11 +7,20 @@ import { Button } from './Button';
 import { Table } from './Table';
 
 // The fields every credential list shows (retrieval keys, ingestion keys, service accounts).
-export type KeyRow = { id: string; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+export type KeyRow = {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
 
 export type KeyColumn<K> = { header: string; cell: (key: K) => ReactNode };
 
-const prefixColumn: KeyColumn<KeyRow & { prefix?: string }> = { header: 'Key', cell: (key) => <code className="mono-sm">{key.prefix}…</code> };
+const prefixColumn: KeyColumn<KeyRow & { prefix?: string }> = {
+  header: 'Key',
+  cell: (key) => <code className="mono-sm">{key.prefix}…</code>,
+};
 
 // One table for a page of credentials: name, the kind's own columns, what identifies it (a key's
 // prefix by default), created, last use, status and a Revoke button on active ones (when `onRevoke` is given).
@@ -61,10 +70,21 @@ export function KeyTable<K extends KeyRow>({
             <td className="cell-nowrap muted" title={key.lastUsedAt ?? undefined}>
               {key.lastUsedAt ? formatRelative(key.lastUsedAt) : 'Never'}
             </td>
-            <td>{key.revokedAt ? <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge> : <Badge tone="success">Active</Badge>}</td>
+            <td>
+              {key.revokedAt ? (
+                <Badge title={`Revoked ${formatDate(key.revokedAt)}`}>Revoked</Badge>
+              ) : (
+                <Badge tone="success">Active</Badge>
+              )}
+            </td>
             <td className="cell-actions">
               {key.revokedAt || !onRevoke ? null : (
-                <Button size="sm" variant="danger-outline" onClick={() => onRevoke(key)} aria-label={`Revoke ${key.name}`}>
+                <Button
+                  size="sm"
+                  variant="danger-outline"
+                  onClick={() => onRevoke(key)}
+                  aria-label={`Revoke ${key.name}`}
+                >
                   Revoke
                 </Button>
               )}

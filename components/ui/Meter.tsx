@@ -13,9 +13,29 @@ export function meterLevel(value: number, max: number): MeterLevel {
   return meterRatio(value, max) >= 0.8 ? 'warn' : 'ok';
 }
 
-export function MeterBar({ className, label, value, max, valueText }: { className: string; label: string; value: number; max: number; valueText: string }) {
+export function MeterBar({
+  className,
+  label,
+  value,
+  max,
+  valueText,
+}: {
+  className: string;
+  label: string;
+  value: number;
+  max: number;
+  valueText: string;
+}) {
   return (
-    <div className={className} role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={Math.min(value, max)} aria-valuetext={valueText}>
+    <div
+      className={className}
+      role="meter"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={max}
+      aria-valuenow={Math.min(value, max)}
+      aria-valuetext={valueText}
+    >
       <span style={{ width: `${meterRatio(value, max) * 100}%` }} />
     </div>
   );

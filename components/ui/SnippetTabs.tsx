@@ -15,7 +15,14 @@ export function SnippetTabs({ title, snippets }: { title: string; snippets: Snip
       <div className="snippet-bar">
         <div className="snippet-tabs" role="tablist" aria-label={title}>
           {snippets.map((snippet) => (
-            <button key={snippet.id} type="button" role="tab" className="snippet-tab" aria-selected={snippet.id === current.id} onClick={() => setSelected(snippet.id)}>
+            <button
+              key={snippet.id}
+              type="button"
+              role="tab"
+              className="snippet-tab"
+              aria-selected={snippet.id === current.id}
+              onClick={() => setSelected(snippet.id)}
+            >
               {snippet.tab}
             </button>
           ))}

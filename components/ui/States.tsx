@@ -1,7 +1,17 @@
 import type { CSSProperties, ReactNode } from 'react';
 import { AlertCircleIcon } from './icons';
 
-export function EmptyState({ icon, title, description, action }: { icon?: ReactNode; title: ReactNode; description?: ReactNode; action?: ReactNode }) {
+export function EmptyState({
+  icon,
+  title,
+  description,
+  action,
+}: {
+  icon?: ReactNode;
+  title: ReactNode;
+  description?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="empty">
       {icon ? <div className="empty-icon">{icon}</div> : null}
@@ -12,7 +22,15 @@ export function EmptyState({ icon, title, description, action }: { icon?: ReactN
   );
 }
 
-export function ErrorState({ title = 'Something went wrong', description, action }: { title?: ReactNode; description?: ReactNode; action?: ReactNode }) {
+export function ErrorState({
+  title = 'Something went wrong',
+  description,
+  action,
+}: {
+  title?: ReactNode;
+  description?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="empty" role="alert">
       <div className="empty-icon" style={{ background: 'var(--danger-soft)', color: 'var(--danger)' }}>
@@ -25,7 +43,15 @@ export function ErrorState({ title = 'Something went wrong', description, action
   );
 }
 
-export function Skeleton({ width = '100%', height = 14, style }: { width?: CSSProperties['width']; height?: CSSProperties['height']; style?: CSSProperties }) {
+export function Skeleton({
+  width = '100%',
+  height = 14,
+  style,
+}: {
+  width?: CSSProperties['width'];
+  height?: CSSProperties['height'];
+  style?: CSSProperties;
+}) {
   return <span className="skeleton" style={{ width, height, ...style }} aria-hidden="true" />;
 }
 

@@ -1,7 +1,12 @@
 import type { ReactNode, TableHTMLAttributes } from 'react';
 
 // A scrollable table; use plain <thead>/<tbody>/<tr>/<th>/<td> inside.
-export function Table({ caption, children, className, ...rest }: TableHTMLAttributes<HTMLTableElement> & { caption?: ReactNode }) {
+export function Table({
+  caption,
+  children,
+  className,
+  ...rest
+}: TableHTMLAttributes<HTMLTableElement> & { caption?: ReactNode }) {
   return (
     <div className="table-wrap">
       <table className={['table', className].filter(Boolean).join(' ')} {...rest}>

@@ -20,12 +20,23 @@ function VersionRef({ number }: { number: number | null | undefined }) {
 }
 
 // Every label move, newest first: who, through which client, from → to, and the evaluation behind it.
-export function LabelHistory({ organizationId, promptId, labels }: { organizationId: string; promptId: string; labels: Label[] }) {
+export function LabelHistory({
+  organizationId,
+  promptId,
+  labels,
+}: {
+  organizationId: string;
+  promptId: string;
+  labels: Label[];
+}) {
   const trpc = useTRPC();
   const person = usePeople(organizationId);
   const [label, setLabel] = useState('');
   const history = useInfiniteQuery(
-    trpc.versions.history.infiniteQueryOptions({ organizationId, promptId, limit: 25, label: label || undefined }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    trpc.versions.history.infiniteQueryOptions(
+      { organizationId, promptId, limit: 25, label: label || undefined },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
   );
   const items: LabelHistoryItem[] = history.data?.pages.flatMap((page) => page.items) ?? [];
   const base = `/organizations/${organizationId}/prompts/${promptId}`;
@@ -51,7 +62,11 @@ export function LabelHistory({ organizationId, promptId, labels }: { organizatio
       ) : history.isError ? (
         <QueryErrorState title="Could not load the label history" query={history} />
       ) : items.length === 0 ? (
-        <EmptyState icon={<ClockIcon size={20} />} title="No label moves yet" description="Moves, rollbacks and removals appear here." />
+        <EmptyState
+          icon={<ClockIcon size={20} />}
+          title="No label moves yet"
+          description="Moves, rollbacks and removals appear here."
+        />
       ) : (
         <>
           <Table caption="Label history" className="history-table">

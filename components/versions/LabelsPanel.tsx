@@ -26,7 +26,9 @@ function useLabelMutations(scope: PromptScope) {
   const queryClient = useQueryClient();
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.versions.pathFilter());
-    void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+    void queryClient.invalidateQueries(
+      trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+    );
   };
   const move = useMutation(trpc.versions.moveLabel.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(trpc.versions.removeLabel.mutationOptions({ onSettled: refresh }));
@@ -73,7 +75,13 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
     setAddError(null);
     const name = newLabel.trim();
     const versionId = newVersionId || versions[0]?.id;
-    if (!name) return setAddError({ code: 'invalid_request', message: 'Name the label.', fields: { label: 'Name the label.' }, details: {} });
+    if (!name)
+      return setAddError({
+        code: 'invalid_request',
+        message: 'Name the label.',
+        fields: { label: 'Name the label.' },
+        details: {},
+      });
     if (!versionId) return;
     const existing = items.find((item) => item.label === name);
     if (existing) {
@@ -93,13 +101,19 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
 
   return (
     <Card flush id="labels">
-      <CardHeader title="Labels" description="Applications retrieve a label (production when none is given); moving a label changes what they get on their next request." />
+      <CardHeader
+        title="Labels"
+        description="Applications retrieve a label (production when none is given); moving a label changes what they get on their next request."
+      />
       {labels.isPending ? (
         <SkeletonRows rows={2} label="Loading labels" />
       ) : labels.isError ? (
         <QueryErrorState title="Could not load labels" query={labels} />
       ) : items.length === 0 ? (
-        <EmptyState title="No labels yet" description="Initializing the baseline points production and staging at version 1." />
+        <EmptyState
+          title="No labels yet"
+          description="Initializing the baseline points production and staging at version 1."
+        />
       ) : (
         <Table caption="Labels" className="labels-table">
           <thead>
@@ -131,13 +145,22 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
                     <div className="inline">
                       <Button
                         size="sm"
-                        onClick={() => (setError(null), setConfirmMove(false), setMoving({ label: label.label, from: label, versionId: label.versionId }))}
+                        onClick={() => (
+                          setError(null),
+                          setConfirmMove(false),
+                          setMoving({ label: label.label, from: label, versionId: label.versionId })
+                        )}
                         aria-label={`Move ${label.label}`}
                       >
                         Move
                       </Button>
                       {label.label !== 'production' ? (
-                        <Button size="sm" variant="ghost" onClick={() => (setError(null), setRemoving(label))} aria-label={`Remove ${label.label}`}>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          onClick={() => (setError(null), setRemoving(label))}
+                          aria-label={`Remove ${label.label}`}
+                        >
                           Remove
                         </Button>
                       ) : null}
@@ -182,7 +205,11 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
         footer={
           <>
             <Button onClick={() => setMoving(null)}>Cancel</Button>
-            <Button variant="primary" disabled={!moving || moving.versionId === moving.from?.versionId} onClick={() => (setError(null), setConfirmMove(true))}>
+            <Button
+              variant="primary"
+              disabled={!moving || moving.versionId === moving.from?.versionId}
+              onClick={() => (setError(null), setConfirmMove(true))}
+            >
               Continue
             </Button>
           </>
@@ -204,7 +231,11 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
       <ConfirmDialog
         open={moving !== null && confirmMove}
         onClose={() => (setConfirmMove(false), setMoving(null))}
-        title={rollback ? `Roll back ${moving?.label} to v${target_?.number}?` : `Move ${moving?.label} to v${target_?.number ?? numberOf(moving?.versionId ?? '')}?`}
+        title={
+          rollback
+            ? `Roll back ${moving?.label} to v${target_?.number}?`
+            : `Move ${moving?.label} to v${target_?.number ?? numberOf(moving?.versionId ?? '')}?`
+        }
         description={
           moving?.from
             ? `${moving.label} moves from v${moving.from.version} to v${target_?.number}. Applications retrieving ${moving.label} get v${target_?.number} on their next request.`
@@ -223,7 +254,13 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
         confirmLabel="Remove label"
         pending={remove.isPending}
         error={error?.message ?? null}
-        onConfirm={() => removing && remove.mutate({ ...target, label: removing.label }, { onSuccess: () => setRemoving(null), onError: (e) => setError(readAppError(e)) })}
+        onConfirm={() =>
+          removing &&
+          remove.mutate(
+            { ...target, label: removing.label },
+            { onSuccess: () => setRemoving(null), onError: (e) => setError(readAppError(e)) },
+          )
+        }
       />
       {error && !moving && !removing ? <Alert tone="error">{error.message}</Alert> : null}
     </Card>

@@ -34,7 +34,9 @@ export function SaveVersionButton({ scope, revision, pendingReason, variant = 'p
       onError: (e) => setError(readAppError(e)?.message ?? 'The version was not saved.'),
       onSettled: () => {
         void queryClient.invalidateQueries(trpc.versions.pathFilter());
-        void queryClient.invalidateQueries(trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }));
+        void queryClient.invalidateQueries(
+          trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+        );
       },
     }),
   );

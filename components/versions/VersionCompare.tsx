@@ -49,14 +49,30 @@ function MessageDiff({
   const status = !before ? 'Added' : !after ? 'Removed' : changed ? 'Changed' : 'Unchanged';
   const rows = splitRows(before?.content ?? '', after?.content ?? '');
   return (
-    <section className="message-diff" aria-label={`Message ${index + 1}: ${status.toLowerCase()}`} data-status={status.toLowerCase()}>
+    <section
+      className="message-diff"
+      aria-label={`Message ${index + 1}: ${status.toLowerCase()}`}
+      data-status={status.toLowerCase()}
+    >
       <header className="message-diff-head">
         <strong>Message {index + 1}</strong>
         <span className="muted">
           {before?.role ?? after?.role ?? '—'}
           {before && after && before.role !== after.role ? ` → ${after.role}` : ''}
         </span>
-        <Badge tone={status === 'Unchanged' ? 'neutral' : status === 'Removed' ? 'danger' : status === 'Added' ? 'success' : 'warning'}>{status}</Badge>
+        <Badge
+          tone={
+            status === 'Unchanged'
+              ? 'neutral'
+              : status === 'Removed'
+                ? 'danger'
+                : status === 'Added'
+                  ? 'success'
+                  : 'warning'
+          }
+        >
+          {status}
+        </Badge>
       </header>
       <div className="split" role="table" aria-label={`Message ${index + 1}, v${fromNumber} and v${toNumber}`}>
         <div className="split-row split-header" role="row">
@@ -92,8 +108,12 @@ function SettingsChanges({ from, to }: { from: Version; to: Version }) {
     { label: 'Output schema', a: from.content.outputSchema, b: to.content.outputSchema },
     {
       label: 'Custom metrics',
-      a: from.content.customMetrics.map((m) => `${m.name} (${m.type}${m.value !== undefined ? `: ${m.value}` : ''})`).join('\n'),
-      b: to.content.customMetrics.map((m) => `${m.name} (${m.type}${m.value !== undefined ? `: ${m.value}` : ''})`).join('\n'),
+      a: from.content.customMetrics
+        .map((m) => `${m.name} (${m.type}${m.value !== undefined ? `: ${m.value}` : ''})`)
+        .join('\n'),
+      b: to.content.customMetrics
+        .map((m) => `${m.name} (${m.type}${m.value !== undefined ? `: ${m.value}` : ''})`)
+        .join('\n'),
     },
   ];
   const changed = fields.filter((field) => settingText(field.a) !== settingText(field.b));
@@ -146,14 +166,23 @@ export function VersionCompare({
   onChange: (from: number, to: number) => void;
 }) {
   const trpc = useTRPC();
-  const a = useQuery({ ...trpc.versions.get.queryOptions({ ...target, number: from ?? 1 }, { staleTime: Infinity }), enabled: from !== null });
-  const b = useQuery({ ...trpc.versions.get.queryOptions({ ...target, number: to ?? 1 }, { staleTime: Infinity }), enabled: to !== null });
+  const a = useQuery({
+    ...trpc.versions.get.queryOptions({ ...target, number: from ?? 1 }, { staleTime: Infinity }),
+    enabled: from !== null,
+  });
+  const b = useQuery({
+    ...trpc.versions.get.queryOptions({ ...target, number: to ?? 1 }, { staleTime: Infinity }),
+    enabled: to !== null,
+  });
 
   if (versions.length < 2 || from === null || to === null) {
     return (
       <Card>
         <CardHeader title="Compare versions" />
-        <EmptyState title="Nothing to compare yet" description="Save a second version to see what changed between any two versions." />
+        <EmptyState
+          title="Nothing to compare yet"
+          description="Save a second version to see what changed between any two versions."
+        />
       </Card>
     );
   }
@@ -165,7 +194,12 @@ export function VersionCompare({
         description="Messages side by side with changed lines and words marked, then the settings that differ."
         actions={
           <div className="inline">
-            <Select compact aria-label="Base version" value={from} onChange={(e) => onChange(Number(e.target.value), to)}>
+            <Select
+              compact
+              aria-label="Base version"
+              value={from}
+              onChange={(e) => onChange(Number(e.target.value), to)}
+            >
               {versions.map((version) => (
                 <option key={version.id} value={version.number}>
                   v{version.number}
@@ -173,7 +207,12 @@ export function VersionCompare({
               ))}
             </Select>
             <span className="muted">→</span>
-            <Select compact aria-label="Compared version" value={to} onChange={(e) => onChange(from, Number(e.target.value))}>
+            <Select
+              compact
+              aria-label="Compared version"
+              value={to}
+              onChange={(e) => onChange(from, Number(e.target.value))}
+            >
               {versions.map((version) => (
                 <option key={version.id} value={version.number}>
                   v{version.number}
@@ -196,7 +235,14 @@ export function VersionCompare({
             <div className="stack-sm">
               <span className="field-label">Messages</span>
               {Array.from({ length: maxMessages }, (_, i) => (
-                <MessageDiff key={i} index={i} before={a.data.content.messages[i]} after={b.data.content.messages[i]} fromNumber={a.data.number} toNumber={b.data.number} />
+                <MessageDiff
+                  key={i}
+                  index={i}
+                  before={a.data.content.messages[i]}
+                  after={b.data.content.messages[i]}
+                  fromNumber={a.data.number}
+                  toNumber={b.data.number}
+                />
               ))}
               {maxMessages === 0 ? <p className="muted">Neither version has messages.</p> : null}
             </div>

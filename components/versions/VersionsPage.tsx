@@ -41,7 +41,9 @@ function useComparePair(versions: Version[]): [number | null, number | null, (fr
     const query = new URLSearchParams(params.toString());
     query.set('compare', `${a}..${b}`);
     router.replace(`${pathname}?${query.toString()}#compare`, { scroll: false });
-    requestAnimationFrame(() => document.getElementById('compare')?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
+    requestAnimationFrame(() =>
+      document.getElementById('compare')?.scrollIntoView({ behavior: 'smooth', block: 'start' }),
+    );
   };
   return [from, to, set];
 }
@@ -69,7 +71,8 @@ function VersionsView({ scope }: { scope: PromptScope }) {
             </ButtonLink>
           }
         >
-          Version 1 is published by initializing the baseline: write the draft, add test cases, then initialize from the editor.
+          Version 1 is published by initializing the baseline: write the draft, add test cases, then initialize from the
+          editor.
         </Alert>
       ) : null}
       <Card flush>
@@ -86,7 +89,9 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           <EmptyState
             icon={<FileTextIcon size={20} />}
             title="No versions yet"
-            description={setup ? 'Initialize the baseline to publish version 1.' : 'Save the draft as a version to start.'}
+            description={
+              setup ? 'Initialize the baseline to publish version 1.' : 'Save the draft as a version to start.'
+            }
           />
         ) : (
           <>
@@ -107,7 +112,11 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                 {versions.map((version, index) => {
                   const older = versions[index + 1];
                   return (
-                    <tr key={version.id} data-version={version.number} aria-current={version.number === to ? 'true' : undefined}>
+                    <tr
+                      key={version.id}
+                      data-version={version.number}
+                      aria-current={version.number === to ? 'true' : undefined}
+                    >
                       <td>
                         <strong className="version-number">v{version.number}</strong>
                       </td>
@@ -159,7 +168,9 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           </>
         )}
       </Card>
-      {versions.length > 0 ? <VersionCompare target={target} versions={versions} from={from} to={to} onChange={setCompare} /> : null}
+      {versions.length > 0 ? (
+        <VersionCompare target={target} versions={versions} from={from} to={to} onChange={setCompare} />
+      ) : null}
       {versions.length > 0 ? <LabelsPanel scope={scope} versions={versions} /> : null}
       <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labels.data?.items ?? []} />
     </>

@@ -9,7 +9,12 @@ type Target = { organizationId: string; promptId: string };
 // The paged version list, newest first.
 export function useVersionList(target: Target, limit = 25) {
   const trpc = useTRPC();
-  const list = useInfiniteQuery(trpc.versions.list.infiniteQueryOptions({ ...target, limit }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const list = useInfiniteQuery(
+    trpc.versions.list.infiniteQueryOptions(
+      { ...target, limit },
+      { getNextPageParam: (page) => page.nextCursor ?? undefined },
+    ),
+  );
   const versions: Version[] = list.data?.pages.flatMap((page) => page.items) ?? [];
   return { list, versions };
 }
@@ -18,8 +23,14 @@ export function useVersionList(target: Target, limit = 25) {
 export function useVersionNumbers(target: Target) {
   const trpc = useTRPC();
   const query = useQuery(trpc.versions.list.queryOptions({ ...target, limit: 100 }));
-  const byId = new Map<string, number>((query.data?.items ?? []).map((version: Version) => [version.id, version.number]));
-  return { query, versions: (query.data?.items ?? []) as Version[], numberOf: (id: string | null | undefined) => (id ? byId.get(id) : undefined) };
+  const byId = new Map<string, number>(
+    (query.data?.items ?? []).map((version: Version) => [version.id, version.number]),
+  );
+  return {
+    query,
+    versions: (query.data?.items ?? []) as Version[],
+    numberOf: (id: string | null | undefined) => (id ? byId.get(id) : undefined),
+  };
 }
 
 export function useLabels(target: Target) {

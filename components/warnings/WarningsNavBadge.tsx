@@ -11,7 +11,12 @@ import { useTRPC } from '@/lib/trpc/client';
 export function WarningsNavBadge({ organizationId }: { organizationId: string }) {
   const trpc = useTRPC();
   const pathname = usePathname();
-  const openCount = useQuery({ ...trpc.warnings.openCount.queryOptions({ organizationId }), refetchInterval: 60_000, staleTime: 10_000, retry: false });
+  const openCount = useQuery({
+    ...trpc.warnings.openCount.queryOptions({ organizationId }),
+    refetchInterval: 60_000,
+    staleTime: 10_000,
+    retry: false,
+  });
   const { refetch } = openCount;
   useEffect(() => {
     void refetch();
@@ -19,7 +24,11 @@ export function WarningsNavBadge({ organizationId }: { organizationId: string })
   const open = openCount.data?.open ?? 0;
   if (open === 0) return null;
   return (
-    <span className="nav-count" aria-label={`${open} open ${open === 1 ? 'warning' : 'warnings'}`} title={`${open} open`}>
+    <span
+      className="nav-count"
+      aria-label={`${open} open ${open === 1 ? 'warning' : 'warnings'}`}
+      title={`${open} open`}
+    >
       {open > 99 ? '99+' : open}
     </span>
   );

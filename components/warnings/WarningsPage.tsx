@@ -32,13 +32,26 @@ const stateFilters: { value: StateFilter; label: string }[] = [
 ];
 
 const emptyText: Record<StateFilter, { title: string; description: string }> = {
-  open: { title: 'No open warnings', description: 'Archived prompts still in use, unused keys and paused evaluations show up here.' },
-  resolved: { title: 'No resolved warnings', description: 'Warnings move here when their cause goes away or someone dismisses them.' },
-  all: { title: 'No warnings yet', description: 'Archived prompts still in use, unused keys and paused evaluations show up here.' },
+  open: {
+    title: 'No open warnings',
+    description: 'Archived prompts still in use, unused keys and paused evaluations show up here.',
+  },
+  resolved: {
+    title: 'No resolved warnings',
+    description: 'Warnings move here when their cause goes away or someone dismisses them.',
+  },
+  all: {
+    title: 'No warnings yet',
+    description: 'Archived prompts still in use, unused keys and paused evaluations show up here.',
+  },
 };
 
 // The filters live in the address, so a filtered list can be shared and survives a reload.
-function useFilters(): { state: StateFilter; kind: WarningKind | undefined; set: (next: { state?: StateFilter; kind?: WarningKind | '' }) => void } {
+function useFilters(): {
+  state: StateFilter;
+  kind: WarningKind | undefined;
+  set: (next: { state?: StateFilter; kind?: WarningKind | '' }) => void;
+} {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
@@ -74,7 +87,11 @@ function WarningRow({
   const meta = warningKindMeta[warning.kind] ?? { label: warning.kind, icon: () => null };
   const link = warningSubjectLink(organizationId, warning);
   return (
-    <tr data-warning={warning.id} data-kind={warning.kind} className={warning.resolvedAt ? 'warning-resolved' : undefined}>
+    <tr
+      data-warning={warning.id}
+      data-kind={warning.kind}
+      className={warning.resolvedAt ? 'warning-resolved' : undefined}
+    >
       <td>
         <span className={`warning-kind warning-kind-${warning.kind}`}>
           <span className="warning-kind-icon" aria-hidden="true">
@@ -131,14 +148,20 @@ function WarningsTable({ organizationId, canDismiss }: { organizationId: string;
   const queryClient = useQueryClient();
   const { state, kind, set } = useFilters();
   const list = useInfiniteQuery({
-    ...trpc.warnings.list.infiniteQueryOptions({ organizationId, state, kind, limit: 50 }, { getNextPageParam: (page) => page.nextCursor }),
+    ...trpc.warnings.list.infiniteQueryOptions(
+      { organizationId, state, kind, limit: 50 },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
     staleTime: 0,
     refetchInterval: 60_000,
   });
   const dismiss = useMutation(
     trpc.warnings.dismiss.mutationOptions({
       onSuccess: async () => {
-        await Promise.all([queryClient.invalidateQueries(trpc.warnings.list.pathFilter()), queryClient.invalidateQueries(trpc.warnings.openCount.pathFilter())]);
+        await Promise.all([
+          queryClient.invalidateQueries(trpc.warnings.list.pathFilter()),
+          queryClient.invalidateQueries(trpc.warnings.openCount.pathFilter()),
+        ]);
       },
     }),
   );
@@ -193,14 +216,25 @@ function WarningsTable({ organizationId, canDismiss }: { organizationId: string;
       <div className="warnings-filters">
         <div className="warnings-state" role="toolbar" aria-label="Show warnings">
           {stateFilters.map((option) => (
-            <button key={option.value} type="button" className="warnings-chip" aria-pressed={state === option.value} onClick={() => set({ state: option.value })}>
+            <button
+              key={option.value}
+              type="button"
+              className="warnings-chip"
+              aria-pressed={state === option.value}
+              onClick={() => set({ state: option.value })}
+            >
               {option.label}
             </button>
           ))}
         </div>
         <label className="warnings-kind-filter">
           <span className="visually-hidden">Kind</span>
-          <Select compact name="kind" value={kind ?? ''} onChange={(e) => set({ kind: e.target.value as WarningKind | '' })}>
+          <Select
+            compact
+            name="kind"
+            value={kind ?? ''}
+            onChange={(e) => set({ kind: e.target.value as WarningKind | '' })}
+          >
             <option value="">Every kind</option>
             {warningKindOptions.map((k) => (
               <option key={k} value={k}>

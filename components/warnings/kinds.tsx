@@ -20,10 +20,18 @@ export function warningSubjectLink(organizationId: string, warning: Warning): { 
     case 'archived_prompt_used':
       return warning.promptId ? { href: `${org}/prompts/${warning.promptId}`, label: 'Open prompt' } : null;
     case 'key_unused':
-      if (warning.details.keyType === 'ingestion') return { href: `${org}/ingestion-keys`, label: keyName ? `Ingestion key “${keyName}”` : 'Ingestion keys' };
-      return warning.promptId ? { href: `${org}/prompts/${warning.promptId}/keys`, label: keyName ? `Retrieval key “${keyName}”` : 'Retrieval keys' } : null;
+      if (warning.details.keyType === 'ingestion')
+        return { href: `${org}/ingestion-keys`, label: keyName ? `Ingestion key “${keyName}”` : 'Ingestion keys' };
+      return warning.promptId
+        ? {
+            href: `${org}/prompts/${warning.promptId}/keys`,
+            label: keyName ? `Retrieval key “${keyName}”` : 'Retrieval keys',
+          }
+        : null;
     case 'evaluation_paused':
-      return warning.promptId ? { href: `${org}/prompts/${warning.promptId}/evals/${warning.subjectId}`, label: 'Open evaluation' } : null;
+      return warning.promptId
+        ? { href: `${org}/prompts/${warning.promptId}/evals/${warning.subjectId}`, label: 'Open evaluation' }
+        : null;
     case 'dataset_near_capacity':
       return warning.promptId ? { href: `${org}/prompts/${warning.promptId}/dataset`, label: 'Open dataset' } : null;
     case 'payment_failed':

@@ -38,7 +38,10 @@ export function sourceDefinitions(folder = functionsFolder): Definition[] {
     .sort()) {
     for (const sql of statements(readFileSync(path.join(folder, file), 'utf8'))) {
       const object = objectOf(sql);
-      if (!object) throw new Error(`db/functions/${file}: a statement defines no function, trigger or type:\n${sql.slice(0, 200)}`);
+      if (!object)
+        throw new Error(
+          `db/functions/${file}: a statement defines no function, trigger or type:\n${sql.slice(0, 200)}`,
+        );
       definitions.push({ object, sql, file });
     }
   }
@@ -47,7 +50,9 @@ export function sourceDefinitions(folder = functionsFolder): Definition[] {
 
 // The last statement of the migrations, in journal order, that defines each object.
 function latestMigrationDefinitions(folder = migrationsFolder): Map<string, Definition> {
-  const journal = JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
+  const journal = JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as {
+    entries: { idx: number; tag: string }[];
+  };
   const latest = new Map<string, Definition>();
   for (const entry of [...journal.entries].sort((a, b) => a.idx - b.idx)) {
     const file = `${entry.tag}.sql`;
@@ -82,5 +87,7 @@ function inDependencyOrder(definitions: Definition[]): Definition[] {
 // Source statements whose latest migration differs (or which no migration defines yet).
 export function changedDefinitions(sources = functionsFolder, migrations = migrationsFolder): Definition[] {
   const latest = latestMigrationDefinitions(migrations);
-  return inDependencyOrder(sourceDefinitions(sources).filter((definition) => latest.get(definition.object)?.sql !== definition.sql));
+  return inDependencyOrder(
+    sourceDefinitions(sources).filter((definition) => latest.get(definition.object)?.sql !== definition.sql),
+  );
 }

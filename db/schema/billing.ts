@@ -42,7 +42,10 @@ export const billingSubscriptions = pgTable(
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('billing_subscriptions_org_idx').on(t.organizationId), index('billing_subscriptions_customer_idx').on(t.customerId)],
+  (t) => [
+    index('billing_subscriptions_org_idx').on(t.organizationId),
+    index('billing_subscriptions_customer_idx').on(t.customerId),
+  ],
 );
 
 // Every verified webhook event id, inserted in the transaction that applies it: a redelivery finds

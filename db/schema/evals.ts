@@ -76,7 +76,10 @@ export const evalRuns = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     completedAt: ts('completed_at'),
   },
-  (t) => [index('eval_runs_reuse_idx').on(t.organizationId, t.reuseKey, t.status), index('eval_runs_status_idx').on(t.status)],
+  (t) => [
+    index('eval_runs_reuse_idx').on(t.organizationId, t.reuseKey, t.status),
+    index('eval_runs_status_idx').on(t.status),
+  ],
 );
 
 // One frozen case of one run: the unit of work, claimed with SKIP LOCKED, executed and charged once.

@@ -24,7 +24,10 @@ export const retrievalKeys = pgTable(
     lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
   },
-  (t) => [uniqueIndex('retrieval_keys_digest_idx').on(t.secretDigest), index('retrieval_keys_prompt_idx').on(t.organizationId, t.promptId, t.id)],
+  (t) => [
+    uniqueIndex('retrieval_keys_digest_idx').on(t.secretDigest),
+    index('retrieval_keys_prompt_idx').on(t.organizationId, t.promptId, t.id),
+  ],
 );
 
 // Operational warnings: one row per (organization, kind, subject), deduplicated; `count` is the number
@@ -49,5 +52,8 @@ export const warnings = pgTable(
     lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
     resolvedAt: ts('resolved_at'),
   },
-  (t) => [uniqueIndex('warnings_subject_idx').on(t.organizationId, t.kind, t.subjectId), index('warnings_org_idx').on(t.organizationId, t.lastSeenAt, t.id)],
+  (t) => [
+    uniqueIndex('warnings_subject_idx').on(t.organizationId, t.kind, t.subjectId),
+    index('warnings_org_idx').on(t.organizationId, t.lastSeenAt, t.id),
+  ],
 );

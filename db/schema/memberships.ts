@@ -17,5 +17,8 @@ export const memberships = pgTable(
     role: text({ enum: ['admin', 'editor', 'viewer'] }).notNull(),
     joinedAt: ts('joined_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index('memberships_user_idx').on(t.userId, t.organizationId)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.userId] }),
+    index('memberships_user_idx').on(t.userId, t.organizationId),
+  ],
 );

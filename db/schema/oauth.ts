@@ -86,7 +86,10 @@ export const oauthRefreshTokens = pgTable(
     usedAt: ts('used_at'),
     createdAt: createdAt(),
   },
-  (t) => [index('oauth_refresh_tokens_grant_idx').on(t.grantId), index('oauth_refresh_tokens_expires_idx').on(t.expiresAt)],
+  (t) => [
+    index('oauth_refresh_tokens_grant_idx').on(t.grantId),
+    index('oauth_refresh_tokens_expires_idx').on(t.expiresAt),
+  ],
 );
 
 // ES256 signing keys. The newest signs; older ones stay published until every token they signed

@@ -19,7 +19,10 @@ export const idempotencyRecords = pgTable(
     expiresAt: ts('expires_at').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.clientId, t.organizationId, t.operation, t.key] }), index('idempotency_records_expires_idx').on(t.expiresAt)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.clientId, t.organizationId, t.operation, t.key] }),
+    index('idempotency_records_expires_idx').on(t.expiresAt),
+  ],
 );
 
 // Append-only record of every management write (API.md conventions).

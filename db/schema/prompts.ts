@@ -21,7 +21,10 @@ export const prompts = pgTable(
     // The scoring policy { method, judgeModelRouteId?, rubric? }: set by initialize, frozen into each evaluation.
     scoring: jsonb().notNull().default({ method: 'expected' }),
   },
-  (t) => [index('prompts_org_idx').on(t.organizationId, t.id), index('prompts_org_name_idx').on(t.organizationId, sql`lower(${t.name})`)],
+  (t) => [
+    index('prompts_org_idx').on(t.organizationId, t.id),
+    index('prompts_org_name_idx').on(t.organizationId, sql`lower(${t.name})`),
+  ],
 );
 
 // Immutable saved versions, numbered from 1 per prompt.
@@ -46,7 +49,10 @@ export const promptVersions = pgTable(
     // Version 1: the baseline evaluation that published it.
     sourceEvaluationId: text(),
   },
-  (t) => [uniqueIndex('prompt_versions_number_idx').on(t.promptId, t.number), uniqueIndex('prompt_versions_draft_idx').on(t.promptId, t.draftUserId, t.draftRevision)],
+  (t) => [
+    uniqueIndex('prompt_versions_number_idx').on(t.promptId, t.number),
+    uniqueIndex('prompt_versions_draft_idx').on(t.promptId, t.draftUserId, t.draftRevision),
+  ],
 );
 
 // Labels (production, staging, …) point at versions; moving one is a single-row update.
@@ -88,7 +94,10 @@ export const promptLabelHistory = pgTable(
     evaluationId: text(),
     at: ts('at').notNull().defaultNow(),
   },
-  (t) => [index('prompt_label_history_prompt_idx').on(t.promptId, t.id), index('prompt_label_history_label_idx').on(t.promptId, t.label, t.id)],
+  (t) => [
+    index('prompt_label_history_prompt_idx').on(t.promptId, t.id),
+    index('prompt_label_history_label_idx').on(t.promptId, t.label, t.id),
+  ],
 );
 
 // One personal draft per (prompt, user); writes are compare-and-swap on revision.

@@ -11,7 +11,8 @@ export { useTRPC, useTRPCClient };
 
 // Client errors (4xx) are answers, not glitches: retrying them only delays the message.
 function shouldRetry(failureCount: number, error: unknown): boolean {
-  const status = error instanceof TRPCClientError ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
+  const status =
+    error instanceof TRPCClientError ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
   if (status !== undefined && status < 500) return false;
   return failureCount < 2;
 }

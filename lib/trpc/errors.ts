@@ -14,7 +14,12 @@ type ErrorData = { appCode?: string; details?: Record<string, unknown>; httpStat
 export function readAppError(error: unknown): AppErrorInfo | null {
   if (!error) return null;
   if (!(error instanceof TRPCClientError)) {
-    return { code: 'network', message: 'Could not reach the server. Check your connection and try again.', fields: {}, details: {} };
+    return {
+      code: 'network',
+      message: 'Could not reach the server. Check your connection and try again.',
+      fields: {},
+      details: {},
+    };
   }
   const data = (error.data ?? {}) as ErrorData;
   const details = data.details ?? {};
@@ -23,7 +28,8 @@ export function readAppError(error: unknown): AppErrorInfo | null {
   for (const issue of issues) fields[issue.path] ??= issue.message;
   if (typeof details.field === 'string') fields[details.field] ??= error.message;
   const code = data.appCode ?? (data.httpStatus === undefined ? 'network' : 'internal');
-  const message = code === 'network' ? 'Could not reach the server. Check your connection and try again.' : error.message;
+  const message =
+    code === 'network' ? 'Could not reach the server. Check your connection and try again.' : error.message;
   return { code, message, fields, details };
 }
 

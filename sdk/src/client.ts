@@ -63,7 +63,12 @@ function deepFreeze<T>(value: T): T {
 const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 function localInvalid(message: string, path: string): InvalidRequestError {
-  return new InvalidRequestError({ status: 0, code: 'invalid_request', message, details: { issues: [{ path, message }] } });
+  return new InvalidRequestError({
+    status: 0,
+    code: 'invalid_request',
+    message,
+    details: { issues: [{ path, message }] },
+  });
 }
 
 export class Promptloop {
@@ -75,8 +80,10 @@ export class Promptloop {
   private exporter: TraceExporter | undefined;
 
   constructor(options: PromptloopOptions) {
-    if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('Promptloop: `baseUrl` is required.');
-    if (!options.apiKey && !options.apiKeys) throw new TypeError('Promptloop: give `apiKey` (a retrieval key, plr_…) or `apiKeys` per prompt id.');
+    if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '')
+      throw new TypeError('Promptloop: `baseUrl` is required.');
+    if (!options.apiKey && !options.apiKeys)
+      throw new TypeError('Promptloop: give `apiKey` (a retrieval key, plr_…) or `apiKeys` per prompt id.');
     this.options = options;
     this.baseUrl = trimBaseUrl(options.baseUrl);
     this.fetchImpl = options.fetch ?? defaultFetch();
@@ -101,9 +108,18 @@ export class Promptloop {
     let failure: PromptloopError;
     try {
       const url = this.retrievalUrl(promptId, selector);
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.keyFor(promptId)}` };
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        authorization: `Bearer ${this.keyFor(promptId)}`,
+      };
       if (cached?.etag) headers['if-none-match'] = cached.etag;
-      const { response, text } = await request(this.fetchImpl, url, { method: 'GET', headers }, this.options.timeoutMs ?? 5000, `GET ${url}`);
+      const { response, text } = await request(
+        this.fetchImpl,
+        url,
+        { method: 'GET', headers },
+        this.options.timeoutMs ?? 5000,
+        `GET ${url}`,
+      );
       if (response.status === 304 && cached) {
         cached.confirmedAt = Date.now();
         return makePrompt(cached.body, 'revalidated');
@@ -116,12 +132,24 @@ export class Promptloop {
           body = undefined;
         }
         if (!isRetrievedPrompt(body))
-          throw new PromptloopError({ status: 200, code: 'invalid_response', message: `GET ${url} answered 200 with a body that is not a retrieved prompt.` });
-        this.remember(cacheKey, { body: deepFreeze(body), etag: response.headers.get('etag') ?? '', confirmedAt: Date.now() });
+          throw new PromptloopError({
+            status: 200,
+            code: 'invalid_response',
+            message: `GET ${url} answered 200 with a body that is not a retrieved prompt.`,
+          });
+        this.remember(cacheKey, {
+          body: deepFreeze(body),
+          etag: response.headers.get('etag') ?? '',
+          confirmedAt: Date.now(),
+        });
         return makePrompt(body, 'server');
       }
       if (response.status >= 200 && response.status < 400) {
-        throw new PromptloopError({ status: response.status, code: 'invalid_response', message: `GET ${url} answered an unexpected HTTP ${response.status}.` });
+        throw new PromptloopError({
+          status: response.status,
+          code: 'invalid_response',
+          message: `GET ${url} answered an unexpected HTTP ${response.status}.`,
+        });
       }
       failure = errorFromResponse(response, text);
     } catch (error) {
@@ -157,13 +185,19 @@ export class Promptloop {
   /** Forgets cached copies: of one prompt, or all. */
   clearCache(promptId?: string): void {
     if (promptId === undefined) return this.cache.clear();
-    for (const cacheKey of [...this.cache.keys()]) if (cacheKey.startsWith(`${promptId}\n`)) this.cache.delete(cacheKey);
+    for (const cacheKey of [...this.cache.keys()])
+      if (cacheKey.startsWith(`${promptId}\n`)) this.cache.delete(cacheKey);
   }
 
   /** The trace exporter configured by `ingestionKey` (and `traceUrl`); throws when no ingestion key was given. */
   get traces(): TraceExporter {
     if (!this.options.ingestionKey) throw new TypeError('Promptloop: give `ingestionKey` (plt_…) to export traces.');
-    this.exporter ??= new TraceExporter({ ...this.options.traces, url: this.options.traceUrl ?? this.baseUrl, ingestionKey: this.options.ingestionKey, fetch: this.fetchImpl });
+    this.exporter ??= new TraceExporter({
+      ...this.options.traces,
+      url: this.options.traceUrl ?? this.baseUrl,
+      ingestionKey: this.options.ingestionKey,
+      fetch: this.fetchImpl,
+    });
     return this.exporter;
   }
 
@@ -174,11 +208,15 @@ export class Promptloop {
   }
 
   private checkSelector(promptId: string, selector: Selector): string {
-    if (typeof promptId !== 'string' || promptId === '') throw localInvalid('promptId must be a non-empty string.', 'promptId');
+    if (typeof promptId !== 'string' || promptId === '')
+      throw localInvalid('promptId must be a non-empty string.', 'promptId');
     const { label, version } = selector as { label?: unknown; version?: unknown };
     if (label !== undefined && version !== undefined) throw localInvalid('Give label or version, not both.', 'version');
     if (label !== undefined && (typeof label !== 'string' || !labelPattern.test(label)))
-      throw localInvalid('A label is 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.', 'label');
+      throw localInvalid(
+        'A label is 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.',
+        'label',
+      );
     if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 1))
       throw localInvalid('A version is an integer of at least 1.', 'version');
     return selectorKey(selector);
@@ -198,9 +236,24 @@ export class Promptloop {
     while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value as string);
   }
 
-  private serveStale(promptId: string, selector: string, body: RetrievedPrompt, source: 'stale' | 'fallback', error: PromptloopError, ageMs: number | null): Prompt {
+  private serveStale(
+    promptId: string,
+    selector: string,
+    body: RetrievedPrompt,
+    source: 'stale' | 'fallback',
+    error: PromptloopError,
+    ageMs: number | null,
+  ): Prompt {
     try {
-      this.options.onStale?.({ promptId, selector, source, error, versionId: body.versionId, version: body.version, ageMs });
+      this.options.onStale?.({
+        promptId,
+        selector,
+        source,
+        error,
+        versionId: body.versionId,
+        version: body.version,
+        ageMs,
+      });
     } catch {
       // A failing callback must not turn a served prompt into an error.
     }

@@ -36,7 +36,8 @@ export type ApiErrorCode =
  * or took too long, answered something that is not the API, variables did not fit the prompt, a
  * span could not be queued.
  */
-export type ClientErrorCode = 'network_error' | 'timeout' | 'invalid_response' | 'invalid_variables' | 'invalid_span' | 'queue_full' | 'shutdown';
+export type ClientErrorCode =
+  'network_error' | 'timeout' | 'invalid_response' | 'invalid_variables' | 'invalid_span' | 'queue_full' | 'shutdown';
 
 export type PromptloopErrorCode = ApiErrorCode | ClientErrorCode;
 
@@ -73,7 +74,9 @@ export class PromptloopError extends Error {
 
   /** True when a later identical request may succeed: no answer, 429 or 5xx. */
   get retryable(): boolean {
-    return this.status === 0 ? this.code === 'network_error' || this.code === 'timeout' : this.status === 429 || this.status >= 500;
+    return this.status === 0
+      ? this.code === 'network_error' || this.code === 'timeout'
+      : this.status === 429 || this.status >= 500;
   }
 }
 
@@ -160,7 +163,8 @@ export function errorFromResponse(response: Response, bodyText: string): Promptl
     envelope = null;
   }
   const status = response.status;
-  const fallbackCode: ApiErrorCode = defaultCodes[status] ?? (status >= 500 ? (status === 503 ? 'unavailable' : 'internal') : 'invalid_request');
+  const fallbackCode: ApiErrorCode =
+    defaultCodes[status] ?? (status >= 500 ? (status === 503 ? 'unavailable' : 'internal') : 'invalid_request');
   const code = typeof envelope?.code === 'string' ? (envelope.code as PromptloopErrorCode) : fallbackCode;
   const message = typeof envelope?.message === 'string' ? envelope.message : `Promptloop answered HTTP ${status}.`;
   const requestId = typeof envelope?.requestId === 'string' ? envelope.requestId : response.headers.get('x-request-id');

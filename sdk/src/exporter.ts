@@ -132,9 +132,12 @@ const statuses = new Set(['running', 'success', 'error', 'cancelled']);
 function spanProblem(span: SpanSnapshot): string {
   if (typeof span !== 'object' || span === null) return 'A span snapshot is an object.';
   if (!traceIdPattern.test(String(span.traceId))) return 'traceId must be 32 lowercase hex characters, not all zeros.';
-  if (!spanIdPattern.test(String(span.spanId)) || !spanIdPattern.test(String(span.rootSpanId))) return 'spanId and rootSpanId must be 16 lowercase hex characters, not all zeros.';
-  if (!Number.isInteger(span.revision) || span.revision < 0 || span.revision > 1_000_000) return 'revision must be an integer from 0 to 1,000,000.';
-  if (typeof span.name !== 'string' || span.name === '' || typeof span.service !== 'string' || span.service === '') return 'name and service must be non-empty strings.';
+  if (!spanIdPattern.test(String(span.spanId)) || !spanIdPattern.test(String(span.rootSpanId)))
+    return 'spanId and rootSpanId must be 16 lowercase hex characters, not all zeros.';
+  if (!Number.isInteger(span.revision) || span.revision < 0 || span.revision > 1_000_000)
+    return 'revision must be an integer from 0 to 1,000,000.';
+  if (typeof span.name !== 'string' || span.name === '' || typeof span.service !== 'string' || span.service === '')
+    return 'name and service must be non-empty strings.';
   if (!kinds.has(span.kind) || !statuses.has(span.status)) return 'kind or status is not one of the allowed values.';
   if (!Number.isInteger(span.startedAt) || span.startedAt < 0) return 'startedAt must be Unix milliseconds.';
   return '';
@@ -179,8 +182,10 @@ export class TraceExporter {
   };
 
   constructor(options: TraceExporterOptions) {
-    if (!options || typeof options.url !== 'string' || options.url === '') throw new TypeError('TraceExporter: `url` is required.');
-    if (typeof options.ingestionKey !== 'string' || options.ingestionKey === '') throw new TypeError('TraceExporter: `ingestionKey` (plt_…) is required.');
+    if (!options || typeof options.url !== 'string' || options.url === '')
+      throw new TypeError('TraceExporter: `url` is required.');
+    if (typeof options.ingestionKey !== 'string' || options.ingestionKey === '')
+      throw new TypeError('TraceExporter: `ingestionKey` (plt_…) is required.');
     this.url = `${trimBaseUrl(options.url, '/traces')}/api/v1/traces`;
     this.authorization = `Bearer ${options.ingestionKey}`;
     this.fetchImpl = options.fetch ?? defaultFetch();
@@ -220,7 +225,12 @@ export class TraceExporter {
       const bytes = utf8Length(json);
       if (bytes + batchPrefix.length + batchSuffix.length > this.o.maxBatchBytes) {
         this.counters.droppedInvalid++;
-        this.report('invalid_span', `The span snapshot is ${bytes} bytes of JSON: it cannot fit in a batch of ${this.o.maxBatchBytes} bytes.`, 1, { spanId: span.spanId });
+        this.report(
+          'invalid_span',
+          `The span snapshot is ${bytes} bytes of JSON: it cannot fit in a batch of ${this.o.maxBatchBytes} bytes.`,
+          1,
+          { spanId: span.spanId },
+        );
         return;
       }
       this.queue.push({ seq: this.nextSeq++, json, bytes, at: Date.now() });
@@ -231,7 +241,11 @@ export class TraceExporter {
       else this.schedule();
     } catch (error) {
       this.counters.droppedInvalid++;
-      this.report('invalid_span', `The span snapshot could not be serialized: ${error instanceof Error ? error.message : String(error)}`, 1);
+      this.report(
+        'invalid_span',
+        `The span snapshot could not be serialized: ${error instanceof Error ? error.message : String(error)}`,
+        1,
+      );
     }
   }
 
@@ -302,7 +316,10 @@ export class TraceExporter {
   }
 
   private fullBatchQueued(): boolean {
-    return this.queueLength() >= this.o.maxBatchEvents || this.queuedBytes + this.queueLength() + batchPrefix.length + batchSuffix.length > this.o.maxBatchBytes;
+    return (
+      this.queueLength() >= this.o.maxBatchEvents ||
+      this.queuedBytes + this.queueLength() + batchPrefix.length + batchSuffix.length > this.o.maxBatchBytes
+    );
   }
 
   // A partial batch goes out when its oldest snapshot has waited flushIntervalMs.
@@ -334,7 +351,12 @@ export class TraceExporter {
 
   private shouldSendNow(): boolean {
     if (this.queueLength() === 0) return false;
-    return this.flushing > 0 || this.closed || this.fullBatchQueued() || Date.now() - this.queue[this.head].at >= this.o.flushIntervalMs;
+    return (
+      this.flushing > 0 ||
+      this.closed ||
+      this.fullBatchQueued() ||
+      Date.now() - this.queue[this.head].at >= this.o.flushIntervalMs
+    );
   }
 
   private async drain(): Promise<void> {
@@ -383,7 +405,11 @@ export class TraceExporter {
         const { response, text } = await request(
           this.fetchImpl,
           this.url,
-          { method: 'POST', headers: { 'content-type': 'application/json', authorization: this.authorization }, body: batch.body },
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: this.authorization },
+            body: batch.body,
+          },
           this.o.timeoutMs,
           `POST ${this.url}`,
           this.cancel.signal,
@@ -394,13 +420,22 @@ export class TraceExporter {
         }
         failure = errorFromResponse(response, text);
       } catch (error) {
-        failure = error instanceof PromptloopError ? error : new PromptloopError({ status: 0, code: 'network_error', message: String(error), cause: error });
+        failure =
+          error instanceof PromptloopError
+            ? error
+            : new PromptloopError({ status: 0, code: 'network_error', message: String(error), cause: error });
       }
       if (this.stopped) return;
       if (!failure.retryable || attempt >= this.o.maxAttempts) {
         this.counters.droppedRejected += batch.count;
         const why = failure.retryable ? `still failing after ${attempt} attempts` : 'refused';
-        this.report(failure.code, `A batch of ${batch.count} span snapshots was ${why}: ${failure.message}`, batch.count, failure.details, failure);
+        this.report(
+          failure.code,
+          `A batch of ${batch.count} span snapshots was ${why}: ${failure.message}`,
+          batch.count,
+          failure.details,
+          failure,
+        );
         return;
       }
       this.counters.retries++;
@@ -466,7 +501,13 @@ export class TraceExporter {
     for (const waiter of waiting) waiter();
   }
 
-  private report(code: PromptloopErrorCode, message: string, droppedEvents: number, details: Record<string, unknown> = {}, cause?: PromptloopError): void {
+  private report(
+    code: PromptloopErrorCode,
+    message: string,
+    droppedEvents: number,
+    details: Record<string, unknown> = {},
+    cause?: PromptloopError,
+  ): void {
     if (!this.onError) return;
     try {
       this.onError(

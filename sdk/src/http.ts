@@ -29,7 +29,14 @@ export type Answer = { response: Response; text: string };
  * One request with a timeout (AbortController + setTimeout, which every runtime has). Resolves with
  * the answer and its whole body text, or rejects with a NetworkError (`network_error` or `timeout`).
  */
-export async function request(fetchImpl: FetchLike, url: string, init: RequestInit, timeoutMs: number, what: string, cancel?: AbortSignal): Promise<Answer> {
+export async function request(
+  fetchImpl: FetchLike,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  what: string,
+  cancel?: AbortSignal,
+): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
   const onCancel = () => controller.abort();

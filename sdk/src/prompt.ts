@@ -91,19 +91,36 @@ export function compilePrompt(body: RetrievedPrompt, values: CompileInput = {}):
     const input = values.input;
     if (typeof input !== 'string' || input === '' || extra.length) {
       const missing = typeof input === 'string' && input !== '' ? [] : ['input'];
-      throw compileError('This prompt takes a user message: call compile({ input: "…" }) with a non-empty string and nothing else.', missing, extra);
+      throw compileError(
+        'This prompt takes a user message: call compile({ input: "…" }) with a non-empty string and nothing else.',
+        missing,
+        extra,
+      );
     }
-    messages = [...content.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'user', content: input }];
+    messages = [
+      ...content.messages.map((m) => ({ role: m.role, content: m.content })),
+      { role: 'user', content: input },
+    ];
   } else {
     const names = extractVariables(content.messages);
     const missing = names.filter((name) => !given.includes(name));
     const extra = given.filter((name) => !names.includes(name));
     if (missing.length || extra.length) {
-      const parts = [missing.length ? `missing ${missing.map((n) => `{{${n}}}`).join(', ')}` : '', extra.length ? `unknown ${extra.join(', ')}` : ''].filter(Boolean);
-      throw compileError(`Variables do not fit prompt ${body.promptId} version ${body.version}: ${parts.join('; ')}.`, missing, extra);
+      const parts = [
+        missing.length ? `missing ${missing.map((n) => `{{${n}}}`).join(', ')}` : '',
+        extra.length ? `unknown ${extra.join(', ')}` : '',
+      ].filter(Boolean);
+      throw compileError(
+        `Variables do not fit prompt ${body.promptId} version ${body.version}: ${parts.join('; ')}.`,
+        missing,
+        extra,
+      );
     }
     // One pass: a value that itself contains {{…}} is inserted as it is, never expanded again.
-    messages = content.messages.map((m) => ({ role: m.role, content: m.content.replace(placeholderPattern, (_whole, name: string) => asText(values[name])) }));
+    messages = content.messages.map((m) => ({
+      role: m.role,
+      content: m.content.replace(placeholderPattern, (_whole, name: string) => asText(values[name])),
+    }));
   }
   let outputSchema: unknown = null;
   if (content.outputSchema) {
@@ -147,7 +164,10 @@ export function makePrompt(body: RetrievedPrompt, source: PromptSource, error: P
     error,
   };
   // compile is not enumerable, so JSON.stringify(prompt) stays a plain record.
-  Object.defineProperty(prompt, 'compile', { value: (values?: CompileInput) => compilePrompt(body, values), enumerable: false });
+  Object.defineProperty(prompt, 'compile', {
+    value: (values?: CompileInput) => compilePrompt(body, values),
+    enumerable: false,
+  });
   return prompt as Prompt;
 }
 

@@ -35,16 +35,23 @@ export function selectorKey(selector: Selector = {}): string {
  * naming the first entry that is not a RetrievedPrompt of the promptId it is filed under.
  */
 export function parseSnapshot(value: unknown): Snapshot {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('A snapshot is an object { version: 1, prompts: { … } }.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError('A snapshot is an object { version: 1, prompts: { … } }.');
   const { version, prompts } = value as Record<string, unknown>;
-  if (version !== undefined && version !== 1) throw new TypeError(`Unknown snapshot version ${String(version)} (this SDK reads version 1).`);
-  if (typeof prompts !== 'object' || prompts === null || Array.isArray(prompts)) throw new TypeError('snapshot.prompts must be an object keyed by promptId.');
+  if (version !== undefined && version !== 1)
+    throw new TypeError(`Unknown snapshot version ${String(version)} (this SDK reads version 1).`);
+  if (typeof prompts !== 'object' || prompts === null || Array.isArray(prompts))
+    throw new TypeError('snapshot.prompts must be an object keyed by promptId.');
   for (const [promptId, entries] of Object.entries(prompts)) {
-    if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) throw new TypeError(`snapshot.prompts.${promptId} must be an object keyed by selector.`);
+    if (typeof entries !== 'object' || entries === null || Array.isArray(entries))
+      throw new TypeError(`snapshot.prompts.${promptId} must be an object keyed by selector.`);
     for (const [key, entry] of Object.entries(entries)) {
       if (!/^(label:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?|version:[1-9]\d*)$/.test(key))
-        throw new TypeError(`snapshot.prompts.${promptId}: "${key}" is not a selector key (label:<label> or version:<n>).`);
-      if (!isRetrievedPrompt(entry) || entry.promptId !== promptId) throw new TypeError(`snapshot.prompts.${promptId}["${key}"] is not a retrieved prompt of ${promptId}.`);
+        throw new TypeError(
+          `snapshot.prompts.${promptId}: "${key}" is not a selector key (label:<label> or version:<n>).`,
+        );
+      if (!isRetrievedPrompt(entry) || entry.promptId !== promptId)
+        throw new TypeError(`snapshot.prompts.${promptId}["${key}"] is not a retrieved prompt of ${promptId}.`);
     }
   }
   return { version: 1, prompts: prompts as Snapshot['prompts'] };

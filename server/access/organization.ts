@@ -14,7 +14,8 @@ export type PromptRow = typeof prompts.$inferSelect;
 // (API.md); every other write with the default one.
 const readOnlyRefusals = {
   default: () => new AppError('read_only', 'This organization is read-only while its deletion is scheduled.'),
-  credentials: () => new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' }),
+  credentials: () =>
+    new AppError('read_only', 'This organization is scheduled for deletion and is read-only.', { state: 'read_only' }),
 };
 export type ReadOnlyRefusal = keyof typeof readOnlyRefusals;
 
@@ -23,14 +24,24 @@ export function assertWritableOrganization(membership: Membership, refusal: Read
 }
 
 // Membership with the permission's role, then a writable organization.
-export async function authorizeOrganizationWrite(ctx: ServiceContext, organizationId: string, permission: Permission, refusal: ReadOnlyRefusal = 'default'): Promise<Membership> {
+export async function authorizeOrganizationWrite(
+  ctx: ServiceContext,
+  organizationId: string,
+  permission: Permission,
+  refusal: ReadOnlyRefusal = 'default',
+): Promise<Membership> {
   const membership = await authorize(ctx, organizationId, permission);
   assertWritableOrganization(membership, refusal);
   return membership;
 }
 
 // Reads the prompt inside the caller's organization; another organization's prompt looks missing.
-export async function loadPrompt(ctx: ServiceContext, organizationId: string, promptId: string, options: { lock?: boolean } = {}): Promise<PromptRow> {
+export async function loadPrompt(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  options: { lock?: boolean } = {},
+): Promise<PromptRow> {
   if (!isId('prm', promptId)) throw notFound('Prompt');
   const query = ctx.db
     .select()
@@ -42,7 +53,8 @@ export async function loadPrompt(ctx: ServiceContext, organizationId: string, pr
 }
 
 export function assertNotArchived(prompt: PromptRow): void {
-  if (prompt.state === 'archived') throw new AppError('invalid_state', 'This prompt is archived and read-only.', { state: 'archived' });
+  if (prompt.state === 'archived')
+    throw new AppError('invalid_state', 'This prompt is archived and read-only.', { state: 'archived' });
 }
 
 // The checks every write to a prompt, its drafts or its dataset goes through, in this order:
@@ -59,7 +71,11 @@ export async function authorizePromptWrite(
   return { membership, prompt };
 }
 
-export async function authorizePromptRead(ctx: ServiceContext, organizationId: string, promptId: string): Promise<{ membership: Membership; prompt: PromptRow }> {
+export async function authorizePromptRead(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+): Promise<{ membership: Membership; prompt: PromptRow }> {
   const membership = await authorize(ctx, organizationId, 'prompts.read');
   const prompt = await loadPrompt(ctx, organizationId, promptId);
   return { membership, prompt };

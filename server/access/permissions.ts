@@ -14,7 +14,10 @@ export type Membership = {
   organization: typeof organizations.$inferSelect;
 };
 
-async function membershipOf(ctx: ServiceContext, organizationId: string): Promise<Omit<Membership, 'organizationId'> | null> {
+async function membershipOf(
+  ctx: ServiceContext,
+  organizationId: string,
+): Promise<Omit<Membership, 'organizationId'> | null> {
   // A service account's "membership" is its own row: its one organization and its role, while not revoked.
   if (ctx.actor.serviceAccount) return serviceAccountAccess(ctx.db, ctx.actor.userId, organizationId);
   const [row] = await ctx.db
@@ -26,15 +29,26 @@ async function membershipOf(ctx: ServiceContext, organizationId: string): Promis
 }
 
 // Reads membership and role live on every call: a removed member (or revoked service account) is refused at once.
-export async function authorize(ctx: ServiceContext, organizationId: string, permission: Permission): Promise<Membership> {
+export async function authorize(
+  ctx: ServiceContext,
+  organizationId: string,
+  permission: Permission,
+): Promise<Membership> {
   if (!isId('org', organizationId)) throw notFound('Organization');
   const row = await membershipOf(ctx, organizationId);
   // Another organization's id looks exactly like a missing one.
   if (!row) throw notFound('Organization');
   if (!can(row.role, permission)) {
     const needed = permissions[permission];
-    if (needed === 'admin') throw new AppError('admin_required', 'Only an admin of this organization can do this.', { requiredRole: 'admin', role: row.role });
-    throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, { requiredRole: needed, role: row.role });
+    if (needed === 'admin')
+      throw new AppError('admin_required', 'Only an admin of this organization can do this.', {
+        requiredRole: 'admin',
+        role: row.role,
+      });
+    throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, {
+      requiredRole: needed,
+      role: row.role,
+    });
   }
   return { organizationId, role: row.role, organization: row.organization };
 }

@@ -21,13 +21,23 @@ const plausible = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
 export type LinkProblem = 'invalid' | 'expired' | 'used';
 
 export function linkError(problem: LinkProblem, what: string): AppError {
-  const message = problem === 'used' ? `This ${what} link was already used.` : problem === 'expired' ? `This ${what} link has expired.` : `This ${what} link is not valid.`;
+  const message =
+    problem === 'used'
+      ? `This ${what} link was already used.`
+      : problem === 'expired'
+        ? `This ${what} link has expired.`
+        : `This ${what} link is not valid.`;
   return new AppError('invalid_state', message, { state: `link_${problem}` });
 }
 
 // Loads (and with `lock`, locks) a token of one purpose, with the user it belongs to. The link is
 // valid only while the account still uses the address it was sent to.
-export async function findToken(db: Db, token: string, purpose: EmailTokenPurpose, opts: { lock?: boolean; now?: Date } = {}) {
+export async function findToken(
+  db: Db,
+  token: string,
+  purpose: EmailTokenPurpose,
+  opts: { lock?: boolean; now?: Date } = {},
+) {
   if (!plausible(token)) return { problem: 'invalid' as const };
   const query = db
     .select({ token: emailTokens, user: users })

@@ -18,9 +18,16 @@ const verificationTtlMs = 24 * 60 * 60 * 1000;
 export type EmailStatus = { email: string | null; verified: boolean; verificationRequired: boolean };
 
 export async function getEmailStatus(ctx: ServiceContext): Promise<EmailStatus> {
-  const [row] = await ctx.db.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, ctx.actor.userId));
+  const [row] = await ctx.db
+    .select({ email: users.email, verifiedAt: users.emailVerifiedAt })
+    .from(users)
+    .where(eq(users.id, ctx.actor.userId));
   if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
-  return { email: row.email, verified: Boolean(row.email && row.verifiedAt), verificationRequired: config().requireEmailVerification };
+  return {
+    email: row.email,
+    verified: Boolean(row.email && row.verifiedAt),
+    verificationRequired: config().requireEmailVerification,
+  };
 }
 
 // Stores a new link for the account's current, unverified address and emails it once that has
@@ -30,9 +37,14 @@ async function sendVerification(ctx: DbContext, userId: string): Promise<boolean
   if (!user?.email || user.emailVerifiedAt) return false;
   const { token, digest } = newToken();
   const now = new Date();
-  await ctx.db
-    .insert(emailTokens)
-    .values({ tokenDigest: digest, userId, purpose: 'verify_email', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + verificationTtlMs) });
+  await ctx.db.insert(emailTokens).values({
+    tokenDigest: digest,
+    userId,
+    purpose: 'verify_email',
+    email: user.email,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + verificationTtlMs),
+  });
   const message = verificationEmail(user.email, `${config().appUrl}/verify-email?token=${token}`);
   onCommit(ctx, () => sendEmail(message));
   return true;

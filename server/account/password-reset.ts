@@ -20,7 +20,10 @@ const resetRequestedMessage = 'If an account exists for this address, we sent a 
 
 // Every request does the same work up to the email, which goes out in the background.
 // Runs outside an edge transaction (the counters must commit even when the request is refused).
-export async function requestPasswordReset(ctx: DbContext, input: { email: string; clientIp: string | null }): Promise<{ message: string }> {
+export async function requestPasswordReset(
+  ctx: DbContext,
+  input: { email: string; clientIp: string | null },
+): Promise<{ message: string }> {
   const email = input.email.trim().toLowerCase();
   // One counter per address with sign-up and sign-in; callers in this process have no address.
   if (input.clientIp) await enforceLimit(ctx.db, limitKeys.accountIp(input.clientIp), limits.accountAttemptsPerIp);
@@ -30,13 +33,22 @@ export async function requestPasswordReset(ctx: DbContext, input: { email: strin
   await withTransaction(ctx, async (txCtx) => {
     const tx = txCtx.db;
     // Only dashboard accounts (with a password) are reset; an issuer's accounts sign in there.
-    const [user] = await tx.select({ id: users.id, email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email)).for('update');
+    const [user] = await tx
+      .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+      .from(users)
+      .where(eq(users.email, email))
+      .for('update');
     if (!user?.email || !user.passwordHash) return null;
     await tx.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password')));
     const now = new Date();
-    await tx
-      .insert(emailTokens)
-      .values({ tokenDigest: digest, userId: user.id, purpose: 'reset_password', email: user.email, createdAt: now, expiresAt: new Date(now.getTime() + resetTtlMs) });
+    await tx.insert(emailTokens).values({
+      tokenDigest: digest,
+      userId: user.id,
+      purpose: 'reset_password',
+      email: user.email,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + resetTtlMs),
+    });
     const message = passwordResetEmail(user.email, `${config().appUrl}/reset-password?token=${token}`);
     onCommit(txCtx, () => sendEmail(message));
     return null;
@@ -53,7 +65,10 @@ export async function checkResetLink({ db }: DbContext, token: string): Promise<
 
 // Sets the new password, uses the link, ends older dashboard sessions and (the link proved the
 // address) marks the email verified, all in the caller's transaction (the edge's).
-export async function resetPassword(ctx: DbContext, input: { token: string; password: string }): Promise<{ email: string }> {
+export async function resetPassword(
+  ctx: DbContext,
+  input: { token: string; password: string },
+): Promise<{ email: string }> {
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
   const passwordHash = await hashPassword(input.password);
@@ -63,10 +78,22 @@ export async function resetPassword(ctx: DbContext, input: { token: string; pass
   if (found.problem) throw linkError(found.problem, 'password reset');
   const { user, token: link } = found.row;
   await markUsed(db, link.tokenDigest, now);
-  await db.delete(emailTokens).where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password'), ne(emailTokens.tokenDigest, link.tokenDigest)));
+  await db
+    .delete(emailTokens)
+    .where(
+      and(
+        eq(emailTokens.userId, user.id),
+        eq(emailTokens.purpose, 'reset_password'),
+        ne(emailTokens.tokenDigest, link.tokenDigest),
+      ),
+    );
   await db
     .update(users)
-    .set({ passwordHash, sessionsValidAfter: now, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
+    .set({
+      passwordHash,
+      sessionsValidAfter: now,
+      emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now.toISOString()}::timestamptz)`,
+    })
     .where(eq(users.id, user.id));
   // Pending verification links for this address have nothing left to prove.
   await db

@@ -6,7 +6,15 @@ import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { newId, isId } from '../ids';
 import { hashPassword, passwordProblem, unmatchableHash, verifyPassword } from '../credentials/passwords';
-import { enforceLimit, hitLimit, limitKeys, limits, refundHit, tooManyAttempts, type LimitWindow } from '../credentials/attempts';
+import {
+  enforceLimit,
+  hitLimit,
+  limitKeys,
+  limits,
+  refundHit,
+  tooManyAttempts,
+  type LimitWindow,
+} from '../credentials/attempts';
 import { recordAudit } from '../audit/service';
 import type { Organization, Profile } from '../orgs/schemas';
 import { getOrganization } from '../orgs/service';
@@ -15,7 +23,13 @@ import { serviceAccountProfile } from '../service-accounts/service';
 type UserRow = typeof users.$inferSelect;
 
 function toProfile(row: UserRow): Profile {
-  return { id: row.id, email: row.email, name: row.name, defaultOrganizationId: row.defaultOrganizationId, kind: 'user' };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    defaultOrganizationId: row.defaultOrganizationId,
+    kind: 'user',
+  };
 }
 
 async function loadUser(db: Db, userId: string): Promise<UserRow> {
@@ -29,15 +43,26 @@ export async function getProfile(ctx: ServiceContext): Promise<Profile> {
   return toProfile(await loadUser(ctx.db, ctx.actor.userId));
 }
 
-export async function setDefaultOrganization(ctx: ServiceContext, { organizationId }: OperationInput<'set_default_organization'>): Promise<Profile> {
+export async function setDefaultOrganization(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'set_default_organization'>,
+): Promise<Profile> {
   if (ctx.actor.serviceAccount) {
-    throw new AppError('forbidden', 'A service account acts only in its own organization, which is always its default; there is no default to set.', {
-      actor: 'service_account',
-    });
+    throw new AppError(
+      'forbidden',
+      'A service account acts only in its own organization, which is always its default; there is no default to set.',
+      {
+        actor: 'service_account',
+      },
+    );
   }
   const { db } = ctx;
   if (organizationId !== null) await getOrganization(ctx, { organizationId });
-  const [row] = await db.update(users).set({ defaultOrganizationId: organizationId }).where(eq(users.id, ctx.actor.userId)).returning();
+  const [row] = await db
+    .update(users)
+    .set({ defaultOrganizationId: organizationId })
+    .where(eq(users.id, ctx.actor.userId))
+    .returning();
   if (!row) throw new AppError('unauthorized', 'This account no longer exists.');
   await recordAudit(ctx, {
     organizationId,
@@ -51,7 +76,8 @@ export async function setDefaultOrganization(ctx: ServiceContext, { organization
 
 // Never switches silently: an unset or inaccessible default is an explicit choice for the caller.
 export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<Organization> {
-  if (ctx.actor.serviceAccount) return getOrganization(ctx, { organizationId: (await serviceAccountProfile(ctx)).defaultOrganizationId! });
+  if (ctx.actor.serviceAccount)
+    return getOrganization(ctx, { organizationId: (await serviceAccountProfile(ctx)).defaultOrganizationId! });
   const user = await loadUser(ctx.db, ctx.actor.userId);
   if (user.defaultOrganizationId) {
     try {
@@ -69,7 +95,9 @@ export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<O
     .limit(100);
   throw new AppError(
     'choose_organization',
-    user.defaultOrganizationId ? 'Your default organization is no longer accessible. Choose one explicitly.' : 'No default organization is set. Choose one explicitly.',
+    user.defaultOrganizationId
+      ? 'Your default organization is no longer accessible. Choose one explicitly.'
+      : 'No default organization is set. Choose one explicitly.',
     { defaultOrganizationId: user.defaultOrganizationId, organizations: accessible },
   );
 }
@@ -118,10 +146,17 @@ export async function signUp(db: Db, input: SignUpInput, source: AttemptSource =
 // checked (one atomic statement per counter, so concurrent guesses cannot slip past the limit) and
 // handed back when it succeeds, so only failures use up the limit. Over a limit: 429 rate_limited,
 // even with the right password.
-export async function checkCredentials(db: Db, emailInput: string, password: string, source: AttemptSource = {}): Promise<{ profile: Profile } | { error: 'invalid_credentials' }> {
+export async function checkCredentials(
+  db: Db,
+  emailInput: string,
+  password: string,
+  source: AttemptSource = {},
+): Promise<{ profile: Profile } | { error: 'invalid_credentials' }> {
   const email = emailInput.trim().toLowerCase();
   const counters = await getDb();
-  const keys: { key: string; window: LimitWindow }[] = [{ key: limitKeys.signInEmail(email), window: limits.signInFailuresPerEmail }];
+  const keys: { key: string; window: LimitWindow }[] = [
+    { key: limitKeys.signInEmail(email), window: limits.signInFailuresPerEmail },
+  ];
   if (source.clientIp) keys.push({ key: limitKeys.accountIp(source.clientIp), window: limits.accountAttemptsPerIp });
   const hits = await Promise.all(keys.map(({ key, window }) => hitLimit(counters, key, window)));
   const refused = hits.filter((hit) => !hit.allowed);
@@ -145,7 +180,14 @@ export async function checkCredentials(db: Db, emailInput: string, password: str
 // OAuth subjects: users are keyed by (issuer, sub); the built-in issuer's sub is the user id.
 export async function provisionOAuthUser(
   db: Db,
-  claims: { issuer: string; subject: string; email?: string; emailVerified?: boolean; name?: string; builtInIssuer: boolean },
+  claims: {
+    issuer: string;
+    subject: string;
+    email?: string;
+    emailVerified?: boolean;
+    name?: string;
+    builtInIssuer: boolean;
+  },
 ): Promise<string> {
   if (claims.builtInIssuer) {
     if (!isId('usr', claims.subject)) throw new AppError('unauthorized', 'Unknown subject.');
@@ -163,7 +205,14 @@ export async function provisionOAuthUser(
   const kept = emailOwner ? null : email;
   await db
     .insert(users)
-    .values({ id: newId('usr'), issuer: claims.issuer, subject: claims.subject, email: kept, emailVerifiedAt: kept ? new Date() : null, name: claims.name ?? null })
+    .values({
+      id: newId('usr'),
+      issuer: claims.issuer,
+      subject: claims.subject,
+      email: kept,
+      emailVerifiedAt: kept ? new Date() : null,
+      name: claims.name ?? null,
+    })
     .onConflictDoNothing();
   const [created] = await db.select({ id: users.id }).from(users).where(identity);
   if (!created) throw notFound('User');

@@ -11,7 +11,6 @@ import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
 import { assertFlatInput, type AnyObject, type Method, type OperationSpec } from '../operations/declare';
 
-
 // The one executor of management operations (DESIGN.md "One edge policy"): REST (below) and MCP
 // tools (server/mcp) hand it the caller and the input as it arrived; it validates strictly, runs
 // the handler in the edge-owned transaction, and applies Idempotency-Key semantics. Both surfaces
@@ -19,7 +18,11 @@ import { assertFlatInput, type AnyObject, type Method, type OperationSpec } from
 
 // What a handler receives besides the context: the path parameters, query and body, parsed, as one
 // object (OperationInput in server/operations). Their names never clash (assertFlatInput).
-type HandlerInput<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = (P extends AnyObject ? z.output<P> : unknown) &
+type HandlerInput<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+> = (P extends AnyObject ? z.output<P> : unknown) &
   (Q extends AnyObject ? z.output<Q> : unknown) &
   (B extends z.ZodType ? z.output<B> : unknown);
 
@@ -65,7 +68,11 @@ export function limitManagement(userId: string): void {
 
 async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Promise<unknown> {
   if (!schema) {
-    if (value === undefined || (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) return undefined;
+    if (
+      value === undefined ||
+      (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
+    )
+      return undefined;
     const names = value && typeof value === 'object' ? Object.keys(value) : [];
     throw invalidRequest(
       'This operation takes no request body.',
@@ -82,16 +89,33 @@ async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Pr
  * transaction (writes) or on the root handle (reads, and writes declared `transaction: false`,
  * whose handlers open their own). Failures are thrown as they are.
  */
-export async function execute(db: Db, actor: Actor, operation: Executable, input: RawInput, requestId: string): Promise<Execution> {
+export async function execute(
+  db: Db,
+  actor: Actor,
+  operation: Executable,
+  input: RawInput,
+  requestId: string,
+): Promise<Execution> {
   const write = operation.method !== 'GET';
   assertCleanParams(Object.entries(input.params), 'path');
   const params = parseWith(operation.params ?? noParams, input.params, 'path');
   const query = parseQuery(operation.query, input.query);
-  const body = !write ? undefined : 'request' in input.body ? await parseBody(operation.body, input.body.request) : await parseBodyValue(operation.body, input.body.value);
+  const body = !write
+    ? undefined
+    : 'request' in input.body
+      ? await parseBody(operation.body, input.body.request)
+      : await parseBodyValue(operation.body, input.body.value);
 
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
-    const result = await operation.handler({ db: handlerDb, actor, afterCommit }, { ...params, ...query, ...(body as object | undefined) } as never);
-    const receipt = operation.idempotentReplay === 'secret_unavailable' ? withoutSecret(result, operation.secretField ?? 'secret') : undefined;
+    const result = await operation.handler({ db: handlerDb, actor, afterCommit }, {
+      ...params,
+      ...query,
+      ...(body as object | undefined),
+    } as never);
+    const receipt =
+      operation.idempotentReplay === 'secret_unavailable'
+        ? withoutSecret(result, operation.secretField ?? 'secret')
+        : undefined;
     return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
   };
   const transactional = write && operation.transaction !== false;
@@ -117,7 +141,11 @@ export async function execute(db: Db, actor: Actor, operation: Executable, input
     },
     { transaction: transactional },
   );
-  if (outcome.kind === 'replay' && operation.idempotentReplay === 'secret_unavailable' && outcome.response.status < 300) {
+  if (
+    outcome.kind === 'replay' &&
+    operation.idempotentReplay === 'secret_unavailable' &&
+    outcome.response.status < 300
+  ) {
     const unavailable = new AppError(
       'secret_unavailable',
       'This was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new one if the secret was lost.',
@@ -152,10 +180,11 @@ export type Route = {
   handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
 };
 
-export type RouteSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = Omit<
-  Route,
-  'handle' | 'auth' | 'params' | 'query' | 'body'
-> & {
+export type RouteSpec<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+> = Omit<Route, 'handle' | 'auth' | 'params' | 'query' | 'body'> & {
   auth: 'management' | 'none';
   params?: P;
   query?: Q;
@@ -168,9 +197,11 @@ const anonymous: Actor = { userId: '', clientId: '', human: false };
 // A REST route around the executor: request id, authentication (before any validation: an
 // anonymous caller learns nothing about inputs), the rate limit, then `execute`, and every
 // failure rendered by the one error policy.
-export function defineRoute<P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: RouteSpec<P, Q, B>,
-): Route {
+export function defineRoute<
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): Route {
   assertFlatInput(spec.operationId, spec);
   const executable: Executable = { ...(spec as unknown as Executable), operationId: spec.operationId };
   const handle = async (request: Request, rawParams: Record<string, string>): Promise<Response> => {
@@ -183,8 +214,18 @@ export function defineRoute<P extends AnyObject | undefined = undefined, Q exten
       const actor = management ? await authenticateManagement(db, request, 'api') : anonymous;
       if (management) limitManagement(actor.userId);
       const idempotencyKey = () => (management ? readIdempotencyKey(request) : null);
-      const result = await execute(db, actor, executable, { params: rawParams, query: url.searchParams, body: { request }, idempotencyKey, path: url.pathname }, requestId);
-      return json(result.status, result.body, result.replayed ? { ...headers, 'idempotency-replayed': 'true' } : headers);
+      const result = await execute(
+        db,
+        actor,
+        executable,
+        { params: rawParams, query: url.searchParams, body: { request }, idempotencyKey, path: url.pathname },
+        requestId,
+      );
+      return json(
+        result.status,
+        result.body,
+        result.replayed ? { ...headers, 'idempotency-replayed': 'true' } : headers,
+      );
     } catch (error) {
       const appError = toAppError(error);
       reportServerError(requestId, spec.operationId, error, appError);

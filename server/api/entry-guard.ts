@@ -59,13 +59,22 @@ function refusal(req: IncomingMessage): AppError | null {
   const url = originForm(req);
   if (url === null) {
     if (req.url === '*' && method === 'OPTIONS') {
-      return new AppError('method_not_allowed', 'OPTIONS * is not served: send OPTIONS to a path.', {}, { allow: serverMethods });
+      return new AppError(
+        'method_not_allowed',
+        'OPTIONS * is not served: send OPTIONS to a path.',
+        {},
+        { allow: serverMethods },
+      );
     }
-    return invalidRequest('The request target must be a path starting with /.', [{ path: 'target', message: 'Use the origin form (/path?query).' }]);
+    return invalidRequest('The request target must be a path starting with /.', [
+      { path: 'target', message: 'Use the origin form (/path?query).' },
+    ]);
   }
   const path = pathOf(url);
   if (!isPercentEncodedUtf8(path)) {
-    return invalidRequest('The path is not valid percent-encoded UTF-8.', [{ path: 'path', message: 'Not valid percent-encoded UTF-8.' }]);
+    return invalidRequest('The path is not valid percent-encoded UTF-8.', [
+      { path: 'path', message: 'Not valid percent-encoded UTF-8.' },
+    ]);
   }
   if (nextMethods.has(method)) return null;
   if (path === '/api/v1' || path.startsWith('/api/v1/')) {
@@ -74,7 +83,10 @@ function refusal(req: IncomingMessage): AppError | null {
     const allow = found.allowed.join(', ');
     return new AppError('method_not_allowed', `Use ${allow} on this path.`, {}, { allow });
   }
-  const allow = allowByPrefix.find(([prefix]) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`))?.[1] ?? pageMethods;
+  const allow =
+    allowByPrefix.find(
+      ([prefix]) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`),
+    )?.[1] ?? pageMethods;
   return new AppError('method_not_allowed', `Use ${allow} on this path.`, {}, { allow });
 }
 

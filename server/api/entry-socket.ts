@@ -54,7 +54,15 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
 
 // CONNECT asks the server to act as a proxy: it is not one.
 function onConnect(_req: IncomingMessage, socket: Duplex): void {
-  answerSocket(socket, new AppError('method_not_allowed', 'CONNECT is not served: this server is not a proxy.', {}, { allow: serverMethods }));
+  answerSocket(
+    socket,
+    new AppError(
+      'method_not_allowed',
+      'CONNECT is not served: this server is not a proxy.',
+      {},
+      { allow: serverMethods },
+    ),
+  );
 }
 
 // Installs the guard's listeners on the production server.

@@ -1,7 +1,13 @@
 import type { ServiceContext } from '../context';
 import { operationList, type OperationId, type OperationInput } from '../operations';
 import { getProfile, resolveDefaultOrganization, setDefaultOrganization } from '../account/service';
-import { createDeletionLink, createOrganization, getOrganization, listOrganizations, renameOrganization } from '../orgs/service';
+import {
+  createDeletionLink,
+  createOrganization,
+  getOrganization,
+  listOrganizations,
+  renameOrganization,
+} from '../orgs/service';
 import { addMember, changeMemberRole, listMembers, removeMember } from '../orgs/members';
 import { listModelRoutes } from '../models/service';
 import { archivePrompt, createPrompt, getPrompt, listPrompts, renamePrompt } from '../prompts/service';
@@ -22,7 +28,12 @@ import { getTrace, listTraces } from '../traces/query';
 import { dismissWarning, listWarnings } from '../warnings/service';
 import { getBillingState } from '../billing/state';
 import { cancelRenewal, createCheckout, createPortalSession } from '../billing/service';
-import { createServiceAccount, getServiceAccount, listServiceAccounts, revokeServiceAccount } from '../service-accounts/service';
+import {
+  createServiceAccount,
+  getServiceAccount,
+  listServiceAccounts,
+  revokeServiceAccount,
+} from '../service-accounts/service';
 import { defineRoute, type Executable, type Route } from './define';
 
 // Each operation of the table bound to its one service, which takes the operation's parsed input
@@ -116,5 +127,11 @@ export const executables: Executable[] = operationList.map((operation) => ({
 // Every management operation as a REST route, in table order.
 export const managementRoutes: Route[] = operationList.map((operation) => {
   const { id, role: _role, effect: _effect, cli: _cli, ...declaration } = operation;
-  return defineRoute({ ...declaration, operationId: id, tag: 'Management', auth: 'management', handler: services[id as OperationId] as never });
+  return defineRoute({
+    ...declaration,
+    operationId: id,
+    tag: 'Management',
+    auth: 'management',
+    handler: services[id as OperationId] as never,
+  });
 });

@@ -21,18 +21,24 @@ export function newRequestId(): string {
   return `req_${id}`;
 }
 
-export type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown>; requestId: string } };
+export type ErrorBody = {
+  error: { code: string; message: string; details: Record<string, unknown>; requestId: string };
+};
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   if (status === 204 || status === 304) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 }
 
 // Unknown failures become a generic 500; a database that cannot be reached is a 503 to retry;
 // a value Postgres cannot hold (SQLSTATE class 22) is the caller's 400, never a 5xx.
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (isUnavailableError(error)) return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
+  if (isUnavailableError(error))
+    return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
   if (isDataException(error)) return new AppError('invalid_request', 'A value in the request cannot be stored.');
   return new AppError('internal', 'Something went wrong on our side.');
 }
@@ -51,12 +57,24 @@ export function errorHeaders(error: AppError): Record<string, string> {
 }
 
 export function errorResponse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
-  return json(error.status, errorBody(error, requestId), { ...headers, ...errorHeaders(error), 'x-request-id': requestId });
+  return json(error.status, errorBody(error, requestId), {
+    ...headers,
+    ...errorHeaders(error),
+    'x-request-id': requestId,
+  });
 }
 
 // Failures on our side (every 5xx) are logged once, with the request id, the operation and the
 // original error (pino's err serializer keeps its stack); the caller only sees the generic message.
-export function reportServerError(requestId: string | undefined, operation: string | undefined, error: unknown, appError: AppError = toAppError(error)): void {
+export function reportServerError(
+  requestId: string | undefined,
+  operation: string | undefined,
+  error: unknown,
+  appError: AppError = toAppError(error),
+): void {
   if (appError.status < 500) return;
-  log.error({ requestId, operation, code: appError.code, err: error }, appError.code === 'unavailable' ? 'dependency unavailable' : 'request failed');
+  log.error(
+    { requestId, operation, code: appError.code, err: error },
+    appError.code === 'unavailable' ? 'dependency unavailable' : 'request failed',
+  );
 }

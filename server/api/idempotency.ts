@@ -8,7 +8,13 @@ import { isId } from '../ids';
 import { canonical } from '../canonical-json';
 import { serviceAccountAccess } from '../credentials/service-accounts';
 
-export type IdempotencyScope = { userId: string; clientId: string; organizationId: string; operation: string; key: string };
+export type IdempotencyScope = {
+  userId: string;
+  clientId: string;
+  organizationId: string;
+  operation: string;
+  key: string;
+};
 type StoredResponse = { status: number; body: unknown };
 // What an operation returns; `receipt`, when set, is stored in place of a body that must not be kept (a one-time secret).
 export type ExecutedResponse = StoredResponse & { receipt?: unknown };
@@ -29,7 +35,9 @@ const keyPattern = '^[!-~]+$';
 export const idempotencyKeySchema = { type: 'string', minLength: 8, maxLength: 128, pattern: keyPattern };
 export function checkIdempotencyKey(key: unknown, path: string): string {
   if (typeof key !== 'string' || key.length < 8 || key.length > 128 || !new RegExp(keyPattern).test(key)) {
-    throw invalidRequest(`${path} must be 8 to 128 visible ASCII characters.`, [{ path, message: 'Must be 8 to 128 visible ASCII characters.' }]);
+    throw invalidRequest(`${path} must be 8 to 128 visible ASCII characters.`, [
+      { path, message: 'Must be 8 to 128 visible ASCII characters.' },
+    ]);
   }
   return key;
 }
@@ -48,7 +56,13 @@ export function requestDigest(method: string, path: string, query: URLSearchPara
 
 function scopeWhere(scope: IdempotencyScope) {
   const t = idempotencyRecords;
-  return and(eq(t.userId, scope.userId), eq(t.clientId, scope.clientId), eq(t.organizationId, scope.organizationId), eq(t.operation, scope.operation), eq(t.key, scope.key));
+  return and(
+    eq(t.userId, scope.userId),
+    eq(t.clientId, scope.clientId),
+    eq(t.organizationId, scope.organizationId),
+    eq(t.operation, scope.operation),
+    eq(t.key, scope.key),
+  );
 }
 
 // Which outcomes are remembered: executed operations (2xx, 409 and 422), never authentication,
@@ -134,14 +148,27 @@ export async function runIdempotent(
     if (!existing) continue; // released between our two statements: claim again
     await assertStillEntitled(db, scope);
     if (existing.requestDigest !== digest) {
-      throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.', { key: scope.key });
+      throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.', {
+        key: scope.key,
+      });
     }
     if (existing.state === 'in_progress') {
-      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running. Retry shortly.', { key: scope.key }, { 'retry-after': '1' });
+      throw new AppError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still running. Retry shortly.',
+        { key: scope.key },
+        { 'retry-after': '1' },
+      );
     }
     return { kind: 'replay', response: { status: existing.responseStatus ?? 200, body: existing.responseBody } };
   }
-  if (!claimedIt) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running. Retry shortly.', { key: scope.key }, { 'retry-after': '1' });
+  if (!claimedIt)
+    throw new AppError(
+      'idempotency_in_progress',
+      'A request with this Idempotency-Key is still running. Retry shortly.',
+      { key: scope.key },
+      { 'retry-after': '1' },
+    );
 
   const mine = and(scopeWhere(scope), eq(t.claimToken, token));
   try {
@@ -164,7 +191,8 @@ export async function runIdempotent(
         .set({ state: 'completed', responseStatus: result.status, responseBody: body ?? null })
         .where(mine)
         .returning({ key: t.key });
-      if (!stored.length) throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });
+      if (!stored.length)
+        throw new AppError('idempotency_in_progress', 'This request was taken over by a retry.', { key: scope.key });
       return { status: result.status, body: result.body };
     });
     return { kind: 'executed', response };

@@ -46,18 +46,27 @@ function parseJson(body: Buffer): unknown {
   // Nesting, JSON syntax, U+0000 and lone surrogates: 400 before the schema reads anything.
   const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);
-  if (duplicate !== null) throw new AppError('invalid_request', 'The request body repeats a field.', { issues: [{ path: duplicate, message: 'Field given more than once.' }] });
+  if (duplicate !== null)
+    throw new AppError('invalid_request', 'The request body repeats a field.', {
+      issues: [{ path: duplicate, message: 'Field given more than once.' }],
+    });
   return value;
 }
 
 async function ingest(input: IngestInput): Promise<number> {
-  if (input.method !== 'POST') throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
+  if (input.method !== 'POST')
+    throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
   const db = await getDb();
   const actor = await authenticateIngestionKey(db, input.header('authorization'));
   const type = input.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send the batch as uncompressed JSON with Content-Type: application/json.');
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the batch as uncompressed JSON with Content-Type: application/json.',
+    );
   const encoding = input.header('content-encoding')?.trim().toLowerCase();
-  if (encoding && encoding !== 'identity') throw new AppError('unsupported_media_type', 'Send the batch uncompressed (no Content-Encoding).');
+  if (encoding && encoding !== 'identity')
+    throw new AppError('unsupported_media_type', 'Send the batch uncompressed (no Content-Encoding).');
   const body = await input.readBody(maxBodyBytes);
   const batch = parseTraceBatch(parseJson(body));
   if (actor.readOnly) throw readOnlyOrganization();
@@ -73,7 +82,11 @@ async function ingest(input: IngestInput): Promise<number> {
 
 async function handleIngest(input: IngestInput): Promise<IngestOutput> {
   const requestId = newRequestId();
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  };
   try {
     const accepted = await ingest(input);
     return { status: 200, headers, body: JSON.stringify({ accepted }), closeConnection: false };
@@ -82,7 +95,12 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
     reportServerError(requestId, 'ingest_traces', error, appError);
     // After 413 the rest of the body is never read: errorHeaders says Connection: close, and the socket goes.
     const closeConnection = appError.status === 413;
-    return { status: appError.status, headers: { ...headers, ...errorHeaders(appError) }, body: JSON.stringify(errorBody(appError, requestId)), closeConnection };
+    return {
+      status: appError.status,
+      headers: { ...headers, ...errorHeaders(appError) },
+      body: JSON.stringify(errorBody(appError, requestId)),
+      closeConnection,
+    };
   }
 }
 

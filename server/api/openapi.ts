@@ -19,7 +19,12 @@ function operationFor(route: Route): JsonSchema {
     if (!schema) return;
     const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
-      parameters.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: property });
+      parameters.push({
+        name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        schema: property,
+      });
     }
   };
   addParams(route.params, 'path');
@@ -34,7 +39,8 @@ function operationFor(route: Route): JsonSchema {
       : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
   // A management write with a body also answers 413 for a body over 1 MiB.
   const managementErrors = route.body ? [...standardErrors, '413'].sort() : standardErrors;
-  const errorStatuses = route.auth === 'management' ? managementErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
+  const errorStatuses =
+    route.auth === 'management' ? managementErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));
   for (const status of errorStatuses) responses[status] = errorResponseRef;
 
   const operation: JsonSchema = {
@@ -46,7 +52,11 @@ function operationFor(route: Route): JsonSchema {
   };
   if (route.description) operation.description = route.description;
   if (route.errors?.length) operation['x-error-codes'] = route.errors;
-  if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
+  if (route.body)
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+    };
   if (route.auth === 'management') operation.security = [{ ManagementOAuth: ['management'] }];
   else if (route.auth === 'ingestion') operation.security = [{ IngestionKey: [] }];
   else if (route.auth === 'retrieval') operation.security = [{ RetrievalKey: [] }];
@@ -73,9 +83,19 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       tags: ['Billing webhooks'],
       security: [],
       parameters: [{ name: 'Stripe-Signature', in: 'header', required: true, schema: str }],
-      requestBody: { required: true, ...jsonBody({ type: 'object', required: ['id', 'type', 'created', 'data'], description: 'A Stripe Event object.' }) },
+      requestBody: {
+        required: true,
+        ...jsonBody({
+          type: 'object',
+          required: ['id', 'type', 'created', 'data'],
+          description: 'A Stripe Event object.',
+        }),
+      },
       responses: {
-        '200': { description: 'Accepted (also for duplicates and unhandled types)', ...jsonBody({ type: 'object', properties: { received: { const: true } } }) },
+        '200': {
+          description: 'Accepted (also for duplicates and unhandled types)',
+          ...jsonBody({ type: 'object', properties: { received: { const: true } } }),
+        },
         ...errorStatuses('400', '413', '503'),
       },
     },
@@ -89,7 +109,10 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       tags: ['Meta'],
       security: [{ ManagementOAuth: ['management'] }],
       requestBody: { required: true, ...jsonBody({ type: 'object' }) },
-      responses: { '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) }, ...errorStatuses('400', '401', '403', '413', '429') },
+      responses: {
+        '200': { description: 'JSON-RPC response', ...jsonBody({ type: 'object' }) },
+        ...errorStatuses('400', '401', '403', '413', '429'),
+      },
     },
   },
   '/.well-known/oauth-authorization-server': {
@@ -122,16 +145,31 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
   '/oauth/authorize': {
     get: {
       operationId: 'oauth_authorize',
-      summary: 'Authorization endpoint: authorization code with S256 PKCE; signs in and asks for consent in the browser',
+      summary:
+        'Authorization endpoint: authorization code with S256 PKCE; signs in and asks for consent in the browser',
       tags: ['OAuth'],
       security: [],
-      parameters: ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'scope', 'state', 'resource'].map((name) => ({
+      parameters: [
+        'response_type',
+        'client_id',
+        'redirect_uri',
+        'code_challenge',
+        'code_challenge_method',
+        'scope',
+        'state',
+        'resource',
+      ].map((name) => ({
         name,
         in: 'query',
-        required: ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'].includes(name),
+        required: ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'].includes(
+          name,
+        ),
         schema: str,
       })),
-      responses: { '302': { description: 'Redirect to sign-in, consent or the client' }, '400': { description: 'Invalid authorization request' } },
+      responses: {
+        '302': { description: 'Redirect to sign-in, consent or the client' },
+        '400': { description: 'Invalid authorization request' },
+      },
     },
   },
   '/oauth/token': {
@@ -140,7 +178,18 @@ const outsidePaths: Record<string, Record<string, JsonSchema>> = {
       summary: 'Token endpoint: authorization_code (with code_verifier) and refresh_token grants',
       tags: ['OAuth'],
       security: [],
-      requestBody: form({ grant_type: str, code: str, redirect_uri: str, code_verifier: str, refresh_token: str, client_id: str, resource: str }, ['grant_type']),
+      requestBody: form(
+        {
+          grant_type: str,
+          code: str,
+          redirect_uri: str,
+          code_verifier: str,
+          refresh_token: str,
+          client_id: str,
+          resource: str,
+        },
+        ['grant_type'],
+      ),
       responses: {
         '200': { description: 'Tokens', ...jsonBody({ type: 'object' }) },
         '400': { description: 'OAuth error (RFC 6749)' },
@@ -195,7 +244,8 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
     info: {
       title: 'Promptloop API',
       version: '1.0.0-draft.1',
-      description: 'Prompt management, retrieval and trace ingestion. Management operations need an OAuth access token with scope `management`.',
+      description:
+        'Prompt management, retrieval and trace ingestion. Management operations need an OAuth access token with scope `management`.',
     },
     servers: [{ url: '/' }],
     paths: { ...paths, ...outsidePaths },
@@ -211,7 +261,10 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
         },
       },
       responses: {
-        Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        Error: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
       schemas: {
         Error: {

@@ -27,7 +27,13 @@ export function isRetrievalPath(path: string): boolean {
   return path.length > pathPrefix.length && path.startsWith(pathPrefix) && path.indexOf('/', pathPrefix.length) === -1;
 }
 
-type RetrievalInput = { method: string; rawPromptId: string; query: string; authorization: string | undefined; ifNoneMatch: string | undefined };
+type RetrievalInput = {
+  method: string;
+  rawPromptId: string;
+  query: string;
+  authorization: string | undefined;
+  ifNoneMatch: string | undefined;
+};
 type RetrievalOutput = { status: number; headers: Record<string, string>; body: string | null };
 
 const cacheHeaders = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
@@ -133,7 +139,8 @@ function parseSelector(query: string): Parsed {
     else version = result.data as number;
   }
   // A rule across fields, which the OpenAPI schema cannot say (the operation's description does).
-  if (seen.has('label') && seen.has('version')) issues.push({ path: 'version', message: 'Give label or version, not both.' });
+  if (seen.has('label') && seen.has('version'))
+    issues.push({ path: 'version', message: 'Give label or version, not both.' });
   if (issues.length) return { selector: null, issues, label: null };
   if (version !== undefined) return { selector: { kind: 'version', number: version }, issues, label: null };
   const chosen = label ?? 'production';
@@ -184,19 +191,33 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
   limitKey(digest);
   const promptId = decodePathId(input.rawPromptId);
   const parsed = parseSelector(input.query);
-  const key = promptId !== null && parsed.selector ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`) : null;
+  const key =
+    promptId !== null && parsed.selector
+      ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`)
+      : null;
   const known: VersionBody | null = key ? knownBody(key) : null;
 
   const database = await getDatabase();
-  const row = await lookupRetrieval(database, { digest, promptId: promptId ?? '', selector: parsed.selector, knownVersionId: known?.versionId ?? null });
+  const row = await lookupRetrieval(database, {
+    digest,
+    promptId: promptId ?? '',
+    selector: parsed.selector,
+    knownVersionId: known?.versionId ?? null,
+  });
   if (!row) throw unauthorized(true);
   if (row.keyPromptId !== promptId) throw new AppError('forbidden', 'This retrieval key belongs to another prompt.');
-  if (parsed.issues.length) throw new AppError('invalid_request', 'The query string is not valid.', { issues: parsed.issues });
+  if (parsed.issues.length)
+    throw new AppError('invalid_request', 'The query string is not valid.', { issues: parsed.issues });
   recordKeyUse(row.keyId);
   const selector = parsed.selector!;
   if (row.versionId === null || row.version === null) {
-    if (selector.kind === 'label') throw new AppError('label_not_assigned', `The label "${selector.label}" points at no version of this prompt.`, { label: selector.label });
-    throw new AppError('version_not_found', `Version ${selector.number} of this prompt does not exist.`, { version: selector.number });
+    if (selector.kind === 'label')
+      throw new AppError('label_not_assigned', `The label "${selector.label}" points at no version of this prompt.`, {
+        label: selector.label,
+      });
+    throw new AppError('version_not_found', `Version ${selector.number} of this prompt does not exist.`, {
+      version: selector.number,
+    });
   }
 
   let body: VersionBody;
@@ -207,9 +228,11 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
 
   const label = selector.kind === 'label' ? selector.label : null;
   const etag = etagOf(row.keyPromptId, row.name, row.versionId, label);
-  if (row.archived) recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
+  if (row.archived)
+    recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
   const headers = { etag, ...cacheHeaders, 'x-request-id': requestId };
-  if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag)) return { status: 304, headers, body: null };
+  if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag))
+    return { status: 304, headers, body: null };
   const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${body.tail}`;
   return { status: 200, headers: { 'content-type': jsonType, ...headers }, body: text };
 }
@@ -223,7 +246,13 @@ async function handleRetrieval(input: RetrievalInput): Promise<RetrievalOutput> 
     reportServerError(requestId, 'retrieve_prompt', error, appError);
     return {
       status: appError.status,
-      headers: { 'content-type': jsonType, 'cache-control': 'no-store', vary: 'Authorization', 'x-request-id': requestId, ...errorHeaders(appError) },
+      headers: {
+        'content-type': jsonType,
+        'cache-control': 'no-store',
+        vary: 'Authorization',
+        'x-request-id': requestId,
+        ...errorHeaders(appError),
+      },
       body: JSON.stringify(errorBody(appError, requestId)),
     };
   }

@@ -78,10 +78,19 @@ export async function dispatch(request: Request): Promise<Response> {
   if (found && 'route' in found) return found.route.handle(request, found.params);
   const requestId = newRequestId();
   if (found && 'malformed' in found) {
-    return errorResponse(invalidRequest('The path is not valid percent-encoded UTF-8.', [{ path: found.malformed, message: 'Not valid percent-encoded UTF-8.' }]), requestId);
+    return errorResponse(
+      invalidRequest('The path is not valid percent-encoded UTF-8.', [
+        { path: found.malformed, message: 'Not valid percent-encoded UTF-8.' },
+      ]),
+      requestId,
+    );
   }
   if (found) {
-    return errorResponse(new AppError('method_not_allowed', `Use ${found.allowed.join(', ')} on this path.`), requestId, { allow: found.allowed.join(', ') });
+    return errorResponse(
+      new AppError('method_not_allowed', `Use ${found.allowed.join(', ')} on this path.`),
+      requestId,
+      { allow: found.allowed.join(', ') },
+    );
   }
   return errorResponse(new AppError('not_found', 'No such API route.'), requestId);
 }

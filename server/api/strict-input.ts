@@ -44,7 +44,10 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: 
 }
 
 // Query strings: every parameter at most once and never empty; unknown ones fail the schema.
-export function parseQuery<T extends z.ZodType>(schema: T | undefined, params: URLSearchParams): z.infer<T> | Record<string, never> {
+export function parseQuery<T extends z.ZodType>(
+  schema: T | undefined,
+  params: URLSearchParams,
+): z.infer<T> | Record<string, never> {
   assertCleanParams(params, 'query string');
   const values: Record<string, string> = {};
   const issues: Issue[] = [];
@@ -73,17 +76,24 @@ async function readText(request: Request): Promise<string> {
 }
 
 // Returns the parsed body; operations without a body accept only nothing or {}.
-export async function parseBody<T extends z.ZodType>(schema: T | undefined, request: Request): Promise<z.infer<T> | undefined> {
+export async function parseBody<T extends z.ZodType>(
+  schema: T | undefined,
+  request: Request,
+): Promise<z.infer<T> | undefined> {
   const text = await readText(request);
   if (!schema) {
     if (text.trim() === '' || /^\{\s*\}$/.test(text.trim())) return undefined;
     throw invalidRequest('This operation takes no request body.');
   }
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
   // Nesting and unstorable strings are refused before anything else reads the value.
   const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);
-  if (duplicate !== null) throw invalidRequest('The request body repeats a field.', [{ path: duplicate, message: 'Field given more than once.' }]);
+  if (duplicate !== null)
+    throw invalidRequest('The request body repeats a field.', [
+      { path: duplicate, message: 'Field given more than once.' },
+    ]);
   return parseWith(schema, value, 'request body');
 }

@@ -30,7 +30,16 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
     verifySignature(payload, request.headers.get('stripe-signature'), secrets);
     const event = parseEvent(payload);
     const applied = await applyStripeEvent(await getDb(), event);
-    log.info({ requestId, eventId: event.id, type: event.type, outcome: applied?.outcome ?? 'duplicate', organizationId: applied?.organizationId }, 'stripe event');
+    log.info(
+      {
+        requestId,
+        eventId: event.id,
+        type: event.type,
+        outcome: applied?.outcome ?? 'duplicate',
+        organizationId: applied?.organizationId,
+      },
+      'stripe event',
+    );
     return json(200, { received: true }, headers);
   } catch (error) {
     const appError = toAppError(error);

@@ -20,7 +20,13 @@ export type AuditEntry = {
 // Called inside the same transaction as the write it describes.
 export async function recordAudit(
   ctx: ServiceContext,
-  entry: { organizationId: string | null; operation: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+  entry: {
+    organizationId: string | null;
+    operation: string;
+    targetType: string;
+    targetId: string;
+    details?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await ctx.db.insert(auditLog).values({
     id: newId('aud'),
@@ -34,7 +40,11 @@ export async function recordAudit(
   });
 }
 
-export async function listAuditLog(ctx: ServiceContext, organizationId: string, page: PageQuery): Promise<Page<AuditEntry>> {
+export async function listAuditLog(
+  ctx: ServiceContext,
+  organizationId: string,
+  page: PageQuery,
+): Promise<Page<AuditEntry>> {
   await authorize(ctx, organizationId, 'audit.read');
   const conditions = [eq(auditLog.organizationId, organizationId)];
   if (page.cursor) conditions.push(lt(auditLog.id, String(decodeCursor(page.cursor, 1)[0])));

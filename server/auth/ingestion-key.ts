@@ -33,7 +33,11 @@ export function forgetIngestionKey(keyId: string): void {
 }
 
 // Only `Authorization: Bearer plt_…`: retrieval keys (plr_) and OAuth tokens never match.
-export async function authenticateIngestionKey(db: Db, authorization: string | undefined, now = Date.now()): Promise<IngestionKeyActor> {
+export async function authenticateIngestionKey(
+  db: Db,
+  authorization: string | undefined,
+  now = Date.now(),
+): Promise<IngestionKeyActor> {
   const match = authorization ? bearerPattern.exec(authorization) : null;
   if (!match) throw unauthorized(Boolean(authorization));
   const digest = ingestionSecretDigest(match[1]);

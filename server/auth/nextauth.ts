@@ -17,7 +17,8 @@ import { sessionSecret } from '../credentials/session-secret';
 
 // next-auth 4 is CommonJS: a bundler's default import is its `default` export, Node's loader (the
 // production server, where server/ is not bundled: docs/deploy.md) gives the whole module.exports.
-const CredentialsProvider: typeof Credentials = (Credentials as unknown as { default?: typeof Credentials }).default ?? Credentials;
+const CredentialsProvider: typeof Credentials =
+  (Credentials as unknown as { default?: typeof Credentials }).default ?? Credentials;
 
 declare module 'next-auth' {
   interface Session {
@@ -39,15 +40,23 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials, req) {
         if (!credentials?.email || !credentials.password) throw new Error('invalid_credentials');
         // Unstorable or absurd input is a wrong credential too, answered before any query runs.
-        if (credentials.email.length > 320 || credentials.password.length > 1000 || stringProblem(credentials.email) || stringProblem(credentials.password)) {
+        if (
+          credentials.email.length > 320 ||
+          credentials.password.length > 1000 ||
+          stringProblem(credentials.email) ||
+          stringProblem(credentials.password)
+        ) {
           throw new Error('invalid_credentials');
         }
         try {
-          const result = await checkCredentials(await getDb(), credentials.email, credentials.password, { clientIp: clientIpFromHeaders(req?.headers) });
+          const result = await checkCredentials(await getDb(), credentials.email, credentials.password, {
+            clientIp: clientIpFromHeaders(req?.headers),
+          });
           if ('error' in result) throw new Error(result.error);
           return { id: result.profile.id, email: result.profile.email, name: result.profile.name };
         } catch (error) {
-          if (isAppError(error) && error.code === 'rate_limited') throw rateLimitedSignInError(Number(error.details.retryAfterSeconds) || 60);
+          if (isAppError(error) && error.code === 'rate_limited')
+            throw rateLimitedSignInError(Number(error.details.retryAfterSeconds) || 60);
           if (error instanceof Error && error.message === 'invalid_credentials') throw error;
           // next-auth puts the message in the redirect URL: never a driver's text.
           const code = isUnavailableError(error) ? 'unavailable' : 'internal';
@@ -85,7 +94,10 @@ export async function getSessionUser(): Promise<{ id: string; email: string | nu
 // When the session's person signed in (ms). `iat` cannot tell: next-auth renews it on every refresh.
 // A session issued before `authTime` existed predates any password reset, so it counts as 0.
 async function sessionSignedInAt(): Promise<number> {
-  const token = await getToken({ req: { headers: await headers(), cookies: await cookies() } as never, secret: sessionSecret() }).catch(() => null);
+  const token = await getToken({
+    req: { headers: await headers(), cookies: await cookies() } as never,
+    secret: sessionSecret(),
+  }).catch(() => null);
   return typeof token?.authTime === 'number' ? token.authTime : 0;
 }
 

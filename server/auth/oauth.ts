@@ -33,9 +33,15 @@ function challenge(audience: Audience, extra?: string): Record<string, string> {
   return { 'www-authenticate': `Bearer ${parts.join(', ')}` };
 }
 
-const missingToken = (audience: Audience = 'api') => new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge(audience));
+const missingToken = (audience: Audience = 'api') =>
+  new AppError('unauthorized', 'Send an OAuth access token as Authorization: Bearer <token>.', {}, challenge(audience));
 const invalidToken = (why: string, audience: Audience = 'api') =>
-  new AppError('unauthorized', `The access token is not valid: ${why}.`, {}, challenge(audience, 'error="invalid_token"'));
+  new AppError(
+    'unauthorized',
+    `The access token is not valid: ${why}.`,
+    {},
+    challenge(audience, 'error="invalid_token"'),
+  );
 const insufficientScope = (audience: Audience) =>
   new AppError(
     'insufficient_scope',
@@ -49,7 +55,10 @@ const insufficientScope = (audience: Audience) =>
 export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/+$/, '');
-  return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 // Signing keys are fetched by us and verified locally. A provider that cannot be reached (refused,
@@ -82,9 +91,15 @@ function providerUnavailable(now = Date.now()): AppError {
 async function fetchJson(url: string): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(config().oauthFetchTimeoutMs) });
+    response = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(config().oauthFetchTimeoutMs),
+    });
   } catch (error) {
-    throw new ProviderFailure(`${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'could not connect'}`, { cause: error });
+    throw new ProviderFailure(
+      `${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'could not connect'}`,
+      { cause: error },
+    );
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
@@ -103,7 +118,8 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
     try {
       const metadata = (await fetchJson(url)) as { issuer?: unknown; jwks_uri?: unknown } | null;
       // RFC 8414 section 3.3: the metadata must name exactly the issuer it was fetched for.
-      if (metadata?.issuer !== undefined && metadata.issuer !== issuer) problems.push(`${url}: issuer ${JSON.stringify(metadata.issuer)} is not ${JSON.stringify(issuer)}`);
+      if (metadata?.issuer !== undefined && metadata.issuer !== issuer)
+        problems.push(`${url}: issuer ${JSON.stringify(metadata.issuer)} is not ${JSON.stringify(issuer)}`);
       else if (typeof metadata?.jwks_uri === 'string') return metadata.jwks_uri;
       else problems.push(`${url}: no jwks_uri`);
     } catch (error) {
@@ -118,7 +134,8 @@ async function fetchKeys(rediscover: boolean): Promise<KeyCache> {
   const cfg = config();
   try {
     if (rediscover) discoveredJwksUrl = undefined;
-    const jwksUrl = cfg.oauthJwksUrl ?? discoveredJwksUrl ?? (discoveredJwksUrl = await discoverJwksUrl(cfg.oauthIssuer));
+    const jwksUrl =
+      cfg.oauthJwksUrl ?? discoveredJwksUrl ?? (discoveredJwksUrl = await discoverJwksUrl(cfg.oauthIssuer));
     const body = (await fetchJson(jwksUrl)) as { keys?: unknown } | null;
     if (!Array.isArray(body?.keys) || body.keys.length === 0) throw new ProviderFailure(`${jwksUrl}: no keys`);
     let keySet: KeyCache['keySet'];
@@ -164,8 +181,15 @@ function bearerToken(request: Request): string | null {
 function tokenProblem(error: unknown, audience: Audience): AppError {
   if (error instanceof errors.JWTExpired) return invalidToken('it has expired', audience);
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud' && error.reason !== 'missing')
-    return invalidToken(`it was issued for another resource; request a token with resource=${audienceUrl(audience)}`, audience);
-  if (error instanceof errors.JWTClaimValidationFailed) return invalidToken(`claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`, audience);
+    return invalidToken(
+      `it was issued for another resource; request a token with resource=${audienceUrl(audience)}`,
+      audience,
+    );
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return invalidToken(
+      `claim "${error.claim}" ${error.reason === 'missing' ? 'is missing' : 'is not accepted'}`,
+      audience,
+    );
   if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('its signing algorithm is not allowed', audience);
   if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('its signing key is not known', audience);
   if (error instanceof errors.JOSEError) return invalidToken('its signature or format is wrong', audience);
@@ -210,7 +234,11 @@ async function verify(token: string, audience: Audience): Promise<JWTPayload> {
   }
 }
 
-async function verifyBuiltIn(token: string, options: Parameters<typeof jwtVerify>[2], audience: Audience): Promise<JWTPayload> {
+async function verifyBuiltIn(
+  token: string,
+  options: Parameters<typeof jwtVerify>[2],
+  audience: Audience,
+): Promise<JWTPayload> {
   try {
     return (await jwtVerify(token, (await publishedKeys()).keySet, options)).payload;
   } catch (error) {
@@ -247,7 +275,8 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   }
   if (isBuiltInIssuer()) {
     const grantId = payload[grantClaim];
-    if (typeof grantId !== 'string' || !(await grantIsLive(db, grantId, payload.sub, payload.client_id))) throw invalidToken('it has been revoked', audience);
+    if (typeof grantId !== 'string' || !(await grantIsLive(db, grantId, payload.sub, payload.client_id)))
+      throw invalidToken('it has been revoked', audience);
   }
   const userId = await provisionOAuthUser(db, {
     issuer: cfg.oauthIssuer,
@@ -257,7 +286,9 @@ export async function authenticateManagement(db: Db, request: Request, audience:
     name: typeof payload.name === 'string' ? payload.name : undefined,
     builtInIssuer: cfg.oauthIssuer === cfg.appUrl,
   }).catch((error: unknown) => {
-    throw error instanceof AppError && error.code === 'unauthorized' ? invalidToken('its subject is unknown', audience) : error;
+    throw error instanceof AppError && error.code === 'unauthorized'
+      ? invalidToken('its subject is unknown', audience)
+      : error;
   });
   // Agents reach us through /mcp; people use the CLI against /api/v1.
   return { userId, clientId: payload.client_id, human: audience === 'api' };

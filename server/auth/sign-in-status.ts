@@ -13,7 +13,12 @@ type RouteHandler = (req: Request, context: { params: Promise<{ nextauth: string
 export function withSignInStatus(handler: RouteHandler): RouteHandler {
   return async (req, context) => {
     const response = await handler(req, context);
-    if (req.method !== 'POST' || response.status !== 401 || !new URL(req.url).pathname.endsWith('/callback/credentials')) return response;
+    if (
+      req.method !== 'POST' ||
+      response.status !== 401 ||
+      !new URL(req.url).pathname.endsWith('/callback/credentials')
+    )
+      return response;
     const body = (await response
       .clone()
       .json()

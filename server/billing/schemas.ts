@@ -12,16 +12,28 @@ export const isEntitling = (status: string): boolean => (entitlingStatuses as re
 
 export const billingStateSchema = z.object({
   plan: z.enum(plans),
-  status: z.string().nullable().describe("The subscription's Stripe status (active, trialing, past_due…), or null on Free."),
+  status: z
+    .string()
+    .nullable()
+    .describe("The subscription's Stripe status (active, trialing, past_due…), or null on Free."),
   renewsAt: z.string().nullable().describe('When the plan renews: periodEnd, or null once renewal is cancelled.'),
   periodStart: z.string().describe('Start of the current billing period (the calendar month, UTC, on Free).'),
-  periodEnd: z.string().describe("End of the current period: the subscription's period end, or the end of the calendar month (UTC) on Free."),
+  periodEnd: z
+    .string()
+    .describe(
+      "End of the current period: the subscription's period end, or the end of the calendar month (UTC) on Free.",
+    ),
   cancelAtPeriodEnd: z.boolean(),
-  creditsRemaining: z.number().int().describe('Evaluation credits left in the current credit period (one per case executed on one side).'),
+  creditsRemaining: z
+    .number()
+    .int()
+    .describe('Evaluation credits left in the current credit period (one per case executed on one side).'),
   creditsUsed: z.number().int(),
   creditsPerPeriod: z.number().int(),
   datasetCapacity: z.number().int().describe('Cases per dataset on this plan (Free 10, Pro 500).'),
-  paymentMethodManageable: z.boolean().describe('True when a Stripe customer exists, so an admin can open the customer portal.'),
+  paymentMethodManageable: z
+    .boolean()
+    .describe('True when a Stripe customer exists, so an admin can open the customer portal.'),
 });
 export type BillingState = z.infer<typeof billingStateSchema>;
 
@@ -40,10 +52,17 @@ export const cancelRenewalBody = z.strictObject({
     .string()
     .min(1)
     .max(64)
-    .refine((v) => periodEndPatterns.some((pattern) => new RegExp(pattern).test(v)), 'Must be an ISO 8601 date-time with a time zone, or a YYYY-MM-DD date.')
+    .refine(
+      (v) => periodEndPatterns.some((pattern) => new RegExp(pattern).test(v)),
+      'Must be an ISO 8601 date-time with a time zone, or a YYYY-MM-DD date.',
+    )
     .meta({ anyOf: periodEndPatterns.map((pattern) => ({ pattern })) })
-    .describe('The current period end as shown by the billing state: the same instant (to the second), or its UTC date (YYYY-MM-DD).'),
+    .describe(
+      'The current period end as shown by the billing state: the same instant (to the second), or its UTC date (YYYY-MM-DD).',
+    ),
 });
 
-export const redirectUrlSchema = z.object({ url: z.string().describe('Where to send the browser (Stripe Checkout or the customer portal).') });
+export const redirectUrlSchema = z.object({
+  url: z.string().describe('Where to send the browser (Stripe Checkout or the customer portal).'),
+});
 export type RedirectUrl = z.infer<typeof redirectUrlSchema>;

@@ -9,7 +9,14 @@ import { recordAudit } from '../audit/service';
 import { config } from '../config';
 import { callStripe, stripeClient, stripeForCheckout } from './stripe';
 import { isObj, parseSubscription } from './stripe-objects';
-import { creditBalance, currentSubscription, customerOf, derivePlans, effectivePeriod, loadBillingState } from './state';
+import {
+  creditBalance,
+  currentSubscription,
+  customerOf,
+  derivePlans,
+  effectivePeriod,
+  loadBillingState,
+} from './state';
 import { isEntitling, type BillingState, type RedirectUrl } from './schemas';
 
 // What callers ask of billing. A plan never changes here: checkout only opens Stripe's page, and
@@ -26,14 +33,19 @@ const billingPage = (organizationId: string) => `${config().appUrl}/organization
  * client_reference_id and as subscription metadata), reusing the organization's customer when it
  * has one. Answers the page to send the browser to; payment completes there.
  */
-export async function createCheckout(ctx: ServiceContext, { organizationId }: OperationInput<'create_billing_checkout'>): Promise<RedirectUrl> {
+export async function createCheckout(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'create_billing_checkout'>,
+): Promise<RedirectUrl> {
   const membership = await authorizeOrganizationWrite(ctx, organizationId, 'billing.checkout');
   const { client, pricePro } = stripeForCheckout();
   if (membership.organization.plan === 'pro') {
     throw new AppError('invalid_state', 'This organization is already on the Pro plan.', { state: 'pro', plan: 'pro' });
   }
   const customer = await customerOf(ctx.db, organizationId);
-  const [user] = customer ? [] : await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
+  const [user] = customer
+    ? []
+    : await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
   const page = billingPage(organizationId);
   const session = await callStripe('checkout.sessions.create', () =>
     client.checkout.sessions.create({
@@ -47,21 +59,46 @@ export async function createCheckout(ctx: ServiceContext, { organizationId }: Op
       cancel_url: `${page}?checkout=cancelled`,
     }),
   );
-  if (!session.url) throw new AppError('unavailable', 'The payment provider returned no checkout page. Try again.', { reason: 'payment_provider_error' }, { 'retry-after': '5' });
-  await recordAudit(ctx, { organizationId, operation: 'billing.checkout', targetType: 'organization', targetId: organizationId, details: { sessionId: session.id, plan: 'pro' } });
+  if (!session.url)
+    throw new AppError(
+      'unavailable',
+      'The payment provider returned no checkout page. Try again.',
+      { reason: 'payment_provider_error' },
+      { 'retry-after': '5' },
+    );
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'billing.checkout',
+    targetType: 'organization',
+    targetId: organizationId,
+    details: { sessionId: session.id, plan: 'pro' },
+  });
   return { url: session.url };
 }
 
 // Admin only: Stripe's customer portal (payment method, invoices) for the organization's customer.
-export async function createPortalSession(ctx: ServiceContext, { organizationId }: OperationInput<'create_billing_portal_session'>): Promise<RedirectUrl> {
+export async function createPortalSession(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'create_billing_portal_session'>,
+): Promise<RedirectUrl> {
   await authorize(ctx, organizationId, 'billing.portal');
   const client = stripeClient();
   const customer = await customerOf(ctx.db, organizationId);
   if (!customer) {
-    throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', { state: 'no_customer' });
+    throw new AppError('invalid_state', 'This organization has no Stripe customer yet: upgrade first.', {
+      state: 'no_customer',
+    });
   }
-  const session = await callStripe('billingPortal.sessions.create', () => client.billingPortal.sessions.create({ customer, return_url: billingPage(organizationId) }));
-  await recordAudit(ctx, { organizationId, operation: 'billing.portal', targetType: 'organization', targetId: organizationId, details: {} });
+  const session = await callStripe('billingPortal.sessions.create', () =>
+    client.billingPortal.sessions.create({ customer, return_url: billingPage(organizationId) }),
+  );
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'billing.portal',
+    targetType: 'organization',
+    targetId: organizationId,
+    details: {},
+  });
   return { url: session.url };
 }
 
@@ -86,7 +123,10 @@ export async function cancelRenewal(
   const client = stripeClient();
   const subscription = await currentSubscription(ctx.db, organizationId);
   if (membership.organization.plan !== 'pro' || !subscription || !isEntitling(subscription.status)) {
-    throw new AppError('invalid_state', 'This organization has no active subscription to cancel.', { state: 'no_subscription', plan: membership.organization.plan });
+    throw new AppError('invalid_state', 'This organization has no active subscription to cancel.', {
+      state: 'no_subscription',
+      plan: membership.organization.plan,
+    });
   }
   const periodEnd = effectivePeriod(subscription, await creditBalance(ctx.db, organizationId)).end;
   const mismatched = [
@@ -105,9 +145,12 @@ export async function cancelRenewal(
     );
   }
   if (!subscription.cancelAtPeriodEnd) {
-    const reply = await callStripe('subscriptions.update', () => client.subscriptions.update(subscription.id, { cancel_at_period_end: true }));
+    const reply = await callStripe('subscriptions.update', () =>
+      client.subscriptions.update(subscription.id, { cancel_at_period_end: true }),
+    );
     const replied = reply as unknown as Record<string, unknown>;
-    const saved = isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
+    const saved =
+      isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
     const t = billingSubscriptions;
     // Its own transaction (one owner): the edge opens none around a Stripe call (`transaction: false`).
     await withTransaction(ctx, async (txCtx) => {
@@ -122,7 +165,10 @@ export async function cancelRenewal(
           updatedAt: new Date(),
         })
         .where(and(eq(t.id, subscription.id), sql`${t.status} in ('active', 'trialing', 'past_due')`));
-      await derivePlans(txCtx.db, [organizationId], { eventId: 'cancel-renewal-reply', eventType: 'subscriptions.update' });
+      await derivePlans(txCtx.db, [organizationId], {
+        eventId: 'cancel-renewal-reply',
+        eventType: 'subscriptions.update',
+      });
       await recordAudit(txCtx, {
         organizationId,
         operation: 'billing.cancelRenewal',
@@ -132,6 +178,9 @@ export async function cancelRenewal(
       });
     });
   }
-  const [org] = await ctx.db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId));
+  const [org] = await ctx.db
+    .select({ plan: organizations.plan })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
   return loadBillingState(ctx.db, organizationId, org?.plan ?? membership.organization.plan);
 }

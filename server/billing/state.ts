@@ -23,7 +23,11 @@ export async function currentSubscription(db: Db, organizationId: string): Promi
     .select()
     .from(billingSubscriptions)
     .where(eq(billingSubscriptions.organizationId, organizationId))
-    .orderBy(desc(sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`), desc(billingSubscriptions.currentPeriodEnd), desc(billingSubscriptions.updatedAt))
+    .orderBy(
+      desc(sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`),
+      desc(billingSubscriptions.currentPeriodEnd),
+      desc(billingSubscriptions.updatedAt),
+    )
     .limit(1);
   return row ?? null;
 }
@@ -39,12 +43,22 @@ export async function creditBalance(db: Db, organizationId: string): Promise<Cre
   );
   const allowance = Number(row.credits);
   const used = Number(row.used ?? 0);
-  return { periodStart: new Date(row.startsAt), periodEnd: new Date(row.endsAt), allowance, used, remaining: Math.max(0, allowance - used) };
+  return {
+    periodStart: new Date(row.startsAt),
+    periodEnd: new Date(row.endsAt),
+    allowance,
+    used,
+    remaining: Math.max(0, allowance - used),
+  };
 }
 
 // The period shown and confirmed: the subscription's while it holds now, else the credit period
 // (the calendar month on Free; on Pro, the period Stripe has not reported yet).
-export function effectivePeriod(subscription: SubscriptionRow | null, credits: CreditBalance, now = new Date()): { start: Date; end: Date } {
+export function effectivePeriod(
+  subscription: SubscriptionRow | null,
+  credits: CreditBalance,
+  now = new Date(),
+): { start: Date; end: Date } {
   const start = subscription?.currentPeriodStart;
   const end = subscription?.currentPeriodEnd;
   if (start && end && start <= now && end > now) return { start, end };
@@ -56,9 +70,16 @@ export function renews(subscription: SubscriptionRow | null): boolean {
   return subscription !== null && isEntitling(subscription.status) && !subscription.cancelAtPeriodEnd;
 }
 
-function billingStateOf(plan: Plan, subscription: SubscriptionRow | null, credits: CreditBalance, hasCustomer: boolean): BillingState {
+function billingStateOf(
+  plan: Plan,
+  subscription: SubscriptionRow | null,
+  credits: CreditBalance,
+  hasCustomer: boolean,
+): BillingState {
   const onPro = plan === 'pro' && subscription !== null && isEntitling(subscription.status);
-  const { start: periodStart, end: periodEnd } = onPro ? effectivePeriod(subscription, credits) : { start: credits.periodStart, end: credits.periodEnd };
+  const { start: periodStart, end: periodEnd } = onPro
+    ? effectivePeriod(subscription, credits)
+    : { start: credits.periodStart, end: credits.periodEnd };
   const cancelAtPeriodEnd = onPro ? subscription.cancelAtPeriodEnd : false;
   return {
     plan,
@@ -97,11 +118,19 @@ export async function loadBillingState(db: Db, organizationId: string, plan: Pla
   const subscription = await currentSubscription(db, organizationId);
   const credits = await creditBalance(db, organizationId);
   // The current subscription's customer answers without another lookup.
-  return billingStateOf(plan, subscription, credits, Boolean(subscription?.customerId ?? (await customerOf(db, organizationId))));
+  return billingStateOf(
+    plan,
+    subscription,
+    credits,
+    Boolean(subscription?.customerId ?? (await customerOf(db, organizationId))),
+  );
 }
 
 // Any member may read the organization's billing state.
-export async function getBillingState(ctx: ServiceContext, { organizationId }: OperationInput<'get_billing'>): Promise<BillingState> {
+export async function getBillingState(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'get_billing'>,
+): Promise<BillingState> {
   const membership = await authorize(ctx, organizationId, 'billing.read');
   return loadBillingState(ctx.db, organizationId, membership.organization.plan);
 }
@@ -114,21 +143,40 @@ const stripeActor = { userId: 'stripe', clientId: 'stripe-webhook', human: false
  * or past_due) and writes it when it changed, with an audit entry and the datasets measured
  * against the new capacity. Called in the transaction that changed the subscriptions.
  */
-export async function derivePlans(db: Db, organizationIds: string[], cause: { eventId: string; eventType: string }): Promise<void> {
+export async function derivePlans(
+  db: Db,
+  organizationIds: string[],
+  cause: { eventId: string; eventType: string },
+): Promise<void> {
   for (const organizationId of [...new Set(organizationIds)].sort()) {
-    const [row] = await db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId)).for('update');
+    const [row] = await db
+      .select({ plan: organizations.plan })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId))
+      .for('update');
     if (!row) continue;
     const [entitling] = await db
       .select({ id: billingSubscriptions.id })
       .from(billingSubscriptions)
-      .where(and(eq(billingSubscriptions.organizationId, organizationId), inArray(billingSubscriptions.status, [...entitlingStatuses])))
+      .where(
+        and(
+          eq(billingSubscriptions.organizationId, organizationId),
+          inArray(billingSubscriptions.status, [...entitlingStatuses]),
+        ),
+      )
       .limit(1);
     const plan: Plan = entitling ? 'pro' : 'free';
     if (plan === row.plan) continue;
     await db.update(organizations).set({ plan }).where(eq(organizations.id, organizationId));
     await recordAudit(
       { db, actor: stripeActor },
-      { organizationId, operation: 'billing.planChanged', targetType: 'organization', targetId: organizationId, details: { from: row.plan, to: plan, ...cause } },
+      {
+        organizationId,
+        operation: 'billing.planChanged',
+        targetType: 'organization',
+        targetId: organizationId,
+        details: { from: row.plan, to: plan, ...cause },
+      },
     );
     await syncOrganizationCapacityWarnings(db, organizationId, plan);
   }

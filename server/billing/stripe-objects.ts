@@ -6,13 +6,17 @@ import { invalidRequest } from '../errors';
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const str = (v: unknown, max = 255): string | null => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : null);
-export const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);
+export const str = (v: unknown, max = 255): string | null =>
+  typeof v === 'string' && v.length > 0 && v.length <= max ? v : null;
+export const int = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 // An expandable field: the id itself, or the expanded object's id.
 export const idOf = (v: unknown): string | null => str(v) ?? (isObj(v) ? str(v.id) : null);
 // Unix seconds up to the year 9999; anything else is treated as absent.
-export const at = (seconds: number | null): Date | null => (seconds === null || seconds > 253402300799 ? null : new Date(seconds * 1000));
-export const path = (v: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), v);
+export const at = (seconds: number | null): Date | null =>
+  seconds === null || seconds > 253402300799 ? null : new Date(seconds * 1000);
+export const path = (v: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), v);
 
 export type ParsedSubscription = {
   id: string;
@@ -29,7 +33,9 @@ export function parseSubscription(o: Obj, deleted: boolean, fallbackStatus?: str
   const id = str(o.id);
   const status = str(o.status, 64) ?? fallbackStatus ?? null;
   if (!id || (!status && !deleted))
-    throw invalidRequest('The event does not describe a subscription (id and status are required).', [{ path: 'data.object', message: 'Must be a subscription.' }]);
+    throw invalidRequest('The event does not describe a subscription (id and status are required).', [
+      { path: 'data.object', message: 'Must be a subscription.' },
+    ]);
   const item = path(o, 'items', 'data');
   const firstItem = Array.isArray(item) && isObj(item[0]) ? item[0] : null;
   // Period on the subscription (older API versions) or on its item (2025-03-31 and later).

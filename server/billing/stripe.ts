@@ -11,7 +11,12 @@ export type StripeSetup = { client: Stripe; pricePro: string };
 let cached: { key: string; base: string; client: Stripe } | undefined;
 
 function notConfigured(what: string): AppError {
-  return new AppError('unavailable', `Billing is not configured on this server (${what} is not set).`, { reason: 'billing_not_configured' }, { 'retry-after': '3600' });
+  return new AppError(
+    'unavailable',
+    `Billing is not configured on this server (${what} is not set).`,
+    { reason: 'billing_not_configured' },
+    { 'retry-after': '3600' },
+  );
 }
 
 // The client, or 503 unavailable (details.reason billing_not_configured) without a secret key.
@@ -67,11 +72,26 @@ export async function callStripe<T>(operation: string, fn: () => Promise<T>): Pr
     if (error instanceof AppError) throw error;
     const stripeError = error instanceof Stripe.errors.StripeError ? error : null;
     // Unreachable, or down on its side (5xx, 429): try again soon. Anything else is a refusal.
-    const connection = !stripeError || stripeError instanceof Stripe.errors.StripeConnectionError || (stripeError.statusCode ?? 500) >= 500 || stripeError.statusCode === 429;
-    log.warn({ operation, type: stripeError?.type, status: stripeError?.statusCode, code: stripeError?.code, message: (error as Error).message }, 'stripe call failed');
+    const connection =
+      !stripeError ||
+      stripeError instanceof Stripe.errors.StripeConnectionError ||
+      (stripeError.statusCode ?? 500) >= 500 ||
+      stripeError.statusCode === 429;
+    log.warn(
+      {
+        operation,
+        type: stripeError?.type,
+        status: stripeError?.statusCode,
+        code: stripeError?.code,
+        message: (error as Error).message,
+      },
+      'stripe call failed',
+    );
     throw new AppError(
       'unavailable',
-      connection ? 'The payment provider could not be reached. Try again in a moment.' : 'The payment provider refused the request. Try again later, or contact support.',
+      connection
+        ? 'The payment provider could not be reached. Try again in a moment.'
+        : 'The payment provider refused the request. Try again later, or contact support.',
       {
         reason: connection ? 'payment_provider_unavailable' : 'payment_provider_error',
         ...(stripeError?.statusCode ? { providerStatus: stripeError.statusCode } : {}),

@@ -8,7 +8,17 @@ import { AppError, invalidRequest, isAppError } from '../errors';
 import { jsonTextProblem } from '../input-hygiene';
 import { raiseWarning, resolveWarning } from '../warnings/service';
 import { derivePlans } from './state';
-import { at, idOf, int, isObj, parseSubscription, path, str, type Obj, type ParsedSubscription } from './stripe-objects';
+import {
+  at,
+  idOf,
+  int,
+  isObj,
+  parseSubscription,
+  path,
+  str,
+  type Obj,
+  type ParsedSubscription,
+} from './stripe-objects';
 
 // POST /api/webhooks/stripe (API.md "Billing"): the only way a plan changes. The signature is
 // verified on the raw body with the SDK (HMAC-SHA256 of `t.payload`, 300 s tolerance both ways, any `v1=`
@@ -36,11 +46,19 @@ async function existingOrganization(db: Db, id: string | null): Promise<string |
 
 async function organizationOfCustomer(db: Db, customerId: string | null): Promise<string | null> {
   if (!customerId) return null;
-  const [row] = await db.select({ organizationId: billingCustomers.organizationId }).from(billingCustomers).where(eq(billingCustomers.customerId, customerId));
+  const [row] = await db
+    .select({ organizationId: billingCustomers.organizationId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.customerId, customerId));
   return row?.organizationId ?? null;
 }
 
-type Applied = { outcome: 'applied' | 'stale' | 'unlinked' | 'ignored'; organizationId: string | null; subscriptionId: string | null; customerId?: string | null };
+type Applied = {
+  outcome: 'applied' | 'stale' | 'unlinked' | 'ignored';
+  organizationId: string | null;
+  subscriptionId: string | null;
+  customerId?: string | null;
+};
 
 /**
  * Writes the subscription as the event describes it, unless the stored row was written by a
@@ -48,8 +66,16 @@ type Applied = { outcome: 'applied' | 'stale' | 'unlinked' | 'ignored'; organiza
  * customer recorded at checkout, else the row already stored; none yet leaves it unlinked until
  * its checkout.session.completed adopts it.
  */
-async function applySubscription(db: Db, event: StripeEvent, sub: ParsedSubscription, knownOrganizationId: string | null = null): Promise<Applied> {
-  const organizationId = knownOrganizationId ?? (await existingOrganization(db, sub.organizationId)) ?? (await organizationOfCustomer(db, sub.customerId));
+async function applySubscription(
+  db: Db,
+  event: StripeEvent,
+  sub: ParsedSubscription,
+  knownOrganizationId: string | null = null,
+): Promise<Applied> {
+  const organizationId =
+    knownOrganizationId ??
+    (await existingOrganization(db, sub.organizationId)) ??
+    (await organizationOfCustomer(db, sub.customerId));
   const t = billingSubscriptions;
   const now = new Date();
   const written = await db
@@ -102,7 +128,12 @@ async function applySubscription(db: Db, event: StripeEvent, sub: ParsedSubscrip
     await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
     await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
   }
-  return { outcome: linkedTo ? 'applied' : 'unlinked', organizationId: linkedTo, subscriptionId: sub.id, customerId: sub.customerId };
+  return {
+    outcome: linkedTo ? 'applied' : 'unlinked',
+    organizationId: linkedTo,
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+  };
 }
 
 /**
@@ -113,13 +144,18 @@ async function applySubscription(db: Db, event: StripeEvent, sub: ParsedSubscrip
  */
 async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Applied> {
   const session = event.data.object;
-  const organizationId = (await existingOrganization(db, str(session.client_reference_id))) ?? (await existingOrganization(db, str(path(session, 'metadata', 'organizationId'))));
+  const organizationId =
+    (await existingOrganization(db, str(session.client_reference_id))) ??
+    (await existingOrganization(db, str(path(session, 'metadata', 'organizationId'))));
   const subscriptionId = idOf(session.subscription);
   if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId };
   const customerId = idOf(session.customer);
   if (customerId) await db.insert(billingCustomers).values({ customerId, organizationId }).onConflictDoNothing();
   const t = billingSubscriptions;
-  const adopt = [subscriptionId ? eq(t.id, subscriptionId) : undefined, customerId ? eq(t.customerId, customerId) : undefined].filter((c) => c !== undefined);
+  const adopt = [
+    subscriptionId ? eq(t.id, subscriptionId) : undefined,
+    customerId ? eq(t.customerId, customerId) : undefined,
+  ].filter((c) => c !== undefined);
   if (adopt.length)
     await db
       .update(t)
@@ -132,7 +168,17 @@ async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Appli
   }
   const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
   if (subscriptionId && paid) {
-    await db.insert(t).values({ id: subscriptionId, organizationId, customerId, status: 'active', lastEventCreated: event.created, lastEventId: event.id }).onConflictDoNothing();
+    await db
+      .insert(t)
+      .values({
+        id: subscriptionId,
+        organizationId,
+        customerId,
+        status: 'active',
+        lastEventCreated: event.created,
+        lastEventId: event.id,
+      })
+      .onConflictDoNothing();
   }
   await derivePlans(db, [organizationId], { eventId: event.id, eventType: event.type });
   await applyWaitingInvoices(db, [subscriptionId], [customerId]);
@@ -141,7 +187,11 @@ async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Appli
 
 // The subscription an invoice belongs to, in the shapes of older and newer API versions.
 function invoiceSubscription(invoice: Obj): string | null {
-  return idOf(invoice.subscription) ?? idOf(path(invoice, 'parent', 'subscription_details', 'subscription')) ?? idOf(path(invoice, 'subscription_details', 'subscription'));
+  return (
+    idOf(invoice.subscription) ??
+    idOf(path(invoice, 'parent', 'subscription_details', 'subscription')) ??
+    idOf(path(invoice, 'subscription_details', 'subscription'))
+  );
 }
 
 function money(amount: number | null, currency: string | null): string {
@@ -160,20 +210,28 @@ async function applyInvoice(db: Db, event: StripeEvent, failed: boolean): Promis
   const subscriptionId = invoiceSubscription(invoice);
   const customerId = idOf(invoice.customer);
   const t = billingSubscriptions;
-  const [row] = subscriptionId ? await db.select({ organizationId: t.organizationId }).from(t).where(eq(t.id, subscriptionId)).for('update') : [];
+  const [row] = subscriptionId
+    ? await db.select({ organizationId: t.organizationId }).from(t).where(eq(t.id, subscriptionId)).for('update')
+    : [];
   const organizationId =
     row?.organizationId ??
     (await organizationOfCustomer(db, customerId)) ??
     (await existingOrganization(
       db,
-      str(path(invoice, 'parent', 'subscription_details', 'metadata', 'organizationId')) ?? str(path(invoice, 'subscription_details', 'metadata', 'organizationId')),
+      str(path(invoice, 'parent', 'subscription_details', 'metadata', 'organizationId')) ??
+        str(path(invoice, 'subscription_details', 'metadata', 'organizationId')),
     ));
   if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId, customerId };
   if (row) {
     const moved = await db
       .update(t)
       .set({ paymentEventCreated: event.created })
-      .where(and(eq(t.id, subscriptionId!), sql`(${t.paymentEventCreated} is null or ${t.paymentEventCreated} <= ${event.created})`))
+      .where(
+        and(
+          eq(t.id, subscriptionId!),
+          sql`(${t.paymentEventCreated} is null or ${t.paymentEventCreated} <= ${event.created})`,
+        ),
+      )
       .returning({ id: t.id });
     if (moved.length === 0) return { outcome: 'stale', organizationId, subscriptionId };
   }
@@ -208,7 +266,11 @@ async function applyInvoice(db: Db, event: StripeEvent, failed: boolean): Promis
  * Invoice events that arrived before their subscription or customer was tied to an organization
  * (outcome unlinked, payload kept) are applied once it is, in the order Stripe created them.
  */
-async function applyWaitingInvoices(db: Db, subscriptionIds: (string | null)[], customerIds: (string | null)[]): Promise<void> {
+async function applyWaitingInvoices(
+  db: Db,
+  subscriptionIds: (string | null)[],
+  customerIds: (string | null)[],
+): Promise<void> {
   const subs = subscriptionIds.filter((id): id is string => Boolean(id));
   const customers = customerIds.filter((id): id is string => Boolean(id));
   if (!subs.length && !customers.length) return;
@@ -220,16 +282,28 @@ async function applyWaitingInvoices(db: Db, subscriptionIds: (string | null)[], 
       and(
         eq(e.outcome, 'unlinked'),
         inArray(e.type, ['invoice.paid', 'invoice.payment_failed']),
-        or(...[subs.length ? inArray(e.subscriptionId, subs) : undefined, customers.length ? inArray(e.customerId, customers) : undefined].filter((c) => c !== undefined)),
+        or(
+          ...[
+            subs.length ? inArray(e.subscriptionId, subs) : undefined,
+            customers.length ? inArray(e.customerId, customers) : undefined,
+          ].filter((c) => c !== undefined),
+        ),
       ),
     )
     .orderBy(asc(e.created), asc(e.receivedAt))
     .limit(100);
   for (const row of waiting) {
     if (!isObj(row.payload)) continue;
-    const applied = await applyInvoice(db, { id: row.id, type: row.type, created: row.created, data: { object: row.payload } }, row.type === 'invoice.payment_failed');
+    const applied = await applyInvoice(
+      db,
+      { id: row.id, type: row.type, created: row.created, data: { object: row.payload } },
+      row.type === 'invoice.payment_failed',
+    );
     if (applied.outcome === 'unlinked') continue;
-    await db.update(e).set({ outcome: applied.outcome, organizationId: applied.organizationId, payload: null }).where(eq(e.id, row.id));
+    await db
+      .update(e)
+      .set({ outcome: applied.outcome, organizationId: applied.organizationId, payload: null })
+      .where(eq(e.id, row.id));
   }
 }
 
@@ -240,7 +314,11 @@ async function dispatchEvent(db: Db, event: StripeEvent): Promise<Applied> {
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return applySubscription(db, event, parseSubscription(event.data.object, event.type === 'customer.subscription.deleted'));
+      return applySubscription(
+        db,
+        event,
+        parseSubscription(event.data.object, event.type === 'customer.subscription.deleted'),
+      );
     case 'invoice.paid':
       return applyInvoice(db, event, false);
     case 'invoice.payment_failed':
@@ -306,7 +384,11 @@ export function verifySignature(payload: Buffer, header: string | null, secrets:
   for (const secret of secrets) {
     try {
       if (Stripe.webhooks.signature?.verifyHeader(payload, header, secret, tolerance)) {
-        if (timestamp - Date.now() / 1000 > tolerance) throw rejected('The Stripe-Signature timestamp is outside the tolerance window.', 'timestamp_outside_tolerance');
+        if (timestamp - Date.now() / 1000 > tolerance)
+          throw rejected(
+            'The Stripe-Signature timestamp is outside the tolerance window.',
+            'timestamp_outside_tolerance',
+          );
         return;
       }
     } catch (error) {
@@ -316,8 +398,10 @@ export function verifySignature(payload: Buffer, header: string | null, secrets:
   }
   // A secret whose signature matched but whose timestamp is too old says more than the others.
   const message = messages.find((m) => /tolerance/i.test(m)) ?? messages[0] ?? '';
-  if (/tolerance/i.test(message)) throw rejected('The Stripe-Signature timestamp is outside the tolerance window.', 'timestamp_outside_tolerance');
-  if (/unable to extract|no signatures found with expected scheme/i.test(message)) throw rejected('The Stripe-Signature header is malformed.', 'malformed_signature');
+  if (/tolerance/i.test(message))
+    throw rejected('The Stripe-Signature timestamp is outside the tolerance window.', 'timestamp_outside_tolerance');
+  if (/unable to extract|no signatures found with expected scheme/i.test(message))
+    throw rejected('The Stripe-Signature header is malformed.', 'malformed_signature');
   throw rejected('The Stripe-Signature does not match the body.', 'signature_mismatch');
 }
 

@@ -34,8 +34,12 @@ export const limitKeys = {
 export type LimitState = { hits: number; allowed: boolean; retryAfterSeconds: number; windowStartedAt: Date | null };
 
 function stateOf(row: { hits: number; windowStartedAt: Date } | undefined, window: LimitWindow, now: Date): LimitState {
-  if (!row || row.windowStartedAt.getTime() + window.windowMs <= now.getTime()) return { hits: 0, allowed: true, retryAfterSeconds: 0, windowStartedAt: null };
-  const retryAfterSeconds = Math.max(1, Math.ceil((row.windowStartedAt.getTime() + window.windowMs - now.getTime()) / 1000));
+  if (!row || row.windowStartedAt.getTime() + window.windowMs <= now.getTime())
+    return { hits: 0, allowed: true, retryAfterSeconds: 0, windowStartedAt: null };
+  const retryAfterSeconds = Math.max(
+    1,
+    Math.ceil((row.windowStartedAt.getTime() + window.windowMs - now.getTime()) / 1000),
+  );
   return { hits: row.hits, allowed: row.hits <= window.limit, retryAfterSeconds, windowStartedAt: row.windowStartedAt };
 }
 
@@ -71,7 +75,12 @@ export async function refundHit(db: Db, key: string, hit: LimitState): Promise<v
 }
 
 export function tooManyAttempts(retryAfterSeconds: number): AppError {
-  return new AppError('rate_limited', 'Too many attempts. Wait a few minutes and try again.', { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+  return new AppError(
+    'rate_limited',
+    'Too many attempts. Wait a few minutes and try again.',
+    { retryAfterSeconds },
+    { 'retry-after': String(retryAfterSeconds) },
+  );
 }
 
 // Throws 429 rate_limited (Retry-After) when the hit passes the limit.

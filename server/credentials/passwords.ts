@@ -10,7 +10,11 @@ const maxmem = 256 * 1024 * 1024;
 type Params = { N: number; r: number; p: number };
 
 function derive(password: string, salt: Buffer, params: Params): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem }, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, keyLength, { ...params, maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
 }
 
 function format(params: Params, salt: Buffer, key: Buffer): string {
@@ -30,7 +34,8 @@ function parse(stored: string): { params: Params; salt: Buffer; hash: Buffer } |
   const [scheme, n, r, p, salt, hash, extra] = stored.split('$');
   const params = { N: Number(n), r: Number(r), p: Number(p) };
   if (scheme !== 'scrypt' || !salt || !hash || extra !== undefined) return null;
-  if (![params.N, params.r, params.p].every(Number.isSafeInteger) || params.N < 2 || params.r < 1 || params.p < 1) return null;
+  if (![params.N, params.r, params.p].every(Number.isSafeInteger) || params.N < 2 || params.r < 1 || params.p < 1)
+    return null;
   // A stored hash never asks for more work (or memory) than the current parameters allow.
   if (128 * params.N * params.r > maxmem / 2 || params.p > 16) return null;
   return { params, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };

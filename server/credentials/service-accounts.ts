@@ -18,7 +18,12 @@ export function clientSecretDigest(secret: string): string {
 
 export type LiveServiceAccount = { id: string; clientId: string; organizationId: string };
 
-const live = { id: serviceAccounts.id, clientId: serviceAccounts.clientId, organizationId: serviceAccounts.organizationId, lastUsedAt: serviceAccounts.lastUsedAt };
+const live = {
+  id: serviceAccounts.id,
+  clientId: serviceAccounts.clientId,
+  organizationId: serviceAccounts.organizationId,
+  lastUsedAt: serviceAccounts.lastUsedAt,
+};
 
 // `lastUsedAt` is kept current within a minute: written only when it is older than this, so a busy
 // account costs one write per interval, not one per request (and the condition holds across processes).
@@ -30,7 +35,12 @@ async function touch(db: Db, row: { id: string; lastUsedAt: Date | null }): Prom
   await db
     .update(t)
     .set({ lastUsedAt: sql`now()` })
-    .where(and(eq(t.id, row.id), or(isNull(t.lastUsedAt), lt(t.lastUsedAt, sql`now() - make_interval(secs => ${touchAfterMs / 1000})`))));
+    .where(
+      and(
+        eq(t.id, row.id),
+        or(isNull(t.lastUsedAt), lt(t.lastUsedAt, sql`now() - make_interval(secs => ${touchAfterMs / 1000})`)),
+      ),
+    );
 }
 
 function strip(row: LiveServiceAccount & { lastUsedAt: Date | null }): LiveServiceAccount {
@@ -41,7 +51,11 @@ function strip(row: LiveServiceAccount & { lastUsedAt: Date | null }): LiveServi
  * The unrevoked account these client credentials belong to, or null. Looked up by the secret's
  * digest (never compared character by character), then the client id must be the account's own.
  */
-export async function authenticateClientSecret(db: Db, clientId: string, secret: string): Promise<LiveServiceAccount | null> {
+export async function authenticateClientSecret(
+  db: Db,
+  clientId: string,
+  secret: string,
+): Promise<LiveServiceAccount | null> {
   if (!isId('sa', clientId) || !clientSecretPattern.test(secret)) return null;
   const [row] = await db
     .select(live)
@@ -70,7 +84,11 @@ export type ServiceAccountAccess = { role: Role; organization: typeof organizati
  * What a service account may reach: its one organization with its role, read live (revoked → none).
  * With `organizationId`, only that organization (another one looks exactly like a missing one).
  */
-export async function serviceAccountAccess(db: Db, id: string, organizationId?: string): Promise<ServiceAccountAccess | null> {
+export async function serviceAccountAccess(
+  db: Db,
+  id: string,
+  organizationId?: string,
+): Promise<ServiceAccountAccess | null> {
   const conditions = [eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)];
   if (organizationId !== undefined) conditions.push(eq(serviceAccounts.organizationId, organizationId));
   const [row] = await db

@@ -36,14 +36,23 @@ function warningOf(d: DatasetCount, capacity: number, plan: string): RaisedWarni
 export async function syncDatasetCapacityWarning(db: Db, d: DatasetCount, plan: 'free' | 'pro'): Promise<void> {
   const capacity = planCapacity[plan];
   if (d.count >= nearCapacityThreshold(capacity)) await raiseWarnings(db, [warningOf(d, capacity, plan)]);
-  else await resolveWarning(db, { organizationId: d.organizationId, kind: 'dataset_near_capacity', subjectId: d.datasetId });
+  else
+    await resolveWarning(db, {
+      organizationId: d.organizationId,
+      kind: 'dataset_near_capacity',
+      subjectId: d.datasetId,
+    });
 }
 
 // Bound per plan change; an organization with more crowded datasets gets the rest at their next write.
 const sweepLimit = 1000;
 
 // After a plan change: every dataset of the organization measured against the new capacity.
-export async function syncOrganizationCapacityWarnings(db: Db, organizationId: string, plan: 'free' | 'pro'): Promise<void> {
+export async function syncOrganizationCapacityWarnings(
+  db: Db,
+  organizationId: string,
+  plan: 'free' | 'pro',
+): Promise<void> {
   const capacity = planCapacity[plan];
   const threshold = nearCapacityThreshold(capacity);
   const crowded = rowsOf<{ datasetId: string; promptId: string; count: number }>(

@@ -10,7 +10,8 @@ import { extractVariables, type DraftContent } from '../prompts/schemas';
 export type CaseInput = { input: string; inputFormat: 'text' | 'json' };
 type Content = Pick<DraftContent, 'messages' | 'inputType'>;
 
-export const variablesOf = (content: Content): string[] => (content.inputType === 'variables' ? extractVariables(content.messages) : []);
+export const variablesOf = (content: Content): string[] =>
+  content.inputType === 'variables' ? extractVariables(content.messages) : [];
 
 function stringValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -35,14 +36,25 @@ function renderInput(content: Content, item: CaseInput, names: string[] = variab
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     if (names.length === 0) return { variables: {} };
-    throw new AppError('invalid_request', `This prompt takes variables (${names.map((n) => `{{${n}}}`).join(', ')}): the case input must be a JSON object of their values.`);
+    throw new AppError(
+      'invalid_request',
+      `This prompt takes variables (${names.map((n) => `{{${n}}}`).join(', ')}): the case input must be a JSON object of their values.`,
+    );
   }
   const given = parsed as Record<string, unknown>;
-  return { variables: Object.fromEntries(names.filter((name) => name in given).map((name) => [name, stringValue(given[name])])) };
+  return {
+    variables: Object.fromEntries(
+      names.filter((name) => name in given).map((name) => [name, stringValue(given[name])]),
+    ),
+  };
 }
 
 /** The messages the case sends, or why it cannot run under this content (before any model call). */
-export function caseMessages(content: Content, item: CaseInput, names: string[] = variablesOf(content)): { messages: ChatMessage[] } | { error: string } {
+export function caseMessages(
+  content: Content,
+  item: CaseInput,
+  names: string[] = variablesOf(content),
+): { messages: ChatMessage[] } | { error: string } {
   try {
     return { messages: renderMessages(content, renderInput(content, item, names)) };
   } catch (error) {
@@ -56,13 +68,23 @@ export function caseMessages(content: Content, item: CaseInput, names: string[] 
  * user_message prompt takes every (non-empty) input, and content without messages is not written
  * yet, so neither is checked.
  */
-export function inputWarnings(content: Content | null, cases: (CaseInput & { id: string })[], rowOf?: (index: number) => number): InputWarning[] {
+export function inputWarnings(
+  content: Content | null,
+  cases: (CaseInput & { id: string })[],
+  rowOf?: (index: number) => number,
+): InputWarning[] {
   if (!content || content.inputType !== 'variables' || content.messages.length === 0) return [];
   const names = variablesOf(content);
   const warnings: InputWarning[] = [];
   cases.forEach((item, i) => {
     const outcome = caseMessages(content, item, names);
-    if ('error' in outcome) warnings.push({ code: 'input_incompatible', message: outcome.error, caseId: item.id, ...(rowOf ? { row: rowOf(i) } : {}) });
+    if ('error' in outcome)
+      warnings.push({
+        code: 'input_incompatible',
+        message: outcome.error,
+        caseId: item.id,
+        ...(rowOf ? { row: rowOf(i) } : {}),
+      });
   });
   return warnings;
 }

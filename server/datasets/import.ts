@@ -7,7 +7,15 @@ import { newId } from '../ids';
 import { authorizePromptWrite } from '../access/organization';
 import { inputWarnings } from './case-input';
 import { capacityOf, casesOf, checkedContent, datasetOf, writeDataset } from './service';
-import { caseRowSchema, type ImportMode, type ImportPreview, type ImportResult, type RowError, type SkippedRow, type ValidCaseRow } from './schemas';
+import {
+  caseRowSchema,
+  type ImportMode,
+  type ImportPreview,
+  type ImportResult,
+  type RowError,
+  type SkippedRow,
+  type ValidCaseRow,
+} from './schemas';
 
 type Plan = {
   additions: ValidCaseRow[];
@@ -31,7 +39,12 @@ function validateRow(raw: unknown, rowNumber: number): { row?: ValidCaseRow; err
 
 // The one set of import rules; preview and import both call it. Rows are 1-based; duplicates
 // (of existing rows in append mode, and of earlier rows in the request) are skipped, first wins.
-function planImport(rows: unknown[], existing: { input: string; expectedOutput: string }[], mode: ImportMode, capacity: number): Plan {
+function planImport(
+  rows: unknown[],
+  existing: { input: string; expectedOutput: string }[],
+  mode: ImportMode,
+  capacity: number,
+): Plan {
   const seen = new Set(mode === 'append' ? existing.map(pairKey) : []);
   const additions: ValidCaseRow[] = [];
   const additionRows: number[] = [];
@@ -56,7 +69,16 @@ function planImport(rows: unknown[], existing: { input: string; expectedOutput: 
   const availableCapacity = mode === 'replace' ? capacity : Math.max(0, capacity - currentCount);
   const requestedAddition = additions.length;
   const accepted = rowErrors.length === 0 && requestedAddition <= availableCapacity;
-  return { additions, additionRows, skippedRows, rowErrors, currentCount, availableCapacity, requestedAddition, accepted };
+  return {
+    additions,
+    additionRows,
+    skippedRows,
+    rowErrors,
+    currentCount,
+    availableCapacity,
+    requestedAddition,
+    accepted,
+  };
 }
 
 function rejection(plan: Plan): AppError {
@@ -72,7 +94,12 @@ function rejection(plan: Plan): AppError {
 }
 
 // Same checks as import (role, writable organization, prompt not archived), writing nothing.
-export async function previewImport(ctx: ServiceContext, organizationId: string, promptId: string, input: { mode: ImportMode; rows: unknown[] }): Promise<ImportPreview> {
+export async function previewImport(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  input: { mode: ImportMode; rows: unknown[] },
+): Promise<ImportPreview> {
   const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
   const dataset = await datasetOf(ctx.db, prompt);
   const plan = planImport(input.rows, await casesOf(ctx.db, dataset.id), input.mode, capacityOf(membership));
@@ -80,21 +107,47 @@ export async function previewImport(ctx: ServiceContext, organizationId: string,
   return { wouldAdd: additions.length, ...rest };
 }
 
-export async function importCases(ctx: ServiceContext, { organizationId, promptId, revision, mode, rows }: OperationInput<'import_dataset'>): Promise<ImportResult> {
-  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.import', async ({ ctx: txCtx, tx, dataset, capacity }) => {
-    const existing = await casesOf(tx, dataset.id);
-    const plan = planImport(rows, existing, mode, capacity);
-    if (!plan.accepted) throw rejection(plan);
-    let start = existing.length;
-    if (mode === 'replace') {
-      await tx.delete(datasetCases).where(eq(datasetCases.datasetId, dataset.id));
-      start = 0;
-    }
-    const added = plan.additions.map((row, i) => ({ id: newId('case'), organizationId, datasetId: dataset.id, position: start + i + 1, ...row }));
-    if (added.length) await tx.insert(datasetCases).values(added);
-    const warnings = inputWarnings(await checkedContent(txCtx, dataset.promptId), added, (i) => plan.additionRows[i]);
-    const count = start + added.length;
-    const details = { mode, added: added.length, skipped: plan.skippedRows.length };
-    return { details, result: (revision) => ({ added: added.length, skipped: plan.skippedRows.length, count, revision, skippedRows: plan.skippedRows, warnings }) };
-  });
+export async function importCases(
+  ctx: ServiceContext,
+  { organizationId, promptId, revision, mode, rows }: OperationInput<'import_dataset'>,
+): Promise<ImportResult> {
+  return writeDataset(
+    ctx,
+    organizationId,
+    promptId,
+    revision,
+    'dataset.import',
+    async ({ ctx: txCtx, tx, dataset, capacity }) => {
+      const existing = await casesOf(tx, dataset.id);
+      const plan = planImport(rows, existing, mode, capacity);
+      if (!plan.accepted) throw rejection(plan);
+      let start = existing.length;
+      if (mode === 'replace') {
+        await tx.delete(datasetCases).where(eq(datasetCases.datasetId, dataset.id));
+        start = 0;
+      }
+      const added = plan.additions.map((row, i) => ({
+        id: newId('case'),
+        organizationId,
+        datasetId: dataset.id,
+        position: start + i + 1,
+        ...row,
+      }));
+      if (added.length) await tx.insert(datasetCases).values(added);
+      const warnings = inputWarnings(await checkedContent(txCtx, dataset.promptId), added, (i) => plan.additionRows[i]);
+      const count = start + added.length;
+      const details = { mode, added: added.length, skipped: plan.skippedRows.length };
+      return {
+        details,
+        result: (revision) => ({
+          added: added.length,
+          skipped: plan.skippedRows.length,
+          count,
+          revision,
+          skippedRows: plan.skippedRows,
+          warnings,
+        }),
+      };
+    },
+  );
 }

@@ -15,22 +15,32 @@ function jsonProblem(value: string): string {
 }
 
 const caseRowFields = {
-  input: z.string().min(1, 'Input is required.').max(caseLimits.inputChars, `Use at most ${caseLimits.inputChars} characters.`),
-  expectedOutput: z.string().max(caseLimits.expectedOutputChars, `Use at most ${caseLimits.expectedOutputChars} characters.`),
+  input: z
+    .string()
+    .min(1, 'Input is required.')
+    .max(caseLimits.inputChars, `Use at most ${caseLimits.inputChars} characters.`),
+  expectedOutput: z
+    .string()
+    .max(caseLimits.expectedOutputChars, `Use at most ${caseLimits.expectedOutputChars} characters.`),
   inputFormat: z.enum(caseFormats),
   referenceFormat: z.enum(caseFormats),
 };
 
 type FormatChecked = { input?: string; expectedOutput?: string; inputFormat?: string; referenceFormat?: string };
 function checkJsonFormats(row: FormatChecked, ctx: z.RefinementCtx): void {
-  if (row.inputFormat === 'json' && row.input !== undefined && jsonProblem(row.input)) ctx.addIssue({ code: 'custom', path: ['input'], message: jsonProblem(row.input) });
+  if (row.inputFormat === 'json' && row.input !== undefined && jsonProblem(row.input))
+    ctx.addIssue({ code: 'custom', path: ['input'], message: jsonProblem(row.input) });
   if (row.referenceFormat === 'json' && row.expectedOutput !== undefined && jsonProblem(row.expectedOutput)) {
     ctx.addIssue({ code: 'custom', path: ['expectedOutput'], message: jsonProblem(row.expectedOutput) });
   }
 }
 
 export const caseRowSchema = z
-  .strictObject({ ...caseRowFields, inputFormat: caseRowFields.inputFormat.default('text'), referenceFormat: caseRowFields.referenceFormat.default('text') })
+  .strictObject({
+    ...caseRowFields,
+    inputFormat: caseRowFields.inputFormat.default('text'),
+    referenceFormat: caseRowFields.referenceFormat.default('text'),
+  })
   .superRefine(checkJsonFormats);
 
 // Update takes any subset of the fields; the rest keep their stored values, and the merged row
@@ -66,8 +76,15 @@ export const addCaseInput = z.strictObject({ revision, row: caseRowSchema });
 export const updateCaseInput = z.strictObject({ revision, row: caseRowPatchSchema });
 export const deleteCaseQuery = z.strictObject({ revision: integerParam(0) });
 export const reorderInput = z.strictObject({ revision, caseIds: z.array(z.string().min(1)).max(10_000) });
-export const previewImportInput = z.strictObject({ mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
-export const importInput = z.strictObject({ revision, mode: z.enum(importModes).default('append'), rows: z.array(importRow).max(10_000) });
+export const previewImportInput = z.strictObject({
+  mode: z.enum(importModes).default('append'),
+  rows: z.array(importRow).max(10_000),
+});
+export const importInput = z.strictObject({
+  revision,
+  mode: z.enum(importModes).default('append'),
+  rows: z.array(importRow).max(10_000),
+});
 export type ImportMode = (typeof importModes)[number];
 
 const datasetCaseSchema = z.object({
@@ -85,13 +102,17 @@ export type DatasetCase = z.infer<typeof datasetCaseSchema>;
 export const inputWarningSchema = z
   .object({
     code: z.literal('input_incompatible'),
-    message: z.string().describe('Why the case cannot run, e.g. a variables prompt given text instead of a JSON object of values.'),
+    message: z
+      .string()
+      .describe('Why the case cannot run, e.g. a variables prompt given text instead of a JSON object of values.'),
     caseId: z.string(),
     row: z.number().int().optional().describe('Import only: the 1-based row of the request.'),
   })
   .describe('Checked against your draft of the prompt, else its latest saved version.');
 export type InputWarning = z.infer<typeof inputWarningSchema>;
-const warningsField = z.array(inputWarningSchema).describe('Cases that cannot run under the prompt’s input type; empty when every case can.');
+const warningsField = z
+  .array(inputWarningSchema)
+  .describe('Cases that cannot run under the prompt’s input type; empty when every case can.');
 
 export const datasetCaseResultSchema = datasetCaseSchema.extend({ warnings: warningsField });
 export type DatasetCaseResult = z.infer<typeof datasetCaseResultSchema>;

@@ -11,7 +11,15 @@ import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../ac
 import { latestVersionContent } from '../prompts/service';
 import type { DraftContent } from '../prompts/schemas';
 import { inputWarnings } from './case-input';
-import { caseRowSchema, planCapacity, type CaseRowPatch, type Dataset, type DatasetCase, type DatasetCaseResult, type ValidCaseRow } from './schemas';
+import {
+  caseRowSchema,
+  planCapacity,
+  type CaseRowPatch,
+  type Dataset,
+  type DatasetCase,
+  type DatasetCaseResult,
+  type ValidCaseRow,
+} from './schemas';
 
 export type DatasetRow = typeof datasets.$inferSelect;
 type CaseRowRecord = typeof datasetCases.$inferSelect;
@@ -22,7 +30,14 @@ export function capacityOf(membership: Membership): number {
 }
 
 function toCase(row: CaseRowRecord): DatasetCase {
-  return { id: row.id, position: row.position, input: row.input, expectedOutput: row.expectedOutput, inputFormat: row.inputFormat, referenceFormat: row.referenceFormat };
+  return {
+    id: row.id,
+    position: row.position,
+    input: row.input,
+    expectedOutput: row.expectedOutput,
+    inputFormat: row.inputFormat,
+    referenceFormat: row.referenceFormat,
+  };
 }
 
 export async function datasetOf(db: Tx, prompt: PromptRow, options: { lock?: boolean } = {}): Promise<DatasetRow> {
@@ -36,7 +51,11 @@ export async function datasetOf(db: Tx, prompt: PromptRow, options: { lock?: boo
 }
 
 export async function casesOf(db: Tx, datasetId: string): Promise<CaseRowRecord[]> {
-  return db.select().from(datasetCases).where(eq(datasetCases.datasetId, datasetId)).orderBy(asc(datasetCases.position), asc(datasetCases.id));
+  return db
+    .select()
+    .from(datasetCases)
+    .where(eq(datasetCases.datasetId, datasetId))
+    .orderBy(asc(datasetCases.position), asc(datasetCases.id));
 }
 
 async function countOf(db: Tx, datasetId: string): Promise<number> {
@@ -67,7 +86,10 @@ async function toCaseResult(ctx: ServiceContext, dataset: DatasetRow, row: CaseR
   return { ...item, warnings: inputWarnings(await checkedContent(ctx, dataset.promptId), [item]) };
 }
 
-export async function getDataset(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_dataset'>): Promise<Dataset> {
+export async function getDataset(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'get_dataset'>,
+): Promise<Dataset> {
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toDataset(ctx, await datasetOf(ctx.db, prompt), capacityOf(membership));
 }
@@ -83,17 +105,25 @@ export async function writeDataset<T>(
   promptId: string,
   expectedRevision: number,
   operation: string,
-  change: (write: DatasetWrite) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
+  change: (
+    write: DatasetWrite,
+  ) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
 ): Promise<T> {
   const { db } = ctx;
   const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
   const dataset = await datasetOf(db, prompt, { lock: true });
   if (dataset.revision !== expectedRevision) {
-    throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', { currentRevision: dataset.revision });
+    throw new AppError('dataset_conflict', 'The dataset changed since you loaded it. Reload it and try again.', {
+      currentRevision: dataset.revision,
+    });
   }
   const outcome = await change({ ctx, tx: db, dataset, capacity: capacityOf(membership) });
   const count = await countOf(db, dataset.id);
-  await syncDatasetCapacityWarning(db, { organizationId, promptId: prompt.id, datasetId: dataset.id, count }, membership.organization.plan);
+  await syncDatasetCapacityWarning(
+    db,
+    { organizationId, promptId: prompt.id, datasetId: dataset.id, count },
+    membership.organization.plan,
+  );
   const [bumped] = await db
     .update(datasets)
     .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
@@ -114,25 +144,48 @@ async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, e
   const [existing] = await tx
     .select({ id: datasetCases.id })
     .from(datasetCases)
-    .where(and(eq(datasetCases.datasetId, datasetId), eq(datasetCases.input, row.input), eq(datasetCases.expectedOutput, row.expectedOutput)));
+    .where(
+      and(
+        eq(datasetCases.datasetId, datasetId),
+        eq(datasetCases.input, row.input),
+        eq(datasetCases.expectedOutput, row.expectedOutput),
+      ),
+    );
   if (existing && existing.id !== exceptId) {
-    throw new AppError('invalid_state', 'A case with the same input and expected output already exists.', { state: 'duplicate', caseId: existing.id });
+    throw new AppError('invalid_state', 'A case with the same input and expected output already exists.', {
+      state: 'duplicate',
+      caseId: existing.id,
+    });
   }
 }
 
-export async function addCase(ctx: ServiceContext, { organizationId, promptId, revision, row }: OperationInput<'add_dataset_case'>): Promise<DatasetCaseResult> {
-  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.addCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
-    const current = await countOf(tx, dataset.id);
-    if (current >= capacity) {
-      throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, { state: 'at_capacity', count: current, capacity });
-    }
-    await assertNoDuplicate(tx, dataset.id, row);
-    const [inserted] = await tx
-      .insert(datasetCases)
-      .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...row })
-      .returning();
-    return { result: () => toCaseResult(txCtx, dataset, inserted), targetId: inserted.id };
-  });
+export async function addCase(
+  ctx: ServiceContext,
+  { organizationId, promptId, revision, row }: OperationInput<'add_dataset_case'>,
+): Promise<DatasetCaseResult> {
+  return writeDataset(
+    ctx,
+    organizationId,
+    promptId,
+    revision,
+    'dataset.addCase',
+    async ({ ctx: txCtx, tx, dataset, capacity }) => {
+      const current = await countOf(tx, dataset.id);
+      if (current >= capacity) {
+        throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, {
+          state: 'at_capacity',
+          count: current,
+          capacity,
+        });
+      }
+      await assertNoDuplicate(tx, dataset.id, row);
+      const [inserted] = await tx
+        .insert(datasetCases)
+        .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...row })
+        .returning();
+      return { result: () => toCaseResult(txCtx, dataset, inserted), targetId: inserted.id };
+    },
+  );
 }
 
 async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<CaseRowRecord> {
@@ -146,7 +199,13 @@ async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<Case
 
 // Fields left out keep their stored values; the merged row must pass the same rules as a new one.
 function mergeRow(current: CaseRowRecord, patch: CaseRowPatch): ValidCaseRow {
-  const merged = { input: current.input, expectedOutput: current.expectedOutput, inputFormat: current.inputFormat, referenceFormat: current.referenceFormat, ...patch };
+  const merged = {
+    input: current.input,
+    expectedOutput: current.expectedOutput,
+    inputFormat: current.inputFormat,
+    referenceFormat: current.referenceFormat,
+    ...patch,
+  };
   const result = caseRowSchema.safeParse(merged);
   if (!result.success)
     throw invalidRequest(
@@ -160,45 +219,76 @@ export async function updateCase(
   ctx: ServiceContext,
   { organizationId, promptId, caseId, revision, row: patch }: OperationInput<'update_dataset_case'>,
 ): Promise<DatasetCaseResult> {
-  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.updateCase', async ({ ctx: txCtx, tx, dataset }) => {
-    const merged = mergeRow(await loadCase(tx, dataset.id, caseId), patch);
-    await assertNoDuplicate(tx, dataset.id, merged, caseId);
-    const [row] = await tx.update(datasetCases).set(merged).where(eq(datasetCases.id, caseId)).returning();
-    return { result: () => toCaseResult(txCtx, dataset, row), targetId: caseId };
-  });
+  return writeDataset(
+    ctx,
+    organizationId,
+    promptId,
+    revision,
+    'dataset.updateCase',
+    async ({ ctx: txCtx, tx, dataset }) => {
+      const merged = mergeRow(await loadCase(tx, dataset.id, caseId), patch);
+      await assertNoDuplicate(tx, dataset.id, merged, caseId);
+      const [row] = await tx.update(datasetCases).set(merged).where(eq(datasetCases.id, caseId)).returning();
+      return { result: () => toCaseResult(txCtx, dataset, row), targetId: caseId };
+    },
+  );
 }
 
 // Positions stay contiguous from 1: the cases after the removed one move up.
-export async function deleteCase(ctx: ServiceContext, { organizationId, promptId, caseId, revision }: OperationInput<'delete_dataset_case'>): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.deleteCase', async ({ ctx: txCtx, tx, dataset, capacity }) => {
-    const removed = await loadCase(tx, dataset.id, caseId);
-    await tx.delete(datasetCases).where(eq(datasetCases.id, caseId));
-    await tx
-      .update(datasetCases)
-      .set({ position: sql`${datasetCases.position} - 1` })
-      .where(and(eq(datasetCases.datasetId, dataset.id), gt(datasetCases.position, removed.position)));
-    return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity), targetId: caseId };
-  });
+export async function deleteCase(
+  ctx: ServiceContext,
+  { organizationId, promptId, caseId, revision }: OperationInput<'delete_dataset_case'>,
+): Promise<Dataset> {
+  return writeDataset(
+    ctx,
+    organizationId,
+    promptId,
+    revision,
+    'dataset.deleteCase',
+    async ({ ctx: txCtx, tx, dataset, capacity }) => {
+      const removed = await loadCase(tx, dataset.id, caseId);
+      await tx.delete(datasetCases).where(eq(datasetCases.id, caseId));
+      await tx
+        .update(datasetCases)
+        .set({ position: sql`${datasetCases.position} - 1` })
+        .where(and(eq(datasetCases.datasetId, dataset.id), gt(datasetCases.position, removed.position)));
+      return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity), targetId: caseId };
+    },
+  );
 }
 
-export async function reorderCases(ctx: ServiceContext, { organizationId, promptId, revision, caseIds }: OperationInput<'reorder_dataset'>): Promise<Dataset> {
-  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.reorder', async ({ ctx: txCtx, tx, dataset, capacity }) => {
-    const current = await casesOf(tx, dataset.id);
-    const known = new Set(current.map((c) => c.id));
-    const given = new Set<string>();
-    const repeated = new Set<string>();
-    for (const id of caseIds) (given.has(id) ? repeated : given).add(id);
-    const unknown = caseIds.filter((id) => !known.has(id));
-    const missing = current.map((c) => c.id).filter((id) => !given.has(id));
-    if (repeated.size || unknown.length || missing.length) {
-      throw new AppError('invalid_order', 'List every current case id exactly once.', { missing, unknown, duplicates: [...repeated] });
-    }
-    if (caseIds.length) {
-      await tx.execute(sql`
+export async function reorderCases(
+  ctx: ServiceContext,
+  { organizationId, promptId, revision, caseIds }: OperationInput<'reorder_dataset'>,
+): Promise<Dataset> {
+  return writeDataset(
+    ctx,
+    organizationId,
+    promptId,
+    revision,
+    'dataset.reorder',
+    async ({ ctx: txCtx, tx, dataset, capacity }) => {
+      const current = await casesOf(tx, dataset.id);
+      const known = new Set(current.map((c) => c.id));
+      const given = new Set<string>();
+      const repeated = new Set<string>();
+      for (const id of caseIds) (given.has(id) ? repeated : given).add(id);
+      const unknown = caseIds.filter((id) => !known.has(id));
+      const missing = current.map((c) => c.id).filter((id) => !given.has(id));
+      if (repeated.size || unknown.length || missing.length) {
+        throw new AppError('invalid_order', 'List every current case id exactly once.', {
+          missing,
+          unknown,
+          duplicates: [...repeated],
+        });
+      }
+      if (caseIds.length) {
+        await tx.execute(sql`
         update dataset_cases as c set position = o.ord
         from jsonb_array_elements_text(${JSON.stringify(caseIds)}::jsonb) with ordinality as o(id, ord)
         where c.id = o.id and c.dataset_id = ${dataset.id}`);
-    }
-    return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity) };
-  });
+      }
+      return { result: (bumped) => toDataset(txCtx, { ...dataset, revision: bumped }, capacity) };
+    },
+  );
 }

@@ -21,8 +21,13 @@ function smtp(url: string): Transporter {
 async function writeToOutbox(message: EmailMessage, from: string): Promise<string> {
   const dir = outboxDir();
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`);
-  await writeFile(file, JSON.stringify({ from, ...message, createdAt: new Date().toISOString() }, null, 2), { mode: 0o600 });
+  const file = path.join(
+    dir,
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`,
+  );
+  await writeFile(file, JSON.stringify({ from, ...message, createdAt: new Date().toISOString() }, null, 2), {
+    mode: 0o600,
+  });
   return file;
 }
 
@@ -32,12 +37,21 @@ export async function sendEmail(message: EmailMessage): Promise<boolean> {
   const cfg = config();
   try {
     if (cfg.smtpUrl) {
-      await smtp(cfg.smtpUrl).sendMail({ from: cfg.emailFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await smtp(cfg.smtpUrl).sendMail({
+        from: cfg.emailFrom,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
       log.info({ email: { to: message.to, subject: message.subject } }, 'email sent');
     } else {
       const file = await writeToOutbox(message, cfg.emailFrom);
       // The link is the content, so it stays in the file and out of the log.
-      log.info({ email: { to: message.to, subject: message.subject, outbox: file } }, 'email written to the outbox (SMTP_URL is not set)');
+      log.info(
+        { email: { to: message.to, subject: message.subject, outbox: file } },
+        'email written to the outbox (SMTP_URL is not set)',
+      );
     }
     return true;
   } catch (error) {

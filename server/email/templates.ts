@@ -3,16 +3,28 @@ import type { EmailMessage } from './mailer';
 // Plain text first; the HTML is the same words with a button, safe for any mail client.
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
-function layout(heading: string, paragraphs: string[], action?: { label: string; url: string }, footer?: string): string {
-  const body = paragraphs.map((p) => `<p style="margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2430">${escapeHtml(p)}</p>`).join('');
+function layout(
+  heading: string,
+  paragraphs: string[],
+  action?: { label: string; url: string },
+  footer?: string,
+): string {
+  const body = paragraphs
+    .map((p) => `<p style="margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2430">${escapeHtml(p)}</p>`)
+    .join('');
   const button = action
     ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="display:inline-block;background:#4f46e5;color:#ffffff;text-decoration:none;font-weight:600;padding:10px 18px;border-radius:8px;font-size:15px">${escapeHtml(action.label)}</a></p>` +
       `<p style="margin:0 0 16px;font-size:13px;line-height:1.5;color:#5b6172">Or paste this link into your browser:<br><a href="${escapeHtml(action.url)}" style="color:#4f46e5;word-break:break-all">${escapeHtml(action.url)}</a></p>`
     : '';
-  const note = footer ? `<p style="margin:24px 0 0;font-size:13px;line-height:1.5;color:#5b6172">${escapeHtml(footer)}</p>` : '';
+  const note = footer
+    ? `<p style="margin:24px 0 0;font-size:13px;line-height:1.5;color:#5b6172">${escapeHtml(footer)}</p>`
+    : '';
   return `<!doctype html><html><body style="margin:0;padding:24px;background:#f5f6f8;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
 <div style="max-width:520px;margin:0 auto;background:#ffffff;border:1px solid #e3e5ea;border-radius:12px;padding:32px">
 <p style="margin:0 0 24px;font-weight:700;font-size:16px;color:#1f2430">Promptloop</p>
@@ -22,10 +34,24 @@ ${body}${button}${note}
 }
 
 function text(paragraphs: string[], action?: { label: string; url: string }, footer?: string): string {
-  return [...paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), ...(footer ? [footer] : []), '— Promptloop'].join('\n\n') + '\n';
+  return (
+    [
+      ...paragraphs,
+      ...(action ? [`${action.label}: ${action.url}`] : []),
+      ...(footer ? [footer] : []),
+      '— Promptloop',
+    ].join('\n\n') + '\n'
+  );
 }
 
-function message(to: string, subject: string, heading: string, paragraphs: string[], action?: { label: string; url: string }, footer?: string): EmailMessage {
+function message(
+  to: string,
+  subject: string,
+  heading: string,
+  paragraphs: string[],
+  action?: { label: string; url: string },
+  footer?: string,
+): EmailMessage {
   return { to, subject, text: text(paragraphs, action, footer), html: layout(heading, paragraphs, action, footer) };
 }
 
@@ -45,13 +71,18 @@ export function passwordResetEmail(to: string, url: string): EmailMessage {
     to,
     'Reset your Promptloop password',
     'Reset your password',
-    ['Someone asked to reset the password of the Promptloop account that uses this address. Choose a new password with the link below.'],
+    [
+      'Someone asked to reset the password of the Promptloop account that uses this address. Choose a new password with the link below.',
+    ],
     { label: 'Choose a new password', url },
     'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays the same.',
   );
 }
 
-export function addedToOrganizationEmail(to: string, input: { organization: string; role: string; url: string }): EmailMessage {
+export function addedToOrganizationEmail(
+  to: string,
+  input: { organization: string; role: string; url: string },
+): EmailMessage {
   return message(
     to,
     `You were added to ${input.organization} on Promptloop`,

@@ -9,7 +9,10 @@ import type { ScoringPolicy } from '../prompts/schemas';
 // What an evaluation freezes and how its runs and result rows are written (start and initialize share it).
 
 export type CaseRow = typeof datasetCases.$inferSelect;
-export type FrozenCase = Pick<CaseRow, 'id' | 'position' | 'input' | 'expectedOutput' | 'inputFormat' | 'referenceFormat'>;
+export type FrozenCase = Pick<
+  CaseRow,
+  'id' | 'position' | 'input' | 'expectedOutput' | 'inputFormat' | 'referenceFormat'
+>;
 
 // sha256 of the canonical JSON (object keys sorted), so equal values digest equally.
 export function digestOf(value: unknown): string {
@@ -17,7 +20,14 @@ export function digestOf(value: unknown): string {
 }
 
 export function freezeCases(cases: CaseRow[]): FrozenCase[] {
-  return cases.map((c) => ({ id: c.id, position: c.position, input: c.input, expectedOutput: c.expectedOutput, inputFormat: c.inputFormat, referenceFormat: c.referenceFormat }));
+  return cases.map((c) => ({
+    id: c.id,
+    position: c.position,
+    input: c.input,
+    expectedOutput: c.expectedOutput,
+    inputFormat: c.inputFormat,
+    referenceFormat: c.referenceFormat,
+  }));
 }
 
 export function casesDigestOf(cases: FrozenCase[]): string {

@@ -26,8 +26,12 @@ function runnableIssues(content: DraftContent): Issue[] {
   const issues: Issue[] = [];
   if (!content.messages.length) issues.push({ path: 'content.messages', message: 'Write at least one message.' });
   const parsed = draftContentInput.safeParse(content);
-  if (!parsed.success) issues.push(...zodIssues(parsed.error).map((i) => ({ path: i.path ? `content.${i.path}` : 'content', message: i.message })));
-  if (!findRoute(content.modelRouteId)) issues.push({ path: 'content.modelRouteId', message: `No model route "${content.modelRouteId}" is configured.` });
+  if (!parsed.success)
+    issues.push(
+      ...zodIssues(parsed.error).map((i) => ({ path: i.path ? `content.${i.path}` : 'content', message: i.message })),
+    );
+  if (!findRoute(content.modelRouteId))
+    issues.push({ path: 'content.modelRouteId', message: `No model route "${content.modelRouteId}" is configured.` });
   return issues;
 }
 
@@ -53,7 +57,11 @@ export async function initializeBaseline(
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   if (prompt.state !== 'setup') {
-    throw new AppError('invalid_state', 'This prompt’s baseline is already published; save a version and start a comparison instead.', { state: prompt.state });
+    throw new AppError(
+      'invalid_state',
+      'This prompt’s baseline is already published; save a version and start a comparison instead.',
+      { state: prompt.state },
+    );
   }
   const [draft] = await db
     .select({ content: drafts.content, revision: drafts.revision })
@@ -61,14 +69,22 @@ export async function initializeBaseline(
     .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
   const currentRevision = draft?.revision ?? 0;
   if (draftRevision !== currentRevision) {
-    throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and initialize again.`, { currentRevision });
+    throw new AppError(
+      'draft_conflict',
+      `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and initialize again.`,
+      { currentRevision },
+    );
   }
   const content = (draft?.content as DraftContent | undefined) ?? emptySetupContent();
   const issues = runnableIssues(content);
-  if (issues.length) throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });
+  if (issues.length)
+    throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });
 
   const all = await casesOf(db, (await datasetOf(db, prompt)).id);
-  if (!all.length) throw new AppError('invalid_state', 'Add at least one case to the dataset before initializing.', { state: 'empty_dataset' });
+  if (!all.length)
+    throw new AppError('invalid_state', 'Add at least one case to the dataset before initializing.', {
+      state: 'empty_dataset',
+    });
   const cases = freezeCases(selectCases(all, baselineScope));
   const casesDigest = casesDigestOf(cases);
   const scoring = policyFor(prompt.scoring, scoringMethod);
@@ -77,21 +93,40 @@ export async function initializeBaseline(
   const [current] = await db
     .select()
     .from(evaluations)
-    .where(and(eq(evaluations.promptId, prompt.id), eq(evaluations.kind, 'baseline'), notInArray(evaluations.status, ['failed', 'cancelled'])))
+    .where(
+      and(
+        eq(evaluations.promptId, prompt.id),
+        eq(evaluations.kind, 'baseline'),
+        notInArray(evaluations.status, ['failed', 'cancelled']),
+      ),
+    )
     .orderBy(desc(evaluations.id))
     .limit(1);
   if (current) {
     if (current.snapshotDigest === snapshotDigest) return toEvaluation(ctx, current);
-    throw new AppError('invalid_state', 'A baseline with another snapshot is already in progress; cancel it or wait for it to finish.', {
-      state: 'baseline_in_progress',
-      evaluationId: current.id,
-    });
+    throw new AppError(
+      'invalid_state',
+      'A baseline with another snapshot is already in progress; cancel it or wait for it to finish.',
+      {
+        state: 'baseline_in_progress',
+        evaluationId: current.id,
+      },
+    );
   }
   await checkEligibility(ctx, { organizationId, scope: baselineScope, action: 'start' });
 
   await setScoringPolicy(ctx, { organizationId, promptId: prompt.id, ...scoring });
   const now = new Date();
-  const candidateRunId = await insertRun(ctx, { organizationId, promptId: prompt.id, versionId: null, content, scoring, cases, casesDigest, createdAt: now });
+  const candidateRunId = await insertRun(ctx, {
+    organizationId,
+    promptId: prompt.id,
+    versionId: null,
+    content,
+    scoring,
+    cases,
+    casesDigest,
+    createdAt: now,
+  });
   const [row] = await db
     .insert(evaluations)
     .values({
@@ -119,7 +154,13 @@ export async function initializeBaseline(
     operation: 'evaluation.initialize',
     targetType: 'evaluation',
     targetId: row.id,
-    details: { promptId: prompt.id, draftRevision: draftRevision, scoringMethod: scoringMethod, totalCases: cases.length, snapshotDigest },
+    details: {
+      promptId: prompt.id,
+      draftRevision: draftRevision,
+      scoringMethod: scoringMethod,
+      totalCases: cases.length,
+      snapshotDigest,
+    },
   });
   enqueueRuns(ctx, [candidateRunId]);
   return toEvaluation(ctx, row);

@@ -11,7 +11,12 @@ import { toEvaluation, toEvaluations, toResult, type EvaluationRow } from './ser
 import type { Evaluation, EvaluationSide, Result } from './schemas';
 
 // Reads an evaluation inside the organization; another organization's looks missing.
-export async function loadEvaluation(ctx: ServiceContext, organizationId: string, evaluationId: string, options: { lock?: boolean } = {}): Promise<EvaluationRow> {
+export async function loadEvaluation(
+  ctx: ServiceContext,
+  organizationId: string,
+  evaluationId: string,
+  options: { lock?: boolean } = {},
+): Promise<EvaluationRow> {
   if (!isId('eval', evaluationId)) throw notFound('Evaluation');
   const query = ctx.db
     .select()
@@ -22,13 +27,19 @@ export async function loadEvaluation(ctx: ServiceContext, organizationId: string
   return row;
 }
 
-export async function getEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'get_evaluation'>): Promise<Evaluation> {
+export async function getEvaluation(
+  ctx: ServiceContext,
+  { organizationId, evaluationId }: OperationInput<'get_evaluation'>,
+): Promise<Evaluation> {
   await authorize(ctx, organizationId, 'prompts.read');
   return toEvaluation(ctx, await loadEvaluation(ctx, organizationId, evaluationId));
 }
 
 // Newest first (ids sort by creation time).
-export async function listEvaluations(ctx: ServiceContext, { organizationId, promptId, ...page }: OperationInput<'list_evaluations'>): Promise<Page<Evaluation>> {
+export async function listEvaluations(
+  ctx: ServiceContext,
+  { organizationId, promptId, ...page }: OperationInput<'list_evaluations'>,
+): Promise<Page<Evaluation>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(evaluations.organizationId, organizationId), eq(evaluations.promptId, prompt.id)];
   if (page.cursor) conditions.push(lt(evaluations.id, String(decodeCursor(page.cursor, 1)[0])));
@@ -39,14 +50,20 @@ export async function listEvaluations(ctx: ServiceContext, { organizationId, pro
     .orderBy(desc(evaluations.id))
     .limit(page.limit + 1);
   const pageRows = rows.slice(0, page.limit);
-  return { items: await toEvaluations(ctx, pageRows), nextCursor: rows.length > page.limit ? encodeCursor([pageRows[pageRows.length - 1].id]) : null };
+  return {
+    items: await toEvaluations(ctx, pageRows),
+    nextCursor: rows.length > page.limit ? encodeCursor([pageRows[pageRows.length - 1].id]) : null,
+  };
 }
 
 /**
  * Results by case position; for a comparison without `side`, both sides of each case in turn
  * (candidate, then production). Keyset cursor on (position, side).
  */
-export async function listResults(ctx: ServiceContext, { organizationId, evaluationId, ...query }: OperationInput<'list_evaluation_results'>): Promise<Page<Result>> {
+export async function listResults(
+  ctx: ServiceContext,
+  { organizationId, evaluationId, ...query }: OperationInput<'list_evaluation_results'>,
+): Promise<Page<Result>> {
   await authorize(ctx, organizationId, 'prompts.read');
   const evaluation = await loadEvaluation(ctx, organizationId, evaluationId);
   const runs: [EvaluationSide, string][] = [['candidate', evaluation.candidateRunId]];

@@ -21,17 +21,24 @@ function calibratedExpectation(item: ReviewItemInput, result: ResultRow, index: 
   if (item.decision === 'accept_generated') {
     const output = result.output ?? '';
     if (result.referenceFormat === 'json' && jsonTextProblem(output)) {
-      throw new AppError('invalid_state', 'This case expects JSON and the generated output is not JSON; accept a corrected output instead.', {
-        state: 'output_not_json',
-        resultId: result.id,
-      });
+      throw new AppError(
+        'invalid_state',
+        'This case expects JSON and the generated output is not JSON; accept a corrected output instead.',
+        {
+          state: 'output_not_json',
+          resultId: result.id,
+        },
+      );
     }
     return output;
   }
   if (item.decision === 'accept_corrected') {
     const corrected = item.correctedOutput ?? '';
     const problem = result.referenceFormat === 'json' ? jsonTextProblem(corrected) : '';
-    if (problem) throw invalidRequest('The corrected output is not valid JSON for this case.', [{ path: `reviews.${index}.correctedOutput`, message: problem }]);
+    if (problem)
+      throw invalidRequest('The corrected output is not valid JSON for this case.', [
+        { path: `reviews.${index}.correctedOutput`, message: problem },
+      ]);
     return corrected;
   }
   return null;
@@ -59,15 +66,26 @@ function verdictFor(item: ReviewItemInput, result: ResultRow, expectation: strin
  * decided is taken from the verified caller: user, OAuth client, and `human` false for agents.
  * The evaluation is refreshed in the same transaction, so a baseline publishes with its last review.
  */
-export async function reviewResults(ctx: ServiceContext, { organizationId, evaluationId, reviews }: OperationInput<'review_evaluation_results'>): Promise<Evaluation> {
+export async function reviewResults(
+  ctx: ServiceContext,
+  { organizationId, evaluationId, reviews }: OperationInput<'review_evaluation_results'>,
+): Promise<Evaluation> {
   const { db } = ctx;
   const { evaluation, prompt } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
-  const runIds = evaluation.productionRunId ? [evaluation.candidateRunId, evaluation.productionRunId] : [evaluation.candidateRunId];
+  const runIds = evaluation.productionRunId
+    ? [evaluation.candidateRunId, evaluation.productionRunId]
+    : [evaluation.candidateRunId];
   const ids = reviews.map((r) => r.resultId);
   const rows = await db
     .select()
     .from(evalResults)
-    .where(and(inArray(evalResults.id, ids), inArray(evalResults.runId, runIds), eq(evalResults.organizationId, organizationId)))
+    .where(
+      and(
+        inArray(evalResults.id, ids),
+        inArray(evalResults.runId, runIds),
+        eq(evalResults.organizationId, organizationId),
+      ),
+    )
     .for('update');
   const byId = new Map(rows.map((r) => [r.id, r]));
 
@@ -77,10 +95,14 @@ export async function reviewResults(ctx: ServiceContext, { organizationId, evalu
     const result = byId.get(item.resultId);
     if (!result) throw new AppError('not_found', 'Result not found in this evaluation.', { resultId: item.resultId });
     if (result.status !== 'pending_review' && result.status !== 'scored') {
-      throw new AppError('invalid_state', `This result is ${result.status === 'running' ? 'pending' : result.status}; only results awaiting review or scored can be reviewed.`, {
-        state: result.status === 'running' ? 'pending' : result.status,
-        resultId: result.id,
-      });
+      throw new AppError(
+        'invalid_state',
+        `This result is ${result.status === 'running' ? 'pending' : result.status}; only results awaiting review or scored can be reviewed.`,
+        {
+          state: result.status === 'running' ? 'pending' : result.status,
+          resultId: result.id,
+        },
+      );
     }
     const expectation = calibratedExpectation(item, result, index);
     const passed = verdictFor(item, result, expectation);
@@ -94,7 +116,13 @@ export async function reviewResults(ctx: ServiceContext, { organizationId, evalu
     };
     await db
       .update(evalResults)
-      .set({ status: 'scored', passed, score: passed ? 1 : 0, review, ...(expectation !== null ? { expectedOutput: expectation } : {}) })
+      .set({
+        status: 'scored',
+        passed,
+        score: passed ? 1 : 0,
+        review,
+        ...(expectation !== null ? { expectedOutput: expectation } : {}),
+      })
       .where(eq(evalResults.id, result.id));
     if (expectation !== null) calibrations.push({ caseId: result.caseId, expectedOutput: expectation });
   }
@@ -105,7 +133,11 @@ export async function reviewResults(ctx: ServiceContext, { organizationId, evalu
     operation: 'evaluation.review',
     targetType: 'evaluation',
     targetId: evaluation.id,
-    details: { reviews: reviews.map((r) => ({ resultId: r.resultId, decision: r.decision })), human: ctx.actor.human, calibratedCases },
+    details: {
+      reviews: reviews.map((r) => ({ resultId: r.resultId, decision: r.decision })),
+      human: ctx.actor.human,
+      calibratedCases,
+    },
   });
   await refreshEvaluation(ctx, evaluation.id);
   return toEvaluation(ctx, await loadEvaluation(ctx, organizationId, evaluation.id));
@@ -116,7 +148,11 @@ export async function reviewResults(ctx: ServiceContext, { organizationId, evalu
  * revision once (open editors then see a conflict instead of overwriting). A case whose new
  * (input, expectedOutput) pair would duplicate another case is left as it is.
  */
-async function calibrateDataset(ctx: ServiceContext, prompt: Parameters<typeof datasetOf>[1], calibrations: Calibration[]): Promise<string[]> {
+async function calibrateDataset(
+  ctx: ServiceContext,
+  prompt: Parameters<typeof datasetOf>[1],
+  calibrations: Calibration[],
+): Promise<string[]> {
   if (!calibrations.length) return [];
   const tx = ctx.db;
   const dataset = await datasetOf(tx, prompt, { lock: true });
@@ -130,7 +166,14 @@ async function calibrateDataset(ctx: ServiceContext, prompt: Parameters<typeof d
     const [duplicate] = await tx
       .select({ id: datasetCases.id })
       .from(datasetCases)
-      .where(and(eq(datasetCases.datasetId, dataset.id), eq(datasetCases.input, current.input), eq(datasetCases.expectedOutput, expectedOutput), ne(datasetCases.id, caseId)));
+      .where(
+        and(
+          eq(datasetCases.datasetId, dataset.id),
+          eq(datasetCases.input, current.input),
+          eq(datasetCases.expectedOutput, expectedOutput),
+          ne(datasetCases.id, caseId),
+        ),
+      );
     if (duplicate) continue;
     await tx.update(datasetCases).set({ expectedOutput }).where(eq(datasetCases.id, caseId));
     updated.push(caseId);

@@ -53,20 +53,38 @@ const reviewItemInput = z
   })
   .superRefine((item, ctx) => {
     if (item.decision === 'accept_corrected' && item.correctedOutput === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['correctedOutput'], message: 'accept_corrected needs the corrected output.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['correctedOutput'],
+        message: 'accept_corrected needs the corrected output.',
+      });
     }
     if (item.decision !== 'accept_corrected' && item.correctedOutput !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['correctedOutput'], message: 'Only accept_corrected takes a corrected output.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['correctedOutput'],
+        message: 'Only accept_corrected takes a corrected output.',
+      });
     }
   });
 export type ReviewItemInput = z.infer<typeof reviewItemInput>;
 
 export const reviewInput = z
-  .strictObject({ reviews: z.array(reviewItemInput).min(1).max(reviewLimits.items, `Send at most ${reviewLimits.items} reviews at once.`) })
+  .strictObject({
+    reviews: z
+      .array(reviewItemInput)
+      .min(1)
+      .max(reviewLimits.items, `Send at most ${reviewLimits.items} reviews at once.`),
+  })
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
     input.reviews.forEach((item, i) => {
-      if (seen.has(item.resultId)) ctx.addIssue({ code: 'custom', path: ['reviews', i, 'resultId'], message: 'Each result may be reviewed once per request.' });
+      if (seen.has(item.resultId))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['reviews', i, 'resultId'],
+          message: 'Each result may be reviewed once per request.',
+        });
       seen.add(item.resultId);
     });
   });
@@ -98,12 +116,18 @@ export const evaluationSchema = z.object({
   id: z.string(),
   promptId: z.string(),
   kind: z.enum(evaluationKinds),
-  versionId: z.string().nullable().describe('Candidate version; for a baseline, version 1 once it is published (null before).'),
+  versionId: z
+    .string()
+    .nullable()
+    .describe('Candidate version; for a baseline, version 1 once it is published (null before).'),
   version: z.number().int().nullable(),
   status: z.enum(evaluationStatuses),
   scope: z.enum(evaluationScopes),
   rerunBoth: z.boolean(),
-  totalCases: z.number().int().describe('Candidate side; totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases.'),
+  totalCases: z
+    .number()
+    .int()
+    .describe('Candidate side; totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases.'),
   datasetSize: z.number().int().describe('Cases in the dataset when the evaluation was accepted.'),
   scoredCases: z.number().int().describe('scoredCases = passedCases + failedCases.'),
   pendingReviewCases: z.number().int(),
@@ -112,7 +136,10 @@ export const evaluationSchema = z.object({
   errorCases: z.number().int(),
   pendingCases: z.number().int(),
   passRate: z.number().min(0).max(1).describe('passedCases / scoredCases; 0 while nothing is scored.'),
-  productionRunId: z.string().nullable().describe('Evidence run of the pinned production version (reused or fresh); null for a baseline.'),
+  productionRunId: z
+    .string()
+    .nullable()
+    .describe('Evidence run of the pinned production version (reused or fresh); null for a baseline.'),
   productionVersionId: z.string().nullable(),
   productionVersion: z.number().int().nullable(),
   candidateRunId: z.string(),
@@ -166,14 +193,31 @@ export const estimateSchema = z.object({
   candidateCases: z.number().int(),
   productionCases: z.number().int().describe('Production cases that will execute (0 when evidence is reused).'),
   reusedProductionRunId: z.string().nullable(),
-  credits: z.number().int().describe('One credit per case executed on one side. Cases that cannot run under the version’s input type are not charged and not counted.'),
-  incompatibleCases: z.number().int().describe('Candidate cases that cannot run under the candidate version’s input type: they will be recorded as errors without charge.'),
+  credits: z
+    .number()
+    .int()
+    .describe(
+      'One credit per case executed on one side. Cases that cannot run under the version’s input type are not charged and not counted.',
+    ),
+  incompatibleCases: z
+    .number()
+    .int()
+    .describe(
+      'Candidate cases that cannot run under the candidate version’s input type: they will be recorded as errors without charge.',
+    ),
   warnings: z.array(inputWarningSchema).describe('One input_incompatible warning per such candidate case.'),
   creditsRemaining: z
     .number()
     .int()
-    .describe('Credits left in the billing period now. A run that needs more pauses when they run out (usage_exhausted) and can be resumed once credits are back.'),
+    .describe(
+      'Credits left in the billing period now. A run that needs more pauses when they run out (usage_exhausted) and can be resumed once credits are back.',
+    ),
   allowed: z.boolean(),
-  reason: z.string().nullable().describe('Error code a start would answer with now (plan_required, invalid_state, forbidden, read_only…), or null.'),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      'Error code a start would answer with now (plan_required, invalid_state, forbidden, read_only…), or null.',
+    ),
 });
 export type Estimate = z.infer<typeof estimateSchema>;

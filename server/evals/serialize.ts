@@ -43,7 +43,17 @@ async function countsByRun(ctx: DbContext, runIds: string[]): Promise<Map<string
 }
 
 function summary(runId: string, counts: RunCounts | undefined, reused: boolean): SideSummary {
-  const c = counts ?? { runId, status: 'pending' as const, createdAt: new Date(0), total: 0, pending: 0, scored: 0, passed: 0, pendingReview: 0, error: 0 };
+  const c = counts ?? {
+    runId,
+    status: 'pending' as const,
+    createdAt: new Date(0),
+    total: 0,
+    pending: 0,
+    scored: 0,
+    passed: 0,
+    pendingReview: 0,
+    error: 0,
+  };
   return {
     runId,
     reused,
@@ -60,8 +70,13 @@ function summary(runId: string, counts: RunCounts | undefined, reused: boolean):
 }
 
 // Version numbers: the candidate's and pinned production's, and a baseline's published version 1.
-async function versionsFor(ctx: DbContext, rows: EvaluationRow[]): Promise<{ byId: Map<string, number>; bySource: Map<string, { id: string; number: number }> }> {
-  const ids = [...new Set(rows.flatMap((r) => [r.versionId, r.productionVersionId]).filter((v): v is string => Boolean(v)))];
+async function versionsFor(
+  ctx: DbContext,
+  rows: EvaluationRow[],
+): Promise<{ byId: Map<string, number>; bySource: Map<string, { id: string; number: number }> }> {
+  const ids = [
+    ...new Set(rows.flatMap((r) => [r.versionId, r.productionVersionId]).filter((v): v is string => Boolean(v))),
+  ];
   const baselines = rows.filter((r) => r.kind === 'baseline').map((r) => r.id);
   const byId = new Map<string, number>();
   const bySource = new Map<string, { id: string; number: number }>();
@@ -70,7 +85,11 @@ async function versionsFor(ctx: DbContext, rows: EvaluationRow[]): Promise<{ byI
   if (ids.length) conditions.push(inArray(promptVersions.id, ids));
   if (baselines.length) conditions.push(inArray(promptVersions.sourceEvaluationId, baselines));
   const versions = await ctx.db
-    .select({ id: promptVersions.id, number: promptVersions.number, sourceEvaluationId: promptVersions.sourceEvaluationId })
+    .select({
+      id: promptVersions.id,
+      number: promptVersions.number,
+      sourceEvaluationId: promptVersions.sourceEvaluationId,
+    })
     .from(promptVersions)
     .where(or(...conditions));
   for (const v of versions) {
@@ -90,7 +109,9 @@ export async function toEvaluations(ctx: DbContext, rows: EvaluationRow[]): Prom
   const [counts, versions] = await Promise.all([countsByRun(ctx, runIds), versionsFor(ctx, rows)]);
   return rows.map((row) => {
     const candidate = summary(row.candidateRunId, counts.get(row.candidateRunId), false);
-    const production = row.productionRunId ? summary(row.productionRunId, counts.get(row.productionRunId), isReused(row, counts.get(row.productionRunId))) : null;
+    const production = row.productionRunId
+      ? summary(row.productionRunId, counts.get(row.productionRunId), isReused(row, counts.get(row.productionRunId)))
+      : null;
     const published = row.kind === 'baseline' ? versions.bySource.get(row.id) : undefined;
     const versionId = row.versionId ?? published?.id ?? null;
     return {
@@ -146,7 +167,11 @@ export function toResult(row: ResultRow, side: EvaluationSide): Result {
     referenceFormat: row.referenceFormat,
     passed: row.passed,
     score: row.score,
-    assertions: assertions.map((a) => ({ name: String(a.name ?? ''), passed: a.passed === true, message: typeof a.message === 'string' ? a.message : null })),
+    assertions: assertions.map((a) => ({
+      name: String(a.name ?? ''),
+      passed: a.passed === true,
+      message: typeof a.message === 'string' ? a.message : null,
+    })),
     judgeReasoning: row.judgeReasoning,
     error: row.error,
     review: (row.review as ReviewRecord | null) ?? null,

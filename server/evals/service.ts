@@ -36,7 +36,9 @@ export async function authorizeEvaluationWrite(
 }
 
 function runIdsOf(evaluation: EvaluationRow): string[] {
-  return evaluation.productionRunId ? [evaluation.candidateRunId, evaluation.productionRunId] : [evaluation.candidateRunId];
+  return evaluation.productionRunId
+    ? [evaluation.candidateRunId, evaluation.productionRunId]
+    : [evaluation.candidateRunId];
 }
 
 /**
@@ -45,20 +47,37 @@ function runIdsOf(evaluation: EvaluationRow): string[] {
  * Reused production evidence is completed and untouched. Allowed on archived prompts: stopping
  * spending never needs a writable prompt.
  */
-export async function cancelEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'cancel_evaluation'>): Promise<Evaluation> {
+export async function cancelEvaluation(
+  ctx: ServiceContext,
+  { organizationId, evaluationId }: OperationInput<'cancel_evaluation'>,
+): Promise<Evaluation> {
   const { evaluation } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId, { allowArchived: true });
   if (!(unfinished as readonly string[]).includes(evaluation.status)) {
-    throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only pending, running or paused evaluations can be cancelled.`, {
-      state: evaluation.status,
-    });
+    throw new AppError(
+      'invalid_state',
+      `This evaluation is ${evaluation.status}; only pending, running or paused evaluations can be cancelled.`,
+      {
+        state: evaluation.status,
+      },
+    );
   }
   const now = new Date();
   await ctx.db
     .update(evalRuns)
     .set({ status: 'cancelled', completedAt: now, updatedAt: now })
     .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), inArray(evalRuns.status, [...unfinished])));
-  const [row] = await ctx.db.update(evaluations).set({ status: 'cancelled', completedAt: now, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
-  await recordAudit(ctx, { organizationId, operation: 'evaluation.cancel', targetType: 'evaluation', targetId: evaluation.id, details: { from: evaluation.status } });
+  const [row] = await ctx.db
+    .update(evaluations)
+    .set({ status: 'cancelled', completedAt: now, updatedAt: now })
+    .where(eq(evaluations.id, evaluation.id))
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.cancel',
+    targetType: 'evaluation',
+    targetId: evaluation.id,
+    details: { from: evaluation.status },
+  });
   await resolveWarning(ctx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
   return toEvaluation(ctx, row);
 }
@@ -67,10 +86,17 @@ export async function cancelEvaluation(ctx: ServiceContext, { organizationId, ev
  * Resumes a paused evaluation (answered 202) when the plan and usage allow it now. Its paused runs
  * go back to pending with their original frozen inputs; finished cases are never repeated.
  */
-export async function resumeEvaluation(ctx: ServiceContext, { organizationId, evaluationId }: OperationInput<'resume_evaluation'>): Promise<Evaluation> {
+export async function resumeEvaluation(
+  ctx: ServiceContext,
+  { organizationId, evaluationId }: OperationInput<'resume_evaluation'>,
+): Promise<Evaluation> {
   const { evaluation } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
   if (evaluation.status !== 'paused') {
-    throw new AppError('invalid_state', `This evaluation is ${evaluation.status}; only a paused evaluation can be resumed.`, { state: evaluation.status });
+    throw new AppError(
+      'invalid_state',
+      `This evaluation is ${evaluation.status}; only a paused evaluation can be resumed.`,
+      { state: evaluation.status },
+    );
   }
   await checkEligibility(ctx, { organizationId, scope: evaluation.scope, action: 'resume' });
   const now = new Date();
@@ -79,8 +105,18 @@ export async function resumeEvaluation(ctx: ServiceContext, { organizationId, ev
     .set({ status: 'pending', updatedAt: now })
     .where(and(inArray(evalRuns.id, runIdsOf(evaluation)), eq(evalRuns.status, 'paused')))
     .returning({ id: evalRuns.id });
-  const [row] = await ctx.db.update(evaluations).set({ status: 'running', updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
-  await recordAudit(ctx, { organizationId, operation: 'evaluation.resume', targetType: 'evaluation', targetId: evaluation.id, details: { runIds: resumed.map((r) => r.id) } });
+  const [row] = await ctx.db
+    .update(evaluations)
+    .set({ status: 'running', updatedAt: now })
+    .where(eq(evaluations.id, evaluation.id))
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'evaluation.resume',
+    targetType: 'evaluation',
+    targetId: evaluation.id,
+    details: { runIds: resumed.map((r) => r.id) },
+  });
   await resolveWarning(ctx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
   enqueueRuns(
     ctx,
@@ -97,32 +133,62 @@ export async function resumeEvaluation(ctx: ServiceContext, { organizationId, ev
  * A cancelled baseline never publishes, so it cannot be retried; a failed one can while the
  * prompt is in setup and no other baseline is in progress.
  */
-export async function retryEvaluationSide(ctx: ServiceContext, { organizationId, evaluationId, side }: OperationInput<'retry_evaluation_side'>): Promise<Evaluation> {
+export async function retryEvaluationSide(
+  ctx: ServiceContext,
+  { organizationId, evaluationId, side }: OperationInput<'retry_evaluation_side'>,
+): Promise<Evaluation> {
   const { db } = ctx;
   const { evaluation, prompt } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
   const runId = side === 'candidate' ? evaluation.candidateRunId : evaluation.productionRunId;
-  if (!runId) throw new AppError('invalid_state', 'A baseline has no production side.', { state: 'no_production_side' });
+  if (!runId)
+    throw new AppError('invalid_state', 'A baseline has no production side.', { state: 'no_production_side' });
   const [run] = await db.select().from(evalRuns).where(eq(evalRuns.id, runId)).for('update');
   if (side === 'production' && run.createdAt.getTime() < evaluation.createdAt.getTime()) {
-    throw new AppError('invalid_state', 'The production side reused earlier evidence; start a new comparison with rerunBoth to run it again.', {
-      state: 'reused_evidence',
-      runId,
-    });
+    throw new AppError(
+      'invalid_state',
+      'The production side reused earlier evidence; start a new comparison with rerunBoth to run it again.',
+      {
+        state: 'reused_evidence',
+        runId,
+      },
+    );
   }
   if (run.status !== 'failed' && run.status !== 'cancelled') {
-    throw new AppError('invalid_state', `The ${side} side is ${run.status}; only a failed or cancelled side can be retried.`, { state: run.status, side });
+    throw new AppError(
+      'invalid_state',
+      `The ${side} side is ${run.status}; only a failed or cancelled side can be retried.`,
+      { state: run.status, side },
+    );
   }
   if (evaluation.kind === 'baseline') await assertBaselineRetryable(ctx, evaluation, prompt, run.status);
   await checkEligibility(ctx, { organizationId, scope: evaluation.scope, action: 'start' });
 
   const now = new Date();
-  await db.update(evalRuns).set({ status: 'pending', error: null, completedAt: null, updatedAt: now }).where(eq(evalRuns.id, run.id));
+  await db
+    .update(evalRuns)
+    .set({ status: 'pending', error: null, completedAt: null, updatedAt: now })
+    .where(eq(evalRuns.id, run.id));
   const reset = await db
     .update(evalResults)
-    .set({ status: 'pending', output: null, passed: null, score: null, judgeReasoning: null, assertions: [], error: null, workerId: null, claimedAt: null, finishedAt: null })
+    .set({
+      status: 'pending',
+      output: null,
+      passed: null,
+      score: null,
+      judgeReasoning: null,
+      assertions: [],
+      error: null,
+      workerId: null,
+      claimedAt: null,
+      finishedAt: null,
+    })
     .where(and(eq(evalResults.runId, run.id), inArray(evalResults.status, ['pending', 'running', 'error'])))
     .returning({ id: evalResults.id });
-  const [row] = await db.update(evaluations).set({ status: 'running', error: null, completedAt: null, updatedAt: now }).where(eq(evaluations.id, evaluation.id)).returning();
+  const [row] = await db
+    .update(evaluations)
+    .set({ status: 'running', error: null, completedAt: null, updatedAt: now })
+    .where(eq(evaluations.id, evaluation.id))
+    .returning();
   await recordAudit(ctx, {
     organizationId,
     operation: 'evaluation.retry',
@@ -134,18 +200,35 @@ export async function retryEvaluationSide(ctx: ServiceContext, { organizationId,
   return toEvaluation(ctx, row);
 }
 
-async function assertBaselineRetryable(ctx: ServiceContext, evaluation: EvaluationRow, prompt: PromptRow, runStatus: string): Promise<void> {
+async function assertBaselineRetryable(
+  ctx: ServiceContext,
+  evaluation: EvaluationRow,
+  prompt: PromptRow,
+  runStatus: string,
+): Promise<void> {
   if (runStatus === 'cancelled' || evaluation.status === 'cancelled') {
-    throw new AppError('invalid_state', 'A cancelled baseline cannot publish; initialize again instead.', { state: 'cancelled' });
+    throw new AppError('invalid_state', 'A cancelled baseline cannot publish; initialize again instead.', {
+      state: 'cancelled',
+    });
   }
   // Serializes with initialize, which holds the same lock while it checks for a baseline in progress.
   const locked = await loadPrompt(ctx, prompt.organizationId, prompt.id, { lock: true });
-  if (locked.state !== 'setup') throw new AppError('invalid_state', 'This prompt’s baseline is already published.', { state: locked.state });
+  if (locked.state !== 'setup')
+    throw new AppError('invalid_state', 'This prompt’s baseline is already published.', { state: locked.state });
   const [other] = await ctx.db
     .select({ id: evaluations.id })
     .from(evaluations)
-    .where(and(eq(evaluations.promptId, prompt.id), eq(evaluations.kind, 'baseline'), inArray(evaluations.status, [...unfinished, 'completed'])));
+    .where(
+      and(
+        eq(evaluations.promptId, prompt.id),
+        eq(evaluations.kind, 'baseline'),
+        inArray(evaluations.status, [...unfinished, 'completed']),
+      ),
+    );
   if (other && other.id !== evaluation.id) {
-    throw new AppError('invalid_state', 'Another baseline is in progress for this prompt.', { state: 'baseline_in_progress', evaluationId: other.id });
+    throw new AppError('invalid_state', 'Another baseline is in progress for this prompt.', {
+      state: 'baseline_in_progress',
+      evaluationId: other.id,
+    });
   }
 }

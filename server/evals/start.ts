@@ -33,7 +33,13 @@ async function versionOf(ctx: ServiceContext, prompt: PromptRow, versionId: stri
   const [row] = await ctx.db
     .select({ id: promptVersions.id, content: promptVersions.content })
     .from(promptVersions)
-    .where(and(eq(promptVersions.id, versionId), eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, prompt.organizationId)));
+    .where(
+      and(
+        eq(promptVersions.id, versionId),
+        eq(promptVersions.promptId, prompt.id),
+        eq(promptVersions.organizationId, prompt.organizationId),
+      ),
+    );
   if (!row) throw notFound('Version');
   return row;
 }
@@ -87,17 +93,32 @@ async function planComparison(ctx: ServiceContext, prompt: PromptRow, input: Sta
 
 function assertActive(prompt: PromptRow): void {
   if (prompt.state !== 'active') {
-    throw new AppError('invalid_state', 'Initialize the prompt’s baseline first: comparisons need a published production version.', { state: prompt.state });
+    throw new AppError(
+      'invalid_state',
+      'Initialize the prompt’s baseline first: comparisons need a published production version.',
+      { state: prompt.state },
+    );
   }
 }
 
 function assertCases(plan: Plan): void {
-  if (!plan.cases.length) throw new AppError('invalid_state', 'Add at least one case to the dataset before evaluating.', { state: 'empty_dataset' });
+  if (!plan.cases.length)
+    throw new AppError('invalid_state', 'Add at least one case to the dataset before evaluating.', {
+      state: 'empty_dataset',
+    });
 }
 
 // What identifies "the same start": the same candidate, pinned production, frozen cases, scoring, scope and rerunBoth.
 function startDigest(plan: Plan, input: StartEvaluationInput): string {
-  return digestOf(['comparison', plan.candidate.versionId, plan.production?.versionId ?? null, plan.casesDigest, plan.scoring, input.scope, input.rerunBoth]);
+  return digestOf([
+    'comparison',
+    plan.candidate.versionId,
+    plan.production?.versionId ?? null,
+    plan.casesDigest,
+    plan.scoring,
+    input.scope,
+    input.rerunBoth,
+  ]);
 }
 
 /**
@@ -106,14 +127,18 @@ function startDigest(plan: Plan, input: StartEvaluationInput): string {
  * (pending, running or paused) evaluation the same user started returns that evaluation (201)
  * instead of creating another. With an Idempotency-Key the edge replays the first answer as well.
  */
-export async function startEvaluation(ctx: ServiceContext, input: OperationInput<'start_evaluation'>): Promise<Evaluation> {
+export async function startEvaluation(
+  ctx: ServiceContext,
+  input: OperationInput<'start_evaluation'>,
+): Promise<Evaluation> {
   const { organizationId, promptId } = input;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   assertActive(prompt);
   const plan = await planComparison(ctx, prompt, input);
   await checkEligibility(ctx, { organizationId, scope: input.scope, action: 'start' });
   assertCases(plan);
-  if (!plan.production) throw new AppError('invalid_state', 'The production label points at no version.', { state: 'no_production' });
+  if (!plan.production)
+    throw new AppError('invalid_state', 'The production label points at no version.', { state: 'no_production' });
 
   const digest = startDigest(plan, input);
   const [running] = await ctx.db
@@ -133,9 +158,22 @@ export async function startEvaluation(ctx: ServiceContext, input: OperationInput
   if (running) return toEvaluation(ctx, running);
 
   const now = new Date();
-  const base = { organizationId, promptId: prompt.id, scoring: plan.scoring, cases: plan.cases, casesDigest: plan.casesDigest, createdAt: now };
-  const candidateRunId = await insertRun(ctx, { ...base, versionId: plan.candidate.versionId, content: plan.candidate.content });
-  const productionRunId = plan.reusedRunId ?? (await insertRun(ctx, { ...base, versionId: plan.production.versionId, content: plan.production.content }));
+  const base = {
+    organizationId,
+    promptId: prompt.id,
+    scoring: plan.scoring,
+    cases: plan.cases,
+    casesDigest: plan.casesDigest,
+    createdAt: now,
+  };
+  const candidateRunId = await insertRun(ctx, {
+    ...base,
+    versionId: plan.candidate.versionId,
+    content: plan.candidate.content,
+  });
+  const productionRunId =
+    plan.reusedRunId ??
+    (await insertRun(ctx, { ...base, versionId: plan.production.versionId, content: plan.production.content }));
   const [row] = await ctx.db
     .insert(evaluations)
     .values({
@@ -181,7 +219,10 @@ export async function startEvaluation(ctx: ServiceContext, input: OperationInput
 }
 
 // What a start would run now and what it would cost; `allowed`/`reason` say whether it would be accepted.
-export async function estimateEvaluation(ctx: ServiceContext, input: OperationInput<'estimate_evaluation'>): Promise<Estimate> {
+export async function estimateEvaluation(
+  ctx: ServiceContext,
+  input: OperationInput<'estimate_evaluation'>,
+): Promise<Estimate> {
   const { organizationId, promptId } = input;
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const plan = await planComparison(ctx, prompt, input);
@@ -189,7 +230,8 @@ export async function estimateEvaluation(ctx: ServiceContext, input: OperationIn
   const productionCases = plan.production && !plan.reusedRunId ? candidateCases : 0;
   // Cases that cannot run under a side's content error before any model call, uncharged.
   const warnings = inputWarnings(plan.candidate.content as DraftContent, plan.cases);
-  const productionUncharged = plan.production && productionCases ? inputWarnings(plan.production.content as DraftContent, plan.cases).length : 0;
+  const productionUncharged =
+    plan.production && productionCases ? inputWarnings(plan.production.content as DraftContent, plan.cases).length : 0;
   let reason: string | null = null;
   if (!can(membership.role, 'prompts.write')) reason = 'forbidden';
   else if (membership.organization.readOnly) reason = 'read_only';

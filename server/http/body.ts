@@ -21,7 +21,9 @@ function sizeText(bytes: number): string {
 }
 
 function payloadTooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `The request body is larger than ${sizeText(limit)}.`, { limitBytes: limit });
+  return new AppError('payload_too_large', `The request body is larger than ${sizeText(limit)}.`, {
+    limitBytes: limit,
+  });
 }
 
 export async function readBody(source: Request | IncomingMessage, options: BodyLimit): Promise<Buffer> {

@@ -22,7 +22,12 @@ export function isOwnOrigin(origin: string, appUrl: string): boolean {
   const other = parse(origin);
   if (!app || !other) return false;
   if (other.origin === app.origin) return true;
-  return other.protocol === app.protocol && other.port === app.port && isLoopbackHost(app.hostname) && isLoopbackHost(other.hostname);
+  return (
+    other.protocol === app.protocol &&
+    other.port === app.port &&
+    isLoopbackHost(app.hostname) &&
+    isLoopbackHost(other.hostname)
+  );
 }
 
 // Paths that machines call (APIs, OAuth endpoints, MCP, assets) answer on every name as they are.
@@ -32,7 +37,10 @@ const machinePaths = /^\/(api|mcp|oauth\/(token|register|revoke|jwks)|\.well-kno
  * Where a browser's page request should go instead, or null. Only GET and HEAD navigations (Accept
  * names text/html) that reach this server through a loopback name other than APP_URL's.
  */
-export function loopbackRedirect(request: { method?: string; url?: string; host?: string; accept?: string }, appUrl: string): string | null {
+export function loopbackRedirect(
+  request: { method?: string; url?: string; host?: string; accept?: string },
+  appUrl: string,
+): string | null {
   if (request.method !== 'GET' && request.method !== 'HEAD') return null;
   if (!request.host || !request.accept?.includes('text/html')) return null;
   const path = request.url ?? '/';

@@ -58,7 +58,10 @@ export async function createIngestionKey(
   return { key: toIngestionKey(row), secret };
 }
 
-export async function listIngestionKeys(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_ingestion_keys'>): Promise<Page<IngestionKey>> {
+export async function listIngestionKeys(
+  ctx: ServiceContext,
+  { organizationId, ...page }: OperationInput<'list_ingestion_keys'>,
+): Promise<Page<IngestionKey>> {
   await authorize(ctx, organizationId, 'ingestionKeys.manage');
   const conditions = [eq(ingestionKeys.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -83,13 +86,22 @@ async function findKey(ctx: ServiceContext, organizationId: string, keyId: strin
 }
 
 // Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
-export async function revokeIngestionKey(ctx: ServiceContext, { organizationId, keyId }: OperationInput<'revoke_ingestion_key'>): Promise<IngestionKey> {
+export async function revokeIngestionKey(
+  ctx: ServiceContext,
+  { organizationId, keyId }: OperationInput<'revoke_ingestion_key'>,
+): Promise<IngestionKey> {
   await authorize(ctx, organizationId, 'ingestionKeys.manage');
   if (!isId('ikey', keyId)) throw notFound('Ingestion key');
   const [revoked] = await ctx.db
     .update(ingestionKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(ingestionKeys.organizationId, organizationId), eq(ingestionKeys.id, keyId), isNull(ingestionKeys.revokedAt)))
+    .where(
+      and(
+        eq(ingestionKeys.organizationId, organizationId),
+        eq(ingestionKeys.id, keyId),
+        isNull(ingestionKeys.revokedAt),
+      ),
+    )
     .returning();
   // This process stops accepting it at once; ingestion re-checks revocation when it writes anyway.
   forgetIngestionKey(keyId);

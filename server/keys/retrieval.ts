@@ -29,7 +29,10 @@ function toRetrievalKey(row: RetrievalKeyRow): RetrievalKey {
 
 // Editors and admins; the organization must be writable and the prompt not archived (409 invalid_state).
 // The prompt row is locked so a concurrent archive cannot slip between the check and the insert.
-export async function createRetrievalKey(ctx: ServiceContext, { organizationId, promptId, name }: OperationInput<'create_retrieval_key'>): Promise<CreatedRetrievalKey> {
+export async function createRetrievalKey(
+  ctx: ServiceContext,
+  { organizationId, promptId, name }: OperationInput<'create_retrieval_key'>,
+): Promise<CreatedRetrievalKey> {
   await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   const secret = newSecret('plr_');
   const [row] = await ctx.db
@@ -56,7 +59,10 @@ export async function createRetrievalKey(ctx: ServiceContext, { organizationId, 
 }
 
 // Any member (viewers included) may list; never a secret or digest.
-export async function listRetrievalKeys(ctx: ServiceContext, { organizationId, promptId, ...page }: OperationInput<'list_retrieval_keys'>): Promise<Page<RetrievalKey>> {
+export async function listRetrievalKeys(
+  ctx: ServiceContext,
+  { organizationId, promptId, ...page }: OperationInput<'list_retrieval_keys'>,
+): Promise<Page<RetrievalKey>> {
   await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(retrievalKeys.organizationId, organizationId), eq(retrievalKeys.promptId, promptId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -71,13 +77,20 @@ export async function listRetrievalKeys(ctx: ServiceContext, { organizationId, p
 }
 
 function keyCondition(organizationId: string, promptId: string, keyId: string) {
-  return and(eq(retrievalKeys.organizationId, organizationId), eq(retrievalKeys.promptId, promptId), eq(retrievalKeys.id, keyId));
+  return and(
+    eq(retrievalKeys.organizationId, organizationId),
+    eq(retrievalKeys.promptId, promptId),
+    eq(retrievalKeys.id, keyId),
+  );
 }
 
 // Revoking is a safety action: allowed on archived prompts and read-only organizations, for editors
 // and admins. Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
 // Retrieval has no key cache, so the very next request with it is refused (401).
-export async function revokeRetrievalKey(ctx: ServiceContext, { organizationId, promptId, keyId }: OperationInput<'revoke_retrieval_key'>): Promise<RetrievalKey> {
+export async function revokeRetrievalKey(
+  ctx: ServiceContext,
+  { organizationId, promptId, keyId }: OperationInput<'revoke_retrieval_key'>,
+): Promise<RetrievalKey> {
   await authorize(ctx, organizationId, 'prompts.write');
   await loadPrompt(ctx, organizationId, promptId);
   if (!isId('key', keyId)) throw notFound('Retrieval key');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const label = (what: string) => z.string().trim().min(1, `${what} is required.`).max(100, 'Use at most 100 characters.');
+const label = (what: string) =>
+  z.string().trim().min(1, `${what} is required.`).max(100, 'Use at most 100 characters.');
 
 export const createIngestionKeyInput = z.strictObject({
   name: label('Name'),

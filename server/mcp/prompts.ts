@@ -28,7 +28,11 @@ async function organizationsOf(ctx: ServiceContext): Promise<Organization[]> {
   return all;
 }
 
-async function production(ctx: ServiceContext, organizationId: string, prompt: Prompt): Promise<{ number: number; content: DraftContent } | null> {
+async function production(
+  ctx: ServiceContext,
+  organizationId: string,
+  prompt: Prompt,
+): Promise<{ number: number; content: DraftContent } | null> {
   const label = prompt.labels.find((l) => l.label === 'production');
   if (!label) return null;
   const version = await getVersion(ctx, { organizationId, promptId: prompt.id, number: label.version });
@@ -36,8 +40,13 @@ async function production(ctx: ServiceContext, organizationId: string, prompt: P
 }
 
 function argumentsOf(content: DraftContent): NonNullable<McpPrompt['arguments']> {
-  if (content.inputType === 'user_message') return [{ name: 'input', description: 'The user message to send after the prompt’s messages.', required: true }];
-  return extractVariables(content.messages).map((name) => ({ name, description: `Value for {{${name}}}`, required: true }));
+  if (content.inputType === 'user_message')
+    return [{ name: 'input', description: 'The user message to send after the prompt’s messages.', required: true }];
+  return extractVariables(content.messages).map((name) => ({
+    name,
+    description: `Value for {{${name}}}`,
+    required: true,
+  }));
 }
 
 const listed = (names: string[]) => `${names.length === 1 ? 'argument' : 'arguments'}: ${names.join(', ')}`;
@@ -66,7 +75,13 @@ function encodeCursor(organizationId: string, promptCursor: string | null): stri
 function decodeCursor(cursor: string): [string, string | null] {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && (value[1] === null || typeof value[1] === 'string')) return [value[0], value[1]];
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      (value[1] === null || typeof value[1] === 'string')
+    )
+      return [value[0], value[1]];
   } catch {
     // fall through
   }
@@ -77,11 +92,17 @@ export async function listMcpPrompts(ctx: ServiceContext, cursor: string | undef
   const organizations = await organizationsOf(ctx);
   let [organizationId, promptCursor] = cursor ? decodeCursor(cursor) : [organizations[0]?.id ?? '', null];
   let index = organizations.findIndex((o) => o.id === organizationId);
-  if (cursor && index === -1) throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  if (cursor && index === -1)
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
   const prompts: McpPrompt[] = [];
   while (index !== -1 && index < organizations.length) {
     const organization = organizations[index];
-    const page = await listPrompts(ctx, { organizationId: organization.id, state: 'active', limit: pageSize - prompts.length, cursor: promptCursor ?? undefined });
+    const page = await listPrompts(ctx, {
+      organizationId: organization.id,
+      state: 'active',
+      limit: pageSize - prompts.length,
+      cursor: promptCursor ?? undefined,
+    });
     for (const prompt of page.items) {
       const version = await production(ctx, organization.id, prompt);
       if (!version) continue;
@@ -99,12 +120,17 @@ export async function listMcpPrompts(ctx: ServiceContext, cursor: string | undef
     }
     index += 1;
     promptCursor = null;
-    if (prompts.length >= pageSize && index < organizations.length) return { prompts, nextCursor: encodeCursor(organizations[index].id, null) };
+    if (prompts.length >= pageSize && index < organizations.length)
+      return { prompts, nextCursor: encodeCursor(organizations[index].id, null) };
   }
   return { prompts };
 }
 
-export async function getMcpPrompt(ctx: ServiceContext, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+export async function getMcpPrompt(
+  ctx: ServiceContext,
+  name: string,
+  args: Record<string, string> = {},
+): Promise<GetPromptResult> {
   assertCleanInput({ name, arguments: args }, 'prompt request');
   if (!/^prm_[A-Za-z0-9_-]{1,100}$/.test(name)) throw notFound('Prompt');
   for (const organization of await organizationsOf(ctx)) {
@@ -116,14 +142,18 @@ export async function getMcpPrompt(ctx: ServiceContext, name: string, args: Reco
       throw error;
     }
     const version = prompt.state === 'active' ? await production(ctx, organization.id, prompt) : null;
-    if (!version) throw new AppError('invalid_state', 'Only active prompts are served as MCP prompts.', { state: prompt.state });
+    if (!version)
+      throw new AppError('invalid_state', 'Only active prompts are served as MCP prompts.', { state: prompt.state });
     checkArguments(version.content, args);
     const userMessage = version.content.inputType === 'user_message';
     const messages = renderMessages(version.content, userMessage ? { input: args.input } : { variables: args });
     return {
       description: `${prompt.name} (${organization.name}, production: version ${version.number})`,
       // MCP prompt messages are user or assistant: a system message is given as a user message.
-      messages: messages.map((message) => ({ role: message.role === 'assistant' ? 'assistant' : 'user', content: { type: 'text', text: message.content } })),
+      messages: messages.map((message) => ({
+        role: message.role === 'assistant' ? 'assistant' : 'user',
+        content: { type: 'text', text: message.content },
+      })),
     };
   }
   throw notFound('Prompt');

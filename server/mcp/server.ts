@@ -30,19 +30,35 @@ import { getMcpPrompt, listMcpPrompts } from './prompts';
 // API's error envelope; a failing tool is `isError: true` with that envelope.
 
 const tools = executables.map((executable) => toolOf(findOperation(executable.operationId)!));
-const executableById = new Map<string, Executable>(executables.map((executable) => [executable.operationId, executable]));
+const executableById = new Map<string, Executable>(
+  executables.map((executable) => [executable.operationId, executable]),
+);
 
 function envelopeResult(body: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as Record<string, unknown>,
+  };
 }
 
-async function callTool(db: Db, actor: Actor, requestId: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+async function callTool(
+  db: Db,
+  actor: Actor,
+  requestId: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   const executable = executableById.get(name);
   if (!executable) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   try {
     const result = await execute(db, actor, executable, rawInputOf(findOperation(name)!, args), requestId);
     // A replayed 409 or 422 comes back as the stored error envelope.
-    if (result.status >= 400) return { ...envelopeResult(result.body), _meta: { 'promptloop/status': result.status, 'promptloop/idempotencyReplayed': result.replayed } };
+    if (result.status >= 400)
+      return {
+        ...envelopeResult(result.body),
+        _meta: { 'promptloop/status': result.status, 'promptloop/idempotencyReplayed': result.replayed },
+      };
     const structured = (result.body ?? {}) as Record<string, unknown>;
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],
@@ -75,7 +91,10 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
   } catch (error) {
     const appError = toAppError(error);
     reportServerError(requestId, what, error, appError);
-    const code = appError.status === 400 || appError.status === 404 || appError.status === 409 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    const code =
+      appError.status === 400 || appError.status === 404 || appError.status === 409
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError;
     throw new JsonRpcError(code, appError.message, errorBody(appError, requestId));
   }
 }
@@ -83,7 +102,11 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
 // The SDK parses a request with its schema before the handler runs and answers a mismatch with
 // -32603 carrying zod's issue dump. Checked here instead: -32602 Invalid params, a plain message,
 // and the issues as data.
-type RequestSchema = typeof CallToolRequestSchema | typeof GetPromptRequestSchema | typeof ListPromptsRequestSchema | typeof ListToolsRequestSchema;
+type RequestSchema =
+  | typeof CallToolRequestSchema
+  | typeof GetPromptRequestSchema
+  | typeof ListPromptsRequestSchema
+  | typeof ListToolsRequestSchema;
 function checkedParams<S extends RequestSchema>(schema: S): S {
   const method = schema.shape.method.value;
   const params = z
@@ -92,8 +115,15 @@ function checkedParams<S extends RequestSchema>(schema: S): S {
     .transform((value) => {
       const result = schema.shape.params.safeParse(value);
       if (result.success) return result.data;
-      const issues = result.error.issues.map((issue) => ({ path: ['params', ...issue.path].join('.'), message: issue.message }));
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+      const issues = result.error.issues.map((issue) => ({
+        path: ['params', ...issue.path].join('.'),
+        message: issue.message,
+      }));
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params for ${method}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        { issues },
+      );
     });
   return schema.extend({ params }) as unknown as S;
 }
@@ -109,8 +139,12 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
   );
   const ctx: ServiceContext = { db, actor };
   server.setRequestHandler(checkedParams(ListToolsRequestSchema), () => ({ tools }));
-  server.setRequestHandler(checkedParams(CallToolRequestSchema), (request) => callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}));
-  server.setRequestHandler(checkedParams(ListPromptsRequestSchema), (request) => asMcpError(requestId, 'prompts/list', () => listMcpPrompts(ctx, request.params?.cursor)));
+  server.setRequestHandler(checkedParams(CallToolRequestSchema), (request) =>
+    callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}),
+  );
+  server.setRequestHandler(checkedParams(ListPromptsRequestSchema), (request) =>
+    asMcpError(requestId, 'prompts/list', () => listMcpPrompts(ctx, request.params?.cursor)),
+  );
   server.setRequestHandler(checkedParams(GetPromptRequestSchema), (request) =>
     asMcpError(requestId, 'prompts/get', () => getMcpPrompt(ctx, request.params.name, request.params.arguments)),
   );
@@ -128,7 +162,11 @@ function invalidMessage(body: Buffer): { jsonrpc: '2.0'; id: null; error: { code
   } catch {
     return null;
   }
-  const refuse = (message: string) => ({ jsonrpc: '2.0' as const, id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } });
+  const refuse = (message: string) => ({
+    jsonrpc: '2.0' as const,
+    id: null,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
+  });
   if (Array.isArray(value)) {
     if (value.length === 0) return refuse('an empty batch holds no message.');
     const at = value.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
@@ -145,15 +183,27 @@ export async function handleMcp(request: Request): Promise<Response> {
     const actor = await authenticateManagement(db, request, 'mcp');
     limitManagement(actor.userId);
     // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-    if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
+    if (request.method !== 'POST')
+      throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
     // Over the limit, the rest of the body is never read: the 413 closes the connection (errorHeaders).
     const body = await readBody(request, { limit: maxBodyBytes });
     const invalid = invalidMessage(body);
-    if (invalid) return new Response(JSON.stringify(invalid), { status: 400, headers: { 'content-type': 'application/json', ...headers } });
-    const forwarded = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body) });
+    if (invalid)
+      return new Response(JSON.stringify(invalid), {
+        status: 400,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    const forwarded = new Request(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: new Uint8Array(body),
+    });
 
     const server = mcpServer(db, actor, requestId);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     try {
       const response = await transport.handleRequest(forwarded);

@@ -42,7 +42,9 @@ function inputSchemaOf(operation: OperationDeclaration): Tool['inputSchema'] {
 
 export function toolOf(operation: OperationDeclaration): Tool {
   const readOnly = operation.effect === 'read';
-  const description = [operation.summary, operation.description, `Who may call it: ${roleText[operation.role]}`].filter(Boolean).join('\n\n');
+  const description = [operation.summary, operation.description, `Who may call it: ${roleText[operation.role]}`]
+    .filter(Boolean)
+    .join('\n\n');
   return {
     name: operation.id,
     title: operation.summary,

@@ -22,7 +22,12 @@ export type Reply = {
   discard: () => void;
 };
 
-export function postJson(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<Reply> {
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
@@ -38,7 +43,12 @@ export function postJson(url: string, headers: Record<string, string>, body: str
     }
     const request = (secure ? https : http).request(
       target,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: agents[target.protocol as 'http:' | 'https:'], signal },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: agents[target.protocol as 'http:' | 'https:'],
+        signal,
+      },
       (response) => {
         resolve({
           status: response.statusCode ?? 0,

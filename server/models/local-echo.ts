@@ -5,7 +5,8 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 // Deterministic stand-in for a model: answers with the last user message (or the last message),
 // counts tokens as whitespace-separated words, costs nothing. Lets everything run with no provider.
 function answer(request: ChatRequest): Completion {
-  const last = [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages[request.messages.length - 1];
+  const last =
+    [...request.messages].reverse().find((m) => m.role === 'user') ?? request.messages[request.messages.length - 1];
   return localCompletion(request, last?.content ?? '');
 }
 

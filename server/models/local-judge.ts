@@ -4,11 +4,17 @@ import type { ChatRequest, Completion, StreamEvent } from './types';
 
 // The verdict of the built-in deterministic judge: passes when the normalised output equals the
 // normalised expected output (score 1) or contains it (score 0.8); otherwise fails (score 0).
-export function localJudgeVerdict(request: { expectedOutput: string; output: string }): { pass: boolean; score: number; reasoning: string } {
+export function localJudgeVerdict(request: { expectedOutput: string; output: string }): {
+  pass: boolean;
+  score: number;
+  reasoning: string;
+} {
   const output = normalizeWhitespace(request.output);
   const expected = normalizeWhitespace(request.expectedOutput);
-  if (output === expected) return { pass: true, score: 1, reasoning: 'The output matches the expected output exactly (ignoring whitespace).' };
-  if (expected.length > 0 && output.includes(expected)) return { pass: true, score: 0.8, reasoning: 'The output contains the expected output.' };
+  if (output === expected)
+    return { pass: true, score: 1, reasoning: 'The output matches the expected output exactly (ignoring whitespace).' };
+  if (expected.length > 0 && output.includes(expected))
+    return { pass: true, score: 0.8, reasoning: 'The output contains the expected output.' };
   return { pass: false, score: 0, reasoning: 'The output neither matches nor contains the expected output.' };
 }
 
@@ -23,8 +29,18 @@ function verdictFor(request: ChatRequest): string {
   } catch {
     fields = null;
   }
-  if (!fields || typeof fields !== 'object' || typeof fields.output !== 'string' || typeof fields.expectedOutput !== 'string') {
-    return JSON.stringify({ pass: false, score: 0, reasoning: 'The local judge grades evaluation outputs; this request carries no output and expected output to compare.' });
+  if (
+    !fields ||
+    typeof fields !== 'object' ||
+    typeof fields.output !== 'string' ||
+    typeof fields.expectedOutput !== 'string'
+  ) {
+    return JSON.stringify({
+      pass: false,
+      score: 0,
+      reasoning:
+        'The local judge grades evaluation outputs; this request carries no output and expected output to compare.',
+    });
   }
   return JSON.stringify(localJudgeVerdict({ expectedOutput: fields.expectedOutput, output: fields.output }));
 }

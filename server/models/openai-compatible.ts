@@ -34,13 +34,29 @@ class Retryable extends Error {
   }
 }
 
-function unavailable(route: RouteConfig, message: string, details: Record<string, unknown> = {}, retryAfterSeconds?: number): AppError {
-  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } : {};
-  return new AppError('unavailable', message, { provider: route.provider, modelRouteId: route.id, ...details }, headers);
+function unavailable(
+  route: RouteConfig,
+  message: string,
+  details: Record<string, unknown> = {},
+  retryAfterSeconds?: number,
+): AppError {
+  const headers: Record<string, string> =
+    retryAfterSeconds !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } : {};
+  return new AppError(
+    'unavailable',
+    message,
+    { provider: route.provider, modelRouteId: route.id, ...details },
+    headers,
+  );
 }
 
 // A transport failure: the timer's abort means a timeout, anything else a broken connection.
-function transportFailure(route: RouteConfig, controller: AbortController, timeoutMessage: string, otherMessage: string): AppError {
+function transportFailure(
+  route: RouteConfig,
+  controller: AbortController,
+  timeoutMessage: string,
+  otherMessage: string,
+): AppError {
   const timedOut = controller.signal.aborted;
   return unavailable(route, timedOut ? timeoutMessage : otherMessage, { reason: timedOut ? 'timeout' : 'network' });
 }
@@ -83,7 +99,10 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
     timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
   };
   armTimer();
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: body.stream ? 'text/event-stream' : 'application/json',
+  };
   if (route.apiKey) headers.authorization = `Bearer ${route.apiKey}`;
   let reply: Reply;
   try {
@@ -104,10 +123,20 @@ async function attempt(route: RouteConfig, body: Record<string, unknown>, timeou
   clearTimer();
   const retryAfterMs = parseRetryAfter(reply.header('retry-after'));
   if (status === 429 || status >= 500) {
-    const message = status === 429 ? `The model provider (${route.provider}) is rate limiting requests.` : `The model provider (${route.provider}) failed with HTTP ${status}.`;
-    throw new Retryable(unavailable(route, message, { status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined), retryAfterMs);
+    const message =
+      status === 429
+        ? `The model provider (${route.provider}) is rate limiting requests.`
+        : `The model provider (${route.provider}) failed with HTTP ${status}.`;
+    throw new Retryable(
+      unavailable(route, message, { status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined),
+      retryAfterMs,
+    );
   }
-  throw unavailable(route, `The model provider (${route.provider}) refused the request (HTTP ${status})${detail ? `: ${detail}` : '.'}`, { status });
+  throw unavailable(
+    route,
+    `The model provider (${route.provider}) refused the request (HTTP ${status})${detail ? `: ${detail}` : '.'}`,
+    { status },
+  );
 }
 
 async function withRetries<T>(route: RouteConfig, run: (attemptNumber: number) => Promise<T>): Promise<T> {
@@ -125,23 +154,44 @@ async function withRetries<T>(route: RouteConfig, run: (attemptNumber: number) =
 }
 
 function requestBody(route: RouteConfig, request: ChatRequest, stream: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: route.modelId, messages: request.messages, temperature: request.temperature, stream };
+  const body: Record<string, unknown> = {
+    model: route.modelId,
+    messages: request.messages,
+    temperature: request.temperature,
+    stream,
+  };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (stream) body.stream_options = { include_usage: true };
   return body;
 }
 
-const tokenCount = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null);
+const tokenCount = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 
-function finish(route: RouteConfig, started: number, output: string, usage: unknown, finishReason: string | null): Completion {
+function finish(
+  route: RouteConfig,
+  started: number,
+  output: string,
+  usage: unknown,
+  finishReason: string | null,
+): Completion {
   const u = (usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
   const inputTokens = tokenCount(u.prompt_tokens);
   const outputTokens = tokenCount(u.completion_tokens);
-  return { output, inputTokens, outputTokens, latencyMs: Date.now() - started, ...costOf(route.modelId, inputTokens, outputTokens), finishReason };
+  return {
+    output,
+    inputTokens,
+    outputTokens,
+    latencyMs: Date.now() - started,
+    ...costOf(route.modelId, inputTokens, outputTokens),
+    finishReason,
+  };
 }
 
 function malformed(route: RouteConfig, what: string): AppError {
-  return unavailable(route, `The model provider (${route.provider}) sent a malformed reply: ${what}.`, { reason: 'malformed' });
+  return unavailable(route, `The model provider (${route.provider}) sent a malformed reply: ${what}.`, {
+    reason: 'malformed',
+  });
 }
 
 export async function complete(route: RouteConfig, request: ChatRequest): Promise<Completion> {
@@ -155,7 +205,12 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
       text = await reply.text();
     } catch (error) {
       throw new Retryable(
-        transportFailure(route, controller, `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`, `The reply from ${route.provider} was cut off.`),
+        transportFailure(
+          route,
+          controller,
+          `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`,
+          `The reply from ${route.provider} was cut off.`,
+        ),
         null,
       );
     } finally {
@@ -174,13 +229,19 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
   });
 }
 
-type Chunk = { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; usage?: unknown; error?: { message?: unknown } };
+type Chunk = {
+  choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+  usage?: unknown;
+  error?: { message?: unknown };
+};
 
 // Server-sent events: `data: {json}` lines, ending with `data: [DONE]`.
 export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGenerator<StreamEvent> {
   const { timeoutMs } = settings();
   const started = Date.now();
-  const { reply, armTimer, clearTimer, controller } = await withRetries(route, () => attempt(route, requestBody(route, request, true), timeoutMs));
+  const { reply, armTimer, clearTimer, controller } = await withRetries(route, () =>
+    attempt(route, requestBody(route, request, true), timeoutMs),
+  );
   const reader = reply.chunks()[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -194,7 +255,12 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
       try {
         chunk = await reader.next();
       } catch {
-        throw transportFailure(route, controller, `The model provider (${route.provider}) stopped sending for ${timeoutMs} ms.`, `The stream from ${route.provider} was cut off.`);
+        throw transportFailure(
+          route,
+          controller,
+          `The model provider (${route.provider}) stopped sending for ${timeoutMs} ms.`,
+          `The stream from ${route.provider} was cut off.`,
+        );
       }
       if (chunk.done) break;
       armTimer();
@@ -215,8 +281,13 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
           throw malformed(route, 'a stream event is not JSON');
         }
         if (parsed?.error)
-          throw unavailable(route, `The model provider (${route.provider}) failed mid-stream: ${String(parsed.error.message ?? 'unknown error')}.`, { reason: 'stream_error' });
-        if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices)) throw malformed(route, 'a stream event has no choices');
+          throw unavailable(
+            route,
+            `The model provider (${route.provider}) failed mid-stream: ${String(parsed.error.message ?? 'unknown error')}.`,
+            { reason: 'stream_error' },
+          );
+        if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices))
+          throw malformed(route, 'a stream event has no choices');
         if (parsed.usage) usage = parsed.usage;
         const choice = parsed.choices[0];
         if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;

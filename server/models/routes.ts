@@ -29,7 +29,12 @@ export const localRoute: RouteConfig = {
 };
 
 // Deterministic grader for judge scoring with no provider (server/models/local-judge.ts).
-const localJudgeRoute: RouteConfig = { ...localRoute, id: localJudgeRouteId, name: 'Local deterministic judge (no provider)', modelId: 'judge' };
+const localJudgeRoute: RouteConfig = {
+  ...localRoute,
+  id: localJudgeRouteId,
+  name: 'Local deterministic judge (no provider)',
+  modelId: 'judge',
+};
 
 const extraRouteSchema = z.array(
   z.strictObject({
@@ -55,7 +60,10 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-function openAiCompatible(route: { id: string; provider: string; name: string; baseUrl: string; modelId: string }, apiKey: string | undefined): RouteConfig {
+function openAiCompatible(
+  route: { id: string; provider: string; name: string; baseUrl: string; modelId: string },
+  apiKey: string | undefined,
+): RouteConfig {
   const baseUrl = trimSlash(route.baseUrl);
   return { ...route, baseUrl, kind: 'openai-compatible', apiKey, available: Boolean(apiKey) || isLocalUrl(baseUrl) };
 }
@@ -69,7 +77,12 @@ export function configuredRoutes(env: Record<string, string | undefined> = proce
     .map((m) => m.trim())
     .filter(Boolean);
   for (const modelId of models) {
-    routes.push(openAiCompatible({ id: `openai/${modelId}`, provider: 'openai', name: `OpenAI ${modelId}`, baseUrl, modelId }, env.OPENAI_API_KEY || undefined));
+    routes.push(
+      openAiCompatible(
+        { id: `openai/${modelId}`, provider: 'openai', name: `OpenAI ${modelId}`, baseUrl, modelId },
+        env.OPENAI_API_KEY || undefined,
+      ),
+    );
   }
   if (env.MODEL_ROUTES) {
     let parsed: unknown;
@@ -95,10 +108,19 @@ export function findRoute(id: string): RouteConfig | undefined {
 
 export function requireRoute(id: string, path = 'modelRouteId'): RouteConfig {
   const route = findRoute(id);
-  if (!route) throw new AppError('invalid_request', `No model route "${id}" is configured.`, { issues: [{ path, message: 'Unknown model route.' }] });
+  if (!route)
+    throw new AppError('invalid_request', `No model route "${id}" is configured.`, {
+      issues: [{ path, message: 'Unknown model route.' }],
+    });
   return route;
 }
 
 export function toModelRoute(route: RouteConfig): ModelRoute {
-  return { id: route.id, provider: route.provider, modelId: route.modelId, name: route.name, available: route.available };
+  return {
+    id: route.id,
+    provider: route.provider,
+    modelId: route.modelId,
+    name: route.name,
+    available: route.available,
+  };
 }

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
-const modelRouteSchema = z.object({ id: z.string(), provider: z.string(), modelId: z.string(), name: z.string(), available: z.boolean() });
+const modelRouteSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  modelId: z.string(),
+  name: z.string(),
+  available: z.boolean(),
+});
 export type ModelRoute = z.infer<typeof modelRouteSchema>;
 export const modelRouteListSchema = z.object({ items: z.array(modelRouteSchema) });
 
@@ -11,4 +17,12 @@ export const playgroundRunInput = z.strictObject({
 
 export type RunEvent =
   | { type: 'delta'; text: string }
-  | { type: 'done'; output: string; inputTokens: number | null; outputTokens: number | null; latencyMs: number; costUsdNanos: number | null; finishReason: string | null };
+  | {
+      type: 'done';
+      output: string;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      latencyMs: number;
+      costUsdNanos: number | null;
+      finishReason: string | null;
+    };

@@ -4,7 +4,10 @@ import { authorize } from '../access/permissions';
 import { configuredRoutes, toModelRoute } from './routes';
 import type { ModelRoute } from './schemas';
 
-export async function listModelRoutes(ctx: ServiceContext, { organizationId }: OperationInput<'list_model_routes'>): Promise<{ items: ModelRoute[] }> {
+export async function listModelRoutes(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'list_model_routes'>,
+): Promise<{ items: ModelRoute[] }> {
   await authorize(ctx, organizationId, 'prompts.read');
   return { items: configuredRoutes().map(toModelRoute) };
 }

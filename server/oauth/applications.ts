@@ -10,7 +10,12 @@ import type { AuthorizedApplication } from './schemas';
 // The person's authorized applications (Account → Authorized applications): one row per client
 // they consented to, with when and the last time any of its tokens was used.
 export async function listAuthorizedApplications(ctx: ServiceContext): Promise<{ items: AuthorizedApplication[] }> {
-  const consents = await ctx.db.select().from(oauthConsents).where(eq(oauthConsents.userId, ctx.actor.userId)).orderBy(desc(oauthConsents.createdAt)).limit(100);
+  const consents = await ctx.db
+    .select()
+    .from(oauthConsents)
+    .where(eq(oauthConsents.userId, ctx.actor.userId))
+    .orderBy(desc(oauthConsents.createdAt))
+    .limit(100);
   if (consents.length === 0) return { items: [] };
   const usage = await ctx.db
     .select({ clientId: oauthGrants.clientId, lastUsedAt: max(oauthGrants.lastUsedAt) })
@@ -51,7 +56,13 @@ export async function revokeAuthorizedApplication(ctx: ServiceContext, clientId:
       .where(and(eq(oauthConsents.userId, ctx.actor.userId), eq(oauthConsents.clientId, clientId)));
     const grants = await revokeClientForUser(txCtx.db, ctx.actor.userId, clientId);
     if (!consent && grants === 0) throw notFound('Authorized application');
-    await recordAudit(txCtx, { organizationId: null, operation: 'oauth.revokeApplication', targetType: 'oauth_client', targetId: clientId, details: { grantsRevoked: grants } });
+    await recordAudit(txCtx, {
+      organizationId: null,
+      operation: 'oauth.revokeApplication',
+      targetType: 'oauth_client',
+      targetId: clientId,
+      details: { grantsRevoked: grants },
+    });
     return { revoked: true as const };
   });
 }

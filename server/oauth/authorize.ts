@@ -22,9 +22,21 @@ export type AuthorizeRequest = {
   codeChallenge: string;
 };
 
-export type AuthorizeCheck = { kind: 'error_page'; title: string; message: string } | { kind: 'error_redirect'; location: string } | { kind: 'ok'; request: AuthorizeRequest };
+export type AuthorizeCheck =
+  | { kind: 'error_page'; title: string; message: string }
+  | { kind: 'error_redirect'; location: string }
+  | { kind: 'ok'; request: AuthorizeRequest };
 
-export const authorizeParams = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'resource'] as const;
+export const authorizeParams = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+  'resource',
+] as const;
 
 // Only one value per parameter and only storable strings; a parameter that is wrong here is treated
 // as absent by the caller's checks.
@@ -32,7 +44,8 @@ function single(all: URLSearchParams, name: string): { value: string | null; pro
   const values = all.getAll(name);
   if (values.length === 0) return { value: null, problem: null };
   if (values.length > 1) return { value: null, problem: `Parameter "${name}" is given more than once.` };
-  if (stringProblem(values[0]) || values[0].length > 4096) return { value: null, problem: `Parameter "${name}" contains characters that are not allowed or is too long.` };
+  if (stringProblem(values[0]) || values[0].length > 4096)
+    return { value: null, problem: `Parameter "${name}" contains characters that are not allowed or is too long.` };
   return { value: values[0], problem: null };
 }
 
@@ -43,7 +56,11 @@ function redirectWith(redirectUri: string, params: Record<string, string | null>
   return url.toString();
 }
 
-export function errorRedirect(request: Pick<AuthorizeRequest, 'redirectUri' | 'state'>, error: OAuthErrorCode, description: string): string {
+export function errorRedirect(
+  request: Pick<AuthorizeRequest, 'redirectUri' | 'state'>,
+  error: OAuthErrorCode,
+  description: string,
+): string {
   return redirectWith(request.redirectUri, { error, error_description: description, state: request.state });
 }
 
@@ -53,17 +70,38 @@ export async function checkAuthorizeRequest(db: Db, all: URLSearchParams): Promi
   const clientId = single(all, 'client_id');
   const redirect = single(all, 'redirect_uri');
   if (!clientId.value)
-    return { kind: 'error_page', title: 'Unknown application', message: clientId.problem ?? 'The request does not say which application is asking (client_id is missing).' };
+    return {
+      kind: 'error_page',
+      title: 'Unknown application',
+      message: clientId.problem ?? 'The request does not say which application is asking (client_id is missing).',
+    };
   const client = await findClient(db, clientId.value);
-  if (!client) return { kind: 'error_page', title: 'Unknown application', message: 'The application asking for access is not registered with Promptloop.' };
-  if (!redirect.value) return { kind: 'error_page', title: 'Invalid redirect', message: redirect.problem ?? 'The request does not say where to return (redirect_uri is missing).' };
+  if (!client)
+    return {
+      kind: 'error_page',
+      title: 'Unknown application',
+      message: 'The application asking for access is not registered with Promptloop.',
+    };
+  if (!redirect.value)
+    return {
+      kind: 'error_page',
+      title: 'Invalid redirect',
+      message: redirect.problem ?? 'The request does not say where to return (redirect_uri is missing).',
+    };
   if (!redirectUriAllowed(client, redirect.value)) {
-    return { kind: 'error_page', title: 'Invalid redirect', message: `The return address is not registered for ${client.name}, so Promptloop will not send you there.` };
+    return {
+      kind: 'error_page',
+      title: 'Invalid redirect',
+      message: `The return address is not registered for ${client.name}, so Promptloop will not send you there.`,
+    };
   }
 
   const state = single(all, 'state');
   const base = { redirectUri: redirect.value, state: state.value };
-  const fail = (error: OAuthErrorCode, description: string): AuthorizeCheck => ({ kind: 'error_redirect', location: errorRedirect(base, error, description) });
+  const fail = (error: OAuthErrorCode, description: string): AuthorizeCheck => ({
+    kind: 'error_redirect',
+    location: errorRedirect(base, error, description),
+  });
   for (const name of authorizeParams) {
     const { problem } = single(all, name);
     if (problem) return fail('invalid_request', problem);
@@ -73,16 +111,28 @@ export async function checkAuthorizeRequest(db: Db, all: URLSearchParams): Promi
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
   const challenge = all.get('code_challenge');
   const method = all.get('code_challenge_method');
-  if (!challenge) return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
-  if (method !== 'S256') return fail('invalid_request', 'PKCE with code_challenge_method=S256 is required; "plain" is not accepted.');
-  if (!challengePattern.test(challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier.');
+  if (!challenge)
+    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (method !== 'S256')
+    return fail('invalid_request', 'PKCE with code_challenge_method=S256 is required; "plain" is not accepted.');
+  if (!challengePattern.test(challenge))
+    return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier.');
   const scopes = (all.get('scope') ?? 'management').split(' ').filter(Boolean);
-  if (scopes.length === 0 || scopes.some((s) => !supportedScopes.includes(s))) return fail('invalid_scope', `The only scope is "${supportedScopes.join(' ')}".`);
+  if (scopes.length === 0 || scopes.some((s) => !supportedScopes.includes(s)))
+    return fail('invalid_scope', `The only scope is "${supportedScopes.join(' ')}".`);
   const resource = all.get('resource');
-  if (resource !== null && !isKnownResource(resource)) return fail('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
+  if (resource !== null && !isKnownResource(resource))
+    return fail('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
   return {
     kind: 'ok',
-    request: { client, redirectUri: redirect.value, state: state.value, scope: [...new Set(scopes)].join(' '), resource, codeChallenge: challenge },
+    request: {
+      client,
+      redirectUri: redirect.value,
+      state: state.value,
+      scope: [...new Set(scopes)].join(' '),
+      resource,
+      codeChallenge: challenge,
+    },
   };
 }
 

@@ -22,7 +22,8 @@ function formDecode(part: string): string {
 }
 
 function decodeBasic(credentials: string): { clientId: string; secret: string } {
-  const malformed = () => invalidClient('The Authorization header is not valid HTTP Basic: base64 of client_id:client_secret.', true);
+  const malformed = () =>
+    invalidClient('The Authorization header is not valid HTTP Basic: base64 of client_id:client_secret.', true);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(credentials) || credentials.length % 4 !== 0) throw malformed();
   let text: string;
   try {
@@ -40,10 +41,18 @@ export function presentedClient(params: Map<string, string>, authorization: stri
   if (basic) {
     const { clientId, secret } = decodeBasic(basic[1] ?? '');
     const twice = params.has('client_secret') || (params.has('client_id') && params.get('client_id') !== clientId);
-    if (twice) throw new OAuthError('invalid_request', 'Send the client credentials once: in the Authorization header or as form fields, not both.');
+    if (twice)
+      throw new OAuthError(
+        'invalid_request',
+        'Send the client credentials once: in the Authorization header or as form fields, not both.',
+      );
     return { clientId, secret, basic: true };
   }
   const clientId = params.get('client_id');
-  if (!clientId) throw invalidClient('Client authentication is required: client_id and client_secret as form fields or with HTTP Basic.', false);
+  if (!clientId)
+    throw invalidClient(
+      'Client authentication is required: client_id and client_secret as form fields or with HTTP Basic.',
+      false,
+    );
   return { clientId, secret: params.get('client_secret') || undefined, basic: false };
 }

@@ -50,7 +50,13 @@ export function redirectUriAllowed(client: Client, redirectUri: string): boolean
     if (!allowed || !isLoopback(allowed) || !isLoopback(asked)) continue;
     // Same host, path and query; only the port may differ. The string must be the URL's normal
     // form, so nothing the browser would read differently slips through.
-    if (asked.hostname === allowed.hostname && asked.pathname === allowed.pathname && asked.search === allowed.search && redirectUri === asked.href) return true;
+    if (
+      asked.hostname === allowed.hostname &&
+      asked.pathname === allowed.pathname &&
+      asked.search === allowed.search &&
+      redirectUri === asked.href
+    )
+      return true;
   }
   return false;
 }

@@ -2,7 +2,16 @@ import type { Db } from '@/db/client';
 import { isOwnOrigin } from '../http/loopback';
 import { clientIpFromHeaders } from '../credentials/client-ip';
 import { config } from '../config';
-import { checkAuthorizeRequest, canonicalQuery, consentTokenValid, errorRedirect, hasConsent, issueCode, rememberConsent, type AuthorizeCheck } from './authorize';
+import {
+  checkAuthorizeRequest,
+  canonicalQuery,
+  consentTokenValid,
+  errorRedirect,
+  hasConsent,
+  issueCode,
+  rememberConsent,
+  type AuthorizeCheck,
+} from './authorize';
 import { OAuthError, oauthJson } from './errors';
 import { checkParams, oauthEndpoint, readText, readForm } from './http';
 import { authorizationServerMetadata, isBuiltInIssuer, protectedResourceMetadata } from './issuer';
@@ -15,9 +24,14 @@ import { revokeEndpoint, tokenEndpoint } from './token';
 // wrappers around these. With an external issuer (OAUTH_ISSUER set to another URL) they answer 404.
 
 const notServed = () =>
-  oauthJson(404, { error: 'not_found', error_description: 'This deployment uses an external authorization server (OAUTH_ISSUER).' }, { 'cache-control': 'no-store' });
+  oauthJson(
+    404,
+    { error: 'not_found', error_description: 'This deployment uses an external authorization server (OAUTH_ISSUER).' },
+    { 'cache-control': 'no-store' },
+  );
 
-const publicJson = (body: unknown) => Response.json(body, { headers: { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' } });
+const publicJson = (body: unknown) =>
+  Response.json(body, { headers: { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' } });
 
 export function metadataResponse(): Response {
   return isBuiltInIssuer() ? publicJson(authorizationServerMetadata()) : notServed();
@@ -29,7 +43,11 @@ export function protectedResourceResponse(which: 'api' | 'mcp'): Response {
 
 export async function jwksResponse(): Promise<Response> {
   if (!isBuiltInIssuer()) return notServed();
-  return oauthEndpoint('oauth.jwks', async () => Response.json(await jwksDocument(), { headers: { 'cache-control': 'public, max-age=60', 'access-control-allow-origin': '*' } }));
+  return oauthEndpoint('oauth.jwks', async () =>
+    Response.json(await jwksDocument(), {
+      headers: { 'cache-control': 'public, max-age=60', 'access-control-allow-origin': '*' },
+    }),
+  );
 }
 
 // Token, revocation and registration serve public clients, which authenticate with nothing a
@@ -82,7 +100,8 @@ export async function registerRoute(db: Db, request: Request): Promise<Response>
   );
 }
 
-export const methodNotAllowed = (allow: string) => oauthJson(405, { error: 'invalid_request', error_description: `Use ${allow}.` }, { allow });
+export const methodNotAllowed = (allow: string) =>
+  oauthJson(405, { error: 'invalid_request', error_description: `Use ${allow}.` }, { allow });
 
 // --- /oauth/authorize ------------------------------------------------------------------------
 
@@ -106,11 +125,17 @@ h1{font-size:20px;margin:0 0 8px}p{margin:0 0 16px;color:#4b5563}a{color:#4f46e5
 </main></body></html>`;
   return new Response(html, {
     status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" },
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-frame-options': 'DENY',
+      'content-security-policy': "frame-ancestors 'none'",
+    },
   });
 }
 
-const redirect = (location: string) => new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
+const redirect = (location: string) =>
+  new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
 
 export function consentPath(all: URLSearchParams): string {
   return `/oauth/consent?${canonicalQuery(all)}`;
@@ -145,7 +170,11 @@ export async function decisionRoute(db: Db, request: Request, userId: string | n
   if (!isBuiltInIssuer()) return notServed();
   const origin = request.headers.get('origin');
   if (origin === null || !isOwnOrigin(origin, config().appUrl)) {
-    return errorPage('Request refused', `The consent form was not sent from Promptloop at ${new URL(config().appUrl).origin} (APP_URL).`, 403);
+    return errorPage(
+      'Request refused',
+      `The consent form was not sent from Promptloop at ${new URL(config().appUrl).origin} (APP_URL).`,
+      403,
+    );
   }
   let all: URLSearchParams;
   try {
@@ -161,10 +190,14 @@ export async function decisionRoute(db: Db, request: Request, userId: string | n
   if (refused || check.kind !== 'ok') return refused!;
   if (!userId) return signInRedirect(all);
   if (!consentTokenValid(all.get('consent_token') ?? '', userId, all)) {
-    return errorPage('This request has expired', 'The consent page was open for too long or was not yours. Start the sign-in again from the application.');
+    return errorPage(
+      'This request has expired',
+      'The consent page was open for too long or was not yours. Start the sign-in again from the application.',
+    );
   }
   const decision = all.get('decision');
-  if (decision === 'deny') return redirect(errorRedirect(check.request, 'access_denied', 'The person denied the request.'));
+  if (decision === 'deny')
+    return redirect(errorRedirect(check.request, 'access_denied', 'The person denied the request.'));
   if (decision !== 'allow') return errorPage('Request refused', 'Choose Allow or Deny.');
   await rememberConsent(db, userId, check.request);
   return redirect(await issueCode(db, userId, check.request));

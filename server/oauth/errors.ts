@@ -29,7 +29,10 @@ export class OAuthError extends Error {
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 export function oauthJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...noStore, ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...noStore, ...headers },
+  });
 }
 
 export function oauthErrorResponse(error: OAuthError): Response {

@@ -11,7 +11,13 @@ import { digest, newOpaqueId, newSecret } from './secrets';
 export const grantClaim = 'grant_id';
 
 export type Grant = { id: string; userId: string; clientId: string; scope: string; resource: string | null };
-export type TokenResponse = { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token: string; scope: string };
+export type TokenResponse = {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+};
 
 // Whom an access token is for: a person through a grant, or a service account (no grant: its
 // tokens are checked against the account's own row instead, server/auth/oauth.ts).
@@ -20,7 +26,12 @@ export type TokenSubject = { subject: string; clientId: string; grantId?: string
 // The key is loaded by the caller before its transaction (currentSigningKey reads through the
 // process's database handle, which on the embedded single-connection PGlite would wait for that
 // transaction forever).
-export async function signAccessToken(key: SigningKey, who: TokenSubject, audience: string, scope: string): Promise<string> {
+export async function signAccessToken(
+  key: SigningKey,
+  who: TokenSubject,
+  audience: string,
+  scope: string,
+): Promise<string> {
   return new SignJWT({ client_id: who.clientId, scope, ...(who.grantId ? { [grantClaim]: who.grantId } : {}) })
     .setProtectedHeader({ alg: signingAlg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(endpoints().issuer)
@@ -34,14 +45,33 @@ export async function signAccessToken(key: SigningKey, who: TokenSubject, audien
 
 async function newRefreshToken(db: Db, grantId: string): Promise<string> {
   const token = newSecret('plrt_');
-  await db.insert(oauthRefreshTokens).values({ tokenDigest: digest(token), grantId, expiresAt: new Date(Date.now() + refreshTokenTtlMs) });
+  await db
+    .insert(oauthRefreshTokens)
+    .values({ tokenDigest: digest(token), grantId, expiresAt: new Date(Date.now() + refreshTokenTtlMs) });
   return token;
 }
 
-export async function tokenResponse(db: Db, key: SigningKey, grant: Grant, audience: string, scope: string): Promise<TokenResponse> {
-  const access = await signAccessToken(key, { subject: grant.userId, clientId: grant.clientId, grantId: grant.id }, audience, scope);
+export async function tokenResponse(
+  db: Db,
+  key: SigningKey,
+  grant: Grant,
+  audience: string,
+  scope: string,
+): Promise<TokenResponse> {
+  const access = await signAccessToken(
+    key,
+    { subject: grant.userId, clientId: grant.clientId, grantId: grant.id },
+    audience,
+    scope,
+  );
   const refresh = await newRefreshToken(db, grant.id);
-  return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, refresh_token: refresh, scope };
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: accessTokenTtlSeconds,
+    refresh_token: refresh,
+    scope,
+  };
 }
 
 export async function createGrant(db: Db, values: Omit<Grant, 'id'>): Promise<Grant> {

@@ -11,7 +11,10 @@ const maxFormBytes = 16 * 1024;
 
 export async function readText(request: Request, maxBytes: number): Promise<string> {
   // The rest of a body too large is never read: the connection closes with the 413.
-  const tooLarge = () => new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413, { connection: 'close' });
+  const tooLarge = () =>
+    new OAuthError('invalid_request', `The request body is larger than ${maxBytes} bytes.`, 413, {
+      connection: 'close',
+    });
   const body = await readBody(request, { limit: maxBytes, tooLarge });
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
@@ -23,8 +26,13 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
 export function checkParams(entries: Iterable<[string, string]>): Map<string, string> {
   const params = new Map<string, string>();
   for (const [name, value] of entries) {
-    if (stringProblem(name) || stringProblem(value)) throw new OAuthError('invalid_request', `Parameter "${safeName(name)}" contains a character that is not allowed.`);
-    if (params.has(name)) throw new OAuthError('invalid_request', `Parameter "${safeName(name)}" is given more than once.`);
+    if (stringProblem(name) || stringProblem(value))
+      throw new OAuthError(
+        'invalid_request',
+        `Parameter "${safeName(name)}" contains a character that is not allowed.`,
+      );
+    if (params.has(name))
+      throw new OAuthError('invalid_request', `Parameter "${safeName(name)}" is given more than once.`);
     if (value.length > 4096) throw new OAuthError('invalid_request', `Parameter "${safeName(name)}" is too long.`);
     params.set(name, value);
   }
@@ -39,7 +47,10 @@ export async function readForm(request: Request): Promise<Map<string, string>> {
   const type = request.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     await request.body?.cancel().catch(() => {});
-    throw new OAuthError('invalid_request', 'Send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded).');
+    throw new OAuthError(
+      'invalid_request',
+      'Send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded).',
+    );
   }
   return checkParams(new URLSearchParams(await readText(request, maxFormBytes)));
 }
@@ -61,12 +72,18 @@ export async function oauthEndpoint(operation: string, run: () => Promise<Respon
     if (error instanceof OAuthError) return oauthErrorResponse(error);
     if (isAppError(error) && error.code === 'rate_limited') {
       return oauthErrorResponse(
-        new OAuthError('temporarily_unavailable', 'Too many requests. Retry after the indicated time.', 429, { 'retry-after': error.headers['retry-after'] ?? '60' }),
+        new OAuthError('temporarily_unavailable', 'Too many requests. Retry after the indicated time.', 429, {
+          'retry-after': error.headers['retry-after'] ?? '60',
+        }),
       );
     }
     if (isUnavailableError(error)) {
       log.error({ operation, err: error }, 'OAuth endpoint: dependency unavailable');
-      return oauthErrorResponse(new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable. Retry shortly.', 503, { 'retry-after': '5' }));
+      return oauthErrorResponse(
+        new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable. Retry shortly.', 503, {
+          'retry-after': '5',
+        }),
+      );
     }
     log.error({ operation, err: error }, 'OAuth endpoint failed');
     return oauthErrorResponse(new OAuthError('server_error', 'Something went wrong on our side.', 500));

@@ -31,7 +31,9 @@ function encrypt(plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', encryptionKey(), iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
+    '.',
+  );
 }
 
 function decrypt(sealed: string): string | null {
@@ -133,4 +135,3 @@ export async function jwksDocument(): Promise<{ keys: JWK[] }> {
   }
   return keys.jwks;
 }
-

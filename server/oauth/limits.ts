@@ -13,12 +13,20 @@ function envInt(name: string, fallback: number): number {
 
 export const oauthLimits = {
   tokenPerIp: (): LimitWindow => ({ limit: envInt('OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE', 120), windowMs: 60_000 }),
-  registrationsPerIp: (): LimitWindow => ({ limit: envInt('OAUTH_REGISTER_RATE_LIMIT_PER_HOUR', 60), windowMs: 3600_000 }),
+  registrationsPerIp: (): LimitWindow => ({
+    limit: envInt('OAUTH_REGISTER_RATE_LIMIT_PER_HOUR', 60),
+    windowMs: 3600_000,
+  }),
 };
 
 export async function takeOAuthLimit(db: Db, which: keyof typeof oauthLimits, ip: string): Promise<void> {
   const state = await hitLimit(db, `oauth:${which}:${ip}`, oauthLimits[which]());
   if (!state.allowed) {
-    throw new AppError('rate_limited', 'Too many requests.', { retryAfterSeconds: state.retryAfterSeconds }, { 'retry-after': String(state.retryAfterSeconds) });
+    throw new AppError(
+      'rate_limited',
+      'Too many requests.',
+      { retryAfterSeconds: state.retryAfterSeconds },
+      { 'retry-after': String(state.retryAfterSeconds) },
+    );
   }
 }

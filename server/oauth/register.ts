@@ -29,7 +29,8 @@ function redirectUriProblem(value: unknown): string | null {
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.href !== value && `${url.origin}${url.pathname}${url.search}` !== value) return 'must be written in its normal form';
+  if (url.href !== value && `${url.origin}${url.pathname}${url.search}` !== value)
+    return 'must be written in its normal form';
   if (url.hash || value.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
   if (url.protocol === 'https:') return url.hostname ? null : 'must name a host';
@@ -60,7 +61,8 @@ function optionalHttpsUri(body: Record<string, unknown>, name: string): string |
 function subsetOf(body: Record<string, unknown>, name: string, allowed: string[], fallback: string[]): string[] {
   const value = body[name];
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string')) throw bad(`${name} must be a non-empty array of strings.`);
+  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))
+    throw bad(`${name} must be a non-empty array of strings.`);
   const unsupported = (value as string[]).filter((v) => !allowed.includes(v));
   if (unsupported.length) throw bad(`${name} may only contain ${allowed.map((a) => `"${a}"`).join(', ')}.`);
   return [...new Set(value as string[])];
@@ -82,7 +84,8 @@ type Registration = {
 };
 
 function validateRegistration(body: unknown): Omit<Registration, 'client_id' | 'client_id_issued_at'> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('The body must be a JSON object of client metadata.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw bad('The body must be a JSON object of client metadata.');
   const metadata = body as Record<string, unknown>;
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) throw badRedirect('redirect_uris must be a non-empty array of URLs.');
@@ -92,8 +95,14 @@ function validateRegistration(body: unknown): Omit<Registration, 'client_id' | '
     if (problem) throw badRedirect(`redirect_uris[${i}] ${problem}.`);
   });
   const method = metadata.token_endpoint_auth_method;
-  if (method !== undefined && method !== 'none') throw bad('Only public clients can register: token_endpoint_auth_method must be "none".');
-  const grantTypes = subsetOf(metadata, 'grant_types', ['authorization_code', 'refresh_token'], ['authorization_code', 'refresh_token']);
+  if (method !== undefined && method !== 'none')
+    throw bad('Only public clients can register: token_endpoint_auth_method must be "none".');
+  const grantTypes = subsetOf(
+    metadata,
+    'grant_types',
+    ['authorization_code', 'refresh_token'],
+    ['authorization_code', 'refresh_token'],
+  );
   if (!grantTypes.includes('authorization_code')) throw bad('grant_types must include "authorization_code".');
   const responseTypes = subsetOf(metadata, 'response_types', ['code'], ['code']);
   const scope = metadata.scope;
@@ -147,6 +156,10 @@ export async function registerClient(db: Db, body: unknown): Promise<Response> {
     .insert(oauthClients)
     .values({ id, name: metadata.client_name ?? null, redirectUris: metadata.redirect_uris, metadata })
     .returning({ createdAt: oauthClients.createdAt });
-  const registration: Registration = { client_id: id, client_id_issued_at: Math.floor(row.createdAt.getTime() / 1000), ...metadata };
+  const registration: Registration = {
+    client_id: id,
+    client_id_issued_at: Math.floor(row.createdAt.getTime() / 1000),
+    ...metadata,
+  };
   return oauthJson(201, registration);
 }

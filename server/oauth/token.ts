@@ -30,8 +30,10 @@ async function clientOf(db: Db, params: Map<string, string>): Promise<Client> {
 function audienceFor(params: Map<string, string>, authorized: string | null): string {
   const asked = params.get('resource');
   if (asked !== undefined) {
-    if (!isKnownResource(asked)) throw new OAuthError('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
-    if (authorized !== null && asked !== authorized) throw new OAuthError('invalid_target', 'resource is not the one this authorization was granted for.');
+    if (!isKnownResource(asked))
+      throw new OAuthError('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
+    if (authorized !== null && asked !== authorized)
+      throw new OAuthError('invalid_target', 'resource is not the one this authorization was granted for.');
     return asked;
   }
   return authorized ?? resources().api;
@@ -42,7 +44,11 @@ async function redeemCode(db: Db, params: Map<string, string>): Promise<Response
   const code = required(params, 'code');
   const redirectUri = required(params, 'redirect_uri');
   const verifier = required(params, 'code_verifier');
-  if (!verifierPattern.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~".');
+  if (!verifierPattern.test(verifier))
+    throw new OAuthError(
+      'invalid_request',
+      'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~".',
+    );
   const codeDigest = digest(code);
   // Claimed in one statement: of two concurrent redemptions exactly one gets the row.
   const [claimed] = await db
@@ -51,19 +57,28 @@ async function redeemCode(db: Db, params: Map<string, string>): Promise<Response
     .where(and(eq(oauthCodes.codeDigest, codeDigest), isNull(oauthCodes.usedAt)))
     .returning();
   if (!claimed) {
-    const [used] = await db.select({ grantId: oauthCodes.grantId }).from(oauthCodes).where(eq(oauthCodes.codeDigest, codeDigest));
+    const [used] = await db
+      .select({ grantId: oauthCodes.grantId })
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeDigest, codeDigest));
     // A second redemption: what the first issued is revoked (RFC 6749 section 4.1.2).
     if (used?.grantId) await revokeGrant(db, used.grantId, 'code_reused');
     throw invalidGrant(used ? 'The authorization code was already used.' : 'The authorization code is not valid.');
   }
   if (claimed.expiresAt.getTime() <= Date.now()) throw invalidGrant('The authorization code has expired.');
   if (claimed.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client.');
-  if (claimed.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request.');
+  if (claimed.redirectUri !== redirectUri)
+    throw invalidGrant('redirect_uri does not match the one of the authorization request.');
   if (s256(verifier) !== claimed.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
   const audience = audienceFor(params, claimed.resource);
   const key = await currentSigningKey(); // before the transaction: see signAccessToken
   const body = await db.transaction(async (tx) => {
-    const grant = await createGrant(tx, { userId: claimed.userId, clientId: client.id, scope: claimed.scope, resource: claimed.resource });
+    const grant = await createGrant(tx, {
+      userId: claimed.userId,
+      clientId: client.id,
+      scope: claimed.scope,
+      resource: claimed.resource,
+    });
     await tx.update(oauthCodes).set({ grantId: grant.id }).where(eq(oauthCodes.codeDigest, codeDigest));
     return tokenResponse(tx, key, grant, audience, grant.scope);
   });
@@ -95,11 +110,18 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
   let scope = row.grant.scope;
   if (asked !== undefined) {
     const wanted = [...new Set(asked.split(' ').filter(Boolean))];
-    if (wanted.length === 0 || wanted.some((s) => !granted.includes(s))) throw new OAuthError('invalid_scope', 'The requested scope is wider than the one granted.');
+    if (wanted.length === 0 || wanted.some((s) => !granted.includes(s)))
+      throw new OAuthError('invalid_scope', 'The requested scope is wider than the one granted.');
     scope = wanted.join(' ');
   }
   const audience = audienceFor(params, row.grant.resource);
-  const grant: Grant = { id: row.grant.id, userId: row.grant.userId, clientId: row.grant.clientId, scope: row.grant.scope, resource: row.grant.resource };
+  const grant: Grant = {
+    id: row.grant.id,
+    userId: row.grant.userId,
+    clientId: row.grant.clientId,
+    scope: row.grant.scope,
+    resource: row.grant.resource,
+  };
   // The old token is spent and the next one issued together, or neither.
   const key = await currentSigningKey(); // before the transaction: see signAccessToken
   const body = await db.transaction(async (tx) => {
@@ -121,24 +143,46 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
 async function clientCredentials(db: Db, params: Map<string, string>, authorization: string | null): Promise<Response> {
   const client = presentedClient(params, authorization);
   if (await findClient(db, client.clientId)) {
-    throw new OAuthError('unauthorized_client', 'This is a public client: client_credentials is only for service accounts (client ids sa_…).');
+    throw new OAuthError(
+      'unauthorized_client',
+      'This is a public client: client_credentials is only for service accounts (client ids sa_…).',
+    );
   }
   if (!client.secret) throw invalidClient('client_secret is required.', client.basic);
   const account = await authenticateClientSecret(db, client.clientId, client.secret);
-  if (!account) throw invalidClient('The client credentials are not valid, or the service account was revoked.', client.basic);
+  if (!account)
+    throw invalidClient('The client credentials are not valid, or the service account was revoked.', client.basic);
   const asked = params.get('scope')?.split(' ').filter(Boolean);
-  if (asked && (asked.length === 0 || asked.some((s) => s !== managementScope))) throw new OAuthError('invalid_scope', `The only scope is "${managementScope}".`);
+  if (asked && (asked.length === 0 || asked.some((s) => s !== managementScope)))
+    throw new OAuthError('invalid_scope', `The only scope is "${managementScope}".`);
   const audience = audienceFor(params, null);
-  const accessToken = await signAccessToken(await currentSigningKey(), { subject: account.id, clientId: account.clientId }, audience, managementScope);
-  return oauthJson(200, { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, scope: managementScope });
+  const accessToken = await signAccessToken(
+    await currentSigningKey(),
+    { subject: account.id, clientId: account.clientId },
+    audience,
+    managementScope,
+  );
+  return oauthJson(200, {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: accessTokenTtlSeconds,
+    scope: managementScope,
+  });
 }
 
-export async function tokenEndpoint(db: Db, params: Map<string, string>, authorization: string | null = null): Promise<Response> {
+export async function tokenEndpoint(
+  db: Db,
+  params: Map<string, string>,
+  authorization: string | null = null,
+): Promise<Response> {
   const grantType = required(params, 'grant_type');
   if (grantType === 'authorization_code') return redeemCode(db, params);
   if (grantType === 'refresh_token') return refresh(db, params);
   if (grantType === 'client_credentials') return clientCredentials(db, params, authorization);
-  throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code, refresh_token or client_credentials.');
+  throw new OAuthError(
+    'unsupported_grant_type',
+    'grant_type must be authorization_code, refresh_token or client_credentials.',
+  );
 }
 
 // POST /oauth/revoke (RFC 7009): a refresh token or an access token of ours revokes its whole grant.
@@ -152,7 +196,10 @@ export async function revokeEndpoint(db: Db, params: Map<string, string>): Promi
       ? ((await accessTokenGrant(db, token)) ?? (await refreshTokenGrant(db, token)))
       : ((await refreshTokenGrant(db, token)) ?? (await accessTokenGrant(db, token)));
   if (grantId) {
-    const [grant] = await db.select({ clientId: oauthGrants.clientId }).from(oauthGrants).where(eq(oauthGrants.id, grantId));
+    const [grant] = await db
+      .select({ clientId: oauthGrants.clientId })
+      .from(oauthGrants)
+      .where(eq(oauthGrants.id, grantId));
     if (grant?.clientId === client.id) await revokeGrant(db, grantId, 'revoked_by_client');
   }
   return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
@@ -169,7 +216,10 @@ async function refreshTokenGrant(db: Db, token: string): Promise<string | null> 
 async function accessTokenGrant(db: Db, token: string): Promise<string | null> {
   try {
     decodeJwt(token);
-    const { payload } = await jwtVerify(token, (await publishedKeys()).keySet, { issuer: endpoints().issuer, typ: 'at+jwt' });
+    const { payload } = await jwtVerify(token, (await publishedKeys()).keySet, {
+      issuer: endpoints().issuer,
+      typ: 'at+jwt',
+    });
     const grantId = payload[grantClaim];
     return typeof grantId === 'string' ? grantId : null;
   } catch {

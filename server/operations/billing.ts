@@ -39,7 +39,8 @@ export const billingOperations = declareOperations({
     method: 'POST',
     path: '/organizations/{organizationId}/billing/portal',
     summary: "Open Stripe's customer portal (admin only): payment method and invoices",
-    description: '409 invalid_state (`no_customer`) before the first checkout; 503 unavailable when this server has no Stripe key.',
+    description:
+      '409 invalid_state (`no_customer`) before the first checkout; 503 unavailable when this server has no Stripe key.',
     params: orgParams,
     status: 201,
     response: redirectUrlSchema,

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { addCaseInput, datasetCaseResultSchema, datasetSchema, deleteCaseQuery, importInput, importResultSchema, reorderInput, updateCaseInput } from '../datasets/schemas';
+import {
+  addCaseInput,
+  datasetCaseResultSchema,
+  datasetSchema,
+  deleteCaseQuery,
+  importInput,
+  importResultSchema,
+  reorderInput,
+  updateCaseInput,
+} from '../datasets/schemas';
 import type { ErrorCode } from '../errors';
 import { declareOperations } from './declare';
 import { promptParams } from './common';

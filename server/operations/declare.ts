@@ -27,7 +27,11 @@ type CliCommand = {
   positional: readonly string[];
 };
 
-export type OperationSpec<P extends AnyObject | undefined, Q extends AnyObject | undefined, B extends z.ZodType | undefined> = {
+export type OperationSpec<
+  P extends AnyObject | undefined,
+  Q extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+> = {
   method: Method;
   path: string; // OpenAPI style, relative to /api/v1: '/organizations/{organizationId}'
   summary: string;
@@ -64,9 +68,9 @@ export type OperationDeclaration<
 
 // `declareOperations({ list_prompts: {...}, ... })`: the key is the operation id (the OpenAPI
 // operationId, the MCP tool name); each value keeps its exact schema types for the services.
-export function declareOperations<T extends Record<string, OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>>>(
-  specs: T,
-): { [K in keyof T & string]: T[K] & { id: K } } {
+export function declareOperations<
+  T extends Record<string, OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>>,
+>(specs: T): { [K in keyof T & string]: T[K] & { id: K } } {
   const out: Record<string, unknown> = {};
   for (const [id, spec] of Object.entries(specs)) {
     assertFlatInput(id, spec);
@@ -79,15 +83,25 @@ export function declareOperations<T extends Record<string, OperationSpec<AnyObje
 export const isWrite = (operation: Pick<OperationDeclaration, 'method'>): boolean => operation.method !== 'GET';
 
 // Organization-scoped operations name their organization in the path.
-export const isOrganizationScoped = (operation: Pick<OperationDeclaration, 'params'>): boolean => Boolean(operation.params?.shape.organizationId);
+export const isOrganizationScoped = (operation: Pick<OperationDeclaration, 'params'>): boolean =>
+  Boolean(operation.params?.shape.organizationId);
 
 /**
  * A service receives params, query and body as one object (OperationInput), so a name may be in
  * only one of them, and the body must be an object. Checked when a table is declared, so a clash
  * fails the module load (every surface, the CLI too), never a call.
  */
-export function assertFlatInput(id: string, spec: Pick<OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>, 'params' | 'query' | 'body'>): void {
-  if (spec.body && !(spec.body instanceof z.ZodObject)) throw new Error(`Operation ${id}: the body schema must be an object (its fields join the path and query parameters).`);
+export function assertFlatInput(
+  id: string,
+  spec: Pick<
+    OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>,
+    'params' | 'query' | 'body'
+  >,
+): void {
+  if (spec.body && !(spec.body instanceof z.ZodObject))
+    throw new Error(
+      `Operation ${id}: the body schema must be an object (its fields join the path and query parameters).`,
+    );
   const seen = new Map<string, string>();
   for (const part of ['params', 'query', 'body'] as const) {
     const schema = spec[part] as AnyObject | undefined;

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { pageOf } from '../paging';
 import { pageQuery } from '../paging';
-import { estimateQuery, estimateSchema, evaluationSchema, initializeInput, listResultsQuery, resultSchema, retryInput, reviewInput, startEvaluationInput } from '../evals/schemas';
+import {
+  estimateQuery,
+  estimateSchema,
+  evaluationSchema,
+  initializeInput,
+  listResultsQuery,
+  resultSchema,
+  retryInput,
+  reviewInput,
+  startEvaluationInput,
+} from '../evals/schemas';
 import { declareOperations } from './declare';
 import { promptParams } from './common';
 
@@ -57,7 +67,16 @@ export const evalOperations = declareOperations({
     body: startEvaluationInput,
     status: 201,
     response: evaluationSchema,
-    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'idempotency_conflict', 'idempotency_in_progress'],
+    errors: [
+      'forbidden',
+      'read_only',
+      'plan_required',
+      'usage_exhausted',
+      'not_found',
+      'invalid_state',
+      'idempotency_conflict',
+      'idempotency_in_progress',
+    ],
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'start'], positional: ['promptId'] },
@@ -67,7 +86,8 @@ export const evalOperations = declareOperations({
     method: 'GET',
     path: `${promptBase}/evals/estimate`,
     summary: 'What a start would run and cost now (cases per side, reused production evidence, credits)',
-    description: 'credits = cases that would execute (reused production evidence costs nothing). allowed/reason say whether the start would be accepted now.',
+    description:
+      'credits = cases that would execute (reused production evidence costs nothing). allowed/reason say whether the start would be accepted now.',
     params: promptParams,
     query: estimateQuery,
     status: 200,
@@ -87,7 +107,17 @@ export const evalOperations = declareOperations({
     body: initializeInput,
     status: 201,
     response: evaluationSchema,
-    errors: ['forbidden', 'read_only', 'plan_required', 'usage_exhausted', 'not_found', 'invalid_state', 'draft_conflict', 'idempotency_conflict', 'idempotency_in_progress'],
+    errors: [
+      'forbidden',
+      'read_only',
+      'plan_required',
+      'usage_exhausted',
+      'not_found',
+      'invalid_state',
+      'draft_conflict',
+      'idempotency_conflict',
+      'idempotency_in_progress',
+    ],
     role: 'editor',
     effect: 'spends',
     cli: { command: ['evals', 'initialize'], positional: ['promptId'] },
@@ -97,7 +127,8 @@ export const evalOperations = declareOperations({
     method: 'GET',
     path: evalBase,
     summary: 'Get an evaluation with its counts per side',
-    description: 'Top-level counts are the candidate side: totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases; scoredCases = passedCases + failedCases.',
+    description:
+      'Top-level counts are the candidate side: totalCases = pendingCases + scoredCases + pendingReviewCases + errorCases; scoredCases = passedCases + failedCases.',
     params: evalParams,
     status: 200,
     response: evaluationSchema,
@@ -125,7 +156,8 @@ export const evalOperations = declareOperations({
     method: 'POST',
     path: `${evalBase}/cancel`,
     summary: 'Cancel a pending, running or paused evaluation; partial results are kept',
-    description: 'A finished evaluation (completed, failed, cancelled) is 409 invalid_state. A cancelled baseline never publishes.',
+    description:
+      'A finished evaluation (completed, failed, cancelled) is 409 invalid_state. A cancelled baseline never publishes.',
     params: evalParams,
     status: 200,
     response: evaluationSchema,
@@ -139,7 +171,8 @@ export const evalOperations = declareOperations({
     method: 'POST',
     path: `${evalBase}/resume`,
     summary: 'Resume a paused evaluation with its original frozen inputs (202)',
-    description: 'Only a paused evaluation (else 409 invalid_state), and only when the current plan and usage allow it (403 plan_required or usage_exhausted).',
+    description:
+      'Only a paused evaluation (else 409 invalid_state), and only when the current plan and usage allow it (403 plan_required or usage_exhausted).',
     params: evalParams,
     status: 202,
     response: evaluationSchema,
@@ -168,7 +201,8 @@ export const evalOperations = declareOperations({
   review_evaluation_results: {
     method: 'POST',
     path: `${evalBase}/reviews`,
-    summary: 'Review results: calibrate expectations (accept_generated, accept_corrected) or mark outputs correct or incorrect',
+    summary:
+      'Review results: calibrate expectations (accept_generated, accept_corrected) or mark outputs correct or incorrect',
     description: [
       '1 to 100 decisions, applied all or nothing. Results must belong to this evaluation (404) and be pending_review or scored (409 invalid_state).',
       'accept_generated makes the generated output the case’s expectation (passed); accept_corrected (with correctedOutput) makes the corrected text the expectation,',

@@ -43,5 +43,9 @@ export type { OperationDeclaration, RequiredRole } from './declare';
 
 // What a service receives (DESIGN.md "One declaration per operation"): the operation's parsed
 // path parameters, query and body as one object, so every surface passes it straight through.
-type Parsed<D, K extends string> = D extends { [key in K]: infer S extends import('zod').ZodType } ? import('zod').output<S> : unknown;
-export type OperationInput<K extends OperationId> = Parsed<Operations[K], 'params'> & Parsed<Operations[K], 'query'> & Parsed<Operations[K], 'body'>;
+type Parsed<D, K extends string> = D extends { [key in K]: infer S extends import('zod').ZodType }
+  ? import('zod').output<S>
+  : unknown;
+export type OperationInput<K extends OperationId> = Parsed<Operations[K], 'params'> &
+  Parsed<Operations[K], 'query'> &
+  Parsed<Operations[K], 'body'>;

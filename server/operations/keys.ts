@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
 import { pageOf } from '../paging';
-import { createdIngestionKeySchema, createdRetrievalKeySchema, createIngestionKeyInput, createRetrievalKeyInput, ingestionKeySchema, retrievalKeySchema } from '../keys/schemas';
+import {
+  createdIngestionKeySchema,
+  createdRetrievalKeySchema,
+  createIngestionKeyInput,
+  createRetrievalKeyInput,
+  ingestionKeySchema,
+  retrievalKeySchema,
+} from '../keys/schemas';
 import { declareOperations } from './declare';
 import { orgParams, promptParams } from './common';
 
@@ -92,7 +99,8 @@ export const retrievalKeyOperations = declareOperations({
     method: 'DELETE',
     path: '/organizations/{organizationId}/prompts/{promptId}/keys/{keyId}',
     summary: 'Revoke a retrieval key; every later retrieval with it fails with 401',
-    description: 'Revoking a key that is already revoked returns it unchanged. Allowed on archived prompts and read-only organizations.',
+    description:
+      'Revoking a key that is already revoked returns it unchanged. Allowed on archived prompts and read-only organizations.',
     params: retrievalKeyParams,
     status: 200,
     response: retrievalKeySchema,

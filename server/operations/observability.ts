@@ -63,7 +63,8 @@ export const warningOperations = declareOperations({
     method: 'POST',
     path: '/organizations/{organizationId}/warnings/{warningId}/resolve',
     summary: 'Dismiss a warning (editors and admins): it is resolved now and reopens on its next occurrence',
-    description: 'For causes the service cannot see go away, such as an archived prompt still retrieved by an old deployment. Dismissing a resolved warning returns it unchanged.',
+    description:
+      'For causes the service cannot see go away, such as an archived prompt still retrieved by an old deployment. Dismissing a resolved warning returns it unchanged.',
     params: warningParams,
     status: 200,
     response: warningSchema,

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
-import { addMemberInput, changeRoleInput, createOrganizationInput, dashboardLinkSchema, memberSchema, organizationSchema, renameOrganizationInput } from '../orgs/schemas';
+import {
+  addMemberInput,
+  changeRoleInput,
+  createOrganizationInput,
+  dashboardLinkSchema,
+  memberSchema,
+  organizationSchema,
+  renameOrganizationInput,
+} from '../orgs/schemas';
 import { pageOf } from '../paging';
 import { modelRouteListSchema } from '../models/schemas';
 import { declareOperations } from './declare';
@@ -66,7 +74,8 @@ export const organizationOperations = declareOperations({
     method: 'POST',
     path: '/organizations/{organizationId}/deletion-link',
     summary: 'Get a dashboard link where an admin deletes the organization for good (admin only)',
-    description: 'Organizations cannot be deleted through OAuth. The link opens an authenticated dashboard page where the admin types the organization name to confirm.',
+    description:
+      'Organizations cannot be deleted through OAuth. The link opens an authenticated dashboard page where the admin types the organization name to confirm.',
     params: orgParams,
     status: 200,
     response: dashboardLinkSchema,

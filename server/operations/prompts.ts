@@ -1,5 +1,13 @@
 import { pageOf } from '../paging';
-import { createPromptInput, discardDraftInput, draftSchema, listPromptsQuery, promptSchema, renamePromptInput, updateDraftInput } from '../prompts/schemas';
+import {
+  createPromptInput,
+  discardDraftInput,
+  draftSchema,
+  listPromptsQuery,
+  promptSchema,
+  renamePromptInput,
+  updateDraftInput,
+} from '../prompts/schemas';
 import { declareOperations } from './declare';
 import { orgParams, promptParams } from './common';
 
@@ -92,7 +100,8 @@ export const promptOperations = declareOperations({
     method: 'PUT',
     path: `${base}/{promptId}/draft`,
     summary: 'Replace your draft content; compare-and-swap on revision',
-    description: 'A stale revision fails with 409 draft_conflict (details.currentRevision) and leaves the stored content unchanged.',
+    description:
+      'A stale revision fails with 409 draft_conflict (details.currentRevision) and leaves the stored content unchanged.',
     params: promptParams,
     body: updateDraftInput,
     status: 200,

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { pageQuery } from '../paging';
 import { pageOf } from '../paging';
-import { createdServiceAccountSchema, createServiceAccountInput, serviceAccountSchema } from '../service-accounts/schemas';
+import {
+  createdServiceAccountSchema,
+  createServiceAccountInput,
+  serviceAccountSchema,
+} from '../service-accounts/schemas';
 import { declareOperations } from './declare';
 import { orgParams } from './common';
 
@@ -25,7 +29,8 @@ export const serviceAccountOperations = declareOperations({
   create_service_account: {
     method: 'POST',
     path: '/organizations/{organizationId}/service-accounts',
-    summary: 'Create a service account (machine credentials for CI) with a role in this organization (admin only); the client secret is returned once',
+    summary:
+      'Create a service account (machine credentials for CI) with a role in this organization (admin only); the client secret is returned once',
     description:
       'The account gets management tokens from POST /oauth/token with grant_type=client_credentials, its clientId (sa_…) and clientSecret (pls_…, form fields or HTTP Basic). The secret appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the account in error.details.serviceAccount and creates no second account. With an external OAUTH_ISSUER there is no token endpoint for it: 409 invalid_state (state external_issuer).',
     params: orgParams,
@@ -57,7 +62,8 @@ export const serviceAccountOperations = declareOperations({
     method: 'DELETE',
     path: '/organizations/{organizationId}/service-accounts/{serviceAccountId}',
     summary: 'Revoke a service account (admin only); its tokens are refused from the next request',
-    description: 'Revoking an account that is already revoked returns it unchanged. Revoked accounts stay listed. Allowed on read-only organizations.',
+    description:
+      'Revoking an account that is already revoked returns it unchanged. Revoked accounts stay listed. Allowed on read-only organizations.',
     params: serviceAccountParams,
     status: 200,
     response: serviceAccountSchema,

@@ -40,7 +40,8 @@ export const versionOperations = declareOperations({
   save_version: {
     method: 'POST',
     path: `${base}/versions`,
-    summary: 'Save your personal draft, exactly as it is at draftRevision, as the next immutable version (active prompts only; no label changes)',
+    summary:
+      'Save your personal draft, exactly as it is at draftRevision, as the next immutable version (active prompts only; no label changes)',
     description:
       'draftRevision must be your draft’s current revision (else 409 draft_conflict with details.currentRevision). Saving the same draft revision again returns the version it made, with or without an Idempotency-Key. A prompt in setup or archived is 409 invalid_state (details.state).',
     params: promptParams,

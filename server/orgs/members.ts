@@ -17,16 +17,28 @@ function toMember(row: MemberRow): Member {
   return { userId: row.userId, email: row.email, name: row.name, role: row.role, joinedAt: row.joinedAt.toISOString() };
 }
 
-const memberColumns = { userId: memberships.userId, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.joinedAt };
+const memberColumns = {
+  userId: memberships.userId,
+  email: users.email,
+  name: users.name,
+  role: memberships.role,
+  joinedAt: memberships.joinedAt,
+};
 
-export async function listMembers(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_members'>): Promise<Page<Member>> {
+export async function listMembers(
+  ctx: ServiceContext,
+  { organizationId, ...page }: OperationInput<'list_members'>,
+): Promise<Page<Member>> {
   await authorize(ctx, organizationId, 'members.read');
   const conditions = [eq(memberships.organizationId, organizationId)];
   if (page.cursor) {
     const [joinedAt, userId] = decodeCursor(page.cursor, 2);
     const at = new Date(String(joinedAt));
-    if (Number.isNaN(at.getTime())) throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-    conditions.push(or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, String(userId))))!);
+    if (Number.isNaN(at.getTime()))
+      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    conditions.push(
+      or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, String(userId))))!,
+    );
   }
   const rows = await ctx.db
     .select(memberColumns)
@@ -38,19 +50,46 @@ export async function listMembers(ctx: ServiceContext, { organizationId, ...page
   return toPage(rows, page.limit, (r) => [r.joinedAt.toISOString(), r.userId], toMember);
 }
 
-export async function addMember(ctx: ServiceContext, { organizationId, email, role }: OperationInput<'add_member'>): Promise<Member> {
+export async function addMember(
+  ctx: ServiceContext,
+  { organizationId, email, role }: OperationInput<'add_member'>,
+): Promise<Member> {
   const { db } = ctx;
   const membership = await authorize(ctx, organizationId, 'members.manage');
   const [user] = await db.select().from(users).where(eq(users.email, email.toLowerCase()));
-  if (!user) throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', { field: 'email' });
+  if (!user)
+    throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', {
+      field: 'email',
+    });
   // Whoever registers an address first must not receive that person's invitations.
   if (config().requireEmailVerification && !user.emailVerifiedAt) {
-    throw new AppError('not_found', 'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.', { field: 'email' });
+    throw new AppError(
+      'not_found',
+      'No verified account uses this email. Ask them to sign in and confirm their email address, then add them.',
+      { field: 'email' },
+    );
   }
-  const [row] = await db.insert(memberships).values({ organizationId, userId: user.id, role }).onConflictDoNothing().returning();
-  if (!row) throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
-  await recordAudit(ctx, { organizationId, operation: 'members.add', targetType: 'user', targetId: user.id, details: { role } });
-  const member = toMember({ userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.joinedAt });
+  const [row] = await db
+    .insert(memberships)
+    .values({ organizationId, userId: user.id, role })
+    .onConflictDoNothing()
+    .returning();
+  if (!row)
+    throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'members.add',
+    targetType: 'user',
+    targetId: user.id,
+    details: { role },
+  });
+  const member = toMember({
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: row.role,
+    joinedAt: row.joinedAt,
+  });
   // The added person hears of it only once the membership has committed.
   if (member.email) {
     const message = addedToOrganizationEmail(member.email, {
@@ -65,8 +104,16 @@ export async function addMember(ctx: ServiceContext, { organizationId, email, ro
 
 // Locks the organization row so concurrent demotions and removals cannot leave it without an admin.
 // Authorization is checked after the lock, so it sees any role change that committed first.
-async function lockAndLoadMember(ctx: ServiceContext, organizationId: string, userId: string): Promise<MemberRow & { admins: number }> {
-  await ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for('update');
+async function lockAndLoadMember(
+  ctx: ServiceContext,
+  organizationId: string,
+  userId: string,
+): Promise<MemberRow & { admins: number }> {
+  await ctx.db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId))
+    .for('update');
   await authorize(ctx, organizationId, 'members.manage');
   const [row] = await ctx.db
     .select(memberColumns)
@@ -81,9 +128,15 @@ async function lockAndLoadMember(ctx: ServiceContext, organizationId: string, us
   return { ...row, admins };
 }
 
-const lastAdmin = () => new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', { state: 'last_admin' });
+const lastAdmin = () =>
+  new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', {
+    state: 'last_admin',
+  });
 
-export async function changeMemberRole(ctx: ServiceContext, { organizationId, userId, role }: OperationInput<'change_member_role'>): Promise<Member> {
+export async function changeMemberRole(
+  ctx: ServiceContext,
+  { organizationId, userId, role }: OperationInput<'change_member_role'>,
+): Promise<Member> {
   const { db } = ctx;
   const member = await lockAndLoadMember(ctx, organizationId, userId);
   if (member.role === 'admin' && role !== 'admin' && member.admins <= 1) throw lastAdmin();
@@ -91,14 +144,31 @@ export async function changeMemberRole(ctx: ServiceContext, { organizationId, us
     .update(memberships)
     .set({ role })
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-  await recordAudit(ctx, { organizationId, operation: 'members.changeRole', targetType: 'user', targetId: userId, details: { from: member.role, to: role } });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'members.changeRole',
+    targetType: 'user',
+    targetId: userId,
+    details: { from: member.role, to: role },
+  });
   return toMember({ ...member, role });
 }
 
-export async function removeMember(ctx: ServiceContext, { organizationId, userId }: OperationInput<'remove_member'>): Promise<void> {
+export async function removeMember(
+  ctx: ServiceContext,
+  { organizationId, userId }: OperationInput<'remove_member'>,
+): Promise<void> {
   const { db } = ctx;
   const member = await lockAndLoadMember(ctx, organizationId, userId);
   if (member.role === 'admin' && member.admins <= 1) throw lastAdmin();
-  await db.delete(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-  await recordAudit(ctx, { organizationId, operation: 'members.remove', targetType: 'user', targetId: userId, details: { role: member.role } });
+  await db
+    .delete(memberships)
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'members.remove',
+    targetType: 'user',
+    targetId: userId,
+    details: { role: member.role },
+  });
 }

@@ -6,7 +6,10 @@ export const roleSchema = z.enum(roles);
 
 export const createOrganizationInput = z.strictObject({ name: organizationName });
 export const renameOrganizationInput = z.strictObject({ name: organizationName });
-export const addMemberInput = z.strictObject({ email: z.string().trim().toLowerCase().email('Enter a valid email address.').max(320), role: roleSchema });
+export const addMemberInput = z.strictObject({
+  email: z.string().trim().toLowerCase().email('Enter a valid email address.').max(320),
+  role: roleSchema,
+});
 export const changeRoleInput = z.strictObject({ role: roleSchema });
 export const setDefaultOrganizationInput = z.strictObject({ organizationId: z.string().min(1).nullable() });
 export const deleteOrganizationInput = z.strictObject({ token: z.string().min(1), confirmName: z.string() });
@@ -35,7 +38,9 @@ export const profileSchema = z.object({
   email: z.string().nullable(),
   name: z.string().nullable(),
   defaultOrganizationId: z.string().nullable(),
-  kind: z.enum(['user', 'service_account']).describe('service_account: email is null and defaultOrganizationId is its one organization.'),
+  kind: z
+    .enum(['user', 'service_account'])
+    .describe('service_account: email is null and defaultOrganizationId is its one organization.'),
 });
 export type Profile = z.infer<typeof profileSchema>;
 

@@ -16,12 +16,26 @@ import type { DashboardLink, Organization } from './schemas';
 type OrganizationRow = typeof organizations.$inferSelect;
 
 function toOrganization(row: OrganizationRow, role: Role): Organization {
-  return { id: row.id, name: row.name, role, plan: row.plan, readOnly: row.readOnly, createdAt: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    role,
+    plan: row.plan,
+    readOnly: row.readOnly,
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
-export async function createOrganization(ctx: ServiceContext, { name }: OperationInput<'create_organization'>): Promise<Organization> {
+export async function createOrganization(
+  ctx: ServiceContext,
+  { name }: OperationInput<'create_organization'>,
+): Promise<Organization> {
   if (ctx.actor.serviceAccount)
-    throw new AppError('forbidden', 'A service account acts only in its own organization; it cannot create organizations.', { actor: 'service_account' });
+    throw new AppError(
+      'forbidden',
+      'A service account acts only in its own organization; it cannot create organizations.',
+      { actor: 'service_account' },
+    );
   const { db } = ctx;
   const [row] = await db
     .insert(organizations)
@@ -33,16 +47,31 @@ export async function createOrganization(ctx: ServiceContext, { name }: Operatio
     .update(users)
     .set({ defaultOrganizationId: row.id })
     .where(and(eq(users.id, ctx.actor.userId), sql`${users.defaultOrganizationId} is null`));
-  await recordAudit(ctx, { organizationId: row.id, operation: 'organization.create', targetType: 'organization', targetId: row.id, details: { name: row.name } });
+  await recordAudit(ctx, {
+    organizationId: row.id,
+    operation: 'organization.create',
+    targetType: 'organization',
+    targetId: row.id,
+    details: { name: row.name },
+  });
   return toOrganization(row, 'admin');
 }
 
-export async function listOrganizations(ctx: ServiceContext, page: OperationInput<'list_organizations'>): Promise<Page<Organization>> {
+export async function listOrganizations(
+  ctx: ServiceContext,
+  page: OperationInput<'list_organizations'>,
+): Promise<Page<Organization>> {
   if (ctx.actor.serviceAccount) {
     // Its one organization (a cursor past it: none).
     const after = page.cursor ? String(decodeCursor(page.cursor, 1)[0]) : null;
     const access = await serviceAccountAccess(ctx.db, ctx.actor.userId);
-    return { items: access && (after === null || access.organization.id > after) ? [toOrganization(access.organization, access.role)] : [], nextCursor: null };
+    return {
+      items:
+        access && (after === null || access.organization.id > after)
+          ? [toOrganization(access.organization, access.role)]
+          : [],
+      nextCursor: null,
+    };
   }
   const conditions = [eq(memberships.userId, ctx.actor.userId)];
   if (page.cursor) conditions.push(gt(organizations.id, String(decodeCursor(page.cursor, 1)[0])));
@@ -61,12 +90,18 @@ export async function listOrganizations(ctx: ServiceContext, page: OperationInpu
   );
 }
 
-export async function getOrganization(ctx: ServiceContext, { organizationId }: OperationInput<'get_organization'>): Promise<Organization> {
+export async function getOrganization(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'get_organization'>,
+): Promise<Organization> {
   const membership = await authorize(ctx, organizationId, 'organization.read');
   return toOrganization(membership.organization, membership.role);
 }
 
-export async function renameOrganization(ctx: ServiceContext, { organizationId, name }: OperationInput<'rename_organization'>): Promise<Organization> {
+export async function renameOrganization(
+  ctx: ServiceContext,
+  { organizationId, name }: OperationInput<'rename_organization'>,
+): Promise<Organization> {
   const { db } = ctx;
   const membership = await authorize(ctx, organizationId, 'organization.rename');
   const [row] = await db.update(organizations).set({ name }).where(eq(organizations.id, organizationId)).returning();
@@ -83,43 +118,80 @@ export async function renameOrganization(ctx: ServiceContext, { organizationId, 
 const deletionLinkTtlMs = 60 * 60 * 1000;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function createDeletionLink(ctx: ServiceContext, { organizationId }: OperationInput<'get_organization_deletion_link'>): Promise<DashboardLink> {
+export async function createDeletionLink(
+  ctx: ServiceContext,
+  { organizationId }: OperationInput<'get_organization_deletion_link'>,
+): Promise<DashboardLink> {
   const { db } = ctx;
   await authorize(ctx, organizationId, 'organization.deletionLink');
   const token = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + deletionLinkTtlMs);
-  await db.insert(deletionLinks).values({ tokenDigest: digest(token), organizationId, createdBy: ctx.actor.userId, expiresAt });
-  await recordAudit(ctx, { organizationId, operation: 'organization.deletionLink', targetType: 'organization', targetId: organizationId });
-  return { url: `${config().appUrl}/organizations/${organizationId}/delete?token=${token}`, expiresAt: expiresAt.toISOString() };
+  await db
+    .insert(deletionLinks)
+    .values({ tokenDigest: digest(token), organizationId, createdBy: ctx.actor.userId, expiresAt });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'organization.deletionLink',
+    targetType: 'organization',
+    targetId: organizationId,
+  });
+  return {
+    url: `${config().appUrl}/organizations/${organizationId}/delete?token=${token}`,
+    expiresAt: expiresAt.toISOString(),
+  };
 }
 
 // What the dashboard's deletion page shows before the admin confirms.
-export async function checkDeletionLink(ctx: ServiceContext, organizationId: string, token: string): Promise<{ organizationId: string; name: string; expiresAt: string }> {
+export async function checkDeletionLink(
+  ctx: ServiceContext,
+  organizationId: string,
+  token: string,
+): Promise<{ organizationId: string; name: string; expiresAt: string }> {
   const membership = await authorize(ctx, organizationId, 'organization.delete');
   const [link] = await ctx.db
     .select()
     .from(deletionLinks)
     .where(and(eq(deletionLinks.tokenDigest, digest(token)), eq(deletionLinks.organizationId, organizationId)));
   if (!link || link.expiresAt.getTime() < Date.now()) {
-    throw new AppError('invalid_state', 'This deletion link has expired or is not valid. Ask for a new one from the organization settings.', { state: 'link_expired' });
+    throw new AppError(
+      'invalid_state',
+      'This deletion link has expired or is not valid. Ask for a new one from the organization settings.',
+      { state: 'link_expired' },
+    );
   }
   return { organizationId, name: membership.organization.name, expiresAt: link.expiresAt.toISOString() };
 }
 
-export async function deleteOrganization(ctx: ServiceContext, organizationId: string, input: { token: string; confirmName: string }): Promise<void> {
+export async function deleteOrganization(
+  ctx: ServiceContext,
+  organizationId: string,
+  input: { token: string; confirmName: string },
+): Promise<void> {
   const { db } = ctx;
   const link = await checkDeletionLink(ctx, organizationId, input.token);
   if (input.confirmName !== link.name) {
-    throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', { field: 'confirmName' });
+    throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', {
+      field: 'confirmName',
+    });
   }
   // Deleting the organization would leave Stripe charging for it: renewal is cancelled first.
   const subscription = await currentSubscription(db, organizationId);
   if (subscription && renews(subscription)) {
-    throw new AppError('invalid_state', 'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.', {
-      state: 'subscription_renews',
-      subscriptionId: subscription.id,
-    });
+    throw new AppError(
+      'invalid_state',
+      'This organization has a Pro subscription that renews. Cancel its renewal in Billing first; the organization can be deleted right after.',
+      {
+        state: 'subscription_renews',
+        subscriptionId: subscription.id,
+      },
+    );
   }
-  await recordAudit(ctx, { organizationId, operation: 'organization.delete', targetType: 'organization', targetId: organizationId, details: { name: link.name } });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'organization.delete',
+    targetType: 'organization',
+    targetId: organizationId,
+    details: { name: link.name },
+  });
   await db.delete(organizations).where(eq(organizations.id, organizationId));
 }

@@ -12,7 +12,15 @@ import { extractVariables, type Draft, type DraftContent, type ParsedDraftConten
 type DraftRow = typeof drafts.$inferSelect;
 
 export function emptySetupContent(): DraftContent {
-  return { messages: [], inputType: 'user_message', modelRouteId: localRoute.id, modelId: localRoute.modelId, temperature: 1, outputSchema: '', customMetrics: [] };
+  return {
+    messages: [],
+    inputType: 'user_message',
+    modelRouteId: localRoute.id,
+    modelId: localRoute.modelId,
+    temperature: 1,
+    outputSchema: '',
+    customMetrics: [],
+  };
 }
 
 function toDraft(row: DraftRow): Draft {
@@ -38,7 +46,13 @@ async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId
   if (existing) return existing;
   await ctx.db
     .insert(drafts)
-    .values({ organizationId, promptId, userId: ctx.actor.userId, content: await startingContent(ctx, promptId), revision: 0 })
+    .values({
+      organizationId,
+      promptId,
+      userId: ctx.actor.userId,
+      content: await startingContent(ctx, promptId),
+      revision: 0,
+    })
     .onConflictDoNothing();
   const [row] = await ctx.db.select().from(drafts).where(where);
   return row;
@@ -55,7 +69,10 @@ export function resolveContent(parsed: ParsedDraftContent): { content: DraftCont
   return { content: { ...parsed, modelId: route.modelId }, route };
 }
 
-export async function getDraft(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_draft'>): Promise<Draft> {
+export async function getDraft(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'get_draft'>,
+): Promise<Draft> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toDraft(await ensureDraft(ctx, organizationId, prompt.id));
 }
@@ -83,20 +100,36 @@ async function swapContent(
       .select({ revision: drafts.revision })
       .from(drafts)
       .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
-    throw new AppError('draft_conflict', 'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.', {
-      currentRevision: current?.revision ?? 0,
-    });
+    throw new AppError(
+      'draft_conflict',
+      'Your draft changed since you loaded it (another window or tool saved it). Reload it before saving.',
+      {
+        currentRevision: current?.revision ?? 0,
+      },
+    );
   }
-  await recordAudit(ctx, { organizationId, operation, targetType: 'prompt', targetId: prompt.id, details: { revision: row.revision } });
+  await recordAudit(ctx, {
+    organizationId,
+    operation,
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { revision: row.revision },
+  });
   return toDraft(row);
 }
 
-export async function updateDraft(ctx: ServiceContext, { organizationId, promptId, content: parsed, revision }: OperationInput<'update_draft'>): Promise<Draft> {
+export async function updateDraft(
+  ctx: ServiceContext,
+  { organizationId, promptId, content: parsed, revision }: OperationInput<'update_draft'>,
+): Promise<Draft> {
   const { content } = resolveContent(parsed);
   return swapContent(ctx, organizationId, promptId, revision, () => content, 'draft.update');
 }
 
 // Discard is a CAS write too: the content goes back to the latest version (or empty setup content).
-export async function discardDraft(ctx: ServiceContext, { organizationId, promptId, revision }: OperationInput<'discard_draft'>): Promise<Draft> {
+export async function discardDraft(
+  ctx: ServiceContext,
+  { organizationId, promptId, revision }: OperationInput<'discard_draft'>,
+): Promise<Draft> {
   return swapContent(ctx, organizationId, promptId, revision, startingContent, 'draft.discard');
 }

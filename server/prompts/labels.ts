@@ -16,7 +16,10 @@ const productionLabel = 'production';
 function assertLabelName(label: string): void {
   if (!labelPattern.test(label)) {
     throw invalidRequest('The label name is not valid.', [
-      { path: 'label', message: 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.' },
+      {
+        path: 'label',
+        message: 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.',
+      },
     ]);
   }
 }
@@ -29,12 +32,27 @@ const labelColumns = {
   updatedBy: promptLabels.updatedBy,
 };
 
-function toLabel(row: { label: string; versionId: string; version: number; updatedAt: Date; updatedBy: string }): LabelItem {
-  return { label: row.label, versionId: row.versionId, version: row.version, updatedAt: row.updatedAt.toISOString(), updatedBy: row.updatedBy };
+function toLabel(row: {
+  label: string;
+  versionId: string;
+  version: number;
+  updatedAt: Date;
+  updatedBy: string;
+}): LabelItem {
+  return {
+    label: row.label,
+    versionId: row.versionId,
+    version: row.version,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: row.updatedBy,
+  };
 }
 
 // Every label of the prompt, in name order (a handful per prompt: not paged).
-export async function listLabels(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'list_labels'>): Promise<{ items: LabelItem[] }> {
+export async function listLabels(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'list_labels'>,
+): Promise<{ items: LabelItem[] }> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const rows = await ctx.db
     .select(labelColumns)
@@ -45,37 +63,69 @@ export async function listLabels(ctx: ServiceContext, { organizationId, promptId
   return { items: rows.map(toLabel) };
 }
 
-async function requireVersion(ctx: ServiceContext, prompt: PromptRow, versionId: string): Promise<{ id: string; number: number }> {
+async function requireVersion(
+  ctx: ServiceContext,
+  prompt: PromptRow,
+  versionId: string,
+): Promise<{ id: string; number: number }> {
   if (!isId('ver', versionId)) throw notFound('Version');
   const [row] = await ctx.db
     .select({ id: promptVersions.id, number: promptVersions.number })
     .from(promptVersions)
-    .where(and(eq(promptVersions.id, versionId), eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, prompt.organizationId)));
+    .where(
+      and(
+        eq(promptVersions.id, versionId),
+        eq(promptVersions.promptId, prompt.id),
+        eq(promptVersions.organizationId, prompt.organizationId),
+      ),
+    );
   if (!row) throw notFound('Version');
   return row;
 }
 
 // The comparison that justifies a move: completed, of this prompt, with this version as its candidate.
-async function requireJustifyingEvaluation(ctx: ServiceContext, prompt: PromptRow, evaluationId: string, versionId: string): Promise<void> {
+async function requireJustifyingEvaluation(
+  ctx: ServiceContext,
+  prompt: PromptRow,
+  evaluationId: string,
+  versionId: string,
+): Promise<void> {
   if (!isId('eval', evaluationId)) throw notFound('Evaluation');
   const [evaluation] = await ctx.db
     .select({ kind: evaluations.kind, status: evaluations.status, versionId: evaluations.versionId })
     .from(evaluations)
-    .where(and(eq(evaluations.id, evaluationId), eq(evaluations.promptId, prompt.id), eq(evaluations.organizationId, prompt.organizationId)));
+    .where(
+      and(
+        eq(evaluations.id, evaluationId),
+        eq(evaluations.promptId, prompt.id),
+        eq(evaluations.organizationId, prompt.organizationId),
+      ),
+    );
   if (!evaluation) throw notFound('Evaluation');
   if (evaluation.kind !== 'comparison') {
-    throw new AppError('invalid_state', 'Only a comparison evaluation can justify a label move.', { state: evaluation.status, kind: evaluation.kind });
+    throw new AppError('invalid_state', 'Only a comparison evaluation can justify a label move.', {
+      state: evaluation.status,
+      kind: evaluation.kind,
+    });
   }
   if (evaluation.status !== 'completed') {
-    throw new AppError('invalid_state', `The evaluation is ${evaluation.status}; only a completed comparison can justify a label move.`, {
-      state: evaluation.status,
-    });
+    throw new AppError(
+      'invalid_state',
+      `The evaluation is ${evaluation.status}; only a completed comparison can justify a label move.`,
+      {
+        state: evaluation.status,
+      },
+    );
   }
   if (evaluation.versionId !== versionId) {
-    throw new AppError('invalid_state', 'The evaluation’s candidate is another version than the one the label would point at.', {
-      state: evaluation.status,
-      candidateVersionId: evaluation.versionId,
-    });
+    throw new AppError(
+      'invalid_state',
+      'The evaluation’s candidate is another version than the one the label would point at.',
+      {
+        state: evaluation.status,
+        candidateVersionId: evaluation.versionId,
+      },
+    );
   }
 }
 
@@ -105,7 +155,10 @@ async function labelItem(ctx: ServiceContext, promptId: string, label: string): 
  * already names changes nothing and writes no history. A setup prompt has no versions, so every
  * version id is 404 there.
  */
-export async function moveLabel(ctx: ServiceContext, { organizationId, promptId, label, versionId, evaluationId }: OperationInput<'move_label'>): Promise<LabelItem> {
+export async function moveLabel(
+  ctx: ServiceContext,
+  { organizationId, promptId, label, versionId, evaluationId }: OperationInput<'move_label'>,
+): Promise<LabelItem> {
   assertLabelName(label);
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
@@ -129,7 +182,14 @@ export async function moveLabel(ctx: ServiceContext, { organizationId, promptId,
     // then locks the row that one made.
     const [created] = await db
       .insert(promptLabels)
-      .values({ organizationId, promptId: prompt.id, label, versionId: version.id, updatedBy: ctx.actor.userId, updatedAt: now })
+      .values({
+        organizationId,
+        promptId: prompt.id,
+        label,
+        versionId: version.id,
+        updatedBy: ctx.actor.userId,
+        updatedAt: now,
+      })
       .onConflictDoNothing({ target: [promptLabels.promptId, promptLabels.label] })
       .returning({ label: promptLabels.label });
     if (created) {
@@ -160,7 +220,10 @@ export async function moveLabel(ctx: ServiceContext, { organizationId, promptId,
 }
 
 // Removes a label (history row with toVersionId null). `production` cannot be removed.
-export async function removeLabel(ctx: ServiceContext, { organizationId, promptId, label }: OperationInput<'remove_label'>): Promise<void> {
+export async function removeLabel(
+  ctx: ServiceContext,
+  { organizationId, promptId, label }: OperationInput<'remove_label'>,
+): Promise<void> {
   assertLabelName(label);
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
@@ -196,9 +259,15 @@ const fromVersions = alias(promptVersions, 'from_versions');
 const toVersions = alias(promptVersions, 'to_versions');
 
 // Every move, rollback and removal, newest first; `label` narrows it to one label.
-export async function listLabelHistory(ctx: ServiceContext, { organizationId, promptId, ...query }: OperationInput<'list_label_history'>): Promise<Page<LabelHistoryItem>> {
+export async function listLabelHistory(
+  ctx: ServiceContext,
+  { organizationId, promptId, ...query }: OperationInput<'list_label_history'>,
+): Promise<Page<LabelHistoryItem>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
-  const conditions = [eq(promptLabelHistory.promptId, prompt.id), eq(promptLabelHistory.organizationId, organizationId)];
+  const conditions = [
+    eq(promptLabelHistory.promptId, prompt.id),
+    eq(promptLabelHistory.organizationId, organizationId),
+  ];
   if (query.label !== undefined) {
     assertLabelName(query.label);
     conditions.push(eq(promptLabelHistory.label, query.label));

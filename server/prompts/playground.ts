@@ -14,7 +14,12 @@ export type PlaygroundRunInput = RenderInput & { content: ParsedDraftContent };
 // stored state, so it is not audited; it spends the organization's model budget, so a read-only
 // organization (deletion scheduled) refuses it, and each user has a rate (counted on the root
 // handle, so every process agrees and a refusal stays counted).
-export async function startPlaygroundRun(ctx: ServiceContext, organizationId: string, promptId: string, input: PlaygroundRunInput): Promise<AsyncGenerator<RunEvent>> {
+export async function startPlaygroundRun(
+  ctx: ServiceContext,
+  organizationId: string,
+  promptId: string,
+  input: PlaygroundRunInput,
+): Promise<AsyncGenerator<RunEvent>> {
   await authorizeOrganizationWrite(ctx, organizationId, 'playground.run');
   await loadPrompt(ctx, organizationId, promptId);
   await enforceLimit(await getDb(), limitKeys.playgroundUser(ctx.actor.userId), limits.playgroundRunsPerUser);

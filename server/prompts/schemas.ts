@@ -48,11 +48,18 @@ function regexProblem(source: string): string {
   }
 }
 
-const promptName = z.string().trim().min(1, 'Name is required.').max(limits.promptName, `Use at most ${limits.promptName} characters.`);
+const promptName = z
+  .string()
+  .trim()
+  .min(1, 'Name is required.')
+  .max(limits.promptName, `Use at most ${limits.promptName} characters.`);
 
 const messageSchema = z.strictObject({
   role: z.enum(messageRoles),
-  content: z.string().min(1, 'Message content is required.').max(limits.messageChars, `Use at most ${limits.messageChars} characters.`),
+  content: z
+    .string()
+    .min(1, 'Message content is required.')
+    .max(limits.messageChars, `Use at most ${limits.messageChars} characters.`),
 });
 
 const customMetricSchema = z
@@ -76,7 +83,8 @@ const customMetricSchema = z
       if (value !== undefined && (typeof value !== 'string' || jsonSchemaProblem(value)))
         issue(typeof value === 'string' ? jsonSchemaProblem(value) : 'Give a JSON Schema document as a string.');
     } else if (type === 'max_chars') {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) issue('Give a positive whole number of characters.');
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+        issue('Give a positive whole number of characters.');
     }
   });
 export type CustomMetric = z.infer<typeof customMetricSchema>;
@@ -92,20 +100,27 @@ const contentFields = {
 
 // What a client sends: messages and inputType are required, the rest have defaults.
 // modelId is optional: it is filled from the route (and must match it when given).
-export const draftContentInput = z.strictObject({ ...contentFields, modelId: z.string().min(1).max(200).optional() }).superRefine((content, ctx) => {
-  if (content.outputSchema !== '') {
-    const problem = jsonSchemaProblem(content.outputSchema);
-    if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
-  }
-  const names = new Set<string>();
-  content.customMetrics.forEach((metric, i) => {
-    if (names.has(metric.name)) ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'name'], message: 'Metric names must be unique.' });
-    names.add(metric.name);
-    if (metric.type === 'matches_schema' && metric.value === undefined && content.outputSchema === '') {
-      ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'value'], message: 'Give a JSON Schema, or set the output schema.' });
+export const draftContentInput = z
+  .strictObject({ ...contentFields, modelId: z.string().min(1).max(200).optional() })
+  .superRefine((content, ctx) => {
+    if (content.outputSchema !== '') {
+      const problem = jsonSchemaProblem(content.outputSchema);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
     }
+    const names = new Set<string>();
+    content.customMetrics.forEach((metric, i) => {
+      if (names.has(metric.name))
+        ctx.addIssue({ code: 'custom', path: ['customMetrics', i, 'name'], message: 'Metric names must be unique.' });
+      names.add(metric.name);
+      if (metric.type === 'matches_schema' && metric.value === undefined && content.outputSchema === '') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['customMetrics', i, 'value'],
+          message: 'Give a JSON Schema, or set the output schema.',
+        });
+      }
+    });
   });
-});
 export type ParsedDraftContent = z.infer<typeof draftContentInput>;
 
 const draftContentSchema = z.object({
@@ -115,7 +130,9 @@ const draftContentSchema = z.object({
   modelId: z.string(),
   temperature: z.number(),
   outputSchema: z.string(),
-  customMetrics: z.array(z.object({ name: z.string(), type: z.enum(metricTypes), value: z.union([z.string(), z.number()]).optional() })),
+  customMetrics: z.array(
+    z.object({ name: z.string(), type: z.enum(metricTypes), value: z.union([z.string(), z.number()]).optional() }),
+  ),
 });
 export type DraftContent = z.infer<typeof draftContentSchema>;
 
@@ -155,7 +172,9 @@ export type Draft = z.infer<typeof draftSchema>;
 
 // Labels name versions: lowercase letters, digits and hyphens, 1 to 64 characters, alphanumeric at both ends.
 export const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-export const labelName = z.string().regex(labelPattern, 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.');
+export const labelName = z
+  .string()
+  .regex(labelPattern, 'Use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.');
 
 // How evaluation outputs are scored: set by initialize, changed with set scoring, frozen into each evaluation.
 export const scoringMethods = ['expected', 'judge', 'review'] as const;
@@ -218,7 +237,8 @@ export const labelHistoryQuery = pageQuery.extend({ label: labelName.optional() 
 export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => {
   if (policy.method === 'judge') return;
   for (const field of ['judgeModelRouteId', 'rubric'] as const) {
-    if (policy[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
+    if (policy[field] !== undefined)
+      ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
   }
 });
 

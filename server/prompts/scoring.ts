@@ -24,7 +24,11 @@ export function resolveScoringPolicy(stored: unknown): ScoringPolicy {
   const parsed = scoringPolicySchema.safeParse(stored);
   const policy: ScoringPolicy = parsed.success ? parsed.data : { method: 'expected' };
   if (policy.method !== 'judge') return { method: policy.method };
-  return { method: 'judge', judgeModelRouteId: policy.judgeModelRouteId ?? localJudgeRouteId, rubric: policy.rubric ?? defaultJudgeRubric };
+  return {
+    method: 'judge',
+    judgeModelRouteId: policy.judgeModelRouteId ?? localJudgeRouteId,
+    rubric: policy.rubric ?? defaultJudgeRubric,
+  };
 }
 
 function toView(policy: ScoringPolicy): ScoringPolicyView {
@@ -37,13 +41,19 @@ function toView(policy: ScoringPolicy): ScoringPolicyView {
   };
 }
 
-export async function getScoringPolicy(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_scoring_policy'>): Promise<ScoringPolicyView> {
+export async function getScoringPolicy(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'get_scoring_policy'>,
+): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return toView(resolveScoringPolicy(prompt.scoring));
 }
 
 // Replaces the prompt's policy (editors and admins; setup and active prompts, never archived ones).
-export async function setScoringPolicy(ctx: ServiceContext, { organizationId, promptId, ...input }: OperationInput<'set_scoring_policy'>): Promise<ScoringPolicyView> {
+export async function setScoringPolicy(
+  ctx: ServiceContext,
+  { organizationId, promptId, ...input }: OperationInput<'set_scoring_policy'>,
+): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
   const policy = resolveScoringPolicy(input);

@@ -6,7 +6,13 @@ import { newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
-import { authorizeOrganizationWrite, authorizePromptRead, authorizePromptWrite, loadPrompt, type PromptRow } from '../access/organization';
+import {
+  authorizeOrganizationWrite,
+  authorizePromptRead,
+  authorizePromptWrite,
+  loadPrompt,
+  type PromptRow,
+} from '../access/organization';
 import type { Prompt } from './schemas';
 
 type Label = Prompt['labels'][number];
@@ -15,12 +21,18 @@ async function labelsOf(ctx: ServiceContext, promptIds: string[]): Promise<Map<s
   const byPrompt = new Map<string, Label[]>(promptIds.map((id) => [id, []]));
   if (!promptIds.length) return byPrompt;
   const rows = await ctx.db
-    .select({ promptId: promptLabels.promptId, label: promptLabels.label, versionId: promptLabels.versionId, version: promptVersions.number })
+    .select({
+      promptId: promptLabels.promptId,
+      label: promptLabels.label,
+      versionId: promptLabels.versionId,
+      version: promptVersions.number,
+    })
     .from(promptLabels)
     .innerJoin(promptVersions, eq(promptVersions.id, promptLabels.versionId))
     .where(sql`${promptLabels.promptId} in ${promptIds}`)
     .orderBy(asc(promptLabels.label));
-  for (const row of rows) byPrompt.get(row.promptId)?.push({ label: row.label, versionId: row.versionId, version: row.version });
+  for (const row of rows)
+    byPrompt.get(row.promptId)?.push({ label: row.label, versionId: row.versionId, version: row.version });
   return byPrompt;
 }
 
@@ -42,7 +54,10 @@ async function withLabels(ctx: ServiceContext, row: PromptRow): Promise<Prompt> 
 }
 
 // A new prompt starts in setup with its empty dataset, both in the caller's transaction.
-export async function createPrompt(ctx: ServiceContext, { organizationId, name }: OperationInput<'create_prompt'>): Promise<Prompt> {
+export async function createPrompt(
+  ctx: ServiceContext,
+  { organizationId, name }: OperationInput<'create_prompt'>,
+): Promise<Prompt> {
   const { db } = ctx;
   await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const [row] = await db
@@ -50,7 +65,13 @@ export async function createPrompt(ctx: ServiceContext, { organizationId, name }
     .values({ id: newId('prm'), organizationId, name, createdBy: ctx.actor.userId })
     .returning();
   await db.insert(datasets).values({ id: newId('ds'), organizationId, promptId: row.id });
-  await recordAudit(ctx, { organizationId, operation: 'prompt.create', targetType: 'prompt', targetId: row.id, details: { name: row.name } });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'prompt.create',
+    targetType: 'prompt',
+    targetId: row.id,
+    details: { name: row.name },
+  });
   return toPrompt(row, []);
 }
 
@@ -59,7 +80,10 @@ function escapeLike(text: string): string {
 }
 
 // Newest first; `search` is a case-insensitive substring of the name.
-export async function listPrompts(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_prompts'>): Promise<Page<Prompt>> {
+export async function listPrompts(
+  ctx: ServiceContext,
+  { organizationId, ...query }: OperationInput<'list_prompts'>,
+): Promise<Page<Prompt>> {
   await authorize(ctx, organizationId, 'prompts.read');
   const conditions = [eq(prompts.organizationId, organizationId)];
   if (query.cursor) conditions.push(lt(prompts.id, String(decodeCursor(query.cursor, 1)[0])));
@@ -83,27 +107,52 @@ export async function listPrompts(ctx: ServiceContext, { organizationId, ...quer
   );
 }
 
-export async function getPrompt(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'get_prompt'>): Promise<Prompt> {
+export async function getPrompt(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'get_prompt'>,
+): Promise<Prompt> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   return withLabels(ctx, prompt);
 }
 
-export async function renamePrompt(ctx: ServiceContext, { organizationId, promptId, name }: OperationInput<'rename_prompt'>): Promise<Prompt> {
+export async function renamePrompt(
+  ctx: ServiceContext,
+  { organizationId, promptId, name }: OperationInput<'rename_prompt'>,
+): Promise<Prompt> {
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   const [row] = await db.update(prompts).set({ name }).where(eq(prompts.id, prompt.id)).returning();
-  await recordAudit(ctx, { organizationId, operation: 'prompt.rename', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.name, to: name } });
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'prompt.rename',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { from: prompt.name, to: name },
+  });
   return withLabels(ctx, row);
 }
 
 // Archiving an archived prompt returns it unchanged (a retried archive is not an error).
-export async function archivePrompt(ctx: ServiceContext, { organizationId, promptId }: OperationInput<'archive_prompt'>): Promise<Prompt> {
+export async function archivePrompt(
+  ctx: ServiceContext,
+  { organizationId, promptId }: OperationInput<'archive_prompt'>,
+): Promise<Prompt> {
   const { db } = ctx;
   await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const prompt = await loadPrompt(ctx, organizationId, promptId, { lock: true });
   if (prompt.state === 'archived') return withLabels(ctx, prompt);
-  const [row] = await db.update(prompts).set({ state: 'archived', archivedAt: new Date() }).where(eq(prompts.id, prompt.id)).returning();
-  await recordAudit(ctx, { organizationId, operation: 'prompt.archive', targetType: 'prompt', targetId: prompt.id, details: { from: prompt.state } });
+  const [row] = await db
+    .update(prompts)
+    .set({ state: 'archived', archivedAt: new Date() })
+    .where(eq(prompts.id, prompt.id))
+    .returning();
+  await recordAudit(ctx, {
+    organizationId,
+    operation: 'prompt.archive',
+    targetType: 'prompt',
+    targetId: prompt.id,
+    details: { from: prompt.state },
+  });
   return withLabels(ctx, row);
 }
 

@@ -24,7 +24,11 @@ function toVersion(row: VersionRow, labels: string[]): Version {
 }
 
 // The labels pointing at each of the given versions, in name order.
-async function labelsByVersion(ctx: ServiceContext, promptId: string, versionIds: string[]): Promise<Map<string, string[]>> {
+async function labelsByVersion(
+  ctx: ServiceContext,
+  promptId: string,
+  versionIds: string[],
+): Promise<Map<string, string[]>> {
   const byVersion = new Map<string, string[]>(versionIds.map((id) => [id, []]));
   if (!versionIds.length) return byVersion;
   const rows = await ctx.db
@@ -40,11 +44,22 @@ async function withLabels(ctx: ServiceContext, row: VersionRow): Promise<Version
   return toVersion(row, (await labelsByVersion(ctx, row.promptId, [row.id])).get(row.id) ?? []);
 }
 
-async function versionFromDraft(ctx: ServiceContext, promptId: string, userId: string, draftRevision: number): Promise<VersionRow | undefined> {
+async function versionFromDraft(
+  ctx: ServiceContext,
+  promptId: string,
+  userId: string,
+  draftRevision: number,
+): Promise<VersionRow | undefined> {
   const [row] = await ctx.db
     .select()
     .from(promptVersions)
-    .where(and(eq(promptVersions.promptId, promptId), eq(promptVersions.draftUserId, userId), eq(promptVersions.draftRevision, draftRevision)));
+    .where(
+      and(
+        eq(promptVersions.promptId, promptId),
+        eq(promptVersions.draftUserId, userId),
+        eq(promptVersions.draftRevision, draftRevision),
+      ),
+    );
   return row;
 }
 
@@ -54,7 +69,10 @@ async function versionFromDraft(ctx: ServiceContext, promptId: string, userId: s
  * "save version replays return the original version"), even after the draft moved on. Never
  * touches labels. Saves of one prompt serialize on the prompt row, which allocates the number.
  */
-export async function saveVersion(ctx: ServiceContext, { organizationId, promptId, draftRevision }: OperationInput<'save_version'>): Promise<Version> {
+export async function saveVersion(
+  ctx: ServiceContext,
+  { organizationId, promptId, draftRevision }: OperationInput<'save_version'>,
+): Promise<Version> {
   const { db } = ctx;
   const userId = ctx.actor.userId;
   // Role, writable organization and a non-archived prompt first; the prompt row is locked.
@@ -62,9 +80,13 @@ export async function saveVersion(ctx: ServiceContext, { organizationId, promptI
   const existing = await versionFromDraft(ctx, prompt.id, userId, draftRevision);
   if (existing) return withLabels(ctx, existing);
   if (prompt.state !== 'active') {
-    throw new AppError('invalid_state', 'Save a version once the prompt’s baseline is initialized (version 1 is published by initialize).', {
-      state: prompt.state,
-    });
+    throw new AppError(
+      'invalid_state',
+      'Save a version once the prompt’s baseline is initialized (version 1 is published by initialize).',
+      {
+        state: prompt.state,
+      },
+    );
   }
 
   const [draft] = await db
@@ -74,9 +96,13 @@ export async function saveVersion(ctx: ServiceContext, { organizationId, promptI
   // A draft never written is revision 0 and holds the latest version's content.
   const currentRevision = draft?.revision ?? 0;
   if (draftRevision !== currentRevision) {
-    throw new AppError('draft_conflict', `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and save again.`, {
-      currentRevision,
-    });
+    throw new AppError(
+      'draft_conflict',
+      `Your draft is at revision ${currentRevision}, not ${draftRevision}. Reload it and save again.`,
+      {
+        currentRevision,
+      },
+    );
   }
   const content = draft?.content ?? (await latestVersionContent(ctx, prompt.id));
 
@@ -94,7 +120,9 @@ export async function saveVersion(ctx: ServiceContext, { organizationId, promptI
       draftUserId: userId,
       draftRevision: draftRevision,
     })
-    .onConflictDoNothing({ target: [promptVersions.promptId, promptVersions.draftUserId, promptVersions.draftRevision] })
+    .onConflictDoNothing({
+      target: [promptVersions.promptId, promptVersions.draftUserId, promptVersions.draftRevision],
+    })
     .returning();
   // Only reachable without the prompt lock (never today): another save of this revision won.
   if (!inserted) return withLabels(ctx, (await versionFromDraft(ctx, prompt.id, userId, draftRevision))!);
@@ -111,7 +139,10 @@ export async function saveVersion(ctx: ServiceContext, { organizationId, promptI
 }
 
 // Newest first.
-export async function listVersions(ctx: ServiceContext, { organizationId, promptId, ...query }: OperationInput<'list_versions'>): Promise<Page<Version>> {
+export async function listVersions(
+  ctx: ServiceContext,
+  { organizationId, promptId, ...query }: OperationInput<'list_versions'>,
+): Promise<Page<Version>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId)];
   if (query.cursor) conditions.push(lt(promptVersions.number, integerCursor(query.cursor)));
@@ -134,12 +165,21 @@ export async function listVersions(ctx: ServiceContext, { organizationId, prompt
   );
 }
 
-export async function getVersion(ctx: ServiceContext, { organizationId, promptId, number }: OperationInput<'get_version'>): Promise<Version> {
+export async function getVersion(
+  ctx: ServiceContext,
+  { organizationId, promptId, number }: OperationInput<'get_version'>,
+): Promise<Version> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const [row] = await ctx.db
     .select()
     .from(promptVersions)
-    .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId), eq(promptVersions.number, number)));
+    .where(
+      and(
+        eq(promptVersions.promptId, prompt.id),
+        eq(promptVersions.organizationId, organizationId),
+        eq(promptVersions.number, number),
+      ),
+    );
   if (!row) throw notFound('Version');
   return withLabels(ctx, row);
 }
@@ -159,7 +199,10 @@ export type PublishBaselineInput = {
  * caller's transaction. Called again for the same evaluation it returns that version 1; any other
  * non-setup prompt is invalid_state (a retried setup cannot publish a different snapshot).
  */
-export async function publishBaselineVersion(ctx: ServiceContext, input: PublishBaselineInput): Promise<{ id: string; number: number }> {
+export async function publishBaselineVersion(
+  ctx: ServiceContext,
+  input: PublishBaselineInput,
+): Promise<{ id: string; number: number }> {
   const { db } = ctx;
   const [prompt] = await db
     .select()
@@ -170,14 +213,22 @@ export async function publishBaselineVersion(ctx: ServiceContext, input: Publish
   if (prompt.state !== 'setup') {
     if (prompt.state === 'active') {
       const [first] = await db
-        .select({ id: promptVersions.id, number: promptVersions.number, sourceEvaluationId: promptVersions.sourceEvaluationId })
+        .select({
+          id: promptVersions.id,
+          number: promptVersions.number,
+          sourceEvaluationId: promptVersions.sourceEvaluationId,
+        })
         .from(promptVersions)
         .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.number, 1)));
       if (first && first.sourceEvaluationId === input.evaluationId) return { id: first.id, number: first.number };
     }
-    throw new AppError('invalid_state', 'This prompt’s baseline is already published; a retried setup cannot publish another snapshot.', {
-      state: prompt.state,
-    });
+    throw new AppError(
+      'invalid_state',
+      'This prompt’s baseline is already published; a retried setup cannot publish another snapshot.',
+      {
+        state: prompt.state,
+      },
+    );
   }
 
   const id = newId('ver');
@@ -195,7 +246,14 @@ export async function publishBaselineVersion(ctx: ServiceContext, input: Publish
   });
   const now = new Date();
   for (const label of ['staging', 'production']) {
-    await db.insert(promptLabels).values({ organizationId: input.organizationId, promptId: prompt.id, label, versionId: id, updatedBy: ctx.actor.userId, updatedAt: now });
+    await db.insert(promptLabels).values({
+      organizationId: input.organizationId,
+      promptId: prompt.id,
+      label,
+      versionId: id,
+      updatedBy: ctx.actor.userId,
+      updatedAt: now,
+    });
     await db.insert(promptLabelHistory).values({
       organizationId: input.organizationId,
       promptId: prompt.id,

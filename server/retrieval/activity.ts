@@ -21,7 +21,10 @@ let running: Promise<void> | null = null;
 function startTimers(): void {
   if (timers.length) return;
   // Unref'ed: pending activity never keeps a process alive; shutdown calls flushRetrievalActivity.
-  timers = [setInterval(() => void flushQuietly('uses'), lastUsedEveryMs), setInterval(() => void flushQuietly('archived'), archivedEveryMs)];
+  timers = [
+    setInterval(() => void flushQuietly('uses'), lastUsedEveryMs),
+    setInterval(() => void flushQuietly('archived'), archivedEveryMs),
+  ];
   for (const timer of timers) timer.unref();
 }
 
@@ -31,7 +34,10 @@ export function recordKeyUse(keyId: string, at = Date.now()): void {
   if (!timers.length) startTimers();
 }
 
-export function recordArchivedUse(promptId: string, use: { organizationId: string; name: string; keyId: string }): void {
+export function recordArchivedUse(
+  promptId: string,
+  use: { organizationId: string; name: string; keyId: string },
+): void {
   const entry = archived.get(promptId);
   if (entry) {
     entry.count += 1;
@@ -117,4 +123,3 @@ export async function flushRetrievalActivity(): Promise<void> {
     await written;
   }
 }
-

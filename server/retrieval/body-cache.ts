@@ -53,4 +53,3 @@ export function storeBody(versionId: string, contentText: string, createdAt: str
   }
   return body;
 }
-

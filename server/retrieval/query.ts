@@ -51,12 +51,16 @@ export async function lookupRetrieval(
 ): Promise<RetrievalRow | null> {
   const { selector } = input;
   // postgres-js: the reader pool when there is one (docs/performance.md, M5).
-  const rows = await preparedValues(database.reader?.() ?? database.db, selector?.kind === 'version' ? byVersion : byLabel, [
-    input.digest,
-    input.promptId,
-    selector === null ? null : selector.kind === 'version' ? selector.number : selector.label,
-    input.knownVersionId,
-  ]);
+  const rows = await preparedValues(
+    database.reader?.() ?? database.db,
+    selector?.kind === 'version' ? byVersion : byLabel,
+    [
+      input.digest,
+      input.promptId,
+      selector === null ? null : selector.kind === 'version' ? selector.number : selector.label,
+      input.knownVersionId,
+    ],
+  );
   const row = rows[0];
   if (!row) return null;
   return {

@@ -30,12 +30,19 @@ function toServiceAccount(row: ServiceAccountRow): ServiceAccount {
 
 // Admins only. Tokens come from the built-in authorization server, so with an external issuer
 // (OAUTH_ISSUER) no account is created: 409 invalid_state, state `external_issuer`.
-export async function createServiceAccount(ctx: ServiceContext, { organizationId, name, role }: OperationInput<'create_service_account'>): Promise<CreatedServiceAccount> {
+export async function createServiceAccount(
+  ctx: ServiceContext,
+  { organizationId, name, role }: OperationInput<'create_service_account'>,
+): Promise<CreatedServiceAccount> {
   const membership = await authorize(ctx, organizationId, 'serviceAccounts.manage');
   if (!isBuiltInIssuer()) {
-    throw new AppError('invalid_state', 'Service accounts need the built-in authorization server; this deployment accepts tokens from an external issuer (OAUTH_ISSUER).', {
-      state: 'external_issuer',
-    });
+    throw new AppError(
+      'invalid_state',
+      'Service accounts need the built-in authorization server; this deployment accepts tokens from an external issuer (OAUTH_ISSUER).',
+      {
+        state: 'external_issuer',
+      },
+    );
   }
   assertWritableOrganization(membership, 'credentials');
   const clientSecret = newSecret(clientSecretPrefix);
@@ -62,7 +69,10 @@ export async function createServiceAccount(ctx: ServiceContext, { organizationId
 }
 
 // Newest first; revoked accounts stay listed. Never a secret or digest.
-export async function listServiceAccounts(ctx: ServiceContext, { organizationId, ...page }: OperationInput<'list_service_accounts'>): Promise<Page<ServiceAccount>> {
+export async function listServiceAccounts(
+  ctx: ServiceContext,
+  { organizationId, ...page }: OperationInput<'list_service_accounts'>,
+): Promise<Page<ServiceAccount>> {
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
   const conditions = [eq(serviceAccounts.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
@@ -86,7 +96,10 @@ async function findServiceAccount(ctx: ServiceContext, organizationId: string, i
   return row;
 }
 
-export async function getServiceAccount(ctx: ServiceContext, { organizationId, serviceAccountId }: OperationInput<'get_service_account'>): Promise<ServiceAccount> {
+export async function getServiceAccount(
+  ctx: ServiceContext,
+  { organizationId, serviceAccountId }: OperationInput<'get_service_account'>,
+): Promise<ServiceAccount> {
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
   return toServiceAccount(await findServiceAccount(ctx, organizationId, serviceAccountId));
 }
@@ -94,13 +107,22 @@ export async function getServiceAccount(ctx: ServiceContext, { organizationId, s
 // Its tokens are refused from the next request (every request re-reads the row). Revoking a revoked
 // account returns it unchanged (same revokedAt) and records nothing new. Allowed on read-only
 // organizations: it is a safety action.
-export async function revokeServiceAccount(ctx: ServiceContext, { organizationId, serviceAccountId: id }: OperationInput<'revoke_service_account'>): Promise<ServiceAccount> {
+export async function revokeServiceAccount(
+  ctx: ServiceContext,
+  { organizationId, serviceAccountId: id }: OperationInput<'revoke_service_account'>,
+): Promise<ServiceAccount> {
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
   if (!isId('sac', id)) throw notFound('Service account');
   const [revoked] = await ctx.db
     .update(serviceAccounts)
     .set({ revokedAt: new Date() })
-    .where(and(eq(serviceAccounts.organizationId, organizationId), eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)))
+    .where(
+      and(
+        eq(serviceAccounts.organizationId, organizationId),
+        eq(serviceAccounts.id, id),
+        isNull(serviceAccounts.revokedAt),
+      ),
+    )
     .returning();
   if (!revoked) return toServiceAccount(await findServiceAccount(ctx, organizationId, id));
   await recordAudit(ctx, {
@@ -120,5 +142,11 @@ export async function serviceAccountProfile(ctx: ServiceContext): Promise<Profil
     .from(serviceAccounts)
     .where(and(eq(serviceAccounts.id, ctx.actor.userId), isNull(serviceAccounts.revokedAt)));
   if (!row) throw new AppError('unauthorized', 'This service account has been revoked.');
-  return { id: row.id, email: null, name: row.name, defaultOrganizationId: row.organizationId, kind: 'service_account' };
+  return {
+    id: row.id,
+    email: null,
+    name: row.name,
+    defaultOrganizationId: row.organizationId,
+    kind: 'service_account',
+  };
 }

@@ -38,7 +38,10 @@ function characterCount(value: string): number {
 function text(max: number, min = 0) {
   return z
     .string()
-    .refine((value) => value.length >= min && (value.length <= max || characterCount(value) <= max), min ? `Must be 1 to ${max} characters.` : `Must be at most ${max} characters.`)
+    .refine(
+      (value) => value.length >= min && (value.length <= max || characterCount(value) <= max),
+      min ? `Must be 1 to ${max} characters.` : `Must be at most ${max} characters.`,
+    )
     .meta(min ? { minLength: min, maxLength: max } : { maxLength: max });
 }
 
@@ -56,7 +59,9 @@ const spanSnapshotSchema = z.strictObject({
   kind: z.enum(spanKinds),
   status: z.enum(spanStatuses),
   startedAt: unixMs.describe('Unix milliseconds; at most five minutes ahead of server time (409 otherwise)'),
-  endedAt: unixMs.optional().describe('Unix milliseconds; omitted while running, required once finished, not before startedAt'),
+  endedAt: unixMs
+    .optional()
+    .describe('Unix milliseconds; omitted while running, required once finished, not before startedAt'),
   sessionId: text(200).optional(),
   endUserId: text(200).optional(),
   provider: text(100).optional(),
@@ -65,10 +70,15 @@ const spanSnapshotSchema = z.strictObject({
   model: text(200).optional(),
   inputTokens: count.optional(),
   outputTokens: count.optional(),
-  costUsdNanos: count.optional().describe('Billionths of a US dollar; only with costSource provider_reported or catalog_estimate'),
+  costUsdNanos: count
+    .optional()
+    .describe('Billionths of a US dollar; only with costSource provider_reported or catalog_estimate'),
   costSource: z.enum(costSources).optional(),
   contentJson: z.string().optional().describe('JSON text, at most 256 KiB (UTF-8) and 32 levels deep'),
-  metadataJson: z.string().optional().describe('JSON object text, at most 16 KiB (UTF-8), 64 top-level keys and 32 levels deep'),
+  metadataJson: z
+    .string()
+    .optional()
+    .describe('JSON object text, at most 16 KiB (UTF-8), 64 top-level keys and 32 levels deep'),
   omitted: z.array(z.enum(omittedParts)).max(4).optional().describe('Distinct entries'),
 });
 
@@ -101,7 +111,8 @@ function checkJson(value: string, what: 'contentJson' | 'metadataJson', issues: 
       issues.push({ path, message: 'Must be a JSON object.' });
       return;
     }
-    if (Object.keys(parsed).length > maxMetadataKeys) issues.push({ path, message: `Must have at most ${maxMetadataKeys} top-level keys.` });
+    if (Object.keys(parsed).length > maxMetadataKeys)
+      issues.push({ path, message: `Must have at most ${maxMetadataKeys} top-level keys.` });
   }
 }
 
@@ -109,21 +120,36 @@ function checkJson(value: string, what: 'contentJson' | 'metadataJson', issues: 
 function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
   const prefix = `events.${index}.`;
   if (span.rootSpanId === span.spanId) {
-    if (span.parentSpanId !== undefined) issues.push({ path: `${prefix}parentSpanId`, message: 'A root span (rootSpanId equals spanId) has no parentSpanId.' });
+    if (span.parentSpanId !== undefined)
+      issues.push({
+        path: `${prefix}parentSpanId`,
+        message: 'A root span (rootSpanId equals spanId) has no parentSpanId.',
+      });
   } else if (span.parentSpanId === undefined) {
-    issues.push({ path: `${prefix}parentSpanId`, message: 'A child span (rootSpanId differs from spanId) needs parentSpanId.' });
+    issues.push({
+      path: `${prefix}parentSpanId`,
+      message: 'A child span (rootSpanId differs from spanId) needs parentSpanId.',
+    });
   } else if (span.parentSpanId === span.spanId) {
     issues.push({ path: `${prefix}parentSpanId`, message: 'A span is never its own parent.' });
   }
   if (span.status === 'running') {
-    if (span.endedAt !== undefined) issues.push({ path: `${prefix}endedAt`, message: 'Omit endedAt while the span is running.' });
+    if (span.endedAt !== undefined)
+      issues.push({ path: `${prefix}endedAt`, message: 'Omit endedAt while the span is running.' });
   } else if (span.endedAt === undefined) {
     issues.push({ path: `${prefix}endedAt`, message: 'A finished span needs endedAt.' });
   } else if (span.endedAt < span.startedAt) {
     issues.push({ path: `${prefix}endedAt`, message: 'endedAt must not be before startedAt.' });
   }
-  if (span.costUsdNanos !== undefined && span.costSource !== 'provider_reported' && span.costSource !== 'catalog_estimate') {
-    issues.push({ path: `${prefix}costUsdNanos`, message: 'costUsdNanos needs costSource provider_reported or catalog_estimate.' });
+  if (
+    span.costUsdNanos !== undefined &&
+    span.costSource !== 'provider_reported' &&
+    span.costSource !== 'catalog_estimate'
+  ) {
+    issues.push({
+      path: `${prefix}costUsdNanos`,
+      message: 'costUsdNanos needs costSource provider_reported or catalog_estimate.',
+    });
   }
   if (span.omitted && new Set(span.omitted).size !== span.omitted.length) {
     issues.push({ path: `${prefix}omitted`, message: 'Entries must be distinct.' });
@@ -137,7 +163,8 @@ function checkSpan(span: SpanSnapshot, index: number, issues: Issue[]): void {
 // which then names every issue. tests/unit/trace-validation.test.ts holds both to the same table.
 const hexPatterns = { 16: /^[0-9a-f]{16}$/, 32: traceIdPattern };
 const zeros = { 16: '0'.repeat(16), 32: '0'.repeat(32) };
-const isHex = (length: 16 | 32) => (v: unknown) => typeof v === 'string' && hexPatterns[length].test(v) && v !== zeros[length];
+const isHex = (length: 16 | 32) => (v: unknown) =>
+  typeof v === 'string' && hexPatterns[length].test(v) && v !== zeros[length];
 const isText =
   (max: number, min = 0) =>
   (v: unknown) =>
@@ -200,7 +227,14 @@ export function hasBatchShape(value: unknown): value is TraceBatch {
   let keys = 0;
   for (const _key in value) keys++;
   const events = value.events;
-  return keys === 2 && value.version === 1 && Array.isArray(events) && events.length >= 1 && events.length <= maxEventsPerBatch && events.every(hasSpanShape);
+  return (
+    keys === 2 &&
+    value.version === 1 &&
+    Array.isArray(events) &&
+    events.length >= 1 &&
+    events.length <= maxEventsPerBatch &&
+    events.every(hasSpanShape)
+  );
 }
 
 // A parsed JSON body → a valid batch, or 400 invalid_request listing every issue with its path.
@@ -222,9 +256,13 @@ export function parseTraceBatch(value: unknown): TraceBatch {
 export function assertClockLead(batch: TraceBatch, now = Date.now()): void {
   const index = batch.events.findIndex((span) => span.startedAt > now + maxClockLeadMs);
   if (index === -1) return;
-  throw new AppError('invalid_state', 'startedAt is more than five minutes ahead of server time. Check the clock of the sending host.', {
-    state: 'clock_ahead',
-    path: `events.${index}.startedAt`,
-    serverTime: now,
-  });
+  throw new AppError(
+    'invalid_state',
+    'startedAt is more than five minutes ahead of server time. Check the clock of the sending host.',
+    {
+      state: 'clock_ahead',
+      path: `events.${index}.startedAt`,
+      serverTime: now,
+    },
+  );
 }

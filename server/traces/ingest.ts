@@ -75,7 +75,8 @@ type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
 
 const stateMessages: Record<SpanState, string> = {
   revision_conflict: 'A span was sent again with the same revision but different content.',
-  identity_changed: 'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
+  identity_changed:
+    'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
   reopened: 'A finished span cannot go back to running.',
 };
 
@@ -92,7 +93,13 @@ function conflict(state: SpanState, index: number, span: SpanSnapshot, storedRev
 type Entry = { index: number; span: SpanSnapshot; digest: string };
 
 // One row per distinct span, as the ingest_span type of the database function expects it.
-type SpanRow = SpanSnapshot & { i: number; digest: string; revs: number[]; digests: string[]; maxRunning: number | null };
+type SpanRow = SpanSnapshot & {
+  i: number;
+  digest: string;
+  revs: number[];
+  digests: string[];
+  maxRunning: number | null;
+};
 
 function sameIdentity(a: SpanSnapshot, b: SpanSnapshot): boolean {
   return a.traceId === b.traceId && a.rootSpanId === b.rootSpanId && a.parentSpanId === b.parentSpanId;
@@ -114,7 +121,8 @@ function resolveSpan(entries: Entry[]): SpanRow {
         continue;
       }
       if (!sameIdentity(span, previous.span)) throw conflict('identity_changed', entry.index, span);
-      if (span.status === 'running' && previous.span.status !== 'running') throw conflict('reopened', entry.index, span);
+      if (span.status === 'running' && previous.span.status !== 'running')
+        throw conflict('reopened', entry.index, span);
     }
     revs.push(span.revision);
     digests.push(entry.digest);
@@ -147,7 +155,8 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
 function databaseError(error: unknown): { code?: string; detail?: string } {
   let current = error as { code?: unknown; detail?: unknown; cause?: unknown } | null;
   for (let depth = 0; current && depth < 4; depth++) {
-    if (typeof current.code === 'string' && current.code.startsWith('PT')) return { code: current.code, detail: typeof current.detail === 'string' ? current.detail : undefined };
+    if (typeof current.code === 'string' && current.code.startsWith('PT'))
+      return { code: current.code, detail: typeof current.detail === 'string' ? current.detail : undefined };
     current = current.cause as typeof current;
   }
   return {};
@@ -185,7 +194,13 @@ export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Prom
     await callIngestSpans(db, keyId, ingestArguments(rows));
   } catch (error) {
     const { code, detail } = databaseError(error);
-    if (code === 'PT401') throw new AppError('unauthorized', 'The ingestion key is unknown or revoked.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (code === 'PT401')
+      throw new AppError(
+        'unauthorized',
+        'The ingestion key is unknown or revoked.',
+        {},
+        { 'www-authenticate': 'Bearer error="invalid_token"' },
+      );
     if (code === 'PT403') throw readOnlyOrganization();
     if (code === 'PT409' && detail) {
       const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };

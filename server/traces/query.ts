@@ -5,7 +5,14 @@ import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../access/permissions';
-import { traceIdPattern, traceSpanPageSize, type PromptVersionRef, type Span, type Trace, type TraceListItem } from './schemas';
+import {
+  traceIdPattern,
+  traceSpanPageSize,
+  type PromptVersionRef,
+  type Span,
+  type Trace,
+  type TraceListItem,
+} from './schemas';
 
 type SpanRow = typeof spans.$inferSelect;
 
@@ -18,7 +25,10 @@ const toNumber = (value: unknown): number | null => (value === null || value ===
  * service, status and ids come from the root span, or from the earliest span while the root has
  * not arrived. A trace has ended when none of its spans is running.
  */
-export async function listTraces(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_traces'>): Promise<Page<TraceListItem>> {
+export async function listTraces(
+  ctx: ServiceContext,
+  { organizationId, ...query }: OperationInput<'list_traces'>,
+): Promise<Page<TraceListItem>> {
   await authorize(ctx, organizationId, 'traces.read');
   const t = traces;
   // Every filter is an equality or a range on one of the summary indexes (db/schema/traces.ts).
@@ -33,7 +43,8 @@ export async function listTraces(ctx: ServiceContext, { organizationId, ...query
   if (query.to !== undefined) where.push(lte(t.startedAt, query.to));
   if (query.cursor) {
     const [cursorStart, cursorTrace] = decodeCursor(query.cursor, 2);
-    if (!Number.isSafeInteger(cursorStart) || typeof cursorTrace !== 'string') throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    if (!Number.isSafeInteger(cursorStart) || typeof cursorTrace !== 'string')
+      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
     where.push(sql`(${t.startedAt}, ${t.traceId}) < (${cursorStart}, ${cursorTrace})`);
   }
   const rows = await ctx.db
@@ -117,7 +128,10 @@ function toSpan(row: SpanRow): Span {
 
 // One page of a trace's spans in (startedAt, spanId) order, at most traceSpanPageSize; nextCursor
 // continues after the last span of the page. The first page also says how many spans the trace has.
-export async function getTrace(ctx: ServiceContext, { organizationId, traceId, cursor }: OperationInput<'get_trace'>): Promise<Trace> {
+export async function getTrace(
+  ctx: ServiceContext,
+  { organizationId, traceId, cursor }: OperationInput<'get_trace'>,
+): Promise<Trace> {
   await authorize(ctx, organizationId, 'traces.read');
   if (!traceIdPattern.test(traceId)) throw notFound('Trace');
   const [summary] = await ctx.db
@@ -128,7 +142,8 @@ export async function getTrace(ctx: ServiceContext, { organizationId, traceId, c
   const where = [eq(spans.organizationId, organizationId), eq(spans.traceId, traceId)];
   if (cursor) {
     const [cursorStart, cursorSpan] = decodeCursor(cursor, 2);
-    if (!Number.isSafeInteger(cursorStart) || typeof cursorSpan !== 'string') throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    if (!Number.isSafeInteger(cursorStart) || typeof cursorSpan !== 'string')
+      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
     where.push(sql`(${spans.startedAt}, ${spans.spanId}) > (${cursorStart}, ${cursorSpan})`);
   }
   const rows = await ctx.db
@@ -143,7 +158,11 @@ export async function getTrace(ctx: ServiceContext, { organizationId, traceId, c
 
 // A span's promptVersionId is whatever the application sent: it names a version of this organization's
 // prompts, or nothing the dashboard can link to (null). Another organization's version is null too.
-export async function findPromptVersion(ctx: ServiceContext, organizationId: string, versionId: string): Promise<PromptVersionRef | null> {
+export async function findPromptVersion(
+  ctx: ServiceContext,
+  organizationId: string,
+  versionId: string,
+): Promise<PromptVersionRef | null> {
   await authorize(ctx, organizationId, 'prompts.read');
   const [row] = await ctx.db
     .select({ promptId: prompts.id, promptName: prompts.name, version: promptVersions.number })

@@ -22,7 +22,10 @@ export const listTracesQuery = z
     sessionId: z.string().min(1).max(200).optional(),
     endUserId: z.string().min(1).max(200).optional(),
   })
-  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: '`from` must not be after `to`.', path: ['from'] });
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+    message: '`from` must not be after `to`.',
+    path: ['from'],
+  });
 export type ListTracesQuery = z.infer<typeof listTracesQuery>;
 
 export const traceListItemSchema = z.object({

@@ -20,7 +20,8 @@ function crossSiteRefusal(req: Request): AppError | null {
   if (req.method !== 'POST') return null;
   const origin = req.headers.get('origin');
   const { appUrl } = config();
-  const crossSite = req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && !isOwnOrigin(origin, appUrl));
+  const crossSite =
+    req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && !isOwnOrigin(origin, appUrl));
   if (!crossSite) return null;
   const expectedOrigin = new URL(appUrl).origin;
   return new AppError(
@@ -33,7 +34,12 @@ function crossSiteRefusal(req: Request): AppError | null {
 function forwarded(req: Request, body: Buffer | null): Request {
   const headers = new Headers(req.headers);
   headers.delete('content-length');
-  return new Request(req.url, { method: req.method, headers, body: body ? new Uint8Array(body) : null, signal: req.signal });
+  return new Request(req.url, {
+    method: req.method,
+    headers,
+    body: body ? new Uint8Array(body) : null,
+    signal: req.signal,
+  });
 }
 
 // A refusal is raised while tRPC builds the context: every call of the batch answers with it, in
@@ -69,7 +75,9 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
     // Retry-After of a rate limit; Connection: close after a body too large (its rest is never read).
     responseMeta({ errors }) {
       const headers = new Headers();
-      const limited = errors.map((error) => error.cause).find((cause) => isAppError(cause) && cause.headers['retry-after']);
+      const limited = errors
+        .map((error) => error.cause)
+        .find((cause) => isAppError(cause) && cause.headers['retry-after']);
       if (isAppError(limited)) headers.set('retry-after', limited.headers['retry-after']);
       if (errors.some((error) => error.code === 'PAYLOAD_TOO_LARGE')) headers.set('connection', 'close');
       return { headers };

@@ -9,7 +9,13 @@ import { newRequestId, reportServerError, toAppError } from '@/server/api/http';
 
 // clientIp is the rate-limit key of the caller's address, set by the HTTP route; null for callers
 // in the same process (tests, server code), which have no address to limit.
-export type TrpcContext = { db: Db; actor: Actor | null; requestId: string; clientIp: string | null; afterCommit?: (task: CommitTask) => void };
+export type TrpcContext = {
+  db: Db;
+  actor: Actor | null;
+  requestId: string;
+  clientIp: string | null;
+  afterCommit?: (task: CommitTask) => void;
+};
 
 // Procedure meta. `transaction: false` keeps a mutation out of the edge transaction: streamed
 // procedures (the transaction would end before the stream), and flows whose counters must commit
@@ -20,7 +26,9 @@ export type TrpcMeta = { transaction?: boolean };
 const reported = new WeakSet<object>();
 
 // Built per request from the next-auth session; tests build it directly with any actor (and database).
-export async function createTrpcContext(opts: { actor?: Actor | null; db?: Db; clientIp?: string | null } = {}): Promise<TrpcContext> {
+export async function createTrpcContext(
+  opts: { actor?: Actor | null; db?: Db; clientIp?: string | null } = {},
+): Promise<TrpcContext> {
   const requestId = newRequestId();
   try {
     const actor = opts.actor !== undefined ? opts.actor : await getSessionActor();
@@ -64,7 +72,10 @@ function appErrorOf(error: TRPCError): AppError {
   if (isAppError(cause)) return cause;
   if (error.code === 'BAD_REQUEST') {
     const issues = validationIssues(cause);
-    if (issues) return new AppError('invalid_request', issues.length === 1 ? issues[0].message : 'Some fields need attention.', { issues });
+    if (issues)
+      return new AppError('invalid_request', issues.length === 1 ? issues[0].message : 'Some fields need attention.', {
+        issues,
+      });
   }
   if (error.code === 'INTERNAL_SERVER_ERROR') return toAppError(cause ?? error);
   return new AppError(codeForTrpc[error.code] ?? 'internal', error.message);
@@ -79,7 +90,11 @@ const t = initTRPC
       const requestId = ctx?.requestId ?? (error as { requestId?: string }).requestId;
       // No stack in any environment: the log has it, under the same request id.
       const { stack: _stack, ...data } = shape.data;
-      return { ...shape, message: appError.message, data: { ...data, appCode: appError.code, details: appError.details, requestId } };
+      return {
+        ...shape,
+        message: appError.message,
+        data: { ...data, appCode: appError.code, details: appError.details, requestId },
+      };
     },
   });
 
@@ -144,5 +159,10 @@ export const protectedProcedure = baseProcedure
 export function logTrpcError(opts: { error: TRPCError; path?: string; ctx?: TrpcContext }): void {
   if (reported.has(opts.error)) return;
   const appError = appErrorOf(opts.error);
-  reportServerError(opts.ctx?.requestId ?? (opts.error as { requestId?: string }).requestId, opts.path, opts.error.cause ?? opts.error, appError);
+  reportServerError(
+    opts.ctx?.requestId ?? (opts.error as { requestId?: string }).requestId,
+    opts.path,
+    opts.error.cause ?? opts.error,
+    appError,
+  );
 }

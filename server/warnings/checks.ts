@@ -44,7 +44,8 @@ export function startWarningChecks(db: Db, keepAlive: boolean): () => void {
     running = true;
     try {
       const result = await runWarningChecks(db);
-      if (result.keyUnusedRaised + result.keyUnusedResolved + result.archivedUseResolved > 0) log.info({ job: 'warningChecks', ...result }, 'housekeeping');
+      if (result.keyUnusedRaised + result.keyUnusedResolved + result.archivedUseResolved > 0)
+        log.info({ job: 'warningChecks', ...result }, 'housekeeping');
     } catch (error) {
       log.error({ job: 'warningChecks', err: error }, 'housekeeping failed');
     } finally {

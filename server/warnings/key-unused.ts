@@ -42,7 +42,13 @@ function warningFor(c: Candidate & { id: string }, now: Date): RaisedWarning {
     promptId: c.promptId,
     keyId: c.id,
     message,
-    details: { keyType: c.keyType, keyName: c.name, prefix: c.prefix, createdAt: c.createdAt, lastUsedAt: c.lastUsedAt },
+    details: {
+      keyType: c.keyType,
+      keyName: c.name,
+      prefix: c.prefix,
+      createdAt: c.createdAt,
+      lastUsedAt: c.lastUsedAt,
+    },
     occurrenceId: c.episode,
     at: now,
   };
@@ -97,7 +103,9 @@ export async function checkUnusedKeys(db: Db, now = new Date()): Promise<{ raise
       from (select count(*) as n from resolved) r left join candidates c on true`),
   );
   const toIso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
-  const candidates = rows.filter((r): r is Candidate & { id: string } => r.id !== null).map((r) => ({ ...r, createdAt: toIso(r.createdAt)!, lastUsedAt: toIso(r.lastUsedAt) }));
+  const candidates = rows
+    .filter((r): r is Candidate & { id: string } => r.id !== null)
+    .map((r) => ({ ...r, createdAt: toIso(r.createdAt)!, lastUsedAt: toIso(r.lastUsedAt) }));
   if (candidates.length > 0)
     await raiseWarnings(
       db,

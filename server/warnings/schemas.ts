@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { pageQuery } from '../paging';
 
 // Every kind the service raises today or will (API.md); each is one item per (kind, subject).
-const warningKinds = ['archived_prompt_used', 'key_unused', 'evaluation_paused', 'payment_failed', 'dataset_near_capacity'] as const;
+const warningKinds = [
+  'archived_prompt_used',
+  'key_unused',
+  'evaluation_paused',
+  'payment_failed',
+  'dataset_near_capacity',
+] as const;
 export type WarningKind = (typeof warningKinds)[number];
 
 const warningStates = ['open', 'resolved', 'all'] as const;

@@ -100,7 +100,8 @@ async function upsert(db: Db, rows: ReturnType<typeof valuesOf>[]): Promise<void
     });
 }
 
-const subjectKey = (w: { organizationId: string; kind: string; subjectId: string }) => `${w.organizationId}\u0000${w.kind}\u0000${w.subjectId}`;
+const subjectKey = (w: { organizationId: string; kind: string; subjectId: string }) =>
+  `${w.organizationId}\u0000${w.kind}\u0000${w.subjectId}`;
 
 /**
  * Raises (or counts again, or reopens) the warning of each (organization, kind, subject). Warnings
@@ -121,7 +122,10 @@ export async function raiseWarnings(db: Db, raised: RaisedWarning[]): Promise<vo
     }
     const seen = merged.get(key);
     // The latest message and details win, as they would in two statements.
-    merged.set(key, { w: seen ? { ...w, details: { ...seen.w.details, ...w.details } } : w, occurrences: (seen?.occurrences ?? 0) + occurrencesOf(w) });
+    merged.set(key, {
+      w: seen ? { ...w, details: { ...seen.w.details, ...w.details } } : w,
+      occurrences: (seen?.occurrences ?? 0) + occurrencesOf(w),
+    });
   }
   const byKey = <T>(entries: [string, T][]) => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (merged.size > 0)
@@ -145,12 +149,22 @@ export async function resolveWarning(db: Db, w: ResolvedWarning): Promise<void> 
   await db
     .update(warnings)
     .set({ resolvedAt: w.at ?? new Date() })
-    .where(and(eq(warnings.organizationId, w.organizationId), eq(warnings.kind, w.kind), eq(warnings.subjectId, w.subjectId), isNull(warnings.resolvedAt)));
+    .where(
+      and(
+        eq(warnings.organizationId, w.organizationId),
+        eq(warnings.kind, w.kind),
+        eq(warnings.subjectId, w.subjectId),
+        isNull(warnings.resolvedAt),
+      ),
+    );
 }
 
 // Newest lastSeenAt first. lastSeenAt moves when a warning is raised again, so a page boundary can
 // shift while someone pages; each page is exact at the time it is read.
-export async function listWarnings(ctx: ServiceContext, { organizationId, ...query }: OperationInput<'list_warnings'>): Promise<Page<Warning>> {
+export async function listWarnings(
+  ctx: ServiceContext,
+  { organizationId, ...query }: OperationInput<'list_warnings'>,
+): Promise<Page<Warning>> {
   await authorize(ctx, organizationId, 'warnings.read');
   const where: SQL[] = [eq(warnings.organizationId, organizationId)];
   if (query.state === 'open') where.push(isNull(warnings.resolvedAt));
@@ -188,7 +202,10 @@ export async function countOpenWarnings(ctx: ServiceContext, organizationId: str
  * occurrence. For causes the service cannot see go away (an archived prompt still called by an
  * old deployment). Dismissing a resolved warning returns it unchanged.
  */
-export async function dismissWarning(ctx: ServiceContext, { organizationId, warningId }: OperationInput<'resolve_warning'>): Promise<Warning> {
+export async function dismissWarning(
+  ctx: ServiceContext,
+  { organizationId, warningId }: OperationInput<'resolve_warning'>,
+): Promise<Warning> {
   await authorizeOrganizationWrite(ctx, organizationId, 'warnings.dismiss');
   if (!isId('warn', warningId)) throw notFound('Warning');
   const scope = and(eq(warnings.organizationId, organizationId), eq(warnings.id, warningId));

@@ -4,7 +4,13 @@ import { signToken, type TokenOptions } from './issuer';
 
 export type ApiResult<T = any> = { status: number; headers: Headers; body: T };
 
-export type CallOptions = { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string };
+export type CallOptions = {
+  token?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: string;
+};
 
 // A request to `${origin}/api/v1${path}` with the bearer token, a JSON body and extra headers.
 export function apiRequest(origin: string, method: string, path: string, options: CallOptions = {}): Request {
@@ -44,14 +50,23 @@ export async function newUser(options: Partial<TokenOptions> = {}): Promise<Test
   const token = await signToken({ ...options, sub, email, extra: { email_verified: true, ...options.extra } });
   const me = await call('GET', '/me', { token });
   if (me.status !== 200) throw new Error(`provisioning failed: ${me.status} ${JSON.stringify(me.body)}`);
-  return { sub, email, token, id: me.body.id, call: (method, path, rest = {}) => call(method, path, { ...rest, token }) };
+  return {
+    sub,
+    email,
+    token,
+    id: me.body.id,
+    call: (method, path, rest = {}) => call(method, path, { ...rest, token }),
+  };
 }
 
 // Organizations created by this test file (its process): evaluation drains stay within them, so
 // files sharing one database never execute each other's runs.
 export const createdOrganizations = new Set<string>();
 
-export async function newOrganization(owner: TestUser, name = `Org ${randomUUID().slice(0, 8)}`): Promise<{ id: string; name: string }> {
+export async function newOrganization(
+  owner: TestUser,
+  name = `Org ${randomUUID().slice(0, 8)}`,
+): Promise<{ id: string; name: string }> {
   const created = await owner.call('POST', '/organizations', { body: { name } });
   if (created.status !== 201) throw new Error(`create org failed: ${created.status} ${JSON.stringify(created.body)}`);
   createdOrganizations.add(created.body.id);

@@ -1,6 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,14 +23,25 @@ const root = path.resolve(import.meta.dirname, '../..');
 export const appOrigin = 'http://localhost:3999';
 
 export type Handler = (request: Request) => Promise<Response | null>;
-export type AppServer = { url: string; stop: () => Promise<void>; requests: { method: string; path: string; idempotencyKey: string | null }[] };
+export type AppServer = {
+  url: string;
+  stop: () => Promise<void>;
+  requests: { method: string; path: string; idempotencyKey: string | null }[];
+};
 
-export async function startAppServer(extra: Handler[] = [], options: { port?: number; origin?: string } = {}): Promise<AppServer> {
+export async function startAppServer(
+  extra: Handler[] = [],
+  options: { port?: number; origin?: string } = {},
+): Promise<AppServer> {
   const requests: AppServer['requests'] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer(async (req, res) => {
     const pathname = (req.url ?? '/').split('?')[0];
-    requests.push({ method: req.method ?? '', path: req.url ?? '', idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null });
+    requests.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? null,
+    });
     try {
       if (isRetrievalPath(pathname)) return void (await serveRetrieval(req, res));
       // As server/main.ts does: the peer address for the rate limits, never a client-sent copy.
@@ -35,7 +52,9 @@ export async function startAppServer(extra: Handler[] = [], options: { port?: nu
         if (response) return void (await sendResponse(res, response));
       }
       if (pathname.startsWith('/api/v1/')) return void (await sendResponse(res, await dispatch(request)));
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"no such route","details":{}}}');
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error":{"code":"not_found","message":"no such route","details":{}}}');
     } catch (error) {
       res.writeHead(500).end(String(error));
     }
@@ -62,7 +81,10 @@ export async function startAppServer(extra: Handler[] = [], options: { port?: nu
  * answer without forwarding (with Retry-After: 1 for 429/503; 409 is idempotency_in_progress), or 'slow' (the response is held
  * back for 1.5 s). Records every request's key.
  */
-export async function startProxy(target: string, fault: (req: IncomingMessage, attempt: number) => 'pass' | 'drop' | 'slow' | number) {
+export async function startProxy(
+  target: string,
+  fault: (req: IncomingMessage, attempt: number) => 'pass' | 'drop' | 'slow' | number,
+) {
   const seen: { method: string; path: string; idempotencyKey: string | null; outcome: string; at: number }[] = [];
   let count = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -78,21 +100,27 @@ export async function startProxy(target: string, fault: (req: IncomingMessage, a
       req.resume();
       const code = decision === 409 ? 'idempotency_in_progress' : decision === 429 ? 'rate_limited' : 'unavailable';
       const headers = { 'content-type': 'application/json', ...(decision === 409 ? {} : { 'retry-after': '1' }) };
-      return void res.writeHead(decision, headers).end(JSON.stringify({ error: { code, message: 'proxy says no', details: {} } }));
+      return void res
+        .writeHead(decision, headers)
+        .end(JSON.stringify({ error: { code, message: 'proxy says no', details: {} } }));
     }
-    const upstream = httpRequest(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
-      if (decision === 'drop') {
-        answer.resume();
-        answer.on('end', () => res.socket?.destroy());
-        return;
-      }
-      const forward = () => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      };
-      if (decision === 'slow') setTimeout(forward, 1500);
-      else forward();
-    });
+    const upstream = httpRequest(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+      (answer) => {
+        if (decision === 'drop') {
+          answer.resume();
+          answer.on('end', () => res.socket?.destroy());
+          return;
+        }
+        const forward = () => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        };
+        if (decision === 'slow') setTimeout(forward, 1500);
+        else forward();
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -156,7 +184,11 @@ export function runCli(
 }
 
 /** Stores tokens for `url` in the config directory the way `promptloop login` does. */
-export function seedLogin(configDir: string, url: string, tokens: Partial<StoredTokens> & { accessToken: string }): void {
+export function seedLogin(
+  configDir: string,
+  url: string,
+  tokens: Partial<StoredTokens> & { accessToken: string },
+): void {
   new Store(url, { PROMPTLOOP_CONFIG_DIR: configDir }).saveTokens({
     issuer: appOrigin,
     clientId: 'promptloop-cli',

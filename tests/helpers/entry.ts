@@ -20,7 +20,9 @@ async function app(req: IncomingMessage, res: ServerResponse, appUrl: string): P
   return sendResponse(res, await dispatch(request));
 }
 
-export async function startEntry(appUrl = 'http://localhost:3999'): Promise<{ server: Server; port: number; url: string; close: () => Promise<void> }> {
+export async function startEntry(
+  appUrl = 'http://localhost:3999',
+): Promise<{ server: Server; port: number; url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     if (answerBeforeNext(req, res)) return;
     // As server/main.ts's request log does for a handler that throws: a bare 500.
@@ -32,5 +34,10 @@ export async function startEntry(appUrl = 'http://localhost:3999'): Promise<{ se
   guardServer(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { server, port, url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

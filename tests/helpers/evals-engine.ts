@@ -39,7 +39,12 @@ export async function isolatedDatabase(): Promise<() => Promise<void>> {
   };
 }
 
-export type EngineCase = { input: string; expectedOutput: string; inputFormat?: 'text' | 'json'; referenceFormat?: 'text' | 'json' };
+export type EngineCase = {
+  input: string;
+  expectedOutput: string;
+  inputFormat?: 'text' | 'json';
+  referenceFormat?: 'text' | 'json';
+};
 
 export const defaultContent = {
   messages: [{ role: 'system', content: 'Repeat the question.' }],
@@ -82,13 +87,28 @@ export async function createEngineEvaluation(options: {
     referenceFormat: c.referenceFormat ?? 'text',
   }));
   const runIds = await runInTransaction(db, async (tx) => {
-    await tx.insert(prompts).values({ id: promptId, organizationId: options.organizationId, name: `Engine ${promptId.slice(-6)}`, createdBy: options.userId, scoring });
+    await tx.insert(prompts).values({
+      id: promptId,
+      organizationId: options.organizationId,
+      name: `Engine ${promptId.slice(-6)}`,
+      createdBy: options.userId,
+      scoring,
+    });
     const ids: string[] = [];
     for (let side = 0; side < (options.sides ?? 1); side++) {
       ids.push(
         await insertRun(
           { db: tx },
-          { organizationId: options.organizationId, promptId, versionId: null, content, scoring, cases: frozen, casesDigest: casesDigestOf(frozen), createdAt: new Date() },
+          {
+            organizationId: options.organizationId,
+            promptId,
+            versionId: null,
+            content,
+            scoring,
+            cases: frozen,
+            casesDigest: casesDigestOf(frozen),
+            createdAt: new Date(),
+          },
         ),
       );
     }
@@ -132,7 +152,11 @@ export async function resultsOf(runId: string) {
 // What the operations' cancel does to the rows: the evaluation and its unfinished runs.
 export async function cancelEvaluation(evaluationId: string): Promise<void> {
   const db = await getDb();
-  const [row] = await db.update(evaluations).set({ status: 'cancelled' }).where(eq(evaluations.id, evaluationId)).returning();
+  const [row] = await db
+    .update(evaluations)
+    .set({ status: 'cancelled' })
+    .where(eq(evaluations.id, evaluationId))
+    .returning();
   const runIds = [row.candidateRunId, ...(row.productionRunId ? [row.productionRunId] : [])];
   await db
     .update(evalRuns)
@@ -151,7 +175,9 @@ export type ModelServer = {
 };
 
 // Answers with the last user message (an echo, so expected = input passes) after `latencyMs`.
-export async function startModelServer(options: { latencyMs?: number; answer?: (userMessage: string) => string } = {}): Promise<ModelServer> {
+export async function startModelServer(
+  options: { latencyMs?: number; answer?: (userMessage: string) => string } = {},
+): Promise<ModelServer> {
   let latencyMs = options.latencyMs ?? 0;
   const calls = new Map<string, number>();
   let inFlight = 0;
@@ -199,5 +225,13 @@ export async function startModelServer(options: { latencyMs?: number; answer?: (
 
 // Registers extra model routes (MODEL_ROUTES is read on every call).
 export function useModelRoutes(routes: { id: string; baseUrl: string; modelId?: string }[]): void {
-  process.env.MODEL_ROUTES = JSON.stringify(routes.map((r) => ({ id: r.id, provider: r.id.split('/')[0], name: r.id, baseUrl: r.baseUrl, modelId: r.modelId ?? 'test-model' })));
+  process.env.MODEL_ROUTES = JSON.stringify(
+    routes.map((r) => ({
+      id: r.id,
+      provider: r.id.split('/')[0],
+      name: r.id,
+      baseUrl: r.baseUrl,
+      modelId: r.modelId ?? 'test-model',
+    })),
+  );
 }

@@ -10,16 +10,27 @@ import { activePrompt, createPrompt, writeDraft } from './prompts';
 export type Row = { input: string; expectedOutput: string };
 
 // Cases whose expected output is their input: the local/echo route answers each one correctly.
-export const echoRows = (n: number, prefix = 'case'): Row[] => Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i + 1}`, expectedOutput: `${prefix} ${i + 1}` }));
+export const echoRows = (n: number, prefix = 'case'): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i + 1}`, expectedOutput: `${prefix} ${i + 1}` }));
 
 // Imports rows; more than Free's 10 are imported under Pro, and the organization goes back to its plan after.
-export async function importRows(user: TestUser, organizationId: string, promptId: string, rows: Row[]): Promise<{ revision: number; count: number }> {
+export async function importRows(
+  user: TestUser,
+  organizationId: string,
+  promptId: string,
+  rows: Row[],
+): Promise<{ revision: number; count: number }> {
   const base = `/organizations/${organizationId}/prompts/${promptId}/dataset`;
   const current = await user.call('GET', base);
   const db = await getDb();
-  const [org] = await db.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, organizationId));
+  const [org] = await db
+    .select({ plan: organizations.plan })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
   if (current.body.count + rows.length > 10) await setPlan(organizationId, 'pro');
-  const imported = await user.call('POST', `${base}/import`, { body: { revision: current.body.revision, mode: 'append', rows } });
+  const imported = await user.call('POST', `${base}/import`, {
+    body: { revision: current.body.revision, mode: 'append', rows },
+  });
   await setPlan(organizationId, org.plan);
   if (imported.status !== 200) throw new Error(`import failed: ${imported.status} ${JSON.stringify(imported.body)}`);
   return imported.body;
@@ -36,9 +47,16 @@ export async function setReadOnly(organizationId: string, readOnly: boolean): Pr
 }
 
 // Saves the user's current draft (after writing `text`) as the next version.
-export async function saveVersion(user: TestUser, organizationId: string, promptId: string, text: string): Promise<{ id: string; number: number }> {
+export async function saveVersion(
+  user: TestUser,
+  organizationId: string,
+  promptId: string,
+  text: string,
+): Promise<{ id: string; number: number }> {
   const draft = await writeDraft(user, organizationId, promptId, text);
-  const saved = await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/versions`, { body: { draftRevision: draft.revision } });
+  const saved = await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/versions`, {
+    body: { draftRevision: draft.revision },
+  });
   if (saved.status !== 201) throw new Error(`save version failed: ${saved.status} ${JSON.stringify(saved.body)}`);
   return saved.body;
 }

@@ -12,7 +12,13 @@ export const webhookSecret = 'whsec_test_current';
 export const oldWebhookSecret = 'whsec_test_previous';
 export const pricePro = 'price_test_pro';
 
-export type StripeRequest = { method: string; path: string; rawPath: string; form: Record<string, string>; headers: IncomingMessage['headers'] };
+export type StripeRequest = {
+  method: string;
+  path: string;
+  rawPath: string;
+  form: Record<string, string>;
+  headers: IncomingMessage['headers'];
+};
 
 export type FakeStripe = {
   baseUrl: string;
@@ -47,18 +53,27 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
     const rawPath = url.pathname;
     // Served under a path too (a proxy in front of Stripe): `/anything/v1/…` is `/v1/…`.
     url.pathname = url.pathname.replace(/^\/[^/]+(?=\/v1\/)/, '');
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${++sequence}` }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${++sequence}` })
+        .end(JSON.stringify(body));
     if (req.method === 'GET' && (url.pathname.startsWith('/checkout/') || url.pathname.startsWith('/portal/'))) {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Stripe test page</title><h1>Stripe test page</h1><p id="path">${url.pathname}</p>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>Stripe test page</title><h1>Stripe test page</h1><p id="path">${url.pathname}</p>`);
       return;
     }
     const form = await readForm(req);
     const recorded = { method: req.method ?? 'GET', path: url.pathname, rawPath, form, headers: req.headers };
     requests.push(recorded);
     if (fake.onRequest) await fake.onRequest(recorded);
-    if (req.headers.authorization !== `Bearer ${stripeKey}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    if (req.headers.authorization !== `Bearer ${stripeKey}`)
+      return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const failure = failures.shift();
-    if (failure) return send(failure.status, { error: { type: failure.type ?? 'api_error', message: failure.message ?? 'Scripted failure.' } });
+    if (failure)
+      return send(failure.status, {
+        error: { type: failure.type ?? 'api_error', message: failure.message ?? 'Scripted failure.' },
+      });
     const id = (prefix: string) => `${prefix}_test_${++sequence}`;
     if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
       const sessionId = id('cs');
@@ -75,19 +90,41 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
     }
     if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
       const sessionId = id('bps');
-      return send(200, { id: sessionId, object: 'billing_portal.session', customer: form.customer, url: `${baseUrl}/portal/${sessionId}`, return_url: form.return_url });
+      return send(200, {
+        id: sessionId,
+        object: 'billing_portal.session',
+        customer: form.customer,
+        url: `${baseUrl}/portal/${sessionId}`,
+        return_url: form.return_url,
+      });
     }
     const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(url.pathname);
     if (subscriptionPath && (req.method === 'POST' || req.method === 'GET')) {
       const current = subscriptions.get(subscriptionPath[1]);
-      if (!current) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${subscriptionPath[1]}'` } });
-      const updated = { ...current, ...(form.cancel_at_period_end !== undefined ? { cancel_at_period_end: form.cancel_at_period_end === 'true' } : {}) };
+      if (!current)
+        return send(404, {
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            message: `No such subscription: '${subscriptionPath[1]}'`,
+          },
+        });
+      const updated = {
+        ...current,
+        ...(form.cancel_at_period_end !== undefined
+          ? { cancel_at_period_end: form.cancel_at_period_end === 'true' }
+          : {}),
+      };
       subscriptions.set(subscriptionPath[1], updated);
       return send(200, updated);
     }
-    send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` } });
+    send(404, {
+      error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` },
+    });
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(options.port ?? 0, '127.0.0.1', resolve),
+  );
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(fake, {
     baseUrl,
@@ -113,9 +150,21 @@ export function useFakeStripe(fake: { baseUrl: string }, env: Record<string, str
 let eventSequence = 0;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export type StripeEvent = { id: string; object: 'event'; type: string; created: number; livemode: false; api_version: string; data: { object: Record<string, unknown> } };
+export type StripeEvent = {
+  id: string;
+  object: 'event';
+  type: string;
+  created: number;
+  livemode: false;
+  api_version: string;
+  data: { object: Record<string, unknown> };
+};
 
-export function event(type: string, object: Record<string, unknown>, options: { id?: string; created?: number } = {}): StripeEvent {
+export function event(
+  type: string,
+  object: Record<string, unknown>,
+  options: { id?: string; created?: number } = {},
+): StripeEvent {
   return {
     id: options.id ?? `evt_test_${Date.now()}_${++eventSequence}`,
     object: 'event',
@@ -150,12 +199,25 @@ export function subscription(fields: SubscriptionFields): Record<string, unknown
     metadata: fields.organizationId ? { organizationId: fields.organizationId } : {},
     items: {
       object: 'list',
-      data: [{ id: `si_${fields.id}`, object: 'subscription_item', price: { id: pricePro, object: 'price' }, current_period_start: start, current_period_end: end }],
+      data: [
+        {
+          id: `si_${fields.id}`,
+          object: 'subscription_item',
+          price: { id: pricePro, object: 'price' },
+          current_period_start: start,
+          current_period_end: end,
+        },
+      ],
     },
   };
 }
 
-export function checkoutCompleted(fields: { organizationId: string; customer: string; subscription: string; paymentStatus?: string }): Record<string, unknown> {
+export function checkoutCompleted(fields: {
+  organizationId: string;
+  customer: string;
+  subscription: string;
+  paymentStatus?: string;
+}): Record<string, unknown> {
   return {
     id: `cs_test_${++eventSequence}`,
     object: 'checkout.session',
@@ -169,7 +231,12 @@ export function checkoutCompleted(fields: { organizationId: string; customer: st
   };
 }
 
-export function invoice(fields: { subscription: string; customer?: string; amountDue?: number; attempt?: number }): Record<string, unknown> {
+export function invoice(fields: {
+  subscription: string;
+  customer?: string;
+  amountDue?: number;
+  attempt?: number;
+}): Record<string, unknown> {
   return {
     id: `in_test_${++eventSequence}`,
     object: 'invoice',
@@ -183,7 +250,11 @@ export function invoice(fields: { subscription: string; customer?: string; amoun
 }
 
 export function signatureFor(payload: string, options: { secret?: string; timestamp?: number } = {}): string {
-  return Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? webhookSecret, timestamp: options.timestamp });
+  return Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? webhookSecret,
+    timestamp: options.timestamp,
+  });
 }
 
 export const uniqueId = (prefix: string) => `${prefix}_test_${Date.now()}_${++eventSequence}`;

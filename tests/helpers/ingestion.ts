@@ -5,10 +5,18 @@ import { ingestionKeys, organizations, spans } from '@/db/schema';
 import { newId, newSecret } from '@/server/ids';
 import { call, newOrganization, newUser, type ApiResult } from './api';
 
-export type IngestionFixture = { organizationId: string; keyId: string; secret: string; send: (body: unknown, headers?: Record<string, string>) => Promise<ApiResult> };
+export type IngestionFixture = {
+  organizationId: string;
+  keyId: string;
+  secret: string;
+  send: (body: unknown, headers?: Record<string, string>) => Promise<ApiResult>;
+};
 
 // An ingestion key row inserted directly (key management is tested on its own).
-export async function newIngestionKey(organizationId: string, options: { application?: string; environment?: string } = {}): Promise<{ keyId: string; secret: string }> {
+export async function newIngestionKey(
+  organizationId: string,
+  options: { application?: string; environment?: string } = {},
+): Promise<{ keyId: string; secret: string }> {
   const db = await getDb();
   const secret = newSecret('plt_');
   const keyId = newId('ikey');
@@ -39,7 +47,10 @@ export async function newIngestion(): Promise<IngestionFixture> {
         'POST',
         '/traces',
         typeof body === 'string'
-          ? { rawBody: body, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers } }
+          ? {
+              rawBody: body,
+              headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
+            }
           : { body, headers: { authorization: `Bearer ${secret}`, ...headers } },
       ),
   };
@@ -89,7 +100,15 @@ export function span(overrides: Record<string, unknown> = {}): Record<string, un
 
 // A finished child of `root`.
 export function child(root: Record<string, unknown>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return span({ traceId: root.traceId, rootSpanId: root.spanId, parentSpanId: root.spanId, kind: 'model', status: 'success', endedAt: Date.now(), ...overrides });
+  return span({
+    traceId: root.traceId,
+    rootSpanId: root.spanId,
+    parentSpanId: root.spanId,
+    kind: 'model',
+    status: 'success',
+    endedAt: Date.now(),
+    ...overrides,
+  });
 }
 
 export function batch(...events: Record<string, unknown>[]): { version: 1; events: Record<string, unknown>[] } {

@@ -71,10 +71,12 @@ export async function startProvider(options: { path?: string } = {}): Promise<Te
     const isMetadata = req.url === `/.well-known/oauth-authorization-server${pathNoSlash}`;
     const isJwks = req.url === `${pathNoSlash}/jwks`;
     if (!isMetadata && !isJwks) return void res.writeHead(404).end();
-    if (mode === 'error' || (mode === 'metadata-error' && isMetadata)) return void res.writeHead(500).end('upstream trouble');
+    if (mode === 'error' || (mode === 'metadata-error' && isMetadata))
+      return void res.writeHead(500).end('upstream trouble');
     res.writeHead(200, { 'content-type': 'application/json' });
     if (mode === 'not-json') return void res.end('<html>maintenance</html>');
-    if (isMetadata) return void res.end(JSON.stringify({ issuer: provider.issuer, jwks_uri: `${origin}${pathNoSlash}/jwks` }));
+    if (isMetadata)
+      return void res.end(JSON.stringify({ issuer: provider.issuer, jwks_uri: `${origin}${pathNoSlash}/jwks` }));
     res.end(JSON.stringify({ keys: mode === 'no-keys' ? [] : published }));
   });
   server.on('connection', (socket) => {
@@ -92,7 +94,11 @@ export async function startProvider(options: { path?: string } = {}): Promise<Te
     async sign(token) {
       const kid = token.kid ?? 'k1';
       const key = signing.get(kid) ?? (await generateKeyPair('ES256')).privateKey; // unknown kid: a key nobody publishes
-      const jwt = new SignJWT({ scope: token.scope ?? 'management', client_id: token.clientId ?? 'test-cli', ...token.extra })
+      const jwt = new SignJWT({
+        scope: token.scope ?? 'management',
+        client_id: token.clientId ?? 'test-cli',
+        ...token.extra,
+      })
         .setProtectedHeader({ alg: 'ES256', kid, typ: token.typ ?? 'at+jwt' })
         .setIssuer(token.issuer ?? provider.issuer)
         .setAudience(token.audience ?? process.env.OAUTH_AUDIENCE!)

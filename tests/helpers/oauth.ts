@@ -52,14 +52,23 @@ export async function authorize(url: string, userId: string | null): Promise<Res
 }
 
 // The consent page's form as the browser posts it.
-export async function decide(params: Record<string, string | undefined>, userId: string, decision: 'allow' | 'deny', headers: Record<string, string> = {}): Promise<Response> {
+export async function decide(
+  params: Record<string, string | undefined>,
+  userId: string,
+  decision: 'allow' | 'deny',
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const all = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   const body = new URLSearchParams(all);
   body.set('consent_token', consentToken(userId, all));
   body.set('decision', decision);
   return decisionRoute(
     await getDb(),
-    new Request(`${appUrl}/oauth/authorize`, { method: 'POST', headers: { origin: appUrl, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body }),
+    new Request(`${appUrl}/oauth/authorize`, {
+      method: 'POST',
+      headers: { origin: appUrl, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    }),
     userId,
   );
 }
@@ -81,11 +90,19 @@ export async function codeFor(userId: string, params: Record<string, string | un
 
 export type TokenReply = { status: number; headers: Headers; body: any };
 
-export async function form(route: typeof tokenRoute, params: Record<string, string | undefined>, ip = 'test-oauth'): Promise<TokenReply> {
+export async function form(
+  route: typeof tokenRoute,
+  params: Record<string, string | undefined>,
+  ip = 'test-oauth',
+): Promise<TokenReply> {
   const body = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   const response = await route(
     await getDb(),
-    new Request(`${appUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-promptloop-client-ip': ip }, body }),
+    new Request(`${appUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-promptloop-client-ip': ip },
+      body,
+    }),
   );
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
@@ -94,7 +111,11 @@ export async function form(route: typeof tokenRoute, params: Record<string, stri
 export const token = (params: Record<string, string | undefined>, ip?: string) => form(tokenRoute, params, ip);
 export const revoke = (params: Record<string, string | undefined>, ip?: string) => form(revokeRoute, params, ip);
 
-export async function register(body: unknown, ip = 'test-register', contentType = 'application/json'): Promise<TokenReply> {
+export async function register(
+  body: unknown,
+  ip = 'test-register',
+  contentType = 'application/json',
+): Promise<TokenReply> {
   const response = await registerRoute(
     await getDb(),
     new Request(`${appUrl}/oauth/register`, {
@@ -111,7 +132,20 @@ export async function register(body: unknown, ip = 'test-register', contentType 
 export async function cliTokens(userId: string, extra: Record<string, string | undefined> = {}) {
   const { verifier, challenge } = pkce();
   const code = await codeFor(userId, cliParams(challenge, extra));
-  const reply = await token({ grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier, resource: extra.resource });
+  const reply = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: cliRedirect,
+    client_id: 'promptloop-cli',
+    code_verifier: verifier,
+    resource: extra.resource,
+  });
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body as { access_token: string; refresh_token: string; expires_in: number; scope: string; token_type: string };
+  return reply.body as {
+    access_token: string;
+    refresh_token: string;
+    expires_in: number;
+    scope: string;
+    token_type: string;
+  };
 }

@@ -4,8 +4,19 @@ import type { AddressInfo } from 'node:net';
 // A real local HTTP server speaking the OpenAI chat-completions protocol. Each request is
 // answered by the next scripted reply (the last one repeats); every request body is recorded.
 export type Reply =
-  | { kind: 'ok'; text: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
-  | { kind: 'stream'; chunks: string[]; usage?: { prompt_tokens: number; completion_tokens: number } | null; done?: boolean; breakAfter?: number }
+  | {
+      kind: 'ok';
+      text: string;
+      usage?: { prompt_tokens: number; completion_tokens: number } | null;
+      finishReason?: string;
+    }
+  | {
+      kind: 'stream';
+      chunks: string[];
+      usage?: { prompt_tokens: number; completion_tokens: number } | null;
+      done?: boolean;
+      breakAfter?: number;
+    }
   | { kind: 'status'; status: number; body?: string; retryAfter?: string }
   | { kind: 'raw'; status?: number; contentType?: string; body: string }
   | { kind: 'hang' };
@@ -33,11 +44,20 @@ function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>)
     case 'ok':
       res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(completion(reply.text, reply.usage === undefined ? { prompt_tokens: 7, completion_tokens: 3 } : reply.usage, reply.finishReason));
+        .end(
+          completion(
+            reply.text,
+            reply.usage === undefined ? { prompt_tokens: 7, completion_tokens: 3 } : reply.usage,
+            reply.finishReason,
+          ),
+        );
       return;
     case 'status':
       res
-        .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.retryAfter ? { 'retry-after': reply.retryAfter } : {}) })
+        .writeHead(reply.status, {
+          'content-type': 'application/json',
+          ...(reply.retryAfter ? { 'retry-after': reply.retryAfter } : {}),
+        })
         .end(reply.body ?? JSON.stringify({ error: { message: `status ${reply.status}` } }));
       return;
     case 'raw':
@@ -48,17 +68,26 @@ function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>)
       return;
     case 'stream': {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const event = (data: unknown, flushed?: () => void) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`, flushed);
+      const event = (data: unknown, flushed?: () => void) =>
+        res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`, flushed);
       if (reply.breakAfter !== undefined) {
         // Send some output, then drop the connection once it has reached the socket.
         const sent = reply.chunks.slice(0, reply.breakAfter);
-        sent.forEach((text, i) => event({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] }, i === sent.length - 1 ? () => res.destroy() : undefined));
+        sent.forEach((text, i) =>
+          event(
+            { choices: [{ index: 0, delta: { content: text }, finish_reason: null }] },
+            i === sent.length - 1 ? () => res.destroy() : undefined,
+          ),
+        );
         return;
       }
-      for (const text of reply.chunks) event({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+      for (const text of reply.chunks)
+        event({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
       event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      const usage = reply.usage === undefined ? { prompt_tokens: 11, completion_tokens: reply.chunks.length } : reply.usage;
-      if (usage) event({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      const usage =
+        reply.usage === undefined ? { prompt_tokens: 11, completion_tokens: reply.chunks.length } : reply.usage;
+      if (usage)
+        event({ choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
       if (reply.done !== false) event('[DONE]');
       res.end();
       return;

@@ -5,19 +5,34 @@ import { newId } from '@/server/ids';
 import { publishBaselineVersion } from '@/server/prompts/versions';
 import type { TestUser } from './api';
 
-export const systemContent = (text: string) => ({ messages: [{ role: 'system', content: text }], inputType: 'user_message' });
+export const systemContent = (text: string) => ({
+  messages: [{ role: 'system', content: text }],
+  inputType: 'user_message',
+});
 
-export async function createPrompt(user: TestUser, organizationId: string, name = 'Support answers'): Promise<{ id: string; name: string; state: string }> {
+export async function createPrompt(
+  user: TestUser,
+  organizationId: string,
+  name = 'Support answers',
+): Promise<{ id: string; name: string; state: string }> {
   const created = await user.call('POST', `/organizations/${organizationId}/prompts`, { body: { name } });
-  if (created.status !== 201) throw new Error(`create prompt failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`create prompt failed: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body;
 }
 
 // Writes the user's draft (from whatever revision it is at) and returns the new draft.
-export async function writeDraft(user: TestUser, organizationId: string, promptId: string, text: string): Promise<{ revision: number; content: any }> {
+export async function writeDraft(
+  user: TestUser,
+  organizationId: string,
+  promptId: string,
+  text: string,
+): Promise<{ revision: number; content: any }> {
   const path = `/organizations/${organizationId}/prompts/${promptId}/draft`;
   const current = await user.call('GET', path);
-  const saved = await user.call('PUT', path, { body: { content: systemContent(text), revision: current.body.revision } });
+  const saved = await user.call('PUT', path, {
+    body: { content: systemContent(text), revision: current.body.revision },
+  });
   if (saved.status !== 200) throw new Error(`draft write failed: ${saved.status} ${JSON.stringify(saved.body)}`);
   return saved.body;
 }
@@ -26,14 +41,26 @@ export async function writeDraft(user: TestUser, organizationId: string, promptI
  * Publishes the user's current draft as version 1 the way a completed baseline does, by calling
  * publishBaselineVersion inside a transaction (until the engine can run a real baseline here).
  */
-export async function publishBaseline(user: TestUser, organizationId: string, promptId: string, evaluationId = newId('eval')) {
+export async function publishBaseline(
+  user: TestUser,
+  organizationId: string,
+  promptId: string,
+  evaluationId = newId('eval'),
+) {
   const path = `/organizations/${organizationId}/prompts/${promptId}/draft`;
   const draft = (await user.call('GET', path)).body;
   const db = await getDb();
   const version = await runInTransaction(db, (tx, afterCommit) =>
     publishBaselineVersion(
       { db: tx, afterCommit, actor: { userId: user.id, clientId: 'dashboard', human: true } },
-      { organizationId, promptId, content: draft.content, draftUserId: user.id, draftRevision: draft.revision, evaluationId },
+      {
+        organizationId,
+        promptId,
+        content: draft.content,
+        draftUserId: user.id,
+        draftRevision: draft.revision,
+        evaluationId,
+      },
     ),
   );
   return { ...version, evaluationId, draftRevision: draft.revision, content: draft.content };

@@ -5,7 +5,9 @@ import path from 'node:path';
 
 // The production entry (`server/main.ts --role=retrieval`: the hot-path table without Next) as a
 // child process on a free port, on the test database. Needs a Postgres server (DATABASE_URL).
-export async function startRetrievalEntry(env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stop: () => Promise<number | null> }> {
+export async function startRetrievalEntry(
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<number | null> }> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const port = (probe.address() as AddressInfo).port;

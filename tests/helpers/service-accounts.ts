@@ -1,6 +1,13 @@
 import { getDb } from '@/db/client';
 import { consentToken } from '@/server/oauth/authorize';
-import { authorizeRoute, decisionRoute, metadataResponse, protectedResourceResponse, tokenRoute, jwksResponse } from '@/server/oauth/endpoints';
+import {
+  authorizeRoute,
+  decisionRoute,
+  metadataResponse,
+  protectedResourceResponse,
+  tokenRoute,
+  jwksResponse,
+} from '@/server/oauth/endpoints';
 import { handleMcp } from '@/server/mcp/server';
 import { startAppServer, type AppServer } from './cli';
 import { closedPort } from './net';
@@ -36,14 +43,27 @@ export async function startStack(): Promise<Stack> {
 }
 
 /** A call to /api/v1 over real HTTP. */
-export async function http<T = any>(url: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResult<T>> {
+export async function http<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResult<T>> {
   return apiResult<T>(await fetch(apiRequest(url, method, path, options)));
 }
 
 /** POST /oauth/token over real HTTP. */
-export async function tokenRequest(url: string, form: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+export async function tokenRequest(
+  url: string,
+  form: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+) {
   const body = new URLSearchParams(Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined));
-  const response = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+  const response = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
 }
@@ -55,8 +75,18 @@ export function basic(clientId: string, secret: string): string {
 }
 
 /** A service account's access token through client_credentials (form fields). */
-export async function serviceAccountToken(url: string, clientId: string, clientSecret: string, resource?: string): Promise<string> {
-  const reply = await tokenRequest(url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, resource });
+export async function serviceAccountToken(
+  url: string,
+  clientId: string,
+  clientSecret: string,
+  resource?: string,
+): Promise<string> {
+  const reply = await tokenRequest(url, {
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+    resource,
+  });
   if (reply.status !== 200) throw new Error(`client_credentials: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.access_token;
 }
@@ -74,16 +104,32 @@ export async function builtInUser(url: string): Promise<TestUser> {
   const decided = new URL(first.headers.get('location')!).pathname.startsWith('/oauth/consent')
     ? await decisionRoute(
         db,
-        new Request(`${url}/oauth/authorize`, { method: 'POST', headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' }, body: form }),
+        new Request(`${url}/oauth/authorize`, {
+          method: 'POST',
+          headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+          body: form,
+        }),
         id,
       )
     : first;
   const code = new URL(decided.headers.get('location')!).searchParams.get('code');
   if (!code) throw new Error(`no code: ${decided.headers.get('location')}`);
-  const reply = await tokenRequest(url, { grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier });
+  const reply = await tokenRequest(url, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: cliRedirect,
+    client_id: 'promptloop-cli',
+    code_verifier: verifier,
+  });
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${JSON.stringify(reply.body)}`);
   const token = reply.body.access_token as string;
-  return { sub: id, id, email: `${id}@example.test`, token, call: (method, path, rest = {}) => http(url, method, path, { ...rest, token }) };
+  return {
+    sub: id,
+    id,
+    email: `${id}@example.test`,
+    token,
+    call: (method, path, rest = {}) => http(url, method, path, { ...rest, token }),
+  };
 }
 
 /** An organization with a built-in admin, editor and viewer. */
@@ -104,16 +150,38 @@ export async function builtInTeam(url: string) {
 }
 
 export type CreatedAccount = {
-  serviceAccount: { id: string; clientId: string; name: string; role: string; lastUsedAt: string | null; revokedAt: string | null };
+  serviceAccount: {
+    id: string;
+    clientId: string;
+    name: string;
+    role: string;
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+  };
   clientSecret: string;
 };
 
 /** Creates a service account as `admin` and returns it with a token and a TestUser-like caller. */
-export async function newServiceAccount(url: string, admin: TestUser, organizationId: string, role: 'admin' | 'editor' | 'viewer', name = `CI ${role}`) {
-  const created = await admin.call<CreatedAccount>('POST', `/organizations/${organizationId}/service-accounts`, { body: { name, role } });
-  if (created.status !== 201) throw new Error(`create service account: ${created.status} ${JSON.stringify(created.body)}`);
+export async function newServiceAccount(
+  url: string,
+  admin: TestUser,
+  organizationId: string,
+  role: 'admin' | 'editor' | 'viewer',
+  name = `CI ${role}`,
+) {
+  const created = await admin.call<CreatedAccount>('POST', `/organizations/${organizationId}/service-accounts`, {
+    body: { name, role },
+  });
+  if (created.status !== 201)
+    throw new Error(`create service account: ${created.status} ${JSON.stringify(created.body)}`);
   const { serviceAccount, clientSecret } = created.body;
   const token = await serviceAccountToken(url, serviceAccount.clientId, clientSecret);
-  const actor: TestUser = { sub: serviceAccount.id, id: serviceAccount.id, email: '', token, call: (method, path, rest = {}) => http(url, method, path, { ...rest, token }) };
+  const actor: TestUser = {
+    sub: serviceAccount.id,
+    id: serviceAccount.id,
+    email: '',
+    token,
+    call: (method, path, rest = {}) => http(url, method, path, { ...rest, token }),
+  };
   return { ...created.body, token, actor };
 }

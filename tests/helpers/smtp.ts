@@ -5,7 +5,9 @@ export type ReceivedEmail = { from: string; to: string[]; subject: string; raw: 
 
 // Undoes the quoted-printable transfer encoding nodemailer uses for long lines.
 function decodeQuotedPrintable(value: string): string {
-  return value.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return value
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 function parse(raw: string, from: string, to: string[]): ReceivedEmail {
@@ -25,7 +27,8 @@ export async function startSmtpServer(credentials = { user: 'promptloop', pass: 
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     onAuth(auth, _session, callback) {
-      if (auth.username === credentials.user && auth.password === credentials.pass) callback(null, { user: auth.username });
+      if (auth.username === credentials.user && auth.password === credentials.pass)
+        callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {

@@ -30,7 +30,8 @@ async function outboxFor(to: string, subject: RegExp): Promise<OutboxEmail> {
   throw new Error(`no outbox email to ${to} matching ${subject}`);
 }
 
-const caller = async (userId: string | null) => createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
+const caller = async (userId: string | null) =>
+  createCaller(await createTrpcContext({ actor: userId ? { userId, clientId: 'dashboard', human: true } : null }));
 
 describe('outbox fallback (SMTP_URL unset)', () => {
   it('verification is not required, and the sign-up email is written to .data/outbox as JSON with a working link', async () => {

@@ -95,8 +95,12 @@ describe('email verification on sign-up', () => {
       .where(eq(emailTokens.tokenDigest, tokenDigest(first)));
     const anonymous = await caller(null);
     expect((await rejection(anonymous.account.verifyEmail({ token: first }))).cause.details.state).toBe('link_expired');
-    expect((await rejection(anonymous.account.verifyEmail({ token: 'A'.repeat(43) }))).cause.details.state).toBe('link_invalid');
-    expect((await rejection(anonymous.account.verifyEmail({ token: 'short' }))).cause.details.state).toBe('link_invalid');
+    expect((await rejection(anonymous.account.verifyEmail({ token: 'A'.repeat(43) }))).cause.details.state).toBe(
+      'link_invalid',
+    );
+    expect((await rejection(anonymous.account.verifyEmail({ token: 'short' }))).cause.details.state).toBe(
+      'link_invalid',
+    );
 
     // "Resend email" sends a fresh link that works.
     expect(await trpc.account.resendVerification()).toEqual({ sent: true, alreadyVerified: false });
@@ -108,7 +112,9 @@ describe('email verification on sign-up', () => {
       .update(users)
       .set({ email: address('moved') })
       .where(eq(users.id, profile.id));
-    expect((await rejection(anonymous.account.verifyEmail({ token: second }))).cause.details.state).toBe('link_invalid');
+    expect((await rejection(anonymous.account.verifyEmail({ token: second }))).cause.details.state).toBe(
+      'link_invalid',
+    );
     await db.update(users).set({ email }).where(eq(users.id, profile.id));
     await anonymous.account.verifyEmail({ token: second });
     expect(await trpc.account.resendVerification()).toEqual({ sent: false, alreadyVerified: true });
@@ -135,7 +141,9 @@ describe('forgot and reset password', () => {
     // A new link invalidates the first one.
     await anonymous.account.requestPasswordReset({ email });
     const second = tokenOf(await resetLink(email, 2));
-    expect((await rejection(anonymous.account.checkResetLink({ token: first }))).cause.details.state).toBe('link_invalid');
+    expect((await rejection(anonymous.account.checkResetLink({ token: first }))).cause.details.state).toBe(
+      'link_invalid',
+    );
     expect(await anonymous.account.checkResetLink({ token: second })).toMatchObject({ email });
 
     // The password rules apply, and a refused password leaves the link usable.
@@ -153,7 +161,9 @@ describe('forgot and reset password', () => {
     // The link proved the address.
     expect(await (await caller(profile.id)).account.emailStatus()).toMatchObject({ verified: true });
 
-    const reused = await rejection(anonymous.account.resetPassword({ token: second, password: 'third-river-stone-99' }));
+    const reused = await rejection(
+      anonymous.account.resetPassword({ token: second, password: 'third-river-stone-99' }),
+    );
     expect(reused.cause.details.state).toBe('link_used');
     expect(await checkCredentials(db, email, 'new-river-stone-77')).toMatchObject({ profile: { id: profile.id } });
   });
@@ -169,7 +179,9 @@ describe('forgot and reset password', () => {
       .set({ expiresAt: new Date(Date.now() - 1) })
       .where(eq(emailTokens.tokenDigest, tokenDigest(token)));
     expect((await rejection(anonymous.account.checkResetLink({ token }))).cause.details.state).toBe('link_expired');
-    expect((await rejection(anonymous.account.resetPassword({ token, password: 'new-river-stone-77' }))).cause.details.state).toBe('link_expired');
+    expect(
+      (await rejection(anonymous.account.resetPassword({ token, password: 'new-river-stone-77' }))).cause.details.state,
+    ).toBe('link_expired');
     expect(await checkCredentials(db, email, password)).toMatchObject({ profile: { email } });
   });
 
@@ -204,7 +216,10 @@ describe('members are added only by a verified address', () => {
     expect(refused.body.error.message).toMatch(/No verified account uses this email/);
 
     await (await caller(null)).account.verifyEmail({ token: tokenOf(await verificationLink(email)) });
-    const added = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email, role: 'editor' }, headers: { 'idempotency-key': `add-${randomUUID()}` } });
+    const added = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body: { email, role: 'editor' },
+      headers: { 'idempotency-key': `add-${randomUUID()}` },
+    });
     expect(added.status).toBe(201);
     expect(added.body.userId).toBe(profile.id);
 
@@ -219,20 +234,26 @@ describe('external issuer email', () => {
   it('the email claim is kept (and verified) only with email_verified: true', async () => {
     const db = await getDb();
     const verified = address('issuer-verified');
-    const withClaim = await call('GET', '/me', { token: await signToken({ sub: `sub-${randomUUID()}`, email: verified, extra: { email_verified: true } }) });
+    const withClaim = await call('GET', '/me', {
+      token: await signToken({ sub: `sub-${randomUUID()}`, email: verified, extra: { email_verified: true } }),
+    });
     expect(withClaim.body.email).toBe(verified);
     const [row] = await db.select().from(users).where(eq(users.id, withClaim.body.id));
     expect(row.emailVerifiedAt).toBeInstanceOf(Date);
 
     for (const extra of [{}, { email_verified: false }, { email_verified: 'true' }]) {
       const claimed = address('issuer-unverified');
-      const me = await call('GET', '/me', { token: await signToken({ sub: `sub-${randomUUID()}`, email: claimed, extra }) });
+      const me = await call('GET', '/me', {
+        token: await signToken({ sub: `sub-${randomUUID()}`, email: claimed, extra }),
+      });
       expect(me.status).toBe(200);
       expect(me.body.email).toBeNull();
       // So nobody can add that person by an address the issuer never checked.
       const admin = await newUser();
       const org = await newOrganization(admin);
-      const result = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: claimed, role: 'viewer' } });
+      const result = await admin.call('POST', `/organizations/${org.id}/members`, {
+        body: { email: claimed, role: 'viewer' },
+      });
       expect(result.status).toBe(404);
     }
   });
@@ -250,7 +271,9 @@ describe('housekeeping', () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(emailTokens.tokenDigest, tokenDigest(expired)));
     const staleKey = `test-stale:${randomUUID()}`;
-    await db.insert(rateLimits).values({ key: staleKey, windowStartedAt: new Date(Date.now() - 2 * 60 * 60 * 1000), hits: 3 });
+    await db
+      .insert(rateLimits)
+      .values({ key: staleKey, windowStartedAt: new Date(Date.now() - 2 * 60 * 60 * 1000), hits: 3 });
 
     const removed = await purgeExpired(db);
     expect(removed.emailTokens).toBeGreaterThanOrEqual(1);

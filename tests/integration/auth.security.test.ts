@@ -42,18 +42,28 @@ describe('management token rules', () => {
   });
 
   it('wrong issuer', async () => expectInvalidToken(await signToken({ sub: 's1', issuer: 'https://evil.example' })));
-  it('wrong audience', async () => expectInvalidToken(await signToken({ sub: 's1', audience: 'http://localhost:3999/mcp' })));
+  it('wrong audience', async () =>
+    expectInvalidToken(await signToken({ sub: 's1', audience: 'http://localhost:3999/mcp' })));
   it('typ other than at+jwt', async () => expectInvalidToken(await signToken({ sub: 's1', typ: 'JWT' })));
   it('typ application/at+jwt is the same media type (RFC 9068)', async () => {
-    expect((await call('GET', '/me', { token: await signToken({ sub: 's-media-type', typ: 'application/at+jwt' }) })).status).toBe(200);
+    expect(
+      (await call('GET', '/me', { token: await signToken({ sub: 's-media-type', typ: 'application/at+jwt' }) })).status,
+    ).toBe(200);
   });
-  it('not yet valid (nbf in the future)', async () => expectInvalidToken(await signToken({ sub: 's1', extra: { nbf: Math.floor(Date.now() / 1000) + 3600 } })));
+  it('not yet valid (nbf in the future)', async () =>
+    expectInvalidToken(await signToken({ sub: 's1', extra: { nbf: Math.floor(Date.now() / 1000) + 3600 } })));
   it('an audience list that includes ours is accepted', async () => {
-    const token = await signToken({ sub: 's-aud-list', audience: ['https://other.example', 'http://localhost:3999/api/v1'] });
+    const token = await signToken({
+      sub: 's-aud-list',
+      audience: ['https://other.example', 'http://localhost:3999/api/v1'],
+    });
     expect((await call('GET', '/me', { token })).status).toBe(200);
   });
-  it('expired', async () => expectInvalidToken(await signToken({ sub: 's1', expiresIn: Math.floor(Date.now() / 1000) - 120 })));
-  it.each(['sub', 'exp', 'iat', 'client_id'] as const)('missing %s', async (claim) => expectInvalidToken(await signToken({ sub: 's1', omit: [claim] })));
+  it('expired', async () =>
+    expectInvalidToken(await signToken({ sub: 's1', expiresIn: Math.floor(Date.now() / 1000) - 120 })));
+  it.each(['sub', 'exp', 'iat', 'client_id'] as const)('missing %s', async (claim) =>
+    expectInvalidToken(await signToken({ sub: 's1', omit: [claim] })),
+  );
 
   it('a signature by an unknown key', async () => {
     const { privateKey } = await generateKeyPair('ES256');
@@ -81,7 +91,15 @@ describe('management token rules', () => {
     await expectInvalidToken(hs);
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url');
     const payload = Buffer.from(
-      JSON.stringify({ iss: process.env.OAUTH_ISSUER, aud: process.env.OAUTH_AUDIENCE, sub: 's1', client_id: 'c', scope: 'management', iat: 1, exp: 9999999999 }),
+      JSON.stringify({
+        iss: process.env.OAUTH_ISSUER,
+        aud: process.env.OAUTH_AUDIENCE,
+        sub: 's1',
+        client_id: 'c',
+        scope: 'management',
+        iat: 1,
+        exp: 9999999999,
+      }),
     ).toString('base64url');
     await expectInvalidToken(`${header}.${payload}.`);
   });
@@ -89,7 +107,9 @@ describe('management token rules', () => {
   it('a tampered payload', async () => {
     const token = await signToken({ sub: 's1' });
     const [h, , s] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ sub: 'someone-else', scope: 'management', client_id: 'x' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ sub: 'someone-else', scope: 'management', client_id: 'x' })).toString(
+      'base64url',
+    );
     await expectInvalidToken(`${h}.${forged}.${s}`);
   });
 
@@ -110,7 +130,9 @@ describe('management token rules', () => {
   });
 
   it('users are keyed by (issuer, sub): the same sub maps to the same user, another sub to another', async () => {
-    const a1 = await call('GET', '/me', { token: await signToken({ sub: 'stable-sub', email: 'stable@example.test', extra: { email_verified: true } }) });
+    const a1 = await call('GET', '/me', {
+      token: await signToken({ sub: 'stable-sub', email: 'stable@example.test', extra: { email_verified: true } }),
+    });
     const a2 = await call('GET', '/me', { token: await signToken({ sub: 'stable-sub', clientId: 'other-client' }) });
     const b = await call('GET', '/me', { token: await signToken({ sub: 'other-sub' }) });
     expect(a1.body.id).toBe(a2.body.id);
@@ -120,7 +142,9 @@ describe('management token rules', () => {
 
   it('an email already used by another account is not linked to a new subject', async () => {
     const first = await newUser({ email: 'taken-email@example.test' });
-    const second = await call('GET', '/me', { token: await signToken({ sub: 'intruder', email: 'taken-email@example.test', extra: { email_verified: true } }) });
+    const second = await call('GET', '/me', {
+      token: await signToken({ sub: 'intruder', email: 'taken-email@example.test', extra: { email_verified: true } }),
+    });
     expect(second.status).toBe(200);
     expect(second.body.id).not.toBe(first.id);
     expect(second.body.email).toBeNull();
@@ -168,7 +192,9 @@ describe('live membership and cross-organization access', () => {
   it('a demoted admin loses admin rights on the next call', async () => {
     const { org, admin, editor } = await newTeam();
     await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'admin' } });
-    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'By editor-admin' } })).status).toBe(200);
+    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'By editor-admin' } })).status).toBe(
+      200,
+    );
     await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'viewer' } });
     const result = await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Again' } });
     expect(result.status).toBe(403);
@@ -178,7 +204,9 @@ describe('live membership and cross-organization access', () => {
   it('the organization comes from the path, never from the body', async () => {
     const { org, admin } = await newTeam();
     const other = await newOrganization(admin, 'Other');
-    const result = await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'x', organizationId: other.id } });
+    const result = await admin.call('PATCH', `/organizations/${org.id}`, {
+      body: { name: 'x', organizationId: other.id },
+    });
     expect(result.status).toBe(400);
   });
 });

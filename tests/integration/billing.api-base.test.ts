@@ -17,6 +17,10 @@ describe('STRIPE_API_BASE', () => {
     const checkout = await admin.call('POST', `/organizations/${org.id}/billing/checkout`, { body: { plan: 'pro' } });
     expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
     expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', rawPath: '/stripe-proxy/v1/checkout/sessions' });
+    expect(fake.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      rawPath: '/stripe-proxy/v1/checkout/sessions',
+    });
   });
 });

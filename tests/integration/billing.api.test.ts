@@ -7,7 +7,16 @@ import { newTeam, newUser } from '../helpers/api';
 import { setReadOnly } from '../helpers/evals';
 import { caller, rejection } from '../helpers/trpc';
 import { deleteOrganization } from '@/server/orgs/service';
-import { deliver, event, pricePro, startFakeStripe, subscription, upgradeThroughWebhooks, useFakeStripe, type FakeStripe } from '../helpers/stripe';
+import {
+  deliver,
+  event,
+  pricePro,
+  startFakeStripe,
+  subscription,
+  upgradeThroughWebhooks,
+  useFakeStripe,
+  type FakeStripe,
+} from '../helpers/stripe';
 
 // Checkout, the customer portal and cancel renewal against a local server speaking Stripe's API:
 // roles, configuration, state and confirmation rules, and the plan changing only by webhook.
@@ -109,7 +118,17 @@ describe('checkout', () => {
 
   it('reuses the customer recorded at the first checkout', async () => {
     const team = await proTeam();
-    await deliver(event('customer.subscription.deleted', subscription({ id: team.subscriptionId, organizationId: team.org.id, customer: team.customer, status: 'canceled' })));
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({
+          id: team.subscriptionId,
+          organizationId: team.org.id,
+          customer: team.customer,
+          status: 'canceled',
+        }),
+      ),
+    );
     const checkout = await team.admin.call('POST', `${team.billing}/checkout`, { body: { plan: 'pro' } });
     expect(checkout.status).toBe(201);
     const form = stripeCalls('/v1/checkout/sessions').at(-1)!.form;
@@ -130,7 +149,10 @@ describe('customer portal', () => {
     const portal = await admin.call('POST', path);
     expect(portal.status).toBe(201);
     expect(portal.body.url).toMatch(new RegExp(`^${fake.baseUrl}/portal/bps_test_`));
-    expect(stripeCalls('/v1/billing_portal/sessions').at(-1)!.form).toEqual({ customer, return_url: `http://localhost:3999/organizations/${org.id}/billing` });
+    expect(stripeCalls('/v1/billing_portal/sessions').at(-1)!.form).toEqual({
+      customer,
+      return_url: `http://localhost:3999/organizations/${org.id}/billing`,
+    });
   });
 });
 
@@ -141,15 +163,25 @@ describe('cancel renewal', () => {
     const periodEnd = new Date(team.periodEnd * 1000).toISOString();
     const before = stripeCalls(`/v1/subscriptions/${team.subscriptionId}`).length;
 
-    const wrongName = await team.editor.call('POST', path, { body: { organizationName: team.org.name.toUpperCase(), periodEnd } });
+    const wrongName = await team.editor.call('POST', path, {
+      body: { organizationName: team.org.name.toUpperCase(), periodEnd },
+    });
     expectError(wrongName, 422, 'confirmation_mismatch');
     expect(wrongName.body.error.details).toEqual({ mismatched: ['organizationName'], periodEnd });
-    const wrongDate = await team.editor.call('POST', path, { body: { organizationName: team.org.name, periodEnd: new Date((team.periodEnd + 86400) * 1000).toISOString() } });
+    const wrongDate = await team.editor.call('POST', path, {
+      body: { organizationName: team.org.name, periodEnd: new Date((team.periodEnd + 86400) * 1000).toISOString() },
+    });
     expectError(wrongDate, 422, 'confirmation_mismatch');
     expect(wrongDate.body.error.details.mismatched).toEqual(['periodEnd']);
-    const offBySecond = await team.editor.call('POST', path, { body: { organizationName: team.org.name, periodEnd: new Date((team.periodEnd + 1) * 1000).toISOString() } });
+    const offBySecond = await team.editor.call('POST', path, {
+      body: { organizationName: team.org.name, periodEnd: new Date((team.periodEnd + 1) * 1000).toISOString() },
+    });
     expectError(offBySecond, 422, 'confirmation_mismatch');
-    expectError(await team.viewer.call('POST', path, { body: { organizationName: team.org.name, periodEnd } }), 403, 'forbidden');
+    expectError(
+      await team.viewer.call('POST', path, { body: { organizationName: team.org.name, periodEnd } }),
+      403,
+      'forbidden',
+    );
     for (const body of [
       { organizationName: team.org.name },
       { organizationName: team.org.name, periodEnd: 'soon' },
@@ -162,15 +194,26 @@ describe('cancel renewal', () => {
 
     // The same instant written with milliseconds and another offset still confirms (to the second).
     const sameInstant = new Date(team.periodEnd * 1000 + 400).toISOString().replace('Z', '+00:00');
-    const cancelled = await team.editor.call('POST', path, { body: { organizationName: team.org.name, periodEnd: sameInstant } });
+    const cancelled = await team.editor.call('POST', path, {
+      body: { organizationName: team.org.name, periodEnd: sameInstant },
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-    expect(cancelled.body).toMatchObject({ plan: 'pro', status: 'active', cancelAtPeriodEnd: true, renewsAt: null, periodEnd, creditsRemaining: expect.any(Number) });
+    expect(cancelled.body).toMatchObject({
+      plan: 'pro',
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      renewsAt: null,
+      periodEnd,
+      creditsRemaining: expect.any(Number),
+    });
     const calls = stripeCalls(`/v1/subscriptions/${team.subscriptionId}`);
     expect(calls).toHaveLength(before + 1);
     expect(calls.at(-1)).toMatchObject({ method: 'POST', form: { cancel_at_period_end: 'true' } });
 
     // Asking again answers the same state without another call; the webhook later confirms it.
-    const again = await team.admin.call('POST', path, { body: { organizationName: team.org.name, periodEnd: periodEnd.slice(0, 10) } });
+    const again = await team.admin.call('POST', path, {
+      body: { organizationName: team.org.name, periodEnd: periodEnd.slice(0, 10) },
+    });
     expect(again.status).toBe(200);
     expect(again.body.cancelAtPeriodEnd).toBe(true);
     expect(stripeCalls(`/v1/subscriptions/${team.subscriptionId}`)).toHaveLength(before + 1);
@@ -191,23 +234,47 @@ describe('cancel renewal', () => {
     expect((await team.viewer.call('GET', team.billing)).body).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: true });
 
     // At the period end Stripe deletes the subscription: Free from then on.
-    await deliver(event('customer.subscription.deleted', subscription({ id: team.subscriptionId, organizationId: team.org.id, customer: team.customer, status: 'canceled' })));
-    expect((await team.viewer.call('GET', team.billing)).body).toMatchObject({ plan: 'free', status: null, cancelAtPeriodEnd: false, creditsPerPeriod: 200 });
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({
+          id: team.subscriptionId,
+          organizationId: team.org.id,
+          customer: team.customer,
+          status: 'canceled',
+        }),
+      ),
+    );
+    expect((await team.viewer.call('GET', team.billing)).body).toMatchObject({
+      plan: 'free',
+      status: null,
+      cancelAtPeriodEnd: false,
+      creditsPerPeriod: 200,
+    });
   });
 
   it('accepts the UTC date of the period end', async () => {
     const team = await proTeam();
     const date = new Date(team.periodEnd * 1000).toISOString().slice(0, 10);
-    const cancelled = await team.admin.call('POST', `${team.billing}/cancel-renewal`, { body: { organizationName: team.org.name, periodEnd: date } });
+    const cancelled = await team.admin.call('POST', `${team.billing}/cancel-renewal`, {
+      body: { organizationName: team.org.name, periodEnd: date },
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cancelAtPeriodEnd).toBe(true);
-    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, team.subscriptionId));
+    const [row] = await (
+      await getDb()
+    )
+      .select()
+      .from(billingSubscriptions)
+      .where(eq(billingSubscriptions.id, team.subscriptionId));
     expect(row.cancelAtPeriodEnd).toBe(true);
   });
 
   it('is 409 without a subscription, and 503 when Stripe cannot be reached (nothing changes)', async () => {
     const { org, admin } = await newTeam();
-    const free = await admin.call('POST', `/organizations/${org.id}/billing/cancel-renewal`, { body: { organizationName: org.name, periodEnd: '2030-01-01' } });
+    const free = await admin.call('POST', `/organizations/${org.id}/billing/cancel-renewal`, {
+      body: { organizationName: org.name, periodEnd: '2030-01-01' },
+    });
     expectError(free, 409, 'invalid_state');
     expect(free.body.error.details.state).toBe('no_subscription');
 
@@ -231,7 +298,11 @@ describe('billing state', () => {
 
   it('a client cannot claim a plan: the organization update has no plan field', async () => {
     const { org, admin } = await newTeam();
-    expectError(await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'x', plan: 'pro' } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'x', plan: 'pro' } }),
+      400,
+      'invalid_request',
+    );
     const [row] = await (await getDb()).select().from(organizations).where(eq(organizations.id, org.id));
     expect(row.plan).toBe('free');
   });
@@ -241,9 +312,16 @@ describe('billing state', () => {
     const admin = await caller(team.admin.id);
     expect(await admin.billing.state({ organizationId: team.org.id })).toMatchObject({ plan: 'pro' });
     const viewer = await caller(team.viewer.id);
-    expect((await rejection(viewer.billing.checkout({ organizationId: team.org.id, plan: 'pro' }))).cause.code).toBe('admin_required');
-    const mismatch = await rejection(admin.billing.cancelRenewal({ organizationId: team.org.id, organizationName: 'nope', periodEnd: '2030-01-01' }));
-    expect(mismatch.cause).toMatchObject({ code: 'confirmation_mismatch', details: { mismatched: ['organizationName', 'periodEnd'] } });
+    expect((await rejection(viewer.billing.checkout({ organizationId: team.org.id, plan: 'pro' }))).cause.code).toBe(
+      'admin_required',
+    );
+    const mismatch = await rejection(
+      admin.billing.cancelRenewal({ organizationId: team.org.id, organizationName: 'nope', periodEnd: '2030-01-01' }),
+    );
+    expect(mismatch.cause).toMatchObject({
+      code: 'confirmation_mismatch',
+      details: { mismatched: ['organizationName', 'periodEnd'] },
+    });
   });
 });
 
@@ -253,20 +331,38 @@ describe('deleting a Pro organization', () => {
     const link = await team.admin.call('POST', `/organizations/${team.org.id}/deletion-link`);
     const token = new URL(link.body.url).searchParams.get('token')!;
     const ctx = { db: await getDb(), actor: { userId: team.admin.id, clientId: 'dashboard', human: true } };
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, team.org.id, { token, confirmName: team.org.name }))).rejects.toMatchObject({
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, team.org.id, { token, confirmName: team.org.name })),
+    ).rejects.toMatchObject({
       code: 'invalid_state',
       details: { state: 'subscription_renews', subscriptionId: team.subscriptionId },
     });
     expect((await team.admin.call('GET', `/organizations/${team.org.id}`)).status).toBe(200);
 
     const periodEnd = new Date(team.periodEnd * 1000).toISOString();
-    expect((await team.admin.call('POST', `${team.billing}/cancel-renewal`, { body: { organizationName: team.org.name, periodEnd } })).status).toBe(200);
+    expect(
+      (
+        await team.admin.call('POST', `${team.billing}/cancel-renewal`, {
+          body: { organizationName: team.org.name, periodEnd },
+        })
+      ).status,
+    ).toBe(200);
     await inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, team.org.id, { token, confirmName: team.org.name }));
     expect((await team.admin.call('GET', `/organizations/${team.org.id}`)).status).toBe(404);
-    expect(await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, team.subscriptionId))).toEqual([]);
+    expect(
+      await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, team.subscriptionId)),
+    ).toEqual([]);
     // Stripe's later events about it are acknowledged and change nothing.
     const late = await deliver(
-      event('customer.subscription.deleted', subscription({ id: team.subscriptionId, organizationId: team.org.id, customer: team.customer, status: 'canceled' })),
+      event(
+        'customer.subscription.deleted',
+        subscription({
+          id: team.subscriptionId,
+          organizationId: team.org.id,
+          customer: team.customer,
+          status: 'canceled',
+        }),
+      ),
     );
     expect(late.status).toBe(200);
   });

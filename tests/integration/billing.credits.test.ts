@@ -5,7 +5,15 @@ import { creditPeriods, evalResults, warnings } from '@/db/schema';
 import { newTeam } from '../helpers/api';
 import { createPrompt } from '../helpers/prompts';
 import { comparisonFixture, drain, echoRows, importRows, resultRows } from '../helpers/evals';
-import { deliver, event, startFakeStripe, subscription, upgradeThroughWebhooks, useFakeStripe, type FakeStripe } from '../helpers/stripe';
+import {
+  deliver,
+  event,
+  startFakeStripe,
+  subscription,
+  upgradeThroughWebhooks,
+  useFakeStripe,
+  type FakeStripe,
+} from '../helpers/stripe';
 
 // Evaluation credits (EVAL_CREDITS_FREE = 5 in this file): one per case executed on one side,
 // taken in the claim's transaction; a run that runs out pauses, resume is refused until credits
@@ -47,17 +55,36 @@ describe('credits', () => {
     expect(first.charged).toBe(5);
     expect(first.rows.filter((r) => r.status === 'scored')).toHaveLength(5);
     expect(first.rows.filter((r) => r.status === 'pending')).toHaveLength(3);
-    expect((await f.viewer.call('GET', billing)).body).toMatchObject({ plan: 'free', creditsRemaining: 0, creditsUsed: 5, creditsPerPeriod: 5 });
-    const warning = await f.viewer.call('GET', `/organizations/${f.org.id}/warnings`, { query: 'kind=evaluation_paused' });
-    expect(warning.body.items).toEqual([expect.objectContaining({ subjectId: evaluationId, resolvedAt: null, details: expect.objectContaining({ reason: 'usage_exhausted' }) })]);
+    expect((await f.viewer.call('GET', billing)).body).toMatchObject({
+      plan: 'free',
+      creditsRemaining: 0,
+      creditsUsed: 5,
+      creditsPerPeriod: 5,
+    });
+    const warning = await f.viewer.call('GET', `/organizations/${f.org.id}/warnings`, {
+      query: 'kind=evaluation_paused',
+    });
+    expect(warning.body.items).toEqual([
+      expect.objectContaining({
+        subjectId: evaluationId,
+        resolvedAt: null,
+        details: expect.objectContaining({ reason: 'usage_exhausted' }),
+      }),
+    ]);
 
     // No credits: resume, a new start and a retry are refused, and the estimate says why.
     const resume = `/organizations/${f.org.id}/evals/${evaluationId}/resume`;
     const refused = await f.editor.call('POST', resume);
     expectError(refused, 403, 'usage_exhausted');
     expect(refused.body.error.details).toMatchObject({ creditsRemaining: 0, creditsPerPeriod: 5, plan: 'free' });
-    expectError(await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } }), 403, 'usage_exhausted');
-    expect((await f.editor.call('GET', `${f.evals}/estimate`, { query: `versionId=${f.v2.id}&scope=quick` })).body).toMatchObject({
+    expectError(
+      await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } }),
+      403,
+      'usage_exhausted',
+    );
+    expect(
+      (await f.editor.call('GET', `${f.evals}/estimate`, { query: `versionId=${f.v2.id}&scope=quick` })).body,
+    ).toMatchObject({
       allowed: false,
       reason: 'usage_exhausted',
       creditsRemaining: 0,
@@ -66,7 +93,12 @@ describe('credits', () => {
 
     // An upgrade starts a new period with the Pro allowance.
     await upgradeThroughWebhooks(f.org.id);
-    expect((await f.viewer.call('GET', billing)).body).toMatchObject({ plan: 'pro', creditsRemaining: 50, creditsUsed: 0, creditsPerPeriod: 50 });
+    expect((await f.viewer.call('GET', billing)).body).toMatchObject({
+      plan: 'pro',
+      creditsRemaining: 50,
+      creditsUsed: 0,
+      creditsPerPeriod: 50,
+    });
     const resumed = await f.editor.call('POST', resume);
     expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
     await drain();
@@ -77,17 +109,26 @@ describe('credits', () => {
     expect(after.rows.every((r) => r.status === 'scored' && r.attempts === 1)).toBe(true);
     // The 5 cases finished before the pause kept their results.
     const before = new Map(first.rows.filter((r) => r.status === 'scored').map((r) => [r.id, r.finishedAt?.getTime()]));
-    for (const row of after.rows.filter((r) => before.has(r.id))) expect(row.finishedAt?.getTime()).toBe(before.get(row.id));
+    for (const row of after.rows.filter((r) => before.has(r.id)))
+      expect(row.finishedAt?.getTime()).toBe(before.get(row.id));
     expect((await f.viewer.call('GET', billing)).body).toMatchObject({ creditsUsed: 3, creditsRemaining: 47 });
-    const resolved = await f.viewer.call('GET', `/organizations/${f.org.id}/warnings`, { query: 'kind=evaluation_paused&state=all' });
+    const resolved = await f.viewer.call('GET', `/organizations/${f.org.id}/warnings`, {
+      query: 'kind=evaluation_paused&state=all',
+    });
     expect(resolved.body.items[0].resolvedAt).not.toBeNull();
   });
 
   it('the balance never goes below zero when many cases are charged at once', async () => {
     const { org } = await newTeam();
     const db = await getDb();
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => db.execute(sql`select charge_eval_case(${org.id}, 'run_x', ${`res_${i}`}, 5, 50) as taken`)));
-    const taken = answers.map((a) => ((Array.isArray(a) ? a : (a as { rows: unknown[] }).rows)[0] as { taken: boolean }).taken);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        db.execute(sql`select charge_eval_case(${org.id}, 'run_x', ${`res_${i}`}, 5, 50) as taken`),
+      ),
+    );
+    const taken = answers.map(
+      (a) => ((Array.isArray(a) ? a : (a as { rows: unknown[] }).rows)[0] as { taken: boolean }).taken,
+    );
     expect(taken.filter(Boolean)).toHaveLength(5);
     const [period] = await db.select().from(creditPeriods).where(eq(creditPeriods.organizationId, org.id));
     expect(period).toMatchObject({ used: 5, allowance: 5 });
@@ -97,18 +138,36 @@ describe('credits', () => {
     const { org, viewer } = await newTeam();
     const day = 86400;
     const oldEnd = Math.floor(Date.now() / 1000) - 10 * day;
-    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id, { periodStart: oldEnd - 30 * day, periodEnd: oldEnd });
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id, {
+      periodStart: oldEnd - 30 * day,
+      periodEnd: oldEnd,
+    });
     const billing = `/organizations/${org.id}/billing`;
     const db = await getDb();
     await db.execute(sql`select charge_eval_case(${org.id}, 'run_x', 'res_x', 5, 50) from generate_series(1, 3)`);
     const stale = (await viewer.call('GET', billing)).body;
     const monthAfter = new Date(oldEnd * 1000);
     monthAfter.setUTCMonth(monthAfter.getUTCMonth() + 1);
-    expect(stale).toMatchObject({ plan: 'pro', creditsUsed: 3, creditsPerPeriod: 50, periodStart: new Date(oldEnd * 1000).toISOString(), periodEnd: monthAfter.toISOString() });
+    expect(stale).toMatchObject({
+      plan: 'pro',
+      creditsUsed: 3,
+      creditsPerPeriod: 50,
+      periodStart: new Date(oldEnd * 1000).toISOString(),
+      periodEnd: monthAfter.toISOString(),
+    });
     const credits = await db.select().from(creditPeriods).where(eq(creditPeriods.organizationId, org.id));
     expect(credits.map((c) => c.periodStart.toISOString())).toEqual([new Date(oldEnd * 1000).toISOString()]);
     await deliver(
-      event('customer.subscription.updated', subscription({ id: subscriptionId, organizationId: org.id, customer, periodStart: oldEnd, periodEnd: oldEnd + 30 * day })),
+      event(
+        'customer.subscription.updated',
+        subscription({
+          id: subscriptionId,
+          organizationId: org.id,
+          customer,
+          periodStart: oldEnd,
+          periodEnd: oldEnd + 30 * day,
+        }),
+      ),
     );
     expect((await viewer.call('GET', billing)).body).toMatchObject({
       periodStart: new Date(oldEnd * 1000).toISOString(),
@@ -123,7 +182,11 @@ describe('credits', () => {
     const db = await getDb();
     await db.execute(sql`select charge_eval_case(${f.org.id}, 'run_x', 'res_x', 5, 50) from generate_series(1, 5)`);
     const before = (await f.editor.call('GET', f.evals)).body.items.length;
-    expectError(await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } }), 403, 'usage_exhausted');
+    expectError(
+      await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } }),
+      403,
+      'usage_exhausted',
+    );
     expect((await f.editor.call('GET', f.evals)).body.items).toHaveLength(before);
   });
 });
@@ -137,22 +200,36 @@ describe('plan capacities', () => {
     await importRows(editor, org.id, prompt.id, echoRows(12));
     expect((await viewer.call('GET', base)).body).toMatchObject({ count: 12, capacity: 500 });
 
-    await deliver(event('customer.subscription.deleted', subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' })));
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' }),
+      ),
+    );
     const dataset = await viewer.call('GET', base);
     expect(dataset.body).toMatchObject({ count: 12, capacity: 10 });
     expect(dataset.body.rows).toHaveLength(12);
 
-    const add = await editor.call('POST', `${base}/cases`, { body: { revision: dataset.body.revision, row: { input: 'new', expectedOutput: 'new' } } });
+    const add = await editor.call('POST', `${base}/cases`, {
+      body: { revision: dataset.body.revision, row: { input: 'new', expectedOutput: 'new' } },
+    });
     expectError(add, 409, 'invalid_state');
     expect(add.body.error.details).toMatchObject({ state: 'at_capacity', capacity: 10, count: 12 });
-    const imported = await editor.call('POST', `${base}/import`, { body: { revision: dataset.body.revision, mode: 'append', rows: [{ input: 'n', expectedOutput: 'n' }] } });
+    const imported = await editor.call('POST', `${base}/import`, {
+      body: { revision: dataset.body.revision, mode: 'append', rows: [{ input: 'n', expectedOutput: 'n' }] },
+    });
     expectError(imported, 422, 'import_rejected');
     expect(imported.body.error.details).toMatchObject({ currentCount: 12, availableCapacity: 0, requestedAddition: 1 });
     expect((await viewer.call('GET', base)).body.count).toBe(12);
 
     // The near-capacity warning measured the dataset against Free at the downgrade.
     const open = await viewer.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=dataset_near_capacity' });
-    expect(open.body.items).toEqual([expect.objectContaining({ promptId: prompt.id, details: expect.objectContaining({ count: 12, capacity: 10, plan: 'free' }) })]);
+    expect(open.body.items).toEqual([
+      expect.objectContaining({
+        promptId: prompt.id,
+        details: expect.objectContaining({ count: 12, capacity: 10, plan: 'free' }),
+      }),
+    ]);
 
     // Removing cases until there is room lets a case be added again.
     let current = (await viewer.call('GET', base)).body;
@@ -162,28 +239,48 @@ describe('plan capacities', () => {
       current = removed.body;
     }
     expect(current.count).toBe(9);
-    expect((await editor.call('POST', `${base}/cases`, { body: { revision: current.revision, row: { input: 'fits', expectedOutput: 'fits' } } })).status).toBe(201);
+    expect(
+      (
+        await editor.call('POST', `${base}/cases`, {
+          body: { revision: current.revision, row: { input: 'fits', expectedOutput: 'fits' } },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('dataset_near_capacity opens at 80% of the capacity, counts new levels, and resolves below it or on upgrade', async () => {
     const { org, editor, viewer } = await newTeam();
     const prompt = await createPrompt(editor, org.id, 'Growing dataset');
     const base = `/organizations/${org.id}/prompts/${prompt.id}/dataset`;
-    const list = async () => (await viewer.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=dataset_near_capacity&state=all' })).body.items;
+    const list = async () =>
+      (await viewer.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=dataset_near_capacity&state=all' }))
+        .body.items;
     await importRows(editor, org.id, prompt.id, echoRows(7));
     expect(await list()).toEqual([]);
     let dataset = (await viewer.call('GET', base)).body;
-    const added = await editor.call('POST', `${base}/cases`, { body: { revision: dataset.revision, row: { input: 'eighth', expectedOutput: 'eighth' } } });
+    const added = await editor.call('POST', `${base}/cases`, {
+      body: { revision: dataset.revision, row: { input: 'eighth', expectedOutput: 'eighth' } },
+    });
     expect(added.status).toBe(201);
     expect(await list()).toEqual([
-      expect.objectContaining({ kind: 'dataset_near_capacity', promptId: prompt.id, count: 1, resolvedAt: null, message: expect.stringContaining('8 of 10') }),
+      expect.objectContaining({
+        kind: 'dataset_near_capacity',
+        promptId: prompt.id,
+        count: 1,
+        resolvedAt: null,
+        message: expect.stringContaining('8 of 10'),
+      }),
     ]);
     dataset = (await viewer.call('GET', base)).body;
-    await editor.call('POST', `${base}/cases`, { body: { revision: dataset.revision, row: { input: 'ninth', expectedOutput: 'ninth' } } });
+    await editor.call('POST', `${base}/cases`, {
+      body: { revision: dataset.revision, row: { input: 'ninth', expectedOutput: 'ninth' } },
+    });
     expect((await list())[0]).toMatchObject({ count: 2, message: expect.stringContaining('9 of 10') });
     // An edit that leaves the count alone is not a new occurrence.
     dataset = (await viewer.call('GET', base)).body;
-    await editor.call('PUT', `${base}/cases/${dataset.rows[0].id}`, { body: { revision: dataset.revision, row: { input: 'edited', expectedOutput: 'edited' } } });
+    await editor.call('PUT', `${base}/cases/${dataset.rows[0].id}`, {
+      body: { revision: dataset.revision, row: { input: 'edited', expectedOutput: 'edited' } },
+    });
     expect((await list())[0].count).toBe(2);
 
     dataset = (await viewer.call('GET', base)).body;
@@ -214,7 +311,10 @@ describe('charges survive a takeover', () => {
     // Simulate a worker that claimed the candidate case and died before finishing it.
     const [row] = await resultRows(started.body.candidateRunId);
     await db.execute(sql`select charge_eval_case(${f.org.id}, ${row.runId}, ${row.id}, 5, 50)`);
-    await db.update(evalResults).set({ status: 'running', charged: true, attempts: 1, workerId: 'dead-worker', claimedAt: new Date() }).where(eq(evalResults.id, row.id));
+    await db
+      .update(evalResults)
+      .set({ status: 'running', charged: true, attempts: 1, workerId: 'dead-worker', claimedAt: new Date() })
+      .where(eq(evalResults.id, row.id));
     await drain();
     const [after] = await resultRows(started.body.candidateRunId);
     expect(after).toMatchObject({ status: 'scored', attempts: 2, charged: true });

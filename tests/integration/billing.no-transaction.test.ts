@@ -31,7 +31,9 @@ async function probe(): Promise<string> {
 
 describe('Stripe calls', () => {
   it('run on the embedded single-connection database in this file', async () => {
-    const [row] = ((r) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows))(await (await getDb()).execute(sql`select version() as v`)) as { v: string }[];
+    const [row] = ((r) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows))(
+      await (await getDb()).execute(sql`select version() as v`),
+    ) as { v: string }[];
     expect(row.v).toMatch(/emscripten|wasm|emcc/i);
   });
 
@@ -53,8 +55,13 @@ describe('Stripe calls', () => {
       });
       expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
       const other = await newTeam();
-      expect((await other.admin.call('POST', `/organizations/${other.org.id}/billing/checkout`, { body: { plan: 'pro' } })).status).toBe(201);
-      expect(await (await caller(other.admin.id)).billing.checkout({ organizationId: other.org.id, plan: 'pro' })).toMatchObject({ url: expect.any(String) });
+      expect(
+        (await other.admin.call('POST', `/organizations/${other.org.id}/billing/checkout`, { body: { plan: 'pro' } }))
+          .status,
+      ).toBe(201);
+      expect(
+        await (await caller(other.admin.id)).billing.checkout({ organizationId: other.org.id, plan: 'pro' }),
+      ).toMatchObject({ url: expect.any(String) });
     } finally {
       fake.onRequest = null;
     }

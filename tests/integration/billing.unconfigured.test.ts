@@ -23,17 +23,35 @@ describe('billing without Stripe settings', () => {
     const base = `/organizations/${org.id}/billing`;
     expectNotConfigured(await admin.call('POST', `${base}/checkout`, { body: { plan: 'pro' } }));
     expectNotConfigured(await admin.call('POST', `${base}/portal`));
-    expectNotConfigured(await editor.call('POST', `${base}/cancel-renewal`, { body: { organizationName: org.name, periodEnd: '2030-01-01' } }));
+    expectNotConfigured(
+      await editor.call('POST', `${base}/cancel-renewal`, {
+        body: { organizationName: org.name, periodEnd: '2030-01-01' },
+      }),
+    );
     // Role checks still come first.
-    expect((await editor.call('POST', `${base}/checkout`, { body: { plan: 'pro' } })).body.error.code).toBe('admin_required');
-    expect((await viewer.call('POST', `${base}/cancel-renewal`, { body: { organizationName: org.name, periodEnd: '2030-01-01' } })).body.error.code).toBe('forbidden');
-    expect((await viewer.call('GET', base)).body).toMatchObject({ plan: 'free', creditsPerPeriod: 200, creditsRemaining: 200 });
+    expect((await editor.call('POST', `${base}/checkout`, { body: { plan: 'pro' } })).body.error.code).toBe(
+      'admin_required',
+    );
+    expect(
+      (
+        await viewer.call('POST', `${base}/cancel-renewal`, {
+          body: { organizationName: org.name, periodEnd: '2030-01-01' },
+        })
+      ).body.error.code,
+    ).toBe('forbidden');
+    expect((await viewer.call('GET', base)).body).toMatchObject({
+      plan: 'free',
+      creditsPerPeriod: 200,
+      creditsRemaining: 200,
+    });
     expect(fake.requests).toEqual([]);
   });
 
   it('refuses webhooks it cannot verify with 503, storing nothing', async () => {
     const { org, admin } = await newTeam();
-    const delivered = await deliver(event('customer.subscription.created', subscription({ id: uniqueId('sub'), organizationId: org.id })));
+    const delivered = await deliver(
+      event('customer.subscription.created', subscription({ id: uniqueId('sub'), organizationId: org.id })),
+    );
     expect(delivered.status).toBe(503);
     expect(delivered.body.error.details.reason).toBe('billing_not_configured');
     expect((await admin.call('GET', `/organizations/${org.id}`)).body.plan).toBe('free');

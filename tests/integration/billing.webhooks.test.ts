@@ -77,8 +77,14 @@ describe('webhook signatures', () => {
     const payload = JSON.stringify(e);
     expectRejected(await deliverRaw(payload, null), 'missing_signature');
     expectRejected(await deliverRaw(payload, 'garbage'), 'malformed_signature');
-    expectRejected(await deliverRaw(payload.replace('"active"', '"trialing"'), signatureFor(payload)), 'signature_mismatch');
-    expectRejected(await deliverRaw(payload, signatureFor(payload, { secret: 'whsec_someone_else' })), 'signature_mismatch');
+    expectRejected(
+      await deliverRaw(payload.replace('"active"', '"trialing"'), signatureFor(payload)),
+      'signature_mismatch',
+    );
+    expectRejected(
+      await deliverRaw(payload, signatureFor(payload, { secret: 'whsec_someone_else' })),
+      'signature_mismatch',
+    );
     expectRejected(await deliverRaw(`${payload} `, signatureFor(payload)), 'signature_mismatch');
     expect(await storedEvent(e.id)).toBeUndefined();
   });
@@ -86,7 +92,10 @@ describe('webhook signatures', () => {
   it('enforces the 300 s tolerance on the signed timestamp', async () => {
     const stale = event('product.created', { id: 'prod_2' });
     const payload = JSON.stringify(stale);
-    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 301 })), 'timestamp_outside_tolerance');
+    expectRejected(
+      await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 301 })),
+      'timestamp_outside_tolerance',
+    );
     expect(await storedEvent(stale.id)).toBeUndefined();
     expect((await deliverRaw(payload, signatureFor(payload, { timestamp: now() - 240 }))).status).toBe(200);
   });
@@ -94,16 +103,26 @@ describe('webhook signatures', () => {
   it('applies the tolerance both ways: a correctly signed timestamp an hour or 10^20 s ahead is refused; a malformed one too', async () => {
     const ahead = event('product.created', { id: 'prod_ahead' });
     const payload = JSON.stringify(ahead);
-    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 3600 })), 'timestamp_outside_tolerance');
-    expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 301 })), 'timestamp_outside_tolerance');
+    expectRejected(
+      await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 3600 })),
+      'timestamp_outside_tolerance',
+    );
+    expectRejected(
+      await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 301 })),
+      'timestamp_outside_tolerance',
+    );
     expectRejected(await deliverRaw(payload, signatureFor(payload, { timestamp: 1e20 })), 'malformed_signature');
     const v1 = signatureFor(payload)
       .split(',')
       .find((part) => part.startsWith('v1='));
     const t = now();
-    const hmac = (timestamp: string) => createHmac('sha256', webhookSecret).update(`${timestamp}.${payload}`).digest('hex');
+    const hmac = (timestamp: string) =>
+      createHmac('sha256', webhookSecret).update(`${timestamp}.${payload}`).digest('hex');
     expectRejected(await deliverRaw(payload, `t=${t}abc,v1=${hmac(String(t))}`), 'malformed_signature');
-    expectRejected(await deliverRaw(payload, `t=100000000000000000000,v1=${hmac('100000000000000000000')}`), 'malformed_signature');
+    expectRejected(
+      await deliverRaw(payload, `t=100000000000000000000,v1=${hmac('100000000000000000000')}`),
+      'malformed_signature',
+    );
     expectRejected(await deliverRaw(payload, `t=${t},t=${t},${v1}`), 'malformed_signature');
     expect(await storedEvent(ahead.id)).toBeUndefined();
     expect((await deliverRaw(payload, signatureFor(payload, { timestamp: now() + 240 }))).status).toBe(200);
@@ -129,15 +148,29 @@ describe('webhook signatures', () => {
     expectRejected(await deliverRaw(lone, signatureFor(lone)));
     const deep = `{"id":"evt_deep","type":"product.created","created":${now()},"data":{"object":${'['.repeat(70)}${']'.repeat(70)}}}`;
     expectRejected(await deliverRaw(deep, signatureFor(deep)));
-    for (const body of ['not json', '[]', '{"id":"evt_x"}', `{"id":"evt_y","type":"x","created":-1,"data":{"object":{}}}`]) {
+    for (const body of [
+      'not json',
+      '[]',
+      '{"id":"evt_x"}',
+      `{"id":"evt_y","type":"x","created":-1,"data":{"object":{}}}`,
+    ]) {
       expectRejected(await deliverRaw(body, signatureFor(body)));
     }
     const huge = JSON.stringify(event('product.created', { id: 'prod_7', blob: 'x'.repeat(1024 * 1024) }));
     expect((await deliverRaw(huge, signatureFor(huge))).status).toBe(413);
-    const missingId = JSON.stringify(event('customer.subscription.updated', { object: 'subscription', status: 'active' }));
+    const missingId = JSON.stringify(
+      event('customer.subscription.updated', { object: 'subscription', status: 'active' }),
+    );
     expectRejected(await deliverRaw(missingId, signatureFor(missingId)));
     const wrongTypes = JSON.stringify(
-      event('customer.subscription.updated', { id: uniqueId('sub'), status: 'active', customer: 42, metadata: 'x', items: { data: 'no' }, current_period_end: 1e300 }),
+      event('customer.subscription.updated', {
+        id: uniqueId('sub'),
+        status: 'active',
+        customer: 42,
+        metadata: 'x',
+        items: { data: 'no' },
+        current_period_end: 1e300,
+      }),
     );
     expect((await deliverRaw(wrongTypes, signatureFor(wrongTypes))).status).toBe(200);
     expect((await deliverRaw('{}', null, { method: 'GET' })).status).toBe(405);
@@ -166,9 +199,18 @@ describe('plans from webhook state', () => {
     });
     const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id));
     expect(audit.filter((a) => a.operation === 'billing.planChanged')).toEqual([
-      expect.objectContaining({ userId: 'stripe', clientId: 'stripe-webhook', details: expect.objectContaining({ from: 'free', to: 'pro' }) }),
+      expect.objectContaining({
+        userId: 'stripe',
+        clientId: 'stripe-webhook',
+        details: expect.objectContaining({ from: 'free', to: 'pro' }),
+      }),
     ]);
-    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, subscriptionId));
+    const [row] = await (
+      await getDb()
+    )
+      .select()
+      .from(billingSubscriptions)
+      .where(eq(billingSubscriptions.id, subscriptionId));
     expect(row).toMatchObject({ organizationId: org.id, status: 'active', priceId: 'price_test_pro' });
   });
 
@@ -205,17 +247,41 @@ describe('plans from webhook state', () => {
       ['incomplete_expired', 'free'],
     ];
     for (const [status, plan] of expectations) {
-      expect((await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status }), { created: created++ }))).status).toBe(200);
+      expect(
+        (
+          await deliver(
+            event('customer.subscription.updated', subscription({ id, organizationId: org.id, status }), {
+              created: created++,
+            }),
+          )
+        ).status,
+      ).toBe(200);
       expect(await planOf(admin, org.id), status).toBe(plan);
     }
     // An older event after that changes nothing.
-    expect((await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: created - 3 }))).status).toBe(200);
+    expect(
+      (
+        await deliver(
+          event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), {
+            created: created - 3,
+          }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await planOf(admin, org.id)).toBe('free');
 
     const second = uniqueId('sub');
-    await deliver(event('customer.subscription.created', subscription({ id: second, organizationId: org.id, status: 'active' }), { created: created++ }));
+    await deliver(
+      event('customer.subscription.created', subscription({ id: second, organizationId: org.id, status: 'active' }), {
+        created: created++,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
-    await deliver(event('customer.subscription.deleted', subscription({ id: second, organizationId: org.id, status: 'canceled' }), { created: created++ }));
+    await deliver(
+      event('customer.subscription.deleted', subscription({ id: second, organizationId: org.id, status: 'canceled' }), {
+        created: created++,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('free');
     expect((await billing(admin, org.id)).status).toBeNull();
   });
@@ -225,18 +291,29 @@ describe('plans from webhook state', () => {
     const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);
     const failed = event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }));
     for (let i = 0; i < 3; i++) expect(await deliver(failed)).toEqual({ status: 200, body: { received: true } });
-    const list = async () => (await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items;
-    expect(await list()).toEqual([expect.objectContaining({ kind: 'payment_failed', subjectId: subscriptionId, count: 1, resolvedAt: null })]);
+    const list = async () =>
+      (await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items;
+    expect(await list()).toEqual([
+      expect.objectContaining({ kind: 'payment_failed', subjectId: subscriptionId, count: 1, resolvedAt: null }),
+    ]);
     // A second failure is a new occurrence.
     await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer, attempt: 2 })));
-    expect((await list())[0]).toMatchObject({ count: 2, message: expect.stringMatching(/payment of 29\.00 USD for the Pro plan failed/) });
+    expect((await list())[0]).toMatchObject({
+      count: 2,
+      message: expect.stringMatching(/payment of 29\.00 USD for the Pro plan failed/),
+    });
 
     // The same deletion delivered twice, concurrently.
-    const deleted = event('customer.subscription.deleted', subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' }));
+    const deleted = event(
+      'customer.subscription.deleted',
+      subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' }),
+    );
     const answers = await Promise.all([deliver(deleted), deliver(deleted)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(await planOf(admin, org.id)).toBe('free');
-    const changes = (await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id))).filter((a) => a.operation === 'billing.planChanged');
+    const changes = (await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id))).filter(
+      (a) => a.operation === 'billing.planChanged',
+    );
     expect(changes.map((c) => (c.details as { to: string }).to)).toEqual(['pro', 'free']);
   });
 
@@ -245,16 +322,47 @@ describe('plans from webhook state', () => {
     const id = uniqueId('sub');
     const t = now() - 500;
     // Reversed: the update (active) arrives before the creation (incomplete).
-    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: t + 10 }));
-    await deliver(event('customer.subscription.created', subscription({ id, organizationId: org.id, status: 'incomplete' }), { created: t }));
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), {
+        created: t + 10,
+      }),
+    );
+    await deliver(
+      event('customer.subscription.created', subscription({ id, organizationId: org.id, status: 'incomplete' }), {
+        created: t,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
     // Equal created: the later arrival wins.
-    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'past_due' }), { created: t + 20 }));
-    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active', cancelAtPeriodEnd: true }), { created: t + 20 }));
-    expect(await billing(admin, org.id)).toMatchObject({ plan: 'pro', status: 'active', cancelAtPeriodEnd: true, renewsAt: null });
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'past_due' }), {
+        created: t + 20,
+      }),
+    );
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({ id, organizationId: org.id, status: 'active', cancelAtPeriodEnd: true }),
+        { created: t + 20 },
+      ),
+    );
+    expect(await billing(admin, org.id)).toMatchObject({
+      plan: 'pro',
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      renewsAt: null,
+    });
     // The deletion arrives before a stale renewal.
-    await deliver(event('customer.subscription.deleted', subscription({ id, organizationId: org.id, status: 'canceled' }), { created: t + 40 }));
-    await deliver(event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), { created: t + 30 }));
+    await deliver(
+      event('customer.subscription.deleted', subscription({ id, organizationId: org.id, status: 'canceled' }), {
+        created: t + 40,
+      }),
+    );
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), {
+        created: t + 30,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('free');
     const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
     expect(row).toMatchObject({ status: 'canceled', lastEventCreated: t + 40 });
@@ -269,10 +377,14 @@ describe('plans from webhook state', () => {
     await deliver(early);
     expect(await storedEvent(early.id)).toMatchObject({ outcome: 'unlinked', organizationId: null });
     expect(await planOf(admin, org.id)).toBe('free');
-    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id })));
+    await deliver(
+      event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id })),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
     // Later events without metadata find the organization through the recorded customer.
-    await deliver(event('customer.subscription.updated', subscription({ id, customer, status: 'unpaid' }), { created: now() + 1 }));
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, customer, status: 'unpaid' }), { created: now() + 1 }),
+    );
     expect(await planOf(admin, org.id)).toBe('free');
   });
 
@@ -281,7 +393,11 @@ describe('plans from webhook state', () => {
     const id = uniqueId('sub');
     const customer = uniqueId('cus');
     const t = now() - 100;
-    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), { created: t }));
+    await deliver(
+      event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), {
+        created: t,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
     // Its credit period starts now (Stripe has not told the period yet), with the Pro allowance.
     const state = await billing(admin, org.id);
@@ -291,20 +407,35 @@ describe('plans from webhook state', () => {
     end.setUTCMonth(end.getUTCMonth() + 1);
     expect(state.periodEnd).toBe(end.toISOString());
     // An older creation event (incomplete) does not undo the paid checkout; a later one does apply.
-    await deliver(event('customer.subscription.created', subscription({ id, customer, status: 'incomplete' }), { created: t - 5 }));
+    await deliver(
+      event('customer.subscription.created', subscription({ id, customer, status: 'incomplete' }), { created: t - 5 }),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
-    await deliver(event('customer.subscription.updated', subscription({ id, customer, status: 'canceled' }), { created: t + 5 }));
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, customer, status: 'canceled' }), { created: t + 5 }),
+    );
     expect(await planOf(admin, org.id)).toBe('free');
     // An unpaid session changes nothing.
     const other = await ownedOrganization();
     await deliver(
-      event('checkout.session.completed', checkoutCompleted({ organizationId: other.org.id, customer: uniqueId('cus'), subscription: uniqueId('sub'), paymentStatus: 'unpaid' })),
+      event(
+        'checkout.session.completed',
+        checkoutCompleted({
+          organizationId: other.org.id,
+          customer: uniqueId('cus'),
+          subscription: uniqueId('sub'),
+          paymentStatus: 'unpaid',
+        }),
+      ),
     );
     expect(await planOf(other.admin, other.org.id)).toBe('free');
   });
 
   it('ignores events naming an organization that does not exist, and other event types', async () => {
-    const ghost = event('customer.subscription.created', subscription({ id: uniqueId('sub'), organizationId: 'org_doesnotexist', customer: uniqueId('cus') }));
+    const ghost = event(
+      'customer.subscription.created',
+      subscription({ id: uniqueId('sub'), organizationId: 'org_doesnotexist', customer: uniqueId('cus') }),
+    );
     expect((await deliver(ghost)).status).toBe(200);
     expect(await storedEvent(ghost.id)).toMatchObject({ outcome: 'unlinked' });
     const other = event('charge.refunded', { id: 'ch_1', object: 'charge' });
@@ -330,12 +461,22 @@ describe('payment warnings', () => {
       }),
     ]);
     // past_due keeps Pro until the subscription is deleted.
-    await deliver(event('customer.subscription.updated', subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'past_due' }), { created: t }));
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'past_due' }),
+        { created: t },
+      ),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
 
     await deliver(event('invoice.paid', invoice({ subscription: subscriptionId, customer }), { created: t + 10 }));
-    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t + 5 }));
-    const after = await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'state=all&kind=payment_failed' });
+    await deliver(
+      event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t + 5 }),
+    );
+    const after = await admin.call('GET', `/organizations/${org.id}/warnings`, {
+      query: 'state=all&kind=payment_failed',
+    });
     expect(after.body.items).toEqual([expect.objectContaining({ count: 1, resolvedAt: expect.any(String) })]);
   });
 
@@ -346,17 +487,31 @@ describe('payment warnings', () => {
     const t = now() - 50;
     const failed = event('invoice.payment_failed', invoice({ subscription: id, customer }), { created: t + 2 });
     await deliver(failed);
-    expect(await storedEvent(failed.id)).toMatchObject({ outcome: 'unlinked', subscriptionId: id, customerId: customer, payload: expect.objectContaining({ object: 'invoice' }) });
-    await deliver(event('customer.subscription.created', subscription({ id, customer, status: 'active' }), { created: t }));
+    expect(await storedEvent(failed.id)).toMatchObject({
+      outcome: 'unlinked',
+      subscriptionId: id,
+      customerId: customer,
+      payload: expect.objectContaining({ object: 'invoice' }),
+    });
+    await deliver(
+      event('customer.subscription.created', subscription({ id, customer, status: 'active' }), { created: t }),
+    );
     expect((await admin.call('GET', `/organizations/${org.id}/warnings`)).body.items).toEqual([]);
-    await deliver(event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), { created: t + 1 }));
+    await deliver(
+      event('checkout.session.completed', checkoutCompleted({ organizationId: org.id, customer, subscription: id }), {
+        created: t + 1,
+      }),
+    );
     expect(await planOf(admin, org.id)).toBe('pro');
     const warnings = await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' });
     expect(warnings.body.items).toEqual([expect.objectContaining({ subjectId: id, count: 1, resolvedAt: null })]);
     expect(await storedEvent(failed.id)).toMatchObject({ outcome: 'applied', organizationId: org.id, payload: null });
     // A redelivery of that event is still a duplicate.
     await deliver(failed);
-    expect((await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items[0].count).toBe(1);
+    expect(
+      (await admin.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=payment_failed' })).body.items[0]
+        .count,
+    ).toBe(1);
   });
 
   it('members of other organizations never see the warning', async () => {
@@ -376,14 +531,25 @@ describe('ordering, as a property', () => {
   it('whatever the arrival order and redeliveries, the state is that of the newest event (the last to arrive among equals)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ status: fc.constantFrom(...statuses), offset: fc.integer({ min: 0, max: 4 }), redeliver: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            status: fc.constantFrom(...statuses),
+            offset: fc.integer({ min: 0, max: 4 }),
+            redeliver: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
         async (specs) => {
           const { admin, org } = await ownedOrganization();
           const id = uniqueId('sub');
           const base = now() - 100;
           const events = specs.map((spec) => ({
             spec,
-            e: event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: spec.status }), { created: base + spec.offset }),
+            e: event(
+              'customer.subscription.updated',
+              subscription({ id, organizationId: org.id, status: spec.status }),
+              { created: base + spec.offset },
+            ),
           }));
           const arrivals: typeof events = [];
           for (const item of events) {
@@ -394,7 +560,12 @@ describe('ordering, as a property', () => {
           // Expected: among first arrivals, the newest `created` wins, the later arrival among equals.
           let winner = events[0];
           for (const item of events) if (item.e.created >= winner.e.created) winner = item;
-          const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
+          const [row] = await (
+            await getDb()
+          )
+            .select()
+            .from(billingSubscriptions)
+            .where(eq(billingSubscriptions.id, id));
           expect(row.status).toBe(winner.spec.status);
           expect(await planOf(admin, org.id)).toBe(entitles(winner.spec.status) ? 'pro' : 'free');
         },

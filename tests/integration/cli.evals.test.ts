@@ -58,12 +58,20 @@ async function fixture() {
   const f = await comparisonFixture({ cases: 3 });
   const configDir = newConfigDir();
   seedLogin(configDir, app.url, { accessToken: f.editor.token });
-  const cli = (args: string[]) => runCli([...args, '--org', f.org.id], { configDir, url: app.url, env: { PROMPTLOOP_POLL_SECONDS: '0.2' } });
+  const cli = (args: string[]) =>
+    runCli([...args, '--org', f.org.id], { configDir, url: app.url, env: { PROMPTLOOP_POLL_SECONDS: '0.2' } });
   // A saved version whose model answers every case wrong.
   const draftPath = `${f.base}/draft`;
   const current = await f.editor.call('GET', draftPath);
   const written = await f.editor.call('PUT', draftPath, {
-    body: { content: { messages: [{ role: 'system', content: 'Answer in riddles.' }], inputType: 'user_message', modelRouteId: 'cli/wrong' }, revision: current.body.revision },
+    body: {
+      content: {
+        messages: [{ role: 'system', content: 'Answer in riddles.' }],
+        inputType: 'user_message',
+        modelRouteId: 'cli/wrong',
+      },
+      revision: current.body.revision,
+    },
   });
   expect(written.status).toBe(200);
   const broken = await f.editor.call('POST', `${f.base}/versions`, { body: { draftRevision: written.body.revision } });
@@ -82,9 +90,20 @@ describe('promptloop evals --wait', () => {
     expect(fine.stdout).not.toContain('did not pass');
     expect(fine.code).toBe(0);
 
-    const regressed = await f.cli(['evals', 'start', f.prompt.id, '--version-id', f.broken.id, '--scope', 'quick', '--wait']);
+    const regressed = await f.cli([
+      'evals',
+      'start',
+      f.prompt.id,
+      '--version-id',
+      f.broken.id,
+      '--scope',
+      'quick',
+      '--wait',
+    ]);
     expect(regressed.stderr).toMatch(/completed · candidate 3\/3 \(0 passed, 3 failed\) · production 3\/3 \(reused\)/);
-    expect(regressed.stderr).toContain('Regression: the candidate fails 3 cases that production passes (case 1, case 2, case 3).');
+    expect(regressed.stderr).toContain(
+      'Regression: the candidate fails 3 cases that production passes (case 1, case 2, case 3).',
+    );
     expect(regressed.stdout).toContain('candidate v3: 0 of 3 passed (3 failed)');
     expect(regressed.stdout).toContain('production v1: 3 of 3 passed (reused)');
     // Each case that did not pass: why, and the candidate's output beside the expected one.
@@ -100,7 +119,17 @@ describe('promptloop evals --wait', () => {
     expect(regressed.code).toBe(4);
 
     // Without --wait it just starts (no verdict, exit 0) and prints the evaluation.
-    const started = await f.cli(['evals', 'start', f.prompt.id, '--version-id', f.broken.id, '--scope', 'quick', '--rerun-both', '--json']);
+    const started = await f.cli([
+      'evals',
+      'start',
+      f.prompt.id,
+      '--version-id',
+      f.broken.id,
+      '--scope',
+      'quick',
+      '--rerun-both',
+      '--json',
+    ]);
     expect(started.code).toBe(0);
     const evaluation = JSON.parse(started.stdout);
     expect(evaluation).toMatchObject({ id: expect.stringMatching(/^eval_/), versionId: f.broken.id, rerunBoth: true });
@@ -114,22 +143,43 @@ describe('promptloop evals --wait', () => {
     const f = await fixture();
     const long = `${'x'.repeat(450)} end`;
     const dataset = await f.editor.call('GET', `${f.base}/dataset`);
-    expect((await f.editor.call('POST', `${f.base}/dataset/cases`, { body: { revision: dataset.body.revision, row: { input: long, expectedOutput: 'y' } } })).status).toBe(201);
+    expect(
+      (
+        await f.editor.call('POST', `${f.base}/dataset/cases`, {
+          body: { revision: dataset.body.revision, row: { input: long, expectedOutput: 'y' } },
+        })
+      ).status,
+    ).toBe(201);
     // A candidate that takes two variables: the dataset's text inputs cannot run under it.
     const draft = await f.editor.call('GET', `${f.base}/draft`);
     const written = await f.editor.call('PUT', `${f.base}/draft`, {
-      body: { content: { messages: [{ role: 'user', content: 'Tell {{a}} about {{b}}.' }], inputType: 'variables' }, revision: draft.body.revision },
+      body: {
+        content: { messages: [{ role: 'user', content: 'Tell {{a}} about {{b}}.' }], inputType: 'variables' },
+        revision: draft.body.revision,
+      },
     });
     const saved = await f.editor.call('POST', `${f.base}/versions`, { body: { draftRevision: written.body.revision } });
     expect(saved.status).toBe(201);
     const estimate = await f.cli(['evals', 'estimate', f.prompt.id, '--version-id', saved.body.id, '--scope', 'quick']);
     expect(estimate.stdout).toMatch(/incompatibleCases\s+4/);
 
-    const result = await f.cli(['evals', 'start', f.prompt.id, '--version-id', saved.body.id, '--scope', 'quick', '--wait']);
+    const result = await f.cli([
+      'evals',
+      'start',
+      f.prompt.id,
+      '--version-id',
+      saved.body.id,
+      '--scope',
+      'quick',
+      '--wait',
+    ]);
     expect(result.code).toBe(1);
-    const reason = 'error: This prompt takes variables ({{a}}, {{b}}): the case input must be a JSON object of their values.';
+    const reason =
+      'error: This prompt takes variables ({{a}}, {{b}}): the case input must be a JSON object of their values.';
     expect(result.stdout).toContain('candidate v4: 0 of 4 passed (4 errors)');
-    expect(result.stdout).toContain(`  case 2 (candidate) · regression (production passed) · ${reason}\n    input:    case 2\n    expected: case 2\n    output:   —`);
+    expect(result.stdout).toContain(
+      `  case 2 (candidate) · regression (production passed) · ${reason}\n    input:    case 2\n    expected: case 2\n    output:   —`,
+    );
     expect(result.stdout).toContain(`    input:    ${'x'.repeat(200)}… (+254 characters)`);
     expect(result.stdout).toContain('Long texts are cut at 200 characters;');
     expect(result.stderr).toMatch(/Evaluation eval_\w+ failed: 4 of 4 cases could not be executed\.\n/);
@@ -142,7 +192,10 @@ describe('promptloop evals --wait', () => {
     expect(listed.stdout).toContain(`  case 4 (candidate) · ${reason}`);
     expect(listed.stdout).toContain('… (+254 characters)');
     const full = await f.cli(['evals', 'results', evaluationId, '--side', 'candidate', '--json']);
-    expect(JSON.parse(full.stdout).items.find((r: { position: number }) => r.position === 4)).toMatchObject({ input: long, status: 'error' });
+    expect(JSON.parse(full.stdout).items.find((r: { position: number }) => r.position === 4)).toMatchObject({
+      input: long,
+      status: 'error',
+    });
   }, 120_000);
 
   it('exits 5 while results await review, and 1 for a cancelled evaluation', async () => {
@@ -155,7 +208,9 @@ describe('promptloop evals --wait', () => {
 
     holdWork = true;
     await new Promise((resolve) => setTimeout(resolve, 500)); // a drain under way finishes
-    const started = await f.editor.call('POST', f.evals, { body: { versionId: f.broken.id, scope: 'quick', rerunBoth: true } });
+    const started = await f.editor.call('POST', f.evals, {
+      body: { versionId: f.broken.id, scope: 'quick', rerunBoth: true },
+    });
     const gaveUp = await f.cli(['evals', 'wait', started.body.id, '--timeout', '0.5']);
     expect(gaveUp.code).toBe(1);
     expect(gaveUp.stderr).toContain('gave up waiting');
@@ -172,11 +227,25 @@ describe('promptloop evals --wait', () => {
     const f = await setupFixture({ cases: 2 });
     const configDir = newConfigDir();
     seedLogin(configDir, app.url, { accessToken: f.editor.token });
-    const result = await runCli(['evals', 'initialize', f.prompt.id, '--draft-revision', String(f.draft.revision), '--scoring-method', 'expected', '--wait', '--org', f.org.id], {
-      configDir,
-      url: app.url,
-      env: { PROMPTLOOP_POLL_SECONDS: '0.2' },
-    });
+    const result = await runCli(
+      [
+        'evals',
+        'initialize',
+        f.prompt.id,
+        '--draft-revision',
+        String(f.draft.revision),
+        '--scoring-method',
+        'expected',
+        '--wait',
+        '--org',
+        f.org.id,
+      ],
+      {
+        configDir,
+        url: app.url,
+        env: { PROMPTLOOP_POLL_SECONDS: '0.2' },
+      },
+    );
     expect(result.stderr).toMatch(/completed · candidate 2\/2 \(2 passed, 0 failed\)/);
     expect(result.stderr).not.toContain('production');
     expect(result.code).toBe(0);

@@ -2,9 +2,25 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { authorizeRoute, decisionRoute, jwksResponse, metadataResponse, protectedResourceResponse, revokeRoute, tokenRoute } from '@/server/oauth/endpoints';
+import {
+  authorizeRoute,
+  decisionRoute,
+  jwksResponse,
+  metadataResponse,
+  protectedResourceResponse,
+  revokeRoute,
+  tokenRoute,
+} from '@/server/oauth/endpoints';
 import { consentToken } from '@/server/oauth/authorize';
-import { newConfigDir, runCli, startAppServer, startProxy, storedLogin, type AppServer, type CliResult } from '../helpers/cli';
+import {
+  newConfigDir,
+  runCli,
+  startAppServer,
+  startProxy,
+  storedLogin,
+  type AppServer,
+  type CliResult,
+} from '../helpers/cli';
 import { newBuiltInUser } from '../helpers/oauth';
 import { closedPort } from '../helpers/net';
 import { Store } from '@/cli/config';
@@ -54,7 +70,10 @@ async function startLogin(configDir: string): Promise<Login> {
       if (match) found(new URL(match[1]));
     },
   });
-  const authorizeUrl = await Promise.race([printed, result.then((r) => Promise.reject(new Error(`login ended early: ${r.code} ${r.stdout} ${r.stderr}`)))]);
+  const authorizeUrl = await Promise.race([
+    printed,
+    result.then((r) => Promise.reject(new Error(`login ended early: ${r.code} ${r.stdout} ${r.stderr}`))),
+  ]);
   return { result, authorizeUrl };
 }
 
@@ -69,7 +88,11 @@ async function consent(authorizeUrl: URL, userId: string, decision: 'allow' | 'd
   body.set('decision', decision);
   const decided = await decisionRoute(
     db,
-    new Request(`${url}/oauth/authorize`, { method: 'POST', headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' }, body }),
+    new Request(`${url}/oauth/authorize`, {
+      method: 'POST',
+      headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    }),
     userId,
   );
   expect(decided.status).toBe(302);
@@ -94,7 +117,11 @@ function expire(configDir: string) {
 }
 
 async function form(endpoint: string, params: Record<string, string>) {
-  const response = await fetch(`${url}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  const response = await fetch(`${url}${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
@@ -130,7 +157,12 @@ describe('promptloop login', () => {
     expect(result.stdout).toContain(`Logged in to ${url} as ${userId}@example.test.`);
 
     const tokens = storedLogin(configDir, url)!;
-    expect(tokens).toMatchObject({ clientId: 'promptloop-cli', issuer: url, resource: `${url}/api/v1`, scope: 'management' });
+    expect(tokens).toMatchObject({
+      clientId: 'promptloop-cli',
+      issuer: url,
+      resource: `${url}/api/v1`,
+      scope: 'management',
+    });
     expect(tokens.refreshToken).toBeTruthy();
     expect(statSync(path.join(configDir, 'credentials.json')).mode & 0o777).toBe(0o600);
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
@@ -145,7 +177,11 @@ describe('promptloop login', () => {
     expect((await fetch(direct.headers.get('location')!)).status).toBe(200);
     expect((await again.result).code).toBe(0);
     expect(storedLogin(configDir, url)!.refreshToken).not.toBe(tokens.refreshToken);
-    const old = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refreshToken!, client_id: 'promptloop-cli' });
+    const old = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refreshToken!,
+      client_id: 'promptloop-cli',
+    });
     expect(old.body.error).toBe('invalid_grant');
   });
 
@@ -190,7 +226,11 @@ describe('stored tokens', () => {
     expect(after.expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
     expect(statSync(path.join(configDir, 'credentials.json')).mode & 0o777).toBe(0o600);
     // The old refresh token was spent (rotation): the server refuses it.
-    const reuse = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: before.refreshToken!, client_id: 'promptloop-cli' });
+    const reuse = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: before.refreshToken!,
+      client_id: 'promptloop-cli',
+    });
     expect(reuse.body.error).toBe('invalid_grant');
   });
 
@@ -201,8 +241,15 @@ describe('stored tokens', () => {
     const proxy = await startProxy(url, (req) => (req.url === '/oauth/token' ? 'slow' : 'pass'));
     try {
       const tokens = store(configDir).tokens()!;
-      store(configDir).saveTokens({ ...tokens, tokenEndpoint: `${proxy.url}/oauth/token`, expiresAt: Date.now() - 1000 });
-      const [a, b] = await Promise.all([runCli(['orgs', 'list'], { configDir, url }), runCli(['orgs', 'list'], { configDir, url })]);
+      store(configDir).saveTokens({
+        ...tokens,
+        tokenEndpoint: `${proxy.url}/oauth/token`,
+        expiresAt: Date.now() - 1000,
+      });
+      const [a, b] = await Promise.all([
+        runCli(['orgs', 'list'], { configDir, url }),
+        runCli(['orgs', 'list'], { configDir, url }),
+      ]);
       expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
       expect(proxy.seen.filter((r) => r.path === '/oauth/token')).toHaveLength(1);
       expect((await runCli(['orgs', 'list'], { configDir, url })).code).toBe(0);
@@ -215,7 +262,11 @@ describe('stored tokens', () => {
     const configDir = newConfigDir();
     await logIn(configDir, await newBuiltInUser());
     const tokens = storedLogin(configDir, url)!;
-    const revoked = await form('/oauth/revoke', { token: tokens.refreshToken!, token_type_hint: 'refresh_token', client_id: 'promptloop-cli' });
+    const revoked = await form('/oauth/revoke', {
+      token: tokens.refreshToken!,
+      token_type_hint: 'refresh_token',
+      client_id: 'promptloop-cli',
+    });
     expect(revoked.status).toBe(200);
     // The access token has not expired, but its grant is gone: 401, the refresh is refused → 3.
     const result = await runCli(['orgs', 'list'], { configDir, url });
@@ -235,7 +286,11 @@ describe('stored tokens', () => {
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain(`Logged out of ${url}.`);
     expect(storedLogin(configDir, url)).toBeUndefined();
-    const refresh = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refreshToken!, client_id: 'promptloop-cli' });
+    const refresh = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refreshToken!,
+      client_id: 'promptloop-cli',
+    });
     expect(refresh.body.error).toBe('invalid_grant');
     const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
     expect(me.status).toBe(401);

@@ -69,11 +69,20 @@ describe('the packed tarball', () => {
   it('holds the bundle, the README and the manifest; the manifest declares the bin, engines and no dependencies', async () => {
     expect(project.startsWith(root)).toBe(false);
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    expect(stdout.trim().split('\n').sort()).toEqual(['package/README.md', 'package/dist/promptloop.mjs', 'package/package.json']);
+    expect(stdout.trim().split('\n').sort()).toEqual([
+      'package/README.md',
+      'package/dist/promptloop.mjs',
+      'package/package.json',
+    ]);
     const installed = path.join(project, 'node_modules', '@promptloop', 'cli');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
     const rootManifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: '@promptloop/cli', type: 'module', bin: { promptloop: 'dist/promptloop.mjs' }, engines: { node: rootManifest.engines.node } });
+    expect(manifest).toMatchObject({
+      name: '@promptloop/cli',
+      type: 'module',
+      bin: { promptloop: 'dist/promptloop.mjs' },
+      engines: { node: rootManifest.engines.node },
+    });
     expect(manifest.dependencies ?? {}).toEqual({});
     const bundle = readFileSync(path.join(installed, 'dist', 'promptloop.mjs'), 'utf8');
     expect(bundle.startsWith('#!/usr/bin/env node\n')).toBe(true);
@@ -82,19 +91,27 @@ describe('the packed tarball', () => {
 
   it('bundles only the CLI, the operation table and zod: no database, server or web-app code, and imports only Node built-ins', async () => {
     const { buildCli, forbiddenInputs } = (await import(pathToFileURL(path.join(root, 'cli', 'build.mjs')).href)) as {
-      buildCli: (options: {
-        write: boolean;
-        outfile: string;
-      }) => Promise<{ inputs: string[]; bytes: number; metafile: { outputs: Record<string, { imports: { path: string; external?: boolean }[] }> } }>;
+      buildCli: (options: { write: boolean; outfile: string }) => Promise<{
+        inputs: string[];
+        bytes: number;
+        metafile: { outputs: Record<string, { imports: { path: string; external?: boolean }[] }> };
+      }>;
       forbiddenInputs: RegExp[];
     };
-    const { inputs, bytes, metafile } = await buildCli({ write: false, outfile: path.join(scratch, 'check', 'promptloop.mjs') });
+    const { inputs, bytes, metafile } = await buildCli({
+      write: false,
+      outfile: path.join(scratch, 'check', 'promptloop.mjs'),
+    });
     expect(inputs).toContain('cli/entry.ts');
     expect(inputs).toContain('server/operations/index.ts');
     expect(inputs.some((input) => input.startsWith('node_modules/zod/'))).toBe(true);
     for (const input of inputs) {
-      expect(input, input).not.toMatch(/^(db|app|components)\/|node_modules\/(postgres|@electric-sql\/pglite|next|drizzle-orm|pg-boss)\//);
-      expect(input, input).not.toMatch(/^server\/(api|http|auth\/(?!schemas)|billing\/(?!schemas)|evals\/(?!schemas)|oauth|mcp)/);
+      expect(input, input).not.toMatch(
+        /^(db|app|components)\/|node_modules\/(postgres|@electric-sql\/pglite|next|drizzle-orm|pg-boss)\//,
+      );
+      expect(input, input).not.toMatch(
+        /^server\/(api|http|auth\/(?!schemas)|billing\/(?!schemas)|evals\/(?!schemas)|oauth|mcp)/,
+      );
     }
     // The guard the build applies would catch them.
     for (const bad of [
@@ -127,12 +144,18 @@ describe('npx promptloop outside the repository', () => {
     const help = await npx(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: promptloop <command> [options]');
-    for (const command of ['login', 'orgs list', 'labels move', 'evals start']) expect(help.stdout).toContain(`  ${command}`);
+    for (const command of ['login', 'orgs list', 'labels move', 'evals start'])
+      expect(help.stdout).toContain(`  ${command}`);
     const version = await npx(['--version']);
-    expect(version).toMatchObject({ code: 0, stdout: `promptloop ${JSON.parse(readFileSync(path.join(root, 'cli', 'package.json'), 'utf8')).version}\n` });
+    expect(version).toMatchObject({
+      code: 0,
+      stdout: `promptloop ${JSON.parse(readFileSync(path.join(root, 'cli', 'package.json'), 'utf8')).version}\n`,
+    });
     const moveHelp = await npx(['labels', 'move', '--help']);
     expect(moveHelp.code).toBe(0);
-    expect(moveHelp.stdout).toContain('Usage: promptloop labels move <promptId> <label> --version-id <versionId> [options]');
+    expect(moveHelp.stdout).toContain(
+      'Usage: promptloop labels move <promptId> <label> --version-id <versionId> [options]',
+    );
     expect(moveHelp.stdout).toContain('   or: promptloop labels move <promptId> <label> <versionId> [options]');
     const unknown = await npx(['prompts', 'frobnicate']);
     expect(unknown.code).toBe(2);
@@ -140,7 +163,15 @@ describe('npx promptloop outside the repository', () => {
   });
 
   it('runs commands against the server: exit 0 with the JSON, 1 for an API error, 3 without a login', async () => {
-    const created = await npx(['prompts', 'create', '--name', 'Packaged CLI prompt', '--org', organizationId, '--json']);
+    const created = await npx([
+      'prompts',
+      'create',
+      '--name',
+      'Packaged CLI prompt',
+      '--org',
+      organizationId,
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const prompt = JSON.parse(created.stdout);
     expect(prompt).toMatchObject({ name: 'Packaged CLI prompt', state: 'setup' });
@@ -160,15 +191,44 @@ describe('npx promptloop outside the repository', () => {
   it('labels move takes --version-id like evals start, and the version id as a trailing argument too', async () => {
     const fixture = await promptWithVersions(user, organizationId, 3);
     const [, v2, v3] = fixture.ids;
-    const byFlag = await npx(['labels', 'move', fixture.prompt.id, 'staging', '--version-id', v2, '--org', organizationId, '--json']);
+    const byFlag = await npx([
+      'labels',
+      'move',
+      fixture.prompt.id,
+      'staging',
+      '--version-id',
+      v2,
+      '--org',
+      organizationId,
+      '--json',
+    ]);
     expect(byFlag.code, byFlag.stderr).toBe(0);
     expect(JSON.parse(byFlag.stdout)).toMatchObject({ label: 'staging', versionId: v2 });
-    const byArgument = await npx(['labels', 'move', fixture.prompt.id, 'staging', v3, '--org', organizationId, '--json']);
+    const byArgument = await npx([
+      'labels',
+      'move',
+      fixture.prompt.id,
+      'staging',
+      v3,
+      '--org',
+      organizationId,
+      '--json',
+    ]);
     expect(byArgument.code, byArgument.stderr).toBe(0);
     expect(JSON.parse(byArgument.stdout)).toMatchObject({ label: 'staging', versionId: v3 });
 
     const before = app.requests.length;
-    const twice = await npx(['labels', 'move', fixture.prompt.id, 'staging', v2, '--version-id', v2, '--org', organizationId]);
+    const twice = await npx([
+      'labels',
+      'move',
+      fixture.prompt.id,
+      'staging',
+      v2,
+      '--version-id',
+      v2,
+      '--org',
+      organizationId,
+    ]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('Give versionId once: as an argument or as --version-id.');
     const none = await npx(['labels', 'move', fixture.prompt.id, 'staging', '--org', organizationId]);

@@ -20,19 +20,28 @@ let greeting: { id: string; v1: string; v2: string };
 let chat: { id: string };
 let configDir: string;
 
-const content = (text: string, inputType: 'variables' | 'user_message') => ({ messages: [{ role: 'system', content: text }], inputType });
+const content = (text: string, inputType: 'variables' | 'user_message') => ({
+  messages: [{ role: 'system', content: text }],
+  inputType,
+});
 
 async function draft(promptId: string, text: string, inputType: 'variables' | 'user_message') {
   const path = `/organizations/${orgId}/prompts/${promptId}/draft`;
   const current = await user.call('GET', path);
-  const saved = await user.call('PUT', path, { body: { content: content(text, inputType), revision: current.body.revision } });
+  const saved = await user.call('PUT', path, {
+    body: { content: content(text, inputType), revision: current.body.revision },
+  });
   if (saved.status !== 200) throw new Error(JSON.stringify(saved.body));
   return saved.body as { revision: number };
 }
 
 async function retrieve(promptId: string, query = ''): Promise<unknown> {
-  const key = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, { body: { name: 'pull test' } });
-  const response = await fetch(`${app.url}/api/v1/prompts/${promptId}${query}`, { headers: { authorization: `Bearer ${key.body.secret}` } });
+  const key = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, {
+    body: { name: 'pull test' },
+  });
+  const response = await fetch(`${app.url}/api/v1/prompts/${promptId}${query}`, {
+    headers: { authorization: `Bearer ${key.body.secret}` },
+  });
   expect(response.status).toBe(200);
   return response.json();
 }
@@ -46,8 +55,12 @@ beforeAll(async () => {
   await draft(created.body.id, 'Greet {{customer}} about {{ topic }}. Again: {{customer}}.', 'variables');
   const v1 = await publishBaseline(user, orgId, created.body.id);
   const d2 = await draft(created.body.id, 'Hello {{customer}}, you wrote from {{country}}.', 'variables');
-  const v2 = await user.call('POST', `/organizations/${orgId}/prompts/${created.body.id}/versions`, { body: { draftRevision: d2.revision } });
-  const moved = await user.call('PUT', `/organizations/${orgId}/prompts/${created.body.id}/labels/staging`, { body: { versionId: v2.body.id } });
+  const v2 = await user.call('POST', `/organizations/${orgId}/prompts/${created.body.id}/versions`, {
+    body: { draftRevision: d2.revision },
+  });
+  const moved = await user.call('PUT', `/organizations/${orgId}/prompts/${created.body.id}/labels/staging`, {
+    body: { versionId: v2.body.id },
+  });
   expect(moved.status).toBe(200);
   greeting = { id: created.body.id, v1: v1.id, v2: v2.body.id };
   const other = await user.call('POST', `/organizations/${orgId}/prompts`, { body: { name: 'Chat' } });
@@ -60,7 +73,9 @@ beforeAll(async () => {
 afterAll(() => app?.stop());
 
 function tsc(project: string) {
-  return spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8' });
+  return spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+    encoding: 'utf8',
+  });
 }
 
 describe('promptloop pull', () => {
@@ -92,17 +107,28 @@ describe('promptloop pull', () => {
 
     const snapshot = JSON.parse(readFileSync(path.join(dir, 'snap.json'), 'utf8'));
     expect(parseSnapshot(snapshot)).toEqual(snapshot);
-    expect(Object.keys(snapshot.prompts[greeting.id]).sort()).toEqual(['label:production', 'label:staging', 'version:1']);
+    expect(Object.keys(snapshot.prompts[greeting.id]).sort()).toEqual([
+      'label:production',
+      'label:staging',
+      'version:1',
+    ]);
     expect(snapshot.prompts[greeting.id]['label:production']).toEqual(await retrieve(greeting.id));
     expect(snapshot.prompts[greeting.id]['label:staging']).toEqual(await retrieve(greeting.id, '?label=staging'));
     expect(snapshot.prompts[greeting.id]['version:1']).toEqual(await retrieve(greeting.id, '?version=1'));
     expect(snapshot.prompts[chat.id]['label:production']).toEqual(await retrieve(chat.id));
 
     // The SDK serves it as its fallback when the server cannot be reached.
-    const sdk = new Promptloop({ baseUrl: `http://127.0.0.1:${await closedPort()}`, apiKey: 'plr_unused', fallback: snapshot, timeoutMs: 2000 });
+    const sdk = new Promptloop({
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      apiKey: 'plr_unused',
+      fallback: snapshot,
+      timeoutMs: 2000,
+    });
     const fallback = await sdk.getPrompt(greeting.id, { label: 'staging' });
     expect(fallback.source).toBe('fallback');
-    expect(fallback.compile({ customer: 'Ada', country: 'NZ' }).messages[0].content).toBe('Hello Ada, you wrote from NZ.');
+    expect(fallback.compile({ customer: 'Ada', country: 'NZ' }).messages[0].content).toBe(
+      'Hello Ada, you wrote from NZ.',
+    );
 
     // The declarations: the right calls compile, wrong variables are type errors.
     const declarations = readFileSync(path.join(dir, 'prompts.d.ts'), 'utf8');
@@ -161,7 +187,12 @@ export async function wrong() {
     const project = newConfigDir();
     writeFileSync(
       path.join(project, 'promptloop.json'),
-      JSON.stringify({ prompts: [chat.id, `${greeting.id}@label:staging`], organizationId: orgId, out: 'gen/snapshot.json', types: 'gen/prompts.d.ts' }),
+      JSON.stringify({
+        prompts: [chat.id, `${greeting.id}@label:staging`],
+        organizationId: orgId,
+        out: 'gen/snapshot.json',
+        types: 'gen/prompts.d.ts',
+      }),
     );
     const result = await runCli(['pull', '--json'], { configDir, url: app.url, cwd: project });
     expect(result.code).toBe(0);
@@ -174,7 +205,9 @@ export async function wrong() {
         { promptId: greeting.id, selector: 'label:staging', version: 2 },
       ],
     });
-    expect(Object.keys(JSON.parse(readFileSync(path.join(project, 'gen/snapshot.json'), 'utf8')).prompts).sort()).toEqual([chat.id, greeting.id].sort());
+    expect(
+      Object.keys(JSON.parse(readFileSync(path.join(project, 'gen/snapshot.json'), 'utf8')).prompts).sort(),
+    ).toEqual([chat.id, greeting.id].sort());
     expect(existsSync(path.join(project, 'gen/prompts.d.ts'))).toBe(true);
   });
 
@@ -185,12 +218,23 @@ export async function wrong() {
     const none = await runCli(['pull', '--org', orgId, ...out], { configDir, url: app.url, cwd: project });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--prompt');
-    const badRef = await runCli(['pull', '--org', orgId, '--prompt', `${greeting.id}@Not A Label`, ...out], { configDir, url: app.url, cwd: project });
+    const badRef = await runCli(['pull', '--org', orgId, '--prompt', `${greeting.id}@Not A Label`, ...out], {
+      configDir,
+      url: app.url,
+      cwd: project,
+    });
     expect(badRef.code).toBe(2);
-    const unassigned = await runCli(['pull', '--org', orgId, '--prompt', greeting.id, '--prompt', `${greeting.id}@canary`, ...out], { configDir, url: app.url, cwd: project });
+    const unassigned = await runCli(
+      ['pull', '--org', orgId, '--prompt', greeting.id, '--prompt', `${greeting.id}@canary`, ...out],
+      { configDir, url: app.url, cwd: project },
+    );
     expect(unassigned.code).toBe(1);
     expect(unassigned.stderr).toContain('label "canary" points at no version');
-    const unknown = await runCli(['pull', '--org', orgId, '--prompt', 'prm_doesnotexist', ...out], { configDir, url: app.url, cwd: project });
+    const unknown = await runCli(['pull', '--org', orgId, '--prompt', 'prm_doesnotexist', ...out], {
+      configDir,
+      url: app.url,
+      cwd: project,
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('not_found');
     expect(existsSync(path.join(project, 'out/s.json'))).toBe(false);

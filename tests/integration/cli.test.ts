@@ -3,7 +3,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { newOrganization, newUser, type TestUser } from '../helpers/api';
-import { newConfigDir, runCli, seedLogin, startAppServer, startProxy, storedLogin, type AppServer } from '../helpers/cli';
+import {
+  newConfigDir,
+  runCli,
+  seedLogin,
+  startAppServer,
+  startProxy,
+  storedLogin,
+  type AppServer,
+} from '../helpers/cli';
 import { closedPort } from '../helpers/net';
 
 // The real `promptloop` binary as a child process against the app over HTTP (tokens from the
@@ -70,7 +78,8 @@ describe('promptloop: usage and login state', () => {
     expect(group.stdout).not.toContain('  orgs list');
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use']) expect(top.stdout).toContain(`  ${command}`);
+    for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use'])
+      expect(top.stdout).toContain(`  ${command}`);
   }, 90_000); // ten CLI processes, one after another: slow when the suite's other file shares the cores
 
   it('exits 3 when the server refuses the stored token and there is no refresh token', async () => {
@@ -135,16 +144,47 @@ describe('promptloop: complex inputs', () => {
     const prompt = (await user.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Body test' } })).body;
     const dir = newConfigDir();
     const file = path.join(dir, 'draft.json');
-    writeFileSync(file, JSON.stringify({ content: { messages: [{ role: 'system', content: 'Hello {{name}}' }], inputType: 'variables' }, revision: 99 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        content: { messages: [{ role: 'system', content: 'Hello {{name}}' }], inputType: 'variables' },
+        revision: 99,
+      }),
+    );
     const stale = await cli(['drafts', 'update', prompt.id, '--org', org.id, '--body', `@${file}`, '--json']);
     expect(stale.code).toBe(1);
     expect(JSON.parse(stale.stdout).error.code).toBe('draft_conflict');
     const current = (await user.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/draft`)).body.revision;
-    const updated = await cli(['drafts', 'update', prompt.id, '--org', org.id, '--body', `@${file}`, '--revision', String(current), '--json']);
+    const updated = await cli([
+      'drafts',
+      'update',
+      prompt.id,
+      '--org',
+      org.id,
+      '--body',
+      `@${file}`,
+      '--revision',
+      String(current),
+      '--json',
+    ]);
     expect(updated.code, updated.stderr).toBe(0);
-    expect(JSON.parse(updated.stdout)).toMatchObject({ variables: ['name'], content: { messages: [{ role: 'system', content: 'Hello {{name}}' }] } });
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      variables: ['name'],
+      content: { messages: [{ role: 'system', content: 'Hello {{name}}' }] },
+    });
     // Nested fields as JSON flags; a scalar flag converted before sending.
-    const inline = await cli(['dataset', 'add', prompt.id, '--org', org.id, '--revision', '0', '--row', '{"input":"hi","expectedOutput":"hello"}', '--json']);
+    const inline = await cli([
+      'dataset',
+      'add',
+      prompt.id,
+      '--org',
+      org.id,
+      '--revision',
+      '0',
+      '--row',
+      '{"input":"hi","expectedOutput":"hello"}',
+      '--json',
+    ]);
     expect(inline.code, inline.stderr).toBe(0);
     expect(JSON.parse(inline.stdout)).toMatchObject({ input: 'hi', expectedOutput: 'hello' });
     const missing = await cli(['drafts', 'update', prompt.id, '--org', org.id]);
@@ -200,7 +240,9 @@ describe('promptloop: organization context', () => {
     const admin = await newUser();
     const member = await newUser();
     const shared = await newOrganization(admin, 'Shared');
-    const added = await admin.call('POST', `/organizations/${shared.id}/members`, { body: { email: member.email, role: 'editor' } });
+    const added = await admin.call('POST', `/organizations/${shared.id}/members`, {
+      body: { email: member.email, role: 'editor' },
+    });
     expect(added.status).toBe(201);
     const set = await member.call('PUT', '/me/default-organization', { body: { organizationId: shared.id } });
     expect(set.status).toBe(200);
@@ -220,7 +262,10 @@ describe('promptloop: organization context', () => {
     expect((await member.call('GET', `/organizations/${own.id}/prompts`)).body.items.length).toBe(before);
     const json = await cli(['orgs', 'get', '--json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'choose_organization', details: { organizations: [expect.objectContaining({ id: own.id })] } });
+    expect(JSON.parse(json.stdout).error).toMatchObject({
+      code: 'choose_organization',
+      details: { organizations: [expect.objectContaining({ id: own.id })] },
+    });
     // An explicit choice works.
     expect((await cli(['prompts', 'create', 'Lands in Own', '--org', own.id])).code).toBe(0);
   });
@@ -258,7 +303,9 @@ describe('promptloop: idempotency and retries', () => {
       expect(posts[0].idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
       expect(posts[1].idempotencyKey).toBe(posts[0].idempotencyKey);
       expect(result.stderr).toContain('replayed');
-      const orgs = (await user.call('GET', '/organizations')).body.items.filter((o: { name: string }) => o.name === 'Exactly once');
+      const orgs = (await user.call('GET', '/organizations')).body.items.filter(
+        (o: { name: string }) => o.name === 'Exactly once',
+      );
       expect(orgs).toHaveLength(1);
       expect(JSON.parse(result.stdout).id).toBe(orgs[0].id);
     } finally {

@@ -61,7 +61,9 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 
 // The next-auth credentials provider exactly as configured (authorize and its error codes).
 const credentials = authOptions.providers[0] as unknown as {
-  options: { authorize: (c: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null> };
+  options: {
+    authorize: (c: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
+  };
 };
 function authorize(input: { email: string; password: string }, ip: string) {
   return credentials.options.authorize(input, { headers: { [clientIpHeader]: ip } });
@@ -93,10 +95,14 @@ describe('tRPC endpoint limits', () => {
     const ten = await post(`${paths(10)}?batch=1`, weak, { [clientIpHeader]: ip });
     expect(ten.status).toBe(400);
     expect(ten.body).toHaveLength(10);
-    for (const item of ten.body) expect(item.error.data.details.issues).toEqual([{ path: 'password', message: expect.any(String) }]);
+    for (const item of ten.body)
+      expect(item.error.data.details.issues).toEqual([{ path: 'password', message: expect.any(String) }]);
     expect(await hitsOf(limitKeys.accountIp(ip))).toBe(10);
 
-    const queries = await serveTrpc(new Request(`${appOrigin}/api/trpc/${Array(11).fill('account.profile').join(',')}?batch=1&input=%7B%7D`), { actor: null });
+    const queries = await serveTrpc(
+      new Request(`${appOrigin}/api/trpc/${Array(11).fill('account.profile').join(',')}?batch=1&input=%7B%7D`),
+      { actor: null },
+    );
     expect(queries.status).toBe(400);
   });
 
@@ -116,7 +122,12 @@ describe('tRPC endpoint limits', () => {
       },
     });
     const streamed = await serveTrpc(
-      new Request(`${appOrigin}/api/trpc/account.signUp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: endless, duplex: 'half' } as RequestInit),
+      new Request(`${appOrigin}/api/trpc/account.signUp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: endless,
+        duplex: 'half',
+      } as RequestInit),
       { actor: null },
     );
     expect(streamed.status).toBe(413);
@@ -125,7 +136,10 @@ describe('tRPC endpoint limits', () => {
     expect(await usersWith([address])).toBe(0);
 
     // Just under the limit is read and handled normally (here: the name is too long).
-    const under = await post('account.signUp', JSON.stringify({ email: email(), password, name: 'x'.repeat(1000 * 1000) }));
+    const under = await post(
+      'account.signUp',
+      JSON.stringify({ email: email(), password, name: 'x'.repeat(1000 * 1000) }),
+    );
     expect(under.status).toBe(400);
   });
 
@@ -145,16 +159,28 @@ describe('tRPC endpoint limits', () => {
         const address = email();
         const refused = await signUpFrom(ip, { email: address, password }, headers);
         expect(refused.status, JSON.stringify(headers)).toBe(403);
-        expect(refused.body.error.data).toMatchObject({ appCode: 'forbidden', httpStatus: 403, details: { reason: 'cross_site', expectedOrigin: appOrigin } });
+        expect(refused.body.error.data).toMatchObject({
+          appCode: 'forbidden',
+          httpStatus: 403,
+          details: { reason: 'cross_site', expectedOrigin: appOrigin },
+        });
         expect(refused.body.error.message).toContain(`expects pages from ${appOrigin} (APP_URL)`);
         expect(await usersWith([address])).toBe(0);
       }
       expect(await hitsOf(limitKeys.accountIp(ip))).toBe(0);
 
-      const sameOrigin = await signUpFrom(ip, { email: email(), password }, { origin: appOrigin, 'sec-fetch-site': 'same-origin' });
+      const sameOrigin = await signUpFrom(
+        ip,
+        { email: email(), password },
+        { origin: appOrigin, 'sec-fetch-site': 'same-origin' },
+      );
       expect(sameOrigin.status).toBe(200);
       // APP_URL is a loopback address: the other loopback names on its port are this server too.
-      const otherLoopbackName = await signUpFrom(ip, { email: email(), password }, { origin: 'http://127.0.0.1:3999', 'sec-fetch-site': 'same-origin' });
+      const otherLoopbackName = await signUpFrom(
+        ip,
+        { email: email(), password },
+        { origin: 'http://127.0.0.1:3999', 'sec-fetch-site': 'same-origin' },
+      );
       expect(otherLoopbackName.status).toBe(200);
       const noBrowser = await signUpFrom(ip, { email: email(), password });
       expect(noBrowser.status).toBe(200);
@@ -168,7 +194,9 @@ describe('sign-up limits', () => {
     const ip = newIp();
     const attempts = limits.accountAttemptsPerIp.limit + 10;
     // Weak passwords: each attempt is counted, then refused by the password rule (no hashing).
-    const replies = await Promise.all(Array.from({ length: attempts }, () => signUpFrom(ip, { email: email(), password: 'short' })));
+    const replies = await Promise.all(
+      Array.from({ length: attempts }, () => signUpFrom(ip, { email: email(), password: 'short' })),
+    );
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 400)).toHaveLength(limits.accountAttemptsPerIp.limit);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
@@ -192,7 +220,8 @@ describe('sign-up limits', () => {
     const taken = await signUpFrom(newIp(), { email: address.toUpperCase(), password });
     expect(taken.status).toBe(409);
     expect(taken.body.error.data.appCode).toBe('email_taken');
-    for (let i = 2; i < limits.signUpsPerEmail.limit; i++) expect((await signUpFrom(newIp(), { email: address, password: 'short' })).status).toBe(400);
+    for (let i = 2; i < limits.signUpsPerEmail.limit; i++)
+      expect((await signUpFrom(newIp(), { email: address, password: 'short' })).status).toBe(400);
     const limited = await signUpFrom(newIp(), { email: address, password });
     expect(limited.status).toBe(429);
     expect(limited.body.error.data.appCode).toBe('rate_limited');
@@ -234,7 +263,10 @@ describe('sign-in', () => {
       await signUp(db, { email: address, password });
       const limit = limits.signInFailuresPerEmail.limit;
       // One after another, so the slow hashing does not starve the other test worker.
-      for (let i = 0; i < limit - 2; i++) expect(await checkCredentials(db, address, `${password}-${i}`, { clientIp: newIp() })).toEqual({ error: 'invalid_credentials' });
+      for (let i = 0; i < limit - 2; i++)
+        expect(await checkCredentials(db, address, `${password}-${i}`, { clientIp: newIp() })).toEqual({
+          error: 'invalid_credentials',
+        });
       // Five at once with two failures left: exactly two are checked, three refused.
       const guesses = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
@@ -269,7 +301,11 @@ describe('sign-in', () => {
       await signUp(await getDb(), { email: address, password });
       const ip = newIp();
       // Sign-up attempts and failed sign-ins from one address share its counter.
-      await Promise.all(Array.from({ length: limits.accountAttemptsPerIp.limit }, () => signUpFrom(ip, { email: email(), password: 'short' })));
+      await Promise.all(
+        Array.from({ length: limits.accountAttemptsPerIp.limit }, () =>
+          signUpFrom(ip, { email: email(), password: 'short' }),
+        ),
+      );
       expect(await authorizeError({ email: address, password }, ip)).toMatch(/^rate_limited:[1-9][0-9]*$/);
       expect(await authorize({ email: address, password }, newIp())).toMatchObject({ email: address });
     },

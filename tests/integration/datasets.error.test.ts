@@ -12,10 +12,16 @@ function expectError(result: { status: number; body: any }, status: number, code
 // A dataset with two cases at revision 2.
 async function setup() {
   const team = await newTeam();
-  const prompt = (await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Guarded' } })).body;
+  const prompt = (
+    await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Guarded' } })
+  ).body;
   const base = `/organizations/${team.org.id}/prompts/${prompt.id}/dataset`;
-  const a = (await team.editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'A', expectedOutput: '1' } } })).body;
-  const b = (await team.editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'B', expectedOutput: '2' } } })).body;
+  const a = (
+    await team.editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'A', expectedOutput: '1' } } })
+  ).body;
+  const b = (
+    await team.editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'B', expectedOutput: '2' } } })
+  ).body;
   return { ...team, prompt, base, a, b };
 }
 
@@ -47,7 +53,11 @@ describe('dataset rejections change nothing', () => {
   ])('reorder listing %s → 422 invalid_order', async (_label, ids) => {
     const { editor, base, a, b } = await setup();
     const before = await snapshot(editor, base);
-    expectError(await editor.call('PUT', `${base}/order`, { body: { revision: 2, caseIds: ids(a, b) } }), 422, 'invalid_order');
+    expectError(
+      await editor.call('PUT', `${base}/order`, { body: { revision: 2, caseIds: ids(a, b) } }),
+      422,
+      'invalid_order',
+    );
     expect(await snapshot(editor, base)).toEqual(before);
   });
 
@@ -56,7 +66,11 @@ describe('dataset rejections change nothing', () => {
     ['non-string input', { input: 5, expectedOutput: 'x' }, 'row.input'],
     ['unknown format', { input: 'x', expectedOutput: 'y', inputFormat: 'xml' }, 'row.inputFormat'],
     ['json input that is not JSON', { input: '{nope', expectedOutput: 'y', inputFormat: 'json' }, 'row.input'],
-    ['json reference that is not JSON', { input: 'x', expectedOutput: 'nope', referenceFormat: 'json' }, 'row.expectedOutput'],
+    [
+      'json reference that is not JSON',
+      { input: 'x', expectedOutput: 'nope', referenceFormat: 'json' },
+      'row.expectedOutput',
+    ],
     ['input too long', { input: 'x'.repeat(100_001), expectedOutput: 'y' }, 'row.input'],
     ['unknown field', { input: 'x', expectedOutput: 'y', notes: 'n' }, 'row.notes'],
   ])('add or update with %s → 400 at %s', async (_label, row, path) => {
@@ -78,9 +92,15 @@ describe('dataset rejections change nothing', () => {
     const missing = await editor.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'x' } } });
     expectError(missing, 400, 'invalid_request');
     expect(missing.body.error.details.issues.map((i: any) => i.path)).toEqual(['row.expectedOutput']);
-    expectError(await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: {} } }), 400, 'invalid_request');
+    expectError(
+      await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: {} } }),
+      400,
+      'invalid_request',
+    );
     // The stored expected output "1" is valid JSON, the stored input "A" is not.
-    const badMerge = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { inputFormat: 'json' } } });
+    const badMerge = await editor.call('PUT', `${base}/cases/${a.id}`, {
+      body: { revision: 2, row: { inputFormat: 'json' } },
+    });
     expectError(badMerge, 400, 'invalid_request');
     expect(badMerge.body.error.details.issues).toEqual([{ path: 'row.input', message: expect.any(String) }]);
     expect(await snapshot(editor, base)).toEqual(before);
@@ -89,18 +109,30 @@ describe('dataset rejections change nothing', () => {
   it('bad revision parameters → 400', async () => {
     const { editor, base, a } = await setup();
     expectError(await editor.call('DELETE', `${base}/cases/${a.id}`), 400, 'invalid_request');
-    expectError(await editor.call('DELETE', `${base}/cases/${a.id}`, { query: 'revision=abc' }), 400, 'invalid_request');
+    expectError(
+      await editor.call('DELETE', `${base}/cases/${a.id}`, { query: 'revision=abc' }),
+      400,
+      'invalid_request',
+    );
     expectError(await editor.call('DELETE', `${base}/cases/${a.id}`, { query: 'revision=-1' }), 400, 'invalid_request');
-    expectError(await editor.call('POST', `${base}/cases`, { body: { row: { input: 'x', expectedOutput: 'y' } } }), 400, 'invalid_request');
+    expectError(
+      await editor.call('POST', `${base}/cases`, { body: { row: { input: 'x', expectedOutput: 'y' } } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('an exact duplicate pair on add or update → 409 invalid_state duplicate', async () => {
     const { editor, base, a, b } = await setup();
     const before = await snapshot(editor, base);
-    const added = await editor.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'A', expectedOutput: '1' } } });
+    const added = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 2, row: { input: 'A', expectedOutput: '1' } },
+    });
     expectError(added, 409, 'invalid_state');
     expect(added.body.error.details).toEqual({ state: 'duplicate', caseId: a.id });
-    const updated = await editor.call('PUT', `${base}/cases/${b.id}`, { body: { revision: 2, row: { input: 'A', expectedOutput: '1' } } });
+    const updated = await editor.call('PUT', `${base}/cases/${b.id}`, {
+      body: { revision: 2, row: { input: 'A', expectedOutput: '1' } },
+    });
     expectError(updated, 409, 'invalid_state');
     expect(await snapshot(editor, base)).toEqual(before);
   });
@@ -110,7 +142,9 @@ describe('dataset rejections change nothing', () => {
     const rows = Array.from({ length: 8 }, (_, i) => ({ input: `fill ${i}`, expectedOutput: '' }));
     expect((await editor.call('POST', `${base}/import`, { body: { revision: 2, rows } })).body.count).toBe(10);
     const before = await snapshot(editor, base);
-    const result = await editor.call('POST', `${base}/cases`, { body: { revision: 3, row: { input: 'eleventh', expectedOutput: '' } } });
+    const result = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 3, row: { input: 'eleventh', expectedOutput: '' } },
+    });
     expectError(result, 409, 'invalid_state');
     expect(result.body.error.details.state).toBe('at_capacity');
     expect(await snapshot(editor, base)).toEqual(before);
@@ -120,7 +154,13 @@ describe('dataset rejections change nothing', () => {
     const { editor, base } = await setup();
     const other = await setup();
     const before = await snapshot(editor, base);
-    expectError(await editor.call('PUT', `${base}/cases/${other.a.id}`, { body: { revision: 2, row: { input: 'x', expectedOutput: 'y' } } }), 404, 'not_found');
+    expectError(
+      await editor.call('PUT', `${base}/cases/${other.a.id}`, {
+        body: { revision: 2, row: { input: 'x', expectedOutput: 'y' } },
+      }),
+      404,
+      'not_found',
+    );
     expectError(await editor.call('DELETE', `${base}/cases/case_missing`, { query: 'revision=2' }), 404, 'not_found');
     expect(await snapshot(editor, base)).toEqual(before);
     expectError(await other.editor.call('GET', base), 404, 'not_found');
@@ -131,7 +171,8 @@ describe('dataset rejections change nothing', () => {
     const before = await snapshot(editor, base);
     const writes = (user: TestUser) => [
       () => user.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'C', expectedOutput: '3' } } }),
-      () => user.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { input: 'C', expectedOutput: '3' } } }),
+      () =>
+        user.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { input: 'C', expectedOutput: '3' } } }),
       () => user.call('DELETE', `${base}/cases/${a.id}`, { query: 'revision=2' }),
       () => user.call('PUT', `${base}/order`, { body: { revision: 2, caseIds: [a.id] } }),
       () => user.call('POST', `${base}/import`, { body: { revision: 2, rows: [] } }),

@@ -6,7 +6,9 @@ import { newTeam } from '../helpers/api';
 
 async function setup() {
   const team = await newTeam();
-  const prompt = (await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'With data' } })).body;
+  const prompt = (
+    await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'With data' } })
+  ).body;
   const base = `/organizations/${team.org.id}/prompts/${prompt.id}/dataset`;
   return { ...team, prompt, base };
 }
@@ -14,7 +16,9 @@ async function setup() {
 describe('datasets', () => {
   it('add, update, delete and reorder cases; every write bumps the revision and is audited', async () => {
     const { editor, viewer, base, org } = await setup();
-    const a = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'What is 2+2?', expectedOutput: '4' } } });
+    const a = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 0, row: { input: 'What is 2+2?', expectedOutput: '4' } },
+    });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({
       id: expect.stringMatching(/^case_/),
@@ -26,17 +30,26 @@ describe('datasets', () => {
       warnings: [],
     });
     const b = await editor.call('POST', `${base}/cases`, {
-      body: { revision: 1, row: { input: '{"q":1}', expectedOutput: '{"a":1}', inputFormat: 'json', referenceFormat: 'json' } },
+      body: {
+        revision: 1,
+        row: { input: '{"q":1}', expectedOutput: '{"a":1}', inputFormat: 'json', referenceFormat: 'json' },
+      },
     });
     expect(b.body).toMatchObject({ position: 2, inputFormat: 'json', referenceFormat: 'json' });
-    const c = await editor.call('POST', `${base}/cases`, { body: { revision: 2, row: { input: 'Third', expectedOutput: '' } } });
+    const c = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 2, row: { input: 'Third', expectedOutput: '' } },
+    });
     expect(c.body.position).toBe(3);
 
-    const updated = await editor.call('PUT', `${base}/cases/${a.body.id}`, { body: { revision: 3, row: { input: 'What is 3+3?', expectedOutput: '6' } } });
+    const updated = await editor.call('PUT', `${base}/cases/${a.body.id}`, {
+      body: { revision: 3, row: { input: 'What is 3+3?', expectedOutput: '6' } },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: a.body.id, position: 1, input: 'What is 3+3?', expectedOutput: '6' });
 
-    const reordered = await editor.call('PUT', `${base}/order`, { body: { revision: 4, caseIds: [c.body.id, a.body.id, b.body.id] } });
+    const reordered = await editor.call('PUT', `${base}/order`, {
+      body: { revision: 4, caseIds: [c.body.id, a.body.id, b.body.id] },
+    });
     expect(reordered.status).toBe(200);
     expect(reordered.body.revision).toBe(5);
     expect(reordered.body.rows.map((r: any) => [r.id, r.position])).toEqual([
@@ -62,23 +75,44 @@ describe('datasets', () => {
         .from(auditLog)
         .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetType, 'dataset')))
     ).map((e) => e.operation);
-    expect(ops.sort()).toEqual(['dataset.addCase', 'dataset.addCase', 'dataset.addCase', 'dataset.deleteCase', 'dataset.reorder', 'dataset.updateCase'].sort());
+    expect(ops.sort()).toEqual(
+      [
+        'dataset.addCase',
+        'dataset.addCase',
+        'dataset.addCase',
+        'dataset.deleteCase',
+        'dataset.reorder',
+        'dataset.updateCase',
+      ].sort(),
+    );
   });
 
   it('an update may keep its own pair; reordering an empty dataset with [] works', async () => {
     const { editor, base } = await setup();
     expect((await editor.call('PUT', `${base}/order`, { body: { revision: 0, caseIds: [] } })).status).toBe(200);
-    const a = await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'x', expectedOutput: 'y' } } });
-    const same = await editor.call('PUT', `${base}/cases/${a.body.id}`, { body: { revision: 2, row: { input: 'x', expectedOutput: 'y', referenceFormat: 'text' } } });
+    const a = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 1, row: { input: 'x', expectedOutput: 'y' } },
+    });
+    const same = await editor.call('PUT', `${base}/cases/${a.body.id}`, {
+      body: { revision: 2, row: { input: 'x', expectedOutput: 'y', referenceFormat: 'text' } },
+    });
     expect(same.status).toBe(200);
   });
 
   it('update changes only the fields given', async () => {
     const { editor, base } = await setup();
-    const a = (await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: '{"q": 1}', expectedOutput: 'one', inputFormat: 'json' } } })).body;
-    const onlyInput = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 1, row: { input: '{"q": 2}' } } });
+    const a = (
+      await editor.call('POST', `${base}/cases`, {
+        body: { revision: 0, row: { input: '{"q": 1}', expectedOutput: 'one', inputFormat: 'json' } },
+      })
+    ).body;
+    const onlyInput = await editor.call('PUT', `${base}/cases/${a.id}`, {
+      body: { revision: 1, row: { input: '{"q": 2}' } },
+    });
     expect(onlyInput.body).toEqual({ ...a, input: '{"q": 2}' });
-    const onlyFormat = await editor.call('PUT', `${base}/cases/${a.id}`, { body: { revision: 2, row: { expectedOutput: '2', referenceFormat: 'json' } } });
+    const onlyFormat = await editor.call('PUT', `${base}/cases/${a.id}`, {
+      body: { revision: 2, row: { expectedOutput: '2', referenceFormat: 'json' } },
+    });
     expect(onlyFormat.body).toEqual({ ...a, input: '{"q": 2}', expectedOutput: '2', referenceFormat: 'json' });
   });
 
@@ -95,10 +129,17 @@ describe('datasets', () => {
     const after = await editor.call('GET', base);
     expect(after.body).toMatchObject({ count: 12, capacity: 10 });
     expect(after.body.rows).toHaveLength(12);
-    const full = await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'one more', expectedOutput: '' } } });
+    const full = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 1, row: { input: 'one more', expectedOutput: '' } },
+    });
     expect(full.status).toBe(409);
-    expect(full.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'at_capacity', count: 12, capacity: 10 } });
+    expect(full.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'at_capacity', count: 12, capacity: 10 },
+    });
     // Deleting still works below the shrunken capacity.
-    expect((await editor.call('DELETE', `${base}/cases/${after.body.rows[0].id}`, { query: 'revision=1' })).status).toBe(200);
+    expect(
+      (await editor.call('DELETE', `${base}/cases/${after.body.rows[0].id}`, { query: 'revision=1' })).status,
+    ).toBe(200);
   });
 });

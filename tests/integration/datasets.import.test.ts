@@ -6,7 +6,9 @@ import { newTeam } from '../helpers/api';
 
 async function setup() {
   const team = await newTeam();
-  const prompt = (await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Imports' } })).body;
+  const prompt = (
+    await team.editor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Imports' } })
+  ).body;
   const base = `/organizations/${team.org.id}/prompts/${prompt.id}/dataset`;
   return { ...team, prompt, base };
 }
@@ -20,7 +22,15 @@ describe('dataset import', () => {
     const result = await editor.call('POST', `${base}/import`, {
       body: {
         revision: 1,
-        rows: [row('new 1', 'a'), row('existing', 'x'), row('new 2', 'b'), row('new 1', 'a'), row('new 1', 'different'), row('existing', 'y'), row('new 2', 'b')],
+        rows: [
+          row('new 1', 'a'),
+          row('existing', 'x'),
+          row('new 2', 'b'),
+          row('new 1', 'a'),
+          row('new 1', 'different'),
+          row('existing', 'y'),
+          row('new 2', 'b'),
+        ],
       },
     });
     expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -48,9 +58,20 @@ describe('dataset import', () => {
 
   it('replace only when asked: existing rows go, duplicates are counted within the request only', async () => {
     const { editor, base } = await setup();
-    await editor.call('POST', `${base}/import`, { body: { revision: 0, rows: [row('old 1'), row('old 2'), row('keep', 'k')] } });
-    const replaced = await editor.call('POST', `${base}/import`, { body: { revision: 1, mode: 'replace', rows: [row('keep', 'k'), row('fresh'), row('keep', 'k')] } });
-    expect(replaced.body).toEqual({ added: 2, skipped: 1, count: 2, revision: 2, skippedRows: [{ row: 3, reason: 'duplicate' }], warnings: [] });
+    await editor.call('POST', `${base}/import`, {
+      body: { revision: 0, rows: [row('old 1'), row('old 2'), row('keep', 'k')] },
+    });
+    const replaced = await editor.call('POST', `${base}/import`, {
+      body: { revision: 1, mode: 'replace', rows: [row('keep', 'k'), row('fresh'), row('keep', 'k')] },
+    });
+    expect(replaced.body).toEqual({
+      added: 2,
+      skipped: 1,
+      count: 2,
+      revision: 2,
+      skippedRows: [{ row: 3, reason: 'duplicate' }],
+      warnings: [],
+    });
     const dataset = (await editor.call('GET', base)).body;
     expect(dataset.rows.map((r: any) => [r.position, r.input])).toEqual([
       [1, 'keep'],
@@ -63,10 +84,17 @@ describe('dataset import', () => {
   it('formats and JSON rows are kept', async () => {
     const { editor, base } = await setup();
     const result = await editor.call('POST', `${base}/import`, {
-      body: { revision: 0, rows: [{ input: '{"a": [1, 2]}', expectedOutput: '"yes"', inputFormat: 'json', referenceFormat: 'json' }] },
+      body: {
+        revision: 0,
+        rows: [{ input: '{"a": [1, 2]}', expectedOutput: '"yes"', inputFormat: 'json', referenceFormat: 'json' }],
+      },
     });
     expect(result.status).toBe(200);
-    expect((await editor.call('GET', base)).body.rows[0]).toMatchObject({ input: '{"a": [1, 2]}', inputFormat: 'json', referenceFormat: 'json' });
+    expect((await editor.call('GET', base)).body.rows[0]).toMatchObject({
+      input: '{"a": [1, 2]}',
+      inputFormat: 'json',
+      referenceFormat: 'json',
+    });
   });
 
   it('any invalid row rejects the whole import with row errors, writing nothing', async () => {
@@ -113,25 +141,41 @@ describe('dataset import', () => {
     const rows = [...Array.from({ length: 8 }, (_, i) => row(`n${i}`)), row('1'), row('n0')];
     const result = await editor.call('POST', `${base}/import`, { body: { revision: 1, rows } });
     expect(result.status).toBe(422);
-    expect(result.body.error).toMatchObject({ code: 'import_rejected', details: { rowErrors: [], currentCount: 3, availableCapacity: 7, requestedAddition: 8 } });
+    expect(result.body.error).toMatchObject({
+      code: 'import_rejected',
+      details: { rowErrors: [], currentCount: 3, availableCapacity: 7, requestedAddition: 8 },
+    });
     expect((await editor.call('GET', base)).body).toEqual(before);
     // Exactly filling the capacity is fine; duplicates do not count against it.
-    const fits = await editor.call('POST', `${base}/import`, { body: { revision: 1, rows: [...rows.slice(1, 9), row('n1')] } });
+    const fits = await editor.call('POST', `${base}/import`, {
+      body: { revision: 1, rows: [...rows.slice(1, 9), row('n1')] },
+    });
     expect(fits.body).toMatchObject({ added: 7, skipped: 2, count: 10 });
   });
 
   it('replace mode measures capacity against the whole plan', async () => {
     const { editor, base } = await setup();
-    await editor.call('POST', `${base}/import`, { body: { revision: 0, rows: Array.from({ length: 10 }, (_, i) => row(`old ${i}`)) } });
-    const tooMany = await editor.call('POST', `${base}/import`, { body: { revision: 1, mode: 'replace', rows: Array.from({ length: 11 }, (_, i) => row(`new ${i}`)) } });
-    expect(tooMany.body.error).toMatchObject({ code: 'import_rejected', details: { currentCount: 10, availableCapacity: 10, requestedAddition: 11 } });
-    const fits = await editor.call('POST', `${base}/import`, { body: { revision: 1, mode: 'replace', rows: Array.from({ length: 10 }, (_, i) => row(`new ${i}`)) } });
+    await editor.call('POST', `${base}/import`, {
+      body: { revision: 0, rows: Array.from({ length: 10 }, (_, i) => row(`old ${i}`)) },
+    });
+    const tooMany = await editor.call('POST', `${base}/import`, {
+      body: { revision: 1, mode: 'replace', rows: Array.from({ length: 11 }, (_, i) => row(`new ${i}`)) },
+    });
+    expect(tooMany.body.error).toMatchObject({
+      code: 'import_rejected',
+      details: { currentCount: 10, availableCapacity: 10, requestedAddition: 11 },
+    });
+    const fits = await editor.call('POST', `${base}/import`, {
+      body: { revision: 1, mode: 'replace', rows: Array.from({ length: 10 }, (_, i) => row(`new ${i}`)) },
+    });
     expect(fits.body).toMatchObject({ added: 10, count: 10 });
   });
 
   it('unknown mode and non-array rows are 400', async () => {
     const { editor, base } = await setup();
-    expect((await editor.call('POST', `${base}/import`, { body: { revision: 0, mode: 'merge', rows: [] } })).status).toBe(400);
+    expect(
+      (await editor.call('POST', `${base}/import`, { body: { revision: 0, mode: 'merge', rows: [] } })).status,
+    ).toBe(400);
     expect((await editor.call('POST', `${base}/import`, { body: { revision: 0, rows: 'a,b' } })).status).toBe(400);
     expect((await editor.call('POST', `${base}/import`, { body: { revision: 0 } })).status).toBe(400);
   });
@@ -140,7 +184,11 @@ describe('dataset import', () => {
     const { editor, base, org, prompt } = await setup();
     // Each import uses the same revision: the row lock lets one in, the rest see a newer revision.
     const sameRevision = await Promise.all(
-      Array.from({ length: 4 }, (_, k) => editor.call('POST', `${base}/import`, { body: { revision: 0, rows: Array.from({ length: 6 }, (_, i) => row(`k${k}-${i}`)) } })),
+      Array.from({ length: 4 }, (_, k) =>
+        editor.call('POST', `${base}/import`, {
+          body: { revision: 0, rows: Array.from({ length: 6 }, (_, i) => row(`k${k}-${i}`)) },
+        }),
+      ),
     );
     expect(sameRevision.filter((r) => r.status === 200)).toHaveLength(1);
     expect(sameRevision.filter((r) => r.status === 409 && r.body.error.code === 'dataset_conflict')).toHaveLength(3);
@@ -149,7 +197,9 @@ describe('dataset import', () => {
     const retrying = async (k: number) => {
       for (;;) {
         const { revision } = (await editor.call('GET', base)).body;
-        const result = await editor.call('POST', `${base}/import`, { body: { revision, rows: Array.from({ length: 3 }, (_, i) => row(`r${k}-${i}`)) } });
+        const result = await editor.call('POST', `${base}/import`, {
+          body: { revision, rows: Array.from({ length: 3 }, (_, i) => row(`r${k}-${i}`)) },
+        });
         if (result.status !== 409) return result;
       }
     };

@@ -20,7 +20,10 @@ describe('prepared statements', () => {
 
   it('gives rows as arrays in column order, columns sharing a name included', async () => {
     const database = await getDatabase();
-    const rows = await preparedValues(database.reader?.() ?? database.db, `select $1::text as id, $2::text as id`, ['k', 'v']);
+    const rows = await preparedValues(database.reader?.() ?? database.db, `select $1::text as id, $2::text as id`, [
+      'k',
+      'v',
+    ]);
     expect(rows).toEqual([['k', 'v']]);
   });
 
@@ -35,6 +38,8 @@ describe('prepared statements', () => {
 
   it('preparedValues refuses a transaction (Drizzle has no array rows)', async () => {
     const db = await getDb();
-    await expect(db.transaction((tx) => preparedValues(tx as never, 'select 1', []))).rejects.toThrow(/not a transaction/);
+    await expect(db.transaction((tx) => preparedValues(tx as never, 'select 1', []))).rejects.toThrow(
+      /not a transaction/,
+    );
   });
 });

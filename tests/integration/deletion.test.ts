@@ -25,10 +25,14 @@ describe('deleting an organization through the dashboard link', () => {
     const ctx = await dashboardCtx(admin);
     expect(await checkDeletionLink(ctx, org.id, token)).toMatchObject({ organizationId: org.id, name: org.name });
 
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name.toUpperCase() }))).rejects.toMatchObject({
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name.toUpperCase() })),
+    ).rejects.toMatchObject({
       code: 'confirmation_mismatch',
     });
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: `${org.name} ` }))).rejects.toMatchObject({ code: 'confirmation_mismatch' });
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: `${org.name} ` })),
+    ).rejects.toMatchObject({ code: 'confirmation_mismatch' });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
 
     await inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }));
@@ -42,11 +46,19 @@ describe('deleting an organization through the dashboard link', () => {
   it('only an admin can use the link', async () => {
     const { org, admin, editor } = await newTeam();
     const token = await linkFor(admin, org.id);
-    await expect(inEdgeTransaction(await dashboardCtx(editor), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({
+    await expect(
+      inEdgeTransaction(await dashboardCtx(editor), (tx) =>
+        deleteOrganization(tx, org.id, { token, confirmName: org.name }),
+      ),
+    ).rejects.toMatchObject({
       code: 'admin_required',
     });
     const outsider = await newUser();
-    await expect(inEdgeTransaction(await dashboardCtx(outsider), (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({
+    await expect(
+      inEdgeTransaction(await dashboardCtx(outsider), (tx) =>
+        deleteOrganization(tx, org.id, { token, confirmName: org.name }),
+      ),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
@@ -56,16 +68,22 @@ describe('deleting an organization through the dashboard link', () => {
     const { org, admin } = await newTeam();
     const other = await newTeam();
     const ctx = await dashboardCtx(admin);
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token: 'forged-token', confirmName: org.name }))).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token: 'forged-token', confirmName: org.name })),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
     const otherToken = await linkFor(other.admin, other.org.id);
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token: otherToken, confirmName: org.name }))).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token: otherToken, confirmName: org.name })),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
     const token = await linkFor(admin, org.id);
     const db = await getDb();
     await db
       .update(deletionLinks)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(deletionLinks.organizationId, org.id));
-    await expect(inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name }))).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(
+      inEdgeTransaction(ctx, (tx) => deleteOrganization(tx, org.id, { token, confirmName: org.name })),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);
   });
 

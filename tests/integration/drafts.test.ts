@@ -11,12 +11,21 @@ function expectError(result: { status: number; body: any }, status: number, code
 
 async function setup() {
   const team = await newTeam();
-  const prompt = (await team.admin.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Drafty' } })).body;
+  const prompt = (await team.admin.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Drafty' } }))
+    .body;
   const path = `/organizations/${team.org.id}/prompts/${prompt.id}/draft`;
   return { ...team, prompt, path };
 }
 
-const emptyContent = { messages: [], inputType: 'user_message', modelRouteId: 'local/echo', modelId: 'echo', temperature: 1, outputSchema: '', customMetrics: [] };
+const emptyContent = {
+  messages: [],
+  inputType: 'user_message',
+  modelRouteId: 'local/echo',
+  modelId: 'echo',
+  temperature: 1,
+  outputSchema: '',
+  customMetrics: [],
+};
 
 async function storedDraft(promptId: string, user: TestUser) {
   const db = await getDb();
@@ -36,7 +45,12 @@ describe('personal drafts', () => {
     expect((await editor.call('GET', path)).body).toEqual(first.body);
     expect((await viewer.call('GET', path)).body.revision).toBe(0);
 
-    const saved = await editor.call('PUT', path, { body: { content: { messages: [{ role: 'system', content: 'Editor text' }], inputType: 'user_message' }, revision: 0 } });
+    const saved = await editor.call('PUT', path, {
+      body: {
+        content: { messages: [{ role: 'system', content: 'Editor text' }], inputType: 'user_message' },
+        revision: 0,
+      },
+    });
     expect(saved.status).toBe(200);
     expect((await admin.call('GET', path)).body.content).toEqual(emptyContent);
     expect((await storedDraft(prompt.id, editor)).revision).toBe(1);
@@ -51,7 +65,11 @@ describe('personal drafts', () => {
       ],
       inputType: 'variables',
       temperature: 0,
-      outputSchema: JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] }),
+      outputSchema: JSON.stringify({
+        type: 'object',
+        properties: { answer: { type: 'string' } },
+        required: ['answer'],
+      }),
       customMetrics: [
         { name: 'mentions', type: 'contains', value: 'hola' },
         { name: 'no sorry', type: 'not_contains', value: 'sorry' },
@@ -74,18 +92,30 @@ describe('personal drafts', () => {
     const audits = await db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'draft.update')));
+      .where(
+        and(
+          eq(auditLog.organizationId, org.id),
+          eq(auditLog.targetId, prompt.id),
+          eq(auditLog.operation, 'draft.update'),
+        ),
+      );
     expect(audits).toHaveLength(2);
   });
 
   it('a stale revision is 409 draft_conflict with the current revision and leaves the content alone', async () => {
     const { editor, path, prompt } = await setup();
-    await editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: 'A' }], inputType: 'user_message' }, revision: 0 } });
+    await editor.call('PUT', path, {
+      body: { content: { messages: [{ role: 'user', content: 'A' }], inputType: 'user_message' }, revision: 0 },
+    });
     const before = await storedDraft(prompt.id, editor);
-    const stale = await editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: 'B' }], inputType: 'user_message' }, revision: 0 } });
+    const stale = await editor.call('PUT', path, {
+      body: { content: { messages: [{ role: 'user', content: 'B' }], inputType: 'user_message' }, revision: 0 },
+    });
     expectError(stale, 409, 'draft_conflict');
     expect(stale.body.error.details).toEqual({ currentRevision: 1 });
-    const ahead = await editor.call('PUT', path, { body: { content: { messages: [], inputType: 'user_message' }, revision: 7 } });
+    const ahead = await editor.call('PUT', path, {
+      body: { content: { messages: [], inputType: 'user_message' }, revision: 7 },
+    });
     expectError(ahead, 409, 'draft_conflict');
     expect(await storedDraft(prompt.id, editor)).toEqual(before);
   });
@@ -94,7 +124,12 @@ describe('personal drafts', () => {
     const { editor, path, prompt } = await setup();
     await editor.call('GET', path);
     const writers = Array.from({ length: 8 }, (_, i) =>
-      editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: `writer ${i}` }], inputType: 'user_message' }, revision: 0 } }),
+      editor.call('PUT', path, {
+        body: {
+          content: { messages: [{ role: 'user', content: `writer ${i}` }], inputType: 'user_message' },
+          revision: 0,
+        },
+      }),
     );
     const results = await Promise.all(writers);
     const winners = results.filter((r) => r.status === 200);
@@ -112,7 +147,9 @@ describe('personal drafts', () => {
     const { editor, path } = await setup();
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: `w${i}` }], inputType: 'user_message' }, revision: 0 } }),
+        editor.call('PUT', path, {
+          body: { content: { messages: [{ role: 'user', content: `w${i}` }], inputType: 'user_message' }, revision: 0 },
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
@@ -121,18 +158,30 @@ describe('personal drafts', () => {
 
   it('discard is CAS too and resets to the empty setup content', async () => {
     const { editor, path, prompt } = await setup();
-    await editor.call('PUT', path, { body: { content: { messages: [{ role: 'user', content: 'keep?' }], inputType: 'user_message' }, revision: 0 } });
+    await editor.call('PUT', path, {
+      body: { content: { messages: [{ role: 'user', content: 'keep?' }], inputType: 'user_message' }, revision: 0 },
+    });
     const stale = await editor.call('POST', `${path}/discard`, { body: { revision: 0 } });
     expectError(stale, 409, 'draft_conflict');
-    expect((await storedDraft(prompt.id, editor)).content).toMatchObject({ messages: [{ role: 'user', content: 'keep?' }] });
+    expect((await storedDraft(prompt.id, editor)).content).toMatchObject({
+      messages: [{ role: 'user', content: 'keep?' }],
+    });
     const discarded = await editor.call('POST', `${path}/discard`, { body: { revision: 1 } });
     expect(discarded.status).toBe(200);
     expect(discarded.body).toMatchObject({ content: emptyContent, revision: 2, variables: [] });
   });
 
   it.each([
-    ['unknown role', { messages: [{ role: 'tool', content: 'x' }], inputType: 'user_message' }, 'content.messages.0.role'],
-    ['empty message content', { messages: [{ role: 'user', content: '' }], inputType: 'user_message' }, 'content.messages.0.content'],
+    [
+      'unknown role',
+      { messages: [{ role: 'tool', content: 'x' }], inputType: 'user_message' },
+      'content.messages.0.role',
+    ],
+    [
+      'empty message content',
+      { messages: [{ role: 'user', content: '' }], inputType: 'user_message' },
+      'content.messages.0.content',
+    ],
     ['unknown inputType', { messages: [], inputType: 'chat' }, 'content.inputType'],
     ['missing inputType', { messages: [] }, 'content.inputType'],
     ['missing messages', { inputType: 'user_message' }, 'content.messages'],
@@ -140,22 +189,62 @@ describe('personal drafts', () => {
     ['modelId of another model', { messages: [], inputType: 'user_message', modelId: 'gpt-4o' }, 'content.modelId'],
     ['temperature above 2', { messages: [], inputType: 'user_message', temperature: 2.5 }, 'content.temperature'],
     ['negative temperature', { messages: [], inputType: 'user_message', temperature: -0.1 }, 'content.temperature'],
-    ['outputSchema not JSON', { messages: [], inputType: 'user_message', outputSchema: '{type:' }, 'content.outputSchema'],
-    ['outputSchema not a schema', { messages: [], inputType: 'user_message', outputSchema: '{"type":"banana"}' }, 'content.outputSchema'],
+    [
+      'outputSchema not JSON',
+      { messages: [], inputType: 'user_message', outputSchema: '{type:' },
+      'content.outputSchema',
+    ],
+    [
+      'outputSchema not a schema',
+      { messages: [], inputType: 'user_message', outputSchema: '{"type":"banana"}' },
+      'content.outputSchema',
+    ],
     ['unknown field in content', { messages: [], inputType: 'user_message', model: 'x' }, 'content.model'],
-    ['unknown field in message', { messages: [{ role: 'user', content: 'x', name: 'n' }], inputType: 'user_message' }, 'content.messages.0.name'],
-    ['too many messages', { messages: Array.from({ length: 51 }, () => ({ role: 'user', content: 'x' })), inputType: 'user_message' }, 'content.messages'],
-    ['message too long', { messages: [{ role: 'user', content: 'x'.repeat(100_001) }], inputType: 'user_message' }, 'content.messages.0.content'],
-    ['metric type unknown', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'equals', value: 'x' }] }, 'content.customMetrics.0.type'],
-    ['contains without value', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'contains' }] }, 'content.customMetrics.0.value'],
+    [
+      'unknown field in message',
+      { messages: [{ role: 'user', content: 'x', name: 'n' }], inputType: 'user_message' },
+      'content.messages.0.name',
+    ],
+    [
+      'too many messages',
+      { messages: Array.from({ length: 51 }, () => ({ role: 'user', content: 'x' })), inputType: 'user_message' },
+      'content.messages',
+    ],
+    [
+      'message too long',
+      { messages: [{ role: 'user', content: 'x'.repeat(100_001) }], inputType: 'user_message' },
+      'content.messages.0.content',
+    ],
+    [
+      'metric type unknown',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'equals', value: 'x' }] },
+      'content.customMetrics.0.type',
+    ],
+    [
+      'contains without value',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'contains' }] },
+      'content.customMetrics.0.value',
+    ],
     [
       'regex that does not compile',
       { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_regex', value: '([a-' }] },
       'content.customMetrics.0.value',
     ],
-    ['is_json with a value', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'is_json', value: 'x' }] }, 'content.customMetrics.0.value'],
-    ['max_chars zero', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 0 }] }, 'content.customMetrics.0.value'],
-    ['max_chars fractional', { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 1.5 }] }, 'content.customMetrics.0.value'],
+    [
+      'is_json with a value',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'is_json', value: 'x' }] },
+      'content.customMetrics.0.value',
+    ],
+    [
+      'max_chars zero',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 0 }] },
+      'content.customMetrics.0.value',
+    ],
+    [
+      'max_chars fractional',
+      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'max_chars', value: 1.5 }] },
+      'content.customMetrics.0.value',
+    ],
     [
       'matches_schema with no schema anywhere',
       { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema' }] },
@@ -163,7 +252,11 @@ describe('personal drafts', () => {
     ],
     [
       'matches_schema with a bad schema',
-      { messages: [], inputType: 'user_message', customMetrics: [{ name: 'm', type: 'matches_schema', value: '{"type":1}' }] },
+      {
+        messages: [],
+        inputType: 'user_message',
+        customMetrics: [{ name: 'm', type: 'matches_schema', value: '{"type":1}' }],
+      },
       'content.customMetrics.0.value',
     ],
     [
@@ -180,7 +273,11 @@ describe('personal drafts', () => {
     ],
     [
       'too many metrics',
-      { messages: [], inputType: 'user_message', customMetrics: Array.from({ length: 21 }, (_, i) => ({ name: `m${i}`, type: 'is_json' })) },
+      {
+        messages: [],
+        inputType: 'user_message',
+        customMetrics: Array.from({ length: 21 }, (_, i) => ({ name: `m${i}`, type: 'is_json' })),
+      },
       'content.customMetrics',
     ],
   ])('content with %s → 400 at %s, nothing stored', async (_label, content, path) => {
@@ -229,6 +326,12 @@ describe('personal drafts', () => {
     const { path } = await setup();
     const other = await newTeam();
     expectError(await other.admin.call('GET', path), 404, 'not_found');
-    expectError(await other.admin.call('PUT', path, { body: { content: { messages: [], inputType: 'user_message' }, revision: 0 } }), 404, 'not_found');
+    expectError(
+      await other.admin.call('PUT', path, {
+        body: { content: { messages: [], inputType: 'user_message' }, revision: 0 },
+      }),
+      404,
+      'not_found',
+    );
   });
 });

@@ -49,7 +49,9 @@ const brokenDatabases = {
   // statement fails with "relation does not exist".
   unmigrated: async () => {
     const url = process.env.DATABASE_URL;
-    return url ? openDatabase({ url: `${url}${url.includes('?') ? '&' : '?'}search_path=nowhere`, max: 1 }) : openDatabase({});
+    return url
+      ? openDatabase({ url: `${url}${url.includes('?') ? '&' : '?'}search_path=nowhere`, max: 1 })
+      : openDatabase({});
   },
 };
 
@@ -72,47 +74,62 @@ describe('one edge policy for REST and tRPC', () => {
   it.each([
     ['unreachable', 'unavailable', 503],
     ['unmigrated', 'internal', 500],
-  ] as const)('a %s database: the same code, message and details on both surfaces, each 5xx logged through pino with its request id', async (kind, code, status) => {
-    const actor: Actor = { userId: user.id, clientId: 'dashboard', human: true };
-    const results = await withDatabase(await brokenDatabases[kind](), async () => ({
-      restRead: await call('GET', '/organizations', { token: user.token }),
-      restWrite: await call('POST', '/organizations', { token: user.token, body: { name: 'Never' } }),
-      trpcRead: await trpcOverHttp(actor, `organizations.list?input=${encodeURIComponent(JSON.stringify({ limit: 25 }))}`),
-      trpcWrite: await trpcOverHttp(actor, 'organizations.create', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Never' }) }),
-    }));
+  ] as const)(
+    'a %s database: the same code, message and details on both surfaces, each 5xx logged through pino with its request id',
+    async (kind, code, status) => {
+      const actor: Actor = { userId: user.id, clientId: 'dashboard', human: true };
+      const results = await withDatabase(await brokenDatabases[kind](), async () => ({
+        restRead: await call('GET', '/organizations', { token: user.token }),
+        restWrite: await call('POST', '/organizations', { token: user.token, body: { name: 'Never' } }),
+        trpcRead: await trpcOverHttp(
+          actor,
+          `organizations.list?input=${encodeURIComponent(JSON.stringify({ limit: 25 }))}`,
+        ),
+        trpcWrite: await trpcOverHttp(actor, 'organizations.create', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Never' }),
+        }),
+      }));
 
-    const rest = [results.restRead, results.restWrite];
-    for (const result of rest) {
-      expect(result.status).toBe(status);
-      expect(result.body.error).toMatchObject({ code, details: {} });
-      if (status === 503) expect(result.headers.get('retry-after')).toMatch(/^\d+$/);
-    }
-    for (const response of [results.trpcRead, results.trpcWrite]) expect(response.status).toBe(status);
-    const trpc = await Promise.all([results.trpcRead, results.trpcWrite].map(async (response) => (await response.json()).error));
-    for (const error of trpc) {
-      expect(error.data.appCode).toBe(code);
-      expect(error.message).toBe(rest[0].body.error.message);
-      expect(error.data.details).toEqual(rest[0].body.error.details);
-      expect(JSON.stringify(error)).not.toMatch(/relation|ECONNREFUSED|stack|\.ts:/i);
-    }
-    expect(JSON.stringify(rest.map((r) => r.body))).not.toMatch(/relation|ECONNREFUSED/i);
+      const rest = [results.restRead, results.restWrite];
+      for (const result of rest) {
+        expect(result.status).toBe(status);
+        expect(result.body.error).toMatchObject({ code, details: {} });
+        if (status === 503) expect(result.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
+      for (const response of [results.trpcRead, results.trpcWrite]) expect(response.status).toBe(status);
+      const trpc = await Promise.all(
+        [results.trpcRead, results.trpcWrite].map(async (response) => (await response.json()).error),
+      );
+      for (const error of trpc) {
+        expect(error.data.appCode).toBe(code);
+        expect(error.message).toBe(rest[0].body.error.message);
+        expect(error.data.details).toEqual(rest[0].body.error.details);
+        expect(JSON.stringify(error)).not.toMatch(/relation|ECONNREFUSED|stack|\.ts:/i);
+      }
+      expect(JSON.stringify(rest.map((r) => r.body))).not.toMatch(/relation|ECONNREFUSED/i);
 
-    // One pino error line per failed request, carrying the id the caller was given and the cause.
-    const requestIds = [...rest.map((r) => r.body.error.requestId), ...trpc.map((e) => e.data.requestId)];
-    expect(new Set(requestIds).size).toBe(4);
-    for (const requestId of requestIds) {
-      const logged = lines.filter((line) => line.requestId === requestId);
-      expect(logged).toHaveLength(1);
-      expect(logged[0]).toMatchObject({ level: 50, code, err: { stack: expect.any(String) } });
-      expect(logged[0].operation).toEqual(expect.any(String));
-    }
-  });
+      // One pino error line per failed request, carrying the id the caller was given and the cause.
+      const requestIds = [...rest.map((r) => r.body.error.requestId), ...trpc.map((e) => e.data.requestId)];
+      expect(new Set(requestIds).size).toBe(4);
+      for (const requestId of requestIds) {
+        const logged = lines.filter((line) => line.requestId === requestId);
+        expect(logged).toHaveLength(1);
+        expect(logged[0]).toMatchObject({ level: 50, code, err: { stack: expect.any(String) } });
+        expect(logged[0].operation).toEqual(expect.any(String));
+      }
+    },
+  );
 
   it('a business error is not logged as a failure and reads the same on both surfaces', async () => {
     const actor: Actor = { userId: user.id, clientId: 'dashboard', human: true };
     const missing = `org_${'0'.repeat(26)}`;
     const rest = await call('GET', `/organizations/${missing}`, { token: user.token });
-    const response = await trpcOverHttp(actor, `organizations.get?input=${encodeURIComponent(JSON.stringify({ organizationId: missing }))}`);
+    const response = await trpcOverHttp(
+      actor,
+      `organizations.get?input=${encodeURIComponent(JSON.stringify({ organizationId: missing }))}`,
+    );
     const trpc = (await response.json()).error;
     expect(rest.status).toBe(404);
     expect(response.status).toBe(404);
@@ -136,15 +153,26 @@ describe('a value Postgres cannot hold (SQLSTATE class 22)', () => {
       status: 200,
       handler: (ctx) => divideByZero(ctx),
     });
-    const rest = await route.handle(new Request('http://localhost:3999/api/v1/test/data-exception', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
+    const rest = await route.handle(
+      new Request('http://localhost:3999/api/v1/test/data-exception', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}` },
+      }),
+      {},
+    );
     const restBody = await rest.json();
     expect(rest.status).toBe(400);
     expect(restBody.error.code).toBe('invalid_request');
 
     const testRouter = router({ divide: protectedProcedure.mutation(({ ctx }) => divideByZero(ctx)) });
-    const caller = createCallerFactory(testRouter)(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }));
+    const caller = createCallerFactory(testRouter)(
+      await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }),
+    );
     const error = await caller.divide().catch((e: unknown) => e as { code: string; cause: AppError });
-    expect(error).toMatchObject({ code: 'BAD_REQUEST', cause: { code: 'invalid_request', message: restBody.error.message } });
+    expect(error).toMatchObject({
+      code: 'BAD_REQUEST',
+      cause: { code: 'invalid_request', message: restBody.error.message },
+    });
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   });
 });
@@ -163,7 +191,10 @@ describe('one transaction owner', () => {
     return { orgs: orgs.length, audits: audits.length, prompts: promptRows.length };
   }
 
-  async function twoStepsThenFail(ctx: { db: any; actor: Actor; afterCommit?: (task: CommitTask) => void }, name: string): Promise<never> {
+  async function twoStepsThenFail(
+    ctx: { db: any; actor: Actor; afterCommit?: (task: CommitTask) => void },
+    name: string,
+  ): Promise<never> {
     const org = await createOrganization(ctx, { name });
     await createPrompt(ctx, { organizationId: org.id, name: `${name} prompt` });
     throw failure();
@@ -182,7 +213,13 @@ describe('one transaction owner', () => {
       status: 201,
       handler: (ctx) => twoStepsThenFail(ctx, name),
     });
-    const response = await route.handle(new Request('http://localhost:3999/api/v1/test/two-steps', { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }), {});
+    const response = await route.handle(
+      new Request('http://localhost:3999/api/v1/test/two-steps', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}` },
+      }),
+      {},
+    );
     expect(response.status).toBe(409);
     expect(await storedFor(name)).toEqual({ orgs: 0, audits: 0, prompts: 0 });
   });
@@ -191,7 +228,9 @@ describe('one transaction owner', () => {
     const user = await newUser();
     const name = `Rolled back ${randomUUID()}`;
     const testRouter = router({ twoSteps: protectedProcedure.mutation(({ ctx }) => twoStepsThenFail(ctx, name)) });
-    const caller = createCallerFactory(testRouter)(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }));
+    const caller = createCallerFactory(testRouter)(
+      await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }),
+    );
     await expect(caller.twoSteps()).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await storedFor(name)).toEqual({ orgs: 0, audits: 0, prompts: 0 });
   });
@@ -200,10 +239,14 @@ describe('one transaction owner', () => {
     const user = await newUser();
     const name = `Rolled back ${randomUUID()}`;
     const ctx = { db: await getDb(), actor: { userId: user.id, clientId: 'test', human: false } };
-    await expect(runInTransaction(ctx.db, (db, afterCommit) => twoStepsThenFail({ ...ctx, db, afterCommit }, name))).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(
+      runInTransaction(ctx.db, (db, afterCommit) => twoStepsThenFail({ ...ctx, db, afterCommit }, name)),
+    ).rejects.toMatchObject({ code: 'invalid_state' });
     expect(await storedFor(name)).toEqual({ orgs: 0, audits: 0, prompts: 0 });
     // Without a failure the same steps commit.
-    const org = await runInTransaction(ctx.db, (db, afterCommit) => createOrganization({ ...ctx, db, afterCommit }, { name }));
+    const org = await runInTransaction(ctx.db, (db, afterCommit) =>
+      createOrganization({ ...ctx, db, afterCommit }, { name }),
+    );
     expect(org.name).toBe(name);
     expect((await storedFor(name)).orgs).toBe(1);
   });

@@ -3,12 +3,24 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { evalResults, prompts } from '@/db/schema';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
-import { auditOps, drain, evaluationRows, importRows, echoRows, pause, resultRows, saveVersion, setupFixture } from '../helpers/evals';
+import {
+  auditOps,
+  drain,
+  evaluationRows,
+  importRows,
+  echoRows,
+  pause,
+  resultRows,
+  saveVersion,
+  setupFixture,
+} from '../helpers/evals';
 
 let fake: FakeProvider;
 beforeAll(async () => {
   fake = await startFakeProvider();
-  process.env.MODEL_ROUTES = JSON.stringify([{ id: 'fake/flaky', provider: 'fake', name: 'Flaky', baseUrl: fake.baseUrl, modelId: 'flaky' }]);
+  process.env.MODEL_ROUTES = JSON.stringify([
+    { id: 'fake/flaky', provider: 'fake', name: 'Flaky', baseUrl: fake.baseUrl, modelId: 'flaky' },
+  ]);
   process.env.MODEL_RETRY_BASE_MS = '0';
 });
 afterAll(async () => {
@@ -22,7 +34,9 @@ const evalPath = (orgId: string, id: string, rest = '') => `/organizations/${org
 describe('initialize baseline', () => {
   it('the whole path: setup → draft → dataset → initialize → version 1 on staging and production → version 2 → comparison → promote', async () => {
     const f = await setupFixture({ cases: 3 });
-    const initialized = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } });
+    const initialized = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+    });
     expect(initialized.status).toBe(201);
     expect(initialized.body).toMatchObject({
       kind: 'baseline',
@@ -52,7 +66,9 @@ describe('initialize baseline', () => {
     const v1 = (await f.editor.call('GET', `${f.base}/versions/1`)).body;
     expect(v1.content.messages[0].content).toBe('Repeat the question.');
     // Initialize again once active: invalid_state.
-    const again = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } });
+    const again = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+    });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'active' } });
 
@@ -67,7 +83,9 @@ describe('initialize baseline', () => {
     expect(compared).toMatchObject({ status: 'completed', passedCases: 3, productionVersion: 1, version: 2 });
     expect(compared.production).toMatchObject({ status: 'completed', passedCases: 3 });
 
-    const moved = await f.editor.call('PUT', `${f.base}/labels/production`, { body: { versionId: v2.id, evaluationId: compared.id } });
+    const moved = await f.editor.call('PUT', `${f.base}/labels/production`, {
+      body: { versionId: v2.id, evaluationId: compared.id },
+    });
     expect(moved.status).toBe(200);
     const history = (await f.editor.call('GET', `${f.base}/label-history`, { query: 'label=production' })).body.items;
     expect(history[0]).toMatchObject({ toVersionId: v2.id, evaluationId: compared.id });
@@ -92,7 +110,9 @@ describe('initialize baseline', () => {
     }
     // Another user's draft has no message yet: not runnable.
     await importRows(f.editor, f.org.id, f.prompt.id, echoRows(1));
-    const admin = await f.admin.call('POST', `${f.base}/initialize`, { body: { draftRevision: 0, scoringMethod: 'expected' } });
+    const admin = await f.admin.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: 0, scoringMethod: 'expected' },
+    });
     expect(admin.status).toBe(409);
     expect(admin.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'draft_not_runnable' } });
     expect(await evaluationRows(f.prompt.id)).toEqual([]);
@@ -106,28 +126,47 @@ describe('initialize baseline', () => {
 
   it('one baseline at a time: the same snapshot returns it, another is baseline_in_progress; publishing waits for the last review', async () => {
     const f = await setupFixture({ cases: 2 });
-    const first = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'review' } });
+    const first = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'review' },
+    });
     expect(first.status).toBe(201);
-    const same = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'review' } });
+    const same = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'review' },
+    });
     expect(same.status).toBe(201);
     expect(same.body.id).toBe(first.body.id);
-    const other = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } });
+    const other = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+    });
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'baseline_in_progress', evaluationId: first.body.id } });
+    expect(other.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'baseline_in_progress', evaluationId: first.body.id },
+    });
 
     await drain();
     const waiting = (await f.editor.call('GET', evalPath(f.org.id, first.body.id))).body;
     expect(waiting).toMatchObject({ status: 'completed', pendingReviewCases: 2, versionId: null });
     expect((await f.editor.call('GET', f.base)).body.state).toBe('setup');
     // Still in progress while it awaits review.
-    expect((await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } })).status).toBe(409);
+    expect(
+      (
+        await f.editor.call('POST', `${f.base}/initialize`, {
+          body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+        })
+      ).status,
+    ).toBe(409);
 
     const results = (await f.editor.call('GET', evalPath(f.org.id, first.body.id, '/results'))).body.items;
-    const partial = await f.editor.call('POST', evalPath(f.org.id, first.body.id, '/reviews'), { body: { reviews: [{ resultId: results[0].id, decision: 'mark_correct' }] } });
+    const partial = await f.editor.call('POST', evalPath(f.org.id, first.body.id, '/reviews'), {
+      body: { reviews: [{ resultId: results[0].id, decision: 'mark_correct' }] },
+    });
     expect(partial.body.pendingReviewCases).toBe(1);
     expect((await f.editor.call('GET', f.base)).body.state).toBe('setup');
     // The last review lands: version 1 is published in the same transaction (a failed case does not block it).
-    const last = await f.editor.call('POST', evalPath(f.org.id, first.body.id, '/reviews'), { body: { reviews: [{ resultId: results[1].id, decision: 'mark_incorrect' }] } });
+    const last = await f.editor.call('POST', evalPath(f.org.id, first.body.id, '/reviews'), {
+      body: { reviews: [{ resultId: results[1].id, decision: 'mark_incorrect' }] },
+    });
     expect(last.status).toBe(200);
     expect(last.body).toMatchObject({ pendingReviewCases: 0, scoredCases: 2, passedCases: 1, version: 1 });
     expect((await f.editor.call('GET', f.base)).body).toMatchObject({ state: 'active', versionCount: 1 });
@@ -135,7 +174,11 @@ describe('initialize baseline', () => {
 
   it('a cancelled baseline never publishes and cannot be retried; a new initialize may start', async () => {
     const f = await setupFixture({ cases: 2 });
-    const first = (await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } })).body;
+    const first = (
+      await f.editor.call('POST', `${f.base}/initialize`, {
+        body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+      })
+    ).body;
     const cancelled = await f.editor.call('POST', evalPath(f.org.id, first.id, '/cancel'));
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
@@ -143,11 +186,15 @@ describe('initialize baseline', () => {
     expect((await f.editor.call('GET', f.base)).body.state).toBe('setup');
     const retry = await f.editor.call('POST', evalPath(f.org.id, first.id, '/retry'), { body: { side: 'candidate' } });
     expect(retry.status).toBe(409);
-    const production = await f.editor.call('POST', evalPath(f.org.id, first.id, '/retry'), { body: { side: 'production' } });
+    const production = await f.editor.call('POST', evalPath(f.org.id, first.id, '/retry'), {
+      body: { side: 'production' },
+    });
     expect(production.status).toBe(409);
     expect(production.body.error.details.state).toBe('no_production_side');
 
-    const second = await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } });
+    const second = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+    });
     expect(second.status).toBe(201);
     expect(second.body.id).not.toBe(first.id);
     await drain();
@@ -159,11 +206,22 @@ describe('initialize baseline', () => {
     const f = await setupFixture({ cases: 2 });
     const path = `/organizations/${f.org.id}/prompts/${f.prompt.id}/draft`;
     const draft = await f.editor.call('PUT', path, {
-      body: { content: { messages: [{ role: 'system', content: 'Repeat.' }], inputType: 'user_message', modelRouteId: 'fake/flaky' }, revision: f.draft.revision },
+      body: {
+        content: {
+          messages: [{ role: 'system', content: 'Repeat.' }],
+          inputType: 'user_message',
+          modelRouteId: 'fake/flaky',
+        },
+        revision: f.draft.revision,
+      },
     });
     expect(draft.status).toBe(200);
     fake.script([{ kind: 'status', status: 400, body: '{"error":{"message":"bad"}}' }]);
-    const e = (await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: draft.body.revision, scoringMethod: 'expected' } })).body;
+    const e = (
+      await f.editor.call('POST', `${f.base}/initialize`, {
+        body: { draftRevision: draft.body.revision, scoringMethod: 'expected' },
+      })
+    ).body;
     await drain();
     const failed = (await f.editor.call('GET', evalPath(f.org.id, e.id))).body;
     expect(failed).toMatchObject({ status: 'failed', errorCases: 2 });
@@ -189,7 +247,11 @@ describe('initialize baseline', () => {
 
   it('a paused baseline resumes and publishes', async () => {
     const f = await setupFixture({ cases: 2 });
-    const e = (await f.editor.call('POST', `${f.base}/initialize`, { body: { draftRevision: f.draft.revision, scoringMethod: 'expected' } })).body;
+    const e = (
+      await f.editor.call('POST', `${f.base}/initialize`, {
+        body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+      })
+    ).body;
     await pause(e.id);
     await drain();
     const rows = await resultRows(e.candidateRunId);

@@ -23,7 +23,10 @@ describe('evaluations: refusals change nothing', () => {
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.code).toBe('invalid_request');
     }
-    const dup = await f.editor.call('POST', f.evals, { rawBody: `{"versionId":"${f.v2.id}","scope":"quick","scope":"quick"}`, headers: { 'content-type': 'application/json' } });
+    const dup = await f.editor.call('POST', f.evals, {
+      rawBody: `{"versionId":"${f.v2.id}","scope":"quick","scope":"quick"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(dup.status).toBe(400);
     expect(await evaluationRows(f.prompt.id)).toEqual([]);
   });
@@ -35,7 +38,9 @@ describe('evaluations: refusals change nothing', () => {
     expect(empty.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'empty_dataset' } });
 
     const setup = await createPrompt(f.editor, f.org.id, 'In setup');
-    const inSetup = await f.editor.call('POST', `/organizations/${f.org.id}/prompts/${setup.id}/evals`, { body: { versionId: f.v2.id, scope: 'quick' } });
+    const inSetup = await f.editor.call('POST', `/organizations/${f.org.id}/prompts/${setup.id}/evals`, {
+      body: { versionId: f.v2.id, scope: 'quick' },
+    });
     expect(inSetup.status).toBe(409);
     expect(inSetup.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'setup' } });
 
@@ -59,7 +64,9 @@ describe('evaluations: refusals change nothing', () => {
     const refused = await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'comprehensive' } });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'plan_required', details: { requiredPlan: 'pro' } });
-    const estimate = await f.editor.call('GET', `${f.evals}/estimate`, { query: `versionId=${f.v2.id}&scope=comprehensive` });
+    const estimate = await f.editor.call('GET', `${f.evals}/estimate`, {
+      query: `versionId=${f.v2.id}&scope=comprehensive`,
+    });
     expect(estimate.body).toMatchObject({ allowed: false, reason: 'plan_required' });
     expect(await evaluationRows(f.prompt.id)).toEqual([]);
   });
@@ -89,7 +96,9 @@ describe('evaluations: refusals change nothing', () => {
     expect(second.productionRunId).toBe(e.productionRunId);
     const db = await getDb();
     await db.update(evalRuns).set({ status: 'failed' }).where(eq(evalRuns.id, second.productionRunId));
-    const reused = await f.editor.call('POST', evalPath(f.org.id, second.id, '/retry'), { body: { side: 'production' } });
+    const reused = await f.editor.call('POST', evalPath(f.org.id, second.id, '/retry'), {
+      body: { side: 'production' },
+    });
     expect(reused.status).toBe(409);
     expect(reused.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'reused_evidence' } });
     expect(await auditOps(f.org.id)).toEqual(['evaluation.start', 'evaluation.start']);
@@ -100,14 +109,31 @@ describe('evaluations: refusals change nothing', () => {
     const e = (await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } })).body;
     // One case already finished on the candidate side before the cancel.
     const db = await getDb();
-    const [first] = await db.select().from(evalResults).where(eq(evalResults.runId, e.candidateRunId)).orderBy(evalResults.position).limit(1);
-    await db.update(evalResults).set({ status: 'scored', output: first.input, passed: true, score: 1 }).where(eq(evalResults.id, first.id));
+    const [first] = await db
+      .select()
+      .from(evalResults)
+      .where(eq(evalResults.runId, e.candidateRunId))
+      .orderBy(evalResults.position)
+      .limit(1);
+    await db
+      .update(evalResults)
+      .set({ status: 'scored', output: first.input, passed: true, score: 1 })
+      .where(eq(evalResults.id, first.id));
 
     const cancelled = await f.editor.call('POST', evalPath(f.org.id, e.id, '/cancel'));
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', scoredCases: 1, passedCases: 1, pendingCases: 2, totalCases: 3 });
+    expect(cancelled.body).toMatchObject({
+      status: 'cancelled',
+      scoredCases: 1,
+      passedCases: 1,
+      pendingCases: 2,
+      totalCases: 3,
+    });
     expect(cancelled.body.completedAt).not.toBeNull();
-    expect((await runRows([e.candidateRunId, e.productionRunId])).map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
+    expect((await runRows([e.candidateRunId, e.productionRunId])).map((r) => r.status)).toEqual([
+      'cancelled',
+      'cancelled',
+    ]);
     await drain();
     const after = (await f.editor.call('GET', evalPath(f.org.id, e.id))).body;
     expect(after).toMatchObject({ status: 'cancelled', scoredCases: 1, pendingCases: 2 });

@@ -3,7 +3,16 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { evalRuns, promptLabels } from '@/db/schema';
 import { caller } from '../helpers/trpc';
-import { auditOps, comparisonFixture, drain, echoRows, importRows, resultRows, runRows, setPlan } from '../helpers/evals';
+import {
+  auditOps,
+  comparisonFixture,
+  drain,
+  echoRows,
+  importRows,
+  resultRows,
+  runRows,
+  setPlan,
+} from '../helpers/evals';
 
 describe('evaluations: start, read, reuse', () => {
   it('starts a comparison: pins production, freezes the first 10 cases, version content and scoring, with counts that add up', async () => {
@@ -64,14 +73,26 @@ describe('evaluations: start, read, reuse', () => {
       [1, 'production'],
       [2, 'candidate'],
     ]);
-    expect(page.body.items[0]).toMatchObject({ status: 'pending', input: 'case 1', expectedOutput: 'case 1', output: null, passed: null, review: null, assertions: [] });
-    const next = await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${e.id}/results`, { query: `limit=3&cursor=${page.body.nextCursor}` });
+    expect(page.body.items[0]).toMatchObject({
+      status: 'pending',
+      input: 'case 1',
+      expectedOutput: 'case 1',
+      output: null,
+      passed: null,
+      review: null,
+      assertions: [],
+    });
+    const next = await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${e.id}/results`, {
+      query: `limit=3&cursor=${page.body.nextCursor}`,
+    });
     expect(next.body.items.map((r: any) => [r.position, r.side])).toEqual([
       [2, 'production'],
       [3, 'candidate'],
       [3, 'production'],
     ]);
-    const productionOnly = await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${e.id}/results`, { query: 'side=production&limit=100' });
+    const productionOnly = await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${e.id}/results`, {
+      query: 'side=production&limit=100',
+    });
     expect(productionOnly.body.items).toHaveLength(10);
     expect(productionOnly.body.items.every((r: any) => r.side === 'production')).toBe(true);
     expect(await auditOps(f.org.id)).toEqual(['evaluation.start']);
@@ -122,7 +143,9 @@ describe('evaluations: start, read, reuse', () => {
     expect(second.production).toMatchObject({ reused: true, status: 'completed', scoredCases: 3 });
     expect(second.status).toBe('pending');
 
-    const fresh = (await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true } })).body;
+    const fresh = (
+      await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true } })
+    ).body;
     expect(fresh.productionRunId).not.toBe(first.productionRunId);
     expect(fresh.production).toMatchObject({ reused: false, status: 'pending', pendingCases: 3 });
     await drain();
@@ -142,15 +165,36 @@ describe('evaluations: start, read, reuse', () => {
   it('the dashboard (tRPC) uses the same operations and JSON', async () => {
     const f = await comparisonFixture({ cases: 2 });
     const trpc = await caller(f.editor.id);
-    const estimate = await trpc.evals.estimate({ organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick' });
-    expect(estimate).toMatchObject({ candidateCases: 2, productionCases: 2, credits: 4, allowed: true, reusedProductionRunId: null });
-    const started = await trpc.evals.start({ organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick' });
+    const estimate = await trpc.evals.estimate({
+      organizationId: f.org.id,
+      promptId: f.prompt.id,
+      versionId: f.v2.id,
+      scope: 'quick',
+    });
+    expect(estimate).toMatchObject({
+      candidateCases: 2,
+      productionCases: 2,
+      credits: 4,
+      allowed: true,
+      reusedProductionRunId: null,
+    });
+    const started = await trpc.evals.start({
+      organizationId: f.org.id,
+      promptId: f.prompt.id,
+      versionId: f.v2.id,
+      scope: 'quick',
+    });
     expect(started).toMatchObject({ kind: 'comparison', totalCases: 2 });
     const rest = await f.editor.call('GET', `/organizations/${f.org.id}/evals/${started.id}`);
     expect(rest.body).toEqual(started);
     const list = await trpc.evals.list({ organizationId: f.org.id, promptId: f.prompt.id, limit: 10 });
     expect(list.items.map((e) => e.id)).toEqual([started.id]);
-    const results = await trpc.evals.results({ organizationId: f.org.id, evaluationId: started.id, side: 'candidate', limit: 10 });
+    const results = await trpc.evals.results({
+      organizationId: f.org.id,
+      evaluationId: started.id,
+      side: 'candidate',
+      limit: 10,
+    });
     expect(results.items).toHaveLength(2);
     const cancelled = await trpc.evals.cancel({ organizationId: f.org.id, evaluationId: started.id });
     expect(cancelled.status).toBe('cancelled');

@@ -13,7 +13,10 @@ describe('evaluations never execute twice', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    const other = await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true }, headers });
+    const other = await f.editor.call('POST', f.evals, {
+      body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true },
+      headers,
+    });
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_conflict');
     expect(await evaluationRows(f.prompt.id)).toHaveLength(1);
@@ -26,17 +29,26 @@ describe('evaluations never execute twice', () => {
 
   it('without a key, 5 identical starts racing create one evaluation (and one set of runs)', async () => {
     const f = await comparisonFixture({ cases: 3 });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } })),
+    );
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     const rows = await evaluationRows(f.prompt.id);
     expect(rows).toHaveLength(1);
     // The same start through the dashboard while it is unfinished returns it as well.
     const trpc = await caller(f.editor.id);
-    const again = await trpc.evals.start({ organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick' });
+    const again = await trpc.evals.start({
+      organizationId: f.org.id,
+      promptId: f.prompt.id,
+      versionId: f.v2.id,
+      scope: 'quick',
+    });
     expect(again.id).toBe(rows[0].id);
     // A different start (rerunBoth) is a different evaluation; once the first is finished, the same start runs anew.
-    const different = await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true } });
+    const different = await f.editor.call('POST', f.evals, {
+      body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true },
+    });
     expect(different.body.id).not.toBe(rows[0].id);
     await drain();
     const later = await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } });
@@ -49,7 +61,9 @@ describe('evaluations never execute twice', () => {
   it('without a key, 5 identical initializes racing create one baseline', async () => {
     const f = await setupFixture({ cases: 2 });
     const body = { draftRevision: f.draft.revision, scoringMethod: 'review' };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => f.editor.call('POST', `${f.base}/initialize`, { body })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => f.editor.call('POST', `${f.base}/initialize`, { body })),
+    );
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(await evaluationRows(f.prompt.id)).toHaveLength(1);
@@ -59,7 +73,10 @@ describe('evaluations never execute twice', () => {
     expect(keyed.body.id).toBe(answers[0].body.id);
     const replay = await f.editor.call('POST', `${f.base}/initialize`, { body, headers });
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
-    const conflict = await f.editor.call('POST', `${f.base}/initialize`, { body: { ...body, scoringMethod: 'expected' }, headers });
+    const conflict = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { ...body, scoringMethod: 'expected' },
+      headers,
+    });
     expect(conflict.status).toBe(422);
     expect(await evaluationRows(f.prompt.id)).toHaveLength(1);
   });

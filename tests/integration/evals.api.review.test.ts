@@ -23,7 +23,12 @@ describe('evaluation reviews', () => {
     const f = await reviewFixture(4);
     const waiting = (await f.editor.call('GET', f.evalBase)).body;
     expect(waiting).toMatchObject({ status: 'completed', pendingReviewCases: 4, scoredCases: 0, passRate: 0 });
-    expect(f.results.map((r: any) => r.status)).toEqual(['pending_review', 'pending_review', 'pending_review', 'pending_review']);
+    expect(f.results.map((r: any) => r.status)).toEqual([
+      'pending_review',
+      'pending_review',
+      'pending_review',
+      'pending_review',
+    ]);
     const [a, b, c, d] = f.results;
     const db = await getDb();
     const [before] = await db.select().from(datasets).where(eq(datasets.promptId, f.prompt.id));
@@ -39,11 +44,23 @@ describe('evaluation reviews', () => {
       },
     });
     expect(reviewed.status).toBe(200);
-    expect(reviewed.body).toMatchObject({ pendingReviewCases: 0, scoredCases: 4, passedCases: 2, failedCases: 2, passRate: 0.5, totalCases: 4 });
+    expect(reviewed.body).toMatchObject({
+      pendingReviewCases: 0,
+      scoredCases: 4,
+      passedCases: 2,
+      failedCases: 2,
+      passRate: 0.5,
+      totalCases: 4,
+    });
     const after = (await f.editor.call('GET', `${f.evalBase}/results`, { query: 'side=candidate' })).body.items;
     const byId = new Map(after.map((r: any) => [r.id, r]));
     const review = { userId: f.editor.id, clientId: 'test-cli', human: true, at: expect.any(String) };
-    expect(byId.get(a.id)).toMatchObject({ status: 'scored', passed: true, expectedOutput: a.output, review: { decision: 'accept_generated', correctedOutput: null, ...review } });
+    expect(byId.get(a.id)).toMatchObject({
+      status: 'scored',
+      passed: true,
+      expectedOutput: a.output,
+      review: { decision: 'accept_generated', correctedOutput: null, ...review },
+    });
     // The corrected text is the new expectation; the generated output does not match it, so it fails.
     expect(byId.get(b.id)).toMatchObject({
       status: 'scored',
@@ -51,7 +68,12 @@ describe('evaluation reviews', () => {
       expectedOutput: 'a better answer',
       review: { decision: 'accept_corrected', correctedOutput: 'a better answer', ...review },
     });
-    expect(byId.get(c.id)).toMatchObject({ status: 'scored', passed: true, expectedOutput: c.expectedOutput, review: { decision: 'mark_correct' } });
+    expect(byId.get(c.id)).toMatchObject({
+      status: 'scored',
+      passed: true,
+      expectedOutput: c.expectedOutput,
+      review: { decision: 'mark_correct' },
+    });
     expect(byId.get(d.id)).toMatchObject({ status: 'scored', passed: false, review: { decision: 'mark_incorrect' } });
 
     const cases = await db.select().from(datasetCases).where(eq(datasetCases.datasetId, before.id));
@@ -61,7 +83,9 @@ describe('evaluation reviews', () => {
     expect(bumped.revision).toBe(before.revision + 1);
 
     // Re-review replaces the decision.
-    const again = await f.editor.call('POST', `${f.evalBase}/reviews`, { body: { reviews: [{ resultId: d.id, decision: 'mark_correct' }] } });
+    const again = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: { reviews: [{ resultId: d.id, decision: 'mark_correct' }] },
+    });
     expect(again.body).toMatchObject({ passedCases: 3, failedCases: 1 });
     expect(await auditOps(f.org.id)).toEqual(['evaluation.review', 'evaluation.review', 'evaluation.start']);
   });
@@ -70,10 +94,14 @@ describe('evaluation reviews', () => {
     const f = await reviewFixture(2);
     const production = (await f.editor.call('GET', `${f.evalBase}/results`, { query: 'side=production' })).body.items;
     const dataset = (await f.editor.call('GET', `${f.base}/dataset`)).body;
-    const removed = await f.editor.call('DELETE', `${f.base}/dataset/cases/${production[0].caseId}`, { query: `revision=${dataset.revision}` });
+    const removed = await f.editor.call('DELETE', `${f.base}/dataset/cases/${production[0].caseId}`, {
+      query: `revision=${dataset.revision}`,
+    });
     expect(removed.status).toBe(200);
     const reviewed = await f.editor.call('POST', `${f.evalBase}/reviews`, {
-      body: { reviews: [{ resultId: production[0].id, decision: 'accept_corrected', correctedOutput: production[0].output }] },
+      body: {
+        reviews: [{ resultId: production[0].id, decision: 'accept_corrected', correctedOutput: production[0].output }],
+      },
     });
     expect(reviewed.status).toBe(200);
     expect(reviewed.body.production).toMatchObject({ scoredCases: 1, passedCases: 1, pendingReviewCases: 1 });
@@ -81,18 +109,29 @@ describe('evaluation reviews', () => {
 
   it('refusals: unknown result 404, pending result 409, bad bodies 400; nothing is recorded', async () => {
     const f = await reviewFixture(2);
-    const other = await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true } });
-    const pendingResult = (await f.editor.call('GET', `/organizations/${f.org.id}/evals/${other.body.id}/results`, { query: 'side=candidate' })).body.items[0];
+    const other = await f.editor.call('POST', f.evals, {
+      body: { versionId: f.v2.id, scope: 'quick', rerunBoth: true },
+    });
+    const pendingResult = (
+      await f.editor.call('GET', `/organizations/${f.org.id}/evals/${other.body.id}/results`, {
+        query: 'side=candidate',
+      })
+    ).body.items[0];
     expect(pendingResult.status).toBe('pending');
 
     // A result of another evaluation is not part of this one.
-    const foreign = await f.editor.call('POST', `${f.evalBase}/reviews`, { body: { reviews: [{ resultId: pendingResult.id, decision: 'mark_correct' }] } });
+    const foreign = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: { reviews: [{ resultId: pendingResult.id, decision: 'mark_correct' }] },
+    });
     expect(foreign.status).toBe(404);
     const pending = await f.editor.call('POST', `/organizations/${f.org.id}/evals/${other.body.id}/reviews`, {
       body: { reviews: [{ resultId: pendingResult.id, decision: 'mark_correct' }] },
     });
     expect(pending.status).toBe(409);
-    expect(pending.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'pending', resultId: pendingResult.id } });
+    expect(pending.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'pending', resultId: pendingResult.id },
+    });
     // All or nothing: a valid first item is not kept when the second is refused.
     const mixed = await f.editor.call('POST', `${f.evalBase}/reviews`, {
       body: {
@@ -133,9 +172,21 @@ describe('evaluation reviews', () => {
     // The MCP edge builds this actor for agent clients (server/auth/oauth.ts: human only for /api/v1 audiences).
     const actor = { userId: f.editor.id, clientId: 'agent-client', human: false };
     await runInTransaction(db, (tx, afterCommit) =>
-      reviewResults({ db: tx, afterCommit, actor }, { organizationId: f.org.id, evaluationId: f.e.id, reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }] }),
+      reviewResults(
+        { db: tx, afterCommit, actor },
+        {
+          organizationId: f.org.id,
+          evaluationId: f.e.id,
+          reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }],
+        },
+      ),
     );
     const [row] = await db.select().from(evalResults).where(eq(evalResults.id, f.results[0].id));
-    expect(row.review).toMatchObject({ decision: 'mark_correct', userId: f.editor.id, clientId: 'agent-client', human: false });
+    expect(row.review).toMatchObject({
+      decision: 'mark_correct',
+      userId: f.editor.id,
+      clientId: 'agent-client',
+      human: false,
+    });
   });
 });

@@ -31,7 +31,9 @@ describe('evaluations: roles, organizations, read-only', () => {
     expect((await evaluationRows(f.prompt.id)).length).toBe(1);
 
     const trpc = await caller(f.viewer.id);
-    const refused = await rejection(trpc.evals.start({ organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick' }));
+    const refused = await rejection(
+      trpc.evals.start({ organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick' }),
+    );
     expect(refused.cause.code).toBe('forbidden');
   });
 

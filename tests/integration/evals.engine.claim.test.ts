@@ -16,9 +16,21 @@ afterAll(async () => {
 });
 
 type Row = { outcome: string; id: string | null; stored: boolean | null };
-const outcome = JSON.stringify({ status: 'scored', output: 'ok', passed: true, score: 1, assertions: [], latency_ms: 5 });
+const outcome = JSON.stringify({
+  status: 'scored',
+  output: 'ok',
+  passed: true,
+  score: 1,
+  assertions: [],
+  latency_ms: 5,
+});
 
-async function claim(runId: string, workerId: string, maxInFlight: number, storeId: string | null = null): Promise<Row> {
+async function claim(
+  runId: string,
+  workerId: string,
+  maxInFlight: number,
+  storeId: string | null = null,
+): Promise<Row> {
   const db = await getDb();
   const rows = (await db.execute(
     sql`select outcome, id, stored from claim_eval_case(${runId}, ${workerId}, 60000, ${maxInFlight}::int, 3, ${storeId}, ${storeId ? outcome : null}::jsonb, 200, 10000)`,
@@ -28,19 +40,23 @@ async function claim(runId: string, workerId: string, maxInFlight: number, store
 
 async function runningIn(organizationId: string): Promise<number> {
   const db = await getDb();
-  const rows = (await db.execute(sql`select count(*)::int as n from eval_results where organization_id = ${organizationId} and status = 'running'`)) as unknown as
-    { n: number }[] | { rows: { n: number }[] };
+  const rows = (await db.execute(
+    sql`select count(*)::int as n from eval_results where organization_id = ${organizationId} and status = 'running'`,
+  )) as unknown as { n: number }[] | { rows: { n: number }[] };
   return (Array.isArray(rows) ? rows : rows.rows)[0].n;
 }
 
-const cases = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
+const cases = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
 
 describe('claim_eval_case: the organization bound and the handoff', () => {
   it('a worker that stores a case hands its slot to its next claim in the same organization; others stay busy', async () => {
     const db = await getDb();
     const { organizationId, userId } = await engineOrganization();
     const { runIds } = await createEngineEvaluation({ organizationId, userId, cases: cases(4, 'handoff') });
-    await db.execute(sql`insert into eval_workers (id, created_at, heartbeat_at) values ('w-a', now(), now()), ('w-b', now(), now())`);
+    await db.execute(
+      sql`insert into eval_workers (id, created_at, heartbeat_at) values ('w-a', now(), now()), ('w-b', now(), now())`,
+    );
 
     const first = await claim(runIds[0], 'w-a', 1);
     expect(first.outcome).toBe('claimed');
@@ -66,7 +82,9 @@ describe('claim_eval_case: the organization bound and the handoff', () => {
     const y = await engineOrganization();
     const { runIds: xRuns } = await createEngineEvaluation({ ...x, cases: cases(2, 'org x') });
     const { runIds: yRuns } = await createEngineEvaluation({ ...y, cases: cases(3, 'org y') });
-    await db.execute(sql`insert into eval_workers (id, created_at, heartbeat_at) values ('w-x', now(), now()), ('w-y', now(), now())`);
+    await db.execute(
+      sql`insert into eval_workers (id, created_at, heartbeat_at) values ('w-x', now(), now()), ('w-y', now(), now())`,
+    );
 
     const held = await claim(yRuns[0], 'w-y', 1);
     expect(held.outcome).toBe('claimed');

@@ -41,7 +41,8 @@ afterAll(async () => {
 });
 
 const drain = async (settings = {}) => drainEvalWork(await getDb(), { timeoutMs: 25_000, settings });
-const cases = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
+const cases = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
 
 describe('evaluation engine: provider failures', () => {
   it('429 with Retry-After and a 503 are retried, then the case succeeds', async () => {
@@ -81,13 +82,24 @@ describe('evaluation engine: provider failures', () => {
     expect(result.error).toMatch(/refused the request \(HTTP 400\): bad model/);
     const [run] = await runRowsOf(runIds);
     expect(run).toMatchObject({ status: 'failed', error: '1 of 1 case could not be executed.' });
-    expect(await evaluationRow(evaluationId)).toMatchObject({ status: 'failed', error: '1 of 1 case could not be executed.' });
+    expect(await evaluationRow(evaluationId)).toMatchObject({
+      status: 'failed',
+      error: '1 of 1 case could not be executed.',
+    });
 
     scripted.script([{ kind: 'status', status: 503 }]);
-    const again = await createEngineEvaluation({ organizationId, userId, cases: [{ input: 'y', expectedOutput: 'y' }], content: { modelRouteId: 'test/scripted' } });
+    const again = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'y', expectedOutput: 'y' }],
+      content: { modelRouteId: 'test/scripted' },
+    });
     await drain();
     expect(scripted.requests.length).toBe(3); // three attempts
-    expect((await resultsOf(again.runIds[0]))[0]).toMatchObject({ status: 'error', error: expect.stringContaining('HTTP 503') });
+    expect((await resultsOf(again.runIds[0]))[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('HTTP 503'),
+    });
   });
 
   it('a judge answer that is not a verdict is an execution error; the output is kept', async () => {
@@ -99,21 +111,38 @@ describe('evaluation engine: provider failures', () => {
       scoring: { method: 'judge', judgeModelRouteId: 'test/chatty-judge' },
     });
     await drain();
-    expect((await resultsOf(runIds[0]))[0]).toMatchObject({ status: 'error', output: 'a', error: expect.stringContaining('not a verdict') });
+    expect((await resultsOf(runIds[0]))[0]).toMatchObject({
+      status: 'error',
+      output: 'a',
+      error: expect.stringContaining('not a verdict'),
+    });
   });
 
   it('an unknown model route is an error result, not a crash', async () => {
     const { organizationId, userId } = await engineOrganization();
-    const { runIds } = await createEngineEvaluation({ organizationId, userId, cases: [{ input: 'a', expectedOutput: 'a' }], content: { modelRouteId: 'gone/model' } });
+    const { runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'a', expectedOutput: 'a' }],
+      content: { modelRouteId: 'gone/model' },
+    });
     await drain();
-    expect((await resultsOf(runIds[0]))[0]).toMatchObject({ status: 'error', error: expect.stringContaining('gone/model') });
+    expect((await resultsOf(runIds[0]))[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('gone/model'),
+    });
   });
 });
 
 describe('evaluation engine: cancellation, takeover, bounds, eligibility', () => {
   it('cancel stops pending work and keeps finished results; nothing pending is claimed afterwards', async () => {
     const { organizationId, userId } = await engineOrganization();
-    const { evaluationId, runIds } = await createEngineEvaluation({ organizationId, userId, cases: cases(12, 'cancel'), content: { modelRouteId: 'test/slow' } });
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: cases(12, 'cancel'),
+      content: { modelRouteId: 'test/slow' },
+    });
     const draining = drain({ perOrg: 2, perRoute: 2 });
     const db = await getDb();
     for (let i = 0; i < 100; i++) {
@@ -143,15 +172,28 @@ describe('evaluation engine: cancellation, takeover, bounds, eligibility', () =>
 
   it('a case held by a worker whose heartbeat is stale is taken over (not charged again); a live worker keeps its case', async () => {
     const { organizationId, userId } = await engineOrganization();
-    const { evaluationId, runIds } = await createEngineEvaluation({ organizationId, userId, cases: cases(3, 'takeover') });
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: cases(3, 'takeover'),
+    });
     const db = await getDb();
     await db.execute(
       sql`insert into eval_workers (id, created_at, heartbeat_at) values ('dead-worker', now() - interval '1 hour', now() - interval '1 hour'), ('live-worker', now(), now())`,
     );
     const [first, second, third] = await resultsOf(runIds[0]);
-    await db.update(evalResults).set({ status: 'running', workerId: 'dead-worker', attempts: 1, charged: true, claimedAt: new Date() }).where(eq(evalResults.id, first.id));
-    await db.update(evalResults).set({ status: 'running', workerId: 'live-worker', attempts: 1, charged: true, claimedAt: new Date() }).where(eq(evalResults.id, second.id));
-    await db.update(evalResults).set({ status: 'running', workerId: 'vanished-worker', attempts: 3, charged: true, claimedAt: new Date() }).where(eq(evalResults.id, third.id));
+    await db
+      .update(evalResults)
+      .set({ status: 'running', workerId: 'dead-worker', attempts: 1, charged: true, claimedAt: new Date() })
+      .where(eq(evalResults.id, first.id));
+    await db
+      .update(evalResults)
+      .set({ status: 'running', workerId: 'live-worker', attempts: 1, charged: true, claimedAt: new Date() })
+      .where(eq(evalResults.id, second.id));
+    await db
+      .update(evalResults)
+      .set({ status: 'running', workerId: 'vanished-worker', attempts: 3, charged: true, claimedAt: new Date() })
+      .where(eq(evalResults.id, third.id));
     await drain();
     const after = await resultsOf(runIds[0]);
     expect(after[0]).toMatchObject({ status: 'scored', attempts: 2, charged: true, passed: true });
@@ -186,9 +228,18 @@ describe('evaluation engine: cancellation, takeover, bounds, eligibility', () =>
     const { organizationId, userId } = await engineOrganization();
     const db = await getDb();
     await db.update(organizations).set({ plan: 'free' }).where(eq(organizations.id, organizationId));
-    const { evaluationId, runIds } = await createEngineEvaluation({ organizationId, userId, cases: cases(3, 'pause'), scope: 'comprehensive', sides: 2 });
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: cases(3, 'pause'),
+      scope: 'comprehensive',
+      sides: 2,
+    });
     await drain();
-    expect(await evaluationRow(evaluationId)).toMatchObject({ status: 'paused', error: expect.stringContaining('Pro') });
+    expect(await evaluationRow(evaluationId)).toMatchObject({
+      status: 'paused',
+      error: expect.stringContaining('Pro'),
+    });
     expect((await runRowsOf(runIds)).map((r) => r.status)).toEqual(['paused', 'paused']);
     expect((await resultsOf(runIds[0])).every((r) => r.status === 'pending' && !r.charged)).toBe(true);
   });
@@ -197,7 +248,13 @@ describe('evaluation engine: cancellation, takeover, bounds, eligibility', () =>
 describe('evaluation engine: baseline publishing', () => {
   it('a completed baseline with every case scored publishes version 1 as its creator; one with an error does not', async () => {
     const { organizationId, userId } = await engineOrganization();
-    const good = await createEngineEvaluation({ organizationId, userId, kind: 'baseline', cases: cases(3, 'baseline'), createdByHuman: false });
+    const good = await createEngineEvaluation({
+      organizationId,
+      userId,
+      kind: 'baseline',
+      cases: cases(3, 'baseline'),
+      createdByHuman: false,
+    });
     await drain();
     const evaluation = await evaluationRow(good.evaluationId);
     expect(evaluation).toMatchObject({ status: 'completed', version: 1 });
@@ -205,7 +262,13 @@ describe('evaluation engine: baseline publishing', () => {
     const [prompt] = await db.select().from(prompts).where(eq(prompts.id, good.promptId));
     expect(prompt).toMatchObject({ state: 'active', versionCount: 1 });
     const [version] = await db.select().from(promptVersions).where(eq(promptVersions.promptId, good.promptId));
-    expect(version).toMatchObject({ id: evaluation.versionId, number: 1, createdBy: userId, createdByClient: 'agent-client', sourceEvaluationId: good.evaluationId });
+    expect(version).toMatchObject({
+      id: evaluation.versionId,
+      number: 1,
+      createdBy: userId,
+      createdByClient: 'agent-client',
+      sourceEvaluationId: good.evaluationId,
+    });
     const history = await db.select().from(promptLabelHistory).where(eq(promptLabelHistory.promptId, good.promptId));
     expect(history.map((h) => [h.label, h.evaluationId]).sort()).toEqual([
       ['production', good.evaluationId],
@@ -220,7 +283,13 @@ describe('evaluation engine: baseline publishing', () => {
       cases: [{ input: 'q', expectedOutput: 'q' }],
       content: { modelRouteId: 'test/scripted' },
     });
-    const review = await createEngineEvaluation({ organizationId, userId, kind: 'baseline', cases: cases(2, 'review'), scoring: { method: 'review' } });
+    const review = await createEngineEvaluation({
+      organizationId,
+      userId,
+      kind: 'baseline',
+      cases: cases(2, 'review'),
+      scoring: { method: 'review' },
+    });
     await drain();
     expect(await evaluationRow(bad.evaluationId)).toMatchObject({ status: 'failed', versionId: null });
     expect(await evaluationRow(review.evaluationId)).toMatchObject({ status: 'completed', versionId: null });

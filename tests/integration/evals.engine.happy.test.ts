@@ -32,8 +32,17 @@ const drain = async (settings = {}) => drainEvalWork(await getDb(), { timeoutMs:
 describe('evaluation engine: execution and progress', () => {
   it('drainEvalWork executes every case of both runs exactly once, then completes the runs and the evaluation', async () => {
     const { organizationId, userId } = await engineOrganization();
-    const cases = Array.from({ length: 12 }, (_, i) => ({ input: `engine happy ${i}`, expectedOutput: i % 3 === 0 ? `something else ${i}` : `engine happy ${i}` }));
-    const { evaluationId, runIds } = await createEngineEvaluation({ organizationId, userId, cases, sides: 2, content: { modelRouteId: 'test/echo', modelId: 'test-model' } });
+    const cases = Array.from({ length: 12 }, (_, i) => ({
+      input: `engine happy ${i}`,
+      expectedOutput: i % 3 === 0 ? `something else ${i}` : `engine happy ${i}`,
+    }));
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases,
+      sides: 2,
+      content: { modelRouteId: 'test/echo', modelId: 'test-model' },
+    });
     expect((await evaluationRow(evaluationId)).status).toBe('pending');
     await drain();
     for (const c of cases) expect(model.calls.get(c.input)).toBe(2); // once per side
@@ -45,7 +54,14 @@ describe('evaluation engine: execution and progress', () => {
       const results = await resultsOf(run.id);
       expect(results.every((r) => r.status === 'scored' && r.charged && r.attempts === 1 && r.finishedAt)).toBe(true);
       expect(results.filter((r) => r.passed).length).toBe(8);
-      expect(results[1]).toMatchObject({ output: 'engine happy 1', passed: true, score: 1, inputTokens: 5, outputTokens: 2, error: null });
+      expect(results[1]).toMatchObject({
+        output: 'engine happy 1',
+        passed: true,
+        score: 1,
+        inputTokens: 5,
+        outputTokens: 2,
+        error: null,
+      });
       expect(results[0]).toMatchObject({ passed: false, score: 0 });
       expect(results[1].latencyMs).toBeGreaterThanOrEqual(0);
     }
@@ -62,7 +78,12 @@ describe('evaluation engine: execution and progress', () => {
       { input: 'It is Paris', expectedOutput: 'Paris' },
       { input: 'Lyon', expectedOutput: 'Paris' },
     ];
-    const judged = await createEngineEvaluation({ organizationId, userId, cases, scoring: { method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'Names the capital.' } });
+    const judged = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases,
+      scoring: { method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'Names the capital.' },
+    });
     const reviewed = await createEngineEvaluation({ organizationId, userId, cases, scoring: { method: 'review' } });
     await drain();
     const judgedResults = await resultsOf(judged.runIds[0]);
@@ -74,7 +95,9 @@ describe('evaluation engine: execution and progress', () => {
     expect(judgedResults[2].judgeReasoning).toMatch(/neither matches nor contains/);
     expect((await evaluationRow(judged.evaluationId)).status).toBe('completed');
     const reviewResults = await resultsOf(reviewed.runIds[0]);
-    expect(reviewResults.every((r) => r.status === 'pending_review' && r.passed === null && r.output !== null)).toBe(true);
+    expect(reviewResults.every((r) => r.status === 'pending_review' && r.passed === null && r.output !== null)).toBe(
+      true,
+    );
     // Every result scored or pending review: the run is complete (review happens afterwards).
     expect((await evaluationRow(reviewed.evaluationId)).status).toBe('completed');
   });
@@ -86,7 +109,11 @@ describe('evaluation engine: execution and progress', () => {
       organizationId,
       userId,
       cases: [
-        { input: '{"city": "Paris", "country": "FR"}', expectedOutput: '{"country":"FR","city":"Paris"}', referenceFormat: 'json' },
+        {
+          input: '{"city": "Paris", "country": "FR"}',
+          expectedOutput: '{"country":"FR","city":"Paris"}',
+          referenceFormat: 'json',
+        },
         { input: '{"town": "Paris"}', expectedOutput: '{"town":"Paris"}', referenceFormat: 'json' },
       ],
       content: {
@@ -121,7 +148,11 @@ describe('evaluation engine: execution and progress', () => {
       userId,
       content: { inputType: 'variables', messages: [{ role: 'user', content: 'Say {{greeting}} to {{name}}' }] },
       cases: [
-        { input: '{"greeting": "hi", "name": "Ada", "unused": 1}', expectedOutput: 'Say hi to Ada', inputFormat: 'json' },
+        {
+          input: '{"greeting": "hi", "name": "Ada", "unused": 1}',
+          expectedOutput: 'Say hi to Ada',
+          inputFormat: 'json',
+        },
         { input: 'just text', expectedOutput: 'x' },
         { input: '{"greeting": "hi"}', expectedOutput: 'x', inputFormat: 'json' },
       ],

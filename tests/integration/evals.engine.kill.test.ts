@@ -3,7 +3,15 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { isolatedDatabase, createEngineEvaluation, engineOrganization, evaluationRow, resultsOf, startModelServer, type ModelServer } from '../helpers/evals-engine';
+import {
+  isolatedDatabase,
+  createEngineEvaluation,
+  engineOrganization,
+  evaluationRow,
+  resultsOf,
+  startModelServer,
+  type ModelServer,
+} from '../helpers/evals-engine';
 
 let dropDatabase: () => Promise<void> = async () => {};
 
@@ -21,7 +29,9 @@ function startWorker(): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: process.env.DATABASE_URL,
-      MODEL_ROUTES: JSON.stringify([{ id: 'test/slow', provider: 'test', name: 'slow', baseUrl: model.baseUrl, modelId: 'slow' }]),
+      MODEL_ROUTES: JSON.stringify([
+        { id: 'test/slow', provider: 'test', name: 'slow', baseUrl: model.baseUrl, modelId: 'slow' },
+      ]),
       EVAL_CONCURRENCY_PER_ORG: '4',
       EVAL_CONCURRENCY_PER_ROUTE: '8',
       EVAL_WORKER_HEARTBEAT_MS: '1000', // stale after 3 s: a busy CI machine can delay one beat well past 300 ms
@@ -35,7 +45,10 @@ function startWorker(): ChildProcess {
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -59,7 +72,12 @@ describe.skipIf(!testServer)('evaluation worker process: kill and resume', () =>
   it('a worker killed mid-run is replaced; every case has one result, no finished case runs twice, bounds hold across processes', async () => {
     const { organizationId, userId } = await engineOrganization();
     const cases = Array.from({ length: 40 }, (_, i) => ({ input: `kill case ${i}`, expectedOutput: `kill case ${i}` }));
-    const { evaluationId, runIds } = await createEngineEvaluation({ organizationId, userId, cases, content: { modelRouteId: 'test/slow' } });
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases,
+      content: { modelRouteId: 'test/slow' },
+    });
     const scored = async () => (await resultsOf(runIds[0])).filter((r) => r.status === 'scored');
 
     const first = startWorker();
@@ -75,7 +93,11 @@ describe.skipIf(!testServer)('evaluation worker process: kill and resume', () =>
     model.resetMax();
     const second = startWorker();
     const third = startWorker();
-    await waitFor('the evaluation to complete', async () => (await evaluationRow(evaluationId)).status === 'completed', 90_000);
+    await waitFor(
+      'the evaluation to complete',
+      async () => (await evaluationRow(evaluationId)).status === 'completed',
+      90_000,
+    );
 
     const results = await resultsOf(runIds[0]);
     expect(results.length).toBe(40);
@@ -83,7 +105,11 @@ describe.skipIf(!testServer)('evaluation worker process: kill and resume', () =>
     expect(results.every((r) => r.status === 'scored' && r.passed && r.charged)).toBe(true);
     for (const r of finishedBeforeKill) {
       expect(model.calls.get(r.input)).toBe(1);
-      expect(results.find((x) => x.id === r.id)).toMatchObject({ attempts: 1, output: r.output, finishedAt: r.finishedAt });
+      expect(results.find((x) => x.id === r.id)).toMatchObject({
+        attempts: 1,
+        output: r.output,
+        finishedAt: r.finishedAt,
+      });
     }
     for (const r of results) expect(model.calls.get(r.input)).toBeGreaterThanOrEqual(1);
     // Only the cases in flight at the kill were started again (a takeover; charged stays set once).
@@ -97,7 +123,9 @@ describe.skipIf(!testServer)('evaluation worker process: kill and resume', () =>
     expect(await exited(second)).toBe(0);
     expect(await exited(third)).toBe(0);
     const db = await getDb();
-    const live = await db.execute(sql`select count(*)::int as n from eval_workers where heartbeat_at > now() - interval '5 seconds'`);
+    const live = await db.execute(
+      sql`select count(*)::int as n from eval_workers where heartbeat_at > now() - interval '5 seconds'`,
+    );
     expect((Array.isArray(live) ? live : (live as any).rows)[0].n).toBe(0);
   }, 150_000);
 });

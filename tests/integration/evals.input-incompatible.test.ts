@@ -49,7 +49,11 @@ beforeAll(async () => {
   // A model server that always fails (400, not retried): a case that fails at the model.
   model = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad request' } })));
+    req.on('end', () =>
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'bad request' } })),
+    );
   });
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
   useModelRoutes([{ id: 'test/broken', baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1` }]);
@@ -66,7 +70,11 @@ describe('input_incompatible warnings', () => {
     expect(added.status, JSON.stringify(added.body)).toBe(201);
     expect(added.body).toMatchObject({ input: text.input, position: 1 });
     expect(added.body.warnings).toEqual([
-      { code: 'input_incompatible', caseId: added.body.id, message: expect.stringMatching(/takes variables \(\{\{greeting\}\}, \{\{name\}\}\).*JSON object/) },
+      {
+        code: 'input_incompatible',
+        caseId: added.body.id,
+        message: expect.stringMatching(/takes variables \(\{\{greeting\}\}, \{\{name\}\}\).*JSON object/),
+      },
     ]);
 
     const fine = await team.editor.call('POST', `${base}/dataset/cases`, { body: { revision: 1, row: good } });
@@ -74,7 +82,9 @@ describe('input_incompatible warnings', () => {
     expect(fine.body.warnings).toEqual([]);
 
     const partial = await team.editor.call('POST', `${base}/dataset/cases`, { body: { revision: 2, row: missing } });
-    expect(partial.body.warnings).toEqual([{ code: 'input_incompatible', caseId: partial.body.id, message: 'Give a value for {{name}}.' }]);
+    expect(partial.body.warnings).toEqual([
+      { code: 'input_incompatible', caseId: partial.body.id, message: 'Give a value for {{name}}.' },
+    ]);
 
     // The dataset lists every flagged case; fixing one clears its warning.
     const dataset = await team.editor.call('GET', `${base}/dataset`);
@@ -98,14 +108,18 @@ describe('input_incompatible warnings', () => {
     // A saved version that takes variables: the admin, who never opened a draft, is checked against it.
     await saveDraftAsVersion(team.editor, base, variablesContent());
     const dataset = await team.admin.call('GET', `${base}/dataset`);
-    expect(dataset.body.warnings).toEqual([expect.objectContaining({ code: 'input_incompatible', caseId: added.body.id })]);
+    expect(dataset.body.warnings).toEqual([
+      expect.objectContaining({ code: 'input_incompatible', caseId: added.body.id }),
+    ]);
   });
 
   it('import: warnings name the request rows and the new case ids; nothing is refused for it', async () => {
     const team = await newTeam();
     const { base } = await activePrompt(team.editor, team.org.id);
     await putDraft(team.editor, base, variablesContent());
-    const imported = await team.editor.call('POST', `${base}/dataset/import`, { body: { revision: 0, rows: [good, text, good, missing] } });
+    const imported = await team.editor.call('POST', `${base}/dataset/import`, {
+      body: { revision: 0, rows: [good, text, good, missing] },
+    });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body).toMatchObject({ added: 3, skipped: 1, skippedRows: [{ row: 3, reason: 'duplicate' }] });
     const dataset = (await team.editor.call('GET', `${base}/dataset`)).body;
@@ -121,7 +135,9 @@ describe('input_incompatible warnings', () => {
     const { base } = await activePrompt(team.editor, team.org.id);
     await team.editor.call('POST', `${base}/dataset/import`, { body: { revision: 0, rows: [good, text, missing] } });
     const candidate = await saveDraftAsVersion(team.editor, base, variablesContent());
-    const estimate = await team.viewer.call('GET', `${base}/evals/estimate`, { query: `versionId=${candidate.id}&scope=quick` });
+    const estimate = await team.viewer.call('GET', `${base}/evals/estimate`, {
+      query: `versionId=${candidate.id}&scope=quick`,
+    });
     expect(estimate.status, JSON.stringify(estimate.body)).toBe(200);
     // Production (v1, user_message) runs all 3; the candidate runs 1 of 3.
     expect(estimate.body).toMatchObject({ candidateCases: 3, productionCases: 3, incompatibleCases: 2, credits: 4 });
@@ -140,7 +156,9 @@ describe('no credit for a case that fails before its model call', () => {
     const candidate = await saveDraftAsVersion(team.editor, base, variablesContent());
     const before = await credits(team.editor, team.org.id);
 
-    const started = await team.editor.call('POST', `${base}/evals`, { body: { versionId: candidate.id, scope: 'quick' } });
+    const started = await team.editor.call('POST', `${base}/evals`, {
+      body: { versionId: candidate.id, scope: 'quick' },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     await drain();
     const candidateResults = await resultRows(started.body.candidateRunId);
@@ -151,14 +169,18 @@ describe('no credit for a case that fails before its model call', () => {
     ]);
     expect(candidateResults[1].error).toContain('JSON object');
     expect(candidateResults[2].error).toBe('Give a value for {{name}}.');
-    expect((await resultRows(started.body.productionRunId)).every((r) => r.status === 'scored' && r.charged)).toBe(true);
+    expect((await resultRows(started.body.productionRunId)).every((r) => r.status === 'scored' && r.charged)).toBe(
+      true,
+    );
     // 3 production cases + 1 candidate case, as the estimate said.
     expect(before - (await credits(team.editor, team.org.id))).toBe(4);
     const evaluation = await team.editor.call('GET', `/organizations/${team.org.id}/evals/${started.body.id}`);
     expect(evaluation.body).toMatchObject({ status: 'failed', errorCases: 2 });
 
     // Retrying the candidate side errors them again, still without a charge.
-    const retried = await team.editor.call('POST', `/organizations/${team.org.id}/evals/${started.body.id}/retry`, { body: { side: 'candidate' } });
+    const retried = await team.editor.call('POST', `/organizations/${team.org.id}/evals/${started.body.id}/retry`, {
+      body: { side: 'candidate' },
+    });
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     await drain();
     expect((await resultRows(started.body.candidateRunId)).map((r) => [r.status, r.charged])).toEqual([
@@ -169,7 +191,10 @@ describe('no credit for a case that fails before its model call', () => {
     expect(before - (await credits(team.editor, team.org.id))).toBe(4);
 
     // A case that fails at the model (the provider refuses it) still takes its credit.
-    const broken = await saveDraftAsVersion(team.editor, base, { ...variablesContent('test/broken'), messages: [{ role: 'user', content: 'Plain text, no variables' }] });
+    const broken = await saveDraftAsVersion(team.editor, base, {
+      ...variablesContent('test/broken'),
+      messages: [{ role: 'user', content: 'Plain text, no variables' }],
+    });
     const atModel = await team.editor.call('POST', `${base}/evals`, { body: { versionId: broken.id, scope: 'quick' } });
     expect(atModel.status, JSON.stringify(atModel.body)).toBe(201);
     const beforeModel = await credits(team.editor, team.org.id);
@@ -187,11 +212,16 @@ describe('no credit for a case that fails before its model call', () => {
     const team = await newTeam();
     const { base } = await activePrompt(team.editor, team.org.id);
     await team.editor.call('POST', `${base}/dataset/import`, { body: { revision: 0, rows: [text] } });
-    const candidate = await saveDraftAsVersion(team.editor, base, { ...variablesContent('test/broken'), messages: [{ role: 'user', content: 'Hi' }] });
+    const candidate = await saveDraftAsVersion(team.editor, base, {
+      ...variablesContent('test/broken'),
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     // The route disappears from this server's configuration after the version was saved.
     useModelRoutes([]);
     try {
-      const started = await team.editor.call('POST', `${base}/evals`, { body: { versionId: candidate.id, scope: 'quick', rerunBoth: true } });
+      const started = await team.editor.call('POST', `${base}/evals`, {
+        body: { versionId: candidate.id, scope: 'quick', rerunBoth: true },
+      });
       expect(started.status, JSON.stringify(started.body)).toBe(201);
       await drain();
       const [result] = await resultRows(started.body.candidateRunId);
@@ -205,13 +235,17 @@ describe('no credit for a case that fails before its model call', () => {
     const team = await newTeam();
     const { base } = await activePrompt(team.editor, team.org.id);
     const rows = Array.from({ length: 10 }, (_, i) =>
-      i % 2 ? { input: `text ${i}`, expectedOutput: 'x' } : { input: `{"greeting":"g${i}","name":"n"}`, expectedOutput: `Say g${i} to n`, inputFormat: 'json' },
+      i % 2
+        ? { input: `text ${i}`, expectedOutput: 'x' }
+        : { input: `{"greeting":"g${i}","name":"n"}`, expectedOutput: `Say g${i} to n`, inputFormat: 'json' },
     );
     await team.editor.call('POST', `${base}/dataset/import`, { body: { revision: 0, rows } });
     const candidate = await saveDraftAsVersion(team.editor, base, variablesContent());
     // Two members start the same comparison at once: two evaluations, four runs worked together.
     const starts = await Promise.all(
-      [team.editor, team.admin].map((user) => user.call('POST', `${base}/evals`, { body: { versionId: candidate.id, scope: 'quick', rerunBoth: true } })),
+      [team.editor, team.admin].map((user) =>
+        user.call('POST', `${base}/evals`, { body: { versionId: candidate.id, scope: 'quick', rerunBoth: true } }),
+      ),
     );
     for (const started of starts) expect(started.status, JSON.stringify(started.body)).toBe(201);
     // Leave exactly what they need: per evaluation 10 production cases + 5 compatible candidate cases.
@@ -220,14 +254,25 @@ describe('no credit for a case that fails before its model call', () => {
       await getDb()
     )
       .insert(creditPeriods)
-      .values({ organizationId: team.org.id, periodStart: balance.periodStart, periodEnd: balance.periodEnd, allowance: balance.allowance, used: balance.allowance - 30 })
-      .onConflictDoUpdate({ target: [creditPeriods.organizationId, creditPeriods.periodStart], set: { used: balance.allowance - 30 } });
+      .values({
+        organizationId: team.org.id,
+        periodStart: balance.periodStart,
+        periodEnd: balance.periodEnd,
+        allowance: balance.allowance,
+        used: balance.allowance - 30,
+      })
+      .onConflictDoUpdate({
+        target: [creditPeriods.organizationId, creditPeriods.periodStart],
+        set: { used: balance.allowance - 30 },
+      });
     expect(await credits(team.editor, team.org.id)).toBe(30);
     await drain();
     for (const started of starts) {
       const evaluation = await team.editor.call('GET', `/organizations/${team.org.id}/evals/${started.body.id}`);
       expect(evaluation.body).toMatchObject({ status: 'failed', errorCases: 5, passedCases: 5 });
-      expect((await resultRows(started.body.productionRunId)).filter((r) => r.status === 'scored' && r.charged)).toHaveLength(10);
+      expect(
+        (await resultRows(started.body.productionRunId)).filter((r) => r.status === 'scored' && r.charged),
+      ).toHaveLength(10);
       const candidateResults = await resultRows(started.body.candidateRunId);
       expect(candidateResults.filter((r) => r.status === 'error').every((r) => !r.charged)).toBe(true);
       expect(candidateResults.filter((r) => r.charged)).toHaveLength(5);

@@ -29,7 +29,9 @@ function parseResponses(text: string): RawResponse[] {
     const end = rest.indexOf('\r\n\r\n');
     if (end === -1) break;
     const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     rest = rest.slice(end + 4);
     let body = '';
     if (headers['transfer-encoding'] === 'chunked') {
@@ -55,7 +57,10 @@ function parseResponses(text: string): RawResponse[] {
 
 // Writes raw bytes on one connection and reads until the server closes it, or until `expected`
 // responses have arrived (a keep-alive connection then stays open and is ended here).
-function exchange(chunks: (string | Buffer)[], expected = Infinity): Promise<{ responses: RawResponse[]; closedByServer: boolean }> {
+function exchange(
+  chunks: (string | Buffer)[],
+  expected = Infinity,
+): Promise<{ responses: RawResponse[]; closedByServer: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
@@ -71,7 +76,9 @@ function exchange(chunks: (string | Buffer)[], expected = Infinity): Promise<{ r
       if (parseResponses(text).length >= expected) finish(false);
     });
     socket.on('close', () => finish(true));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish(true) : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish(true) : reject(error),
+    );
     for (const chunk of chunks) socket.write(chunk);
   });
 }
@@ -80,22 +87,35 @@ function expectEnvelope(response: RawResponse, status: number, code: string): Re
   expect(response.status, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.body);
-  expect(body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Object), requestId: expect.stringMatching(/^req_/) } });
+  expect(body).toEqual({
+    error: {
+      code,
+      message: expect.any(String),
+      details: expect.any(Object),
+      requestId: expect.stringMatching(/^req_/),
+    },
+  });
   expect(response.headers['x-request-id']).toBe(body.error.requestId);
   return body.error;
 }
 
-const get = (target: string, method = 'GET') => `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
+const get = (target: string, method = 'GET') =>
+  `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
 
 describe('D1: a path that is not valid percent-encoded UTF-8', () => {
-  it.each(['/api/v1/organizations/%E0%A4%A', '/api/v1/organizations/%', '/api/v1/organizations/%ED%A0%80', '/api/v1/me/%ZZ', '/api/trpc/%E0%A4%A', '/api/auth/%ZZ', '/%ZZ'])(
-    '%s is 400 invalid_request in the envelope',
-    async (target) => {
-      const [response] = (await exchange([get(target)])).responses;
-      const error = expectEnvelope(response, 400, 'invalid_request');
-      expect(error.details.issues).toEqual([{ path: 'path', message: expect.any(String) }]);
-    },
-  );
+  it.each([
+    '/api/v1/organizations/%E0%A4%A',
+    '/api/v1/organizations/%',
+    '/api/v1/organizations/%ED%A0%80',
+    '/api/v1/me/%ZZ',
+    '/api/trpc/%E0%A4%A',
+    '/api/auth/%ZZ',
+    '/%ZZ',
+  ])('%s is 400 invalid_request in the envelope', async (target) => {
+    const [response] = (await exchange([get(target)])).responses;
+    const error = expectEnvelope(response, 400, 'invalid_request');
+    expect(error.details.issues).toEqual([{ path: 'path', message: expect.any(String) }]);
+  });
 });
 
 describe('D2 and D6: methods Next does not serve, and the request target', () => {
@@ -142,19 +162,25 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
   });
 
   it('a header over 16 KiB is 431 in the envelope, then the connection closes', async () => {
-    const { responses, closedByServer } = await exchange([`GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+    const { responses, closedByServer } = await exchange([
+      `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    ]);
     expectEnvelope(responses[0], 431, 'headers_too_large');
     expect(responses[0].headers.connection).toBe('close');
     expect(closedByServer).toBe(true);
   });
 
   it('bytes that are not HTTP/1.1 (an unknown method, a bad header) are 400 in the envelope; CONNECT is 405', async () => {
-    for (const raw of ['FOO /api/v1/me HTTP/1.1\r\nHost: localhost\r\n\r\n', 'GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n']) {
+    for (const raw of [
+      'FOO /api/v1/me HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      'GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n',
+    ]) {
       const { responses, closedByServer } = await exchange([raw]);
       expectEnvelope(responses[0], 400, 'invalid_request');
       expect(closedByServer).toBe(true);
     }
-    const [connectAnswer] = (await exchange(['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'])).responses;
+    const [connectAnswer] = (await exchange(['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']))
+      .responses;
     expectEnvelope(connectAnswer, 405, 'method_not_allowed');
   });
 });
@@ -180,15 +206,22 @@ describe('D3: a 413 never leaves its connection waiting', () => {
     ['/api/webhooks/stripe', () => ''],
     ['/api/trpc/account.signUp', () => ''],
     [`/api/v1/organizations/{org}/prompts`, () => `Authorization: Bearer ${user.token}\r\n`],
-  ])('POST %s with a body over 1 MiB and a second request on the same connection: 413 with Connection: close, and the connection closes', async (target, auth) => {
-    const { responses, closedByServer } = await exchange(chunked(target.replace('{org}', orgId), auth()));
-    expect(responses[0].status).toBe(413);
-    expect(responses[0].headers.connection).toBe('close');
-    expect(closedByServer).toBe(true);
-  });
+  ])(
+    'POST %s with a body over 1 MiB and a second request on the same connection: 413 with Connection: close, and the connection closes',
+    async (target, auth) => {
+      const { responses, closedByServer } = await exchange(chunked(target.replace('{org}', orgId), auth()));
+      expect(responses[0].status).toBe(413);
+      expect(responses[0].headers.connection).toBe('close');
+      expect(closedByServer).toBe(true);
+    },
+  );
 
   it('fetch: after a 413 the next request is answered on a fresh connection', async () => {
-    for (const target of ['/api/webhooks/stripe', '/api/trpc/account.signUp', `/api/v1/organizations/${orgId}/prompts`]) {
+    for (const target of [
+      '/api/webhooks/stripe',
+      '/api/trpc/account.signUp',
+      `/api/v1/organizations/${orgId}/prompts`,
+    ]) {
       const refused = await fetch(`http://127.0.0.1:${port}${target}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
@@ -228,7 +261,9 @@ describe('D4: integers the database cannot hold are refused by the schema', () =
   });
 
   it('2^31-1 itself is a valid revision (a stale one: 409, not 400)', async () => {
-    const response = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/versions`, { body: { draftRevision: 2147483647 } });
+    const response = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/versions`, {
+      body: { draftRevision: 2147483647 },
+    });
     expect(response.status).not.toBe(400);
   });
 
@@ -239,17 +274,27 @@ describe('D4: integers the database cannot hold are refused by the schema', () =
       if (!schema || typeof schema !== 'object') return;
       const s = schema as Record<string, unknown>;
       // zod's own bound for an integer without one is Number.MAX_SAFE_INTEGER: not a bound the database has.
-      if (s.type === 'integer' && (s.maximum === undefined || s.maximum === Number.MAX_SAFE_INTEGER)) unbounded.push(where);
+      if (s.type === 'integer' && (s.maximum === undefined || s.maximum === Number.MAX_SAFE_INTEGER))
+        unbounded.push(where);
       for (const [key, value] of Object.entries(s)) walk(value, `${where}.${key}`);
     };
     const paths = openApiDocument().paths as Record<
       string,
-      Record<string, { operationId: string; security?: object[]; parameters?: { name: string; schema: unknown }[]; requestBody?: unknown }>
+      Record<
+        string,
+        {
+          operationId: string;
+          security?: object[];
+          parameters?: { name: string; schema: unknown }[];
+          requestBody?: unknown;
+        }
+      >
     >;
     for (const operations of Object.values(paths)) {
       for (const operation of Object.values(operations)) {
         if (!JSON.stringify(operation.security ?? []).includes('ManagementOAuth')) continue;
-        for (const parameter of operation.parameters ?? []) walk(parameter.schema, `${operation.operationId} ${parameter.name}`);
+        for (const parameter of operation.parameters ?? [])
+          walk(parameter.schema, `${operation.operationId} ${parameter.name}`);
         walk(operation.requestBody, `${operation.operationId} body`);
       }
     }
@@ -273,7 +318,9 @@ describe('D7: the document says exactly what the server accepts', () => {
     }
     expect((await user.call('GET', '/organizations', { query: 'limit=100' })).status).toBe(200);
     const document = openApiDocument() as any;
-    const limit = document.paths['/api/v1/organizations'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    const limit = document.paths['/api/v1/organizations'].get.parameters.find(
+      (p: { name: string }) => p.name === 'limit',
+    );
     expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
   });
 
@@ -294,23 +341,43 @@ describe('D7: the document says exactly what the server accepts', () => {
 
   it('update case: an empty row is refused and the schema says so (minProperties)', async () => {
     const promptId = (await user.call('POST', `/organizations/${orgId}/prompts`, { body: { name: 'Rows' } })).body.id;
-    const added = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/cases`, { body: { revision: 0, row: { input: 'a', expectedOutput: 'b' } } });
-    const response = await user.call('PUT', `/organizations/${orgId}/prompts/${promptId}/dataset/cases/${added.body.id}`, { body: { revision: 1, row: {} } });
+    const added = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/cases`, {
+      body: { revision: 0, row: { input: 'a', expectedOutput: 'b' } },
+    });
+    const response = await user.call(
+      'PUT',
+      `/organizations/${orgId}/prompts/${promptId}/dataset/cases/${added.body.id}`,
+      { body: { revision: 1, row: {} } },
+    );
     expect(response.status).toBe(400);
     const document = openApiDocument() as any;
-    const body = document.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].put.requestBody.content['application/json'].schema;
+    const body =
+      document.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].put.requestBody
+        .content['application/json'].schema;
     expect(body.properties.row.minProperties).toBe(1);
   });
 
   it('periodEnd: a date or a date-time with a time zone, described by the patterns the server applies', async () => {
     const document = openApiDocument() as any;
-    const schema = document.paths['/api/v1/organizations/{organizationId}/billing/cancel-renewal'].post.requestBody.content['application/json'].schema.properties.periodEnd;
+    const schema =
+      document.paths['/api/v1/organizations/{organizationId}/billing/cancel-renewal'].post.requestBody.content[
+        'application/json'
+      ].schema.properties.periodEnd;
     const patterns = (schema.anyOf as { pattern: string }[]).map(({ pattern }) => new RegExp(pattern));
     const matches = (value: string) => patterns.some((p) => p.test(value));
-    for (const good of ['2026-12-31', '2026-12-31T23:59:59Z', '2026-12-31t23:59:59.123+02:00', '2026-12-31T23:59Z']) expect(matches(good), good).toBe(true);
-    for (const bad of ['2026-13-01', '2026-12-31T24:00:00Z', '2026-12-31T23:59:59', '31/12/2026', '2026-12-31 23:59:59Z']) {
+    for (const good of ['2026-12-31', '2026-12-31T23:59:59Z', '2026-12-31t23:59:59.123+02:00', '2026-12-31T23:59Z'])
+      expect(matches(good), good).toBe(true);
+    for (const bad of [
+      '2026-13-01',
+      '2026-12-31T24:00:00Z',
+      '2026-12-31T23:59:59',
+      '31/12/2026',
+      '2026-12-31 23:59:59Z',
+    ]) {
       expect(matches(bad), bad).toBe(false);
-      const response = await user.call('POST', `/organizations/${orgId}/billing/cancel-renewal`, { body: { organizationName: 'x', periodEnd: bad } });
+      const response = await user.call('POST', `/organizations/${orgId}/billing/cancel-renewal`, {
+        body: { organizationName: 'x', periodEnd: bad },
+      });
       // Refused by the schema (400) before the configuration check (503) or the state (409).
       expect(response.status, bad).toBe(400);
       expect(response.body.error.details.issues[0].path).toBe('periodEnd');

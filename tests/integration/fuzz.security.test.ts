@@ -31,10 +31,14 @@ beforeAll(async () => {
   orgId = (await newOrganization(user)).id;
   const prompt = await user.call('POST', `/organizations/${orgId}/prompts`, { body: { name: 'Fuzz target' } });
   promptId = prompt.body.id;
-  const added = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/cases`, { body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } } });
+  const added = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/dataset/cases`, {
+    body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } },
+  });
   caseId = added.body.id;
   ingestSecret = (await newIngestionKey(orgId)).secret;
-  retrievalSecret = (await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, { body: { name: 'Fuzz' } })).body.secret;
+  retrievalSecret = (
+    await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, { body: { name: 'Fuzz' } })
+  ).body.secret;
 });
 
 // Everything this file's user and organization own: a poisoned request must leave it unchanged.
@@ -43,11 +47,15 @@ async function footprint(): Promise<string> {
   const tables = await db.execute<{ table_name: string }>(
     sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' and table_name <> 'rate_limits' order by table_name`,
   );
-  const rows = (tables as unknown as { rows?: { table_name: string }[] }).rows ?? (tables as unknown as { table_name: string }[]);
+  const rows =
+    (tables as unknown as { rows?: { table_name: string }[] }).rows ?? (tables as unknown as { table_name: string }[]);
   const counts: string[] = [];
   for (const { table_name } of rows) {
-    const result = await db.execute(sql`select count(*)::int as n from ${sql.identifier(table_name)} where organization_id = ${orgId}`);
-    const [row] = ((result as unknown as { rows?: { n: number }[] }).rows ?? (result as unknown as { n: number }[])) as { n: number }[];
+    const result = await db.execute(
+      sql`select count(*)::int as n from ${sql.identifier(table_name)} where organization_id = ${orgId}`,
+    );
+    const [row] = ((result as unknown as { rows?: { n: number }[] }).rows ??
+      (result as unknown as { n: number }[])) as { n: number }[];
     counts.push(`${table_name}=${row.n}`);
   }
   const mine = await db.execute(
@@ -59,7 +67,9 @@ async function footprint(): Promise<string> {
 
 // Strings Postgres cannot store, placed anywhere in a string.
 const poisonChar = fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff');
-const poisonString = fc.tuple(fc.string({ maxLength: 12 }), poisonChar, fc.string({ maxLength: 12 })).map(([a, p, b]) => a + p + b);
+const poisonString = fc
+  .tuple(fc.string({ maxLength: 12 }), poisonChar, fc.string({ maxLength: 12 }))
+  .map(([a, p, b]) => a + p + b);
 
 const fieldNames = [
   'name',
@@ -85,29 +95,66 @@ const fieldNames = [
   'version',
   'events',
 ];
-const plainValue = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }));
-const plausibleBody = fc.dictionary(fc.constantFrom(...fieldNames), fc.oneof(plainValue, fc.jsonValue({ maxDepth: 3 })), { maxKeys: 5 });
+const plainValue = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+);
+const plausibleBody = fc.dictionary(
+  fc.constantFrom(...fieldNames),
+  fc.oneof(plainValue, fc.jsonValue({ maxDepth: 3 })),
+  { maxKeys: 5 },
+);
 
 // A JSON value with at least one poisoned string: as a value, as a field name, or nested.
 const poisonedBody: fc.Arbitrary<unknown> = fc.oneof(
-  fc.tuple(plausibleBody, fc.constantFrom(...fieldNames), poisonString).map(([body, key, bad]) => ({ ...body, [key]: bad })),
+  fc
+    .tuple(plausibleBody, fc.constantFrom(...fieldNames), poisonString)
+    .map(([body, key, bad]) => ({ ...body, [key]: bad })),
   fc.tuple(plausibleBody, poisonString, plainValue).map(([body, key, value]) => ({ ...body, [key]: value })),
-  fc.tuple(plausibleBody, fc.constantFrom(...fieldNames), poisonString, fc.nat({ max: 4 })).map(([body, key, bad, depth]) => {
-    let nested: unknown = bad;
-    for (let i = 0; i < depth; i++) nested = i % 2 ? [nested] : { row: nested };
-    return { ...body, [key]: nested };
-  }),
+  fc
+    .tuple(plausibleBody, fc.constantFrom(...fieldNames), poisonString, fc.nat({ max: 4 }))
+    .map(([body, key, bad, depth]) => {
+      let nested: unknown = bad;
+      for (let i = 0; i < depth; i++) nested = i % 2 ? [nested] : { row: nested };
+      return { ...body, [key]: nested };
+    }),
 );
 
 // Raw texts that are never acceptable JSON bodies: too deep, or not JSON at all.
 const deepText = fc
   .tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('[', '{"a":'))
   .map(([n, open]) => open.repeat(n) + (open === '[' ? '1' : '1') + (open === '[' ? ']' : '}').repeat(n));
-const brokenText = fc.constantFrom('{', '{"a":1,}', 'nul', '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '[1,2', '{"a" 1}', '"\\x"');
+const brokenText = fc.constantFrom(
+  '{',
+  '{"a":1,}',
+  'nul',
+  '\u0000',
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '[1,2',
+  '{"a" 1}',
+  '"\\x"',
+);
 
 const idLike = fc.oneof(
   fc.constantFrom('ORG', 'PROMPT', 'CASE', 'USER'),
-  fc.constantFrom('org_x', 'prm_x', 'case_x', 'usr_x', '%00', '%ED%A0%80', '%', '%zz', '%C0%AF', '..', 'a'.repeat(3000)),
+  fc.constantFrom(
+    'org_x',
+    'prm_x',
+    'case_x',
+    'usr_x',
+    '%00',
+    '%ED%A0%80',
+    '%',
+    '%zz',
+    '%C0%AF',
+    '..',
+    'a'.repeat(3000),
+  ),
   poisonString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ''))),
 );
 
@@ -123,17 +170,48 @@ function fillPath(path: string, values: string[]): string {
   });
 }
 
-const queryNames = ['limit', 'cursor', 'state', 'search', 'revision', 'kind', 'status', 'service', 'from', 'to', 'sessionId', 'endUserId', 'label', 'version', 'x'];
+const queryNames = [
+  'limit',
+  'cursor',
+  'state',
+  'search',
+  'revision',
+  'kind',
+  'status',
+  'service',
+  'from',
+  'to',
+  'sessionId',
+  'endUserId',
+  'label',
+  'version',
+  'x',
+];
 const cursorValues = [['x\u0000'], ['not a date', 'usr_x'], [1e308, 'a'], [{}], 'garbage'].map((v) =>
   Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url'),
 );
-const queryValue = fc.oneof(fc.constantFrom('%00', '%ED%A0%80', '', '1e400', '-1', '0', '101', '25', 'NaN', ...cursorValues), fc.string({ maxLength: 10 }).map(encodeURIComponent));
-const queryString = fc.array(fc.tuple(fc.constantFrom(...queryNames), queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
+const queryValue = fc.oneof(
+  fc.constantFrom('%00', '%ED%A0%80', '', '1e400', '-1', '0', '101', '25', 'NaN', ...cursorValues),
+  fc.string({ maxLength: 10 }).map(encodeURIComponent),
+);
+const queryString = fc
+  .array(fc.tuple(fc.constantFrom(...queryNames), queryValue), { maxLength: 4 })
+  .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
 const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,140}$/);
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'APPLICATION/JSON');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'APPLICATION/JSON',
+);
 
-async function send(method: string, path: string, options: { query?: string; body?: string; headers?: Record<string, string>; auth?: string }) {
+async function send(
+  method: string,
+  path: string,
+  options: { query?: string; body?: string; headers?: Record<string, string>; auth?: string },
+) {
   const headers: Record<string, string> = { authorization: options.auth ?? `Bearer ${user.token}`, ...options.headers };
   const url = `http://localhost:3999/api/v1${path}${options.query ? `?${options.query}` : ''}`;
   return dispatch(new Request(url, { method, headers, body: method === 'GET' ? undefined : options.body }));
@@ -190,9 +268,13 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
           // The last path parameter carries the poison (as percent-encoded U+0000), the others are real.
           const real = ['ORG', 'PROMPT', 'CASE'];
           const count = (route.path.match(/\{/g) ?? []).length;
-          const ids = where === 'path' ? [...real.slice(0, count - 1), `${encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''))}%00`] : real;
+          const ids =
+            where === 'path'
+              ? [...real.slice(0, count - 1), `${encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''))}%00`]
+              : real;
           const path = fillPath(route.path, ids);
-          const query = where === 'query' ? `search=${encodeURIComponent(bad.replace(/[\ud800-\udfff]/g, ''))}%00` : undefined;
+          const query =
+            where === 'query' ? `search=${encodeURIComponent(bad.replace(/[\ud800-\udfff]/g, ''))}%00` : undefined;
           const text = where === 'deep' ? '['.repeat(100) + ']'.repeat(100) : JSON.stringify(body);
           const response = await send(route.method, path, {
             query,
@@ -212,15 +294,20 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
   it('retrieval: a poisoned query is 400 invalid_request, a poisoned prompt id is 403 (not the key’s prompt), never a 5xx', async () => {
     const before = await footprint();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('label', 'version', 'other'), fc.boolean(), poisonString, async (name, inPath, bad) => {
-        const clean = encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''));
-        const path = inPath ? `/prompts/${clean}%00` : `/prompts/${promptId}`;
-        const query = inPath ? undefined : `${name}=${clean}%00`;
-        const response = await send('GET', path, { query, auth: `Bearer ${retrievalSecret}` });
-        const answer = await response.text();
-        expect(response.status, describeFailure('GET', path, response.status, answer)).toBe(inPath ? 403 : 400);
-        expect(JSON.parse(answer).error.code).toBe(inPath ? 'forbidden' : 'invalid_request');
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('label', 'version', 'other'),
+        fc.boolean(),
+        poisonString,
+        async (name, inPath, bad) => {
+          const clean = encodeURIComponent(bad.replace(/[\ud800-\udfff\u0000]/g, ''));
+          const path = inPath ? `/prompts/${clean}%00` : `/prompts/${promptId}`;
+          const query = inPath ? undefined : `${name}=${clean}%00`;
+          const response = await send('GET', path, { query, auth: `Bearer ${retrievalSecret}` });
+          const answer = await response.text();
+          expect(response.status, describeFailure('GET', path, response.status, answer)).toBe(inPath ? 403 : 400);
+          expect(JSON.parse(answer).error.code).toBe(inPath ? 'forbidden' : 'invalid_request');
+        },
+      ),
       { numRuns: runs * 4 },
     );
     expect(await footprint()).toBe(before);
@@ -248,13 +335,20 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
     const response = await send('PUT', `/organizations/${orgId}/prompts/${promptId}/draft`, {
       body: JSON.stringify({
         revision: 0,
-        content: { messages: [{ role: 'user', content: 'hi' }], inputType: 'user_message', modelRouteId: 'local/echo', outputSchema: deepSchema },
+        content: {
+          messages: [{ role: 'user', content: 'hi' }],
+          inputType: 'user_message',
+          modelRouteId: 'local/echo',
+          outputSchema: deepSchema,
+        },
       }),
       headers: { 'content-type': 'application/json' },
     });
     expect(response.status).toBe(400);
     const body = await response.json();
-    expect(body.error.details.issues).toEqual([{ path: 'content.outputSchema', message: expect.stringContaining('64 levels') }]);
+    expect(body.error.details.issues).toEqual([
+      { path: 'content.outputSchema', message: expect.stringContaining('64 levels') },
+    ]);
   });
 
   it('trace ingestion: poisoned, deep or broken batches are 400 and store nothing; nothing answers 5xx', async () => {
@@ -271,7 +365,17 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
       status: 'running',
       startedAt: Date.now(),
     }));
-    const stringFields = ['name', 'service', 'sessionId', 'endUserId', 'model', 'provider', 'contentJson', 'metadataJson', 'promptVersionId'];
+    const stringFields = [
+      'name',
+      'service',
+      'sessionId',
+      'endUserId',
+      'model',
+      'provider',
+      'contentJson',
+      'metadataJson',
+      'promptVersionId',
+    ];
     const poisonedBatch = fc
       .tuple(
         fc.array(span, { minLength: 1, maxLength: 5 }),
@@ -283,14 +387,19 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
       .map(([events, at, field, bad, how]) => {
         const target = events[at % events.length] as Record<string, unknown>;
         if (how === 'value') target[field] = bad;
-        else if (how === 'inner-json') target[field === 'metadataJson' ? 'metadataJson' : 'contentJson'] = JSON.stringify({ note: bad });
+        else if (how === 'inner-json')
+          target[field === 'metadataJson' ? 'metadataJson' : 'contentJson'] = JSON.stringify({ note: bad });
         else if (how === 'key') target.metadataJson = JSON.stringify({ [bad]: 1 });
         else target.contentJson = '['.repeat(33) + ']'.repeat(33);
         return { version: 1, events };
       });
     await fc.assert(
       fc.asyncProperty(poisonedBatch, async (batch) => {
-        const response = await send('POST', '/traces', { body: JSON.stringify(batch), auth: `Bearer ${ingestSecret}`, headers: { 'content-type': 'application/json' } });
+        const response = await send('POST', '/traces', {
+          body: JSON.stringify(batch),
+          auth: `Bearer ${ingestSecret}`,
+          headers: { 'content-type': 'application/json' },
+        });
         const text = await response.text();
         expect(response.status, text).toBe(400);
         expect(JSON.parse(text).error.details.issues[0].path).toMatch(/^events\.\d+\.\w+/);
@@ -307,7 +416,11 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
         contentType,
         headerValue,
         async (text, type, auth) => {
-          const response = await send('POST', '/traces', { body: text, auth: auth.startsWith('B') ? auth : `Bearer ${ingestSecret}`, headers: { 'content-type': type } });
+          const response = await send('POST', '/traces', {
+            body: text,
+            auth: auth.startsWith('B') ? auth : `Bearer ${ingestSecret}`,
+            headers: { 'content-type': type },
+          });
           expect(response.status, await response.text()).toBeGreaterThanOrEqual(400);
           expect(response.status).toBeLessThan(500);
         },
@@ -318,12 +431,13 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
   });
 
   it('tRPC: every procedure refuses a poisoned input with BAD_REQUEST before it runs', async () => {
-    const procedures = Object.keys((appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures);
+    const procedures = Object.keys(
+      (appRouter as unknown as { _def: { procedures: Record<string, unknown> } })._def.procedures,
+    );
     expect(procedures.length).toBeGreaterThan(20);
-    const caller = createCaller(await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } })) as unknown as Record<
-      string,
-      Record<string, (input: unknown) => Promise<unknown>>
-    >;
+    const caller = createCaller(
+      await createTrpcContext({ actor: { userId: user.id, clientId: 'dashboard', human: true } }),
+    ) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
     const before = await footprint();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...procedures), poisonedBody, async (procedure, body) => {

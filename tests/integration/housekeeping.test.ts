@@ -1,15 +1,28 @@
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { billingEvents, deletionLinks, idempotencyRecords, oauthCodes, oauthGrants, oauthRefreshTokens } from '@/db/schema';
+import {
+  billingEvents,
+  deletionLinks,
+  idempotencyRecords,
+  oauthCodes,
+  oauthGrants,
+  oauthRefreshTokens,
+} from '@/db/schema';
 import { purgeExpired } from '@/server/housekeeping';
 import { newTeam } from '../helpers/api';
 
 describe('housekeeping', () => {
   it('purges expired idempotency records and deletion links, and keeps live ones', async () => {
     const { org, admin } = await newTeam();
-    await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Kept' }, headers: { 'idempotency-key': 'keep-this-key-1' } });
-    await admin.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Gone' }, headers: { 'idempotency-key': 'purge-this-key-1' } });
+    await admin.call('PATCH', `/organizations/${org.id}`, {
+      body: { name: 'Kept' },
+      headers: { 'idempotency-key': 'keep-this-key-1' },
+    });
+    await admin.call('PATCH', `/organizations/${org.id}`, {
+      body: { name: 'Gone' },
+      headers: { 'idempotency-key': 'purge-this-key-1' },
+    });
     await admin.call('POST', `/organizations/${org.id}/deletion-link`);
     const db = await getDb();
     await db
@@ -24,8 +37,12 @@ describe('housekeeping', () => {
     const removed = await purgeExpired(db);
     expect(removed.idempotencyRecords).toBeGreaterThanOrEqual(1);
     expect(removed.deletionLinks).toBeGreaterThanOrEqual(1);
-    expect(await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'purge-this-key-1'))).toHaveLength(0);
-    expect(await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'keep-this-key-1'))).toHaveLength(1);
+    expect(
+      await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'purge-this-key-1')),
+    ).toHaveLength(0);
+    expect(
+      await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, 'keep-this-key-1')),
+    ).toHaveLength(1);
     expect(await db.select().from(deletionLinks).where(eq(deletionLinks.organizationId, org.id))).toHaveLength(0);
   });
 
@@ -44,7 +61,9 @@ describe('housekeeping', () => {
     });
     const tag = `${admin.id}-${Date.now()}`;
     await db.insert(oauthCodes).values([code(`old-${tag}`, hoursAgo(25)), code(`recent-${tag}`, hoursAgo(2))]);
-    await db.insert(oauthGrants).values({ id: `grant-${tag}`, userId: admin.id, clientId: 'promptloop-cli', scope: 'management' });
+    await db
+      .insert(oauthGrants)
+      .values({ id: `grant-${tag}`, userId: admin.id, clientId: 'promptloop-cli', scope: 'management' });
     await db.insert(oauthRefreshTokens).values([
       { tokenDigest: `old-${tag}`, grantId: `grant-${tag}`, expiresAt: hoursAgo(30), usedAt: hoursAgo(40) },
       { tokenDigest: `recent-${tag}`, grantId: `grant-${tag}`, expiresAt: hoursAgo(1) },
@@ -53,7 +72,9 @@ describe('housekeeping', () => {
     const removed = await purgeExpired(db);
     expect(removed.oauthCodes).toBeGreaterThanOrEqual(1);
     expect(removed.oauthRefreshTokens).toBeGreaterThanOrEqual(1);
-    expect((await db.select().from(oauthCodes).where(eq(oauthCodes.userId, admin.id))).map((r) => r.codeDigest)).toEqual([`recent-${tag}`]);
+    expect(
+      (await db.select().from(oauthCodes).where(eq(oauthCodes.userId, admin.id))).map((r) => r.codeDigest),
+    ).toEqual([`recent-${tag}`]);
     expect(
       (
         await db
@@ -69,8 +90,20 @@ describe('housekeeping', () => {
     const tag = `${Date.now()}`;
     const day = 24 * 3600_000;
     await db.insert(billingEvents).values([
-      { id: `evt_old_${tag}`, type: 'invoice.paid', created: 1, outcome: 'applied', receivedAt: new Date(Date.now() - 91 * day) },
-      { id: `evt_new_${tag}`, type: 'invoice.paid', created: 1, outcome: 'applied', receivedAt: new Date(Date.now() - 89 * day) },
+      {
+        id: `evt_old_${tag}`,
+        type: 'invoice.paid',
+        created: 1,
+        outcome: 'applied',
+        receivedAt: new Date(Date.now() - 91 * day),
+      },
+      {
+        id: `evt_new_${tag}`,
+        type: 'invoice.paid',
+        created: 1,
+        outcome: 'applied',
+        receivedAt: new Date(Date.now() - 89 * day),
+      },
     ]);
     expect((await purgeExpired(db)).billingEvents).toBeGreaterThanOrEqual(1);
     const left = await db

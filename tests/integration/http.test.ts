@@ -30,7 +30,11 @@ describe('management API over HTTP', () => {
     const token = await signToken({ sub: `http-${Date.now()}` });
     const init = {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'http-key-0001' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'http-key-0001',
+      },
       body: JSON.stringify({ name: 'Over HTTP' }),
     };
     const first = await fetch(`${base}/organizations`, init);

@@ -13,10 +13,16 @@ describe('Idempotency-Key', () => {
   it('replays the original response for the same key and body, and creates once', async () => {
     const user = await newUser();
     const k = key();
-    const first = await user.call('POST', '/organizations', { body: { name: 'Once' }, headers: { 'idempotency-key': k } });
+    const first = await user.call('POST', '/organizations', {
+      body: { name: 'Once' },
+      headers: { 'idempotency-key': k },
+    });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotency-replayed')).toBeNull();
-    const second = await user.call('POST', '/organizations', { body: { name: 'Once' }, headers: { 'idempotency-key': k } });
+    const second = await user.call('POST', '/organizations', {
+      body: { name: 'Once' },
+      headers: { 'idempotency-key': k },
+    });
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotency-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
@@ -27,7 +33,10 @@ describe('Idempotency-Key', () => {
     const user = await newUser();
     const k = key();
     await user.call('POST', '/organizations', { body: { name: 'A' }, headers: { 'idempotency-key': k } });
-    const conflict = await user.call('POST', '/organizations', { body: { name: 'B' }, headers: { 'idempotency-key': k } });
+    const conflict = await user.call('POST', '/organizations', {
+      body: { name: 'B' },
+      headers: { 'idempotency-key': k },
+    });
     expect(conflict.status).toBe(422);
     expect(conflict.body.error.code).toBe('idempotency_conflict');
     expect((await user.call('GET', '/organizations')).body.items.map((o: any) => o.name)).toEqual(['A']);
@@ -54,17 +63,30 @@ describe('Idempotency-Key', () => {
     const k = key();
     const user = await newUser();
     const other = await newUser();
-    const a = await user.call('POST', '/organizations', { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
-    const b = await other.call('POST', '/organizations', { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    const a = await user.call('POST', '/organizations', {
+      body: { name: 'Scoped' },
+      headers: { 'idempotency-key': k },
+    });
+    const b = await other.call('POST', '/organizations', {
+      body: { name: 'Scoped' },
+      headers: { 'idempotency-key': k },
+    });
     expect(b.status).toBe(201);
     expect(b.body.id).not.toBe(a.body.id);
     // Same user through another OAuth client: a separate scope.
     const otherClient = await signToken({ sub: user.sub, clientId: 'another-client' });
-    const c = await call('POST', '/organizations', { token: otherClient, body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    const c = await call('POST', '/organizations', {
+      token: otherClient,
+      body: { name: 'Scoped' },
+      headers: { 'idempotency-key': k },
+    });
     expect(c.status).toBe(201);
     expect(c.body.id).not.toBe(a.body.id);
     // Same key on another operation of the same user: separate scope too.
-    const d = await user.call('PATCH', `/organizations/${a.body.id}`, { body: { name: 'Scoped' }, headers: { 'idempotency-key': k } });
+    const d = await user.call('PATCH', `/organizations/${a.body.id}`, {
+      body: { name: 'Scoped' },
+      headers: { 'idempotency-key': k },
+    });
     expect(d.status).toBe(200);
     expect(d.headers.get('idempotency-replayed')).toBeNull();
   });
@@ -74,52 +96,103 @@ describe('Idempotency-Key', () => {
     const one = await newOrganization(user, 'One');
     const two = await newOrganization(user, 'Two');
     const k = key();
-    const a = await user.call('PATCH', `/organizations/${one.id}`, { body: { name: 'Same' }, headers: { 'idempotency-key': k } });
-    const b = await user.call('PATCH', `/organizations/${two.id}`, { body: { name: 'Same' }, headers: { 'idempotency-key': k } });
+    const a = await user.call('PATCH', `/organizations/${one.id}`, {
+      body: { name: 'Same' },
+      headers: { 'idempotency-key': k },
+    });
+    const b = await user.call('PATCH', `/organizations/${two.id}`, {
+      body: { name: 'Same' },
+      headers: { 'idempotency-key': k },
+    });
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.headers.get('idempotency-replayed')).toBeNull();
     expect(b.body.id).toBe(two.id);
   });
 
-  it.each([['short7ch'.slice(0, 7)], ['x'.repeat(129)], ['has space in it']])('rejects the key %j with 400', async (badKey) => {
-    const user = await newUser();
-    const result = await user.call('POST', '/organizations', { body: { name: 'Nope' }, headers: { 'idempotency-key': badKey } });
-    expect(result.status).toBe(400);
-    expect(result.body.error.code).toBe('invalid_request');
-    expect((await user.call('GET', '/organizations')).body.items).toHaveLength(0);
-  });
+  it.each([['short7ch'.slice(0, 7)], ['x'.repeat(129)], ['has space in it']])(
+    'rejects the key %j with 400',
+    async (badKey) => {
+      const user = await newUser();
+      const result = await user.call('POST', '/organizations', {
+        body: { name: 'Nope' },
+        headers: { 'idempotency-key': badKey },
+      });
+      expect(result.status).toBe(400);
+      expect(result.body.error.code).toBe('invalid_request');
+      expect((await user.call('GET', '/organizations')).body.items).toHaveLength(0);
+    },
+  );
 
   it('accepts keys of exactly 8 and 128 characters', async () => {
     const user = await newUser();
-    expect((await user.call('POST', '/organizations', { body: { name: 'A' }, headers: { 'idempotency-key': 'k'.repeat(8) } })).status).toBe(201);
-    expect((await user.call('POST', '/organizations', { body: { name: 'B' }, headers: { 'idempotency-key': 'k'.repeat(128) } })).status).toBe(201);
+    expect(
+      (
+        await user.call('POST', '/organizations', {
+          body: { name: 'A' },
+          headers: { 'idempotency-key': 'k'.repeat(8) },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await user.call('POST', '/organizations', {
+          body: { name: 'B' },
+          headers: { 'idempotency-key': 'k'.repeat(128) },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('validation failures are not recorded: a corrected retry with the same key runs', async () => {
     const user = await newUser();
     const k = key();
-    expect((await user.call('POST', '/organizations', { body: { name: '' }, headers: { 'idempotency-key': k } })).status).toBe(400);
+    expect(
+      (await user.call('POST', '/organizations', { body: { name: '' }, headers: { 'idempotency-key': k } })).status,
+    ).toBe(400);
     // A different body is not a conflict, since the failed attempt was never recorded.
-    const retry = await user.call('POST', '/organizations', { body: { name: 'Fixed' }, headers: { 'idempotency-key': k } });
+    const retry = await user.call('POST', '/organizations', {
+      body: { name: 'Fixed' },
+      headers: { 'idempotency-key': k },
+    });
     expect(retry.status).toBe(201);
   });
 
   it('permission failures are not recorded: a later-authorized retry with the same key runs', async () => {
     const { org, admin, editor } = await newTeam();
     const k = key();
-    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(403);
+    expect(
+      (
+        await editor.call('PATCH', `/organizations/${org.id}`, {
+          body: { name: 'Later' },
+          headers: { 'idempotency-key': k },
+        })
+      ).status,
+    ).toBe(403);
     await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'admin' } });
-    expect((await editor.call('PATCH', `/organizations/${org.id}`, { body: { name: 'Later' }, headers: { 'idempotency-key': k } })).status).toBe(200);
+    expect(
+      (
+        await editor.call('PATCH', `/organizations/${org.id}`, {
+          body: { name: 'Later' },
+          headers: { 'idempotency-key': k },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('a 404 is not recorded: once the thing exists, a retry with the same key executes', async () => {
     const { org, admin } = await newTeam();
     const k = key();
     const email = `later-${randomUUID()}@example.test`;
-    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email, role: 'viewer' }, headers: { 'idempotency-key': k } });
+    const first = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body: { email, role: 'viewer' },
+      headers: { 'idempotency-key': k },
+    });
     expect(first.status).toBe(404);
     await newUser({ email }); // signs in once, so the account exists
-    const retry = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email, role: 'viewer' }, headers: { 'idempotency-key': k } });
+    const retry = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body: { email, role: 'viewer' },
+      headers: { 'idempotency-key': k },
+    });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotency-replayed')).toBeNull();
     expect(retry.body.email).toBe(email);
@@ -129,12 +202,18 @@ describe('Idempotency-Key', () => {
     const { org, admin, viewer } = await newTeam();
     const k = key();
     const body = { email: viewer.email, role: 'viewer' };
-    const first = await admin.call('POST', `/organizations/${org.id}/members`, { body, headers: { 'idempotency-key': k } });
+    const first = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body,
+      headers: { 'idempotency-key': k },
+    });
     expect(first.status).toBe(409);
     expect(first.body.error.code).toBe('invalid_state');
     expect((await admin.call('DELETE', `/organizations/${org.id}/members/${viewer.id}`)).status).toBe(204);
     // A live call would now add the member; the key answers with what it executed the first time.
-    const replay = await admin.call('POST', `/organizations/${org.id}/members`, { body, headers: { 'idempotency-key': k } });
+    const replay = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body,
+      headers: { 'idempotency-key': k },
+    });
     expect(replay.status).toBe(409);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
@@ -144,7 +223,9 @@ describe('Idempotency-Key', () => {
     const { org, editor } = await newTeam();
     const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Ordered' } })).body;
     const base = `/organizations/${org.id}/prompts/${prompt.id}/dataset`;
-    const added = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'one', expectedOutput: '1' } } });
+    const added = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 0, row: { input: 'one', expectedOutput: '1' } },
+    });
     expect(added.status).toBe(201);
     const k = key();
     const body = { revision: 1, caseIds: [] };
@@ -161,15 +242,26 @@ describe('Idempotency-Key', () => {
     const { org, editor } = await newTeam();
     const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Queried' } })).body;
     const base = `/organizations/${org.id}/prompts/${prompt.id}/dataset`;
-    const one = await editor.call('POST', `${base}/cases`, { body: { revision: 0, row: { input: 'one', expectedOutput: '1' } } });
+    const one = await editor.call('POST', `${base}/cases`, {
+      body: { revision: 0, row: { input: 'one', expectedOutput: '1' } },
+    });
     await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: { input: 'two', expectedOutput: '2' } } });
     const k = key();
-    const first = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=2', headers: { 'idempotency-key': k } });
+    const first = await editor.call('DELETE', `${base}/cases/${one.body.id}`, {
+      query: 'revision=2',
+      headers: { 'idempotency-key': k },
+    });
     expect(first.status).toBe(200);
-    const same = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=2', headers: { 'idempotency-key': k } });
+    const same = await editor.call('DELETE', `${base}/cases/${one.body.id}`, {
+      query: 'revision=2',
+      headers: { 'idempotency-key': k },
+    });
     expect(same.status).toBe(200);
     expect(same.headers.get('idempotency-replayed')).toBe('true');
-    const other = await editor.call('DELETE', `${base}/cases/${one.body.id}`, { query: 'revision=3', headers: { 'idempotency-key': k } });
+    const other = await editor.call('DELETE', `${base}/cases/${one.body.id}`, {
+      query: 'revision=3',
+      headers: { 'idempotency-key': k },
+    });
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_conflict');
     expect((await editor.call('GET', base)).body).toMatchObject({ revision: 3, count: 1 });
@@ -177,20 +269,35 @@ describe('Idempotency-Key', () => {
 
   it('the order of query parameters does not change the digest', () => {
     const body = { a: 1 };
-    expect(requestDigest('DELETE', '/x', new URLSearchParams('b=2&a=1'), body)).toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=1&b=2'), body));
-    expect(requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body)).not.toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=2'), body));
-    expect(requestDigest('DELETE', '/x', new URLSearchParams(''), body)).not.toBe(requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body));
+    expect(requestDigest('DELETE', '/x', new URLSearchParams('b=2&a=1'), body)).toBe(
+      requestDigest('DELETE', '/x', new URLSearchParams('a=1&b=2'), body),
+    );
+    expect(requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body)).not.toBe(
+      requestDigest('DELETE', '/x', new URLSearchParams('a=2'), body),
+    );
+    expect(requestDigest('DELETE', '/x', new URLSearchParams(''), body)).not.toBe(
+      requestDigest('DELETE', '/x', new URLSearchParams('a=1'), body),
+    );
   });
 
   it('a replay is refused to someone who is no longer a member: they get the live answer, 404', async () => {
     const { org, admin, editor } = await newTeam();
     const k = key();
-    const created = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    const created = await editor.call('POST', `/organizations/${org.id}/prompts`, {
+      body: { name: 'Mine' },
+      headers: { 'idempotency-key': k },
+    });
     expect(created.status).toBe(201);
-    const replay = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    const replay = await editor.call('POST', `/organizations/${org.id}/prompts`, {
+      body: { name: 'Mine' },
+      headers: { 'idempotency-key': k },
+    });
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
     expect((await admin.call('DELETE', `/organizations/${org.id}/members/${editor.id}`)).status).toBe(204);
-    const refused = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Mine' }, headers: { 'idempotency-key': k } });
+    const refused = await editor.call('POST', `/organizations/${org.id}/prompts`, {
+      body: { name: 'Mine' },
+      headers: { 'idempotency-key': k },
+    });
     expect(refused.status).toBe(404);
     expect(refused.body.error.code).toBe('not_found');
     expect(refused.headers.get('idempotency-replayed')).toBeNull();
@@ -200,7 +307,11 @@ describe('Idempotency-Key', () => {
   it('concurrent duplicates run the operation once; the others get 409 idempotency_in_progress or the replay', async () => {
     const user = await newUser();
     const k = key();
-    const results = await Promise.all(Array.from({ length: 6 }, () => user.call('POST', '/organizations', { body: { name: 'Race' }, headers: { 'idempotency-key': k } })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        user.call('POST', '/organizations', { body: { name: 'Race' }, headers: { 'idempotency-key': k } }),
+      ),
+    );
     const created = results.filter((r) => r.status === 201);
     const inProgress = results.filter((r) => r.status === 409);
     expect(created.length + inProgress.length).toBe(6);
@@ -215,7 +326,10 @@ describe('Idempotency-Key', () => {
   it('a record older than 24 hours no longer replays', async () => {
     const user = await newUser();
     const k = key();
-    const first = await user.call('POST', '/organizations', { body: { name: 'Old' }, headers: { 'idempotency-key': k } });
+    const first = await user.call('POST', '/organizations', {
+      body: { name: 'Old' },
+      headers: { 'idempotency-key': k },
+    });
     const db = await getDb();
     const [record] = await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, k));
     expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBeGreaterThanOrEqual(24 * 3600 * 1000);
@@ -223,7 +337,10 @@ describe('Idempotency-Key', () => {
       .update(idempotencyRecords)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(idempotencyRecords.key, k));
-    const again = await user.call('POST', '/organizations', { body: { name: 'Old' }, headers: { 'idempotency-key': k } });
+    const again = await user.call('POST', '/organizations', {
+      body: { name: 'Old' },
+      headers: { 'idempotency-key': k },
+    });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(first.body.id);
   });
@@ -234,9 +351,18 @@ describe('Idempotency-Key', () => {
     const db = await getDb();
     const entries = await db.select().from(auditLog).where(eq(auditLog.organizationId, org.id));
     const rename = entries.find((e) => e.operation === 'organization.rename')!;
-    expect(rename).toMatchObject({ userId: admin.id, clientId: 'test-cli', targetType: 'organization', targetId: org.id });
-    expect(entries.map((e) => e.operation)).toEqual(expect.arrayContaining(['organization.create', 'members.add', 'organization.rename']));
-    await expect(db.update(auditLog).set({ operation: 'tampered' }).where(eq(auditLog.id, rename.id))).rejects.toThrow();
+    expect(rename).toMatchObject({
+      userId: admin.id,
+      clientId: 'test-cli',
+      targetType: 'organization',
+      targetId: org.id,
+    });
+    expect(entries.map((e) => e.operation)).toEqual(
+      expect.arrayContaining(['organization.create', 'members.add', 'organization.rename']),
+    );
+    await expect(
+      db.update(auditLog).set({ operation: 'tampered' }).where(eq(auditLog.id, rename.id)),
+    ).rejects.toThrow();
     await expect(db.delete(auditLog).where(eq(auditLog.id, rename.id))).rejects.toThrow();
   });
 });

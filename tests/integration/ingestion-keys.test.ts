@@ -25,7 +25,12 @@ async function auditOps(organizationId: string) {
   return rows.map((r) => r.operation).filter((op) => op.startsWith('ingestionKey.'));
 }
 
-async function create(admin: TestUser, orgId: string, input: Record<string, unknown> = body, headers: Record<string, string> = {}) {
+async function create(
+  admin: TestUser,
+  orgId: string,
+  input: Record<string, unknown> = body,
+  headers: Record<string, string> = {},
+) {
   return admin.call('POST', `/organizations/${orgId}/ingestion-keys`, { body: input, headers });
 }
 
@@ -90,7 +95,11 @@ describe('ingestion keys: create', () => {
     for (const user of [editor, viewer]) {
       expectError(await create(user, org.id), 403, 'admin_required');
       expectError(await user.call('GET', `/organizations/${org.id}/ingestion-keys`), 403, 'admin_required');
-      expectError(await user.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`), 403, 'admin_required');
+      expectError(
+        await user.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`),
+        403,
+        'admin_required',
+      );
     }
     const rows = await keyRows(org.id);
     expect(rows).toHaveLength(1);
@@ -105,7 +114,11 @@ describe('ingestion keys: create', () => {
     const existing = (await create(admin, org.id)).body.key;
     expectError(await create(outsider, org.id), 404, 'not_found');
     expectError(await outsider.call('GET', `/organizations/${org.id}/ingestion-keys`), 404, 'not_found');
-    expectError(await outsider.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`), 404, 'not_found');
+    expectError(
+      await outsider.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`),
+      404,
+      'not_found',
+    );
     expect(await keyRows(org.id)).toHaveLength(1);
     expect((await keyRows(org.id))[0].revokedAt).toBeNull();
   });
@@ -154,7 +167,11 @@ describe('ingestion keys: idempotent create', () => {
     const { org, admin } = await newTeam();
     const k = idemKey();
     await create(admin, org.id, body, { 'idempotency-key': k });
-    expectError(await create(admin, org.id, { ...body, name: 'Other' }, { 'idempotency-key': k }), 422, 'idempotency_conflict');
+    expectError(
+      await create(admin, org.id, { ...body, name: 'Other' }, { 'idempotency-key': k }),
+      422,
+      'idempotency_conflict',
+    );
     expect(await keyRows(org.id)).toHaveLength(1);
   });
 
@@ -175,9 +192,13 @@ describe('ingestion keys: list and revoke', () => {
     for (let i = 0; i < 5; i++) ids.push((await create(admin, org.id, { ...body, name: `Key ${i}` })).body.key.id);
     const first = await admin.call('GET', `/organizations/${org.id}/ingestion-keys`, { query: 'limit=2' });
     expect(first.body.items.map((k: any) => k.id)).toEqual([ids[4], ids[3]]);
-    const second = await admin.call('GET', `/organizations/${org.id}/ingestion-keys`, { query: `limit=2&cursor=${first.body.nextCursor}` });
+    const second = await admin.call('GET', `/organizations/${org.id}/ingestion-keys`, {
+      query: `limit=2&cursor=${first.body.nextCursor}`,
+    });
     expect(second.body.items.map((k: any) => k.id)).toEqual([ids[2], ids[1]]);
-    const third = await admin.call('GET', `/organizations/${org.id}/ingestion-keys`, { query: `limit=2&cursor=${second.body.nextCursor}` });
+    const third = await admin.call('GET', `/organizations/${org.id}/ingestion-keys`, {
+      query: `limit=2&cursor=${second.body.nextCursor}`,
+    });
     expect(third.body.items.map((k: any) => k.id)).toEqual([ids[0]]);
     expect(third.body.nextCursor).toBeNull();
   });
@@ -200,17 +221,24 @@ describe('ingestion keys: list and revoke', () => {
     expect(await auditOps(org.id)).toEqual(['ingestionKey.create', 'ingestionKey.revoke']);
   });
 
-  it.each(['ikey_doesnotexist', 'ikey_00000000000000000000000000', 'key_00000000000000000000000000'])('revoke of unknown key %s → 404', async (keyId) => {
-    const { org, admin } = await newTeam();
-    await create(admin, org.id);
-    expectError(await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${keyId}`), 404, 'not_found');
-    expect(await auditOps(org.id)).toEqual(['ingestionKey.create']);
-  });
+  it.each(['ikey_doesnotexist', 'ikey_00000000000000000000000000', 'key_00000000000000000000000000'])(
+    'revoke of unknown key %s → 404',
+    async (keyId) => {
+      const { org, admin } = await newTeam();
+      await create(admin, org.id);
+      expectError(await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${keyId}`), 404, 'not_found');
+      expect(await auditOps(org.id)).toEqual(['ingestionKey.create']);
+    },
+  );
 
   it('revoke takes no body', async () => {
     const { org, admin } = await newTeam();
     const key = (await create(admin, org.id)).body.key;
-    expectError(await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${key.id}`, { body: { reason: 'x' } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${key.id}`, { body: { reason: 'x' } }),
+      400,
+      'invalid_request',
+    );
     expect((await keyRows(org.id))[0].revokedAt).toBeNull();
   });
 });
@@ -218,15 +246,23 @@ describe('ingestion keys: list and revoke', () => {
 describe('ingestion keys over tRPC (dashboard)', () => {
   it('an admin creates, lists and revokes; a viewer is refused', async () => {
     const { org, admin, viewer } = await newTeam();
-    const asAdmin = createCaller(await createTrpcContext({ actor: { userId: admin.id, clientId: 'dashboard', human: true } }));
+    const asAdmin = createCaller(
+      await createTrpcContext({ actor: { userId: admin.id, clientId: 'dashboard', human: true } }),
+    );
     const created = await asAdmin.ingestionKeys.create({ organizationId: org.id, ...body });
     expect(created.secret).toMatch(/^plt_/);
-    expect((await asAdmin.ingestionKeys.list({ organizationId: org.id, limit: 25 })).items.map((k) => k.id)).toEqual([created.key.id]);
+    expect((await asAdmin.ingestionKeys.list({ organizationId: org.id, limit: 25 })).items.map((k) => k.id)).toEqual([
+      created.key.id,
+    ]);
     const revoked = await asAdmin.ingestionKeys.revoke({ organizationId: org.id, keyId: created.key.id });
     expect(revoked.revokedAt).not.toBeNull();
 
-    const asViewer = createCaller(await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }));
-    await expect(asViewer.ingestionKeys.create({ organizationId: org.id, ...body })).rejects.toMatchObject({ cause: { code: 'admin_required' } });
+    const asViewer = createCaller(
+      await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }),
+    );
+    await expect(asViewer.ingestionKeys.create({ organizationId: org.id, ...body })).rejects.toMatchObject({
+      cause: { code: 'admin_required' },
+    });
     const audit = await (
       await getDb()
     )
@@ -259,11 +295,15 @@ describe('ingestion keys authorize POST /api/v1/traces', () => {
         },
       ],
     });
-    expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(0) })).status).toBe(200);
+    expect(
+      (await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(0) })).status,
+    ).toBe(200);
     const [used] = (await admin.call('GET', `/organizations/${org.id}/ingestion-keys`)).body.items;
     expect(used.lastUsedAt).toEqual(expect.any(String));
     await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${key.id}`);
-    expect((await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(1) })).status).toBe(401);
+    expect(
+      (await call('POST', '/traces', { headers: { authorization: `Bearer ${secret}` }, body: batch(1) })).status,
+    ).toBe(401);
   });
 });
 

@@ -21,10 +21,16 @@ describe('label errors', () => {
     const { org, admin } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 1);
     for (const label of ['Production', '-staging', 'staging-', 'a_b', 'a'.repeat(65), 'caf%C3%A9', 'a%20b']) {
-      expectError(await admin.call('PUT', `${base}/labels/${label}`, { body: { versionId: ids[0] } }), 400, 'invalid_request');
+      expectError(
+        await admin.call('PUT', `${base}/labels/${label}`, { body: { versionId: ids[0] } }),
+        400,
+        'invalid_request',
+      );
       expectError(await admin.call('DELETE', `${base}/labels/${label}`), 400, 'invalid_request');
     }
-    expect((await admin.call('PUT', `${base}/labels/${'a'.repeat(64)}`, { body: { versionId: ids[0] } })).status).toBe(200);
+    expect((await admin.call('PUT', `${base}/labels/${'a'.repeat(64)}`, { body: { versionId: ids[0] } })).status).toBe(
+      200,
+    );
     expect((await admin.call('PUT', `${base}/labels/7`, { body: { versionId: ids[0] } })).status).toBe(200);
     expectError(await admin.call('GET', `${base}/label-history`, { query: 'label=Bad' }), 400, 'invalid_request');
     expect(await historyCount(prompt.id)).toBe(4);
@@ -33,7 +39,13 @@ describe('label errors', () => {
   it('bodies and queries are strict', async () => {
     const { org, admin } = await newTeam();
     const { base, ids } = await promptWithVersions(admin, org.id, 1);
-    for (const body of [{}, { versionId: ids[0], extra: 1 }, { versionId: 5 }, { versionId: '' }, { versionId: ids[0], evaluationId: null }]) {
+    for (const body of [
+      {},
+      { versionId: ids[0], extra: 1 },
+      { versionId: 5 },
+      { versionId: '' },
+      { versionId: ids[0], evaluationId: null },
+    ]) {
       expectError(await admin.call('PUT', `${base}/labels/staging`, { body }), 400, 'invalid_request');
     }
     for (const query of ['label=', 'label=a&label=b', 'limit=0', 'limit=101', 'foo=bar', 'cursor=zz']) {
@@ -46,22 +58,46 @@ describe('label errors', () => {
     const { org, admin, viewer } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 2);
     const other = await promptWithVersions(admin, org.id, 1);
-    expectError(await viewer.call('PUT', `${base}/labels/production`, { body: { versionId: ids[1] } }), 403, 'forbidden');
+    expectError(
+      await viewer.call('PUT', `${base}/labels/production`, { body: { versionId: ids[1] } }),
+      403,
+      'forbidden',
+    );
     expectError(await viewer.call('DELETE', `${base}/labels/staging`), 403, 'forbidden');
     expect((await viewer.call('GET', `${base}/labels`)).status).toBe(200);
     expect((await viewer.call('GET', `${base}/label-history`)).status).toBe(200);
 
     const stranger = await newUser();
     const elsewhere = await newOrganization(stranger);
-    for (const path of [`${base}/labels`, `${base}/label-history`, `/organizations/${elsewhere.id}/prompts/${prompt.id}/labels`]) {
+    for (const path of [
+      `${base}/labels`,
+      `${base}/label-history`,
+      `/organizations/${elsewhere.id}/prompts/${prompt.id}/labels`,
+    ]) {
       expectError(await stranger.call('GET', path), 404, 'not_found');
     }
-    expectError(await stranger.call('PUT', `${base}/labels/production`, { body: { versionId: ids[1] } }), 404, 'not_found');
+    expectError(
+      await stranger.call('PUT', `${base}/labels/production`, { body: { versionId: ids[1] } }),
+      404,
+      'not_found',
+    );
     expectError(await stranger.call('DELETE', `${base}/labels/staging`), 404, 'not_found');
 
-    expectError(await admin.call('PUT', `${base}/labels/production`, { body: { versionId: other.ids[0] } }), 404, 'not_found');
-    expectError(await admin.call('PUT', `${base}/labels/production`, { body: { versionId: newId('ver') } }), 404, 'not_found');
-    expectError(await admin.call('PUT', `${base}/labels/production`, { body: { versionId: 'not-an-id' } }), 404, 'not_found');
+    expectError(
+      await admin.call('PUT', `${base}/labels/production`, { body: { versionId: other.ids[0] } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await admin.call('PUT', `${base}/labels/production`, { body: { versionId: newId('ver') } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await admin.call('PUT', `${base}/labels/production`, { body: { versionId: 'not-an-id' } }),
+      404,
+      'not_found',
+    );
     expectError(await admin.call('DELETE', `${base}/labels/never-set`), 404, 'not_found');
     expect(await historyCount(prompt.id)).toBe(2);
   });
@@ -71,7 +107,11 @@ describe('label errors', () => {
     const { ids } = await promptWithVersions(admin, org.id, 1);
     const prompt = await createPrompt(admin, org.id, 'Still in setup');
     const base = `/organizations/${org.id}/prompts/${prompt.id}`;
-    expectError(await admin.call('PUT', `${base}/labels/production`, { body: { versionId: ids[0] } }), 404, 'not_found');
+    expectError(
+      await admin.call('PUT', `${base}/labels/production`, { body: { versionId: ids[0] } }),
+      404,
+      'not_found',
+    );
     const production = await admin.call('DELETE', `${base}/labels/production`);
     expectError(production, 409, 'invalid_state');
     expect(production.body.error.details.state).toBe('setup');
@@ -95,13 +135,31 @@ describe('label errors', () => {
     const { org, admin } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 3);
     const other = await promptWithVersions(admin, org.id, 2);
-    const move = (evaluationId: string, versionId = ids[1]) => admin.call('PUT', `${base}/labels/production`, { body: { versionId, evaluationId } });
+    const move = (evaluationId: string, versionId = ids[1]) =>
+      admin.call('PUT', `${base}/labels/production`, { body: { versionId, evaluationId } });
     const evaluation = (values: Partial<Parameters<typeof insertEvaluation>[0]>) =>
-      insertEvaluation({ organizationId: org.id, promptId: prompt.id, versionId: ids[1], createdBy: admin.id, ...values });
+      insertEvaluation({
+        organizationId: org.id,
+        promptId: prompt.id,
+        versionId: ids[1],
+        createdBy: admin.id,
+        ...values,
+      });
 
     expectError(await move(newId('eval')), 404, 'not_found');
     expectError(await move('eval_nope'), 404, 'not_found');
-    expectError(await move(await insertEvaluation({ organizationId: org.id, promptId: other.prompt.id, versionId: other.ids[1], createdBy: admin.id })), 404, 'not_found');
+    expectError(
+      await move(
+        await insertEvaluation({
+          organizationId: org.id,
+          promptId: other.prompt.id,
+          versionId: other.ids[1],
+          createdBy: admin.id,
+        }),
+      ),
+      404,
+      'not_found',
+    );
 
     for (const status of ['running', 'pending', 'failed', 'cancelled', 'paused']) {
       const refused = await move(await evaluation({ status }));

@@ -14,7 +14,13 @@ describe('labels', () => {
 
     const moved = await editor.call('PUT', `${base}/labels/production`, { body: { versionId: v3 } });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-    expect(moved.body).toEqual({ label: 'production', versionId: v3, version: 3, updatedAt: expect.any(String), updatedBy: editor.id });
+    expect(moved.body).toEqual({
+      label: 'production',
+      versionId: v3,
+      version: 3,
+      updatedAt: expect.any(String),
+      updatedBy: editor.id,
+    });
     const promptJson = (await viewer.call('GET', base)).body;
     expect(promptJson.productionVersionId).toBe(v3);
     expect(promptJson.labels).toEqual([
@@ -37,7 +43,17 @@ describe('labels', () => {
 
     const history = await viewer.call('GET', `${base}/label-history`, { query: 'label=production' });
     expect(history.body.items).toEqual([
-      { label: 'production', fromVersionId: v3, toVersionId: v1, fromVersion: 3, toVersion: 1, userId: admin.id, clientId: 'test-cli', evaluationId: null, at: expect.any(String) },
+      {
+        label: 'production',
+        fromVersionId: v3,
+        toVersionId: v1,
+        fromVersion: 3,
+        toVersion: 1,
+        userId: admin.id,
+        clientId: 'test-cli',
+        evaluationId: null,
+        at: expect.any(String),
+      },
       {
         label: 'production',
         fromVersionId: v1,
@@ -49,7 +65,12 @@ describe('labels', () => {
         evaluationId: null,
         at: expect.any(String),
       },
-      expect.objectContaining({ label: 'production', fromVersionId: null, toVersionId: v1, evaluationId: expect.stringMatching(/^eval_/) }),
+      expect.objectContaining({
+        label: 'production',
+        fromVersionId: null,
+        toVersionId: v1,
+        evaluationId: expect.stringMatching(/^eval_/),
+      }),
     ]);
     expect(history.body.nextCursor).toBeNull();
 
@@ -81,17 +102,29 @@ describe('labels', () => {
     const removed = await editor.call('DELETE', `${base}/labels/staging`);
     expect(removed.status).toBe(204);
     expect(removed.body).toBeNull();
-    expect((await admin.call('GET', `${base}/labels`)).body.items.map((l: { label: string }) => l.label)).toEqual(['production']);
+    expect((await admin.call('GET', `${base}/labels`)).body.items.map((l: { label: string }) => l.label)).toEqual([
+      'production',
+    ]);
     expect((await admin.call('GET', base)).body.labels.map((l: { label: string }) => l.label)).toEqual(['production']);
     const history = (await admin.call('GET', `${base}/label-history`, { query: 'label=staging' })).body.items;
-    expect(history[0]).toMatchObject({ label: 'staging', fromVersionId: ids[0], toVersionId: null, fromVersion: 1, toVersion: null, userId: editor.id });
+    expect(history[0]).toMatchObject({
+      label: 'staging',
+      fromVersionId: ids[0],
+      toVersionId: null,
+      fromVersion: 1,
+      toVersion: null,
+      userId: editor.id,
+    });
 
     const again = await editor.call('DELETE', `${base}/labels/staging`);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('not_found');
     const production = await editor.call('DELETE', `${base}/labels/production`);
     expect(production.status).toBe(409);
-    expect(production.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'active', label: 'production' } });
+    expect(production.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'active', label: 'production' },
+    });
 
     // A removed label can be set again.
     expect((await editor.call('PUT', `${base}/labels/staging`, { body: { versionId: ids[0] } })).status).toBe(200);
@@ -100,7 +133,12 @@ describe('labels', () => {
   it('an evaluationId naming a completed comparison of that version is recorded in the history', async () => {
     const { org, admin } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 2);
-    const evaluationId = await insertEvaluation({ organizationId: org.id, promptId: prompt.id, versionId: ids[1], createdBy: admin.id });
+    const evaluationId = await insertEvaluation({
+      organizationId: org.id,
+      promptId: prompt.id,
+      versionId: ids[1],
+      createdBy: admin.id,
+    });
     const moved = await admin.call('PUT', `${base}/labels/production`, { body: { versionId: ids[1], evaluationId } });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     const [latest] = (await admin.call('GET', `${base}/label-history`)).body.items;
@@ -110,7 +148,13 @@ describe('labels', () => {
   it('10 concurrent moves of production (by two users): exactly 10 history rows chaining from → to; the label ends at the last row’s target', async () => {
     const { org, admin, editor } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 11);
-    const results = await Promise.all(ids.slice(1).map((versionId, i) => (i % 2 ? admin : editor).call('PUT', `${base}/labels/production`, { body: { versionId } })));
+    const results = await Promise.all(
+      ids
+        .slice(1)
+        .map((versionId, i) =>
+          (i % 2 ? admin : editor).call('PUT', `${base}/labels/production`, { body: { versionId } }),
+        ),
+    );
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
 
     const db = await getDb();
@@ -123,14 +167,21 @@ describe('labels', () => {
     expect(rows).toHaveLength(11);
     for (let i = 1; i < rows.length; i++) expect(rows[i].fromVersionId).toBe(rows[i - 1].toVersionId);
     const last = rows[10].toVersionId;
-    expect((await admin.call('GET', `${base}/labels`)).body.items.find((l: { label: string }) => l.label === 'production').versionId).toBe(last);
+    expect(
+      (await admin.call('GET', `${base}/labels`)).body.items.find((l: { label: string }) => l.label === 'production')
+        .versionId,
+    ).toBe(last);
     expect((await admin.call('GET', base)).body.productionVersionId).toBe(last);
   });
 
   it('concurrent moves that repeat targets stay chained (a move to the current version writes nothing)', async () => {
     const { org, admin } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 3);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => admin.call('PUT', `${base}/labels/production`, { body: { versionId: ids[i % 3] } })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        admin.call('PUT', `${base}/labels/production`, { body: { versionId: ids[i % 3] } }),
+      ),
+    );
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
     const db = await getDb();
     const rows = await db
@@ -148,7 +199,9 @@ describe('labels', () => {
   it('10 concurrent first moves of a new label: one creates it (from null), exactly 10 history rows, chained', async () => {
     const { org, admin } = await newTeam();
     const { base, ids, prompt } = await promptWithVersions(admin, org.id, 11);
-    const results = await Promise.all(ids.slice(1).map((versionId) => admin.call('PUT', `${base}/labels/candidate`, { body: { versionId } })));
+    const results = await Promise.all(
+      ids.slice(1).map((versionId) => admin.call('PUT', `${base}/labels/candidate`, { body: { versionId } })),
+    );
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
     const db = await getDb();
     const rows = await db
@@ -160,7 +213,9 @@ describe('labels', () => {
     expect(rows[0].fromVersionId).toBeNull();
     for (let i = 1; i < rows.length; i++) expect(rows[i].fromVersionId).toBe(rows[i - 1].toVersionId);
     expect(new Set(rows.map((r) => r.toVersionId)).size).toBe(10);
-    const label = (await admin.call('GET', `${base}/labels`)).body.items.find((l: { label: string }) => l.label === 'candidate');
+    const label = (await admin.call('GET', `${base}/labels`)).body.items.find(
+      (l: { label: string }) => l.label === 'candidate',
+    );
     expect(label.versionId).toBe(rows[9].toVersionId);
   });
 
@@ -177,9 +232,13 @@ describe('labels', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { status: number; body: { items: unknown[]; nextCursor: string | null } } = await admin.call('GET', `${base}/label-history`, {
-        query: `limit=4${cursor ? `&cursor=${cursor}` : ''}`,
-      });
+      const page: { status: number; body: { items: unknown[]; nextCursor: string | null } } = await admin.call(
+        'GET',
+        `${base}/label-history`,
+        {
+          query: `limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+        },
+      );
       expect(page.status).toBe(200);
       paged.push(...page.body.items);
       cursor = page.body.nextCursor;
@@ -189,10 +248,15 @@ describe('labels', () => {
     expect(paged).toEqual(all);
     const staging = (await admin.call('GET', `${base}/label-history`, { query: 'label=staging&limit=2' })).body;
     expect(staging.items.map((i: { toVersion: number }) => i.toVersion)).toEqual([3, 1]);
-    const rest = (await admin.call('GET', `${base}/label-history`, { query: `label=staging&cursor=${staging.nextCursor}` })).body;
+    const rest = (
+      await admin.call('GET', `${base}/label-history`, { query: `label=staging&cursor=${staging.nextCursor}` })
+    ).body;
     expect(rest.items.map((i: { toVersion: number }) => i.toVersion)).toEqual([3, 2, 1]);
     expect(rest.nextCursor).toBeNull();
-    expect((await admin.call('GET', `${base}/label-history`, { query: 'label=nothing-here' })).body).toEqual({ items: [], nextCursor: null });
+    expect((await admin.call('GET', `${base}/label-history`, { query: 'label=nothing-here' })).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
   });
 
   it('tRPC: labels, moveLabel, removeLabel and history', async () => {
@@ -205,7 +269,9 @@ describe('labels', () => {
     expect(await trpc.versions.removeLabel({ ...input, label: 'staging' })).toBeNull();
     expect((await trpc.versions.labels(input)).items.map((l) => l.label)).toEqual(['production']);
     const history = await trpc.versions.history({ ...input, label: 'production', limit: 1 });
-    expect(history.items).toEqual([expect.objectContaining({ fromVersionId: ids[0], toVersionId: ids[1], clientId: 'dashboard', userId: admin.id })]);
+    expect(history.items).toEqual([
+      expect.objectContaining({ fromVersionId: ids[0], toVersionId: ids[1], clientId: 'dashboard', userId: admin.id }),
+    ]);
     expect(history.nextCursor).toEqual(expect.any(String));
     expect((await trpc.versions.history({ ...input, cursor: history.nextCursor! })).items.length).toBeGreaterThan(0);
   });

@@ -20,18 +20,30 @@ beforeAll(async () => {
   user = await newUser();
   token = await signToken({ sub: user.sub, audience: 'http://localhost:3999/mcp', clientId: 'fuzz-agent' });
   const organizationId = (await newOrganization(user)).id;
-  const promptId = (await user.call('POST', `/organizations/${organizationId}/prompts`, { body: { name: 'Fuzz target' } })).body.id;
+  const promptId = (
+    await user.call('POST', `/organizations/${organizationId}/prompts`, { body: { name: 'Fuzz target' } })
+  ).body.id;
   const caseId = (
-    await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/dataset/cases`, { body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } } })
+    await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/dataset/cases`, {
+      body: { revision: 0, row: { input: 'hello', expectedOutput: 'world' } },
+    })
   ).body.id;
   ids = { organizationId, promptId, caseId };
 });
 
-async function callTool(name: string, args: unknown): Promise<{ isError?: boolean; structuredContent?: any; error?: unknown }> {
+async function callTool(
+  name: string,
+  args: unknown,
+): Promise<{ isError?: boolean; structuredContent?: any; error?: unknown }> {
   const response = await handleMcp(
     new Request('http://localhost:3999/mcp', {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     }),
   );
@@ -55,14 +67,29 @@ async function footprint(): Promise<string> {
 const poisons = ['\u0000', '\ud800', 'a\udfffb', 'x\u0000y'];
 const toolArb = fc.constantFrom(...operationList);
 // Real ids for the path parameters (so the call reaches validation of everything else), or junk.
-const withIds = (op: (typeof operationList)[number]) => Object.fromEntries(Object.keys(op.params?.shape ?? {}).map((name) => [name, ids[name] ?? `x_${name}`]));
+const withIds = (op: (typeof operationList)[number]) =>
+  Object.fromEntries(Object.keys(op.params?.shape ?? {}).map((name) => [name, ids[name] ?? `x_${name}`]));
 
 describe('fuzz: MCP tools', () => {
   it('any generated arguments: an answer, never a server failure', async () => {
     await fc.assert(
       fc.asyncProperty(
         toolArb,
-        fc.dictionary(fc.constantFrom('name', 'revision', 'limit', 'cursor', 'content', 'rows', 'mode', 'idempotencyKey', 'versionId', 'x'), fc.jsonValue({ maxDepth: 3 })),
+        fc.dictionary(
+          fc.constantFrom(
+            'name',
+            'revision',
+            'limit',
+            'cursor',
+            'content',
+            'rows',
+            'mode',
+            'idempotencyKey',
+            'versionId',
+            'x',
+          ),
+          fc.jsonValue({ maxDepth: 3 }),
+        ),
         async (op, extra) => {
           const result = await callTool(op.id, { ...withIds(op), ...extra });
           if (result.error) throw new Error(`${op.id}: JSON-RPC error ${JSON.stringify(result.error)}`);
@@ -81,18 +108,23 @@ describe('fuzz: MCP tools', () => {
   it('a poisoned argument anywhere is isError invalid_request and changes nothing', async () => {
     const before = await footprint();
     await fc.assert(
-      fc.asyncProperty(toolArb, fc.constantFrom(...poisons), fc.constantFrom('path', 'extra', 'nested', 'key'), async (op, poison, where) => {
-        const args: Record<string, unknown> = withIds(op);
-        const params = Object.keys(args);
-        if (where === 'path' && params.length) args[params[params.length - 1]] = `id${poison}`;
-        else if (where === 'nested') args.name = { deep: [`v${poison}`] };
-        else if (where === 'key') args[`k${poison}`] = 1;
-        else args.name = `n${poison}`;
-        if (isWrite(op)) args.idempotencyKey = `fuzz-${randomUUID()}`;
-        const result = await callTool(op.id, args);
-        expect(result.isError, `${op.id} ${where}`).toBe(true);
-        expect(result.structuredContent.error.code, `${op.id} ${where}`).toBe('invalid_request');
-      }),
+      fc.asyncProperty(
+        toolArb,
+        fc.constantFrom(...poisons),
+        fc.constantFrom('path', 'extra', 'nested', 'key'),
+        async (op, poison, where) => {
+          const args: Record<string, unknown> = withIds(op);
+          const params = Object.keys(args);
+          if (where === 'path' && params.length) args[params[params.length - 1]] = `id${poison}`;
+          else if (where === 'nested') args.name = { deep: [`v${poison}`] };
+          else if (where === 'key') args[`k${poison}`] = 1;
+          else args.name = `n${poison}`;
+          if (isWrite(op)) args.idempotencyKey = `fuzz-${randomUUID()}`;
+          const result = await callTool(op.id, args);
+          expect(result.isError, `${op.id} ${where}`).toBe(true);
+          expect(result.structuredContent.error.code, `${op.id} ${where}`).toBe('invalid_request');
+        },
+      ),
       { numRuns: runs * operationList.length },
     );
     expect(await footprint()).toBe(before);

@@ -39,12 +39,20 @@ afterAll(async () => {
 });
 
 function mcpToken(user: TestUser, clientId = 'test-agent'): Promise<string> {
-  return signToken({ sub: user.sub, email: user.email, audience: mcpAudience, clientId, extra: { email_verified: true } });
+  return signToken({
+    sub: user.sub,
+    email: user.email,
+    audience: mcpAudience,
+    clientId,
+    extra: { email_verified: true },
+  });
 }
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'promptloop-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -62,13 +70,22 @@ async function ok(client: Client, name: string, args: Record<string, unknown>): 
 }
 
 // A tool call's failure: isError with the API error envelope (structured and as text).
-async function fails(client: Client, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; details: any; requestId: string }> {
+async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ code: string; message: string; details: any; requestId: string }> {
   const result = await client.callTool({ name, arguments: args });
   expect(result.isError, JSON.stringify(result)).toBe(true);
   const envelope = JSON.parse((result.content as { text: string }[])[0].text);
   expect(envelope).toEqual(result.structuredContent);
   expect(Object.keys(envelope)).toEqual(['error']);
-  expect(envelope.error).toEqual({ code: expect.any(String), message: expect.any(String), details: expect.any(Object), requestId: expect.stringMatching(/^req_/) });
+  expect(envelope.error).toEqual({
+    code: expect.any(String),
+    message: expect.any(String),
+    details: expect.any(Object),
+    requestId: expect.stringMatching(/^req_/),
+  });
   return envelope.error;
 }
 
@@ -86,7 +103,14 @@ describe('MCP: authentication at /mcp', () => {
     const response = await postRaw({});
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(challenge);
-    expect(response.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: {}, requestId: response.headers.get('x-request-id') } });
+    expect(response.body).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: expect.any(String),
+        details: {},
+        requestId: response.headers.get('x-request-id'),
+      },
+    });
     const client = new Client({ name: 'anonymous', version: '1.0.0' });
     await expect(client.connect(new StreamableHTTPClientTransport(endpoint))).rejects.toThrow();
   });
@@ -94,7 +118,9 @@ describe('MCP: authentication at /mcp', () => {
   it('401 invalid_token for a bad token', async () => {
     const response = await postRaw({ authorization: 'Bearer not-a-jwt' });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toContain('resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"');
+    expect(response.headers.get('www-authenticate')).toContain(
+      'resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"',
+    );
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(response.body.error.code).toBe('unauthorized');
   });
@@ -138,8 +164,17 @@ describe('MCP: authentication at /mcp', () => {
     const user = await newUser();
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { authorization: `Bearer ${await mcpToken(user)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_organization', arguments: { name: 'x'.repeat(1024 * 1024) } } }),
+      headers: {
+        authorization: `Bearer ${await mcpToken(user)}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_organization', arguments: { name: 'x'.repeat(1024 * 1024) } },
+      }),
     });
     expect(response.status).toBe(413);
     expect((await response.json()).error.code).toBe('payload_too_large');
@@ -150,7 +185,12 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
   async function rpc(token: string, body: string) {
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
       body,
     });
     const text = await response.text();
@@ -171,19 +211,31 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
 
   it('tools/call without a name, with a number name or with array arguments: -32602 naming the field, no zod dump', async () => {
     const agent = await agentFor(await newUser());
-    const noName = await invalidParams(agent.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema));
+    const noName = await invalidParams(
+      agent.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema),
+    );
     expect(noName.message).toContain('params.name');
     expect(noName.data).toEqual({ issues: [{ path: 'params.name', message: expect.any(String) }] });
     await invalidParams(agent.request({ method: 'tools/call', params: { name: 5 } } as never, CallToolResultSchema));
     const arrayArgs = await invalidParams(agent.callTool({ name: 'list_organizations', arguments: [1] as never }));
     expect(arrayArgs.message).toContain('params.arguments');
-    const promptWithoutName = await invalidParams(agent.request({ method: 'prompts/get', params: {} } as never, GetPromptResultSchema));
+    const promptWithoutName = await invalidParams(
+      agent.request({ method: 'prompts/get', params: {} } as never, GetPromptResultSchema),
+    );
     expect(promptWithoutName.message).toContain('params.name');
   });
 
   it('the same over raw JSON-RPC, also inside a batch, where the valid request still runs', async () => {
     const token = await mcpToken(await newUser());
-    const single = await rpc(token, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_organizations', arguments: [] } }));
+    const single = await rpc(
+      token,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'list_organizations', arguments: [] },
+      }),
+    );
     expect(single.status).toBe(200);
     expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
     const batch = await rpc(
@@ -194,17 +246,29 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
       ]),
     );
     expect(batch.status).toBe(200);
-    const byId = Object.fromEntries((batch.body as { id: number; result?: any; error?: any }[]).map((message) => [message.id, message]));
+    const byId = Object.fromEntries(
+      (batch.body as { id: number; result?: any; error?: any }[]).map((message) => [message.id, message]),
+    );
     expect(byId[1].error.code).toBe(-32602);
     expect(byId[2].result.tools.length).toBe(operationList.length);
   });
 
   it('an empty batch is one -32600 Invalid Request error; so is JSON that is not a JSON-RPC message', async () => {
     const token = await mcpToken(await newUser());
-    for (const body of ['[]', '{"jsonrpc":"2.0","id":1}', '[1]', '5', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}']) {
+    for (const body of [
+      '[]',
+      '{"jsonrpc":"2.0","id":1}',
+      '[1]',
+      '5',
+      '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+    ]) {
       const answer = await rpc(token, body);
       expect(answer.status, body).toBe(400);
-      expect(answer.body, body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) } });
+      expect(answer.body, body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) },
+      });
     }
     const notJson = await rpc(token, '[');
     expect(notJson.body.error.code).toBe(-32700);
@@ -218,7 +282,12 @@ describe('MCP: tools from the operation table', () => {
     expect(tools.map((tool) => tool.name)).toEqual(operationList.map((op) => op.id));
     for (const op of operationList) {
       const tool = tools.find((t) => t.name === op.id)!;
-      const schema = tool.inputSchema as { type: string; properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
+      const schema = tool.inputSchema as {
+        type: string;
+        properties: Record<string, unknown>;
+        required: string[];
+        additionalProperties: boolean;
+      };
       expect(schema.type).toBe('object');
       expect(schema.additionalProperties, op.id).toBe(false);
       const expected: Record<string, unknown> = {};
@@ -229,11 +298,17 @@ describe('MCP: tools from the operation table', () => {
         Object.assign(expected, json.properties);
         required.push(...(json.required ?? []));
       }
-      expect(Object.keys(schema.properties).sort(), op.id).toEqual([...Object.keys(expected), ...(isWrite(op) ? ['idempotencyKey'] : [])].sort());
-      for (const [name, property] of Object.entries(expected)) expect(schema.properties[name], `${op.id}.${name}`).toEqual(property);
-      expect(schema.required.sort(), op.id).toEqual([...new Set([...required, ...Object.keys(op.params?.shape ?? {})])].sort());
+      expect(Object.keys(schema.properties).sort(), op.id).toEqual(
+        [...Object.keys(expected), ...(isWrite(op) ? ['idempotencyKey'] : [])].sort(),
+      );
+      for (const [name, property] of Object.entries(expected))
+        expect(schema.properties[name], `${op.id}.${name}`).toEqual(property);
+      expect(schema.required.sort(), op.id).toEqual(
+        [...new Set([...required, ...Object.keys(op.params?.shape ?? {})])].sort(),
+      );
       if (isOrganizationScoped(op)) expect(schema.required, op.id).toContain('organizationId');
-      if (isWrite(op)) expect(schema.properties.idempotencyKey).toMatchObject({ type: 'string', minLength: 8, maxLength: 128 });
+      if (isWrite(op))
+        expect(schema.properties.idempotencyKey).toMatchObject({ type: 'string', minLength: 8, maxLength: 128 });
       expect(tool.description, op.id).toContain(op.summary);
     }
   });
@@ -242,12 +317,21 @@ describe('MCP: tools from the operation table', () => {
     const agent = await agentFor(await newUser());
     const { tools } = await agent.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool.annotations]));
-    for (const name of ['start_evaluation', 'resume_evaluation', 'retry_evaluation_side', 'revoke_retrieval_key', 'revoke_ingestion_key', 'archive_prompt', 'remove_member']) {
+    for (const name of [
+      'start_evaluation',
+      'resume_evaluation',
+      'retry_evaluation_side',
+      'revoke_retrieval_key',
+      'revoke_ingestion_key',
+      'archive_prompt',
+      'remove_member',
+    ]) {
       expect(byName.get(name), name).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     }
     for (const name of ['create_prompt', 'update_draft', 'rename_organization', 'add_member'])
       expect(byName.get(name), name).toMatchObject({ destructiveHint: false, readOnlyHint: false });
-    for (const op of operationList.filter((o) => o.effect === 'read')) expect(byName.get(op.id), op.id).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const op of operationList.filter((o) => o.effect === 'read'))
+      expect(byName.get(op.id), op.id).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
   it('calls answer with the REST response JSON; organization-scoped tools take organizationId', async () => {
@@ -257,7 +341,9 @@ describe('MCP: tools from the operation table', () => {
     expect(org).toEqual((await user.call('GET', `/organizations/${org.id}`)).body);
     const prompt = await ok(agent, 'create_prompt', { organizationId: org.id, name: 'Agent prompt' });
     expect(prompt).toMatchObject({ name: 'Agent prompt', state: 'setup' });
-    expect(await ok(agent, 'get_prompt', { organizationId: org.id, promptId: prompt.id })).toEqual((await user.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`)).body);
+    expect(await ok(agent, 'get_prompt', { organizationId: org.id, promptId: prompt.id })).toEqual(
+      (await user.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`)).body,
+    );
     // Query parameters are arguments too, typed as JSON values.
     const listed = await ok(agent, 'list_prompts', { organizationId: org.id, limit: 1, state: 'setup' });
     expect(listed).toEqual({ items: [prompt], nextCursor: null });
@@ -294,15 +380,28 @@ describe('MCP: tools from the operation table', () => {
     const agent = await agentFor(user);
     const prompt = await ok(agent, 'create_prompt', { organizationId: org.id, name: 'Clean' });
     for (const name of ['nul\u0000name', 'lone \ud800 surrogate']) {
-      const error = await fails(agent, 'create_prompt', { organizationId: org.id, name, idempotencyKey: `poison-${Math.random()}` });
+      const error = await fails(agent, 'create_prompt', {
+        organizationId: org.id,
+        name,
+        idempotencyKey: `poison-${Math.random()}`,
+      });
       expect(error.code).toBe('invalid_request');
       expect(error.details.issues).toContainEqual(expect.objectContaining({ path: 'name' }));
     }
-    expect((await fails(agent, 'get_prompt', { organizationId: org.id, promptId: 'prm_\u0000' })).code).toBe('invalid_request');
-    expect((await fails(agent, 'list_prompts', { organizationId: org.id, search: 'a\ud800' })).code).toBe('invalid_request');
+    expect((await fails(agent, 'get_prompt', { organizationId: org.id, promptId: 'prm_\u0000' })).code).toBe(
+      'invalid_request',
+    );
+    expect((await fails(agent, 'list_prompts', { organizationId: org.id, search: 'a\ud800' })).code).toBe(
+      'invalid_request',
+    );
     let deep: unknown = 'bottom';
     for (let i = 0; i < 100; i++) deep = [deep];
-    const nested = await fails(agent, 'update_draft', { organizationId: org.id, promptId: prompt.id, revision: 0, content: deep });
+    const nested = await fails(agent, 'update_draft', {
+      organizationId: org.id,
+      promptId: prompt.id,
+      revision: 0,
+      content: deep,
+    });
     expect(nested.code).toBe('invalid_request');
     // Hygiene comes before business rules: a poisoned import row is 400, not 422 import_rejected.
     const dataset = await ok(agent, 'get_dataset', { organizationId: org.id, promptId: prompt.id });
@@ -353,19 +452,34 @@ describe('MCP: tools from the operation table', () => {
     const admin = await newUser();
     const member = await newUser();
     const org = await newOrganization(admin);
-    expect((await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: member.email, role: 'viewer' } })).status).toBe(201);
+    expect(
+      (await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: member.email, role: 'viewer' } }))
+        .status,
+    ).toBe(201);
     const agent = await agentFor(admin);
     expect(await ok(agent, 'remove_member', { organizationId: org.id, userId: member.id })).toEqual({});
-    expect((await admin.call('GET', `/organizations/${org.id}/members`)).body.items.map((m: any) => m.userId)).toEqual([admin.id]);
+    expect((await admin.call('GET', `/organizations/${org.id}/members`)).body.items.map((m: any) => m.userId)).toEqual([
+      admin.id,
+    ]);
   });
 
   it('a review submitted through MCP is recorded with the agent’s client and human: false', async () => {
     const f = await comparisonFixture({ cases: 2 });
     expect((await f.editor.call('PUT', `${f.base}/scoring`, { body: { method: 'review' } })).status).toBe(200);
     const agent = await agentFor(f.editor, 'review-agent');
-    const started = await ok(agent, 'start_evaluation', { organizationId: f.org.id, promptId: f.prompt.id, versionId: f.v2.id, scope: 'quick', idempotencyKey: 'mcp-start-0001' });
+    const started = await ok(agent, 'start_evaluation', {
+      organizationId: f.org.id,
+      promptId: f.prompt.id,
+      versionId: f.v2.id,
+      scope: 'quick',
+      idempotencyKey: 'mcp-start-0001',
+    });
     await drain();
-    const results = await ok(agent, 'list_evaluation_results', { organizationId: f.org.id, evaluationId: started.id, side: 'candidate' });
+    const results = await ok(agent, 'list_evaluation_results', {
+      organizationId: f.org.id,
+      evaluationId: started.id,
+      side: 'candidate',
+    });
     expect(results.items.map((r: any) => r.status)).toEqual(['pending_review', 'pending_review']);
     const [a, b] = results.items;
     const reviewed = await ok(agent, 'review_evaluation_results', {
@@ -377,8 +491,11 @@ describe('MCP: tools from the operation table', () => {
       ],
     });
     expect(reviewed).toMatchObject({ pendingReviewCases: 0, passedCases: 1, failedCases: 1 });
-    const after = (await f.editor.call('GET', `/organizations/${f.org.id}/evals/${started.id}/results`, { query: 'side=candidate' })).body.items;
-    for (const result of after) expect(result.review).toMatchObject({ userId: f.editor.id, clientId: 'review-agent', human: false });
+    const after = (
+      await f.editor.call('GET', `/organizations/${f.org.id}/evals/${started.id}/results`, { query: 'side=candidate' })
+    ).body.items;
+    for (const result of after)
+      expect(result.review).toMatchObject({ userId: f.editor.id, clientId: 'review-agent', human: false });
   });
 });
 
@@ -390,7 +507,10 @@ describe('MCP: active prompts as MCP prompts', () => {
     const create = async (name: string, content: unknown) => {
       const prompt = (await user.call('POST', `${base}/prompts`, { body: { name } })).body;
       const draft = (await user.call('GET', `${base}/prompts/${prompt.id}/draft`)).body;
-      expect((await user.call('PUT', `${base}/prompts/${prompt.id}/draft`, { body: { content, revision: draft.revision } })).status).toBe(200);
+      expect(
+        (await user.call('PUT', `${base}/prompts/${prompt.id}/draft`, { body: { content, revision: draft.revision } }))
+          .status,
+      ).toBe(200);
       return prompt;
     };
     const greeting = await create('Greeting', {
@@ -401,12 +521,20 @@ describe('MCP: active prompts as MCP prompts', () => {
       inputType: 'variables',
     });
     await publishBaseline(user, org.id, greeting.id);
-    const support = await create('Support', { messages: [{ role: 'system', content: 'You answer support questions.' }], inputType: 'user_message' });
+    const support = await create('Support', {
+      messages: [{ role: 'system', content: 'You answer support questions.' }],
+      inputType: 'user_message',
+    });
     await publishBaseline(user, org.id, support.id);
-    await create('Still in setup', { messages: [{ role: 'system', content: 'Not active' }], inputType: 'user_message' });
+    await create('Still in setup', {
+      messages: [{ role: 'system', content: 'Not active' }],
+      inputType: 'user_message',
+    });
     const outsider = await newUser();
     const otherOrg = await newOrganization(outsider);
-    const foreign = (await outsider.call('POST', `/organizations/${otherOrg.id}/prompts`, { body: { name: 'Not yours' } })).body;
+    const foreign = (
+      await outsider.call('POST', `/organizations/${otherOrg.id}/prompts`, { body: { name: 'Not yours' } })
+    ).body;
     await outsider.call('PUT', `/organizations/${otherOrg.id}/prompts/${foreign.id}/draft`, {
       body: { content: { messages: [{ role: 'system', content: 'Secret' }], inputType: 'user_message' }, revision: 0 },
     });
@@ -421,7 +549,9 @@ describe('MCP: active prompts as MCP prompts', () => {
       { name: 'name', description: expect.any(String), required: true },
       { name: 'language', description: expect.any(String), required: true },
     ]);
-    expect(prompts.find((p) => p.name === support.id)!.arguments).toEqual([{ name: 'input', description: expect.any(String), required: true }]);
+    expect(prompts.find((p) => p.name === support.id)!.arguments).toEqual([
+      { name: 'input', description: expect.any(String), required: true },
+    ]);
 
     const rendered = await agent.getPrompt({ name: greeting.id, arguments: { name: 'Ada', language: 'French' } });
     expect(rendered.messages).toEqual([
@@ -429,14 +559,29 @@ describe('MCP: active prompts as MCP prompts', () => {
       { role: 'user', content: { type: 'text', text: 'Say hello to Ada.' } },
     ]);
     const asked = await agent.getPrompt({ name: support.id, arguments: { input: 'Where is my order?' } });
-    expect(asked.messages.map((m) => (m.content as { text: string }).text)).toEqual(['You answer support questions.', 'Where is my order?']);
+    expect(asked.messages.map((m) => (m.content as { text: string }).text)).toEqual([
+      'You answer support questions.',
+      'Where is my order?',
+    ]);
 
-    await expect(agent.getPrompt({ name: greeting.id, arguments: { name: 'Ada' } })).rejects.toMatchObject({ code: -32602, data: { error: { code: 'invalid_request' } } });
-    await expect(agent.getPrompt({ name: greeting.id, arguments: { name: 'Ada\u0000', language: 'x' } })).rejects.toMatchObject({ data: { error: { code: 'invalid_request' } } });
-    await expect(agent.getPrompt({ name: 'prm_nothing', arguments: {} })).rejects.toMatchObject({ code: -32602, data: { error: { code: 'not_found' } } });
+    await expect(agent.getPrompt({ name: greeting.id, arguments: { name: 'Ada' } })).rejects.toMatchObject({
+      code: -32602,
+      data: { error: { code: 'invalid_request' } },
+    });
+    await expect(
+      agent.getPrompt({ name: greeting.id, arguments: { name: 'Ada\u0000', language: 'x' } }),
+    ).rejects.toMatchObject({ data: { error: { code: 'invalid_request' } } });
+    await expect(agent.getPrompt({ name: 'prm_nothing', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      data: { error: { code: 'not_found' } },
+    });
     // Another organization's active prompt is neither listed (above) nor served.
-    await expect(agent.getPrompt({ name: foreign.id, arguments: { input: 'hi' } })).rejects.toMatchObject({ data: { error: { code: 'not_found' } } });
-    expect((await (await agentFor(outsider)).getPrompt({ name: foreign.id, arguments: { input: 'hi' } })).messages).toHaveLength(2);
+    await expect(agent.getPrompt({ name: foreign.id, arguments: { input: 'hi' } })).rejects.toMatchObject({
+      data: { error: { code: 'not_found' } },
+    });
+    expect(
+      (await (await agentFor(outsider)).getPrompt({ name: foreign.id, arguments: { input: 'hi' } })).messages,
+    ).toHaveLength(2);
   });
 
   it('prompts/get names every missing and unknown argument once, in one plain message (no doubled "MCP error" prefix)', async () => {
@@ -445,7 +590,9 @@ describe('MCP: active prompts as MCP prompts', () => {
     const base = `/organizations/${org.id}`;
     const create = async (content: unknown) => {
       const prompt = (await user.call('POST', `${base}/prompts`, { body: { name: 'Arguments' } })).body;
-      expect((await user.call('PUT', `${base}/prompts/${prompt.id}/draft`, { body: { content, revision: 0 } })).status).toBe(200);
+      expect(
+        (await user.call('PUT', `${base}/prompts/${prompt.id}/draft`, { body: { content, revision: 0 } })).status,
+      ).toBe(200);
       await publishBaseline(user, org.id, prompt.id);
       return prompt.id as string;
     };
@@ -456,7 +603,10 @@ describe('MCP: active prompts as MCP prompts', () => {
       ],
       inputType: 'variables',
     });
-    const support = await create({ messages: [{ role: 'system', content: 'You answer support questions.' }], inputType: 'user_message' });
+    const support = await create({
+      messages: [{ role: 'system', content: 'You answer support questions.' }],
+      inputType: 'user_message',
+    });
     const agent = await agentFor(user);
     const failure = (name: string, args: Record<string, string>) =>
       agent.getPrompt({ name, arguments: args }).then(
@@ -482,17 +632,24 @@ describe('MCP: active prompts as MCP prompts', () => {
     });
 
     const both = await failure(letter, { name: 'Ada', mood: 'calm', tone: 'warm' });
-    expect(both.message).toBe('MCP error -32602: Missing argument: language. Unknown argument: mood (this prompt takes name, language, tone).');
+    expect(both.message).toBe(
+      'MCP error -32602: Missing argument: language. Unknown argument: mood (this prompt takes name, language, tone).',
+    );
     expect((both.data as any).error.details.issues).toEqual([
       { path: 'language', message: 'This argument is required.' },
       { path: 'mood', message: 'The prompt has no such argument.' },
     ]);
 
     expect((await failure(support, {})).message).toBe('MCP error -32602: Missing argument: input.');
-    expect((await failure(support, { input: 'hi', question: 'x' })).message).toBe('MCP error -32602: Unknown argument: question (this prompt takes input).');
+    expect((await failure(support, { input: 'hi', question: 'x' })).message).toBe(
+      'MCP error -32602: Unknown argument: question (this prompt takes input).',
+    );
     // Other prompt failures carry one prefix too.
     expect((await failure('prm_nothing', {})).message).toBe('MCP error -32602: Prompt not found.');
-    expect((await agent.getPrompt({ name: letter, arguments: { name: 'Ada', language: 'French', tone: 'warm' } })).messages[0]).toEqual({
+    expect(
+      (await agent.getPrompt({ name: letter, arguments: { name: 'Ada', language: 'French', tone: 'warm' } }))
+        .messages[0],
+    ).toEqual({
       role: 'user',
       content: { type: 'text', text: 'Write to Ada in French, warm.' },
     });
@@ -504,10 +661,14 @@ describe('MCP: active prompts as MCP prompts', () => {
     const ids: string[] = [];
     for (const [i, org] of orgs.entries()) {
       for (let n = 0; n < 14; n++) {
-        const prompt = (await user.call('POST', `/organizations/${org.id}/prompts`, { body: { name: `P${i}-${n}` } })).body;
+        const prompt = (await user.call('POST', `/organizations/${org.id}/prompts`, { body: { name: `P${i}-${n}` } }))
+          .body;
         const draft = (await user.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/draft`)).body;
         await user.call('PUT', `/organizations/${org.id}/prompts/${prompt.id}/draft`, {
-          body: { content: { messages: [{ role: 'system', content: `Prompt ${n}` }], inputType: 'user_message' }, revision: draft.revision },
+          body: {
+            content: { messages: [{ role: 'system', content: `Prompt ${n}` }], inputType: 'user_message' },
+            revision: draft.revision,
+          },
         });
         await publishBaseline(user, org.id, prompt.id);
         ids.push(prompt.id);
@@ -520,6 +681,8 @@ describe('MCP: active prompts as MCP prompts', () => {
     const second = await agent.listPrompts({ cursor: first.nextCursor });
     expect(second.nextCursor).toBeUndefined();
     expect([...first.prompts, ...second.prompts].map((p) => p.name).sort()).toEqual(ids.sort());
-    await expect(agent.listPrompts({ cursor: 'garbage' })).rejects.toMatchObject({ data: { error: { code: 'invalid_request' } } });
+    await expect(agent.listPrompts({ cursor: 'garbage' })).rejects.toMatchObject({
+      data: { error: { code: 'invalid_request' } },
+    });
   });
 });

@@ -18,7 +18,10 @@ describe('migrations', () => {
         encoding: 'utf8',
       });
       const after = readdirSync(out).sort();
-      expect(after, `drizzle-kit generated a new migration; run \`npm run db:generate\` and commit it.\n${output}`).toEqual(before);
+      expect(
+        after,
+        `drizzle-kit generated a new migration; run \`npm run db:generate\` and commit it.\n${output}`,
+      ).toEqual(before);
       expect(output).toMatch(/No schema changes/i);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -22,14 +22,29 @@ beforeAll(async () => {
   process.env.MODEL_TIMEOUT_MS = '300';
   process.env.MODEL_RETRY_BASE_MS = '5';
   process.env.MODEL_ROUTES = JSON.stringify([
-    { id: 'fake/gpt-4o-mini', provider: 'fake', name: 'Fake mini', baseUrl: fake.baseUrl, apiKeyEnv: 'FAKE_PROVIDER_KEY', modelId: 'gpt-4o-mini' },
+    {
+      id: 'fake/gpt-4o-mini',
+      provider: 'fake',
+      name: 'Fake mini',
+      baseUrl: fake.baseUrl,
+      apiKeyEnv: 'FAKE_PROVIDER_KEY',
+      modelId: 'gpt-4o-mini',
+    },
     { id: 'fake/unpriced', provider: 'fake', name: 'Fake unpriced', baseUrl: fake.baseUrl, modelId: 'my-local-model' },
-    { id: 'remote/nokey', provider: 'remote', name: 'Remote without key', baseUrl: 'https://models.example.com/v1', apiKeyEnv: 'UNSET_KEY_VAR', modelId: 'gpt-4o' },
+    {
+      id: 'remote/nokey',
+      provider: 'remote',
+      name: 'Remote without key',
+      baseUrl: 'https://models.example.com/v1',
+      apiKeyEnv: 'UNSET_KEY_VAR',
+      modelId: 'gpt-4o',
+    },
   ]);
 });
 afterAll(async () => {
   await fake.close();
-  for (const key of ['FAKE_PROVIDER_KEY', 'MODEL_TIMEOUT_MS', 'MODEL_RETRY_BASE_MS', 'MODEL_ROUTES']) delete process.env[key];
+  for (const key of ['FAKE_PROVIDER_KEY', 'MODEL_TIMEOUT_MS', 'MODEL_RETRY_BASE_MS', 'MODEL_ROUTES'])
+    delete process.env[key];
 });
 beforeEach(() => fake.script([{ kind: 'ok', text: 'hello' }]));
 
@@ -58,7 +73,11 @@ describe('model route registry', () => {
     expect(route('fake/gpt-4o-mini')).toMatchObject({ apiKey: 'sk-test-123', available: true });
     expect(route('fake/unpriced')).toMatchObject({ apiKey: undefined, available: true });
     expect(route('remote/nokey').available).toBe(false);
-    expect(configuredRoutes({ OPENAI_MODELS: 'gpt-4.1', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://x.test/v1/' }).map((r) => [r.id, r.baseUrl, r.available])).toEqual([
+    expect(
+      configuredRoutes({ OPENAI_MODELS: 'gpt-4.1', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://x.test/v1/' }).map(
+        (r) => [r.id, r.baseUrl, r.available],
+      ),
+    ).toEqual([
       ['local/echo', '', true],
       ['local/judge', '', true],
       ['openai/gpt-4.1', 'https://x.test/v1', true],
@@ -77,28 +96,61 @@ describe('OpenAI-compatible client over real HTTP', () => {
   it('completes: sends model, messages, temperature and the key; records tokens, latency and cost', async () => {
     fake.script([{ kind: 'ok', text: 'Hello!', usage: { prompt_tokens: 7, completion_tokens: 3 } }]);
     const result = await complete(route('fake/gpt-4o-mini'), request);
-    expect(result).toMatchObject({ output: 'Hello!', inputTokens: 7, outputTokens: 3, costUsdNanos: 7 * 150 + 3 * 600, costSource: 'catalog_estimate', finishReason: 'stop' });
+    expect(result).toMatchObject({
+      output: 'Hello!',
+      inputTokens: 7,
+      outputTokens: 3,
+      costUsdNanos: 7 * 150 + 3 * 600,
+      costSource: 'catalog_estimate',
+      finishReason: 'stop',
+    });
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].headers.authorization).toBe('Bearer sk-test-123');
-    expect(fake.requests[0].body).toEqual({ model: 'gpt-4o-mini', messages: request.messages, temperature: 0.2, stream: false });
+    expect(fake.requests[0].body).toEqual({
+      model: 'gpt-4o-mini',
+      messages: request.messages,
+      temperature: 0.2,
+      stream: false,
+    });
   });
 
   it('streams deltas, then usage and cost; asks for usage in the stream', async () => {
-    fake.script([{ kind: 'stream', chunks: ['Hel', 'lo ', 'world'], usage: { prompt_tokens: 12, completion_tokens: 4 } }]);
+    fake.script([
+      { kind: 'stream', chunks: ['Hel', 'lo ', 'world'], usage: { prompt_tokens: 12, completion_tokens: 4 } },
+    ]);
     const events = await collect(stream(route('fake/gpt-4o-mini'), request));
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text)).toEqual(['Hel', 'lo ', 'world']);
-    expect(events.at(-1)).toMatchObject({ type: 'done', output: 'Hello world', inputTokens: 12, outputTokens: 4, costUsdNanos: 12 * 150 + 4 * 600, finishReason: 'stop' });
+    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text)).toEqual([
+      'Hel',
+      'lo ',
+      'world',
+    ]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      output: 'Hello world',
+      inputTokens: 12,
+      outputTokens: 4,
+      costUsdNanos: 12 * 150 + 4 * 600,
+      finishReason: 'stop',
+    });
     expect(fake.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('an unknown model has no cost; missing usage gives null tokens', async () => {
     fake.script([{ kind: 'ok', text: 'x', usage: null }]);
     const result = await complete(route('fake/unpriced'), request);
-    expect(result).toMatchObject({ inputTokens: null, outputTokens: null, costUsdNanos: null, costSource: 'unavailable' });
+    expect(result).toMatchObject({
+      inputTokens: null,
+      outputTokens: null,
+      costUsdNanos: null,
+      costSource: 'unavailable',
+    });
     expect(fake.requests[0].headers.authorization).toBeUndefined();
     expect(costOf('my-model', 10, 10)).toEqual({ costUsdNanos: null, costSource: 'unavailable' });
-    expect(costOf('openai/gpt-4o-2024-08-06', 1_000_000, 0)).toEqual({ costUsdNanos: 2_500_000_000, costSource: 'catalog_estimate' });
+    expect(costOf('openai/gpt-4o-2024-08-06', 1_000_000, 0)).toEqual({
+      costUsdNanos: 2_500_000_000,
+      costSource: 'catalog_estimate',
+    });
   });
 
   it('429 with Retry-After, then success: waits and retries', async () => {
@@ -172,7 +224,10 @@ describe('OpenAI-compatible client over real HTTP', () => {
   it.each([
     ['not JSON', { kind: 'raw' as const, body: 'hello' }],
     ['no choices', { kind: 'raw' as const, body: JSON.stringify({ id: 'x' }) }],
-    ['content not a string', { kind: 'raw' as const, body: JSON.stringify({ choices: [{ message: { content: 42 } }] }) }],
+    [
+      'content not a string',
+      { kind: 'raw' as const, body: JSON.stringify({ choices: [{ message: { content: 42 } }] }) },
+    ],
   ])('a malformed reply (%s) is 503 unavailable with a clear message, not retried', async (_label, reply) => {
     fake.script([reply]);
     const error = await failure(complete(route('fake/gpt-4o-mini'), request));
@@ -182,7 +237,13 @@ describe('OpenAI-compatible client over real HTTP', () => {
   });
 
   it('a malformed stream event fails the stream', async () => {
-    fake.script([{ kind: 'raw', contentType: 'text/event-stream', body: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {oops\n\n' }]);
+    fake.script([
+      {
+        kind: 'raw',
+        contentType: 'text/event-stream',
+        body: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {oops\n\n',
+      },
+    ]);
     const seen: StreamEvent[] = [];
     const error = await failure(
       (async () => {
@@ -214,8 +275,16 @@ describe('local echo route', () => {
   it('answers with the last user message, word-counted tokens, no cost', async () => {
     const echo = route('local/echo');
     const result = await complete(echo, request);
-    expect(result).toMatchObject({ output: 'Hi there', inputTokens: 4, outputTokens: 2, costUsdNanos: 0, finishReason: 'stop' });
-    const events = await collect(stream(echo, { ...request, messages: [{ role: 'user', content: 'one two three four five six seven' }] }));
+    expect(result).toMatchObject({
+      output: 'Hi there',
+      inputTokens: 4,
+      outputTokens: 2,
+      costUsdNanos: 0,
+      finishReason: 'stop',
+    });
+    const events = await collect(
+      stream(echo, { ...request, messages: [{ role: 'user', content: 'one two three four five six seven' }] }),
+    );
     const deltas = events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('one two three four five six seven');

@@ -24,7 +24,9 @@ describe('audience separation', () => {
     expect(result.status).toBe(401);
     expect(result.body.error.code).toBe('unauthorized');
     expect(result.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    expect(result.body.error.message).toContain(`issued for another resource; request a token with resource=${apiAudience}`);
+    expect(result.body.error.message).toContain(
+      `issued for another resource; request a token with resource=${apiAudience}`,
+    );
   });
 
   it('/mcp accepts an /mcp token and refuses an /api/v1 token, pointing at its own resource metadata', async () => {
@@ -36,10 +38,16 @@ describe('audience separation', () => {
     expect(wrong.error).toBeInstanceOf(AppError);
     expect(wrong.error!.code).toBe('unauthorized');
     expect(wrong.error!.message).toContain(`request a token with resource=${mcpAudience}`);
-    expect(wrong.error!.headers?.['www-authenticate']).toBe('Bearer error="invalid_token", resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"');
+    expect(wrong.error!.headers?.['www-authenticate']).toBe(
+      'Bearer error="invalid_token", resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"',
+    );
 
-    const missing = await authenticateManagement(await getDb(), new Request(mcpAudience), 'mcp').catch((e: AppError) => e);
-    expect((missing as AppError).headers?.['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"');
+    const missing = await authenticateManagement(await getDb(), new Request(mcpAudience), 'mcp').catch(
+      (e: AppError) => e,
+    );
+    expect((missing as AppError).headers?.['www-authenticate']).toBe(
+      'Bearer resource_metadata="http://localhost:3999/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 
   it('/api/v1 still accepts an /api/v1 token', async () => {

@@ -36,8 +36,14 @@ function expectUnavailable(result: Awaited<ReturnType<typeof me>>) {
 
 describe('management tokens from an external identity provider', () => {
   it('builds RFC 8414 metadata addresses for issuers with paths and trailing slashes', () => {
-    expect(metadataUrls('https://id.example')).toEqual(['https://id.example/.well-known/oauth-authorization-server', 'https://id.example/.well-known/openid-configuration']);
-    expect(metadataUrls('https://id.example/')).toEqual(['https://id.example/.well-known/oauth-authorization-server', 'https://id.example/.well-known/openid-configuration']);
+    expect(metadataUrls('https://id.example')).toEqual([
+      'https://id.example/.well-known/oauth-authorization-server',
+      'https://id.example/.well-known/openid-configuration',
+    ]);
+    expect(metadataUrls('https://id.example/')).toEqual([
+      'https://id.example/.well-known/oauth-authorization-server',
+      'https://id.example/.well-known/openid-configuration',
+    ]);
     expect(metadataUrls('https://id.example/t/acme/')).toEqual([
       'https://id.example/.well-known/oauth-authorization-server/t/acme',
       'https://id.example/t/acme/.well-known/openid-configuration',
@@ -114,18 +120,21 @@ describe('management tokens from an external identity provider', () => {
     expect((await me(token)).status).toBe(200);
   });
 
-  it.each([['refused'], ['hang'], ['not-json'], ['no-keys'], ['metadata-error']] as const)('keys that cannot be obtained (%s) are 503, never 401', async (failure) => {
-    vi.setSystemTime(Date.now() + elevenMinutes);
-    const token = await provider.sign({ sub: `sub-${randomUUID()}` });
-    if (failure === 'refused') await provider.stop();
-    else provider.mode = failure;
-    try {
-      expectUnavailable(await me(token));
-    } finally {
-      if (failure === 'refused') await provider.start();
-      provider.mode = 'ok';
-    }
-    vi.setSystemTime(Date.now() + 11_000);
-    expect((await me(token)).status).toBe(200);
-  });
+  it.each([['refused'], ['hang'], ['not-json'], ['no-keys'], ['metadata-error']] as const)(
+    'keys that cannot be obtained (%s) are 503, never 401',
+    async (failure) => {
+      vi.setSystemTime(Date.now() + elevenMinutes);
+      const token = await provider.sign({ sub: `sub-${randomUUID()}` });
+      if (failure === 'refused') await provider.stop();
+      else provider.mode = failure;
+      try {
+        expectUnavailable(await me(token));
+      } finally {
+        if (failure === 'refused') await provider.start();
+        provider.mode = 'ok';
+      }
+      vi.setSystemTime(Date.now() + 11_000);
+      expect((await me(token)).status).toBe(200);
+    },
+  );
 });

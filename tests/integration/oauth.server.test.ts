@@ -64,13 +64,23 @@ describe('metadata', () => {
   });
 
   it('RFC 9728 protected resource metadata for /api/v1 and /mcp', async () => {
-    expect(await protectedResourceResponse('api').json()).toMatchObject({ resource: apiResource, authorization_servers: [appUrl], scopes_supported: ['management'] });
-    expect(await protectedResourceResponse('mcp').json()).toMatchObject({ resource: mcpResource, authorization_servers: [appUrl], scopes_supported: ['management'] });
+    expect(await protectedResourceResponse('api').json()).toMatchObject({
+      resource: apiResource,
+      authorization_servers: [appUrl],
+      scopes_supported: ['management'],
+    });
+    expect(await protectedResourceResponse('mcp').json()).toMatchObject({
+      resource: mcpResource,
+      authorization_servers: [appUrl],
+      scopes_supported: ['management'],
+    });
   });
 
   it('the 401 challenge of /api/v1 points at the metadata', async () => {
     const result = await call('GET', '/me');
-    expect(result.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${appUrl}/.well-known/oauth-protected-resource"`);
+    expect(result.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${appUrl}/.well-known/oauth-protected-resource"`,
+    );
   });
 });
 
@@ -127,7 +137,11 @@ describe('authorization endpoint', () => {
     const body = new URLSearchParams({ ...params, decision: 'allow', consent_token: `${Date.now()}.forged` });
     const forged = await decisionRoute(
       await getDb(),
-      new Request(`${appUrl}/oauth/authorize`, { method: 'POST', headers: { origin: appUrl, 'content-type': 'application/x-www-form-urlencoded' }, body }),
+      new Request(`${appUrl}/oauth/authorize`, {
+        method: 'POST',
+        headers: { origin: appUrl, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      }),
       other,
     );
     expect(forged.status).toBe(400);
@@ -141,7 +155,10 @@ describe('authorization endpoint', () => {
     ['loopback with another path', { redirect_uri: 'http://127.0.0.1:5000/other' }],
     ['missing redirect URI', { redirect_uri: undefined }],
   ])('%s → an error page, never a redirect', async (_name, extra) => {
-    const response = await authorize(authorizeUrl(cliParams(pkce().challenge, extra as Record<string, string | undefined>)), userId);
+    const response = await authorize(
+      authorizeUrl(cliParams(pkce().challenge, extra as Record<string, string | undefined>)),
+      userId,
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -156,7 +173,10 @@ describe('authorization endpoint', () => {
     ['unknown scope', { scope: 'management admin' }, 'invalid_scope'],
     ['foreign resource', { resource: 'https://other.example/api' }, 'invalid_target'],
   ])('%s → redirect with error, state and iss', async (_name, extra, error) => {
-    const response = await authorize(authorizeUrl(cliParams(pkce().challenge, extra as Record<string, string | undefined>)), userId);
+    const response = await authorize(
+      authorizeUrl(cliParams(pkce().challenge, extra as Record<string, string | undefined>)),
+      userId,
+    );
     expect(response.status).toBe(302);
     const back = location(response);
     expect(`${back.origin}${back.pathname}`).toBe(cliRedirect);
@@ -176,7 +196,13 @@ describe('token endpoint', () => {
   it('code → RFC 9068 access token and refresh token, no-store; the API accepts it', async () => {
     const { verifier, challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
-    const reply = await token({ grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier });
+    const reply = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: cliRedirect,
+      client_id: 'promptloop-cli',
+      code_verifier: verifier,
+    });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('cache-control')).toBe('no-store');
     expect(reply.body).toMatchObject({ token_type: 'Bearer', scope: 'management' });
@@ -185,7 +211,13 @@ describe('token endpoint', () => {
     const header = decodeProtectedHeader(reply.body.access_token);
     expect(header).toMatchObject({ typ: 'at+jwt', alg: 'ES256' });
     const claims = decodeJwt(reply.body.access_token);
-    expect(claims).toMatchObject({ iss: appUrl, sub: userId, aud: apiResource, client_id: 'promptloop-cli', scope: 'management' });
+    expect(claims).toMatchObject({
+      iss: appUrl,
+      sub: userId,
+      aud: apiResource,
+      client_id: 'promptloop-cli',
+      scope: 'management',
+    });
     expect(typeof claims.jti).toBe('string');
     expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
     const profile = await me(reply.body.access_token);
@@ -197,7 +229,13 @@ describe('token endpoint', () => {
     const { challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
     expectOAuthError(
-      await token({ grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: pkce().verifier }),
+      await token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: cliRedirect,
+        client_id: 'promptloop-cli',
+        code_verifier: pkce().verifier,
+      }),
       400,
       'invalid_grant',
     );
@@ -206,20 +244,41 @@ describe('token endpoint', () => {
   it('a redirect URI other than the authorization request’s is invalid_grant', async () => {
     const { verifier, challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
-    const reply = await token({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:1/callback', client_id: 'promptloop-cli', code_verifier: verifier });
+    const reply = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:1/callback',
+      client_id: 'promptloop-cli',
+      code_verifier: verifier,
+    });
     expectOAuthError(reply, 400, 'invalid_grant');
   });
 
   it('a second redemption is refused and revokes what the first issued', async () => {
     const { verifier, challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
-    const redeem = () => token({ grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier });
+    const redeem = () =>
+      token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: cliRedirect,
+        client_id: 'promptloop-cli',
+        code_verifier: verifier,
+      });
     const first = await redeem();
     expect(first.status).toBe(200);
     expect((await me(first.body.access_token)).status).toBe(200);
     expectOAuthError(await redeem(), 400, 'invalid_grant');
     expect((await me(first.body.access_token)).status).toBe(401);
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: 'promptloop-cli' }), 400, 'invalid_grant');
+    expectOAuthError(
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: 'promptloop-cli',
+      }),
+      400,
+      'invalid_grant',
+    );
   });
 
   it('an expired code is invalid_grant', async () => {
@@ -239,7 +298,13 @@ describe('token endpoint', () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(oauthCodes.codeDigest, digest(code)));
     expectOAuthError(
-      await token({ grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier }),
+      await token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: cliRedirect,
+        client_id: 'promptloop-cli',
+        code_verifier: verifier,
+      }),
       400,
       'invalid_grant',
     );
@@ -247,18 +312,40 @@ describe('token endpoint', () => {
 
   it('unknown client → 401 invalid_client; unknown grant type; missing parameters; not form-encoded', async () => {
     expectOAuthError(
-      await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: cliRedirect, client_id: 'client_nobody', code_verifier: pkce().verifier }),
+      await token({
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: cliRedirect,
+        client_id: 'client_nobody',
+        code_verifier: pkce().verifier,
+      }),
       401,
       'invalid_client',
     );
-    expectOAuthError(await token({ grant_type: 'password', client_id: 'promptloop-cli' }), 400, 'unsupported_grant_type');
-    expectOAuthError(await token({ grant_type: 'authorization_code', client_id: 'promptloop-cli' }), 400, 'invalid_request');
+    expectOAuthError(
+      await token({ grant_type: 'password', client_id: 'promptloop-cli' }),
+      400,
+      'unsupported_grant_type',
+    );
+    expectOAuthError(
+      await token({ grant_type: 'authorization_code', client_id: 'promptloop-cli' }),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(await token({ client_id: 'promptloop-cli' }), 400, 'invalid_request');
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: 'a\u0000b', client_id: 'promptloop-cli' }), 400, 'invalid_request');
+    expectOAuthError(
+      await token({ grant_type: 'refresh_token', refresh_token: 'a\u0000b', client_id: 'promptloop-cli' }),
+      400,
+      'invalid_request',
+    );
     const { tokenRoute } = await import('@/server/oauth/endpoints');
     const json = await tokenRoute(
       await getDb(),
-      new Request(`${appUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token' }) }),
+      new Request(`${appUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'refresh_token' }),
+      }),
     );
     expect(json.status).toBe(400);
     expect((await json.json()).error).toBe('invalid_request');
@@ -266,14 +353,30 @@ describe('token endpoint', () => {
 
   it('refresh rotates; reusing a spent refresh token revokes the whole family, access tokens included', async () => {
     const first = await cliTokens(userId);
-    const second = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'promptloop-cli' });
+    const second = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: 'promptloop-cli',
+    });
     expect(second.status).toBe(200);
     expect(second.headers.get('cache-control')).toBe('no-store');
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     expect((await me(second.body.access_token)).status).toBe(200);
     // The spent token again: refused, and everything of this authorization is revoked.
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'promptloop-cli' }), 400, 'invalid_grant');
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: 'promptloop-cli' }), 400, 'invalid_grant');
+    expectOAuthError(
+      await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'promptloop-cli' }),
+      400,
+      'invalid_grant',
+    );
+    expectOAuthError(
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: second.body.refresh_token,
+        client_id: 'promptloop-cli',
+      }),
+      400,
+      'invalid_grant',
+    );
     const refused = await me(second.body.access_token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -285,11 +388,21 @@ describe('token endpoint', () => {
   it('scope never grows on refresh', async () => {
     const tokens = await cliTokens(userId);
     expectOAuthError(
-      await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli', scope: 'management admin' }),
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: 'promptloop-cli',
+        scope: 'management admin',
+      }),
       400,
       'invalid_scope',
     );
-    const same = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli', scope: 'management' });
+    const same = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: 'promptloop-cli',
+      scope: 'management',
+    });
     expect(same.status).toBe(200);
     expect(same.body.scope).toBe('management');
   });
@@ -297,25 +410,56 @@ describe('token endpoint', () => {
   it('a refresh token of another client is refused and left usable', async () => {
     const tokens = await cliTokens(userId);
     const client = await register({ redirect_uris: ['https://app.example/cb'], client_name: 'Other' });
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.body.client_id }), 400, 'invalid_grant');
-    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' })).status).toBe(200);
+    expectOAuthError(
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: client.body.client_id,
+      }),
+      400,
+      'invalid_grant',
+    );
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }))
+        .status,
+    ).toBe(200);
   });
 
   it('resource → aud; anything but /api/v1 or /mcp is invalid_target', async () => {
     const { verifier, challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
-    const base = { grant_type: 'authorization_code', code, redirect_uri: cliRedirect, client_id: 'promptloop-cli', code_verifier: verifier };
+    const base = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: cliRedirect,
+      client_id: 'promptloop-cli',
+      code_verifier: verifier,
+    };
     expectOAuthError(await token({ ...base, resource: 'https://other.example/api' }), 400, 'invalid_target');
     const mcp = await cliTokens(userId, { resource: mcpResource });
     expect(decodeJwt(mcp.access_token).aud).toBe(mcpResource);
     const tokens = await cliTokens(userId);
     expectOAuthError(
-      await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli', resource: `${appUrl}/other` }),
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: 'promptloop-cli',
+        resource: `${appUrl}/other`,
+      }),
       400,
       'invalid_target',
     );
     // An authorization bound to /mcp cannot be turned into an /api/v1 token.
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: mcp.refresh_token, client_id: 'promptloop-cli', resource: apiResource }), 400, 'invalid_target');
+    expectOAuthError(
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: mcp.refresh_token,
+        client_id: 'promptloop-cli',
+        resource: apiResource,
+      }),
+      400,
+      'invalid_target',
+    );
   });
 
   it('audience separation: an /mcp token is refused by /api/v1', async () => {
@@ -325,7 +469,12 @@ describe('token endpoint', () => {
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const { authenticateManagement } = await import('@/server/auth/oauth');
     const api = await cliTokens(userId);
-    const asMcp = (t: string) => authenticateManagement(getDbSync(), new Request(mcpResource, { headers: { authorization: `Bearer ${t}` } }), 'mcp');
+    const asMcp = (t: string) =>
+      authenticateManagement(
+        getDbSync(),
+        new Request(mcpResource, { headers: { authorization: `Bearer ${t}` } }),
+        'mcp',
+      );
     await expect(asMcp(mcp.access_token)).resolves.toMatchObject({ userId, clientId: 'promptloop-cli' });
     await expect(asMcp(api.access_token)).rejects.toMatchObject({ code: 'unauthorized' });
   });
@@ -343,12 +492,19 @@ describe('revocation (RFC 7009)', () => {
     const reply = await revoke({ token: tokens.refresh_token, client_id: 'promptloop-cli' });
     expect(reply.status).toBe(200);
     expect((await me(tokens.access_token)).status).toBe(401);
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }), 400, 'invalid_grant');
+    expectOAuthError(
+      await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }),
+      400,
+      'invalid_grant',
+    );
   });
 
   it('revoking an access token revokes its authorization; unknown tokens answer 200', async () => {
     const tokens = await cliTokens(userId);
-    expect((await revoke({ token: tokens.access_token, client_id: 'promptloop-cli', token_type_hint: 'access_token' })).status).toBe(200);
+    expect(
+      (await revoke({ token: tokens.access_token, client_id: 'promptloop-cli', token_type_hint: 'access_token' }))
+        .status,
+    ).toBe(200);
     expect((await me(tokens.access_token)).status).toBe(401);
     expect((await revoke({ token: 'no-such-token', client_id: 'promptloop-cli' })).status).toBe(200);
     expectOAuthError(await revoke({ client_id: 'promptloop-cli' }), 400, 'invalid_request');
@@ -377,7 +533,11 @@ describe('signing keys', () => {
 
 describe('dynamic client registration (RFC 7591)', () => {
   it('registers a public client: 201 with client_id; its name is on the consent page; redirect URIs match exactly', async () => {
-    const reply = await register({ redirect_uris: ['https://agent.example/oauth/callback', 'http://127.0.0.1/cb'], client_name: 'Agent Studio', software_id: 'ignored?' });
+    const reply = await register({
+      redirect_uris: ['https://agent.example/oauth/callback', 'http://127.0.0.1/cb'],
+      client_name: 'Agent Studio',
+      software_id: 'ignored?',
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({
       client_name: 'Agent Studio',
@@ -388,14 +548,31 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(typeof reply.body.client_id).toBe('string');
     const clientId = reply.body.client_id;
     const { challenge, verifier } = pkce();
-    const params = { ...cliParams(challenge), client_id: clientId, redirect_uri: 'https://agent.example/oauth/callback', resource: mcpResource };
+    const params = {
+      ...cliParams(challenge),
+      client_id: clientId,
+      redirect_uri: 'https://agent.example/oauth/callback',
+      resource: mcpResource,
+    };
     const user = await newBuiltInUser();
     expect(location(await authorize(authorizeUrl(params), user)).pathname).toBe('/oauth/consent');
     // Exact match for https, any port for loopback.
-    expect((await authorize(authorizeUrl({ ...params, redirect_uri: 'https://agent.example/oauth/callback2' }), user)).status).toBe(400);
-    expect((await authorize(authorizeUrl({ ...params, redirect_uri: 'http://127.0.0.1:8123/cb' }), user)).status).toBe(302);
+    expect(
+      (await authorize(authorizeUrl({ ...params, redirect_uri: 'https://agent.example/oauth/callback2' }), user))
+        .status,
+    ).toBe(400);
+    expect((await authorize(authorizeUrl({ ...params, redirect_uri: 'http://127.0.0.1:8123/cb' }), user)).status).toBe(
+      302,
+    );
     const code = location(await decide(params, user, 'allow')).searchParams.get('code')!;
-    const tokens = await token({ grant_type: 'authorization_code', code, redirect_uri: params.redirect_uri, client_id: clientId, code_verifier: verifier, resource: mcpResource });
+    const tokens = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: params.redirect_uri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: mcpResource,
+    });
     expect(tokens.status).toBe(200);
     expect(decodeJwt(tokens.body.access_token)).toMatchObject({ client_id: clientId, aud: mcpResource, sub: user });
   });
@@ -410,15 +587,47 @@ describe('dynamic client registration (RFC 7591)', () => {
     ['not a string', { redirect_uris: [42] }, 'invalid_redirect_uri'],
     ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
     ['user info', { redirect_uris: ['https://user:pw@agent.example/cb'] }, 'invalid_redirect_uri'],
-    ['too many', { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://agent.example/${i}`) }, 'invalid_redirect_uri'],
-    ['confidential client', { redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
-    ['implicit grant', { redirect_uris: ['https://agent.example/cb'], grant_types: ['implicit'] }, 'invalid_client_metadata'],
-    ['token response type', { redirect_uris: ['https://agent.example/cb'], response_types: ['token'] }, 'invalid_client_metadata'],
+    [
+      'too many',
+      { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://agent.example/${i}`) },
+      'invalid_redirect_uri',
+    ],
+    [
+      'confidential client',
+      { redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'client_secret_basic' },
+      'invalid_client_metadata',
+    ],
+    [
+      'implicit grant',
+      { redirect_uris: ['https://agent.example/cb'], grant_types: ['implicit'] },
+      'invalid_client_metadata',
+    ],
+    [
+      'token response type',
+      { redirect_uris: ['https://agent.example/cb'], response_types: ['token'] },
+      'invalid_client_metadata',
+    ],
     ['unknown scope', { redirect_uris: ['https://agent.example/cb'], scope: 'admin' }, 'invalid_client_metadata'],
-    ['name not a string', { redirect_uris: ['https://agent.example/cb'], client_name: { a: 1 } }, 'invalid_client_metadata'],
-    ['name too long', { redirect_uris: ['https://agent.example/cb'], client_name: 'x'.repeat(500) }, 'invalid_client_metadata'],
-    ['U+0000 in the name', { redirect_uris: ['https://agent.example/cb'], client_name: 'a\u0000b' }, 'invalid_client_metadata'],
-    ['lone surrogate in an unknown field', { redirect_uris: ['https://agent.example/cb'], x: 'a\ud800b' }, 'invalid_client_metadata'],
+    [
+      'name not a string',
+      { redirect_uris: ['https://agent.example/cb'], client_name: { a: 1 } },
+      'invalid_client_metadata',
+    ],
+    [
+      'name too long',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'x'.repeat(500) },
+      'invalid_client_metadata',
+    ],
+    [
+      'U+0000 in the name',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'a\u0000b' },
+      'invalid_client_metadata',
+    ],
+    [
+      'lone surrogate in an unknown field',
+      { redirect_uris: ['https://agent.example/cb'], x: 'a\ud800b' },
+      'invalid_client_metadata',
+    ],
     ['an array body', [1, 2], 'invalid_client_metadata'],
   ])('%s → 400 %s, nothing stored', async (_name, body, error) => {
     const reply = await register(body);
@@ -441,13 +650,19 @@ describe('rate limits', () => {
     try {
       const ip = `rl-token-${Date.now()}`;
       const statuses: number[] = [];
-      for (let i = 0; i < 7; i++) statuses.push((await token({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'promptloop-cli' }, ip)).status);
+      for (let i = 0; i < 7; i++)
+        statuses.push(
+          (await token({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'promptloop-cli' }, ip)).status,
+        );
       expect(statuses.slice(0, 5)).toEqual([400, 400, 400, 400, 400]);
       const limited = await token({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'promptloop-cli' }, ip);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       // Another address is not affected.
-      expect((await token({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'promptloop-cli' }, `${ip}-other`)).status).toBe(400);
+      expect(
+        (await token({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'promptloop-cli' }, `${ip}-other`))
+          .status,
+      ).toBe(400);
     } finally {
       delete process.env.OAUTH_TOKEN_RATE_LIMIT_PER_MINUTE;
     }
@@ -457,7 +672,8 @@ describe('rate limits', () => {
     process.env.OAUTH_REGISTER_RATE_LIMIT_PER_HOUR = '3';
     try {
       const ip = `rl-register-${Date.now()}`;
-      for (let i = 0; i < 3; i++) expect((await register({ redirect_uris: ['https://a.example/cb'] }, ip)).status).toBe(201);
+      for (let i = 0; i < 3; i++)
+        expect((await register({ redirect_uris: ['https://a.example/cb'] }, ip)).status).toBe(201);
       const limited = await register({ redirect_uris: ['https://a.example/cb'] }, ip);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -479,12 +695,18 @@ describe('authorized applications (dashboard)', () => {
     expect(items[0].lastUsedAt).not.toBeNull();
     await dashboard.authorizedApps.revoke({ clientId: 'promptloop-cli' });
     expect((await me(tokens.access_token)).status).toBe(401);
-    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }), 400, 'invalid_grant');
+    expectOAuthError(
+      await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }),
+      400,
+      'invalid_grant',
+    );
     expect((await dashboard.authorizedApps.list()).items).toEqual([]);
     // Consent is forgotten: the next authorization asks again.
     expect(location(await authorize(authorizeUrl(cliParams(pkce().challenge)), user)).pathname).toBe('/oauth/consent');
     // Another person cannot revoke what they never allowed.
-    await expect((await caller(await newBuiltInUser())).authorizedApps.revoke({ clientId: 'promptloop-cli' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      (await caller(await newBuiltInUser())).authorizedApps.revoke({ clientId: 'promptloop-cli' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
@@ -493,8 +715,17 @@ describe('CORS for browser-based public clients', () => {
     const refused = await token({ grant_type: 'password', client_id: 'promptloop-cli' });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('access-control-allow-origin')).toBe('*');
-    expect((await revoke({ token: 'plrt_nothing', client_id: 'promptloop-cli' })).headers.get('access-control-allow-origin')).toBe('*');
-    const registered = await register({ client_name: 'Browser MCP', redirect_uris: ['https://inspector.example/callback'], token_endpoint_auth_method: 'none' }, 'test-cors');
+    expect(
+      (await revoke({ token: 'plrt_nothing', client_id: 'promptloop-cli' })).headers.get('access-control-allow-origin'),
+    ).toBe('*');
+    const registered = await register(
+      {
+        client_name: 'Browser MCP',
+        redirect_uris: ['https://inspector.example/callback'],
+        token_endpoint_auth_method: 'none',
+      },
+      'test-cors',
+    );
     expect(registered.status).toBe(201);
     expect(registered.headers.get('access-control-allow-origin')).toBe('*');
     for (const route of ['token', 'revoke', 'register'] as const) {

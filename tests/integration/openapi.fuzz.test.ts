@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzManagementApi, formatFailures, seedFuzzTarget, type FuzzTarget, type SeedCall } from '../../bench/openapi-fuzz';
+import {
+  fuzzManagementApi,
+  formatFailures,
+  seedFuzzTarget,
+  type FuzzTarget,
+  type SeedCall,
+} from '../../bench/openapi-fuzz';
 import { newOrganization, newUser } from '../helpers/api';
 import { startEntry } from '../helpers/entry';
 
@@ -20,7 +26,8 @@ beforeAll(async () => {
   const organizationId = (await newOrganization(user)).id;
   const call: SeedCall = async (method, route, body) => {
     const reply = await user.call(method, route, { body });
-    if (reply.status >= 300) throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status >= 300)
+      throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
     return reply.body;
   };
   target = await seedFuzzTarget(call, { baseUrl: entry.url, token: user.token, organizationId, member });

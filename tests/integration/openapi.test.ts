@@ -98,7 +98,10 @@ describe('OpenAPI document', () => {
     expect(create.responses['201']).toBeDefined();
     expect(create.responses['409']).toEqual({ $ref: '#/components/responses/Error' });
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
-    expect(committed.paths['/api/v1/organizations'].get.parameters.map((p: any) => p.name)).toEqual(['cursor', 'limit']);
+    expect(committed.paths['/api/v1/organizations'].get.parameters.map((p: any) => p.name)).toEqual([
+      'cursor',
+      'limit',
+    ]);
   });
 
   it('documents the draft content shape, custom metric items and import rows', () => {
@@ -110,12 +113,26 @@ describe('OpenAPI document', () => {
     expect(content.properties.temperature).toMatchObject({ minimum: 0, maximum: 2 });
     const metric = content.properties.customMetrics.items;
     expect(Object.keys(metric.properties)).toEqual(['name', 'type', 'value']);
-    expect(metric.properties.type.enum).toEqual(['contains', 'not_contains', 'matches_regex', 'is_json', 'matches_schema', 'max_chars']);
+    expect(metric.properties.type.enum).toEqual([
+      'contains',
+      'not_contains',
+      'matches_regex',
+      'is_json',
+      'matches_schema',
+      'max_chars',
+    ]);
     const draft = put.responses['200'].content['application/json'].schema;
     expect(draft.required).toEqual(['content', 'revision', 'updatedAt', 'variables']);
-    const rows = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/import'].post.requestBody.content['application/json'].schema.properties.rows;
-    expect(rows.items).toMatchObject({ type: 'object', required: ['input', 'expectedOutput'], additionalProperties: false });
-    const remove = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].delete;
+    const rows =
+      committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/import'].post.requestBody
+        .content['application/json'].schema.properties.rows;
+    expect(rows.items).toMatchObject({
+      type: 'object',
+      required: ['input', 'expectedOutput'],
+      additionalProperties: false,
+    });
+    const remove =
+      committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/cases/{caseId}'].delete;
     expect(remove.parameters.map((p: any) => p.name)).toContain('revision');
   });
 
@@ -134,7 +151,9 @@ describe('OpenAPI document', () => {
     ]) {
       expect(committed.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
-    expect(committed.paths['/api/webhooks/stripe'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Stripe-Signature', in: 'header', required: true }));
+    expect(committed.paths['/api/webhooks/stripe'].post.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Stripe-Signature', in: 'header', required: true }),
+    );
   });
 
   it('operation ids are unique', () => {

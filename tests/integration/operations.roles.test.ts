@@ -3,7 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { TRPCError } from '@trpc/server';
 import { getDb } from '@/db/client';
-import { isOrganizationScoped, operationList, type OperationDeclaration, type OperationId, type RequiredRole } from '@/server/operations';
+import {
+  isOrganizationScoped,
+  operationList,
+  type OperationDeclaration,
+  type OperationId,
+  type RequiredRole,
+} from '@/server/operations';
 import { seedFuzzTarget, type SeedCall } from '../../bench/openapi-fuzz';
 import { newOrganization, newUser, type ApiResult, type TestUser } from '../helpers/api';
 import { caller } from '../helpers/trpc';
@@ -23,16 +29,28 @@ let organizationId: string;
 
 beforeAll(async () => {
   process.env.MANAGEMENT_RATE_LIMIT_PER_MINUTE = '0'; // this file's process only
-  const [admin, editor, viewer, spare, outsider] = await Promise.all([newUser(), newUser(), newUser(), newUser(), newUser()]);
+  const [admin, editor, viewer, spare, outsider] = await Promise.all([
+    newUser(),
+    newUser(),
+    newUser(),
+    newUser(),
+    newUser(),
+  ]);
   team = { admin, editor, viewer, outsider };
   const org = await newOrganization(admin);
   organizationId = org.id;
   const seed: SeedCall = async (method, route, body) => {
     const reply = await admin.call(method, route, { body });
-    if (reply.status >= 300) throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status >= 300)
+      throw new Error(`seeding ${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
     return reply.body;
   };
-  const target = await seedFuzzTarget(seed, { baseUrl: '', token: admin.token, organizationId: org.id, member: viewer });
+  const target = await seedFuzzTarget(seed, {
+    baseUrl: '',
+    token: admin.token,
+    organizationId: org.id,
+    member: viewer,
+  });
   await seed('POST', `/organizations/${org.id}/members`, { email: editor.email, role: 'editor' });
   await seed('POST', `/organizations/${org.id}/members`, { email: spare.email, role: 'viewer' });
   const prompt = `/organizations/${org.id}/prompts/${target.ids.promptId}`;
@@ -75,7 +93,9 @@ beforeAll(async () => {
   inputs = Object.fromEntries(
     operationList.map((op) => {
       const names = (schema: OperationDeclaration['params']) => Object.keys(schema?.shape ?? {});
-      const path = Object.fromEntries(names(op.params).map((name) => [name, (target.idsFor?.[op.id] ?? {})[name] ?? ids[name as keyof typeof ids]]));
+      const path = Object.fromEntries(
+        names(op.params).map((name) => [name, (target.idsFor?.[op.id] ?? {})[name] ?? ids[name as keyof typeof ids]]),
+      );
       return [op.id, { ...path, ...fields[op.id as OperationId] }];
     }),
   ) as typeof inputs;
@@ -84,16 +104,27 @@ beforeAll(async () => {
 // The input of `op` as REST carries it: path, query string and body.
 function restCall(user: TestUser, op: OperationDeclaration, input: Record<string, unknown>): Promise<ApiResult> {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(input[name])));
-  const query = new URLSearchParams(Object.keys(op.query?.shape ?? {}).flatMap((name) => (input[name] === undefined ? [] : [[name, String(input[name])]]))).toString();
+  const query = new URLSearchParams(
+    Object.keys(op.query?.shape ?? {}).flatMap((name) =>
+      input[name] === undefined ? [] : [[name, String(input[name])]],
+    ),
+  ).toString();
   const body = op.body
-    ? Object.fromEntries(Object.keys((op.body as NonNullable<OperationDeclaration['params']>).shape).flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])))
+    ? Object.fromEntries(
+        Object.keys((op.body as NonNullable<OperationDeclaration['params']>).shape).flatMap((name) =>
+          input[name] === undefined ? [] : [[name, input[name]]],
+        ),
+      )
     : undefined;
   return user.call(op.method, path, { query: query || undefined, body });
 }
 
 async function trpcCall(user: TestUser, op: OperationDeclaration, input: Record<string, unknown>): Promise<unknown> {
   const [area, name] = op.dashboard.split('.');
-  const procedures = (await caller(user.id)) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
+  const procedures = (await caller(user.id)) as unknown as Record<
+    string,
+    Record<string, (input: unknown) => Promise<unknown>>
+  >;
   return procedures[area][name](op.params || op.query || op.body ? input : undefined).then(
     () => null,
     (error: unknown) => error,
@@ -104,13 +135,18 @@ async function trpcCall(user: TestUser, op: OperationDeclaration, input: Record<
 // digest per table. Scoped so that test files running beside this one in the same database do not count.
 async function databaseState(): Promise<Record<string, string>> {
   const db = await getDb();
-  const rowsOf = (result: unknown) => (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
+  const rowsOf = (result: unknown) =>
+    (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
   const tables = rowsOf(
-    await db.execute(sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' order by table_name`),
+    await db.execute(
+      sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' order by table_name`,
+    ),
   ).map((row) => row.table_name);
   const state: Record<string, string> = {};
   for (const [table, column] of [['organizations', 'id'], ...tables.map((table) => [table, 'organization_id'])]) {
-    const digest = sql.raw(`select count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as digest from "${table}" t where "${column}" = `);
+    const digest = sql.raw(
+      `select count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as digest from "${table}" t where "${column}" = `,
+    );
     const [row] = rowsOf(await db.execute(sql`${digest}${organizationId}`));
     state[table] = row.digest;
   }
@@ -123,8 +159,12 @@ describe('the role of every operation', () => {
       const input = inputs[op.id as OperationId];
       for (const part of [op.params, op.query, op.body as OperationDeclaration['params']]) {
         if (!part) continue;
-        const own = Object.fromEntries(Object.keys(part.shape).flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
-        const parsed = part.safeParse(part === op.query ? Object.fromEntries(Object.entries(own).map(([k, v]) => [k, String(v)])) : own);
+        const own = Object.fromEntries(
+          Object.keys(part.shape).flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])),
+        );
+        const parsed = part.safeParse(
+          part === op.query ? Object.fromEntries(Object.entries(own).map(([k, v]) => [k, String(v)])) : own,
+        );
         expect(parsed.success, `${op.id}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
       }
     }
@@ -139,10 +179,16 @@ describe('the role of every operation', () => {
         const input = inputs[op.id as OperationId];
         const before = await databaseState();
         const refused = await restCall(team[lower], op, input);
-        expect({ status: refused.status, code: refused.body?.error?.code }, JSON.stringify(refused.body)).toEqual({ status: 403, code });
+        expect({ status: refused.status, code: refused.body?.error?.code }, JSON.stringify(refused.body)).toEqual({
+          status: 403,
+          code,
+        });
         const trpcError = await trpcCall(team[lower], op, input);
         expect(trpcError).toBeInstanceOf(TRPCError);
-        expect({ trpc: (trpcError as TRPCError).code, code: ((trpcError as TRPCError).cause as { code?: string }).code }).toEqual({ trpc: 'FORBIDDEN', code });
+        expect({
+          trpc: (trpcError as TRPCError).code,
+          code: ((trpcError as TRPCError).cause as { code?: string }).code,
+        }).toEqual({ trpc: 'FORBIDDEN', code });
         expect(await databaseState()).toEqual(before);
         const allowed = await restCall(team[op.role as 'editor' | 'admin'], op, input);
         // Not refused by role, nor by the schema: the valid input reached the service.

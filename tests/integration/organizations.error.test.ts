@@ -33,15 +33,32 @@ describe('organization input rules', () => {
 
   it('rejects a duplicated JSON field', async () => {
     const user = await newUser();
-    const result = await user.call('POST', '/organizations', { rawBody: '{"name":"A","name":"B"}', headers: { 'content-type': 'application/json' } });
+    const result = await user.call('POST', '/organizations', {
+      rawBody: '{"name":"A","name":"B"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(result, 400, 'invalid_request');
     expect(result.body.error.details.issues[0].path).toBe('name');
   });
 
   it('rejects malformed JSON and a non-JSON content type', async () => {
     const user = await newUser();
-    expectError(await user.call('POST', '/organizations', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
-    expectError(await user.call('POST', '/organizations', { rawBody: 'name=Acme', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'invalid_request');
+    expectError(
+      await user.call('POST', '/organizations', {
+        rawBody: '{"name":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await user.call('POST', '/organizations', {
+        rawBody: 'name=Acme',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('lists validation issues with paths', async () => {
@@ -50,19 +67,34 @@ describe('organization input rules', () => {
     expect(result.body.error.details.issues).toEqual([{ path: 'extra', message: 'Unknown field.' }]);
   });
 
-  it.each([['limit=0'], ['limit=101'], ['limit=abc'], ['limit=2.5'], ['limit='], ['limit=5&limit=6'], ['cursor='], ['cursor=not-a-cursor'], ['unknown=1']])(
-    'list with %s → 400',
-    async (query) => {
-      const user = await newUser();
-      expectError(await user.call('GET', '/organizations', { query }), 400, 'invalid_request');
-    },
-  );
+  it.each([
+    ['limit=0'],
+    ['limit=101'],
+    ['limit=abc'],
+    ['limit=2.5'],
+    ['limit='],
+    ['limit=5&limit=6'],
+    ['cursor='],
+    ['cursor=not-a-cursor'],
+    ['unknown=1'],
+  ])('list with %s → 400', async (query) => {
+    const user = await newUser();
+    expectError(await user.call('GET', '/organizations', { query }), 400, 'invalid_request');
+  });
 
   it('rejects a body on an operation that takes none, and query parameters where none are defined', async () => {
     const { org, admin } = await newTeam();
-    expectError(await admin.call('POST', `/organizations/${org.id}/deletion-link`, { body: { confirm: true } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('POST', `/organizations/${org.id}/deletion-link`, { body: { confirm: true } }),
+      400,
+      'invalid_request',
+    );
     expect((await admin.call('POST', `/organizations/${org.id}/deletion-link`, { body: {} })).status).toBe(200);
-    expectError(await admin.call('GET', `/organizations/${org.id}`, { query: 'expand=members' }), 400, 'invalid_request');
+    expectError(
+      await admin.call('GET', `/organizations/${org.id}`, { query: 'expand=members' }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('unknown routes and methods use the error envelope', async () => {
@@ -88,32 +120,54 @@ describe('roles and membership', () => {
     const { org, editor, viewer, admin } = await newTeam();
     const outsider = await newUser();
     expectError(await editor.call('POST', `/organizations/${org.id}/deletion-link`), 403, 'admin_required');
-    expectError(await viewer.call('POST', `/organizations/${org.id}/members`, { body: { email: outsider.email, role: 'viewer' } }), 403, 'admin_required');
-    expectError(await editor.call('PATCH', `/organizations/${org.id}/members/${viewer.id}`, { body: { role: 'admin' } }), 403, 'admin_required');
+    expectError(
+      await viewer.call('POST', `/organizations/${org.id}/members`, {
+        body: { email: outsider.email, role: 'viewer' },
+      }),
+      403,
+      'admin_required',
+    );
+    expectError(
+      await editor.call('PATCH', `/organizations/${org.id}/members/${viewer.id}`, { body: { role: 'admin' } }),
+      403,
+      'admin_required',
+    );
     expectError(await editor.call('DELETE', `/organizations/${org.id}/members/${admin.id}`), 403, 'admin_required');
     expect((await admin.call('GET', `/organizations/${org.id}/members`)).body.items).toHaveLength(3);
   });
 
   it('adding a member requires an account that has signed in once', async () => {
     const { org, admin } = await newTeam();
-    const result = await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: 'nobody-here@example.test', role: 'viewer' } });
+    const result = await admin.call('POST', `/organizations/${org.id}/members`, {
+      body: { email: 'nobody-here@example.test', role: 'viewer' },
+    });
     expectError(result, 404, 'not_found');
   });
 
   it('adding an existing member is 409 invalid_state', async () => {
     const { org, admin, editor } = await newTeam();
-    expectError(await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: editor.email, role: 'viewer' } }), 409, 'invalid_state');
+    expectError(
+      await admin.call('POST', `/organizations/${org.id}/members`, { body: { email: editor.email, role: 'viewer' } }),
+      409,
+      'invalid_state',
+    );
   });
 
   it('rejects an unknown role', async () => {
     const { org, admin, editor } = await newTeam();
-    expectError(await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'owner' } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role: 'owner' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('never leaves an organization without an admin', async () => {
     const admin = await newUser();
     const org = await newOrganization(admin);
-    const demote = await admin.call('PATCH', `/organizations/${org.id}/members/${admin.id}`, { body: { role: 'editor' } });
+    const demote = await admin.call('PATCH', `/organizations/${org.id}/members/${admin.id}`, {
+      body: { role: 'editor' },
+    });
     expectError(demote, 409, 'invalid_state');
     expect(demote.body.error.details.state).toBe('last_admin');
     expectError(await admin.call('DELETE', `/organizations/${org.id}/members/${admin.id}`), 409, 'invalid_state');
@@ -149,7 +203,11 @@ describe('roles and membership', () => {
   it('changing the role of a non-member is 404', async () => {
     const { org, admin } = await newTeam();
     const outsider = await newUser();
-    expectError(await admin.call('PATCH', `/organizations/${org.id}/members/${outsider.id}`, { body: { role: 'viewer' } }), 404, 'not_found');
+    expectError(
+      await admin.call('PATCH', `/organizations/${org.id}/members/${outsider.id}`, { body: { role: 'viewer' } }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -194,16 +252,26 @@ describe('default organization', () => {
     const a = await newUser();
     const b = await newUser();
     const org = await newOrganization(a);
-    expectError(await b.call('PUT', '/me/default-organization', { body: { organizationId: org.id } }), 404, 'not_found');
+    expectError(
+      await b.call('PUT', '/me/default-organization', { body: { organizationId: org.id } }),
+      404,
+      'not_found',
+    );
     expectError(await b.call('PUT', '/me/default-organization', { body: {} }), 400, 'invalid_request');
-    expectError(await b.call('PUT', '/me/default-organization', { body: { organizationId: null, force: true } }), 400, 'invalid_request');
+    expectError(
+      await b.call('PUT', '/me/default-organization', { body: { organizationId: null, force: true } }),
+      400,
+      'invalid_request',
+    );
     expect((await b.call('GET', '/me')).body.defaultOrganizationId).toBeNull();
   });
 });
 
 describe('credentials never cross surfaces', () => {
   it('a session cookie does not authorize /api/v1', async () => {
-    const result = await call('GET', '/me', { headers: { cookie: 'next-auth.session-token=anything; __Secure-next-auth.session-token=x' } });
+    const result = await call('GET', '/me', {
+      headers: { cookie: 'next-auth.session-token=anything; __Secure-next-auth.session-token=x' },
+    });
     expectError(result, 401, 'unauthorized');
   });
 });

@@ -14,7 +14,11 @@ describe('organizations', () => {
     expect(me.body).toMatchObject({ id: user.id, email: user.email, defaultOrganizationId: created.body.id });
     const second = await newOrganization(user, 'Second');
     expect((await user.call('GET', '/me')).body.defaultOrganizationId).toBe(created.body.id);
-    expect((await user.call('GET', `/organizations/${second.id}`)).body).toMatchObject({ id: second.id, name: 'Second', role: 'admin' });
+    expect((await user.call('GET', `/organizations/${second.id}`)).body).toMatchObject({
+      id: second.id,
+      name: 'Second',
+      role: 'admin',
+    });
   });
 
   it('lists organizations with cursor paging', async () => {
@@ -25,7 +29,9 @@ describe('organizations', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: any = await user.call('GET', '/organizations', { query: `limit=2${cursor ? `&cursor=${cursor}` : ''}` });
+      const page: any = await user.call('GET', '/organizations', {
+        query: `limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      });
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((o: { id: string }) => o.id));
@@ -56,7 +62,9 @@ describe('organizations', () => {
       [editor.id, 'editor'],
       [viewer.id, 'viewer'],
     ]);
-    const changed = await admin.call('PATCH', `/organizations/${org.id}/members/${viewer.id}`, { body: { role: 'editor' } });
+    const changed = await admin.call('PATCH', `/organizations/${org.id}/members/${viewer.id}`, {
+      body: { role: 'editor' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ userId: viewer.id, role: 'editor', email: viewer.email });
     const removed = await admin.call('DELETE', `/organizations/${org.id}/members/${editor.id}`);
@@ -65,7 +73,9 @@ describe('organizations', () => {
     expect((await editor.call('GET', `/organizations/${org.id}`)).status).toBe(404);
     const paged = await viewer.call('GET', `/organizations/${org.id}/members`, { query: 'limit=1' });
     expect(paged.body.items).toHaveLength(1);
-    const next = await viewer.call('GET', `/organizations/${org.id}/members`, { query: `limit=1&cursor=${paged.body.nextCursor}` });
+    const next = await viewer.call('GET', `/organizations/${org.id}/members`, {
+      query: `limit=1&cursor=${paged.body.nextCursor}`,
+    });
     expect(next.body.items[0].userId).toBe(viewer.id);
     expect(next.body.nextCursor).toBeNull();
   });
@@ -74,7 +84,9 @@ describe('organizations', () => {
     const { org, admin } = await newTeam();
     const link = await admin.call('POST', `/organizations/${org.id}/deletion-link`);
     expect(link.status).toBe(200);
-    expect(link.body.url).toMatch(new RegExp(`^http://localhost:3999/organizations/${org.id}/delete\\?token=[A-Za-z0-9_-]+$`));
+    expect(link.body.url).toMatch(
+      new RegExp(`^http://localhost:3999/organizations/${org.id}/delete\\?token=[A-Za-z0-9_-]+$`),
+    );
     expect(Date.parse(link.body.expiresAt)).toBeGreaterThan(Date.now());
     // The organization still exists: OAuth never deletes it.
     expect((await admin.call('GET', `/organizations/${org.id}`)).status).toBe(200);

@@ -8,7 +8,9 @@ import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 import { caller, rejection } from '../helpers/trpc';
 
 async function signedUp() {
-  const profile = await (await caller(null)).account.signUp({ email: `pg-${randomUUID()}@example.test`, password: 'river-stone-42' });
+  const profile = await (
+    await caller(null)
+  ).account.signUp({ email: `pg-${randomUUID()}@example.test`, password: 'river-stone-42' });
   return { profile, trpc: await caller(profile.id) };
 }
 
@@ -34,7 +36,9 @@ let fake: FakeProvider;
 beforeAll(async () => {
   fake = await startFakeProvider();
   process.env.MODEL_RETRY_BASE_MS = '1';
-  process.env.MODEL_ROUTES = JSON.stringify([{ id: 'fake/gpt-4o', provider: 'fake', name: 'Fake 4o', baseUrl: fake.baseUrl, modelId: 'gpt-4o' }]);
+  process.env.MODEL_ROUTES = JSON.stringify([
+    { id: 'fake/gpt-4o', provider: 'fake', name: 'Fake 4o', baseUrl: fake.baseUrl, modelId: 'gpt-4o' },
+  ]);
 });
 afterAll(async () => {
   await fake.close();
@@ -45,7 +49,10 @@ afterAll(async () => {
 describe('playground.run (tRPC streaming)', () => {
   it('streams the local echo of a user message, then the totals', async () => {
     const { editor, ids } = await team();
-    const content = { messages: [{ role: 'system' as const, content: 'You are terse.' }], inputType: 'user_message' as const };
+    const content = {
+      messages: [{ role: 'system' as const, content: 'You are terse.' }],
+      inputType: 'user_message' as const,
+    };
     const events = await drain(await editor.trpc.playground.run({ ...ids, content, input: 'one two three four five' }));
     const deltas = events.filter((e) => e.type === 'delta');
     expect(deltas.length).toBeGreaterThan(1);
@@ -70,14 +77,30 @@ describe('playground.run (tRPC streaming)', () => {
       modelRouteId: 'fake/gpt-4o',
       temperature: 0.3,
     };
-    const events = await drain(await admin.trpc.playground.run({ ...ids, content, variables: { language: 'French', name: 'Ana' } }));
-    expect(events.at(-1)).toMatchObject({ type: 'done', output: 'Bonjour', inputTokens: 10, outputTokens: 2, costUsdNanos: 10 * 2500 + 2 * 10000 });
-    expect(fake.requests[0].body).toMatchObject({ model: 'gpt-4o', temperature: 0.3, messages: [{ role: 'user', content: 'Say hello in French to Ana.' }] });
+    const events = await drain(
+      await admin.trpc.playground.run({ ...ids, content, variables: { language: 'French', name: 'Ana' } }),
+    );
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      output: 'Bonjour',
+      inputTokens: 10,
+      outputTokens: 2,
+      costUsdNanos: 10 * 2500 + 2 * 10000,
+    });
+    expect(fake.requests[0].body).toMatchObject({
+      model: 'gpt-4o',
+      temperature: 0.3,
+      messages: [{ role: 'user', content: 'Say hello in French to Ana.' }],
+    });
   });
 
   it('viewers may not run; missing input or variables are refused before any provider call', async () => {
     const { viewer, editor, ids } = await team();
-    const content = { messages: [{ role: 'user' as const, content: 'Hi {{who}}' }], inputType: 'variables' as const, modelRouteId: 'fake/gpt-4o' };
+    const content = {
+      messages: [{ role: 'user' as const, content: 'Hi {{who}}' }],
+      inputType: 'variables' as const,
+      modelRouteId: 'fake/gpt-4o',
+    };
     fake.script([{ kind: 'ok', text: 'unused' }]);
     const denied = await rejection(viewer.trpc.playground.run({ ...ids, content, variables: { who: 'x' } }));
     expect(denied.code).toBe('FORBIDDEN');
@@ -85,9 +108,17 @@ describe('playground.run (tRPC streaming)', () => {
     const missing = await rejection(editor.trpc.playground.run({ ...ids, content, variables: {} }));
     expect(missing.code).toBe('BAD_REQUEST');
     expect(missing.cause.details.issues).toEqual([{ path: 'variables.who', message: expect.any(String) }]);
-    const noInput = await rejection(editor.trpc.playground.run({ ...ids, content: { messages: [], inputType: 'user_message' } }));
+    const noInput = await rejection(
+      editor.trpc.playground.run({ ...ids, content: { messages: [], inputType: 'user_message' } }),
+    );
     expect(noInput.cause.details.issues).toEqual([{ path: 'input', message: expect.any(String) }]);
-    const unknownRoute = await rejection(editor.trpc.playground.run({ ...ids, content: { messages: [], inputType: 'user_message', modelRouteId: 'nope/x' }, input: 'hi' }));
+    const unknownRoute = await rejection(
+      editor.trpc.playground.run({
+        ...ids,
+        content: { messages: [], inputType: 'user_message', modelRouteId: 'nope/x' },
+        input: 'hi',
+      }),
+    );
     expect(unknownRoute.cause.details.issues).toEqual([{ path: 'content.modelRouteId', message: expect.any(String) }]);
     expect(fake.requests).toHaveLength(0);
   });
@@ -95,7 +126,11 @@ describe('playground.run (tRPC streaming)', () => {
   it('a provider failure surfaces as unavailable while iterating', async () => {
     const { editor, ids } = await team();
     fake.script([{ kind: 'status', status: 503 }]);
-    const events = await editor.trpc.playground.run({ ...ids, content: { messages: [], inputType: 'user_message', modelRouteId: 'fake/gpt-4o' }, input: 'hi' });
+    const events = await editor.trpc.playground.run({
+      ...ids,
+      content: { messages: [], inputType: 'user_message', modelRouteId: 'fake/gpt-4o' },
+      input: 'hi',
+    });
     const error = await rejection(drain(events));
     expect(error.cause.code).toBe('unavailable');
     expect(error.cause.details).toMatchObject({ provider: 'fake' });
@@ -108,9 +143,15 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
     const { editor, ids } = await team();
     const draft = await editor.trpc.prompts.getDraft(ids);
     expect(draft.revision).toBe(0);
-    const saved = await editor.trpc.prompts.updateDraft({ ...ids, revision: 0, content: { messages: [{ role: 'user', content: '{{x}}' }], inputType: 'variables' } });
+    const saved = await editor.trpc.prompts.updateDraft({
+      ...ids,
+      revision: 0,
+      content: { messages: [{ role: 'user', content: '{{x}}' }], inputType: 'variables' },
+    });
     expect(saved).toMatchObject({ revision: 1, variables: ['x'] });
-    const stale = await rejection(editor.trpc.prompts.updateDraft({ ...ids, revision: 0, content: { messages: [], inputType: 'user_message' } }));
+    const stale = await rejection(
+      editor.trpc.prompts.updateDraft({ ...ids, revision: 0, content: { messages: [], inputType: 'user_message' } }),
+    );
     expect(stale.code).toBe('CONFLICT');
     expect(stale.cause.code).toBe('draft_conflict');
     expect(stale.cause.details).toEqual({ currentRevision: 1 });
@@ -122,7 +163,10 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
     expect((await viewer.trpc.prompts.list({ organizationId: org.id, limit: 25 })).items).toHaveLength(1);
     expect((await viewer.trpc.datasets.get(ids)).count).toBe(0);
     expect((await viewer.trpc.models.list({ organizationId: org.id })).items[0].id).toBe('local/echo');
-    expect((await rejection(viewer.trpc.datasets.addCase({ ...ids, revision: 0, row: { input: 'a', expectedOutput: 'b' } }))).cause.code).toBe('forbidden');
+    expect(
+      (await rejection(viewer.trpc.datasets.addCase({ ...ids, revision: 0, row: { input: 'a', expectedOutput: 'b' } })))
+        .cause.code,
+    ).toBe('forbidden');
     expect((await rejection(viewer.trpc.prompts.rename({ ...ids, name: 'x' }))).cause.code).toBe('forbidden');
 
     const added = await editor.trpc.datasets.addCase({ ...ids, revision: 0, row: { input: 'a', expectedOutput: 'b' } });
@@ -144,9 +188,16 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
       accepted: false,
     });
     expect((await editor.trpc.datasets.get(ids)).revision).toBe(1);
-    const imported = await editor.trpc.datasets.import({ ...ids, revision: 1, mode: 'append', rows: [{ input: 'c', expectedOutput: 'd' }] });
+    const imported = await editor.trpc.datasets.import({
+      ...ids,
+      revision: 1,
+      mode: 'append',
+      rows: [{ input: 'c', expectedOutput: 'd' }],
+    });
     expect(imported).toEqual({ added: 1, skipped: 0, count: 2, revision: 2, skippedRows: [], warnings: [] });
-    const rejected = await rejection(editor.trpc.datasets.import({ ...ids, revision: 2, mode: 'append', rows: [{ input: '', expectedOutput: '' }] }));
+    const rejected = await rejection(
+      editor.trpc.datasets.import({ ...ids, revision: 2, mode: 'append', rows: [{ input: '', expectedOutput: '' }] }),
+    );
     expect(rejected.code).toBe('UNPROCESSABLE_CONTENT');
     expect(rejected.cause.code).toBe('import_rejected');
     const stale = await rejection(editor.trpc.datasets.deleteCase({ ...ids, caseId: added.id, revision: 0 }));
@@ -155,7 +206,8 @@ describe('prompt and dataset procedures keep the same rules through tRPC', () =>
     const archived = await admin.trpc.prompts.archive(ids);
     expect(archived.state).toBe('archived');
     for (const write of [
-      () => editor.trpc.prompts.updateDraft({ ...ids, revision: 0, content: { messages: [], inputType: 'user_message' } }),
+      () =>
+        editor.trpc.prompts.updateDraft({ ...ids, revision: 0, content: { messages: [], inputType: 'user_message' } }),
       () => editor.trpc.datasets.addCase({ ...ids, revision: 2, row: { input: 'e', expectedOutput: 'f' } }),
       () => editor.trpc.datasets.reorder({ ...ids, revision: 2, caseIds: [] }),
       () => editor.trpc.datasets.previewImport({ ...ids, mode: 'append', rows: [] }),
@@ -184,7 +236,11 @@ describe('playground.run over the wire', () => {
         }),
       ],
     });
-    const stream = await client.playground.run.mutate({ ...ids, content: { messages: [], inputType: 'user_message' }, input: 'alpha beta gamma delta epsilon' });
+    const stream = await client.playground.run.mutate({
+      ...ids,
+      content: { messages: [], inputType: 'user_message' },
+      input: 'alpha beta gamma delta epsilon',
+    });
     const events = await drain(stream);
     expect(
       events
@@ -196,7 +252,11 @@ describe('playground.run over the wire', () => {
 
     // A provider failure reaches the browser with its application code.
     fake.script([{ kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad model' } }) }]);
-    const failing = await client.playground.run.mutate({ ...ids, content: { messages: [], inputType: 'user_message', modelRouteId: 'fake/gpt-4o' }, input: 'hi' });
+    const failing = await client.playground.run.mutate({
+      ...ids,
+      content: { messages: [], inputType: 'user_message', modelRouteId: 'fake/gpt-4o' },
+      input: 'hi',
+    });
     const error = await drain(failing).then(
       () => null,
       (e: any) => e,

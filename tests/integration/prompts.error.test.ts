@@ -35,7 +35,11 @@ describe('prompt rules', () => {
     const denied = await viewer.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Nope' } });
     expectError(denied, 403, 'forbidden');
     expect(denied.body.error.details).toEqual({ requiredRole: 'editor', role: 'viewer' });
-    expectError(await viewer.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'Nope' } }), 403, 'forbidden');
+    expectError(
+      await viewer.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'Nope' } }),
+      403,
+      'forbidden',
+    );
     expectError(await viewer.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/archive`), 403, 'forbidden');
     expect((await viewer.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`)).body).toEqual(prompt);
     expect(await promptCount(org.id)).toBe(1);
@@ -48,19 +52,39 @@ describe('prompt rules', () => {
   it('a prompt of another organization is 404 even for an admin there', async () => {
     const first = await newTeam();
     const second = await newTeam();
-    const prompt = (await first.admin.call('POST', `/organizations/${first.org.id}/prompts`, { body: { name: 'Secret' } })).body;
-    expectError(await second.admin.call('GET', `/organizations/${second.org.id}/prompts/${prompt.id}`), 404, 'not_found');
-    expectError(await second.admin.call('PATCH', `/organizations/${second.org.id}/prompts/${prompt.id}`, { body: { name: 'Taken' } }), 404, 'not_found');
-    expectError(await second.admin.call('POST', `/organizations/${second.org.id}/prompts/${prompt.id}/archive`), 404, 'not_found');
+    const prompt = (
+      await first.admin.call('POST', `/organizations/${first.org.id}/prompts`, { body: { name: 'Secret' } })
+    ).body;
+    expectError(
+      await second.admin.call('GET', `/organizations/${second.org.id}/prompts/${prompt.id}`),
+      404,
+      'not_found',
+    );
+    expectError(
+      await second.admin.call('PATCH', `/organizations/${second.org.id}/prompts/${prompt.id}`, {
+        body: { name: 'Taken' },
+      }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await second.admin.call('POST', `/organizations/${second.org.id}/prompts/${prompt.id}/archive`),
+      404,
+      'not_found',
+    );
     expectError(await second.admin.call('GET', `/organizations/${second.org.id}/prompts/prm_nope`), 404, 'not_found');
-    expect((await first.admin.call('GET', `/organizations/${first.org.id}/prompts/${prompt.id}`)).body.name).toBe('Secret');
+    expect((await first.admin.call('GET', `/organizations/${first.org.id}/prompts/${prompt.id}`)).body.name).toBe(
+      'Secret',
+    );
   });
 
   it('an archived prompt cannot be renamed', async () => {
     const { org, editor } = await newTeam();
     const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Old' } })).body;
     await editor.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/archive`);
-    const result = await editor.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'New' } });
+    const result = await editor.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, {
+      body: { name: 'New' },
+    });
     expectError(result, 409, 'invalid_state');
     expect(result.body.error.details).toEqual({ state: 'archived' });
     expect((await editor.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`)).body.name).toBe('Old');
@@ -71,14 +95,30 @@ describe('prompt rules', () => {
     const prompt = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Frozen' } })).body;
     const db = await getDb();
     await db.update(organizations).set({ readOnly: true }).where(eq(organizations.id, org.id));
-    expectError(await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'More' } }), 403, 'read_only');
-    expectError(await editor.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'Renamed' } }), 403, 'read_only');
+    expectError(
+      await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'More' } }),
+      403,
+      'read_only',
+    );
+    expectError(
+      await editor.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'Renamed' } }),
+      403,
+      'read_only',
+    );
     expectError(await editor.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/archive`), 403, 'read_only');
     expect((await editor.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`)).body).toEqual(prompt);
     expect(await promptCount(org.id)).toBe(1);
   });
 
-  it.each([['state=deleted'], ['limit=0'], ['limit=101'], ['search='], ['cursor=bad'], ['sort=name'], ['search=a&search=b']])('list with %s → 400', async (query) => {
+  it.each([
+    ['state=deleted'],
+    ['limit=0'],
+    ['limit=101'],
+    ['search='],
+    ['cursor=bad'],
+    ['sort=name'],
+    ['search=a&search=b'],
+  ])('list with %s → 400', async (query) => {
     const { org, viewer } = await newTeam();
     expectError(await viewer.call('GET', `/organizations/${org.id}/prompts`, { query }), 400, 'invalid_request');
   });
@@ -98,7 +138,11 @@ describe('prompt rules', () => {
     const { org } = await newTeam();
     const stranger = await newUser();
     expectError(await stranger.call('GET', `/organizations/${org.id}/model-routes`), 404, 'not_found');
-    expectError(await stranger.call('GET', `/organizations/${org.id}/model-routes`, { query: 'x=1' }), 400, 'invalid_request');
+    expectError(
+      await stranger.call('GET', `/organizations/${org.id}/model-routes`, { query: 'x=1' }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('a replayed draft update returns the first response and swaps only once', async () => {

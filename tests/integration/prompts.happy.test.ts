@@ -8,7 +8,9 @@ import { newTeam } from '../helpers/api';
 describe('prompts', () => {
   it('create starts in setup with an empty dataset, and is audited', async () => {
     const { org, editor } = await newTeam();
-    const created = await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: '  Support reply  ' } });
+    const created = await editor.call('POST', `/organizations/${org.id}/prompts`, {
+      body: { name: '  Support reply  ' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^prm_/),
@@ -40,19 +42,24 @@ describe('prompts', () => {
     const { org, admin, viewer } = await newTeam();
     const names = ['Alpha mail', 'beta MAIL', 'Gamma', '100%_off'];
     const ids: string[] = [];
-    for (const name of names) ids.push((await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name } })).body.id);
+    for (const name of names)
+      ids.push((await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name } })).body.id);
     await admin.call('POST', `/organizations/${org.id}/prompts/${ids[2]}/archive`);
 
     const first = await viewer.call('GET', `/organizations/${org.id}/prompts`, { query: 'limit=3' });
     expect(first.status).toBe(200);
     expect(first.body.items.map((p: any) => p.name)).toEqual(['100%_off', 'Gamma', 'beta MAIL']);
-    const second = await viewer.call('GET', `/organizations/${org.id}/prompts`, { query: `limit=3&cursor=${first.body.nextCursor}` });
+    const second = await viewer.call('GET', `/organizations/${org.id}/prompts`, {
+      query: `limit=3&cursor=${first.body.nextCursor}`,
+    });
     expect(second.body.items.map((p: any) => p.name)).toEqual(['Alpha mail']);
     expect(second.body.nextCursor).toBeNull();
 
     const search = await viewer.call('GET', `/organizations/${org.id}/prompts`, { query: 'search=Mail' });
     expect(search.body.items.map((p: any) => p.name)).toEqual(['beta MAIL', 'Alpha mail']);
-    const literal = await viewer.call('GET', `/organizations/${org.id}/prompts`, { query: `search=${encodeURIComponent('%_')}` });
+    const literal = await viewer.call('GET', `/organizations/${org.id}/prompts`, {
+      query: `search=${encodeURIComponent('%_')}`,
+    });
     expect(literal.body.items.map((p: any) => p.name)).toEqual(['100%_off']);
     const archived = await viewer.call('GET', `/organizations/${org.id}/prompts`, { query: 'state=archived' });
     expect(archived.body.items.map((p: any) => p.id)).toEqual([ids[2]]);
@@ -63,7 +70,9 @@ describe('prompts', () => {
   it('rename and archive; archiving twice returns the prompt unchanged', async () => {
     const { org, admin } = await newTeam();
     const prompt = (await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Old' } })).body;
-    const renamed = await admin.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, { body: { name: 'x'.repeat(200) } });
+    const renamed = await admin.call('PATCH', `/organizations/${org.id}/prompts/${prompt.id}`, {
+      body: { name: 'x'.repeat(200) },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('x'.repeat(200));
 
@@ -96,7 +105,15 @@ describe('prompts', () => {
       outputSchema: '',
       customMetrics: [],
     };
-    await db.insert(promptVersions).values({ id: versionId, organizationId: org.id, promptId: prompt.id, number: 1, content, createdBy: admin.id, createdByClient: 'test' });
+    await db.insert(promptVersions).values({
+      id: versionId,
+      organizationId: org.id,
+      promptId: prompt.id,
+      number: 1,
+      content,
+      createdBy: admin.id,
+      createdByClient: 'test',
+    });
     await db.insert(promptLabels).values([
       { organizationId: org.id, promptId: prompt.id, label: 'staging', versionId, updatedBy: admin.id },
       { organizationId: org.id, promptId: prompt.id, label: 'production', versionId, updatedBy: admin.id },
@@ -116,7 +133,15 @@ describe('prompts', () => {
     const { org, viewer } = await newTeam();
     const routes = await viewer.call('GET', `/organizations/${org.id}/model-routes`);
     expect(routes.status).toBe(200);
-    expect(routes.body.items[0]).toEqual({ id: 'local/echo', provider: 'local', modelId: 'echo', name: 'Local deterministic (no provider)', available: true });
-    expect(routes.body.items.map((r: any) => r.id)).toEqual(expect.arrayContaining(['openai/gpt-4o-mini', 'openai/gpt-4o']));
+    expect(routes.body.items[0]).toEqual({
+      id: 'local/echo',
+      provider: 'local',
+      modelId: 'echo',
+      name: 'Local deterministic (no provider)',
+      available: true,
+    });
+    expect(routes.body.items.map((r: any) => r.id)).toEqual(
+      expect.arrayContaining(['openai/gpt-4o-mini', 'openai/gpt-4o']),
+    );
   });
 });

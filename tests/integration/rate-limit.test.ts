@@ -13,7 +13,10 @@ describe('management API rate limit', () => {
     const statuses: number[] = [];
     let limited: any;
     for (let i = 0; i < 6; i++) {
-      const result = await user.call('POST', '/organizations', { body: { name: `R${i}` }, headers: { 'idempotency-key': `rate-limit-key-${i}` } });
+      const result = await user.call('POST', '/organizations', {
+        body: { name: `R${i}` },
+        headers: { 'idempotency-key': `rate-limit-key-${i}` },
+      });
       statuses.push(result.status);
       if (result.status === 429) limited = result;
     }

@@ -51,22 +51,36 @@ describe('retrieval keys: invalid input', () => {
   it('a body that is not JSON, or an array → 400', async () => {
     const { org, admin } = await newTeam();
     const prompt = await createPrompt(admin, org.id);
-    expectError(await admin.call('POST', keysPath(org.id, prompt.id), { rawBody: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('POST', keysPath(org.id, prompt.id), {
+        rawBody: '{"name":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_request',
+    );
     expectError(await create(admin, org.id, prompt.id, [{ name: 'Key' }]), 400, 'invalid_request');
     expect(await keyRows(org.id)).toHaveLength(0);
   });
 
-  it.each(['limit=0', 'limit=101', 'cursor=', 'cursor=bad', 'state=active', 'limit=2&limit=3'])('list with %s → 400', async (query) => {
-    const { org, admin } = await newTeam();
-    const prompt = await createPrompt(admin, org.id);
-    expectError(await admin.call('GET', keysPath(org.id, prompt.id), { query }), 400, 'invalid_request');
-  });
+  it.each(['limit=0', 'limit=101', 'cursor=', 'cursor=bad', 'state=active', 'limit=2&limit=3'])(
+    'list with %s → 400',
+    async (query) => {
+      const { org, admin } = await newTeam();
+      const prompt = await createPrompt(admin, org.id);
+      expectError(await admin.call('GET', keysPath(org.id, prompt.id), { query }), 400, 'invalid_request');
+    },
+  );
 
   it('revoke takes no body', async () => {
     const { org, admin } = await newTeam();
     const prompt = await createPrompt(admin, org.id);
     const { key } = (await create(admin, org.id, prompt.id)).body;
-    expectError(await admin.call('DELETE', `${keysPath(org.id, prompt.id)}/${key.id}`, { body: { reason: 'x' } }), 400, 'invalid_request');
+    expectError(
+      await admin.call('DELETE', `${keysPath(org.id, prompt.id)}/${key.id}`, { body: { reason: 'x' } }),
+      400,
+      'invalid_request',
+    );
     expect((await keyRows(org.id))[0].revokedAt).toBeNull();
   });
 });

@@ -22,7 +22,13 @@ async function auditRows(organizationId: string) {
     .orderBy(auditLog.id);
 }
 
-async function create(user: TestUser, orgId: string, promptId: string, name = 'Checkout service', headers: Record<string, string> = {}) {
+async function create(
+  user: TestUser,
+  orgId: string,
+  promptId: string,
+  name = 'Checkout service',
+  headers: Record<string, string> = {},
+) {
   return user.call('POST', keysPath(orgId, promptId), { body: { name }, headers });
 }
 
@@ -133,9 +139,13 @@ describe('retrieval keys: list', () => {
     const first = await viewer.call('GET', keysPath(org.id, prompt.id), { query: 'limit=2' });
     expect(first.status).toBe(200);
     expect(first.body.items.map((k: any) => k.id)).toEqual([ids[4], ids[3]]);
-    const second = await viewer.call('GET', keysPath(org.id, prompt.id), { query: `limit=2&cursor=${first.body.nextCursor}` });
+    const second = await viewer.call('GET', keysPath(org.id, prompt.id), {
+      query: `limit=2&cursor=${first.body.nextCursor}`,
+    });
     expect(second.body.items.map((k: any) => k.id)).toEqual([ids[2], ids[1]]);
-    const third = await viewer.call('GET', keysPath(org.id, prompt.id), { query: `limit=2&cursor=${second.body.nextCursor}` });
+    const third = await viewer.call('GET', keysPath(org.id, prompt.id), {
+      query: `limit=2&cursor=${second.body.nextCursor}`,
+    });
     expect(third.body.items.map((k: any) => k.id)).toEqual([ids[0]]);
     expect(third.body.nextCursor).toBeNull();
 
@@ -144,7 +154,15 @@ describe('retrieval keys: list', () => {
     const text = JSON.stringify(all.body);
     for (const c of created) expect(text).not.toContain(c.secret.slice(4));
     for (const d of digests) expect(text).not.toContain(d);
-    expect(Object.keys(all.body.items[0]).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'promptId', 'revokedAt']);
+    expect(Object.keys(all.body.items[0]).sort()).toEqual([
+      'createdAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'prefix',
+      'promptId',
+      'revokedAt',
+    ]);
   });
 });
 
@@ -185,21 +203,35 @@ describe('retrieval keys over tRPC (dashboard)', () => {
     const { org, admin, viewer } = await newTeam();
     const { prompt } = await activePrompt(admin, org.id);
     const asAdmin = await caller(admin.id);
-    const created = await asAdmin.retrievalKeys.create({ organizationId: org.id, promptId: prompt.id, name: 'Web app' });
+    const created = await asAdmin.retrievalKeys.create({
+      organizationId: org.id,
+      promptId: prompt.id,
+      name: 'Web app',
+    });
     expect(created.secret).toMatch(/^plr_[0-9A-Za-z]{43}$/);
     expect(created.key.prefix).toBe(created.secret.slice(0, 12));
     const asViewer = await caller(viewer.id);
     const listed = await asViewer.retrievalKeys.list({ organizationId: org.id, promptId: prompt.id, limit: 25 });
     expect(listed.items).toEqual([created.key]);
-    await expect(asViewer.retrievalKeys.create({ organizationId: org.id, promptId: prompt.id, name: 'Nope' })).rejects.toMatchObject({ cause: { code: 'forbidden' } });
-    await expect(asViewer.retrievalKeys.revoke({ organizationId: org.id, promptId: prompt.id, keyId: created.key.id })).rejects.toMatchObject({
+    await expect(
+      asViewer.retrievalKeys.create({ organizationId: org.id, promptId: prompt.id, name: 'Nope' }),
+    ).rejects.toMatchObject({ cause: { code: 'forbidden' } });
+    await expect(
+      asViewer.retrievalKeys.revoke({ organizationId: org.id, promptId: prompt.id, keyId: created.key.id }),
+    ).rejects.toMatchObject({
       cause: { code: 'forbidden' },
     });
-    const revoked = await asAdmin.retrievalKeys.revoke({ organizationId: org.id, promptId: prompt.id, keyId: created.key.id });
+    const revoked = await asAdmin.retrievalKeys.revoke({
+      organizationId: org.id,
+      promptId: prompt.id,
+      keyId: created.key.id,
+    });
     expect(revoked.revokedAt).not.toBeNull();
     const [row] = await keyRows(prompt.id);
     expect(row.createdByClient).toBe('dashboard');
     expect((await auditRows(org.id)).map((a) => a.clientId)).toEqual(['dashboard', 'dashboard']);
-    await expect(asAdmin.retrievalKeys.create({ organizationId: org.id, promptId: prompt.id, name: '' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(
+      asAdmin.retrievalKeys.create({ organizationId: org.id, promptId: prompt.id, name: '' }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 });

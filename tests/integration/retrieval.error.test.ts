@@ -10,7 +10,12 @@ beforeAll(() => getDb().then(() => undefined), 120_000);
 
 function expectError(reply: { status: number; headers: Headers; body: any }, status: number, code: string) {
   expect(reply.status).toBe(status);
-  expect(reply.body.error).toMatchObject({ code, message: expect.any(String), details: expect.any(Object), requestId: expect.stringMatching(/^req_/) });
+  expect(reply.body.error).toMatchObject({
+    code,
+    message: expect.any(String),
+    details: expect.any(Object),
+    requestId: expect.stringMatching(/^req_/),
+  });
   expect(reply.headers.get('cache-control')).toBe('no-store');
   expect(reply.headers.get('etag')).toBeNull();
 }
@@ -66,7 +71,14 @@ describe('403: a key works for its own prompt only', () => {
     const s = await retrievalSetup(1);
     const sibling = await createPrompt(s.owner, s.org.id, 'Sibling');
     const etag = (await retrieve(s.promptId, s.secret)).headers.get('etag')!;
-    for (const id of [sibling.id, 'prm_00000000000000000000000000', 'nope', encodeURIComponent('prm_x\u0000'), '%E0%A4%A', s.promptId.toUpperCase()]) {
+    for (const id of [
+      sibling.id,
+      'prm_00000000000000000000000000',
+      'nope',
+      encodeURIComponent('prm_x\u0000'),
+      '%E0%A4%A',
+      s.promptId.toUpperCase(),
+    ]) {
       expectError(await retrieve(id, s.secret), 403, 'forbidden');
     }
     expectError(await retrieve(sibling.id, s.secret, { query: 'label=A&version=0&x=1' }), 403, 'forbidden');
@@ -137,7 +149,11 @@ describe('404: never a fallback', () => {
     expectError(missing, 404, 'version_not_found');
     expect(missing.body.error.details).toEqual({ version: 3 });
     // A label name that was never used and a conditional request on it: still 404, never 304.
-    expectError(await retrieve(s.promptId, s.secret, { query: 'label=canary', headers: { 'if-none-match': '*' } }), 404, 'label_not_assigned');
+    expectError(
+      await retrieve(s.promptId, s.secret, { query: 'label=canary', headers: { 'if-none-match': '*' } }),
+      404,
+      'label_not_assigned',
+    );
   });
 
   it('a prompt still in setup has no production version: label_not_assigned', async () => {

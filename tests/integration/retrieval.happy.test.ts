@@ -37,9 +37,19 @@ describe('GET /api/v1/prompts/{id}: what is served', () => {
     const staging = await retrieve(s.promptId, s.secret, { query: 'label=staging' });
     expect(staging.body).toMatchObject({ versionId: s.ids[0], version: 1, label: 'staging' });
     const canary = await retrieve(s.promptId, s.secret, { query: 'label=canary' });
-    expect(canary.body).toMatchObject({ versionId: s.ids[2], version: 3, label: 'canary', content: { messages: [{ role: 'system', content: 'Take 3' }] } });
+    expect(canary.body).toMatchObject({
+      versionId: s.ids[2],
+      version: 3,
+      label: 'canary',
+      content: { messages: [{ role: 'system', content: 'Take 3' }] },
+    });
     const exact = await retrieve(s.promptId, s.secret, { query: 'version=2' });
-    expect(exact.body).toMatchObject({ versionId: s.ids[1], version: 2, label: null, content: { messages: [{ role: 'system', content: 'Take 2' }] } });
+    expect(exact.body).toMatchObject({
+      versionId: s.ids[1],
+      version: 2,
+      label: null,
+      content: { messages: [{ role: 'system', content: 'Take 2' }] },
+    });
     const again = await retrieve(s.promptId, s.secret, { query: 'version=2' });
     expect(again.headers.get('etag')).toBe(exact.headers.get('etag'));
     // Same version, other label: another body, so another tag.
@@ -82,7 +92,14 @@ describe('If-None-Match', () => {
       expect(reply.headers.get('cache-control')).toBe('private, no-cache');
       expect(reply.headers.get('vary')).toBe('Authorization');
     }
-    for (const header of ['"other"', 'W/"other", "more"', etag.slice(1, -1), `${etag.slice(0, -2)}"`, '', 'garbage, ,']) {
+    for (const header of [
+      '"other"',
+      'W/"other", "more"',
+      etag.slice(1, -1),
+      `${etag.slice(0, -2)}"`,
+      '',
+      'garbage, ,',
+    ]) {
       const reply = await retrieve(s.promptId, s.secret, { headers: { 'if-none-match': header } });
       expect(reply.status, header).toBe(200);
       expect(reply.body.versionId).toBe(s.ids[0]);
@@ -115,7 +132,13 @@ describe('activity', () => {
         await db
           .select()
           .from(warnings)
-          .where(and(eq(warnings.organizationId, s.org.id), eq(warnings.kind, 'archived_prompt_used'), eq(warnings.subjectId, s.promptId)))
+          .where(
+            and(
+              eq(warnings.organizationId, s.org.id),
+              eq(warnings.kind, 'archived_prompt_used'),
+              eq(warnings.subjectId, s.promptId),
+            ),
+          )
       )[0];
     expect(await warningOf()).toBeUndefined();
 
@@ -136,13 +159,19 @@ describe('activity', () => {
     await flushRetrievalActivity();
     expect((await warningOf())!.count).toBe(8);
     const listed = await s.owner.call('GET', `/organizations/${s.org.id}/warnings`);
-    if (listed.status === 200) expect(listed.body.items.find((w: any) => w.kind === 'archived_prompt_used')).toMatchObject({ promptId: s.promptId, count: 8 });
+    if (listed.status === 200)
+      expect(listed.body.items.find((w: any) => w.kind === 'archived_prompt_used')).toMatchObject({
+        promptId: s.promptId,
+        count: 8,
+      });
   });
 
   it('flushes lastUsedAt without a write per request, and it never moves backwards', async () => {
     const s = await retrievalSetup(1);
     const db = await getDb();
-    const lastUsed = async () => (await db.select({ at: retrievalKeys.lastUsedAt }).from(retrievalKeys).where(eq(retrievalKeys.id, s.keyId)))[0].at;
+    const lastUsed = async () =>
+      (await db.select({ at: retrievalKeys.lastUsedAt }).from(retrievalKeys).where(eq(retrievalKeys.id, s.keyId)))[0]
+        .at;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     await retrieve(s.promptId, s.secret);
@@ -167,9 +196,27 @@ describe('OpenAPI', () => {
   it('documents retrieve_prompt under Integration with the RetrievalKey scheme, label and version parameters, and its error codes', async () => {
     const { openApiDocument } = await import('@/server/api/router');
     const operation = (openApiDocument() as any).paths['/api/v1/prompts/{promptId}'].get;
-    expect(operation).toMatchObject({ operationId: 'retrieve_prompt', tags: ['Integration'], security: [{ RetrievalKey: [] }] });
-    expect(operation.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(['path:promptId', 'query:label', 'query:version']);
-    expect(operation['x-error-codes']).toEqual(expect.arrayContaining(['unauthorized', 'forbidden', 'invalid_request', 'label_not_assigned', 'version_not_found']));
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '429', '503']));
+    expect(operation).toMatchObject({
+      operationId: 'retrieve_prompt',
+      tags: ['Integration'],
+      security: [{ RetrievalKey: [] }],
+    });
+    expect(operation.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual([
+      'path:promptId',
+      'query:label',
+      'query:version',
+    ]);
+    expect(operation['x-error-codes']).toEqual(
+      expect.arrayContaining([
+        'unauthorized',
+        'forbidden',
+        'invalid_request',
+        'label_not_assigned',
+        'version_not_found',
+      ]),
+    );
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '429', '503']),
+    );
   });
 });

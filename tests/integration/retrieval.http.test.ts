@@ -12,7 +12,10 @@ beforeAll(() => getDb().then(() => undefined), 120_000);
 describe.skipIf(!process.env.DATABASE_URL)('GET /api/v1/prompts/{id} on the production entry', () => {
   let entry: Awaited<ReturnType<typeof startRetrievalEntry>>;
   beforeAll(async () => {
-    entry = await startRetrievalEntry({ RETRIEVAL_LAST_USED_FLUSH_MS: '600000', RETRIEVAL_ACTIVITY_FLUSH_MS: '600000' });
+    entry = await startRetrievalEntry({
+      RETRIEVAL_LAST_USED_FLUSH_MS: '600000',
+      RETRIEVAL_ACTIVITY_FLUSH_MS: '600000',
+    });
   }, 120_000);
   afterAll(async () => {
     await entry?.stop();
@@ -27,7 +30,13 @@ describe.skipIf(!process.env.DATABASE_URL)('GET /api/v1/prompts/{id} on the prod
     expect(reply.status).toBe(200);
     const text = await reply.text();
     expect(reply.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
-    expect(JSON.parse(text)).toMatchObject({ promptId: s.promptId, versionId: s.ids[0], version: 1, label: 'production', content: s.v1.content });
+    expect(JSON.parse(text)).toMatchObject({
+      promptId: s.promptId,
+      versionId: s.ids[0],
+      version: 1,
+      label: 'production',
+      content: s.v1.content,
+    });
     expect(reply.headers.get('cache-control')).toBe('private, no-cache');
     expect(reply.headers.get('vary')).toBe('Authorization');
     const etag = reply.headers.get('etag')!;
@@ -58,12 +67,23 @@ describe.skipIf(!process.env.DATABASE_URL)('GET /api/v1/prompts/{id} on the prod
       const reply = await get(path, init);
       expect(reply.status, path).toBe(status);
       expect(reply.headers.get('cache-control')).toBe('no-store');
-      expect((await reply.json()).error).toMatchObject({ code, requestId: expect.stringMatching(/^req_/), details: expect.any(Object) });
+      expect((await reply.json()).error).toMatchObject({
+        code,
+        requestId: expect.stringMatching(/^req_/),
+        details: expect.any(Object),
+      });
     }
   });
 
   it('this role serves retrieval only: every other path is 404', async () => {
-    for (const other of ['/', '/api/v1/organizations', '/api/v1/openapi.json', '/api/v1/traces', '/api/v1/prompts', '/api/v1/prompts/x/y']) {
+    for (const other of [
+      '/',
+      '/api/v1/organizations',
+      '/api/v1/openapi.json',
+      '/api/v1/traces',
+      '/api/v1/prompts',
+      '/api/v1/prompts/x/y',
+    ]) {
       const reply = await get(other);
       expect(reply.status, other).toBe(404);
       expect((await reply.json()).error.code).toBe('not_found');
@@ -77,7 +97,9 @@ describe.skipIf(!process.env.DATABASE_URL)('GET /api/v1/prompts/{id} on the prod
     const first = await get(`/api/v1/prompts/${s.promptId}`, { headers: auth });
     expect(first.status).toBe(200);
     const etag = first.headers.get('etag')!;
-    expect((await get(`/api/v1/prompts/${s.promptId}`, { headers: { ...auth, 'if-none-match': etag } })).status).toBe(304);
+    expect((await get(`/api/v1/prompts/${s.promptId}`, { headers: { ...auth, 'if-none-match': etag } })).status).toBe(
+      304,
+    );
     expect((await get(`/api/v1/prompts/${s.promptId}?version=1`, { headers: auth })).status).toBe(200);
     const db = await getDb();
     const key = async () => (await db.select().from(retrievalKeys).where(eq(retrievalKeys.id, s.keyId)))[0];
@@ -92,6 +114,11 @@ describe.skipIf(!process.env.DATABASE_URL)('GET /api/v1/prompts/{id} on the prod
     expect(await warning()).toBeUndefined();
     expect(await entry.stop()).toBe(0);
     expect((await key()).lastUsedAt).not.toBeNull();
-    expect(await warning()).toMatchObject({ count: 3, organizationId: s.org.id, promptId: s.promptId, resolvedAt: null });
+    expect(await warning()).toMatchObject({
+      count: 3,
+      organizationId: s.org.id,
+      promptId: s.promptId,
+      resolvedAt: null,
+    });
   });
 });

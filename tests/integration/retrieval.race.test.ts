@@ -16,7 +16,11 @@ vi.hoisted(() => {
 
 beforeAll(() => getDb().then(() => undefined), 120_000);
 
-type Get = (promptId: string, secret: string, headers?: Record<string, string>) => Promise<{ status: number; version: number | null; etag: string | null }>;
+type Get = (
+  promptId: string,
+  secret: string,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; version: number | null; etag: string | null }>;
 type Sample = { start: number; end: number; status: number; version: number | null };
 
 const inProcess: Get = async (promptId, secret, headers) => {
@@ -27,9 +31,15 @@ const inProcess: Get = async (promptId, secret, headers) => {
 const overHttp =
   (base: string): Get =>
   async (promptId, secret, headers = {}) => {
-    const response = await fetch(`${base}/api/v1/prompts/${promptId}`, { headers: { authorization: `Bearer ${secret}`, ...headers } });
+    const response = await fetch(`${base}/api/v1/prompts/${promptId}`, {
+      headers: { authorization: `Bearer ${secret}`, ...headers },
+    });
     const text = await response.text();
-    return { status: response.status, version: text ? (JSON.parse(text).version ?? null) : null, etag: response.headers.get('etag') };
+    return {
+      status: response.status,
+      version: text ? (JSON.parse(text).version ?? null) : null,
+      etag: response.headers.get('etag'),
+    };
   };
 
 // One turn of the event loop: on PGlite an in-process retrieval resolves in microtasks only, so
@@ -87,7 +97,10 @@ async function labelMoveRace(get: Get) {
     const nextBegin = moves[i + 1]?.begin ?? Infinity;
     for (const sample of load.samples) {
       if (sample.start > move.ack && sample.end < nextBegin && sample.status === 200) {
-        expect(sample.version, `request started ${(sample.start - move.ack).toFixed(1)} ms after the move to ${move.target}`).toBe(move.target);
+        expect(
+          sample.version,
+          `request started ${(sample.start - move.ack).toFixed(1)} ms after the move to ${move.target}`,
+        ).toBe(move.target);
         checked++;
       }
     }
@@ -102,7 +115,12 @@ async function conditionalAfterMove(get: Get) {
   const s = await retrievalSetup(2);
   const before = await get(s.promptId, s.secret);
   const oldTag = before.etag!;
-  const stale = hammer((promptId, secret) => get(promptId, secret, { 'if-none-match': oldTag }), s.promptId, s.secret, 8);
+  const stale = hammer(
+    (promptId, secret) => get(promptId, secret, { 'if-none-match': oldTag }),
+    s.promptId,
+    s.secret,
+    8,
+  );
   await pause(100);
   await s.owner.call('PUT', `${s.base}/labels/production`, { body: { versionId: s.ids[1] } });
   const ack = performance.now();
@@ -128,13 +146,26 @@ async function revocationRace(get: Get) {
   expect(before.some((x) => x.status === 200)).toBe(true);
   expect(before.some((x) => x.status === 304)).toBe(true);
   expect(after.length).toBeGreaterThan(20);
-  for (const sample of after) expect(sample.status, `request started ${(sample.start - ack).toFixed(1)} ms after the revocation`).toBe(401);
+  for (const sample of after)
+    expect(sample.status, `request started ${(sample.start - ack).toFixed(1)} ms after the revocation`).toBe(401);
 }
 
 describe('in-process router (Next catch-all path)', () => {
-  it('a label moving back and forth under 16 concurrent retrievals: no request started after a move sees the old version', () => labelMoveRace(inProcess), 60_000);
-  it('a request revalidating the old ETag after a move gets 200 with the new version, never 304', () => conditionalAfterMove(inProcess), 60_000);
-  it('a revocation under 16 concurrent retrievals (half conditional): no request started after it succeeds', () => revocationRace(inProcess), 60_000);
+  it(
+    'a label moving back and forth under 16 concurrent retrievals: no request started after a move sees the old version',
+    () => labelMoveRace(inProcess),
+    60_000,
+  );
+  it(
+    'a request revalidating the old ETag after a move gets 200 with the new version, never 304',
+    () => conditionalAfterMove(inProcess),
+    60_000,
+  );
+  it(
+    'a revocation under 16 concurrent retrievals (half conditional): no request started after it succeeds',
+    () => revocationRace(inProcess),
+    60_000,
+  );
 });
 
 // The label moves through this process while another process (the production entry) serves: no

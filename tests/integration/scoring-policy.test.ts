@@ -33,13 +33,29 @@ describe('scoring policy', () => {
     const path = `/organizations/${org.id}/prompts/${prompt.id}/scoring`;
     const set = await editor.call('PUT', path, { body: { method: 'judge' } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: defaultJudgeRubric, rubricIsDefault: true });
+    expect(set.body).toEqual({
+      method: 'judge',
+      judgeModelRouteId: 'local/judge',
+      rubric: defaultJudgeRubric,
+      rubricIsDefault: true,
+    });
     expect((await viewer.call('GET', path)).body).toEqual(set.body);
     // Stored complete, so an evaluation freezes exactly what the response showed.
-    expect(await storedScoring(prompt.id)).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: defaultJudgeRubric });
+    expect(await storedScoring(prompt.id)).toEqual({
+      method: 'judge',
+      judgeModelRouteId: 'local/judge',
+      rubric: defaultJudgeRubric,
+    });
 
-    const custom = await editor.call('PUT', path, { body: { method: 'judge', judgeModelRouteId: 'local/echo', rubric: '  Pass when polite.  ' } });
-    expect(custom.body).toEqual({ method: 'judge', judgeModelRouteId: 'local/echo', rubric: 'Pass when polite.', rubricIsDefault: false });
+    const custom = await editor.call('PUT', path, {
+      body: { method: 'judge', judgeModelRouteId: 'local/echo', rubric: '  Pass when polite.  ' },
+    });
+    expect(custom.body).toEqual({
+      method: 'judge',
+      judgeModelRouteId: 'local/echo',
+      rubric: 'Pass when polite.',
+      rubricIsDefault: false,
+    });
 
     const review = await editor.call('PUT', path, { body: { method: 'review' } });
     expect(review.body).toEqual({ method: 'review', judgeModelRouteId: null, rubric: null, rubricIsDefault: false });
@@ -64,7 +80,11 @@ describe('scoring policy', () => {
       .where(eq(prompts.id, prompt.id));
     const got = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/scoring`);
     expect(got.body).toMatchObject({ method: 'judge', judgeModelRouteId: 'local/judge', rubricIsDefault: true });
-    expect(resolveScoringPolicy({ method: 'judge' })).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: defaultJudgeRubric });
+    expect(resolveScoringPolicy({ method: 'judge' })).toEqual({
+      method: 'judge',
+      judgeModelRouteId: 'local/judge',
+      rubric: defaultJudgeRubric,
+    });
     expect(resolveScoringPolicy({ method: 'expected' })).toEqual({ method: 'expected' });
   });
 
@@ -80,8 +100,12 @@ describe('scoring policy', () => {
       rubricIsDefault: false,
     });
     expect((await (await caller(viewer.id)).versions.getScoring(input)).rubric).toBe('Be strict.');
-    expect((await rejection((await caller(viewer.id)).versions.setScoring({ ...input, method: 'expected' }))).code).toBe('FORBIDDEN');
-    expect((await rejection(trpc.versions.setScoring({ ...input, method: 'expected', rubric: 'x' }))).code).toBe('BAD_REQUEST');
+    expect(
+      (await rejection((await caller(viewer.id)).versions.setScoring({ ...input, method: 'expected' }))).code,
+    ).toBe('FORBIDDEN');
+    expect((await rejection(trpc.versions.setScoring({ ...input, method: 'expected', rubric: 'x' }))).code).toBe(
+      'BAD_REQUEST',
+    );
   });
 
   it('errors: strict body, unknown route, fields for other methods, viewer, other organization, archived', async () => {

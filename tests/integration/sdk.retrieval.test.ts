@@ -30,13 +30,19 @@ import { typescriptSnippet as ingestionSnippet } from '@/components/ingestion-ke
 // node:http listener (as server/main.ts mounts them), on the test database.
 beforeAll(() => getDb().then(() => undefined), 120_000);
 
-type Listener = { url: string; stop: () => Promise<void>; requests: { path: string; status: number; ifNoneMatch?: string }[] };
+type Listener = {
+  url: string;
+  stop: () => Promise<void>;
+  requests: { path: string; status: number; ifNoneMatch?: string }[];
+};
 
 async function listen(): Promise<Listener> {
   const requests: Listener['requests'] = [];
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    res.on('finish', () => requests.push({ path: req.url ?? '', status: res.statusCode, ifNoneMatch: req.headers['if-none-match'] }));
+    res.on('finish', () =>
+      requests.push({ path: req.url ?? '', status: res.statusCode, ifNoneMatch: req.headers['if-none-match'] }),
+    );
     if (isRetrievalPath(path)) return void serveRetrieval(req, res);
     if (path === ingestPath) return void serveIngest(req, res);
     res.writeHead(404).end();
@@ -51,8 +57,14 @@ async function listen(): Promise<Listener> {
   return { url, stop, requests };
 }
 
-async function retrievalKey(user: TestUser, organizationId: string, promptId: string): Promise<{ id: string; secret: string }> {
-  const created = await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/keys`, { body: { name: 'sdk test' } });
+async function retrievalKey(
+  user: TestUser,
+  organizationId: string,
+  promptId: string,
+): Promise<{ id: string; secret: string }> {
+  const created = await user.call('POST', `/organizations/${organizationId}/prompts/${promptId}/keys`, {
+    body: { name: 'sdk test' },
+  });
   if (created.status !== 201) throw new Error(`create key failed: ${created.status} ${JSON.stringify(created.body)}`);
   return { id: created.body.key.id, secret: created.body.secret };
 }
@@ -107,8 +119,14 @@ describe('getPrompt against the server', () => {
     for (const baseUrl of [`${listener.url}/api/v1`, `${listener.url}/api/v1/`]) {
       const before = listener.requests.length;
       const pl = new Promptloop({ baseUrl, apiKey: key.secret });
-      expect(await pl.getPrompt(fixture.prompt.id, { version: 2 })).toMatchObject({ versionId: fixture.ids[1], version: 2, source: 'server' });
-      expect(listener.requests.slice(before)).toMatchObject([{ path: `/api/v1/prompts/${fixture.prompt.id}?version=2`, status: 200 }]);
+      expect(await pl.getPrompt(fixture.prompt.id, { version: 2 })).toMatchObject({
+        versionId: fixture.ids[1],
+        version: 2,
+        source: 'server',
+      });
+      expect(listener.requests.slice(before)).toMatchObject([
+        { path: `/api/v1/prompts/${fixture.prompt.id}?version=2`, status: 200 },
+      ]);
     }
   });
 
@@ -116,13 +134,20 @@ describe('getPrompt against the server', () => {
     const pl = new Promptloop({ baseUrl: listener.url, apiKey: key.secret });
     const before = listener.requests.length;
     expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({ version: 1, source: 'server' });
-    expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({ version: 1, source: 'revalidated' });
+    expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({
+      version: 1,
+      source: 'revalidated',
+    });
     const [first, second] = listener.requests.slice(before);
     expect(first.status).toBe(200);
     expect(second.status).toBe(304);
     expect(second.ifNoneMatch).toMatch(/^"/);
     await moveLabel('staging', fixture.ids[1]);
-    expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({ versionId: fixture.ids[1], version: 2, source: 'server' });
+    expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({
+      versionId: fixture.ids[1],
+      version: 2,
+      source: 'server',
+    });
     await moveLabel('staging', fixture.ids[0]);
     expect(await pl.getPrompt(fixture.prompt.id, { label: 'staging' })).toMatchObject({ version: 1, source: 'server' });
     expect(listener.requests.slice(before).map((r) => r.status)).toEqual([200, 304, 200, 200]);
@@ -132,8 +157,15 @@ describe('getPrompt against the server', () => {
     const pl = new Promptloop({ baseUrl: listener.url, apiKey: key.secret });
     const unassigned = await pl.getPrompt(fixture.prompt.id, { label: 'canary' }).catch((e: unknown) => e);
     expect(unassigned).toBeInstanceOf(NotFoundError);
-    expect(unassigned).toMatchObject({ status: 404, code: 'label_not_assigned', requestId: expect.stringMatching(/^req_/) });
-    await expect(pl.getPrompt(fixture.prompt.id, { version: 99 })).rejects.toMatchObject({ status: 404, code: 'version_not_found' });
+    expect(unassigned).toMatchObject({
+      status: 404,
+      code: 'label_not_assigned',
+      requestId: expect.stringMatching(/^req_/),
+    });
+    await expect(pl.getPrompt(fixture.prompt.id, { version: 99 })).rejects.toMatchObject({
+      status: 404,
+      code: 'version_not_found',
+    });
 
     const other = await promptWithVersions(owner, organizationId, 1);
     const forbidden = await pl.getPrompt(other.prompt.id).catch((e: unknown) => e);
@@ -149,7 +181,10 @@ describe('getPrompt against the server', () => {
     const own = await retrievalKey(owner, organizationId, other.prompt.id);
     const revocable = new Promptloop({ baseUrl: listener.url, apiKey: own.secret });
     expect(await revocable.getPrompt(other.prompt.id)).toMatchObject({ version: 1 });
-    const revoked = await owner.call('DELETE', `/organizations/${organizationId}/prompts/${other.prompt.id}/keys/${own.id}`);
+    const revoked = await owner.call(
+      'DELETE',
+      `/organizations/${organizationId}/prompts/${other.prompt.id}/keys/${own.id}`,
+    );
     expect(revoked.status).toBe(200);
     await expect(revocable.getPrompt(other.prompt.id)).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
     expect(revocable.snapshot().prompts).toEqual({});
@@ -160,7 +195,12 @@ describe('when the server goes away', () => {
   it('serves the cached copy as stale, and a cold start with a fallback snapshot serves the snapshot', async () => {
     const own = await listen();
     const stale: StaleInfo[] = [];
-    const pl = new Promptloop({ baseUrl: own.url, apiKey: key.secret, onStale: (info) => stale.push(info), timeoutMs: 2000 });
+    const pl = new Promptloop({
+      baseUrl: own.url,
+      apiKey: key.secret,
+      onStale: (info) => stale.push(info),
+      timeoutMs: 2000,
+    });
     const fresh = await pl.getPrompt(fixture.prompt.id, { version: 2 });
     expect(fresh).toMatchObject({ version: 2, source: 'server' });
     await own.stop();
@@ -173,8 +213,17 @@ describe('when the server goes away', () => {
 
     // A new process with nothing cached: the snapshot written by the first client is served.
     const snapshot = JSON.parse(JSON.stringify(pl.snapshot()));
-    const cold = new Promptloop({ baseUrl: `http://127.0.0.1:${await closedPort()}`, apiKey: key.secret, fallback: snapshot, onStale: (info) => stale.push(info) });
-    expect(await cold.getPrompt(fixture.prompt.id, { version: 2 })).toMatchObject({ versionId: fresh.versionId, stale: true, source: 'fallback' });
+    const cold = new Promptloop({
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      apiKey: key.secret,
+      fallback: snapshot,
+      onStale: (info) => stale.push(info),
+    });
+    expect(await cold.getPrompt(fixture.prompt.id, { version: 2 })).toMatchObject({
+      versionId: fresh.versionId,
+      stale: true,
+      source: 'fallback',
+    });
     expect(stale[1]).toMatchObject({ source: 'fallback', selector: 'version:2', ageMs: null });
     // Nothing in the snapshot for this selector: the error is thrown.
     await expect(cold.getPrompt(fixture.prompt.id, { label: 'production' })).rejects.toBeInstanceOf(NetworkError);
@@ -189,7 +238,17 @@ describe('TraceExporter against the server', () => {
     const traceId = newTraceId();
     const rootId = newSpanId();
     const startedAt = Date.now() - 1000;
-    exporter.export({ traceId, spanId: rootId, rootSpanId: rootId, revision: 0, name: 'handle request', service: 'sdk-test', kind: 'execution', status: 'running', startedAt });
+    exporter.export({
+      traceId,
+      spanId: rootId,
+      rootSpanId: rootId,
+      revision: 0,
+      name: 'handle request',
+      service: 'sdk-test',
+      kind: 'execution',
+      status: 'running',
+      startedAt,
+    });
     for (let i = 0; i < 60; i++) {
       exporter.export({
         traceId,
@@ -226,8 +285,22 @@ describe('TraceExporter against the server', () => {
 
     // A batch the server refuses (an ingestion key it does not know) is dropped and reported.
     const refused: TraceExportError[] = [];
-    const stranger = new TraceExporter({ url: listener.url, ingestionKey: `plt_${'B'.repeat(43)}`, onError: (e) => refused.push(e) });
-    stranger.export({ traceId: newTraceId(), spanId: rootId, rootSpanId: rootId, revision: 0, name: 'x', service: 'sdk-test', kind: 'custom', status: 'running', startedAt });
+    const stranger = new TraceExporter({
+      url: listener.url,
+      ingestionKey: `plt_${'B'.repeat(43)}`,
+      onError: (e) => refused.push(e),
+    });
+    stranger.export({
+      traceId: newTraceId(),
+      spanId: rootId,
+      rootSpanId: rootId,
+      revision: 0,
+      name: 'x',
+      service: 'sdk-test',
+      kind: 'custom',
+      status: 'running',
+      startedAt,
+    });
     expect(await stranger.shutdown()).toBe(true);
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ status: 401, code: 'unauthorized', droppedEvents: 1 });
@@ -248,7 +321,9 @@ describe('TraceExporter against the server', () => {
         writeFileSync(file, code);
         await import(pathToFileURL(file).href);
         const delivered = (await storedSpans(organizationId)).filter((s) => s.service === service);
-        expect(delivered).toMatchObject([{ name: 'handle request', kind: 'execution', status: 'success', revision: 0 }]);
+        expect(delivered).toMatchObject([
+          { name: 'handle request', kind: 'execution', status: 'success', revision: 0 },
+        ]);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

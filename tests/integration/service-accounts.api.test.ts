@@ -3,7 +3,15 @@ import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, idempotencyRecords, organizations, serviceAccounts } from '@/db/schema';
 import { authenticateManagement } from '@/server/auth/oauth';
-import { builtInTeam, builtInUser, http, newServiceAccount, serviceAccountToken, startStack, type Stack } from '../helpers/service-accounts';
+import {
+  builtInTeam,
+  builtInUser,
+  http,
+  newServiceAccount,
+  serviceAccountToken,
+  startStack,
+  type Stack,
+} from '../helpers/service-accounts';
 import { drain, echoRows, importRows, saveVersion } from '../helpers/evals';
 import { activePrompt, promptWithVersions } from '../helpers/prompts';
 import { caller, rejection } from '../helpers/trpc';
@@ -28,7 +36,11 @@ async function accountRows(organizationId: string) {
 }
 
 async function auditOf(organizationId: string) {
-  return (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, organizationId)).orderBy(auditLog.id);
+  return (await getDb())
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.organizationId, organizationId))
+    .orderBy(auditLog.id);
 }
 
 function expectError(result: { status: number; body: any }, status: number, code: string) {
@@ -59,7 +71,8 @@ describe('managing service accounts', () => {
     expect(row.secretDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(clientSecret.slice(4));
 
-    const second = (await admin.call('POST', base(org.id), { body: { name: 'Nightly', role: 'viewer' } })).body.serviceAccount;
+    const second = (await admin.call('POST', base(org.id), { body: { name: 'Nightly', role: 'viewer' } })).body
+      .serviceAccount;
     const listed = await admin.call('GET', base(org.id));
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((a: any) => a.id)).toEqual([second.id, serviceAccount.id]);
@@ -92,10 +105,15 @@ describe('managing service accounts', () => {
 
   it('editors and viewers get 403 admin_required for each operation; nothing is created or revoked', async () => {
     const { org, admin, editor, viewer } = await builtInTeam(url);
-    const existing = (await admin.call('POST', base(org.id), { body: { name: 'Kept', role: 'viewer' } })).body.serviceAccount;
+    const existing = (await admin.call('POST', base(org.id), { body: { name: 'Kept', role: 'viewer' } })).body
+      .serviceAccount;
     for (const member of [editor, viewer]) {
       expectError(await member.call('GET', base(org.id)), 403, 'admin_required');
-      expectError(await member.call('POST', base(org.id), { body: { name: 'Mine', role: 'admin' } }), 403, 'admin_required');
+      expectError(
+        await member.call('POST', base(org.id), { body: { name: 'Mine', role: 'admin' } }),
+        403,
+        'admin_required',
+      );
       expectError(await member.call('GET', `${base(org.id)}/${existing.id}`), 403, 'admin_required');
       expectError(await member.call('DELETE', `${base(org.id)}/${existing.id}`), 403, 'admin_required');
     }
@@ -106,9 +124,14 @@ describe('managing service accounts', () => {
   it('another organization, or an unknown or malformed id → 404 not_found', async () => {
     const { org, admin } = await builtInTeam(url);
     const other = await builtInTeam(url);
-    const foreign = (await other.admin.call('POST', base(other.org.id), { body: { name: 'Theirs', role: 'admin' } })).body.serviceAccount;
+    const foreign = (await other.admin.call('POST', base(other.org.id), { body: { name: 'Theirs', role: 'admin' } }))
+      .body.serviceAccount;
     expectError(await admin.call('GET', base(other.org.id)), 404, 'not_found');
-    expectError(await admin.call('POST', base(other.org.id), { body: { name: 'x', role: 'viewer' } }), 404, 'not_found');
+    expectError(
+      await admin.call('POST', base(other.org.id), { body: { name: 'x', role: 'viewer' } }),
+      404,
+      'not_found',
+    );
     for (const id of [foreign.id, 'sac_00000000000000000000000000', 'nope']) {
       expectError(await admin.call('GET', `${base(org.id)}/${id}`), 404, 'not_found');
       expectError(await admin.call('DELETE', `${base(org.id)}/${id}`), 404, 'not_found');
@@ -132,13 +155,16 @@ describe('managing service accounts', () => {
       expectError(result, 400, 'invalid_request');
       expect(result.body.error.details.issues.length, JSON.stringify(body)).toBeGreaterThan(0);
     }
-    expect((await admin.call('POST', base(org.id), { body: { name: 'x'.repeat(100), role: 'viewer' } })).status).toBe(201);
+    expect((await admin.call('POST', base(org.id), { body: { name: 'x'.repeat(100), role: 'viewer' } })).status).toBe(
+      201,
+    );
     expect(await accountRows(org.id)).toHaveLength(1);
   });
 
   it('a read-only organization refuses new accounts (403 read_only) but still revokes', async () => {
     const { org, admin } = await builtInTeam(url);
-    const existing = (await admin.call('POST', base(org.id), { body: { name: 'Before', role: 'viewer' } })).body.serviceAccount;
+    const existing = (await admin.call('POST', base(org.id), { body: { name: 'Before', role: 'viewer' } })).body
+      .serviceAccount;
     await (await getDb()).update(organizations).set({ readOnly: true }).where(eq(organizations.id, org.id));
     expectError(await admin.call('POST', base(org.id), { body: { name: 'After', role: 'viewer' } }), 403, 'read_only');
     expect((await admin.call('DELETE', `${base(org.id)}/${existing.id}`)).body.revokedAt).not.toBeNull();
@@ -161,27 +187,42 @@ describe('managing service accounts', () => {
     )
       .select()
       .from(idempotencyRecords)
-      .where(and(eq(idempotencyRecords.organizationId, org.id), eq(idempotencyRecords.key, headers['idempotency-key'])));
+      .where(
+        and(eq(idempotencyRecords.organizationId, org.id), eq(idempotencyRecords.key, headers['idempotency-key'])),
+      );
     expect(record.responseStatus).toBe(201);
     expect(JSON.stringify(record.responseBody)).not.toContain(first.body.clientSecret.slice(4));
     // A different body with the same key is a conflict, and still one account.
-    expectError(await admin.call('POST', base(org.id), { body: { name: 'CI 2', role: 'editor' }, headers }), 422, 'idempotency_conflict');
+    expectError(
+      await admin.call('POST', base(org.id), { body: { name: 'CI 2', role: 'editor' }, headers }),
+      422,
+      'idempotency_conflict',
+    );
     expect(await accountRows(org.id)).toHaveLength(1);
   });
 
   it('the dashboard’s procedures call the same services (admin only)', async () => {
     const { org, admin, editor } = await builtInTeam(url);
     const dashboard = await caller(admin.id);
-    const created = await dashboard.serviceAccounts.create({ organizationId: org.id, name: 'From the dashboard', role: 'viewer' });
+    const created = await dashboard.serviceAccounts.create({
+      organizationId: org.id,
+      name: 'From the dashboard',
+      role: 'viewer',
+    });
     expect(created.clientSecret).toMatch(/^pls_/);
     expect(created.serviceAccount.createdBy).toBe(admin.id);
     const list = await dashboard.serviceAccounts.list({ organizationId: org.id });
     expect(list.items.map((a) => a.id)).toEqual([created.serviceAccount.id]);
-    const revoked = await dashboard.serviceAccounts.revoke({ organizationId: org.id, serviceAccountId: created.serviceAccount.id });
+    const revoked = await dashboard.serviceAccounts.revoke({
+      organizationId: org.id,
+      serviceAccountId: created.serviceAccount.id,
+    });
     expect(revoked.revokedAt).not.toBeNull();
     const refused = await rejection((await caller(editor.id)).serviceAccounts.list({ organizationId: org.id }));
     expect(refused.cause.code).toBe('admin_required');
-    const invalid = await rejection(dashboard.serviceAccounts.create({ organizationId: org.id, name: '', role: 'viewer' }));
+    const invalid = await rejection(
+      dashboard.serviceAccounts.create({ organizationId: org.id, name: '', role: 'viewer' }),
+    );
     expect(invalid.code).toBe('BAD_REQUEST');
     const audit = (await auditOf(org.id)).filter((a) => a.targetType === 'service_account');
     expect(audit.map((a) => [a.operation, a.clientId])).toEqual([
@@ -206,52 +247,116 @@ describe('acting as a service account', () => {
       defaultOrganizationId: team.org.id,
       kind: 'service_account',
     });
-    expect((await team.admin.call('GET', '/me')).body).toMatchObject({ id: team.admin.id, email: team.admin.email, kind: 'user' });
-    expect((await account.actor.call('GET', '/me/default-organization')).body).toMatchObject({ id: team.org.id, role: 'viewer' });
+    expect((await team.admin.call('GET', '/me')).body).toMatchObject({
+      id: team.admin.id,
+      email: team.admin.email,
+      kind: 'user',
+    });
+    expect((await account.actor.call('GET', '/me/default-organization')).body).toMatchObject({
+      id: team.org.id,
+      role: 'viewer',
+    });
   });
 
   it('acts only in its organization: GET /organizations lists that one; another organization is 404', async () => {
     const account = await newServiceAccount(url, team.admin, team.org.id, 'editor');
     const listed = await account.actor.call('GET', '/organizations');
-    expect(listed.body).toEqual({ items: [expect.objectContaining({ id: team.org.id, role: 'editor' })], nextCursor: null });
+    expect(listed.body).toEqual({
+      items: [expect.objectContaining({ id: team.org.id, role: 'editor' })],
+      nextCursor: null,
+    });
     const other = await builtInTeam(url);
     expectError(await account.actor.call('GET', `/organizations/${other.org.id}`), 404, 'not_found');
     expectError(await account.actor.call('GET', `/organizations/${other.org.id}/prompts`), 404, 'not_found');
-    expectError(await account.actor.call('POST', `/organizations/${other.org.id}/prompts`, { body: { name: 'Intruder' } }), 404, 'not_found');
+    expectError(
+      await account.actor.call('POST', `/organizations/${other.org.id}/prompts`, { body: { name: 'Intruder' } }),
+      404,
+      'not_found',
+    );
     expect((await other.admin.call('GET', `/organizations/${other.org.id}/prompts`)).body.items).toHaveLength(0);
   });
 
   it('cannot create organizations or set a default (403 forbidden), is not a member, and its role is enforced', async () => {
     const viewerAccount = await newServiceAccount(url, team.admin, team.org.id, 'viewer');
-    expectError(await viewerAccount.actor.call('POST', '/organizations', { body: { name: 'Bot org' } }), 403, 'forbidden');
-    expectError(await viewerAccount.actor.call('PUT', '/me/default-organization', { body: { organizationId: team.org.id } }), 403, 'forbidden');
-    expectError(await viewerAccount.actor.call('PUT', '/me/default-organization', { body: { organizationId: null } }), 403, 'forbidden');
-    const members = (await team.admin.call('GET', `/organizations/${team.org.id}/members`)).body.items.map((m: any) => m.userId);
+    expectError(
+      await viewerAccount.actor.call('POST', '/organizations', { body: { name: 'Bot org' } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await viewerAccount.actor.call('PUT', '/me/default-organization', { body: { organizationId: team.org.id } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await viewerAccount.actor.call('PUT', '/me/default-organization', { body: { organizationId: null } }),
+      403,
+      'forbidden',
+    );
+    const members = (await team.admin.call('GET', `/organizations/${team.org.id}/members`)).body.items.map(
+      (m: any) => m.userId,
+    );
     expect(members).not.toContain(viewerAccount.serviceAccount.id);
     expect(members).toHaveLength(3);
 
     // A viewer reads but cannot write.
     expect((await viewerAccount.actor.call('GET', `/organizations/${team.org.id}/prompts`)).status).toBe(200);
-    expectError(await viewerAccount.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Nope' } }), 403, 'forbidden');
+    expectError(
+      await viewerAccount.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Nope' } }),
+      403,
+      'forbidden',
+    );
     // An editor writes but cannot administer.
     const editorAccount = await newServiceAccount(url, team.admin, team.org.id, 'editor');
-    expect((await editorAccount.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'By CI' } })).status).toBe(201);
-    expectError(await editorAccount.actor.call('PATCH', `/organizations/${team.org.id}`, { body: { name: 'Renamed by CI' } }), 403, 'admin_required');
+    expect(
+      (await editorAccount.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'By CI' } }))
+        .status,
+    ).toBe(201);
+    expectError(
+      await editorAccount.actor.call('PATCH', `/organizations/${team.org.id}`, { body: { name: 'Renamed by CI' } }),
+      403,
+      'admin_required',
+    );
     expectError(await editorAccount.actor.call('GET', base(team.org.id)), 403, 'admin_required');
   });
 
   it('the role is read live: a change in the database applies to the next request with the same token', async () => {
     const account = await newServiceAccount(url, team.admin, team.org.id, 'viewer');
-    expectError(await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Later' } }), 403, 'forbidden');
-    await (await getDb()).update(serviceAccounts).set({ role: 'editor' }).where(eq(serviceAccounts.id, account.serviceAccount.id));
-    expect((await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Later' } })).status).toBe(201);
+    expectError(
+      await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Later' } }),
+      403,
+      'forbidden',
+    );
+    await (
+      await getDb()
+    )
+      .update(serviceAccounts)
+      .set({ role: 'editor' })
+      .where(eq(serviceAccounts.id, account.serviceAccount.id));
+    expect(
+      (await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Later' } })).status,
+    ).toBe(201);
   });
 
   it('revocation is effective on the very next request (401), and replays are refused too', async () => {
     const account = await newServiceAccount(url, team.admin, team.org.id, 'editor');
     const headers = { 'idempotency-key': `sa-replay-${account.serviceAccount.id}` };
-    expect((await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Replayable' }, headers })).status).toBe(201);
-    expect((await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, { body: { name: 'Replayable' }, headers })).headers.get('idempotency-replayed')).toBe('true');
+    expect(
+      (
+        await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, {
+          body: { name: 'Replayable' },
+          headers,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await account.actor.call('POST', `/organizations/${team.org.id}/prompts`, {
+          body: { name: 'Replayable' },
+          headers,
+        })
+      ).headers.get('idempotency-replayed'),
+    ).toBe('true');
     expect((await team.admin.call('DELETE', `${base(team.org.id)}/${account.serviceAccount.id}`)).status).toBe(200);
     for (const [method, path, body] of [
       ['GET', '/me', undefined],
@@ -278,7 +383,10 @@ describe('acting as a service account', () => {
     const log = await (await caller(team.admin.id)).audit.list({ organizationId: team.org.id });
     expect(log.items.find((item) => item.userId === id)).toMatchObject({ clientId, userEmail: null });
 
-    const actor = await authenticateManagement(await getDb(), new Request(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${account.token}` } }));
+    const actor = await authenticateManagement(
+      await getDb(),
+      new Request(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${account.token}` } }),
+    );
     expect(actor).toEqual({ userId: id, clientId, human: false, serviceAccount: true });
   });
 
@@ -288,16 +396,25 @@ describe('acting as a service account', () => {
     await importRows(team.editor, team.org.id, prompt.id, echoRows(2));
     const v2 = await saveVersion(team.editor, team.org.id, prompt.id, 'You answer support questions, briefly.');
     expect((await team.editor.call('PUT', `${promptBase}/scoring`, { body: { method: 'review' } })).status).toBe(200);
-    const started = await account.actor.call('POST', `${promptBase}/evals`, { body: { versionId: v2.id, scope: 'quick' } });
+    const started = await account.actor.call('POST', `${promptBase}/evals`, {
+      body: { versionId: v2.id, scope: 'quick' },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     await drain();
     const evalBase = `/organizations/${team.org.id}/evals/${started.body.id}`;
     const results = (await account.actor.call('GET', `${evalBase}/results`, { query: 'side=candidate' })).body.items;
-    const reviewed = await account.actor.call('POST', `${evalBase}/reviews`, { body: { reviews: results.map((r: any) => ({ resultId: r.id, decision: 'mark_correct' })) } });
+    const reviewed = await account.actor.call('POST', `${evalBase}/reviews`, {
+      body: { reviews: results.map((r: any) => ({ resultId: r.id, decision: 'mark_correct' })) },
+    });
     expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
     const after = (await team.viewer.call('GET', `${evalBase}/results`, { query: 'side=candidate' })).body.items;
     for (const result of after) {
-      expect(result.review).toMatchObject({ decision: 'mark_correct', userId: account.serviceAccount.id, clientId: account.serviceAccount.clientId, human: false });
+      expect(result.review).toMatchObject({
+        decision: 'mark_correct',
+        userId: account.serviceAccount.id,
+        clientId: account.serviceAccount.clientId,
+        human: false,
+      });
     }
   });
 

@@ -47,7 +47,12 @@ describe('promptloop with a service account (PROMPTLOOP_CLIENT_ID / PROMPTLOOP_C
     const env = asAccount(account);
     const me = await runCli(['account', 'get', '--json'], { configDir, url, env });
     expect(me.code, me.stderr).toBe(0);
-    expect(JSON.parse(me.stdout)).toMatchObject({ id: account.serviceAccount.id, kind: 'service_account', email: null, defaultOrganizationId: team.org.id });
+    expect(JSON.parse(me.stdout)).toMatchObject({
+      id: account.serviceAccount.id,
+      kind: 'service_account',
+      email: null,
+      defaultOrganizationId: team.org.id,
+    });
 
     const orgs = await runCli(['orgs', 'list', '--json'], { configDir, url, env });
     expect(orgs.code, orgs.stderr).toBe(0);
@@ -92,20 +97,34 @@ describe('promptloop with a service account (PROMPTLOOP_CLIENT_ID / PROMPTLOOP_C
   it('a wrong or revoked secret, or a public client id, exits 3; only one of the two variables exits 2', async () => {
     const account = await newServiceAccount(url, team.admin, team.org.id, 'viewer');
     const configDir = newConfigDir();
-    const wrong = await runCli(['orgs', 'list'], { configDir, url, env: { ...asAccount(account), PROMPTLOOP_CLIENT_SECRET: `pls_${'x'.repeat(43)}` } });
+    const wrong = await runCli(['orgs', 'list'], {
+      configDir,
+      url,
+      env: { ...asAccount(account), PROMPTLOOP_CLIENT_SECRET: `pls_${'x'.repeat(43)}` },
+    });
     expect(wrong.code, wrong.stderr).toBe(3);
     expect(wrong.stderr).toContain('invalid_client');
-    const publicClient = await runCli(['orgs', 'list'], { configDir, url, env: { PROMPTLOOP_CLIENT_ID: 'promptloop-cli', PROMPTLOOP_CLIENT_SECRET: account.clientSecret } });
+    const publicClient = await runCli(['orgs', 'list'], {
+      configDir,
+      url,
+      env: { PROMPTLOOP_CLIENT_ID: 'promptloop-cli', PROMPTLOOP_CLIENT_SECRET: account.clientSecret },
+    });
     expect(publicClient.code, publicClient.stderr).toBe(3);
 
-    const halves: Record<string, string>[] = [{ PROMPTLOOP_CLIENT_ID: account.serviceAccount.clientId }, { PROMPTLOOP_CLIENT_SECRET: account.clientSecret }];
+    const halves: Record<string, string>[] = [
+      { PROMPTLOOP_CLIENT_ID: account.serviceAccount.clientId },
+      { PROMPTLOOP_CLIENT_SECRET: account.clientSecret },
+    ];
     for (const env of halves) {
       const half = await runCli(['orgs', 'list'], { configDir, url, env });
       expect(half.code, half.stderr).toBe(2);
       expect(half.stderr).toMatch(/PROMPTLOOP_CLIENT_(ID|SECRET) is not set/);
     }
 
-    expect((await team.admin.call('DELETE', `/organizations/${team.org.id}/service-accounts/${account.serviceAccount.id}`)).status).toBe(200);
+    expect(
+      (await team.admin.call('DELETE', `/organizations/${team.org.id}/service-accounts/${account.serviceAccount.id}`))
+        .status,
+    ).toBe(200);
     const revoked = await runCli(['orgs', 'list'], { configDir, url, env: asAccount(account) });
     expect(revoked.code, revoked.stderr).toBe(3);
     expect(readdirSync(configDir)).toEqual([]);
@@ -125,14 +144,22 @@ describe('promptloop with a service account (PROMPTLOOP_CLIENT_ID / PROMPTLOOP_C
     const file = path.join(newConfigDir(), 'support.json');
     writeFileSync(file, JSON.stringify(systemContent('You answer support questions, briefly.')));
     const revision = (await run(['drafts', 'get', prompt.id, '--json'])).revision;
-    const saved = (await run(['drafts', 'update', prompt.id, '--content', `@${file}`, '--revision', String(revision), '--json'])).revision;
+    const saved = (
+      await run(['drafts', 'update', prompt.id, '--content', `@${file}`, '--revision', String(revision), '--json'])
+    ).revision;
     const version = await run(['versions', 'save', prompt.id, '--draft-revision', String(saved), '--json']);
     expect(version).toMatchObject({ number: 2, createdBy: account.serviceAccount.id });
-    const gate = await runCli(['evals', 'start', prompt.id, '--version-id', version.id, '--scope', 'quick', '--wait', '--interval', '0.2'], { configDir, url, env });
+    const gate = await runCli(
+      ['evals', 'start', prompt.id, '--version-id', version.id, '--scope', 'quick', '--wait', '--interval', '0.2'],
+      { configDir, url, env },
+    );
     expect(gate.code, gate.stderr + gate.stdout).toBe(0);
     expect(gate.stdout).toContain('completed');
     // The person's draft was not touched: the service account has its own.
-    expect((await team.editor.call('GET', `/organizations/${team.org.id}/prompts/${prompt.id}/draft`)).body.content.messages[0].content).toBe('You answer support questions.');
+    expect(
+      (await team.editor.call('GET', `/organizations/${team.org.id}/prompts/${prompt.id}/draft`)).body.content
+        .messages[0].content,
+    ).toBe('You answer support questions.');
     expect(readdirSync(configDir)).toEqual([]);
   }, 90_000);
 });

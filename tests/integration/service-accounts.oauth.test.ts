@@ -9,7 +9,15 @@ import { getDb } from '@/db/client';
 import { serviceAccounts } from '@/db/schema';
 import { tokenRoute } from '@/server/oauth/endpoints';
 import { form, register } from '../helpers/oauth';
-import { basic, builtInTeam, http, newServiceAccount, startStack, tokenRequest, type Stack } from '../helpers/service-accounts';
+import {
+  basic,
+  builtInTeam,
+  http,
+  newServiceAccount,
+  startStack,
+  tokenRequest,
+  type Stack,
+} from '../helpers/service-accounts';
 import type { TestUser } from '../helpers/api';
 
 // The client_credentials grant at /oauth/token over real HTTP: form fields and HTTP Basic, the
@@ -46,7 +54,13 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     expect(reply.body).toMatchObject({ token_type: 'Bearer', scope: 'management', expires_in: 3600 });
     expect(decodeProtectedHeader(reply.body.access_token)).toMatchObject({ typ: 'at+jwt', alg: 'ES256' });
     const claims = decodeJwt(reply.body.access_token);
-    expect(claims).toMatchObject({ iss: url, sub: account.serviceAccount.id, aud: `${url}/api/v1`, client_id: account.serviceAccount.clientId, scope: 'management' });
+    expect(claims).toMatchObject({
+      iss: url,
+      sub: account.serviceAccount.id,
+      aud: `${url}/api/v1`,
+      client_id: account.serviceAccount.clientId,
+      scope: 'management',
+    });
     expect(claims.sub).toMatch(/^sac_/);
     expect(claims.client_id).toMatch(/^sa_/);
     expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
@@ -54,7 +68,13 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
 
     const me = await http(url, 'GET', '/me', { token: reply.body.access_token });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ id: account.serviceAccount.id, email: null, name: 'CI editor', defaultOrganizationId: org.id, kind: 'service_account' });
+    expect(me.body).toEqual({
+      id: account.serviceAccount.id,
+      email: null,
+      name: 'CI editor',
+      defaultOrganizationId: org.id,
+      kind: 'service_account',
+    });
   });
 
   it('HTTP Basic (RFC 6749 2.3.1, form-urlencoded then base64) → 200; scope=management and resource are accepted', async () => {
@@ -68,10 +88,18 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(decodeJwt(reply.body.access_token)).toMatchObject({ sub: account.serviceAccount.id, client_id: clientId });
     // The client_id may be repeated in the form when it is the same one.
-    const repeated = await tokenRequest(url, { grant_type: 'client_credentials', client_id: clientId }, { authorization: basic(clientId, account.clientSecret) });
+    const repeated = await tokenRequest(
+      url,
+      { grant_type: 'client_credentials', client_id: clientId },
+      { authorization: basic(clientId, account.clientSecret) },
+    );
     expect(repeated.status).toBe(200);
     // The scheme is case-insensitive.
-    const lower = await tokenRequest(url, { grant_type: 'client_credentials' }, { authorization: basic(clientId, account.clientSecret).replace('Basic', 'basic') });
+    const lower = await tokenRequest(
+      url,
+      { grant_type: 'client_credentials' },
+      { authorization: basic(clientId, account.clientSecret).replace('Basic', 'basic') },
+    );
     expect(lower.status).toBe(200);
   });
 
@@ -80,7 +108,11 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     const issuer = await Issuer.discover(`${url}/.well-known/oauth-authorization-server`);
     expect(issuer.metadata.token_endpoint).toBe(`${url}/oauth/token`);
     for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
-      const client = new issuer.Client({ client_id: account.serviceAccount.clientId, client_secret: account.clientSecret, token_endpoint_auth_method: method });
+      const client = new issuer.Client({
+        client_id: account.serviceAccount.clientId,
+        client_secret: account.clientSecret,
+        token_endpoint_auth_method: method,
+      });
       const tokens = await client.grant({ grant_type: 'client_credentials', scope: 'management' });
       expect(tokens.token_type?.toLowerCase()).toBe('bearer');
       expect(tokens.refresh_token).toBeUndefined();
@@ -107,11 +139,20 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
       expect(reply.body.error).toBe('invalid_client');
       expect(reply.headers.get('www-authenticate')).toBeNull();
     }
-    const wrongBasic = await tokenRequest(url, { grant_type: 'client_credentials' }, { authorization: basic(clientId, `pls_${'B'.repeat(43)}`) });
+    const wrongBasic = await tokenRequest(
+      url,
+      { grant_type: 'client_credentials' },
+      { authorization: basic(clientId, `pls_${'B'.repeat(43)}`) },
+    );
     expect(wrongBasic.status).toBe(401);
     expect(wrongBasic.body.error).toBe('invalid_client');
     expect(wrongBasic.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
-    for (const header of ['Basic', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(`${clientId}:%zz`).toString('base64')}`]) {
+    for (const header of [
+      'Basic',
+      'Basic !!!',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      `Basic ${Buffer.from(`${clientId}:%zz`).toString('base64')}`,
+    ]) {
       const malformed = await tokenRequest(url, { grant_type: 'client_credentials' }, { authorization: header });
       expect(malformed.status, header).toBe(401);
       expect(malformed.body.error).toBe('invalid_client');
@@ -148,9 +189,17 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     const account = await newServiceAccount(url, admin, org.id, 'viewer');
     const { clientId } = account.serviceAccount;
     const auth = { authorization: basic(clientId, account.clientSecret) };
-    const both = await tokenRequest(url, { grant_type: 'client_credentials', client_secret: account.clientSecret }, auth);
+    const both = await tokenRequest(
+      url,
+      { grant_type: 'client_credentials', client_secret: account.clientSecret },
+      auth,
+    );
     expect([both.status, both.body.error]).toEqual([400, 'invalid_request']);
-    const otherId = await tokenRequest(url, { grant_type: 'client_credentials', client_id: 'sa_11111111111111111111111111' }, auth);
+    const otherId = await tokenRequest(
+      url,
+      { grant_type: 'client_credentials', client_id: 'sa_11111111111111111111111111' },
+      auth,
+    );
     expect([otherId.status, otherId.body.error]).toEqual([400, 'invalid_request']);
     for (const scope of ['admin', 'management admin', '']) {
       const reply = await tokenRequest(url, grant(clientId, account.clientSecret, { scope }));
@@ -177,25 +226,40 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     expect(decodeJwt(mcpToken.body.access_token).aud).toBe(`${url}/mcp`);
     const refused = await http(url, 'GET', '/me', { token: mcpToken.body.access_token });
     expect(refused.status).toBe(401);
-    expect(refused.body.error.message).toContain(`issued for another resource; request a token with resource=${url}/api/v1`);
+    expect(refused.body.error.message).toContain(
+      `issued for another resource; request a token with resource=${url}/api/v1`,
+    );
     // The /api/v1 token is refused by /mcp.
     const apiToken = await tokenRequest(url, grant(clientId, account.clientSecret));
     const wrong = await fetch(`${url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiToken.body.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${apiToken.body.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(wrong.status).toBe(401);
     await wrong.body?.cancel();
 
     // The SDK discovers the resource metadata, asks /oauth/token with Basic and resource=/mcp.
-    const provider = new ClientCredentialsProvider({ clientId, clientSecret: account.clientSecret, scope: 'management', expectedIssuer: url });
+    const provider = new ClientCredentialsProvider({
+      clientId,
+      clientSecret: account.clientSecret,
+      scope: 'management',
+      expectedIssuer: url,
+    });
     const client = new Client({ name: 'ci-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider }));
     try {
       const result = await client.callTool({ name: 'get_profile', arguments: {} });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ id: account.serviceAccount.id, kind: 'service_account', defaultOrganizationId: org.id });
+      expect(result.structuredContent).toMatchObject({
+        id: account.serviceAccount.id,
+        kind: 'service_account',
+        defaultOrganizationId: org.id,
+      });
       expect(decodeJwt(provider.tokens()!.access_token).aud).toBe(`${url}/mcp`);
     } finally {
       await client.close();
@@ -206,7 +270,10 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
     const account = await newServiceAccount(url, admin, org.id, 'viewer');
     const { id } = account.serviceAccount;
     const db = await getDb();
-    const [afterToken] = await db.select({ lastUsedAt: serviceAccounts.lastUsedAt }).from(serviceAccounts).where(eq(serviceAccounts.id, id));
+    const [afterToken] = await db
+      .select({ lastUsedAt: serviceAccounts.lastUsedAt })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.id, id));
     expect(afterToken.lastUsedAt).toBeInstanceOf(Date);
     // Pretend the last use was an hour ago: the next call brings it up to date.
     await db
@@ -221,8 +288,12 @@ describe('POST /oauth/token grant_type=client_credentials', () => {
 
   it('the authorization server metadata lists the grant and the two client authentication methods', async () => {
     const metadata = await (await fetch(`${url}/.well-known/oauth-authorization-server`)).json();
-    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['none', 'client_secret_basic', 'client_secret_post']));
+    expect(metadata.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
+    );
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['none', 'client_secret_basic', 'client_secret_post']),
+    );
   });
 
   it('the token endpoint’s rate limit applies to client_credentials too (429 with Retry-After)', async () => {

@@ -27,16 +27,34 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 type Reply = { status: number; headers: IncomingHttpHeaders; body: any; reusedSocket: boolean };
 
-function post(options: { headers?: Record<string, string | number>; body?: string | Buffer; method?: string; agent?: Agent; target?: number }): Promise<Reply> {
+function post(options: {
+  headers?: Record<string, string | number>;
+  body?: string | Buffer;
+  method?: string;
+  agent?: Agent;
+  target?: number;
+}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: options.target ?? port, method: options.method ?? 'POST', path: '/api/v1/traces', headers: options.headers, agent: options.agent },
+      {
+        host: '127.0.0.1',
+        port: options.target ?? port,
+        method: options.method ?? 'POST',
+        path: '/api/v1/traces',
+        headers: options.headers,
+        agent: options.agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, reusedSocket: req.reusedSocket });
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: text ? JSON.parse(text) : null,
+            reusedSocket: req.reusedSocket,
+          });
         });
       },
     );
@@ -65,32 +83,42 @@ describe('POST /api/v1/traces over HTTP', () => {
 
   it('a chunked body that never ends gets 413 once it passes 1 MiB, and the connection is closed', async () => {
     const { secret, organizationId } = await newIngestion();
-    const outcome = await new Promise<{ status: number; sent: number; connection: string | undefined; body: any }>((resolve, reject) => {
-      let sent = 0;
-      let answered = false;
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', headers: json(secret) }, (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          req.destroy();
-          resolve({ status: res.statusCode!, sent, connection: res.headers.connection, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+    const outcome = await new Promise<{ status: number; sent: number; connection: string | undefined; body: any }>(
+      (resolve, reject) => {
+        let sent = 0;
+        let answered = false;
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', headers: json(secret) },
+          (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              req.destroy();
+              resolve({
+                status: res.statusCode!,
+                sent,
+                connection: res.headers.connection,
+                body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+              });
+            });
+          },
+        );
+        req.on('error', (error) => {
+          if (!answered) reject(error);
         });
-      });
-      req.on('error', (error) => {
-        if (!answered) reject(error);
-      });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      req.write('{"version":1,"events":[');
-      const pump = () => {
-        if (answered || req.destroyed) return;
-        sent += chunk.length;
-        // Never ends: without the limit the server would wait for more forever.
-        if (req.write(chunk)) setImmediate(pump);
-        else req.once('drain', pump);
-      };
-      pump();
-    });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        req.write('{"version":1,"events":[');
+        const pump = () => {
+          if (answered || req.destroyed) return;
+          sent += chunk.length;
+          // Never ends: without the limit the server would wait for more forever.
+          if (req.write(chunk)) setImmediate(pump);
+          else req.once('drain', pump);
+        };
+        pump();
+      },
+    );
     expect(outcome.status).toBe(413);
     expect(outcome.body.error.code).toBe('payload_too_large');
     expect(outcome.connection).toBe('close');
@@ -102,7 +130,13 @@ describe('POST /api/v1/traces over HTTP', () => {
     const { secret, organizationId } = await newIngestion();
     const body = JSON.stringify(batch(span(), span()));
     await new Promise<void>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', headers: { ...json(secret), 'content-length': body.length } });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/traces',
+        headers: { ...json(secret), 'content-length': body.length },
+      });
       req.on('error', () => resolve());
       req.write(body.slice(0, body.length / 2), () => setTimeout(() => req.destroy(), 50));
       req.on('close', () => resolve());
@@ -115,11 +149,20 @@ describe('POST /api/v1/traces over HTTP', () => {
   it('a declared Content-Length over 1 MiB is refused before any body is sent', async () => {
     const { secret } = await newIngestion();
     const reply = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/traces', headers: { ...json(secret), 'content-length': 5 * 1024 * 1024 } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-        req.destroy();
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/traces',
+          headers: { ...json(secret), 'content-length': 5 * 1024 * 1024 },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+          req.destroy();
+        },
+      );
       req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
       req.flushHeaders();
     });
@@ -129,8 +172,16 @@ describe('POST /api/v1/traces over HTTP', () => {
   it.each([
     ['text/plain', { 'content-type': 'text/plain' }, JSON.stringify(batch(span()))],
     ['missing content type', {}, JSON.stringify(batch(span()))],
-    ['gzip-compressed JSON', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify(batch(span())))],
-    ['deflate encoding', { 'content-type': 'application/json', 'content-encoding': 'deflate' }, JSON.stringify(batch(span()))],
+    [
+      'gzip-compressed JSON',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      gzipSync(JSON.stringify(batch(span()))),
+    ],
+    [
+      'deflate encoding',
+      { 'content-type': 'application/json', 'content-encoding': 'deflate' },
+      JSON.stringify(batch(span())),
+    ],
   ])('%s → 415', async (_label, headers, body) => {
     const { secret, organizationId } = await newIngestion();
     const reply = await post({ headers: { authorization: `Bearer ${secret}`, ...headers }, body });
@@ -141,7 +192,10 @@ describe('POST /api/v1/traces over HTTP', () => {
 
   it('application/json with a charset parameter is accepted', async () => {
     const { secret } = await newIngestion();
-    const reply = await post({ headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(batch(span())) });
+    const reply = await post({
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(batch(span())),
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -162,7 +216,10 @@ describe('POST /api/v1/traces over HTTP', () => {
       expect(reply.body.error.code).toBe('unauthorized');
       expect(reply.headers['www-authenticate']).toMatch(/^Bearer/);
     }
-    const anonymous = await post({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch(span())) });
+    const anonymous = await post({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch(span())),
+    });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toBe('Bearer');
   });

@@ -36,27 +36,51 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
     ['unknown kind', () => batch(span({ kind: 'llm' })), 'events.0.kind'],
     ['running with endedAt', () => batch(span({ endedAt: Date.now() })), 'events.0.endedAt'],
     ['finished without endedAt', () => batch(span({ status: 'success' })), 'events.0.endedAt'],
-    ['endedAt before startedAt', () => batch(span({ status: 'error', startedAt: 2000, endedAt: 1000 })), 'events.0.endedAt'],
+    [
+      'endedAt before startedAt',
+      () => batch(span({ status: 'error', startedAt: 2000, endedAt: 1000 })),
+      'events.0.endedAt',
+    ],
     ['root with a parent', () => batch(span({ parentSpanId: 'f'.repeat(16) })), 'events.0.parentSpanId'],
     ['child without a parent', () => batch(span({ rootSpanId: 'f'.repeat(16) })), 'events.0.parentSpanId'],
-    ['cost without an allowed source', () => batch(span({ costUsdNanos: 5, costSource: 'unavailable' })), 'events.0.costUsdNanos'],
+    [
+      'cost without an allowed source',
+      () => batch(span({ costUsdNanos: 5, costSource: 'unavailable' })),
+      'events.0.costUsdNanos',
+    ],
     ['contentJson that does not parse', () => batch(span({ contentJson: '{' })), 'events.0.contentJson'],
     ['metadataJson that is not an object', () => batch(span({ metadataJson: '[]' })), 'events.0.metadataJson'],
     [
       'metadataJson with 65 keys',
-      () => batch(span({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))) })),
+      () =>
+        batch(
+          span({
+            metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))),
+          }),
+        ),
       'events.0.metadataJson',
     ],
-    ['content nested 33 levels', () => batch(span({ contentJson: '['.repeat(33) + ']'.repeat(33) })), 'events.0.contentJson'],
-    ['five omitted entries', () => batch(span({ omitted: ['input', 'output', 'error', 'metadata', 'output'] })), 'events.0.omitted'],
+    [
+      'content nested 33 levels',
+      () => batch(span({ contentJson: '['.repeat(33) + ']'.repeat(33) })),
+      'events.0.contentJson',
+    ],
+    [
+      'five omitted entries',
+      () => batch(span({ omitted: ['input', 'output', 'error', 'metadata', 'output'] })),
+      'events.0.omitted',
+    ],
   ])('%s', async (_label, body, path) => {
     const { send, organizationId } = await newIngestion();
     // A valid event first: a bad event anywhere rejects the whole batch.
     const value = body() as { events?: unknown[] };
-    if (Array.isArray(value.events) && value.events.length > 0 && value.events.length < 50) value.events.unshift(span());
+    if (Array.isArray(value.events) && value.events.length > 0 && value.events.length < 50)
+      value.events.unshift(span());
     const result = await send(value);
     expectError(result, 400, 'invalid_request');
-    const paths = (result.body.error.details.issues as { path: string }[]).map((issue) => issue.path.replace(/^events\.1\./, 'events.0.'));
+    const paths = (result.body.error.details.issues as { path: string }[]).map((issue) =>
+      issue.path.replace(/^events\.1\./, 'events.0.'),
+    );
     expect(paths).toContain(path);
     expect(await storedSpans(organizationId)).toHaveLength(0);
   });
@@ -83,11 +107,19 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
 
   it('rejects a body that is not UTF-8', async () => {
     const { secret, organizationId } = await newIngestion();
-    const bytes = Buffer.concat([Buffer.from('{"version":1,"events":[{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"version":1,"events":[{"name":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}]}'),
+    ]);
     const response = await (
       await import('@/server/api/router')
     ).dispatch(
-      new Request('http://localhost:3999/api/v1/traces', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: bytes }),
+      new Request('http://localhost:3999/api/v1/traces', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: bytes,
+      }),
     );
     expect(response.status).toBe(400);
     expect(await storedSpans(organizationId)).toHaveLength(0);
@@ -133,7 +165,11 @@ describe('trace ingestion: credentials → 401 with WWW-Authenticate', () => {
   });
 
   it('authentication comes before validation: an invalid batch without a key is 401', async () => {
-    expectError(await call('POST', '/traces', { rawBody: '{', headers: { 'content-type': 'application/json' } }), 401, 'unauthorized');
+    expectError(
+      await call('POST', '/traces', { rawBody: '{', headers: { 'content-type': 'application/json' } }),
+      401,
+      'unauthorized',
+    );
   });
 });
 
@@ -147,7 +183,10 @@ describe('trace ingestion: media type, encoding and size', () => {
     ['br encoding', { 'content-type': 'application/json', 'content-encoding': 'br' }],
   ])('%s → 415', async (_label, headers) => {
     const { secret, organizationId } = await newIngestion();
-    const result = await call('POST', '/traces', { rawBody: JSON.stringify(batch(span())), headers: { authorization: `Bearer ${secret}`, ...headers } });
+    const result = await call('POST', '/traces', {
+      rawBody: JSON.stringify(batch(span())),
+      headers: { authorization: `Bearer ${secret}`, ...headers },
+    });
     expectError(result, 415, 'unsupported_media_type');
     expect(await storedSpans(organizationId)).toHaveLength(0);
   });
@@ -158,7 +197,10 @@ describe('trace ingestion: media type, encoding and size', () => {
     ['identity encoding', { 'content-type': 'application/json', 'content-encoding': 'identity' }],
   ])('%s is accepted', async (_label, headers) => {
     const { secret } = await newIngestion();
-    const result = await call('POST', '/traces', { rawBody: JSON.stringify(batch(span())), headers: { authorization: `Bearer ${secret}`, ...headers } });
+    const result = await call('POST', '/traces', {
+      rawBody: JSON.stringify(batch(span())),
+      headers: { authorization: `Bearer ${secret}`, ...headers },
+    });
     expect(result.status, JSON.stringify(result.body)).toBe(200);
   });
 
@@ -180,7 +222,11 @@ describe('trace ingestion: media type, encoding and size', () => {
 
   it('a declared Content-Length over 1 MiB → 413 before reading', async () => {
     const { send } = await newIngestion();
-    expectError(await send(JSON.stringify(batch(span())), { 'content-length': String(1024 * 1024 + 1) }), 413, 'payload_too_large');
+    expectError(
+      await send(JSON.stringify(batch(span())), { 'content-length': String(1024 * 1024 + 1) }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('other methods → 405 with Allow: POST', async () => {
@@ -220,7 +266,9 @@ describe('trace ingestion: read-only organization and clock', () => {
   it('startedAt more than five minutes ahead → 409 clock_ahead, nothing stored', async () => {
     const { send, organizationId } = await newIngestion();
     const root = span();
-    const result = await send(batch(root, child(root, { startedAt: Date.now() + 6 * 60 * 1000, endedAt: Date.now() + 7 * 60 * 1000 })));
+    const result = await send(
+      batch(root, child(root, { startedAt: Date.now() + 6 * 60 * 1000, endedAt: Date.now() + 7 * 60 * 1000 })),
+    );
     expectError(result, 409, 'invalid_state');
     expect(result.body.error.details).toMatchObject({ state: 'clock_ahead', path: 'events.1.startedAt' });
     expect(await storedSpans(organizationId)).toHaveLength(0);

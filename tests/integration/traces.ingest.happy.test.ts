@@ -16,7 +16,14 @@ describe('trace ingestion: accepted batches', () => {
     expect(result.headers.get('x-request-id')).toMatch(/^req_/);
     const rows = await storedSpans(organizationId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ traceId: root.traceId, spanId: root.spanId, rootSpanId: root.spanId, parentSpanId: null, status: 'running', endedAt: null });
+    expect(rows[0]).toMatchObject({
+      traceId: root.traceId,
+      spanId: root.spanId,
+      rootSpanId: root.spanId,
+      parentSpanId: null,
+      status: 'running',
+      endedAt: null,
+    });
   });
 
   it('stores a whole tree of every kind in one batch of 50', async () => {
@@ -24,7 +31,11 @@ describe('trace ingestion: accepted batches', () => {
     const root = span({ kind: 'execution' });
     const kinds = ['model', 'attempt', 'tool', 'retrieval', 'custom'];
     const children = Array.from({ length: 49 }, (_, i) =>
-      child(root, { kind: kinds[i % kinds.length], status: ['success', 'error', 'cancelled', 'running'][i % 4], ...(i % 4 === 3 ? { endedAt: undefined } : {}) }),
+      child(root, {
+        kind: kinds[i % kinds.length],
+        status: ['success', 'error', 'cancelled', 'running'][i % 4],
+        ...(i % 4 === 3 ? { endedAt: undefined } : {}),
+      }),
     );
     const result = await send(batch(root, ...children));
     expect(result.body).toEqual({ accepted: 50 });
@@ -46,7 +57,13 @@ describe('trace ingestion: accepted batches', () => {
   it('counts every event, including repeats of one span', async () => {
     const { send } = await newIngestion();
     const root = span();
-    expect((await send(batch(root, { ...root, revision: 1 }, { ...root, revision: 2, status: 'success', endedAt: Date.now() }))).body).toEqual({ accepted: 3 });
+    expect(
+      (
+        await send(
+          batch(root, { ...root, revision: 1 }, { ...root, revision: 2, status: 'success', endedAt: Date.now() }),
+        )
+      ).body,
+    ).toEqual({ accepted: 3 });
   });
 
   it('keeps content and metadata JSON text exactly as sent', async () => {
@@ -62,10 +79,30 @@ describe('trace ingestion: accepted batches', () => {
   it('is described in the OpenAPI document with the ingestion key and every status of the spec', () => {
     const operation = (openApiDocument() as any).paths['/api/v1/traces'].post;
     expect(operation.security).toEqual([{ IngestionKey: [] }]);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '429', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '429',
+      '503',
+    ]);
     const body = operation.requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.events).toMatchObject({ minItems: 1, maxItems: 50 });
-    expect(body.properties.events.items.required).toEqual(['traceId', 'spanId', 'rootSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt']);
+    expect(body.properties.events.items.required).toEqual([
+      'traceId',
+      'spanId',
+      'rootSpanId',
+      'revision',
+      'name',
+      'service',
+      'kind',
+      'status',
+      'startedAt',
+    ]);
   });
 });

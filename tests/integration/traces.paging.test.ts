@@ -22,7 +22,17 @@ async function bigTrace(organizationId: string, count: number) {
   const root = hex(8);
   const t0 = Date.now() - 3_600_000;
   const events: SpanSnapshot[] = [
-    { traceId, spanId: root, rootSpanId: root, revision: 0, name: 'root', service: 'api', kind: 'execution', status: 'running', startedAt: t0 } as SpanSnapshot,
+    {
+      traceId,
+      spanId: root,
+      rootSpanId: root,
+      revision: 0,
+      name: 'root',
+      service: 'api',
+      kind: 'execution',
+      status: 'running',
+      startedAt: t0,
+    } as SpanSnapshot,
   ];
   for (let i = 1; i < count; i++) {
     events.push({
@@ -40,8 +50,11 @@ async function bigTrace(organizationId: string, count: number) {
     } as SpanSnapshot);
   }
   const db = await getDb();
-  for (let i = 0; i < events.length; i += 50) await storeBatch(db, keyId, { version: 1, events: events.slice(i, i + 50) } as TraceBatch);
-  const order = events.map((e) => [e.startedAt, e.spanId] as const).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+  for (let i = 0; i < events.length; i += 50)
+    await storeBatch(db, keyId, { version: 1, events: events.slice(i, i + 50) } as TraceBatch);
+  const order = events
+    .map((e) => [e.startedAt, e.spanId] as const)
+    .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
   return { traceId, expected: order.map(([, spanId]) => spanId) };
 }
 
@@ -54,7 +67,9 @@ describe('trace paging', () => {
     const sizes: number[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`, { query: cursor ? `cursor=${cursor}` : undefined });
+      const page: any = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`, {
+        query: cursor ? `cursor=${cursor}` : undefined,
+      });
       expect(page.status, JSON.stringify(page.body).slice(0, 300)).toBe(200);
       expect(page.body).toMatchObject({ traceId, spanCount: 2500 });
       sizes.push(page.body.spans.length);
@@ -64,7 +79,9 @@ describe('trace paging', () => {
     expect(sizes).toEqual([1000, 1000, 500]);
     expect(rest).toEqual(expected);
 
-    const caller = createCaller(await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }));
+    const caller = createCaller(
+      await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }),
+    );
     const viaTrpc: string[] = [];
     let next: string | null | undefined;
     do {
@@ -97,10 +114,14 @@ describe('trace paging', () => {
   ])('a cursor that is %s → 400 invalid_request (REST and tRPC)', async (_label, cursor) => {
     const { org, viewer } = await newTeam();
     const { traceId } = await bigTrace(org.id, 2);
-    const result = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`, { query: `cursor=${encodeURIComponent(cursor)}` });
+    const result = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`, {
+      query: `cursor=${encodeURIComponent(cursor)}`,
+    });
     expect(result.status, JSON.stringify(result.body)).toBe(400);
     expect(result.body.error.code).toBe('invalid_request');
-    const caller = createCaller(await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }));
+    const caller = createCaller(
+      await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }),
+    );
     const error = await caller.traces.get({ organizationId: org.id, traceId, cursor }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TRPCError);
     expect((error as TRPCError).code).toBe('BAD_REQUEST');
@@ -111,7 +132,9 @@ describe('trace paging', () => {
     const { traceId } = await bigTrace(org.id, 2);
     const unknown = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`, { query: 'limit=5' });
     expect(unknown.status).toBe(400);
-    const missing = await viewer.call('GET', `/organizations/${org.id}/traces/${hex(16)}`, { query: `cursor=${cursorOf([1, 'a'])}` });
+    const missing = await viewer.call('GET', `/organizations/${org.id}/traces/${hex(16)}`, {
+      query: `cursor=${cursorOf([1, 'a'])}`,
+    });
     expect(missing.status).toBe(404);
   });
 });

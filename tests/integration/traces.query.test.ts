@@ -39,11 +39,23 @@ async function insertSpans(organizationId: string, rows: Partial<SpanInsert>[]) 
   const db = await getDb();
   await db.insert(spans).values(values);
   const traceIds = [...new Set(values.map((value) => value.traceId))];
-  await db.execute(sql`select recompute_trace_summaries(${organizationId}, string_to_array(${traceIds.join(',')}, ','))`);
+  await db.execute(
+    sql`select recompute_trace_summaries(${organizationId}, string_to_array(${traceIds.join(',')}, ','))`,
+  );
 }
 
 // A root with two children (one model call) in one trace.
-async function insertTrace(organizationId: string, options: { startedAt?: number; service?: string; status?: string; sessionId?: string; endUserId?: string; name?: string } = {}) {
+async function insertTrace(
+  organizationId: string,
+  options: {
+    startedAt?: number;
+    service?: string;
+    status?: string;
+    sessionId?: string;
+    endUserId?: string;
+    name?: string;
+  } = {},
+) {
   const traceId = hex(16);
   const root = hex(8);
   const start = options.startedAt ?? t0;
@@ -78,7 +90,18 @@ async function insertTrace(organizationId: string, options: { startedAt?: number
       provider: 'openai',
       model: 'gpt-x',
     },
-    { traceId, spanId: hex(8), rootSpanId: root, parentSpanId: root, name: 'lookup', kind: 'tool', status: 'success', startedAt: start + 50, endedAt: start + 80, inputTokens: 5 },
+    {
+      traceId,
+      spanId: hex(8),
+      rootSpanId: root,
+      parentSpanId: root,
+      name: 'lookup',
+      kind: 'tool',
+      status: 'success',
+      startedAt: start + 50,
+      endedAt: start + 80,
+      inputTokens: 5,
+    },
   ]);
   return { traceId, rootSpanId: root };
 }
@@ -122,8 +145,25 @@ describe('trace list', () => {
     const traceId = hex(16);
     const root = hex(8);
     await insertSpans(org.id, [
-      { traceId, rootSpanId: root, parentSpanId: root, name: 'second', startedAt: t0 + 20, status: 'running', endedAt: null },
-      { traceId, rootSpanId: root, parentSpanId: root, name: 'first', service: 'worker', startedAt: t0 + 10, endedAt: t0 + 15, sessionId: 's-child' },
+      {
+        traceId,
+        rootSpanId: root,
+        parentSpanId: root,
+        name: 'second',
+        startedAt: t0 + 20,
+        status: 'running',
+        endedAt: null,
+      },
+      {
+        traceId,
+        rootSpanId: root,
+        parentSpanId: root,
+        name: 'first',
+        service: 'worker',
+        startedAt: t0 + 10,
+        endedAt: t0 + 15,
+        sessionId: 's-child',
+      },
     ]);
     const [item] = (await admin.call('GET', `/organizations/${org.id}/traces`)).body.items;
     expect(item).toMatchObject({
@@ -159,7 +199,9 @@ describe('trace list', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await admin.call('GET', `/organizations/${org.id}/traces`, { query: `limit=2${cursor ? `&cursor=${cursor}` : ''}` });
+      const page: any = await admin.call('GET', `/organizations/${org.id}/traces`, {
+        query: `limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      });
       expect(page.status).toBe(200);
       seen.push(...page.body.items.map((t: any) => t.traceId));
       cursor = page.body.nextCursor;
@@ -178,7 +220,9 @@ describe('trace list', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: any = await admin.call('GET', `/organizations/${org.id}/traces`, { query: `limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}` });
+        const page: any = await admin.call('GET', `/organizations/${org.id}/traces`, {
+          query: `limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`,
+        });
         expect(page.status, JSON.stringify(page.body)).toBe(200);
         seen.push(...page.body.items.map((t: any) => t.traceId));
         cursor = page.body.nextCursor;
@@ -191,11 +235,34 @@ describe('trace list', () => {
 
   it('filters by service, status, kind, time range, session and end user', async () => {
     const { org, admin } = await newTeam();
-    const a = await insertTrace(org.id, { service: 'api', status: 'success', startedAt: t0, sessionId: 's1', endUserId: 'u1' });
-    const b = await insertTrace(org.id, { service: 'worker', status: 'error', startedAt: t0 + 5000, sessionId: 's2', endUserId: 'u2' });
+    const a = await insertTrace(org.id, {
+      service: 'api',
+      status: 'success',
+      startedAt: t0,
+      sessionId: 's1',
+      endUserId: 'u1',
+    });
+    const b = await insertTrace(org.id, {
+      service: 'worker',
+      status: 'error',
+      startedAt: t0 + 5000,
+      sessionId: 's2',
+      endUserId: 'u2',
+    });
     const cTrace = hex(16);
     const cRoot = hex(8);
-    await insertSpans(org.id, [{ traceId: cTrace, spanId: cRoot, rootSpanId: cRoot, service: 'api', kind: 'retrieval', status: 'running', endedAt: null, startedAt: t0 + 10_000 }]);
+    await insertSpans(org.id, [
+      {
+        traceId: cTrace,
+        spanId: cRoot,
+        rootSpanId: cRoot,
+        service: 'api',
+        kind: 'retrieval',
+        status: 'running',
+        endedAt: null,
+        startedAt: t0 + 10_000,
+      },
+    ]);
     const ids = async (query: string) => {
       const result = await admin.call('GET', `/organizations/${org.id}/traces`, { query });
       expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -284,7 +351,16 @@ describe('get trace', () => {
         metadataJson: '{"region":"eu"}',
         omitted: ['output'],
       },
-      { traceId, spanId: root, rootSpanId: root, name: 'root', kind: 'execution', status: 'running', startedAt: t0, endedAt: null },
+      {
+        traceId,
+        spanId: root,
+        rootSpanId: root,
+        name: 'root',
+        kind: 'execution',
+        status: 'running',
+        startedAt: t0,
+        endedAt: null,
+      },
     ]);
     const result = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
     expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -318,7 +394,13 @@ describe('get trace', () => {
       application: 'checkout',
       environment: 'production',
     });
-    expect(result.body.spans[0]).toMatchObject({ parentSpanId: null, endedAt: null, status: 'running', omitted: [], costSource: null });
+    expect(result.body.spans[0]).toMatchObject({
+      parentSpanId: null,
+      endedAt: null,
+      status: 'running',
+      omitted: [],
+      costSource: null,
+    });
   });
 
   it('unknown, malformed and other organizations’ trace ids → 404', async () => {
@@ -336,7 +418,9 @@ describe('get trace', () => {
   it('is served over tRPC to the dashboard with the same shape', async () => {
     const { org, viewer } = await newTeam();
     const { traceId } = await insertTrace(org.id);
-    const caller = createCaller(await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }));
+    const caller = createCaller(
+      await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }),
+    );
     const list = await caller.traces.list({ organizationId: org.id, limit: 10, kind: 'model' });
     expect(list.items.map((t) => t.traceId)).toEqual([traceId]);
     const trace = await caller.traces.get({ organizationId: org.id, traceId });
@@ -363,9 +447,15 @@ describe('a span’s prompt version', () => {
     expect(await asViewer.traces.promptVersion({ organizationId: org.id, versionId: 'v1.2-from-my-app' })).toBeNull();
     // Outsiders learn nothing; malformed input is a 400.
     const outsider = await caller((await newUser()).id);
-    expect((await rejection(outsider.traces.promptVersion({ organizationId: org.id, versionId: versions.ids[0] }))).code).toBe('NOT_FOUND');
-    expect((await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: '' }))).code).toBe('BAD_REQUEST');
-    expect((await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: 'x'.repeat(101) }))).code).toBe('BAD_REQUEST');
+    expect(
+      (await rejection(outsider.traces.promptVersion({ organizationId: org.id, versionId: versions.ids[0] }))).code,
+    ).toBe('NOT_FOUND');
+    expect((await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: '' }))).code).toBe(
+      'BAD_REQUEST',
+    );
+    expect(
+      (await rejection(asViewer.traces.promptVersion({ organizationId: org.id, versionId: 'x'.repeat(101) }))).code,
+    ).toBe('BAD_REQUEST');
   });
 
   it('links to the versions page comparing that version with the one before', () => {
@@ -377,7 +467,9 @@ describe('a span’s prompt version', () => {
 describe('traces sent through the ingestion endpoint', () => {
   it('a batch posted with a key created over the API lists with the key’s application and environment', async () => {
     const { org, admin, viewer } = await newTeam();
-    const created = await admin.call('POST', `/organizations/${org.id}/ingestion-keys`, { body: { name: 'k', application: 'shop', environment: 'staging' } });
+    const created = await admin.call('POST', `/organizations/${org.id}/ingestion-keys`, {
+      body: { name: 'k', application: 'shop', environment: 'staging' },
+    });
     const traceId = hex(16);
     const root = hex(8);
     const now = Date.now();
@@ -386,7 +478,18 @@ describe('traces sent through the ingestion endpoint', () => {
       body: {
         version: 1,
         events: [
-          { traceId, spanId: root, rootSpanId: root, revision: 0, name: 'checkout', service: 'shop-api', kind: 'execution', status: 'success', startedAt: now - 500, endedAt: now },
+          {
+            traceId,
+            spanId: root,
+            rootSpanId: root,
+            revision: 0,
+            name: 'checkout',
+            service: 'shop-api',
+            kind: 'execution',
+            status: 'success',
+            startedAt: now - 500,
+            endedAt: now,
+          },
           {
             traceId,
             spanId: hex(8),
@@ -410,7 +513,16 @@ describe('traces sent through the ingestion endpoint', () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const list = await viewer.call('GET', `/organizations/${org.id}/traces`, { query: 'kind=model' });
     expect(list.body.items).toEqual([
-      expect.objectContaining({ traceId, rootSpanId: root, name: 'checkout', durationMs: 500, spanCount: 2, inputTokens: 7, outputTokens: 3, costUsdNanos: 900 }),
+      expect.objectContaining({
+        traceId,
+        rootSpanId: root,
+        name: 'checkout',
+        durationMs: 500,
+        spanCount: 2,
+        inputTokens: 7,
+        outputTokens: 3,
+        costUsdNanos: 900,
+      }),
     ]);
     const trace = await viewer.call('GET', `/organizations/${org.id}/traces/${traceId}`);
     expect(trace.body.spans.map((s: any) => [s.application, s.environment])).toEqual([

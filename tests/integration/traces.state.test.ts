@@ -29,7 +29,13 @@ describe('span state: revisions', () => {
     const done = finished(root, 1, { metadataJson: '{"step":2}', inputTokens: 10 });
     expect((await send(batch(done))).body).toEqual({ accepted: 1 });
     const row = await storedSpan(organizationId, root.spanId as string);
-    expect(row).toMatchObject({ revision: 1, status: 'success', endedAt: done.endedAt, metadataJson: '{"step":2}', inputTokens: 10 });
+    expect(row).toMatchObject({
+      revision: 1,
+      status: 'success',
+      endedAt: done.endedAt,
+      metadataJson: '{"step":2}',
+      inputTokens: 10,
+    });
   });
 
   it('an identical retry is acknowledged and changes nothing', async () => {
@@ -50,7 +56,12 @@ describe('span state: revisions', () => {
     await send(batch(root));
     const result = await send(batch({ ...root, name: 'changed' }));
     expectConflict(result, 'revision_conflict');
-    expect(result.body.error.details).toMatchObject({ path: 'events.0', spanId: root.spanId, traceId: root.traceId, storedRevision: 0 });
+    expect(result.body.error.details).toMatchObject({
+      path: 'events.0',
+      spanId: root.spanId,
+      traceId: root.traceId,
+      storedRevision: 0,
+    });
     expect((await storedSpan(organizationId, root.spanId as string)).name).toBe('original');
   });
 
@@ -61,7 +72,11 @@ describe('span state: revisions', () => {
     const older = await send(batch({ ...root, revision: 1, name: 'stale' }));
     expect(older.status).toBe(200);
     expect(older.body).toEqual({ accepted: 1 });
-    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 3, name: root.name, status: 'success' });
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({
+      revision: 3,
+      name: root.name,
+      status: 'success',
+    });
   });
 
   it('children may arrive before their root', async () => {
@@ -147,9 +162,16 @@ describe('span state: revisions', () => {
     const root = span();
     await send(batch(root));
     const { call } = await import('../helpers/api');
-    const result = await call('POST', '/traces', { body: batch(finished(root, 1)), headers: { authorization: `Bearer ${other.secret}` } });
+    const result = await call('POST', '/traces', {
+      body: batch(finished(root, 1)),
+      headers: { authorization: `Bearer ${other.secret}` },
+    });
     expect(result.status).toBe(200);
-    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 1, application: 'worker', ingestionKeyId: other.keyId });
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({
+      revision: 1,
+      application: 'worker',
+      ingestionKeyId: other.keyId,
+    });
   });
 });
 
@@ -168,7 +190,11 @@ describe('span state: identity and reopening → 409, nothing stored', () => {
     const result = await send(batch(bystander, change(first)));
     expectConflict(result, 'identity_changed');
     expect(result.body.error.details.path).toBe('events.1');
-    expect(await storedSpan(organizationId, first.spanId as string)).toMatchObject({ revision: 0, traceId: root.traceId, parentSpanId: root.spanId });
+    expect(await storedSpan(organizationId, first.spanId as string)).toMatchObject({
+      revision: 0,
+      traceId: root.traceId,
+      parentSpanId: root.spanId,
+    });
     expect(await storedSpan(organizationId, bystander.spanId as string)).toBeUndefined();
   });
 
@@ -219,7 +245,11 @@ describe('span state: several events for one span in one batch', () => {
     const root = span();
     const result = await send(batch(finished(root, 2), { ...root, revision: 1, name: 'middle' }, root));
     expect(result.body).toEqual({ accepted: 3 });
-    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 2, status: 'success', name: root.name });
+    expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({
+      revision: 2,
+      status: 'success',
+      name: root.name,
+    });
   });
 
   it('an identical event twice in a batch is fine', async () => {
@@ -230,8 +260,16 @@ describe('span state: several events for one span in one batch', () => {
   });
 
   it.each([
-    ['same revision with different content', (root: Record<string, unknown>) => [root, { ...root, name: 'other' }], 'revision_conflict'],
-    ['running after finished', (root: Record<string, unknown>) => [finished(root, 1), { ...root, revision: 2 }], 'reopened'],
+    [
+      'same revision with different content',
+      (root: Record<string, unknown>) => [root, { ...root, name: 'other' }],
+      'revision_conflict',
+    ],
+    [
+      'running after finished',
+      (root: Record<string, unknown>) => [finished(root, 1), { ...root, revision: 2 }],
+      'reopened',
+    ],
     [
       'a changed parent',
       (root: Record<string, unknown>) => {
@@ -268,7 +306,11 @@ describe('span state: concurrent batches', () => {
     const { send, organizationId } = await newIngestion();
     const root = span();
     const revisions = Array.from({ length: 12 }, (_, i) => i);
-    const results = await Promise.all(revisions.map((revision) => send(batch(revision === 11 ? finished(root, 11) : { ...root, revision, name: `rev ${revision}` }))));
+    const results = await Promise.all(
+      revisions.map((revision) =>
+        send(batch(revision === 11 ? finished(root, 11) : { ...root, revision, name: `rev ${revision}` })),
+      ),
+    );
     for (const result of results) expect(result.status, JSON.stringify(result.body)).toBe(200);
     expect(await storedSpan(organizationId, root.spanId as string)).toMatchObject({ revision: 11, status: 'success' });
   });
@@ -292,7 +334,10 @@ describe('span state: concurrent batches', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const { send, organizationId } = await newIngestion();
       const root = span();
-      const [a, b] = await Promise.all([send(batch({ ...root, name: 'writer a' })), send(batch({ ...root, name: 'writer b' }))]);
+      const [a, b] = await Promise.all([
+        send(batch({ ...root, name: 'writer a' })),
+        send(batch({ ...root, name: 'writer b' })),
+      ]);
       const statuses = [a.status, b.status].sort();
       expect(statuses).toEqual([200, 409]);
       const loser = a.status === 409 ? a : b;
@@ -309,7 +354,8 @@ describe('span state: concurrent batches', () => {
       const roots = [first, ...Array.from({ length: 5 }, () => span({ traceId: first.traceId }))];
       const results = await Promise.all(roots.map((root) => send(batch(root, child(root)))));
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
-      for (const lost of results.filter((r) => r.status === 409)) expect(lost.body.error.details.state).toBe('identity_changed');
+      for (const lost of results.filter((r) => r.status === 409))
+        expect(lost.body.error.details.state).toBe('identity_changed');
       expect(new Set((await storedSpans(organizationId)).map((row) => row.rootSpanId)).size).toBe(1);
     }
   });

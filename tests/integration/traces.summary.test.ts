@@ -23,7 +23,8 @@ function expectedSummaries(rows: SpanRow[]): Summary[] {
   const byTrace = new Map<string, SpanRow[]>();
   for (const row of rows) byTrace.set(row.traceId, [...(byTrace.get(row.traceId) ?? []), row]);
   const minOf = (values: (string | null)[]) => values.filter((v): v is string => v !== null).sort()[0] ?? null;
-  const sumOf = (values: (number | null)[]) => (values.some((v) => v !== null) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : null);
+  const sumOf = (values: (number | null)[]) =>
+    values.some((v) => v !== null) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : null;
   return [...byTrace.entries()]
     .map(([traceId, group]): Summary => {
       const ordered = [...group].sort((a, b) => a.startedAt - b.startedAt || (a.spanId < b.spanId ? -1 : 1));
@@ -62,8 +63,14 @@ function expectedSummaries(rows: SpanRow[]): Summary[] {
 async function expectSummariesMatch(organizationId: string) {
   const db = await getDb();
   const rows = await db.select().from(spans).where(eq(spans.organizationId, organizationId));
-  const stored = await db.select().from(traces).where(eq(traces.organizationId, organizationId)).orderBy(traces.traceId);
-  expect(stored.map((s) => ({ ...s, inputTokens: s.inputTokens === null ? null : Number(s.inputTokens) }))).toEqual(expectedSummaries(rows));
+  const stored = await db
+    .select()
+    .from(traces)
+    .where(eq(traces.organizationId, organizationId))
+    .orderBy(traces.traceId);
+  expect(stored.map((s) => ({ ...s, inputTokens: s.inputTokens === null ? null : Number(s.inputTokens) }))).toEqual(
+    expectedSummaries(rows),
+  );
 }
 
 async function newOrgWithKey() {
@@ -102,7 +109,11 @@ const eventArb = fc.record({
 });
 type GeneratedEvent = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
 
-function toSnapshot(ids: { traceIds: string[]; spanIds: string[][] }, e: GeneratedEvent, position: number): SpanSnapshot {
+function toSnapshot(
+  ids: { traceIds: string[]; spanIds: string[][] },
+  e: GeneratedEvent,
+  position: number,
+): SpanSnapshot {
   const traceId = ids.traceIds[e.trace];
   // The third trace never gets its root: its head is always its earliest span.
   const slot = e.trace === 2 && e.slot === 0 ? 1 : e.slot;
@@ -132,7 +143,9 @@ function toSnapshot(ids: { traceIds: string[]; spanIds: string[][] }, e: Generat
     ...(e.status === 'running' ? {} : { endedAt: startedAt + e.length * 10 }),
     ...(v.sessionId ? { sessionId: v.sessionId } : {}),
     ...(v.endUserId ? { endUserId: v.endUserId } : {}),
-    ...(v.inputTokens === undefined ? {} : { inputTokens: v.inputTokens + (e.vary ? 0 : Math.max(0, e.revisionOffset + position)) }),
+    ...(v.inputTokens === undefined
+      ? {}
+      : { inputTokens: v.inputTokens + (e.vary ? 0 : Math.max(0, e.revisionOffset + position)) }),
     ...(v.outputTokens === undefined ? {} : { outputTokens: v.outputTokens }),
     ...(v.costUsdNanos === undefined ? {} : { costUsdNanos: v.costUsdNanos, costSource: 'provider_reported' }),
   } as SpanSnapshot;
@@ -152,19 +165,25 @@ describe('trace summaries', () => {
   it('equal a from-scratch aggregate of the spans after any sequence of batches', async () => {
     let accepted = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(eventArb, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 10 }), async (batches) => {
-        const { organizationId, keyId } = await newOrgWithKey();
-        const ids = { traceIds: [hex(16), hex(16), hex(16)], spanIds: [0, 1, 2].map(() => [hex(8), hex(8), hex(8), hex(8)]) };
-        for (const [position, events] of batches.entries())
-          if (
-            await send(
-              keyId,
-              events.map((e) => toSnapshot(ids, e, position)),
+      fc.asyncProperty(
+        fc.array(fc.array(eventArb, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 10 }),
+        async (batches) => {
+          const { organizationId, keyId } = await newOrgWithKey();
+          const ids = {
+            traceIds: [hex(16), hex(16), hex(16)],
+            spanIds: [0, 1, 2].map(() => [hex(8), hex(8), hex(8), hex(8)]),
+          };
+          for (const [position, events] of batches.entries())
+            if (
+              await send(
+                keyId,
+                events.map((e) => toSnapshot(ids, e, position)),
+              )
             )
-          )
-            accepted++;
-        await expectSummariesMatch(organizationId);
-      }),
+              accepted++;
+          await expectSummariesMatch(organizationId);
+        },
+      ),
       { numRuns: 100 },
     );
     // The generator must mostly produce valid batches, or the property says little.
@@ -179,22 +198,61 @@ describe('trace summaries', () => {
     const at = (ms: number) => t0 + ms;
     expect(
       await send(keyId, [
-        { ...base, spanId: a, revision: 0, kind: 'model', status: 'running', startedAt: at(10), sessionId: 's1', inputTokens: 5 },
-        { ...base, spanId: b, revision: 0, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(90), sessionId: 's2' },
+        {
+          ...base,
+          spanId: a,
+          revision: 0,
+          kind: 'model',
+          status: 'running',
+          startedAt: at(10),
+          sessionId: 's1',
+          inputTokens: 5,
+        },
+        {
+          ...base,
+          spanId: b,
+          revision: 0,
+          kind: 'tool',
+          status: 'success',
+          startedAt: at(20),
+          endedAt: at(90),
+          sessionId: 's2',
+        },
       ] as SpanSnapshot[]),
     ).toBe(true);
     await expectSummariesMatch(organizationId);
     // The head (no root yet) is updated in place: same start, new status.
     expect(
       await send(keyId, [
-        { ...base, spanId: a, revision: 1, kind: 'model', status: 'error', startedAt: at(10), endedAt: at(12), sessionId: 's1', inputTokens: 5 },
+        {
+          ...base,
+          spanId: a,
+          revision: 1,
+          kind: 'model',
+          status: 'error',
+          startedAt: at(10),
+          endedAt: at(12),
+          sessionId: 's1',
+          inputTokens: 5,
+        },
       ] as SpanSnapshot[]),
     ).toBe(true);
     await expectSummariesMatch(organizationId);
     // The earliest span (the head while the root is missing) starts later, changes kind and session and loses its tokens.
-    expect(await send(keyId, [{ ...base, spanId: a, revision: 2, kind: 'custom', status: 'success', startedAt: at(30), endedAt: at(40), sessionId: 's3' }] as SpanSnapshot[])).toBe(
-      true,
-    );
+    expect(
+      await send(keyId, [
+        {
+          ...base,
+          spanId: a,
+          revision: 2,
+          kind: 'custom',
+          status: 'success',
+          startedAt: at(30),
+          endedAt: at(40),
+          sessionId: 's3',
+        },
+      ] as SpanSnapshot[]),
+    ).toBe(true);
     await expectSummariesMatch(organizationId);
     const [summary] = await (await getDb()).select().from(traces).where(eq(traces.traceId, traceId));
     expect(summary).toMatchObject({
@@ -207,17 +265,47 @@ describe('trace summaries', () => {
       maxEndedAt: at(90),
     });
     // A finished span ends earlier; then the root arrives late and becomes the head.
-    expect(await send(keyId, [{ ...base, spanId: b, revision: 1, kind: 'tool', status: 'success', startedAt: at(20), endedAt: at(25), sessionId: 's2' }] as SpanSnapshot[])).toBe(
-      true,
-    );
     expect(
       await send(keyId, [
-        { traceId, spanId: root, rootSpanId: root, service: 'web', name: 'root', revision: 0, kind: 'execution', status: 'running', startedAt: at(50) },
+        {
+          ...base,
+          spanId: b,
+          revision: 1,
+          kind: 'tool',
+          status: 'success',
+          startedAt: at(20),
+          endedAt: at(25),
+          sessionId: 's2',
+        },
+      ] as SpanSnapshot[]),
+    ).toBe(true);
+    expect(
+      await send(keyId, [
+        {
+          traceId,
+          spanId: root,
+          rootSpanId: root,
+          service: 'web',
+          name: 'root',
+          revision: 0,
+          kind: 'execution',
+          status: 'running',
+          startedAt: at(50),
+        },
       ] as SpanSnapshot[]),
     ).toBe(true);
     await expectSummariesMatch(organizationId);
     const [late] = await (await getDb()).select().from(traces).where(eq(traces.traceId, traceId));
-    expect(late).toMatchObject({ headSpanId: root, name: 'root', service: 'web', status: 'running', sessionId: 's2', startedAt: at(20), runningCount: 1, spanCount: 3 });
+    expect(late).toMatchObject({
+      headSpanId: root,
+      name: 'root',
+      service: 'web',
+      status: 'running',
+      sessionId: 's2',
+      startedAt: at(20),
+      runningCount: 1,
+      spanCount: 3,
+    });
   });
 
   it('stay exact under concurrent batches of one trace', async () => {
@@ -262,6 +350,12 @@ describe('trace summaries', () => {
     expect(results.every(Boolean)).toBe(true);
     await expectSummariesMatch(organizationId);
     const [summary] = await (await getDb()).select().from(traces).where(eq(traces.traceId, traceId));
-    expect(summary).toMatchObject({ spanCount: 61, runningCount: 0, headSpanId: root, startedAt: t0, maxEndedAt: t0 + 500 });
+    expect(summary).toMatchObject({
+      spanCount: 61,
+      runningCount: 0,
+      headSpanId: root,
+      startedAt: t0,
+      maxEndedAt: t0 + 500,
+    });
   }, 60_000);
 });

@@ -21,7 +21,9 @@ describe('dashboard procedures (tRPC)', () => {
 
     const address = email();
     await anonymous.account.signUp({ email: address, password: 'river-stone-42' });
-    const taken = await rejection(anonymous.account.signUp({ email: address.toUpperCase(), password: 'river-stone-42' }));
+    const taken = await rejection(
+      anonymous.account.signUp({ email: address.toUpperCase(), password: 'river-stone-42' }),
+    );
     expect(taken.code).toBe('CONFLICT');
     expect(taken.cause.code).toBe('email_taken');
     expect(taken.cause.details.issues).toEqual([{ path: 'email', message: expect.any(String) }]);
@@ -30,7 +32,9 @@ describe('dashboard procedures (tRPC)', () => {
   it('sign in answers an unknown email and a wrong password alike; emails are case-insensitive', async () => {
     const { profile } = await signedUp();
     const db = await getDb();
-    expect(await checkCredentials(db, 'nobody@example.test', 'river-stone-42')).toEqual({ error: 'invalid_credentials' });
+    expect(await checkCredentials(db, 'nobody@example.test', 'river-stone-42')).toEqual({
+      error: 'invalid_credentials',
+    });
     expect(await checkCredentials(db, profile.email!, 'river-stone-43')).toEqual({ error: 'invalid_credentials' });
     expect(await checkCredentials(db, ` ${profile.email!.toUpperCase()} `, 'river-stone-42')).toEqual({ profile });
   });
@@ -49,14 +53,20 @@ describe('dashboard procedures (tRPC)', () => {
     expect(org).toMatchObject({ name: 'Dashboard Co', role: 'admin' });
     expect((await owner.trpc.account.profile()).defaultOrganizationId).toBe(org.id);
 
-    const member = await owner.trpc.members.add({ organizationId: org.id, email: teammate.profile.email!, role: 'viewer' });
+    const member = await owner.trpc.members.add({
+      organizationId: org.id,
+      email: teammate.profile.email!,
+      role: 'viewer',
+    });
     expect(member.role).toBe('viewer');
     const denied = await rejection(teammate.trpc.organizations.rename({ organizationId: org.id, name: 'Mine now' }));
     expect(denied.code).toBe('FORBIDDEN');
     expect(denied.cause.code).toBe('admin_required');
     expect((await owner.trpc.organizations.get({ organizationId: org.id })).name).toBe('Dashboard Co');
 
-    const lastAdmin = await rejection(owner.trpc.members.changeRole({ organizationId: org.id, userId: owner.profile.id, role: 'viewer' }));
+    const lastAdmin = await rejection(
+      owner.trpc.members.changeRole({ organizationId: org.id, userId: owner.profile.id, role: 'viewer' }),
+    );
     expect(lastAdmin.cause.code).toBe('invalid_state');
 
     const stranger = await signedUp();
@@ -77,7 +87,13 @@ describe('dashboard procedures (tRPC)', () => {
     await owner.trpc.organizations.rename({ organizationId: org.id, name: 'Audited 2' });
     const page = await owner.trpc.audit.list({ organizationId: org.id, limit: 25 });
     expect(page.items.map((e) => e.operation)).toEqual(['organization.rename', 'members.add', 'organization.create']);
-    expect(page.items[0]).toMatchObject({ clientId: 'dashboard', userId: owner.profile.id, userEmail: owner.profile.email });
-    expect((await rejection(viewer.trpc.audit.list({ organizationId: org.id, limit: 25 }))).cause.code).toBe('admin_required');
+    expect(page.items[0]).toMatchObject({
+      clientId: 'dashboard',
+      userId: owner.profile.id,
+      userEmail: owner.profile.email,
+    });
+    expect((await rejection(viewer.trpc.audit.list({ organizationId: org.id, limit: 25 }))).cause.code).toBe(
+      'admin_required',
+    );
   });
 });

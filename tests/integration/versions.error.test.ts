@@ -15,7 +15,9 @@ describe('save version errors', () => {
     const { org, editor } = await newTeam();
     const prompt = await createPrompt(editor, org.id);
     const draft = await writeDraft(editor, org.id, prompt.id, 'Setup text');
-    const saved = await editor.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/versions`, { body: { draftRevision: draft.revision } });
+    const saved = await editor.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/versions`, {
+      body: { draftRevision: draft.revision },
+    });
     expectError(saved, 409, 'invalid_state');
     expect(saved.body.error.details).toEqual({ state: 'setup' });
   });
@@ -54,13 +56,30 @@ describe('save version errors', () => {
     const elsewhere = await newOrganization(stranger);
     expectError(await stranger.call('POST', `${base}/versions`, { body: { draftRevision: 0 } }), 404, 'not_found');
     expectError(await stranger.call('GET', `${base}/versions`), 404, 'not_found');
-    expectError(await stranger.call('GET', `/organizations/${elsewhere.id}/prompts/${prompt.id}/versions`), 404, 'not_found');
-    expectError(await stranger.call('GET', `/organizations/${elsewhere.id}/prompts/${prompt.id}/versions/1`), 404, 'not_found');
+    expectError(
+      await stranger.call('GET', `/organizations/${elsewhere.id}/prompts/${prompt.id}/versions`),
+      404,
+      'not_found',
+    );
+    expectError(
+      await stranger.call('GET', `/organizations/${elsewhere.id}/prompts/${prompt.id}/versions/1`),
+      404,
+      'not_found',
+    );
 
-    for (const body of [{}, { draftRevision: -1 }, { draftRevision: 1.5 }, { draftRevision: '1' }, { draftRevision: 1, extra: true }]) {
+    for (const body of [
+      {},
+      { draftRevision: -1 },
+      { draftRevision: 1.5 },
+      { draftRevision: '1' },
+      { draftRevision: 1, extra: true },
+    ]) {
       expectError(await admin.call('POST', `${base}/versions`, { body }), 400, 'invalid_request');
     }
-    const dup = await admin.call('POST', `${base}/versions`, { rawBody: '{"draftRevision":1,"draftRevision":1}', headers: { 'content-type': 'application/json' } });
+    const dup = await admin.call('POST', `${base}/versions`, {
+      rawBody: '{"draftRevision":1,"draftRevision":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(dup, 400, 'invalid_request');
   });
 });

@@ -9,7 +9,14 @@ import { newTeam } from '../helpers/api';
 import { caller, rejection } from '../helpers/trpc';
 import { activePrompt, createPrompt, publishBaseline, systemContent, writeDraft } from '../helpers/prompts';
 
-const fullContent = (text: string) => ({ ...systemContent(text), modelRouteId: 'local/echo', modelId: 'echo', temperature: 1, outputSchema: '', customMetrics: [] });
+const fullContent = (text: string) => ({
+  ...systemContent(text),
+  modelRouteId: 'local/echo',
+  modelId: 'echo',
+  temperature: 1,
+  outputSchema: '',
+  customMetrics: [],
+});
 
 describe('publishBaselineVersion', () => {
   it('creates immutable version 1 on staging and production, makes the prompt active, and records the evaluation', async () => {
@@ -39,11 +46,23 @@ describe('publishBaselineVersion', () => {
 
     const db = await getDb();
     const [row] = await db.select().from(promptVersions).where(eq(promptVersions.id, v1.id));
-    expect(row).toMatchObject({ draftUserId: admin.id, draftRevision: draft.revision, sourceEvaluationId: v1.evaluationId, createdByClient: 'dashboard' });
+    expect(row).toMatchObject({
+      draftUserId: admin.id,
+      draftRevision: draft.revision,
+      sourceEvaluationId: v1.evaluationId,
+      createdByClient: 'dashboard',
+    });
     const history = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/label-history`);
     expect(history.body.items).toHaveLength(2);
     for (const item of history.body.items) {
-      expect(item).toMatchObject({ fromVersionId: null, toVersionId: v1.id, fromVersion: null, toVersion: 1, evaluationId: v1.evaluationId, userId: admin.id });
+      expect(item).toMatchObject({
+        fromVersionId: null,
+        toVersionId: v1.id,
+        fromVersion: null,
+        toVersion: 1,
+        evaluationId: v1.evaluationId,
+        userId: admin.id,
+      });
     }
     const audits = await db
       .select()
@@ -62,7 +81,14 @@ describe('publishBaselineVersion', () => {
     const again = await runInTransaction(db, (tx, afterCommit) =>
       publishBaselineVersion(
         { db: tx, afterCommit, actor },
-        { organizationId: org.id, promptId: prompt.id, content: first.content, draftUserId: admin.id, draftRevision: first.draftRevision, evaluationId: first.evaluationId },
+        {
+          organizationId: org.id,
+          promptId: prompt.id,
+          content: first.content,
+          draftUserId: admin.id,
+          draftRevision: first.draftRevision,
+          evaluationId: first.evaluationId,
+        },
       ),
     );
     expect(again).toEqual({ id: first.id, number: 1 });
@@ -70,13 +96,22 @@ describe('publishBaselineVersion', () => {
     const other = await runInTransaction(db, (tx, afterCommit) =>
       publishBaselineVersion(
         { db: tx, afterCommit, actor },
-        { organizationId: org.id, promptId: prompt.id, content: first.content, draftUserId: admin.id, draftRevision: first.draftRevision, evaluationId: newId('eval') },
+        {
+          organizationId: org.id,
+          promptId: prompt.id,
+          content: first.content,
+          draftUserId: admin.id,
+          draftRevision: first.draftRevision,
+          evaluationId: newId('eval'),
+        },
       ),
     ).catch((e) => e);
     expect(other).toMatchObject({ code: 'invalid_state', details: { state: 'active' } });
 
     expect(await db.select().from(promptVersions).where(eq(promptVersions.promptId, prompt.id))).toHaveLength(1);
-    expect(await db.select().from(promptLabelHistory).where(eq(promptLabelHistory.promptId, prompt.id))).toHaveLength(2);
+    expect(await db.select().from(promptLabelHistory).where(eq(promptLabelHistory.promptId, prompt.id))).toHaveLength(
+      2,
+    );
   });
 
   it('rolls back with the caller’s transaction', async () => {
@@ -86,7 +121,14 @@ describe('publishBaselineVersion', () => {
     const failed = await runInTransaction(db, async (tx, afterCommit) => {
       await publishBaselineVersion(
         { db: tx, afterCommit, actor: { userId: admin.id, clientId: 'dashboard', human: true } },
-        { organizationId: org.id, promptId: prompt.id, content: fullContent('x'), draftUserId: admin.id, draftRevision: 1, evaluationId: newId('eval') },
+        {
+          organizationId: org.id,
+          promptId: prompt.id,
+          content: fullContent('x'),
+          draftUserId: admin.id,
+          draftRevision: 1,
+          evaluationId: newId('eval'),
+        },
       );
       throw new Error('caller failed later');
     }).catch((e) => e);
@@ -103,7 +145,14 @@ describe('save version', () => {
     const draft = await writeDraft(editor, org.id, prompt.id, 'Second take');
     const saved = await editor.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } });
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
-    expect(saved.body).toEqual({ id: expect.stringMatching(/^ver_/), number: 2, content: draft.content, createdAt: expect.any(String), createdBy: editor.id, labels: [] });
+    expect(saved.body).toEqual({
+      id: expect.stringMatching(/^ver_/),
+      number: 2,
+      content: draft.content,
+      createdAt: expect.any(String),
+      createdBy: editor.id,
+      labels: [],
+    });
 
     const got = (await admin.call('GET', base)).body;
     expect(got).toMatchObject({ versionCount: 2, productionVersionId: v1.id });
@@ -111,13 +160,21 @@ describe('save version', () => {
 
     const db = await getDb();
     const [row] = await db.select().from(promptVersions).where(eq(promptVersions.id, saved.body.id));
-    expect(row).toMatchObject({ createdBy: editor.id, createdByClient: 'test-cli', draftUserId: editor.id, draftRevision: draft.revision });
+    expect(row).toMatchObject({
+      createdBy: editor.id,
+      createdByClient: 'test-cli',
+      draftUserId: editor.id,
+      draftRevision: draft.revision,
+    });
     const audits = await db
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.targetId, prompt.id), eq(auditLog.operation, 'version.save')));
     expect(audits).toHaveLength(1);
-    expect(audits[0]).toMatchObject({ userId: editor.id, details: { versionId: saved.body.id, number: 2, draftRevision: draft.revision } });
+    expect(audits[0]).toMatchObject({
+      userId: editor.id,
+      details: { versionId: saved.body.id, number: 2, draftRevision: draft.revision },
+    });
 
     // A user who never wrote a draft saves revision 0: the latest version's content.
     const fresh = await admin.call('POST', `${base}/versions`, { body: { draftRevision: 0 } });
@@ -159,8 +216,12 @@ describe('save version', () => {
     const mine = await writeDraft(admin, org.id, prompt.id, 'Mine');
     const theirs = await writeDraft(editor, org.id, prompt.id, 'Theirs');
     const results = await Promise.all([
-      ...Array.from({ length: 4 }, () => admin.call('POST', `${base}/versions`, { body: { draftRevision: mine.revision } })),
-      ...Array.from({ length: 4 }, () => editor.call('POST', `${base}/versions`, { body: { draftRevision: theirs.revision } })),
+      ...Array.from({ length: 4 }, () =>
+        admin.call('POST', `${base}/versions`, { body: { draftRevision: mine.revision } }),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        editor.call('POST', `${base}/versions`, { body: { draftRevision: theirs.revision } }),
+      ),
     ]);
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(new Set(results.slice(0, 4).map((r) => r.body.id)).size).toBe(1);
@@ -176,7 +237,9 @@ describe('save version', () => {
     const { prompt, base } = await activePrompt(admin, org.id);
     for (let i = 2; i <= 5; i++) {
       const draft = await writeDraft(admin, org.id, prompt.id, `Take ${i}`);
-      expect((await admin.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } })).status).toBe(201);
+      expect((await admin.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } })).status).toBe(
+        201,
+      );
     }
     const all = await viewer.call('GET', `${base}/versions`);
     expect(all.status).toBe(200);
@@ -187,9 +250,13 @@ describe('save version', () => {
     const seen: number[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { items: { number: number }[]; nextCursor: string | null } } = await viewer.call('GET', `${base}/versions`, {
-        query: `limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-      });
+      const page: { body: { items: { number: number }[]; nextCursor: string | null } } = await viewer.call(
+        'GET',
+        `${base}/versions`,
+        {
+          query: `limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        },
+      );
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((v) => v.number));
       cursor = page.body.nextCursor;
@@ -197,7 +264,11 @@ describe('save version', () => {
     expect(seen).toEqual([5, 4, 3, 2, 1]);
 
     const third = await viewer.call('GET', `${base}/versions/3`);
-    expect(third.body).toMatchObject({ number: 3, content: { messages: [{ role: 'system', content: 'Take 3' }] }, labels: [] });
+    expect(third.body).toMatchObject({
+      number: 3,
+      content: { messages: [{ role: 'system', content: 'Take 3' }] },
+      labels: [],
+    });
   });
 
   it('works through tRPC with the contract’s procedure names', async () => {
@@ -205,16 +276,24 @@ describe('save version', () => {
     const { prompt, v1 } = await activePrompt(admin, org.id);
     const draft = await writeDraft(admin, org.id, prompt.id, 'Via tRPC');
     const trpc = await caller(admin.id);
-    const saved = await trpc.versions.save({ organizationId: org.id, promptId: prompt.id, draftRevision: draft.revision });
+    const saved = await trpc.versions.save({
+      organizationId: org.id,
+      promptId: prompt.id,
+      draftRevision: draft.revision,
+    });
     expect(saved).toMatchObject({ number: 2, createdBy: admin.id, labels: [] });
-    expect((await trpc.versions.save({ organizationId: org.id, promptId: prompt.id, draftRevision: draft.revision })).id).toBe(saved.id);
+    expect(
+      (await trpc.versions.save({ organizationId: org.id, promptId: prompt.id, draftRevision: draft.revision })).id,
+    ).toBe(saved.id);
     const list = await trpc.versions.list({ organizationId: org.id, promptId: prompt.id, limit: 1 });
     expect(list.items.map((v) => v.number)).toEqual([2]);
     expect(list.nextCursor).toEqual(expect.any(String));
     expect((await trpc.versions.get({ organizationId: org.id, promptId: prompt.id, number: 1 })).id).toBe(v1.id);
 
     const viewerTrpc = await caller(viewer.id);
-    const refused = await rejection(viewerTrpc.versions.save({ organizationId: org.id, promptId: prompt.id, draftRevision: 0 }));
+    const refused = await rejection(
+      viewerTrpc.versions.save({ organizationId: org.id, promptId: prompt.id, draftRevision: 0 }),
+    );
     expect(refused.code).toBe('FORBIDDEN');
     const missing = await rejection(trpc.versions.get({ organizationId: org.id, promptId: prompt.id, number: 9 }));
     expect(missing.code).toBe('NOT_FOUND');

@@ -39,11 +39,19 @@ async function seed(organizationId: string) {
     at: new Date(t0 + 2000),
   });
   await resolveWarning(db, { organizationId, kind: 'key_unused', subjectId: keyId, at: new Date(t0 + 2500) });
-  await raiseWarning(db, { organizationId, kind: 'evaluation_paused', subjectId: evaluationId, promptId, message: 'Paused.', at: new Date(t0 + 3000) });
+  await raiseWarning(db, {
+    organizationId,
+    kind: 'evaluation_paused',
+    subjectId: evaluationId,
+    promptId,
+    message: 'Paused.',
+    at: new Date(t0 + 3000),
+  });
   return { promptId, keyId, evaluationId };
 }
 
-const list = (user: TestUser, orgId: string, query?: string) => user.call('GET', `/organizations/${orgId}/warnings`, { query });
+const list = (user: TestUser, orgId: string, query?: string) =>
+  user.call('GET', `/organizations/${orgId}/warnings`, { query });
 
 describe('GET /organizations/{org}/warnings', () => {
   it('viewers list open warnings by default, newest lastSeenAt first, in the API.md shape', async () => {
@@ -75,10 +83,19 @@ describe('GET /organizations/{org}/warnings', () => {
     const { org, viewer } = await newTeam();
     const { keyId } = await seed(org.id);
     const resolved = await list(viewer, org.id, 'state=resolved');
-    expect(resolved.body.items).toEqual([expect.objectContaining({ kind: 'key_unused', keyId, resolvedAt: '2030-01-01T00:00:02.500Z', details: { keyType: 'retrieval' } })]);
+    expect(resolved.body.items).toEqual([
+      expect.objectContaining({
+        kind: 'key_unused',
+        keyId,
+        resolvedAt: '2030-01-01T00:00:02.500Z',
+        details: { keyType: 'retrieval' },
+      }),
+    ]);
     const all = await list(viewer, org.id, 'state=all');
     expect(all.body.items.map((w: any) => w.kind)).toEqual(['evaluation_paused', 'key_unused', 'archived_prompt_used']);
-    expect((await list(viewer, org.id, 'state=all&kind=key_unused')).body.items.map((w: any) => w.keyId)).toEqual([keyId]);
+    expect((await list(viewer, org.id, 'state=all&kind=key_unused')).body.items.map((w: any) => w.keyId)).toEqual([
+      keyId,
+    ]);
     expect((await list(viewer, org.id, 'kind=key_unused')).body.items).toEqual([]);
 
     const first = await list(viewer, org.id, 'state=all&limit=2');
@@ -128,9 +145,17 @@ describe('POST /organizations/{org}/warnings/{id}/resolve (dismiss)', () => {
     const again = await editor.call('POST', `/organizations/${org.id}/warnings/${warning.id}/resolve`);
     expect(again.body).toEqual(dismissed.body);
     const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id));
-    expect(audit.filter((a) => a.operation === 'warning.dismiss')).toEqual([expect.objectContaining({ targetId: warning.id, userId: editor.id })]);
+    expect(audit.filter((a) => a.operation === 'warning.dismiss')).toEqual([
+      expect.objectContaining({ targetId: warning.id, userId: editor.id }),
+    ]);
 
-    await raiseWarning(await getDb(), { organizationId: org.id, kind: 'archived_prompt_used', subjectId: promptId, promptId, message: 'Again.' });
+    await raiseWarning(await getDb(), {
+      organizationId: org.id,
+      kind: 'archived_prompt_used',
+      subjectId: promptId,
+      promptId,
+      message: 'Again.',
+    });
     const reopened = (await list(editor, org.id, 'kind=archived_prompt_used')).body.items[0];
     expect(reopened).toMatchObject({ id: warning.id, count: 8, resolvedAt: null, firstSeenAt: warning.firstSeenAt });
   });
@@ -142,9 +167,17 @@ describe('POST /organizations/{org}/warnings/{id}/resolve (dismiss)', () => {
     expectError(await viewer.call('POST', `/organizations/${org.id}/warnings/${warning.id}/resolve`), 403, 'forbidden');
     const outsider = await newUser();
     const other = await newOrganization(outsider);
-    expectError(await outsider.call('POST', `/organizations/${org.id}/warnings/${warning.id}/resolve`), 404, 'not_found');
+    expectError(
+      await outsider.call('POST', `/organizations/${org.id}/warnings/${warning.id}/resolve`),
+      404,
+      'not_found',
+    );
     // The warning id under the caller's own organization is not found either.
-    expectError(await outsider.call('POST', `/organizations/${other.id}/warnings/${warning.id}/resolve`), 404, 'not_found');
+    expectError(
+      await outsider.call('POST', `/organizations/${other.id}/warnings/${warning.id}/resolve`),
+      404,
+      'not_found',
+    );
     expectError(await admin.call('POST', `/organizations/${org.id}/warnings/warn_nope/resolve`), 404, 'not_found');
     await (await getDb()).update(organizations).set({ readOnly: true }).where(eq(organizations.id, org.id));
     const readOnly = await admin.call('POST', `/organizations/${org.id}/warnings/${warning.id}/resolve`);
@@ -170,8 +203,14 @@ describe('tRPC warnings', () => {
     expect(await asViewer.warnings.openCount({ organizationId: org.id })).toEqual({ open: 1 });
 
     const outsider = await newUser();
-    expect((await rejection((await caller(outsider.id)).warnings.openCount({ organizationId: org.id }))).code).toBe('NOT_FOUND');
-    expect((await rejection((await caller(null)).warnings.list({ organizationId: org.id, limit: 25 }))).code).toBe('UNAUTHORIZED');
-    expect((await rejection(asViewer.warnings.list({ organizationId: org.id, limit: 25, state: 'closed' as never }))).code).toBe('BAD_REQUEST');
+    expect((await rejection((await caller(outsider.id)).warnings.openCount({ organizationId: org.id }))).code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await rejection((await caller(null)).warnings.list({ organizationId: org.id, limit: 25 }))).code).toBe(
+      'UNAUTHORIZED',
+    );
+    expect(
+      (await rejection(asViewer.warnings.list({ organizationId: org.id, limit: 25, state: 'closed' as never }))).code,
+    ).toBe('BAD_REQUEST');
   });
 });

@@ -20,13 +20,20 @@ afterAll(async () => {
 });
 
 const drain = async () => drainEvalWork(await getDb(), { timeoutMs: 25_000 });
-const cases = (n: number) => Array.from({ length: n }, (_, i) => ({ input: `paused ${i}`, expectedOutput: `paused ${i}` }));
+const cases = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ input: `paused ${i}`, expectedOutput: `paused ${i}` }));
 
 async function pausedEvaluation() {
   const { organizationId, userId } = await engineOrganization();
   const db = await getDb();
   await db.update(organizations).set({ plan: 'free' }).where(eq(organizations.id, organizationId));
-  const { evaluationId, promptId } = await createEngineEvaluation({ organizationId, userId, cases: cases(2), scope: 'comprehensive', sides: 2 });
+  const { evaluationId, promptId } = await createEngineEvaluation({
+    organizationId,
+    userId,
+    cases: cases(2),
+    scope: 'comprehensive',
+    sides: 2,
+  });
   await drain();
   expect((await evaluationRow(evaluationId)).status).toBe('paused');
   const ctx = { db, actor: { userId, clientId: 'dashboard', human: true } };
@@ -63,6 +70,9 @@ describe('evaluation_paused', () => {
     const { organizationId, evaluationId, ctx } = await pausedEvaluation();
     expect((await warningsOf(organizationId))[0].resolvedAt).toBeNull();
     await inEdgeTransaction(ctx, (tx) => cancelEvaluation(tx, { organizationId, evaluationId }));
-    expect((await warningsOf(organizationId))[0]).toMatchObject({ subjectId: evaluationId, resolvedAt: expect.any(Date) });
+    expect((await warningsOf(organizationId))[0]).toMatchObject({
+      subjectId: evaluationId,
+      resolvedAt: expect.any(Date),
+    });
   });
 });

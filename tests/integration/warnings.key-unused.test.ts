@@ -15,15 +15,28 @@ const now = new Date(Math.floor(Date.now() / 1000) * 1000);
 const ago = (days: number, hours = 0) => new Date(now.getTime() - days * 86_400_000 - hours * 3_600_000);
 const later = (hours: number) => new Date(now.getTime() + hours * 3_600_000);
 
-async function retrievalKey(user: TestUser, orgId: string, promptId: string, name: string, times: { createdAt: Date; lastUsedAt?: Date | null }) {
+async function retrievalKey(
+  user: TestUser,
+  orgId: string,
+  promptId: string,
+  name: string,
+  times: { createdAt: Date; lastUsedAt?: Date | null },
+) {
   const created = await user.call('POST', `/organizations/${orgId}/prompts/${promptId}/keys`, { body: { name } });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   await (await getDb()).update(retrievalKeys).set(times).where(eq(retrievalKeys.id, created.body.key.id));
   return created.body.key.id as string;
 }
 
-async function ingestionKey(user: TestUser, orgId: string, name: string, times: { createdAt: Date; lastUsedAt?: Date | null }) {
-  const created = await user.call('POST', `/organizations/${orgId}/ingestion-keys`, { body: { name, application: 'app', environment: 'prod' } });
+async function ingestionKey(
+  user: TestUser,
+  orgId: string,
+  name: string,
+  times: { createdAt: Date; lastUsedAt?: Date | null },
+) {
+  const created = await user.call('POST', `/organizations/${orgId}/ingestion-keys`, {
+    body: { name, application: 'app', environment: 'prod' },
+  });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   await (await getDb()).update(ingestionKeys).set(times).where(eq(ingestionKeys.id, created.body.key.id));
   return created.body.key.id as string;
@@ -64,13 +77,25 @@ describe('key_unused', () => {
       count: 1,
       resolvedAt: null,
       lastOccurrenceId: 'never',
-      message: expect.stringMatching(/^Retrieval key “never used” \(plr_.+…\) has never been used since it was created on \d{4}-\d\d-\d\d\./),
+      message: expect.stringMatching(
+        /^Retrieval key “never used” \(plr_.+…\) has never been used since it was created on \d{4}-\d\d-\d\d\./,
+      ),
       details: expect.objectContaining({ keyType: 'retrieval', keyName: 'never used', lastUsedAt: null }),
     });
     expect((await warningOf(org.id, never))!.lastSeenAt.toISOString()).toBe(now.toISOString());
-    expect(await warningOf(org.id, idle)).toMatchObject({ count: 1, message: expect.stringContaining(`has not been used since ${ago(31).toISOString().slice(0, 10)}`) });
-    expect(await warningOf(org.id, ingestNever)).toMatchObject({ keyId: ingestNever, promptId: null, details: expect.objectContaining({ keyType: 'ingestion' }) });
-    expect(await warningOf(org.id, ingestIdle)).toMatchObject({ count: 1, details: expect.objectContaining({ keyType: 'ingestion', lastUsedAt: ago(40).toISOString() }) });
+    expect(await warningOf(org.id, idle)).toMatchObject({
+      count: 1,
+      message: expect.stringContaining(`has not been used since ${ago(31).toISOString().slice(0, 10)}`),
+    });
+    expect(await warningOf(org.id, ingestNever)).toMatchObject({
+      keyId: ingestNever,
+      promptId: null,
+      details: expect.objectContaining({ keyType: 'ingestion' }),
+    });
+    expect(await warningOf(org.id, ingestIdle)).toMatchObject({
+      count: 1,
+      details: expect.objectContaining({ keyType: 'ingestion', lastUsedAt: ago(40).toISOString() }),
+    });
 
     // Later runs see the same idle stretches: nothing is counted again.
     await checkUnusedKeys(await getDb(), later(1));
@@ -89,14 +114,18 @@ describe('key_unused', () => {
     const ingest = await ingestionKey(admin, org.id, 'collector', { createdAt: ago(10) });
     const db = await getDb();
     await checkUnusedKeys(db, now);
-    for (const id of [used, revoked, ingest]) expect(await warningOf(org.id, id)).toMatchObject({ resolvedAt: null, count: 1 });
+    for (const id of [used, revoked, ingest])
+      expect(await warningOf(org.id, id)).toMatchObject({ resolvedAt: null, count: 1 });
 
     await db.update(retrievalKeys).set({ lastUsedAt: now }).where(eq(retrievalKeys.id, used));
     await db.update(ingestionKeys).set({ lastUsedAt: now }).where(eq(ingestionKeys.id, ingest));
-    expect((await admin.call('DELETE', `/organizations/${org.id}/prompts/${prompt.id}/keys/${revoked}`)).status).toBe(200);
+    expect((await admin.call('DELETE', `/organizations/${org.id}/prompts/${prompt.id}/keys/${revoked}`)).status).toBe(
+      200,
+    );
     const run = await checkUnusedKeys(db, later(1));
     expect(run.resolved).toBeGreaterThanOrEqual(3);
-    for (const id of [used, revoked, ingest]) expect((await warningOf(org.id, id))!.resolvedAt?.toISOString()).toBe(later(1).toISOString());
+    for (const id of [used, revoked, ingest])
+      expect((await warningOf(org.id, id))!.resolvedAt?.toISOString()).toBe(later(1).toISOString());
 
     // Unused for 30 days since that use (backdated rather than moving the clock, so other files' new
     // keys stay untouched): a new idle stretch, so the same warning reopens and counts it.
@@ -109,7 +138,11 @@ describe('key_unused', () => {
       .set({ lastUsedAt: ago(31) })
       .where(eq(ingestionKeys.id, ingest));
     await checkUnusedKeys(db, later(2));
-    expect(await warningOf(org.id, used)).toMatchObject({ count: 2, resolvedAt: null, lastOccurrenceId: `idle-since:${ago(31).getTime()}` });
+    expect(await warningOf(org.id, used)).toMatchObject({
+      count: 2,
+      resolvedAt: null,
+      lastOccurrenceId: `idle-since:${ago(31).getTime()}`,
+    });
     expect(await warningOf(org.id, ingest)).toMatchObject({ count: 2, resolvedAt: null });
     expect(await warningOf(org.id, revoked)).toMatchObject({ count: 1, resolvedAt: expect.any(Date) });
   });
@@ -139,7 +172,14 @@ describe('archived_prompt_used resolution', () => {
     await retrievalKey(admin, org.id, quiet.prompt.id, 'k', { createdAt: now });
     await retrievalKey(admin, org.id, busy.prompt.id, 'k', { createdAt: now });
     const raise = (promptId: string, at: Date) =>
-      raiseWarning(db, { organizationId: org.id, kind: 'archived_prompt_used', subjectId: promptId, promptId, message: 'Archived prompt retrieved.', at });
+      raiseWarning(db, {
+        organizationId: org.id,
+        kind: 'archived_prompt_used',
+        subjectId: promptId,
+        promptId,
+        message: 'Archived prompt retrieved.',
+        at,
+      });
     await raise(quiet.prompt.id, ago(7, 1));
     await raise(busy.prompt.id, ago(1));
     await raise(keyless.prompt.id, now);

@@ -41,9 +41,25 @@ describe('warnings service: raise and resolve', () => {
     const promptId = newId('prm');
     const t0 = new Date('2030-01-01T00:00:00.000Z');
     await raiseWarning(db, archived(org, promptId, { at: t0, details: { a: 1 } }));
-    await raiseWarning(db, archived(org, promptId, { at: new Date(t0.getTime() + 1000), occurrences: 4, message: 'Newer message.', details: { b: 2 } }));
+    await raiseWarning(
+      db,
+      archived(org, promptId, {
+        at: new Date(t0.getTime() + 1000),
+        occurrences: 4,
+        message: 'Newer message.',
+        details: { b: 2 },
+      }),
+    );
     const row = await rowOf(org, promptId);
-    expect(row).toMatchObject({ kind: 'archived_prompt_used', promptId, keyId: null, count: 5, message: 'Newer message.', details: { a: 1, b: 2 }, resolvedAt: null });
+    expect(row).toMatchObject({
+      kind: 'archived_prompt_used',
+      promptId,
+      keyId: null,
+      count: 5,
+      message: 'Newer message.',
+      details: { a: 1, b: 2 },
+      resolvedAt: null,
+    });
     expect(row.firstSeenAt.toISOString()).toBe(t0.toISOString());
     expect(row.lastSeenAt.toISOString()).toBe('2030-01-01T00:00:01.000Z');
     // A late, older batch never moves lastSeenAt back.
@@ -60,7 +76,12 @@ describe('warnings service: raise and resolve', () => {
     const subjectId = 'sub_payment';
     const base = { organizationId: org, kind: 'payment_failed' as const, subjectId, message: 'Payment failed.' };
     await raiseWarning(db, { ...base, occurrenceId: 'evt_1', at: new Date('2030-01-01T00:00:00Z') });
-    await raiseWarning(db, { ...base, occurrenceId: 'evt_1', at: new Date('2030-01-02T00:00:00Z'), message: 'Redelivered.' });
+    await raiseWarning(db, {
+      ...base,
+      occurrenceId: 'evt_1',
+      at: new Date('2030-01-02T00:00:00Z'),
+      message: 'Redelivered.',
+    });
     let row = await rowOf(org, subjectId);
     expect(row).toMatchObject({ count: 1, message: 'Payment failed.', lastOccurrenceId: 'evt_1' });
     expect(row.lastSeenAt.toISOString()).toBe('2030-01-01T00:00:00.000Z');
@@ -88,8 +109,18 @@ describe('warnings service: raise and resolve', () => {
     const t0 = new Date('2030-01-01T00:00:00.000Z');
     await raiseWarning(db, archived(org, promptId, { at: t0, occurrences: 3 }));
     const resolvedAt = new Date('2030-01-02T00:00:00.000Z');
-    await resolveWarning(db, { organizationId: org, kind: 'archived_prompt_used', subjectId: promptId, at: resolvedAt });
-    await resolveWarning(db, { organizationId: org, kind: 'archived_prompt_used', subjectId: promptId, at: new Date('2030-01-03T00:00:00.000Z') });
+    await resolveWarning(db, {
+      organizationId: org,
+      kind: 'archived_prompt_used',
+      subjectId: promptId,
+      at: resolvedAt,
+    });
+    await resolveWarning(db, {
+      organizationId: org,
+      kind: 'archived_prompt_used',
+      subjectId: promptId,
+      at: new Date('2030-01-03T00:00:00.000Z'),
+    });
     expect((await rowOf(org, promptId)).resolvedAt?.toISOString()).toBe(resolvedAt.toISOString());
     // Resolving something that was never raised is a no-op.
     await resolveWarning(db, { organizationId: org, kind: 'archived_prompt_used', subjectId: 'prm_none' });
@@ -106,7 +137,11 @@ describe('warnings service: raise and resolve', () => {
     const db = await getDb();
     const org = await organization();
     const [p1, p2] = [newId('prm'), newId('prm')];
-    await raiseWarnings(db, [archived(org, p1, { occurrences: 2 }), archived(org, p2), archived(org, p1, { occurrences: 5 })]);
+    await raiseWarnings(db, [
+      archived(org, p1, { occurrences: 2 }),
+      archived(org, p2),
+      archived(org, p1, { occurrences: 5 }),
+    ]);
     expect((await rowOf(org, p1)).count).toBe(7);
     expect((await rowOf(org, p2)).count).toBe(1);
     await raiseWarning(db, archived(org, p2, { occurrences: 2147483000 }));
@@ -118,7 +153,9 @@ describe('warnings service: raise and resolve', () => {
     const db = await getDb();
     const org = await organization();
     const promptId = newId('prm');
-    await Promise.all(Array.from({ length: 40 }, (_, i) => raiseWarning(db, archived(org, promptId, { occurrences: (i % 3) + 1 }))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => raiseWarning(db, archived(org, promptId, { occurrences: (i % 3) + 1 }))),
+    );
     const expected = Array.from({ length: 40 }, (_, i) => (i % 3) + 1).reduce((a, b) => a + b, 0);
     expect(await rowsOf(org)).toHaveLength(1);
     expect((await rowOf(org, promptId)).count).toBe(expected);
@@ -148,7 +185,9 @@ describe('warnings service: raise and resolve', () => {
     const promptId = newId('prm');
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        i % 3 === 0 ? resolveWarning(db, { organizationId: org, kind: 'archived_prompt_used', subjectId: promptId }) : raiseWarning(db, archived(org, promptId)),
+        i % 3 === 0
+          ? resolveWarning(db, { organizationId: org, kind: 'archived_prompt_used', subjectId: promptId })
+          : raiseWarning(db, archived(org, promptId)),
       ),
     );
     expect((await rowOf(org, promptId)).count).toBe(20);

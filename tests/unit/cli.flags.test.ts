@@ -10,18 +10,25 @@ import { operationList } from '@/server/operations/index';
 const commands = operationList.map((operation) => ({ operation, command: commandFor(operation) }));
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 const fieldsOf = (schema: z.ZodType | undefined) =>
-  Object.keys((schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties : undefined) ?? {});
+  Object.keys(
+    (schema
+      ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties
+      : undefined) ?? {},
+  );
 
 describe('generated commands', () => {
   it('take every query and body field as an option, and path ids (never organizationId) as arguments', () => {
     for (const { operation, command } of commands) {
       const where = command.path.join(' ');
       const flags = new Set(command.flags.map((f) => f.name));
-      for (const field of [...fieldsOf(operation.query), ...fieldsOf(operation.body)]) expect(flags.has(kebab(field)), `${where}: --${kebab(field)}`).toBe(true);
+      for (const field of [...fieldsOf(operation.query), ...fieldsOf(operation.body)])
+        expect(flags.has(kebab(field)), `${where}: --${kebab(field)}`).toBe(true);
       const params = fieldsOf(operation.params);
       for (const positional of command.positionals) {
         if (positional.flag) {
-          expect(flags.has(positional.flag), `${where}: <${positional.name}> stands for --${positional.flag}`).toBe(true);
+          expect(flags.has(positional.flag), `${where}: <${positional.name}> stands for --${positional.flag}`).toBe(
+            true,
+          );
           expect(positional.required, `${where}: <${positional.name}> is optional`).toBe(false);
         } else {
           expect(params, `${where}: <${positional.name}> is a path id`).toContain(positional.name);
@@ -39,7 +46,8 @@ describe('generated commands', () => {
         seen.set(command.path.join(' '), flag.kind === 'list' ? `list of ${flag.itemKind}` : flag.kind);
         kinds.set(flag.name, seen);
       }
-    for (const [name, seen] of kinds) expect(new Set(seen.values()).size, `--${name}: ${JSON.stringify(Object.fromEntries(seen))}`).toBe(1);
+    for (const [name, seen] of kinds)
+      expect(new Set(seen.values()).size, `--${name}: ${JSON.stringify(Object.fromEntries(seen))}`).toBe(1);
     expect(kinds.get('rerun-both')?.get('evals estimate')).toBe('boolean');
     expect(kinds.get('version-id')?.get('labels move')).toBe('string');
   });

@@ -14,7 +14,9 @@ describe('config directory', () => {
     expect(configDir({}, 'linux', '/home/ada')).toBe('/home/ada/.config/promptloop');
     expect(configDir({ XDG_CONFIG_HOME: '/xdg' }, 'linux', '/home/ada')).toBe('/xdg/promptloop');
     expect(configDir({}, 'darwin', '/Users/ada')).toBe('/Users/ada/Library/Application Support/promptloop');
-    expect(configDir({ APPDATA: 'C:/Users/ada/AppData/Roaming' }, 'win32', 'C:/Users/ada')).toMatch(/AppData[\\/]Roaming[\\/]promptloop$/);
+    expect(configDir({ APPDATA: 'C:/Users/ada/AppData/Roaming' }, 'win32', 'C:/Users/ada')).toMatch(
+      /AppData[\\/]Roaming[\\/]promptloop$/,
+    );
   });
 
   it('keys servers by URL without a trailing slash and refuses non-http URLs', () => {
@@ -45,13 +47,34 @@ describe('argv parsing', () => {
 
   it('converts values, repeats lists, negates booleans, and reads null', () => {
     const parsed = parse(
-      ['prm_1', '--limit=5', '--scope', 'quick', '--no-rerun-both', '--case-ids', 'a', '--case-ids', 'b', '--row', '{"input":"x"}', '--organization-id', 'null'],
+      [
+        'prm_1',
+        '--limit=5',
+        '--scope',
+        'quick',
+        '--no-rerun-both',
+        '--case-ids',
+        'a',
+        '--case-ids',
+        'b',
+        '--row',
+        '{"input":"x"}',
+        '--organization-id',
+        'null',
+      ],
       flags,
       [{ name: 'promptId' }],
     );
     expect(parsed).toEqual({
       positionals: ['prm_1'],
-      flags: { limit: 5, scope: 'quick', 'rerun-both': false, 'case-ids': ['a', 'b'], row: { input: 'x' }, 'organization-id': null },
+      flags: {
+        limit: 5,
+        scope: 'quick',
+        'rerun-both': false,
+        'case-ids': ['a', 'b'],
+        row: { input: 'x' },
+        'organization-id': null,
+      },
     });
   });
 
@@ -79,15 +102,35 @@ describe('pull references', () => {
     expect(parseRef('prm_a@staging')).toEqual({ promptId: 'prm_a', selector: { label: 'staging' } });
     expect(parseRef('prm_a@label:canary-2')).toEqual({ promptId: 'prm_a', selector: { label: 'canary-2' } });
     expect(parseRef('prm_a@version:12')).toEqual({ promptId: 'prm_a', selector: { version: 12 } });
-    for (const bad of ['', 'prm a', 'prm_a@', 'prm_a@Staging', 'prm_a@version:0', 'prm_a@version:x', 'prm_a@-x']) expect(() => parseRef(bad), bad).toThrow(CliError);
+    for (const bad of ['', 'prm a', 'prm_a@', 'prm_a@Staging', 'prm_a@version:0', 'prm_a@version:x', 'prm_a@-x'])
+      expect(() => parseRef(bad), bad).toThrow(CliError);
   });
 });
 
 describe('regression verdict', () => {
-  const r = (position: number, status: string, passed: boolean | null, caseId = `case_${position}`) => ({ caseId, position, status, passed, input: `in ${position}`, error: null });
+  const r = (position: number, status: string, passed: boolean | null, caseId = `case_${position}`) => ({
+    caseId,
+    position,
+    status,
+    passed,
+    input: `in ${position}`,
+    error: null,
+  });
   it('counts cases production passed and the candidate failed or errored, joined by case', () => {
-    const production = [r(1, 'scored', true), r(2, 'scored', true), r(3, 'scored', false), r(4, 'scored', true), r(5, 'pending_review', null)];
-    const candidate = [r(1, 'scored', true), r(2, 'scored', false), r(3, 'scored', false), r(4, 'error', null), r(5, 'scored', false)];
+    const production = [
+      r(1, 'scored', true),
+      r(2, 'scored', true),
+      r(3, 'scored', false),
+      r(4, 'scored', true),
+      r(5, 'pending_review', null),
+    ];
+    const candidate = [
+      r(1, 'scored', true),
+      r(2, 'scored', false),
+      r(3, 'scored', false),
+      r(4, 'error', null),
+      r(5, 'scored', false),
+    ];
     expect(regressions(candidate, production).map((c) => c.position)).toEqual([2, 4]);
     expect(regressions([r(1, 'scored', false, 'other')], [r(1, 'scored', true)])).toEqual([]);
   });

@@ -112,7 +112,9 @@ describe('dataset import parsing', () => {
   });
 
   it('reads JSONL by line, skipping blank lines and reporting broken ones', () => {
-    const parsed = parseJsonl('{"input":"a","expectedOutput":"b"}\n\n{"input":"c","expected_output":{"k":1}}\nnot json\n[1]\n');
+    const parsed = parseJsonl(
+      '{"input":"a","expectedOutput":"b"}\n\n{"input":"c","expected_output":{"k":1}}\nnot json\n[1]\n',
+    );
     expect(parsed.rows).toEqual([
       { sourceRow: 1, row: { input: 'a', expectedOutput: 'b' } },
       { sourceRow: 3, row: { input: 'c', expectedOutput: '{"k":1}' } },
@@ -129,10 +131,22 @@ describe('dataset import parsing', () => {
 
   it('exports CSV and JSONL that import back to the same rows, which the server accepts', () => {
     const cases: DatasetCase[] = [
-      { id: 'c1', position: 1, input: 'Hello, "world"\nbye', expectedOutput: 'x', inputFormat: 'text', referenceFormat: 'text' },
+      {
+        id: 'c1',
+        position: 1,
+        input: 'Hello, "world"\nbye',
+        expectedOutput: 'x',
+        inputFormat: 'text',
+        referenceFormat: 'text',
+      },
       { id: 'c2', position: 2, input: '{"a":1}', expectedOutput: '[2]', inputFormat: 'json', referenceFormat: 'json' },
     ];
-    const expected = cases.map(({ input, expectedOutput, inputFormat, referenceFormat }) => ({ input, expectedOutput, inputFormat, referenceFormat }));
+    const expected = cases.map(({ input, expectedOutput, inputFormat, referenceFormat }) => ({
+      input,
+      expectedOutput,
+      inputFormat,
+      referenceFormat,
+    }));
     expect(parseCsv(toCsv(cases)).rows.map((row) => row.row)).toEqual(expected);
     expect(parseJsonl(toJsonl(cases)).rows.map((row) => row.row)).toEqual(expected);
     for (const row of expected) expect(caseRowSchema.safeParse(row).success).toBe(true);

@@ -34,10 +34,17 @@ function typeErrors(files: Record<string, string>): string[] {
   host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
   host.getSourceFile = (name, language, ...rest) => {
     const text = virtual.get(name);
-    return text === undefined ? getSourceFile.call(host, name, language, ...rest) : ts.createSourceFile(name, text, language);
+    return text === undefined
+      ? getSourceFile.call(host, name, language, ...rest)
+      : ts.createSourceFile(name, text, language);
   };
   const program = ts.createProgram([...virtual.keys()], options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.relative(root, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? path.relative(root, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
 }
 
 describe('key page snippets', () => {
@@ -49,13 +56,18 @@ describe('key page snippets', () => {
       'retrieval-variables.ts': retrieval.typescriptSnippet(origin, 'prm_1', retrievalSecret, variables),
       'retrieval-user-message.ts': retrieval.typescriptSnippet(origin, 'prm_2', null, userMessage),
       'retrieval-unknown.ts': retrieval.typescriptSnippet(origin, 'prm_3', null, null),
-      'retrieval-no-variables.ts': retrieval.typescriptSnippet(origin, 'prm_4', null, { inputType: 'variables', messages: [{ content: 'Hi' }] }),
+      'retrieval-no-variables.ts': retrieval.typescriptSnippet(origin, 'prm_4', null, {
+        inputType: 'variables',
+        messages: [{ content: 'Hi' }],
+      }),
     });
     expect(errors).toEqual([]);
   }, 60_000);
 
   it('a snippet that misuses the SDK fails the check (the check can fail)', () => {
-    const broken = ingestion.typescriptSnippet(origin, ingestionSecret, 'checkout').replace("kind: 'execution'", "kind: 'request'");
+    const broken = ingestion
+      .typescriptSnippet(origin, ingestionSecret, 'checkout')
+      .replace("kind: 'execution'", "kind: 'request'");
     expect(typeErrors({ 'broken.ts': broken }).join('\n')).toMatch(/request/);
   }, 60_000);
 
@@ -67,13 +79,23 @@ describe('key page snippets', () => {
     expect(code).toContain('await exporter.shutdown();');
     expect(code).not.toContain('fetch(');
     // The curl example stays a plain request.
-    expect(ingestion.curlSnippet(origin, ingestionSecret, 'checkout')).toContain(`curl -X POST '${origin}/api/v1/traces'`);
+    expect(ingestion.curlSnippet(origin, ingestionSecret, 'checkout')).toContain(
+      `curl -X POST '${origin}/api/v1/traces'`,
+    );
   });
 
   it('the retrieval snippets read the key from PROMPTLOOP_RETRIEVAL_KEY, as the SDK README does', () => {
     expect(retrieval.curlSnippet(origin, 'prm_1', null)).toContain('"Authorization: Bearer $PROMPTLOOP_RETRIEVAL_KEY"');
-    expect(retrieval.typescriptSnippet(origin, 'prm_1', null, null)).toContain('apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY!');
-    expect(retrieval.typescriptSnippet(origin, 'prm_1', retrievalSecret, null)).toContain(`process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${retrievalSecret}'`);
-    for (const code of [retrieval.curlSnippet(origin, 'prm_1', null), retrieval.typescriptSnippet(origin, 'prm_1', null, null)]) expect(code).not.toContain('PROMPTLOOP_API_KEY');
+    expect(retrieval.typescriptSnippet(origin, 'prm_1', null, null)).toContain(
+      'apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY!',
+    );
+    expect(retrieval.typescriptSnippet(origin, 'prm_1', retrievalSecret, null)).toContain(
+      `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${retrievalSecret}'`,
+    );
+    for (const code of [
+      retrieval.curlSnippet(origin, 'prm_1', null),
+      retrieval.typescriptSnippet(origin, 'prm_1', null, null),
+    ])
+      expect(code).not.toContain('PROMPTLOOP_API_KEY');
   });
 });

@@ -15,7 +15,9 @@ describe('expected scoring', () => {
   });
 
   it('a JSON reference compares parsed values: key order and spacing are ignored, array order is not', () => {
-    expect(scoreExpected('{"b": [1, 2], "a": {"y": null, "x": "s"}}', '{"a":{"x":"s","y":null},"b":[1,2]}', 'json').passed).toBe(true);
+    expect(
+      scoreExpected('{"b": [1, 2], "a": {"y": null, "x": "s"}}', '{"a":{"x":"s","y":null},"b":[1,2]}', 'json').passed,
+    ).toBe(true);
     expect(scoreExpected('```json\n{"a": 1}\n```', '{"a":1}', 'json').passed).toBe(true);
     expect(scoreExpected('{"b": [2, 1]}', '{"b":[1,2]}', 'json').passed).toBe(false);
     expect(scoreExpected('{"a": 1, "b": 2}', '{"a":1}', 'json').passed).toBe(false);
@@ -29,8 +31,16 @@ describe('expected scoring', () => {
 
 describe('judge verdicts', () => {
   it('parses a verdict, fenced or with prose around it', () => {
-    expect(parseVerdict('{"pass": true, "score": 0.9, "reasoning": "Good."}')).toEqual({ pass: true, score: 0.9, reasoning: 'Good.' });
-    expect(parseVerdict('```json\n{"pass": false, "score": 0, "reasoning": "Wrong city."}\n```')).toEqual({ pass: false, score: 0, reasoning: 'Wrong city.' });
+    expect(parseVerdict('{"pass": true, "score": 0.9, "reasoning": "Good."}')).toEqual({
+      pass: true,
+      score: 0.9,
+      reasoning: 'Good.',
+    });
+    expect(parseVerdict('```json\n{"pass": false, "score": 0, "reasoning": "Wrong city."}\n```')).toEqual({
+      pass: false,
+      score: 0,
+      reasoning: 'Wrong city.',
+    });
     expect(parseVerdict('Here is my verdict: {"pass": true, "score": 1, "reasoning": "ok"} Thanks.')?.pass).toBe(true);
   });
 
@@ -52,11 +62,17 @@ describe('judge verdicts', () => {
 
   it('the local judge passes equal or containing outputs and explains itself', async () => {
     expect(localJudgeVerdict({ expectedOutput: 'Paris', output: ' Paris ' })).toMatchObject({ pass: true, score: 1 });
-    expect(localJudgeVerdict({ expectedOutput: 'Paris', output: 'It is Paris.' })).toMatchObject({ pass: true, score: 0.8 });
+    expect(localJudgeVerdict({ expectedOutput: 'Paris', output: 'It is Paris.' })).toMatchObject({
+      pass: true,
+      score: 0.8,
+    });
     expect(localJudgeVerdict({ expectedOutput: 'Paris', output: 'Lyon' })).toMatchObject({ pass: false, score: 0 });
     const route = findRoute('local/judge');
     expect(route).toMatchObject({ available: true, provider: 'local' });
-    const answer = await complete(route!, { messages: judgeMessages({ rubric: 'r', input: 'capital?', expectedOutput: 'Paris', output: 'Paris' }), temperature: 0 });
+    const answer = await complete(route!, {
+      messages: judgeMessages({ rubric: 'r', input: 'capital?', expectedOutput: 'Paris', output: 'Paris' }),
+      temperature: 0,
+    });
     const verdict = parseVerdict(answer.output);
     expect(verdict).toMatchObject({ pass: true, score: 1 });
     expect(verdict!.reasoning.length).toBeGreaterThan(10);
@@ -66,13 +82,19 @@ describe('judge verdicts', () => {
 });
 
 describe('assertions', () => {
-  const run = (output: string, metrics: any[], outputSchema = '') => runAssertions(output, { outputSchema, customMetrics: metrics });
+  const run = (output: string, metrics: any[], outputSchema = '') =>
+    runAssertions(output, { outputSchema, customMetrics: metrics });
 
   it('contains and not_contains', () => {
-    expect(run('hello world', [{ name: 'c', type: 'contains', value: 'world' }])).toEqual([{ name: 'c', passed: true, message: expect.any(String) }]);
+    expect(run('hello world', [{ name: 'c', type: 'contains', value: 'world' }])).toEqual([
+      { name: 'c', passed: true, message: expect.any(String) },
+    ]);
     expect(run('hello', [{ name: 'c', type: 'contains', value: 'world' }])[0].passed).toBe(false);
     expect(run('hello', [{ name: 'n', type: 'not_contains', value: 'world' }])[0].passed).toBe(true);
-    expect(run('hello world', [{ name: 'n', type: 'not_contains', value: 'world' }])[0]).toMatchObject({ passed: false, message: expect.stringContaining('world') });
+    expect(run('hello world', [{ name: 'n', type: 'not_contains', value: 'world' }])[0]).toMatchObject({
+      passed: false,
+      message: expect.stringContaining('world'),
+    });
   });
 
   it('matches_regex, is_json, max_chars', () => {
@@ -81,7 +103,10 @@ describe('assertions', () => {
     expect(run('{"a":1}', [{ name: 'j', type: 'is_json' }])[0].passed).toBe(true);
     expect(run('{a:1}', [{ name: 'j', type: 'is_json' }])[0].passed).toBe(false);
     expect(run('abcde', [{ name: 'm', type: 'max_chars', value: 5 }])[0].passed).toBe(true);
-    expect(run('abcdef', [{ name: 'm', type: 'max_chars', value: 5 }])[0]).toMatchObject({ passed: false, message: '6 characters, more than 5.' });
+    expect(run('abcdef', [{ name: 'm', type: 'max_chars', value: 5 }])[0]).toMatchObject({
+      passed: false,
+      message: '6 characters, more than 5.',
+    });
     expect(run('😀😀', [{ name: 'm', type: 'max_chars', value: 2 }])[0].passed).toBe(true);
   });
 
@@ -107,7 +132,11 @@ describe('assertions', () => {
       ['own', false],
     ]);
     expect(bad[0].message).toMatch(/does not match the schema/);
-    expect(run('plain text', [], schema)[0]).toEqual({ name: 'outputSchema', passed: false, message: 'The output is not valid JSON.' });
+    expect(run('plain text', [], schema)[0]).toEqual({
+      name: 'outputSchema',
+      passed: false,
+      message: 'The output is not valid JSON.',
+    });
     expect(run('anything', [])).toEqual([]);
   });
 });

@@ -24,7 +24,10 @@ function post(body: ReadableStream<Uint8Array> | string, headers: Record<string,
 }
 
 // A node:http request stand-in: a readable stream with headers.
-function nodeRequest(chunks: () => Buffer | null, headers: Record<string, string> = {}): { req: IncomingMessage; pushed: () => number } {
+function nodeRequest(
+  chunks: () => Buffer | null,
+  headers: Record<string, string> = {},
+): { req: IncomingMessage; pushed: () => number } {
   let pushed = 0;
   const req = new Readable({
     read() {
@@ -37,7 +40,9 @@ function nodeRequest(chunks: () => Buffer | null, headers: Record<string, string
   return { req, pushed: () => pushed };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<{ code?: string; status?: number; details?: unknown; message?: string }> {
+async function refusal(
+  promise: Promise<unknown>,
+): Promise<{ code?: string; status?: number; details?: unknown; message?: string }> {
   try {
     await promise;
   } catch (error) {
@@ -68,7 +73,9 @@ describe('readBody (Web Request)', () => {
   });
 
   it('names a MiB limit in MiB, and an edge may bring its own refusal', async () => {
-    const big = await refusal(readBody(post('x', { 'content-length': String(2 * 1024 * 1024) }), { limit: 1024 * 1024 }));
+    const big = await refusal(
+      readBody(post('x', { 'content-length': String(2 * 1024 * 1024) }), { limit: 1024 * 1024 }),
+    );
     expect(big.message).toBe('The request body is larger than 1 MiB.');
     const own = new Error('mine');
     expect(await refusal(readBody(post('a'.repeat(limit + 1)), { limit, tooLarge: () => own }))).toBe(own);

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@/server/errors';
-import { hygieneIssues, jsonTextDepth, jsonTextProblem, nestsDeeperThan, parseCleanJson, stringProblem } from '@/server/input-hygiene';
+import {
+  hygieneIssues,
+  jsonTextDepth,
+  jsonTextProblem,
+  nestsDeeperThan,
+  parseCleanJson,
+  stringProblem,
+} from '@/server/input-hygiene';
 
 function refusal(fn: () => unknown): AppError {
   try {
@@ -41,14 +48,16 @@ describe('input hygiene', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value);
-        const depth = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+        const depth = (v: unknown): number =>
+          v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0;
         expect(jsonTextDepth(text)).toBe(depth(value));
       }),
     );
   });
 
   it('measures nesting on a parsed value exactly as in its text, with an early exit', () => {
-    const depth = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+    const depth = (v: unknown): number =>
+      v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0;
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, limit) => {
         expect(nestsDeeperThan(value, limit)).toBe(depth(value) > limit);
@@ -72,8 +81,12 @@ describe('input hygiene', () => {
   });
 
   it('finds U+0000 and lone surrogates written as JSON escapes, not escaped backslashes', () => {
-    expect(refusal(() => parseCleanJson('{"name":"a\\u0000"}', 'body')).details).toEqual({ issues: [{ path: 'name', message: expect.stringContaining('U+0000') }] });
-    expect(refusal(() => parseCleanJson('["\\ud800"]', 'body')).details).toEqual({ issues: [{ path: '0', message: expect.stringContaining('surrogate') }] });
+    expect(refusal(() => parseCleanJson('{"name":"a\\u0000"}', 'body')).details).toEqual({
+      issues: [{ path: 'name', message: expect.stringContaining('U+0000') }],
+    });
+    expect(refusal(() => parseCleanJson('["\\ud800"]', 'body')).details).toEqual({
+      issues: [{ path: '0', message: expect.stringContaining('surrogate') }],
+    });
     expect(parseCleanJson('{"name":"a\\\\u0000 \\ud83d\\udc4b"}', 'body')).toEqual({ name: 'a\\u0000 👋' });
   });
 

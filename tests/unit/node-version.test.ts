@@ -21,7 +21,8 @@ describe('the Node.js version check', () => {
   });
 
   it('accepts the floor and anything above it', () => {
-    for (const version of ['20.9.0', 'v20.20.2', '20.10.0', '21.0.0', '22.12.0', '24.1.3']) expect(nodeVersionProblem(version, '20.9')).toBeNull();
+    for (const version of ['20.9.0', 'v20.20.2', '20.10.0', '21.0.0', '22.12.0', '24.1.3'])
+      expect(nodeVersionProblem(version, '20.9')).toBeNull();
     expect(nodeVersionProblem(process.versions.node)).toBeNull();
   });
 });

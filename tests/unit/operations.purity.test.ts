@@ -13,7 +13,8 @@ describe('the operation table is pure', () => {
     if (specifier.startsWith('@/')) base = path.join(root, specifier.slice(2));
     else if (specifier.startsWith('.')) base = path.resolve(path.dirname(from), specifier);
     else return null;
-    for (const candidate of [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts')]) if (existsSync(candidate)) return candidate;
+    for (const candidate of [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts')])
+      if (existsSync(candidate)) return candidate;
     return null;
   }
 
@@ -40,7 +41,8 @@ describe('the operation table is pure', () => {
       for (const { fileName } of info.importedFiles) {
         const target = resolve(file, fileName);
         if (target) queue.push(target);
-        else if (!fileName.startsWith('.') && !fileName.startsWith('@/') && !allowedPackages.has(fileName)) offenders.push(`${rel} → ${fileName}`);
+        else if (!fileName.startsWith('.') && !fileName.startsWith('@/') && !allowedPackages.has(fileName))
+          offenders.push(`${rel} → ${fileName}`);
       }
     }
     expect(offenders).toEqual([]);

@@ -5,7 +5,8 @@ import { findOperation, isOrganizationScoped, isWrite, operationList, operations
 import { routes } from '@/server/api/router';
 import { services } from '@/server/api/handlers';
 
-const fieldsOf = (schema: unknown): string[] => Object.keys((schema as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
+const fieldsOf = (schema: unknown): string[] =>
+  Object.keys((schema as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
 
 describe('the operation table', () => {
   it('keys are the operation ids: unique, snake_case verb_noun', () => {
@@ -21,9 +22,15 @@ describe('the operation table', () => {
 
   it('covers every REST management route, and every declaration is served with its handler', () => {
     const management = routes.filter((route) => route.auth === 'management');
-    expect(management.map((route) => [route.operationId, route.method, route.path])).toEqual(operationList.map((op) => [op.id, op.method, op.path]));
+    expect(management.map((route) => [route.operationId, route.method, route.path])).toEqual(
+      operationList.map((op) => [op.id, op.method, op.path]),
+    );
     // Only ingestion, retrieval and the document itself live outside the table.
-    expect(routes.filter((route) => route.auth !== 'management').map((route) => route.operationId)).toEqual(['ingest_traces', 'retrieve_prompt', 'get_openapi']);
+    expect(routes.filter((route) => route.auth !== 'management').map((route) => route.operationId)).toEqual([
+      'ingest_traces',
+      'retrieve_prompt',
+      'get_openapi',
+    ]);
     expect(Object.keys(services).sort()).toEqual(operationList.map((op) => op.id).sort());
   });
 
@@ -34,14 +41,17 @@ describe('the operation table', () => {
       expect(op.cli.command.length, op.id).toBeGreaterThan(0);
       for (const word of op.cli.command) expect(word, op.id).toMatch(/^[a-z][a-z-]*$/);
       // No command is a prefix of another: `evals` cannot be both a group and a command.
-      for (const other of commands) if (other !== op.cli.command.join(' ')) expect(other.startsWith(`${op.cli.command.join(' ')} `), `${op.id} vs ${other}`).toBe(false);
+      for (const other of commands)
+        if (other !== op.cli.command.join(' '))
+          expect(other.startsWith(`${op.cli.command.join(' ')} `), `${op.id} vs ${other}`).toBe(false);
       const params = fieldsOf(op.params);
       const fields = [...params, ...fieldsOf(op.query), ...fieldsOf(op.body)];
       for (const name of op.cli.positional) expect(fields, `${op.id}: ${name}`).toContain(name);
       expect(new Set(op.cli.positional).size).toBe(op.cli.positional.length);
       if (params.includes('organizationId')) expect(op.cli.positional, op.id).not.toContain('organizationId');
       // Every path parameter other than the organization is positional.
-      for (const name of params.filter((p) => p !== 'organizationId')) expect(op.cli.positional, `${op.id}: ${name}`).toContain(name);
+      for (const name of params.filter((p) => p !== 'organizationId'))
+        expect(op.cli.positional, `${op.id}: ${name}`).toContain(name);
     }
   });
 
@@ -57,9 +67,13 @@ describe('the operation table', () => {
   it('effects: reads are GET; the spending and destroying operations API.md names are marked so', () => {
     for (const op of operationList) expect(op.effect === 'read', op.id).toBe(!isWrite(op));
     const spends = operationList.filter((op) => op.effect === 'spends').map((op) => op.id);
-    expect(spends).toEqual(expect.arrayContaining(['start_evaluation', 'resume_evaluation', 'retry_evaluation_side', 'initialize_baseline']));
+    expect(spends).toEqual(
+      expect.arrayContaining(['start_evaluation', 'resume_evaluation', 'retry_evaluation_side', 'initialize_baseline']),
+    );
     const destroys = operationList.filter((op) => op.effect === 'destroys').map((op) => op.id);
-    expect(destroys).toEqual(expect.arrayContaining(['revoke_retrieval_key', 'revoke_ingestion_key', 'archive_prompt', 'remove_member']));
+    expect(destroys).toEqual(
+      expect.arrayContaining(['revoke_retrieval_key', 'revoke_ingestion_key', 'archive_prompt', 'remove_member']),
+    );
   });
 
   it('roles agree with the errors the operation declares', () => {
@@ -73,7 +87,8 @@ describe('the operation table', () => {
   });
 
   it('organization-scoped operations take organizationId in the path', () => {
-    for (const op of operationList) expect(isOrganizationScoped(op), op.id).toBe(op.path.startsWith('/organizations/{organizationId}'));
+    for (const op of operationList)
+      expect(isOrganizationScoped(op), op.id).toBe(op.path.startsWith('/organizations/{organizationId}'));
   });
 });
 
@@ -92,18 +107,26 @@ describe('declaring an operation', () => {
 
   it('refuses a field that is in two of params, query and body, when the table is declared', () => {
     const params = z.strictObject({ thingId: z.string() });
-    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ thingId: z.string() }) }) })).toThrow(
-      /do_thing: input field "thingId" is in both params and body/,
-    );
-    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ thingId: z.string() }) }) })).toThrow(/in both params and query/);
-    expect(() => declareOperations({ do_thing: spec({ params, query: z.strictObject({ n: z.string() }), body: z.strictObject({ n: z.number() }) }) })).toThrow(
-      /"n" is in both query and body/,
-    );
-    expect(() => declareOperations({ do_thing: spec({ params, body: z.strictObject({ name: z.string() }) }) })).not.toThrow();
+    expect(() =>
+      declareOperations({ do_thing: spec({ params, body: z.strictObject({ thingId: z.string() }) }) }),
+    ).toThrow(/do_thing: input field "thingId" is in both params and body/);
+    expect(() =>
+      declareOperations({ do_thing: spec({ params, query: z.strictObject({ thingId: z.string() }) }) }),
+    ).toThrow(/in both params and query/);
+    expect(() =>
+      declareOperations({
+        do_thing: spec({ params, query: z.strictObject({ n: z.string() }), body: z.strictObject({ n: z.number() }) }),
+      }),
+    ).toThrow(/"n" is in both query and body/);
+    expect(() =>
+      declareOperations({ do_thing: spec({ params, body: z.strictObject({ name: z.string() }) }) }),
+    ).not.toThrow();
   });
 
   it('refuses a body that is not an object (its fields join the parameters)', () => {
-    expect(() => declareOperations({ do_thing: spec({ body: z.array(z.string()) }) })).toThrow(/do_thing: the body schema must be an object/);
+    expect(() => declareOperations({ do_thing: spec({ body: z.array(z.string()) }) })).toThrow(
+      /do_thing: the body schema must be an object/,
+    );
   });
 
   it('every declared body is an object, and every dashboard name is unique', () => {

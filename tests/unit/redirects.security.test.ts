@@ -43,7 +43,10 @@ const bypasses: [string, unknown][] = [
 const allowed: [string, string][] = [
   ['/', '/'],
   ['/organizations', '/organizations'],
-  ['/organizations/org_1/prompts?q=hello%20world&state=active', '/organizations/org_1/prompts?q=hello%20world&state=active'],
+  [
+    '/organizations/org_1/prompts?q=hello%20world&state=active',
+    '/organizations/org_1/prompts?q=hello%20world&state=active',
+  ],
   ['/account#security', '/account#security'],
   ['/a/./b/../c', '/a/c'],
   ['/organizations?next=%2Faccount', '/organizations?next=%2Faccount'],

@@ -14,7 +14,11 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 describe('@promptloop/sdk build', () => {
   it('emits ESM and .d.ts that import only each other, and loads in Node', async () => {
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'sdk', 'tsconfig.json'), '--outDir', outDir], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [tsc, '-p', path.join(root, 'sdk', 'tsconfig.json'), '--outDir', outDir],
+      { encoding: 'utf8' },
+    );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.status).toBe(0);
     const files = readdirSync(outDir).sort();
@@ -22,7 +26,8 @@ describe('@promptloop/sdk build', () => {
     expect(files).toContain('index.d.ts');
     for (const file of files.filter((f) => f.endsWith('.js'))) {
       const text = readFileSync(path.join(outDir, file), 'utf8');
-      for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
+      for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g))
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
     }
     const sdk = await import(pathToFileURL(path.join(outDir, 'index.js')).href);
     expect(typeof sdk.Promptloop).toBe('function');
@@ -33,6 +38,10 @@ describe('@promptloop/sdk build', () => {
 
   it('the package manifest exports ESM with types', () => {
     const manifest = JSON.parse(readFileSync(path.join(root, 'sdk', 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: '@promptloop/sdk', type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } });
+    expect(manifest).toMatchObject({
+      name: '@promptloop/sdk',
+      type: 'module',
+      exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newSpanId, newTraceId, TraceExporter, type SpanSnapshot, type TraceExportError } from '@/sdk/src/index';
@@ -19,7 +25,9 @@ const status =
   (code: number, errorCode: string, headers: Record<string, string> = {}): Reply =>
   (res) => {
     res.writeHead(code, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({ error: { code: errorCode, message: `answered ${code}`, details: {}, requestId: 'req_test' } }));
+    res.end(
+      JSON.stringify({ error: { code: errorCode, message: `answered ${code}`, details: {}, requestId: 'req_test' } }),
+    );
   };
 const hangUp: Reply = (_res, req) => req.socket.destroy();
 
@@ -28,7 +36,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({
+        path: req.url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
       (script.shift() ?? ok)(res, req);
     });
   });
@@ -152,7 +165,12 @@ describe('TraceExporter batching', () => {
     const { instance } = exporter({ maxBatchEvents: 3 });
     const root = span();
     for (let revision = 0; revision < 10; revision++)
-      instance.export({ ...root, revision, status: revision === 9 ? 'success' : 'running', ...(revision === 9 ? { endedAt: Date.now() } : {}) });
+      instance.export({
+        ...root,
+        revision,
+        status: revision === 9 ? 'success' : 'running',
+        ...(revision === 9 ? { endedAt: Date.now() } : {}),
+      });
     await instance.flush();
     expect(received.map((r) => events(r).length)).toEqual([3, 3, 3, 1]);
     expect(received.flatMap(events).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -207,7 +225,11 @@ describe('TraceExporter retries', () => {
   });
 
   it('gives up after maxAttempts and reports the batch', async () => {
-    script = [status(503, 'unavailable', { 'retry-after': '0' }), status(503, 'unavailable', { 'retry-after': '0' }), status(503, 'unavailable', { 'retry-after': '0' })];
+    script = [
+      status(503, 'unavailable', { 'retry-after': '0' }),
+      status(503, 'unavailable', { 'retry-after': '0' }),
+      status(503, 'unavailable', { 'retry-after': '0' }),
+    ];
     const { instance, errors } = exporter({ maxAttempts: 3 });
     instance.export(span());
     expect(await instance.flush()).toBe(true);

@@ -49,32 +49,53 @@ function body(overrides: Partial<RetrievedPrompt> = {}): RetrievedPrompt {
     ...overrides,
   };
 }
-const ok = (b: RetrievedPrompt, etag = '"v1"') => new Response(JSON.stringify(b), { status: 200, headers: { etag, 'content-type': 'application/json' } });
+const ok = (b: RetrievedPrompt, etag = '"v1"') =>
+  new Response(JSON.stringify(b), { status: 200, headers: { etag, 'content-type': 'application/json' } });
 const notModified = (etag = '"v1"') => new Response(null, { status: 304, headers: { etag } });
 const apiError = (status: number, code: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ error: { code, message: `it is ${code}`, details: { why: code }, requestId: 'req_abc' } }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  new Response(
+    JSON.stringify({ error: { code, message: `it is ${code}`, details: { why: code }, requestId: 'req_abc' } }),
+    {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    },
+  );
 
-const client = (fetch: ReturnType<typeof scripted>['fetch'], extra: Partial<ConstructorParameters<typeof Promptloop>[0]> = {}) =>
-  new Promptloop({ baseUrl: 'https://pl.example/', apiKey: 'plr_key', fetch, ...extra });
+const client = (
+  fetch: ReturnType<typeof scripted>['fetch'],
+  extra: Partial<ConstructorParameters<typeof Promptloop>[0]> = {},
+) => new Promptloop({ baseUrl: 'https://pl.example/', apiKey: 'plr_key', fetch, ...extra });
 
 describe('getPrompt', () => {
   it('fetches production by default, then revalidates with If-None-Match and reuses the body on 304', async () => {
     const { calls, fetch } = scripted(ok(body()), notModified());
     const pl = client(fetch);
     const first = await pl.getPrompt('prm_1');
-    expect(first).toMatchObject({ promptId: 'prm_1', versionId: 'ver_1', version: 1, label: 'production', source: 'server', stale: false, error: null });
+    expect(first).toMatchObject({
+      promptId: 'prm_1',
+      versionId: 'ver_1',
+      version: 1,
+      label: 'production',
+      source: 'server',
+      stale: false,
+      error: null,
+    });
     const second = await pl.getPrompt('prm_1');
     expect(second).toMatchObject({ versionId: 'ver_1', source: 'revalidated', stale: false });
     expect(second.content).toEqual(first.content);
-    expect(calls[0]).toEqual({ url: 'https://pl.example/api/v1/prompts/prm_1', headers: { accept: 'application/json', authorization: 'Bearer plr_key' } });
+    expect(calls[0]).toEqual({
+      url: 'https://pl.example/api/v1/prompts/prm_1',
+      headers: { accept: 'application/json', authorization: 'Bearer plr_key' },
+    });
     expect(calls[1].headers['if-none-match']).toBe('"v1"');
   });
 
   it('a 200 on revalidation (label moved) replaces the cached body and its ETag', async () => {
-    const { calls, fetch } = scripted(ok(body()), ok(body({ versionId: 'ver_2', version: 2 }), '"v2"'), notModified('"v2"'));
+    const { calls, fetch } = scripted(
+      ok(body()),
+      ok(body({ versionId: 'ver_2', version: 2 }), '"v2"'),
+      notModified('"v2"'),
+    );
     const pl = client(fetch);
     await pl.getPrompt('prm_1');
     expect(await pl.getPrompt('prm_1')).toMatchObject({ version: 2, source: 'server' });
@@ -83,7 +104,11 @@ describe('getPrompt', () => {
   });
 
   it('builds label and version selectors and caches each separately', async () => {
-    const { calls, fetch } = scripted(ok(body({ label: 'staging' })), ok(body({ label: null, version: 2 })), ok(body()));
+    const { calls, fetch } = scripted(
+      ok(body({ label: 'staging' })),
+      ok(body({ label: null, version: 2 })),
+      ok(body()),
+    );
     const pl = client(fetch);
     await pl.getPrompt('prm_1', { label: 'staging' });
     await pl.getPrompt('prm_1', { version: 2 });
@@ -104,7 +129,9 @@ describe('getPrompt', () => {
     expect(() => {
       (first.content.messages as { content: string }[])[0].content = 'edited';
     }).toThrow(TypeError);
-    expect((await pl.getPrompt('prm_1')).content.messages[0].content).toBe('You answer {{topic}} questions for {{ customer }}.');
+    expect((await pl.getPrompt('prm_1')).content.messages[0].content).toBe(
+      'You answer {{topic}} questions for {{ customer }}.',
+    );
   });
 
   it('with revalidateEveryMs, a copy confirmed within the window is used without asking', async () => {
@@ -124,7 +151,13 @@ describe('getPrompt', () => {
   });
 
   it('accepts a baseUrl that already ends in /api/v1 (with or without slashes) as the same service', async () => {
-    for (const baseUrl of ['https://pl.example', 'https://pl.example/', 'https://pl.example/api/v1', 'https://pl.example/api/v1/', 'https://pl.example/api/v1//']) {
+    for (const baseUrl of [
+      'https://pl.example',
+      'https://pl.example/',
+      'https://pl.example/api/v1',
+      'https://pl.example/api/v1/',
+      'https://pl.example/api/v1//',
+    ]) {
       const { calls, fetch } = scripted(ok(body()));
       await new Promptloop({ baseUrl, apiKey: 'plr_key', fetch }).getPrompt('prm_1', { version: 1 });
       expect(
@@ -141,7 +174,13 @@ describe('getPrompt', () => {
   it('refuses bad selectors locally, without a request', async () => {
     const { calls, fetch } = scripted();
     const pl = client(fetch);
-    for (const selector of [{ label: 'Prod' }, { label: '' }, { version: 0 }, { version: 1.5 }, { label: 'a', version: 1 }]) {
+    for (const selector of [
+      { label: 'Prod' },
+      { label: '' },
+      { version: 0 },
+      { version: 1.5 },
+      { label: 'a', version: 1 },
+    ]) {
       const error = await pl.getPrompt('prm_1', selector as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect(error).toMatchObject({ code: 'invalid_request', status: 0 });
@@ -165,7 +204,11 @@ describe('stale-on-error and fallback', () => {
     expect(a).toMatchObject({ versionId: 'ver_1', stale: true, source: 'stale' });
     expect(a.error).toBeInstanceOf(UnavailableError);
     expect(a.error).toMatchObject({ status: 503, code: 'unavailable', retryAfterMs: 5000, requestId: 'req_abc' });
-    expect((await pl.getPrompt('prm_1')).error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterMs: 2000 });
+    expect((await pl.getPrompt('prm_1')).error).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      retryAfterMs: 2000,
+    });
     const c = await pl.getPrompt('prm_1');
     expect(c.error).toBeInstanceOf(NetworkError);
     expect(c.error?.code).toBe('network_error');
@@ -181,7 +224,11 @@ describe('stale-on-error and fallback', () => {
     let calls = 0;
     // The first call answers; later ones hang until the client's timeout aborts them.
     const fetch = async (_url: string, init?: RequestInit) =>
-      calls++ === 0 ? ok(body()) : new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+      calls++ === 0
+        ? ok(body())
+        : new Promise<Response>((_resolve, reject) =>
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+          );
     const pl = client(fetch, { timeoutMs: 50 });
     await pl.getPrompt('prm_1');
     const prompt = await pl.getPrompt('prm_1');
@@ -195,7 +242,12 @@ describe('stale-on-error and fallback', () => {
     await pl.getPrompt('prm_1');
     const error = await pl.getPrompt('prm_1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error).toMatchObject({ status: 401, code: 'unauthorized', requestId: 'req_abc', details: { why: 'unauthorized' } });
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      requestId: 'req_abc',
+      details: { why: 'unauthorized' },
+    });
     // The revoked copy is gone: an outage now has nothing to serve.
     await expect(pl.getPrompt('prm_1')).rejects.toBeInstanceOf(NetworkError);
   });
@@ -210,8 +262,17 @@ describe('stale-on-error and fallback', () => {
 
   it('a cold start with the server down serves the fallback snapshot', async () => {
     const stale: StaleInfo[] = [];
-    const { fetch } = scripted(new TypeError('fetch failed'), new TypeError('fetch failed'), apiError(503, 'unavailable'));
-    const snapshot = { version: 1 as const, prompts: { prm_1: { 'label:production': body({ versionId: 'ver_snap' }), 'version:3': body({ label: null, version: 3 }) } } };
+    const { fetch } = scripted(
+      new TypeError('fetch failed'),
+      new TypeError('fetch failed'),
+      apiError(503, 'unavailable'),
+    );
+    const snapshot = {
+      version: 1 as const,
+      prompts: {
+        prm_1: { 'label:production': body({ versionId: 'ver_snap' }), 'version:3': body({ label: null, version: 3 }) },
+      },
+    };
     const pl = client(fetch, { fallback: snapshot, onStale: (info) => stale.push(info) });
     expect(await pl.getPrompt('prm_1')).toMatchObject({ versionId: 'ver_snap', stale: true, source: 'fallback' });
     await expect(pl.getPrompt('prm_1', { label: 'staging' })).rejects.toBeInstanceOf(NetworkError);
@@ -237,7 +298,11 @@ describe('stale-on-error and fallback', () => {
     const { fetch } = scripted(new Response('<html>', { status: 200 }), new Response('gateway', { status: 502 }));
     const pl = client(fetch);
     await expect(pl.getPrompt('prm_1')).rejects.toMatchObject({ code: 'invalid_response', status: 200 });
-    await expect(pl.getPrompt('prm_1')).rejects.toMatchObject({ code: 'internal', status: 502, message: 'Promptloop answered HTTP 502.' });
+    await expect(pl.getPrompt('prm_1')).rejects.toMatchObject({
+      code: 'internal',
+      status: 502,
+      message: 'Promptloop answered HTTP 502.',
+    });
   });
 });
 
@@ -256,15 +321,24 @@ describe('snapshots', () => {
   it('parseSnapshot names what is wrong', () => {
     expect(() => parseSnapshot({ version: 2, prompts: {} })).toThrow(/version 2/);
     expect(() => parseSnapshot({ prompts: { prm_1: { production: body() } } })).toThrow(/not a selector key/);
-    expect(() => parseSnapshot({ prompts: { prm_9: { 'label:production': body() } } })).toThrow(/not a retrieved prompt of prm_9/);
-    expect(() => new Promptloop({ baseUrl: 'x', apiKey: 'plr_', fetch: async () => new Response(), fallback: { prompts: { p: { 'label:x': {} as RetrievedPrompt } } } })).toThrow(
-      TypeError,
+    expect(() => parseSnapshot({ prompts: { prm_9: { 'label:production': body() } } })).toThrow(
+      /not a retrieved prompt of prm_9/,
     );
+    expect(
+      () =>
+        new Promptloop({
+          baseUrl: 'x',
+          apiKey: 'plr_',
+          fetch: async () => new Response(),
+          fallback: { prompts: { p: { 'label:x': {} as RetrievedPrompt } } },
+        }),
+    ).toThrow(TypeError);
   });
 });
 
 describe('compile', () => {
-  const variables = (content: string) => body({ content: { ...body().content, messages: [{ role: 'system', content }] } });
+  const variables = (content: string) =>
+    body({ content: { ...body().content, messages: [{ role: 'system', content }] } });
   const compileWith = async (b: RetrievedPrompt, values?: Record<string, unknown>) => {
     const { fetch } = scripted(ok(b));
     return (await client(fetch).getPrompt('prm_1')).compile(values);
@@ -277,23 +351,38 @@ describe('compile', () => {
       n: 3,
       o: { a: 1 },
     });
-    expect(compiled.messages).toEqual([{ role: 'system', content: 'billing for $& Co {{topic}}; again billing; n=3; o={"a":1}' }]);
+    expect(compiled.messages).toEqual([
+      { role: 'system', content: 'billing for $& Co {{topic}}; again billing; n=3; o={"a":1}' },
+    ]);
     expect(compiled.model).toEqual({ routeId: 'local', modelId: 'echo', temperature: 0.2 });
     expect(compiled).toMatchObject({ promptId: 'prm_1', versionId: 'ver_1', version: 1, outputSchema: null });
   });
 
   it('throws a CompileError listing every missing and extra variable', async () => {
-    const error = await compileWith(variables('{{a}} {{b}} {{c}}'), { a: 'x', z: 'y', w: 'v' }).catch((e: unknown) => e);
+    const error = await compileWith(variables('{{a}} {{b}} {{c}}'), { a: 'x', z: 'y', w: 'v' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CompileError);
-    expect(error).toMatchObject({ code: 'invalid_variables', status: 0, details: { missing: ['b', 'c'], extra: ['z', 'w'] } });
+    expect(error).toMatchObject({
+      code: 'invalid_variables',
+      status: 0,
+      details: { missing: ['b', 'c'], extra: ['z', 'w'] },
+    });
     expect((error as Error).message).toContain('{{b}}, {{c}}');
     // undefined counts as missing, not as given.
-    await expect(compileWith(variables('{{a}}'), { a: undefined })).rejects.toMatchObject({ details: { missing: ['a'], extra: [] } });
+    await expect(compileWith(variables('{{a}}'), { a: undefined })).rejects.toMatchObject({
+      details: { missing: ['a'], extra: [] },
+    });
   });
 
   it('user_message prompts append { input } as the final user message', async () => {
     const b = body({
-      content: { ...body().content, inputType: 'user_message', outputSchema: '{"type":"object"}', messages: [{ role: 'system', content: 'Be brief {{not_a_variable}}.' }] },
+      content: {
+        ...body().content,
+        inputType: 'user_message',
+        outputSchema: '{"type":"object"}',
+        messages: [{ role: 'system', content: 'Be brief {{not_a_variable}}.' }],
+      },
     });
     const compiled = await compileWith(b, { input: 'Where is my order?' });
     expect(compiled.messages).toEqual([
@@ -301,7 +390,10 @@ describe('compile', () => {
       { role: 'user', content: 'Where is my order?' },
     ]);
     expect(compiled.outputSchema).toEqual({ type: 'object' });
-    await expect(compileWith(b, {})).rejects.toMatchObject({ code: 'invalid_variables', details: { missing: ['input'] } });
+    await expect(compileWith(b, {})).rejects.toMatchObject({
+      code: 'invalid_variables',
+      details: { missing: ['input'] },
+    });
     await expect(compileWith(b, { input: 'hi', topic: 'x' })).rejects.toMatchObject({ details: { extra: ['topic'] } });
   });
 
@@ -329,7 +421,8 @@ describe('portability', () => {
     for (const file of readdirSync(dir)) {
       const text = readFileSync(path.join(dir, file), 'utf8');
       const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => m[1]);
-      for (const specifier of specifiers) expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
+      for (const specifier of specifiers)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
       expect(text, file).not.toMatch(/\b(process|Buffer|require|__dirname)\b[.(]/);
     }
   });

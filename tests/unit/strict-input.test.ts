@@ -14,8 +14,9 @@ describe('findDuplicateKey', () => {
     ['{"\\u0061":1,"a":2}', 'a'],
   ])('finds the duplicate in %s', (text, key) => expect(findDuplicateKey(text)).toBe(key));
 
-  it.each([['{"a":1,"b":{"a":2}}'], ['[{"a":1},{"a":2}]'], ['{"a":["a","a"]}'], ['"a"'], ['{"a":"{\\"a\\":1}"}']])('accepts %s', (text) =>
-    expect(findDuplicateKey(text)).toBeNull(),
+  it.each([['{"a":1,"b":{"a":2}}'], ['[{"a":1},{"a":2}]'], ['{"a":["a","a"]}'], ['"a"'], ['{"a":"{\\"a\\":1}"}']])(
+    'accepts %s',
+    (text) => expect(findDuplicateKey(text)).toBeNull(),
   );
 });
 
@@ -70,6 +71,8 @@ describe('passwords', () => {
       expect(await verifyPassword('correct horse 42', stored)).toEqual({ valid: false, needsRehash: false });
     }
   });
-  it.each([['short1'], ['onlyletterslong'], ['1234567890'], ['aaaaaaaaaaaa']])('calls %s weak', (password) => expect(passwordProblem(password)).not.toBeNull());
+  it.each([['short1'], ['onlyletterslong'], ['1234567890'], ['aaaaaaaaaaaa']])('calls %s weak', (password) =>
+    expect(passwordProblem(password)).not.toBeNull(),
+  );
   it('accepts a reasonable password', () => expect(passwordProblem('tangerine-harbor-7')).toBeNull());
 });

@@ -69,13 +69,19 @@ describe('trace batch validation: accepted', () => {
         model: 'x'.repeat(200),
       }),
     ],
-    ['tokens and provider-reported cost', root({ inputTokens: 0, outputTokens: 12, costUsdNanos: 1500, costSource: 'provider_reported' })],
+    [
+      'tokens and provider-reported cost',
+      root({ inputTokens: 0, outputTokens: 12, costUsdNanos: 1500, costSource: 'provider_reported' }),
+    ],
     ['catalog-estimated cost', root({ costUsdNanos: 0, costSource: 'catalog_estimate' })],
     ['costSource unavailable without cost', root({ costSource: 'unavailable' })],
     ['contentJson scalar', root({ contentJson: '"just text"' })],
     ['contentJson nested 32 levels', root({ contentJson: nested(32) })],
     ['contentJson of exactly 256 KiB', root({ contentJson: JSON.stringify('x'.repeat(256 * 1024 - 2)) })],
-    ['metadataJson with 64 keys', root({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i]))) })],
+    [
+      'metadataJson with 64 keys',
+      root({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i]))) }),
+    ],
     ['metadataJson of exactly 16 KiB', root({ metadataJson: JSON.stringify({ k: 'x'.repeat(16 * 1024 - 8) }) })],
     ['omitted with four distinct entries', root({ omitted: ['input', 'output', 'error', 'metadata'] })],
     ['empty omitted', root({ omitted: [] })],
@@ -87,7 +93,9 @@ describe('trace batch validation: accepted', () => {
   });
 
   it('accepts 50 events', () => {
-    const events = Array.from({ length: 50 }, (_, i) => root({ spanId: (i + 1).toString(16).padStart(16, '0'), rootSpanId: (i + 1).toString(16).padStart(16, '0') }));
+    const events = Array.from({ length: 50 }, (_, i) =>
+      root({ spanId: (i + 1).toString(16).padStart(16, '0'), rootSpanId: (i + 1).toString(16).padStart(16, '0') }),
+    );
     expect(parseTraceBatch(batch(...events)).events).toHaveLength(50);
   });
 });
@@ -104,11 +112,9 @@ describe('trace batch validation: rejected with the offending path', () => {
     ['a batch that is an array', [root()], ''],
     ['an event that is not an object', batch('span'), 'events.0'],
     ['unknown event field', batch(root({ color: 'red' })), 'events.0.color'],
-    ...(['traceId', 'spanId', 'rootSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt'].map((field) => [
-      `missing ${field}`,
-      batch(root({ [field]: undefined })),
-      `events.0.${field}`,
-    ]) as [string, unknown, string][]),
+    ...(['traceId', 'spanId', 'rootSpanId', 'revision', 'name', 'service', 'kind', 'status', 'startedAt'].map(
+      (field) => [`missing ${field}`, batch(root({ [field]: undefined })), `events.0.${field}`],
+    ) as [string, unknown, string][]),
     ['traceId too short', batch(root({ traceId: 'a'.repeat(31) })), 'events.0.traceId'],
     ['traceId uppercase', batch(root({ traceId: 'A'.repeat(32) })), 'events.0.traceId'],
     ['traceId all zeros', batch(root({ traceId: '0'.repeat(32) })), 'events.0.traceId'],
@@ -141,28 +147,62 @@ describe('trace batch validation: rejected with the offending path', () => {
     ['sessionId of 201 characters', batch(root({ sessionId: 'x'.repeat(201) })), 'events.0.sessionId'],
     ['endUserId of 201 characters', batch(root({ endUserId: 'x'.repeat(201) })), 'events.0.endUserId'],
     ['provider of 101 characters', batch(root({ provider: 'x'.repeat(101) })), 'events.0.provider'],
-    ['promptVersionId of 101 characters', batch(root({ promptVersionId: 'x'.repeat(101) })), 'events.0.promptVersionId'],
+    [
+      'promptVersionId of 101 characters',
+      batch(root({ promptVersionId: 'x'.repeat(101) })),
+      'events.0.promptVersionId',
+    ],
     ['pricingVersion of 101 characters', batch(root({ pricingVersion: 'x'.repeat(101) })), 'events.0.pricingVersion'],
     ['model of 201 characters', batch(root({ model: 'x'.repeat(201) })), 'events.0.model'],
     ['negative inputTokens', batch(root({ inputTokens: -1 })), 'events.0.inputTokens'],
     ['fractional outputTokens', batch(root({ outputTokens: 0.5 })), 'events.0.outputTokens'],
-    ['negative costUsdNanos', batch(root({ costUsdNanos: -1, costSource: 'provider_reported' })), 'events.0.costUsdNanos'],
+    [
+      'negative costUsdNanos',
+      batch(root({ costUsdNanos: -1, costSource: 'provider_reported' })),
+      'events.0.costUsdNanos',
+    ],
     ['costUsdNanos without costSource', batch(root({ costUsdNanos: 10 })), 'events.0.costUsdNanos'],
-    ['costUsdNanos with costSource unavailable', batch(root({ costUsdNanos: 10, costSource: 'unavailable' })), 'events.0.costUsdNanos'],
+    [
+      'costUsdNanos with costSource unavailable',
+      batch(root({ costUsdNanos: 10, costSource: 'unavailable' })),
+      'events.0.costUsdNanos',
+    ],
     ['unknown costSource', batch(root({ costSource: 'guess' })), 'events.0.costSource'],
     ['contentJson not JSON', batch(root({ contentJson: '{nope' })), 'events.0.contentJson'],
     ['contentJson not a string', batch(root({ contentJson: { a: 1 } })), 'events.0.contentJson'],
     ['contentJson nested 33 levels', batch(root({ contentJson: nested(33) })), 'events.0.contentJson'],
-    ['contentJson over 256 KiB', batch(root({ contentJson: JSON.stringify('x'.repeat(256 * 1024 - 1)) })), 'events.0.contentJson'],
-    ['contentJson over 256 KiB in UTF-8 only', batch(root({ contentJson: JSON.stringify('é'.repeat(128 * 1024)) })), 'events.0.contentJson'],
+    [
+      'contentJson over 256 KiB',
+      batch(root({ contentJson: JSON.stringify('x'.repeat(256 * 1024 - 1)) })),
+      'events.0.contentJson',
+    ],
+    [
+      'contentJson over 256 KiB in UTF-8 only',
+      batch(root({ contentJson: JSON.stringify('é'.repeat(128 * 1024)) })),
+      'events.0.contentJson',
+    ],
     ['metadataJson an array', batch(root({ metadataJson: '[1]' })), 'events.0.metadataJson'],
     ['metadataJson null', batch(root({ metadataJson: 'null' })), 'events.0.metadataJson'],
     ['metadataJson a string', batch(root({ metadataJson: '"x"' })), 'events.0.metadataJson'],
     ['metadataJson not JSON', batch(root({ metadataJson: '{"a":' })), 'events.0.metadataJson'],
-    ['metadataJson with 65 keys', batch(root({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))) })), 'events.0.metadataJson'],
-    ['metadataJson over 16 KiB', batch(root({ metadataJson: JSON.stringify({ k: 'x'.repeat(16 * 1024) }) })), 'events.0.metadataJson'],
+    [
+      'metadataJson with 65 keys',
+      batch(
+        root({ metadataJson: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]))) }),
+      ),
+      'events.0.metadataJson',
+    ],
+    [
+      'metadataJson over 16 KiB',
+      batch(root({ metadataJson: JSON.stringify({ k: 'x'.repeat(16 * 1024) }) })),
+      'events.0.metadataJson',
+    ],
     ['metadataJson nested 33 levels', batch(root({ metadataJson: `{"a":${nested(32)}}` })), 'events.0.metadataJson'],
-    ['omitted with five entries', batch(root({ omitted: ['input', 'output', 'error', 'metadata', 'input'] })), 'events.0.omitted'],
+    [
+      'omitted with five entries',
+      batch(root({ omitted: ['input', 'output', 'error', 'metadata', 'input'] })),
+      'events.0.omitted',
+    ],
     ['omitted with a duplicate', batch(root({ omitted: ['input', 'input'] })), 'events.0.omitted'],
     ['omitted with an unknown entry', batch(root({ omitted: ['prompt'] })), 'events.0.omitted.0'],
     ['omitted not an array', batch(root({ omitted: 'input' })), 'events.0.omitted'],
@@ -224,15 +264,29 @@ describe('snapshot digest and in-batch resolution', () => {
     const [a] = parse(root({ metadataJson: '{"a":1}' })).events;
     const [b] = parse(root({ metadataJson: '{"a":1}' })).events;
     expect(snapshotDigest(a)).toBe(snapshotDigest(b));
-    for (const change of [{ name: 'other' }, { metadataJson: '{"a":2}' }, { sessionId: 's' }, { omitted: ['input'] }, { revision: 1 }]) {
+    for (const change of [
+      { name: 'other' },
+      { metadataJson: '{"a":2}' },
+      { sessionId: 's' },
+      { omitted: ['input'] },
+      { revision: 1 },
+    ]) {
       expect(snapshotDigest(parse(root({ metadataJson: '{"a":1}', ...change })).events[0])).not.toBe(snapshotDigest(a));
     }
     // Length prefixes keep neighbouring fields apart.
-    expect(snapshotDigest(parse(root({ name: 'ab', service: 'c' })).events[0])).not.toBe(snapshotDigest(parse(root({ name: 'a', service: 'bc' })).events[0]));
+    expect(snapshotDigest(parse(root({ name: 'ab', service: 'c' })).events[0])).not.toBe(
+      snapshotDigest(parse(root({ name: 'a', service: 'bc' })).events[0]),
+    );
   });
 
   it('keeps the highest revision of a span, whatever the order in the batch', () => {
-    const rows = resolveBatch(parse(root({ revision: 2, status: 'success', endedAt: 1_700_000_000_100 }), root({ revision: 0 }), root({ revision: 1 })));
+    const rows = resolveBatch(
+      parse(
+        root({ revision: 2, status: 'success', endedAt: 1_700_000_000_100 }),
+        root({ revision: 0 }),
+        root({ revision: 1 }),
+      ),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ revision: 2, i: 0, revs: [0, 1, 2], maxRunning: 1 });
   });
@@ -245,10 +299,18 @@ describe('snapshot digest and in-batch resolution', () => {
 
   it.each([
     ['same revision, different content', [root(), root({ name: 'other' })], 'revision_conflict'],
-    ['a finished span running again', [root({ status: 'success', endedAt: 1_700_000_000_100 }), root({ revision: 1 })], 'reopened'],
+    [
+      'a finished span running again',
+      [root({ status: 'success', endedAt: 1_700_000_000_100 }), root({ revision: 1 })],
+      'reopened',
+    ],
     ['a changed parent', [child(), child({ revision: 1, parentSpanId: 'e'.repeat(16) })], 'identity_changed'],
     ['a changed trace', [root(), root({ revision: 1, traceId: 'f'.repeat(32) })], 'identity_changed'],
-    ['two roots for one trace', [root(), child({ spanId: 'd'.repeat(16), rootSpanId: childId, parentSpanId: rootId })], 'identity_changed'],
+    [
+      'two roots for one trace',
+      [root(), child({ spanId: 'd'.repeat(16), rootSpanId: childId, parentSpanId: rootId })],
+      'identity_changed',
+    ],
   ])('refuses %s with 409', (_label, events, state) => {
     try {
       resolveBatch(parse(...events));

@@ -6,7 +6,13 @@ const span = (spanId: string, parentSpanId: string | null, startedAt: number) =>
 
 describe('spanRows', () => {
   it('orders depth-first with children in start order and marks orphans at the root level', () => {
-    const rows = spanRows([span('c2', 'root', 30), span('orphan', 'missing', 5), span('root', null, 0), span('c1', 'root', 10), span('g1', 'c1', 12)]);
+    const rows = spanRows([
+      span('c2', 'root', 30),
+      span('orphan', 'missing', 5),
+      span('root', null, 0),
+      span('c1', 'root', 10),
+      span('g1', 'c1', 12),
+    ]);
     expect(rows.map((r) => [r.span.spanId, r.depth, r.orphan])).toEqual([
       ['root', 0, false],
       ['c1', 1, false],

@@ -10,7 +10,11 @@ export const metadata: Metadata = { title: 'Choose a new password' };
 export const dynamic = 'force-dynamic';
 
 // Checks the emailed link first, so an expired or used one never shows a form that cannot work.
-export default async function ResetPasswordPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ResetPasswordPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const token = typeof params.token === 'string' ? params.token : '';
   try {
@@ -19,7 +23,12 @@ export default async function ResetPasswordPage({ searchParams }: { searchParams
   } catch (error) {
     if (!isAppError(error)) throw error;
     const state = error.details.state;
-    const title = state === 'link_expired' ? 'This link has expired' : state === 'link_used' ? 'This link was already used' : 'This link is not valid';
+    const title =
+      state === 'link_expired'
+        ? 'This link has expired'
+        : state === 'link_used'
+          ? 'This link was already used'
+          : 'This link is not valid';
     return (
       <AuthResult
         tone="warning"

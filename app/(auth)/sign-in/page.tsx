@@ -6,7 +6,11 @@ import { hasLiveSession } from '@/server/auth/nextauth';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const callbackUrl = safeRedirectPath(params.callbackUrl);
   if (await hasLiveSession()) redirect(callbackUrl);

@@ -12,7 +12,11 @@ export const metadata: Metadata = { title: 'Confirm your email' };
 export const dynamic = 'force-dynamic';
 
 // Opening the emailed link confirms the address (once) and says what happened.
-export default async function VerifyEmailPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function VerifyEmailPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const token = typeof params.token === 'string' ? params.token : '';
   const db = await getDb();
@@ -33,12 +37,17 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
         tone="success"
         title="Email address confirmed"
         actions={
-          <ButtonLink href={actor ? '/organizations' : `/sign-in?email=${encodeURIComponent(verified)}`} variant="primary" block>
+          <ButtonLink
+            href={actor ? '/organizations' : `/sign-in?email=${encodeURIComponent(verified)}`}
+            variant="primary"
+            block
+          >
             {actor ? 'Continue to Promptloop' : 'Sign in'}
           </ButtonLink>
         }
       >
-        <strong style={{ color: 'var(--text)' }}>{verified}</strong> is confirmed. Teammates can now add you to their organizations.
+        <strong style={{ color: 'var(--text)' }}>{verified}</strong> is confirmed. Teammates can now add you to their
+        organizations.
       </AuthResult>
     );
   }
@@ -59,7 +68,12 @@ export default async function VerifyEmailPage({ searchParams }: { searchParams: 
       </AuthResult>
     );
   }
-  const problem = state === 'link_expired' ? 'This link has expired' : state === 'link_used' ? 'This link was already used' : 'This link is not valid';
+  const problem =
+    state === 'link_expired'
+      ? 'This link has expired'
+      : state === 'link_used'
+        ? 'This link was already used'
+        : 'This link is not valid';
   return (
     <AuthResult
       tone="warning"

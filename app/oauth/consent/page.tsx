@@ -17,7 +17,8 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 function toParams(raw: Record<string, string | string[] | undefined>): URLSearchParams {
   const all = new URLSearchParams();
-  for (const [name, value] of Object.entries(raw)) for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) all.append(name, v);
+  for (const [name, value] of Object.entries(raw))
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) all.append(name, v);
   return all;
 }
 
@@ -29,7 +30,11 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
   const db = await getDb();
   const check = isBuiltInIssuer()
     ? await checkAuthorizeRequest(db, all)
-    : ({ kind: 'error_page', title: 'Not available', message: 'This deployment uses an external authorization server.' } as const);
+    : ({
+        kind: 'error_page',
+        title: 'Not available',
+        message: 'This deployment uses an external authorization server.',
+      } as const);
   if (check.kind === 'error_page') {
     return (
       <AuthShell>
@@ -38,7 +43,9 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
             <h1>{check.title}</h1>
             <p className="muted">{check.message}</p>
           </div>
-          <p className="muted">Nothing was shared with the application. Start the sign-in again from the application.</p>
+          <p className="muted">
+            Nothing was shared with the application. Start the sign-in again from the application.
+          </p>
         </Card>
       </AuthShell>
     );
@@ -48,7 +55,9 @@ export default async function ConsentPage({ searchParams }: { searchParams: Sear
   if (!actor) redirect(`/sign-in?callbackUrl=${encodeURIComponent(consentPath(all))}`);
   if (await hasConsent(db, actor.userId, check.request)) return <AuthShell>{<ContinueTo href={again} />}</AuthShell>;
   const user = await getSessionUser();
-  const fields: [string, string][] = authorizeParams.flatMap((name) => (all.has(name) ? [[name, all.get(name)!] as [string, string]] : []));
+  const fields: [string, string][] = authorizeParams.flatMap((name) =>
+    all.has(name) ? [[name, all.get(name)!] as [string, string]] : [],
+  );
   fields.push(['consent_token', consentToken(actor.userId, all)]);
   const { request } = check;
   const resource = request.resource ?? resources().api;

@@ -6,7 +6,19 @@ import { Dialog } from '@/components/ui/Dialog';
 import type { DraftContent } from '../types';
 import type { DraftConflict } from './useDraftAutosave';
 
-function ContentColumn({ title, subtitle, content, other, label }: { title: string; subtitle: string; content: DraftContent; other: DraftContent; label: string }) {
+function ContentColumn({
+  title,
+  subtitle,
+  content,
+  other,
+  label,
+}: {
+  title: string;
+  subtitle: string;
+  content: DraftContent;
+  other: DraftContent;
+  label: string;
+}) {
   const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
   return (
     <section className="conflict-column" aria-label={label}>
@@ -77,7 +89,13 @@ export function ConflictDialog({
     >
       {conflict ? (
         <div className="conflict-grid">
-          <ContentColumn title="Yours" subtitle="Unsaved, in this window" content={conflict.mine} other={conflict.theirs.content} label="Your version" />
+          <ContentColumn
+            title="Yours"
+            subtitle="Unsaved, in this window"
+            content={conflict.mine}
+            other={conflict.theirs.content}
+            label="Your version"
+          />
           <ContentColumn
             title={`Stored · revision ${conflict.theirs.revision}`}
             subtitle={`Saved ${formatDateTime(conflict.theirs.updatedAt)}`}

@@ -27,7 +27,13 @@ function ValueInput({
     'aria-describedby': error ? `metric-${index}-value-error` : undefined,
   };
   if (kind === 'none') {
-    return <p className="metric-novalue muted">{metric.type === 'is_json' ? 'Passes when the output parses as JSON.' : 'Checks the output against the output schema.'}</p>;
+    return (
+      <p className="metric-novalue muted">
+        {metric.type === 'is_json'
+          ? 'Passes when the output parses as JSON.'
+          : 'Checks the output against the output schema.'}
+      </p>
+    );
   }
   if (kind === 'number') {
     return (
@@ -64,7 +70,8 @@ export function CustomMetricsEditor({
   issues: Record<string, string>;
   onChange: (metrics: CustomMetric[]) => void;
 }) {
-  const update = (index: number, next: CustomMetric) => onChange(metrics.map((metric, i) => (i === index ? next : metric)));
+  const update = (index: number, next: CustomMetric) =>
+    onChange(metrics.map((metric, i) => (i === index ? next : metric)));
   const changeType = (metric: CustomMetric, type: MetricType): CustomMetric => {
     const kind = metricTypeOptions.find((option) => option.value === type)?.valueKind;
     const { value, ...rest } = metric;
@@ -75,7 +82,11 @@ export function CustomMetricsEditor({
 
   return (
     <div className="stack-sm">
-      {metrics.length === 0 ? <p className="muted">No custom metrics. Add checks every output must pass, such as “contains” or “at most N characters”.</p> : null}
+      {metrics.length === 0 ? (
+        <p className="muted">
+          No custom metrics. Add checks every output must pass, such as “contains” or “at most N characters”.
+        </p>
+      ) : null}
       {metrics.length > 0 ? (
         <div className="metric-list" role="list" aria-label="Custom metrics">
           <div className="metric-row metric-row-head" aria-hidden="true">
@@ -87,7 +98,8 @@ export function CustomMetricsEditor({
           {metrics.map((metric, index) => {
             const nameError = issues[`content.customMetrics.${index}.name`];
             const typeError = issues[`content.customMetrics.${index}.type`];
-            const valueError = issues[`content.customMetrics.${index}.value`] ?? issues[`content.customMetrics.${index}`];
+            const valueError =
+              issues[`content.customMetrics.${index}.value`] ?? issues[`content.customMetrics.${index}`];
             return (
               <div className="metric-row" role="listitem" key={index}>
                 <div className="stack-xs">
@@ -118,12 +130,23 @@ export function CustomMetricsEditor({
                   <FieldError id={`metric-${index}-type-error`} message={typeError} />
                 </div>
                 <div className="stack-xs">
-                  <ValueInput metric={metric} index={index} readOnly={readOnly} error={valueError} onChange={(value) => update(index, { ...metric, value })} />
+                  <ValueInput
+                    metric={metric}
+                    index={index}
+                    readOnly={readOnly}
+                    error={valueError}
+                    onChange={(value) => update(index, { ...metric, value })}
+                  />
                   <FieldError id={`metric-${index}-value-error`} message={valueError} />
                 </div>
                 <div>
                   {!readOnly ? (
-                    <Button size="sm" variant="ghost" aria-label={`Remove metric ${index + 1}`} onClick={() => onChange(metrics.filter((_, i) => i !== index))}>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Remove metric ${index + 1}`}
+                      onClick={() => onChange(metrics.filter((_, i) => i !== index))}
+                    >
                       <TrashIcon size={14} />
                     </Button>
                   ) : null}
@@ -135,7 +158,11 @@ export function CustomMetricsEditor({
       ) : null}
       {!readOnly ? (
         <div>
-          <Button size="sm" icon={<PlusIcon size={14} />} onClick={() => onChange([...metrics, { name: '', type: 'contains', value: '' }])}>
+          <Button
+            size="sm"
+            icon={<PlusIcon size={14} />}
+            onClick={() => onChange([...metrics, { name: '', type: 'contains', value: '' }])}
+          >
             Add metric
           </Button>
         </div>

@@ -52,7 +52,11 @@ function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | 
 
 export function DraftEditor({ scope }: { scope: PromptScope }) {
   const readOnly = !scope.canWrite;
-  const draft = useDraftAutosave({ organizationId: scope.organizationId, promptId: scope.promptId, enabled: !readOnly });
+  const draft = useDraftAutosave({
+    organizationId: scope.organizationId,
+    promptId: scope.promptId,
+    enabled: !readOnly,
+  });
   // Closing the conflict dialog postpones the choice for that conflict; a new conflict opens it again.
   const [postponed, setPostponed] = useState<DraftConflict | null>(null);
   const conflictHidden = draft.conflict !== null && postponed === draft.conflict;
@@ -74,7 +78,8 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
   }
 
   const issues = readOnly ? {} : { ...validateContent(content), ...draft.issues };
-  const variables = content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
+  const variables =
+    content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
   const set = (patch: Partial<DraftContent>) => draft.edit((current) => ({ ...current, ...patch }));
   const loaded = draft.draftQuery.data;
   const stored = draft.status === 'saved';
@@ -82,7 +87,13 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
   return (
     <>
       {scope.prompt.state === 'setup' && !readOnly ? (
-        <SetupChecklist scope={scope} content={content} revision={draft.revision} saved={stored} contentValid={Object.keys(issues).length === 0} />
+        <SetupChecklist
+          scope={scope}
+          content={content}
+          revision={draft.revision}
+          saved={stored}
+          contentValid={Object.keys(issues).length === 0}
+        />
       ) : null}
       <div className="editor-layout">
         <div className="editor-main">
@@ -144,36 +155,77 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
           ) : null}
 
           <Card>
-            <CardHeader title="Messages" description="The conversation sent to the model. Use {{name}} for values filled in at run time." />
+            <CardHeader
+              title="Messages"
+              description="The conversation sent to the model. Use {{name}} for values filled in at run time."
+            />
             <CardBody className="stack">
-              <InputTypeToggle value={content.inputType} readOnly={readOnly} onChange={(inputType) => set({ inputType })} />
+              <InputTypeToggle
+                value={content.inputType}
+                readOnly={readOnly}
+                onChange={(inputType) => set({ inputType })}
+              />
               {content.inputType === 'variables' ? <VariableChips names={variables} /> : null}
-              <MessageList messages={content.messages} readOnly={readOnly} issues={issues} onChange={(messages) => set({ messages })} />
+              <MessageList
+                messages={content.messages}
+                readOnly={readOnly}
+                issues={issues}
+                onChange={(messages) => set({ messages })}
+              />
             </CardBody>
           </Card>
 
           <Card>
             <CardHeader title="Model" description="Where the prompt runs and how." />
             <CardBody>
-              <ModelSettings organizationId={scope.organizationId} content={content} readOnly={readOnly} issues={issues} onChange={set} />
+              <ModelSettings
+                organizationId={scope.organizationId}
+                content={content}
+                readOnly={readOnly}
+                issues={issues}
+                onChange={set}
+              />
             </CardBody>
           </Card>
 
           <Card>
-            <CardHeader title="Output checks" description="Optional structure and metrics every output is scored against." />
+            <CardHeader
+              title="Output checks"
+              description="Optional structure and metrics every output is scored against."
+            />
             <CardBody className="stack">
-              <OutputSchemaField value={content.outputSchema} readOnly={readOnly} error={issues['content.outputSchema']} onChange={(outputSchema) => set({ outputSchema })} />
+              <OutputSchemaField
+                value={content.outputSchema}
+                readOnly={readOnly}
+                error={issues['content.outputSchema']}
+                onChange={(outputSchema) => set({ outputSchema })}
+              />
               <div className="stack-sm">
                 <span className="field-label">Custom metrics</span>
-                <CustomMetricsEditor metrics={content.customMetrics} readOnly={readOnly} issues={issues} onChange={(customMetrics) => set({ customMetrics })} />
+                <CustomMetricsEditor
+                  metrics={content.customMetrics}
+                  readOnly={readOnly}
+                  issues={issues}
+                  onChange={(customMetrics) => set({ customMetrics })}
+                />
               </div>
             </CardBody>
           </Card>
         </div>
         <aside className="editor-side" aria-label="Playground">
-          <PlaygroundPanel scope={scope} content={content} variables={variables} blocked={Object.keys(issues).length > 0} />
+          <PlaygroundPanel
+            scope={scope}
+            content={content}
+            variables={variables}
+            blocked={Object.keys(issues).length > 0}
+          />
         </aside>
-        <ConflictDialog conflict={conflictHidden ? null : draft.conflict} onClose={() => setPostponed(draft.conflict)} onKeepMine={draft.keepMine} onUseTheirs={draft.takeTheirs} />
+        <ConflictDialog
+          conflict={conflictHidden ? null : draft.conflict}
+          onClose={() => setPostponed(draft.conflict)}
+          onKeepMine={draft.keepMine}
+          onUseTheirs={draft.takeTheirs}
+        />
       </div>
     </>
   );

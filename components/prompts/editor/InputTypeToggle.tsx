@@ -3,18 +3,37 @@
 import type { InputType } from '../types';
 
 const options: { value: InputType; label: string; hint: string }[] = [
-  { value: 'user_message', label: 'User message', hint: 'Each test case is sent as the user’s message after these messages.' },
+  {
+    value: 'user_message',
+    label: 'User message',
+    hint: 'Each test case is sent as the user’s message after these messages.',
+  },
   { value: 'variables', label: 'Variables', hint: 'Test cases fill the {{variables}} in these messages.' },
 ];
 
-export function InputTypeToggle({ value, readOnly, onChange }: { value: InputType; readOnly: boolean; onChange: (value: InputType) => void }) {
+export function InputTypeToggle({
+  value,
+  readOnly,
+  onChange,
+}: {
+  value: InputType;
+  readOnly: boolean;
+  onChange: (value: InputType) => void;
+}) {
   return (
     <fieldset className="segmented-field">
       <legend className="field-label">Input</legend>
       <div className="segmented" role="radiogroup" aria-label="Input type">
         {options.map((option) => (
           <label key={option.value} className="segment" data-checked={value === option.value || undefined}>
-            <input type="radio" name="inputType" value={option.value} checked={value === option.value} disabled={readOnly} onChange={() => onChange(option.value)} />
+            <input
+              type="radio"
+              name="inputType"
+              value={option.value}
+              checked={value === option.value}
+              disabled={readOnly}
+              onChange={() => onChange(option.value)}
+            />
             {option.label}
           </label>
         ))}

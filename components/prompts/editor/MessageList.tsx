@@ -32,24 +32,41 @@ export function MessageList({
   const rows = useRef<(HTMLLIElement | null)[]>([]);
   const move = (from: number, to: number) => onChange(moveItem(messages, from, to));
   const drag = useDragReorder(move, !readOnly);
-  const update = (index: number, patch: Partial<Message>) => onChange(messages.map((message, i) => (i === index ? { ...message, ...patch } : message)));
-  const nextRole: MessageRole = messages.length === 0 ? 'system' : messages.at(-1)?.role === 'user' ? 'assistant' : 'user';
+  const update = (index: number, patch: Partial<Message>) =>
+    onChange(messages.map((message, i) => (i === index ? { ...message, ...patch } : message)));
+  const nextRole: MessageRole =
+    messages.length === 0 ? 'system' : messages.at(-1)?.role === 'user' ? 'assistant' : 'user';
 
   return (
     <div className="stack-sm">
       {issues['content.messages'] ? <FieldError id="messages-error" message={issues['content.messages']} /> : null}
       {messages.length === 0 ? (
-        <p className="message-empty muted">{readOnly ? 'This draft has no messages.' : 'No messages yet. Start with a system message that tells the model its job.'}</p>
+        <p className="message-empty muted">
+          {readOnly
+            ? 'This draft has no messages.'
+            : 'No messages yet. Start with a system message that tells the model its job.'}
+        </p>
       ) : null}
       <ol className="message-list" aria-label="Messages">
         {messages.map((message, index) => {
           const errorKey = `content.messages.${index}.content`;
-          const error = issues[errorKey] ?? issues[`content.messages.${index}`] ?? (message.content.trim() === '' ? 'Write the message, or remove it.' : null);
+          const error =
+            issues[errorKey] ??
+            issues[`content.messages.${index}`] ??
+            (message.content.trim() === '' ? 'Write the message, or remove it.' : null);
           const label = `Message ${index + 1}`;
           return (
-            <li key={index} className="message" ref={(el) => void (rows.current[index] = el)} data-role={message.role} {...drag.targetProps(index)}>
+            <li
+              key={index}
+              className="message"
+              ref={(el) => void (rows.current[index] = el)}
+              data-role={message.role}
+              {...drag.targetProps(index)}
+            >
               <div className="message-head">
-                {!readOnly ? <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} /> : null}
+                {!readOnly ? (
+                  <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} />
+                ) : null}
                 <Select
                   compact
                   aria-label={`Role of message ${index + 1}`}
@@ -65,13 +82,30 @@ export function MessageList({
                 </Select>
                 {!readOnly ? (
                   <div className="message-actions">
-                    <Button size="sm" variant="ghost" aria-label={`Move message ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Move message ${index + 1} up`}
+                      disabled={index === 0}
+                      onClick={() => move(index, index - 1)}
+                    >
                       ↑
                     </Button>
-                    <Button size="sm" variant="ghost" aria-label={`Move message ${index + 1} down`} disabled={index === messages.length - 1} onClick={() => move(index, index + 1)}>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Move message ${index + 1} down`}
+                      disabled={index === messages.length - 1}
+                      onClick={() => move(index, index + 1)}
+                    >
                       ↓
                     </Button>
-                    <Button size="sm" variant="ghost" aria-label={`Remove message ${index + 1}`} onClick={() => onChange(messages.filter((_, i) => i !== index))}>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={`Remove message ${index + 1}`}
+                      onClick={() => onChange(messages.filter((_, i) => i !== index))}
+                    >
                       <TrashIcon size={14} />
                     </Button>
                   </div>
@@ -93,7 +127,11 @@ export function MessageList({
       </ol>
       {!readOnly ? (
         <div>
-          <Button size="sm" icon={<PlusIcon size={14} />} onClick={() => onChange([...messages, { role: nextRole, content: '' }])}>
+          <Button
+            size="sm"
+            icon={<PlusIcon size={14} />}
+            onClick={() => onChange([...messages, { role: nextRole, content: '' }])}
+          >
             {messages.length === 0 ? 'Add system message' : 'Add message'}
           </Button>
         </div>

@@ -28,7 +28,9 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
         error={
           issues['content.modelRouteId'] ??
           (models.isError ? readAppError(models.error)?.message : null) ??
-          (selected && !selected.available ? 'This route is unavailable: runs will fail until its provider is configured.' : null)
+          (selected && !selected.available
+            ? 'This route is unavailable: runs will fail until its provider is configured.'
+            : null)
         }
         hint={
           unavailable.length > 0
@@ -47,7 +49,9 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
           }}
         >
           {models.isPending ? <option value={content.modelRouteId}>Loading models…</option> : null}
-          {!models.isPending && !selected ? <option value={content.modelRouteId}>{content.modelRouteId || 'Choose a model'}</option> : null}
+          {!models.isPending && !selected ? (
+            <option value={content.modelRouteId}>{content.modelRouteId || 'Choose a model'}</option>
+          ) : null}
           {routes.map((route) => (
             <option key={route.id} value={route.id} disabled={!route.available}>
               {route.name}
@@ -56,7 +60,11 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
           ))}
         </Select>
       </Field>
-      <Field label="Temperature" error={issues['content.temperature']} hint="Lower is more deterministic; higher is more varied.">
+      <Field
+        label="Temperature"
+        error={issues['content.temperature']}
+        hint="Lower is more deterministic; higher is more varied."
+      >
         <div className="temperature">
           <input
             type="range"

@@ -2,9 +2,24 @@
 
 import { Field } from '@/components/ui/Field';
 
-export function OutputSchemaField({ value, readOnly, error, onChange }: { value: string; readOnly: boolean; error?: string; onChange: (value: string) => void }) {
+export function OutputSchemaField({
+  value,
+  readOnly,
+  error,
+  onChange,
+}: {
+  value: string;
+  readOnly: boolean;
+  error?: string;
+  onChange: (value: string) => void;
+}) {
   return (
-    <Field id="output-schema" label="Output schema" error={error} hint="Optional JSON Schema the output should match; leave empty for free text.">
+    <Field
+      id="output-schema"
+      label="Output schema"
+      error={error}
+      hint="Optional JSON Schema the output should match; leave empty for free text."
+    >
       <textarea
         id="output-schema"
         className="textarea mono"
@@ -14,7 +29,9 @@ export function OutputSchemaField({ value, readOnly, error, onChange }: { value:
         value={value}
         readOnly={readOnly}
         spellCheck={false}
-        placeholder={'{\n  "type": "object",\n  "properties": { "answer": { "type": "string" } },\n  "required": ["answer"]\n}'}
+        placeholder={
+          '{\n  "type": "object",\n  "properties": { "answer": { "type": "string" } },\n  "required": ["answer"]\n}'
+        }
         onChange={(e) => onChange(e.target.value)}
       />
     </Field>

@@ -11,7 +11,13 @@ const text: Record<SaveStatus, (revision: number) => string> = {
 
 export function SaveStatusPill({ status, revision }: { status: SaveStatus; revision: number }) {
   return (
-    <span className="save-pill" data-status={status} role="status" aria-live="polite" aria-label={`Draft status: ${text[status](revision)}`}>
+    <span
+      className="save-pill"
+      data-status={status}
+      role="status"
+      aria-live="polite"
+      aria-label={`Draft status: ${text[status](revision)}`}
+    >
       <span className="save-dot" aria-hidden="true" />
       {text[status](revision)}
     </span>

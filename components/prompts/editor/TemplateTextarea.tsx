@@ -34,7 +34,15 @@ export function TemplateTextarea({ value, onChange, className, ...rest }: Props)
         {/* A trailing newline needs a character after it to take up its line. */}
         {'\u200b'}
       </div>
-      <textarea ref={ref} className="template-input" value={value} onChange={(e) => onChange(e.target.value)} rows={2} spellCheck={false} {...rest} />
+      <textarea
+        ref={ref}
+        className="template-input"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        rows={2}
+        spellCheck={false}
+        {...rest}
+      />
     </div>
   );
 }

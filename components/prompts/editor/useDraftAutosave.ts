@@ -21,7 +21,10 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const draftOptions = useMemo(() => trpc.prompts.getDraft.queryOptions({ organizationId, promptId }, { staleTime: Infinity }), [trpc, organizationId, promptId]);
+  const draftOptions = useMemo(
+    () => trpc.prompts.getDraft.queryOptions({ organizationId, promptId }, { staleTime: Infinity }),
+    [trpc, organizationId, promptId],
+  );
   const draftQuery = useQuery(draftOptions);
 
   const [content, setContent] = useState<DraftContent | null>(null);
@@ -169,7 +172,11 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     timer.current = null;
     setBusy(true);
     try {
-      const draft = await client.prompts.discardDraft.mutate({ organizationId, promptId, revision: revisionRef.current });
+      const draft = await client.prompts.discardDraft.mutate({
+        organizationId,
+        promptId,
+        revision: revisionRef.current,
+      });
       editCount.current += 1;
       apply(draft);
       setIssues({});
@@ -188,5 +195,19 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     }
   }, [client, organizationId, promptId, apply, openConflict]);
 
-  return { draftQuery, content, revision, status, issues, errorMessage, conflict, busy, edit, flush, keepMine, takeTheirs, discard };
+  return {
+    draftQuery,
+    content,
+    revision,
+    status,
+    issues,
+    errorMessage,
+    conflict,
+    busy,
+    edit,
+    flush,
+    keepMine,
+    takeTheirs,
+    discard,
+  };
 }

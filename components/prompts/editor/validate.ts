@@ -10,7 +10,8 @@ function outputSchemaError(schema: string): string | null {
   } catch (error) {
     return `Not valid JSON: ${(error as Error).message}`;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'A JSON Schema must be a JSON object, for example {"type": "object"}.';
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return 'A JSON Schema must be a JSON object, for example {"type": "object"}.';
   return null;
 }
 
@@ -28,9 +29,13 @@ function metricValueError(metric: CustomMetric, content: Pick<DraftContent, 'out
         return `Not a valid regular expression: ${(error as Error).message}`;
       }
     case 'max_chars':
-      return typeof metric.value === 'number' && Number.isInteger(metric.value) && metric.value >= 1 ? null : 'Enter a whole number of characters, at least 1.';
+      return typeof metric.value === 'number' && Number.isInteger(metric.value) && metric.value >= 1
+        ? null
+        : 'Enter a whole number of characters, at least 1.';
     case 'matches_schema':
-      return content.outputSchema.trim() === '' ? 'Add an output schema first: this metric checks outputs against it.' : null;
+      return content.outputSchema.trim() === ''
+        ? 'Add an output schema first: this metric checks outputs against it.'
+        : null;
     default:
       return null;
   }
@@ -41,7 +46,8 @@ export function validateContent(content: DraftContent): Record<string, string> {
   content.messages.forEach((message, i) => {
     if (message.content.trim() === '') issues[`content.messages.${i}.content`] = 'Write the message, or remove it.';
   });
-  if (!(content.temperature >= 0 && content.temperature <= 2)) issues['content.temperature'] = 'Temperature goes from 0 to 2.';
+  if (!(content.temperature >= 0 && content.temperature <= 2))
+    issues['content.temperature'] = 'Temperature goes from 0 to 2.';
   const schemaError = outputSchemaError(content.outputSchema);
   if (schemaError) issues['content.outputSchema'] = schemaError;
   const names = new Set<string>();

@@ -21,7 +21,16 @@ export const ingestRoutes: Route[] = [
     body: traceBatchSchema,
     status: 200,
     response: z.object({ accepted: z.int().min(1).max(50).describe('Number of events in the acknowledged batch') }),
-    errors: ['invalid_request', 'unauthorized', 'read_only', 'invalid_state', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+    errors: [
+      'invalid_request',
+      'unauthorized',
+      'read_only',
+      'invalid_state',
+      'payload_too_large',
+      'unsupported_media_type',
+      'rate_limited',
+      'unavailable',
+    ],
     handle: (request) => ingestFromRequest(request),
   },
 ];

@@ -36,7 +36,15 @@ export const retrievalRoutes: Route[] = [
     query: retrievalQuery,
     status: 200,
     response: retrievedPrompt,
-    errors: ['invalid_request', 'unauthorized', 'forbidden', 'label_not_assigned', 'version_not_found', 'rate_limited', 'unavailable'],
+    errors: [
+      'invalid_request',
+      'unauthorized',
+      'forbidden',
+      'label_not_assigned',
+      'version_not_found',
+      'rate_limited',
+      'unavailable',
+    ],
     handle: (request) => retrievalFromRequest(request),
   },
 ];

@@ -50,7 +50,15 @@ export type ClaimOutcome =
 
 // The run as the engine needs it, or null when its runs are not workable (finished, cancelled, paused).
 export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
-  const rows = rowsOf<{ id: string; organizationId: string; promptId: string; content: DraftContent; scoring: ScoringPolicy; status: string; scope: EvaluationScope | null }>(
+  const rows = rowsOf<{
+    id: string;
+    organizationId: string;
+    promptId: string;
+    content: DraftContent;
+    scoring: ScoringPolicy;
+    status: string;
+    scope: EvaluationScope | null;
+  }>(
     await db.execute(sql`
       select run.id, run.organization_id as "organizationId", run.prompt_id as "promptId", run.content, run.scoring, run.status,
         (select e.scope from evaluations e where e.candidate_run_id = run.id or e.production_run_id = run.id order by e.created_at limit 1) as scope
@@ -58,7 +66,14 @@ export async function loadRun(db: Db, runId: string): Promise<RunInfo | null> {
   );
   const row = rows[0];
   if (!row || (row.status !== 'pending' && row.status !== 'running')) return null;
-  return { id: row.id, organizationId: row.organizationId, promptId: row.promptId, content: row.content, scoring: row.scoring, scope: row.scope ?? 'quick' };
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    promptId: row.promptId,
+    content: row.content,
+    scoring: row.scoring,
+    scope: row.scope ?? 'quick',
+  };
 }
 
 // The evaluation and every unfinished run of it pause together; resume (operations) restarts them.
@@ -111,7 +126,10 @@ const eligibilityCache = new Map<string, { at: number; eligibility: Eligibility 
 async function eligibilityFor(db: Db, run: RunInfo): Promise<Eligibility> {
   const cached = eligibilityCache.get(run.id);
   if (cached && Date.now() - cached.at < 1000) return cached.eligibility;
-  const eligibility = await evaluationEligibility({ db }, { organizationId: run.organizationId, scope: run.scope, action: 'execute' });
+  const eligibility = await evaluationEligibility(
+    { db },
+    { organizationId: run.organizationId, scope: run.scope, action: 'execute' },
+  );
   if (eligibilityCache.size > 1000) eligibilityCache.clear();
   eligibilityCache.set(run.id, { at: Date.now(), eligibility });
   return eligibility;
@@ -148,7 +166,9 @@ const claimStatement = `select outcome, id, case_id as "caseId", position, input
 // No credit left for the next case (claim_eval_case answered `exhausted`): the evaluation pauses
 // with usage_exhausted and its evaluation_paused warning, unless nothing is waiting any more.
 async function pauseForCredits(db: Db, run: RunInfo): Promise<ClaimOutcome> {
-  const [organization] = rowsOf<{ plan: string }>(await db.execute(sql`select plan from organizations where id = ${run.organizationId}`));
+  const [organization] = rowsOf<{ plan: string }>(
+    await db.execute(sql`select plan from organizations where id = ${run.organizationId}`),
+  );
   return pauseWaiting(db, run, usageExhausted(organization?.plan ?? 'free'));
 }
 
@@ -156,7 +176,9 @@ async function pauseForCredits(db: Db, run: RunInfo): Promise<ClaimOutcome> {
 async function pauseWaiting(db: Db, run: RunInfo, reason: AppError): Promise<ClaimOutcome> {
   const paused = await retryOnConflict(() =>
     runInTransaction(db, async (tx) => {
-      const waiting = rowsOf<{ id: string }>(await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`));
+      const waiting = rowsOf<{ id: string }>(
+        await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`),
+      );
       if (waiting.length === 0) return false;
       await pauseForEligibility(tx, run.id, reason);
       return true;
@@ -177,7 +199,12 @@ async function pauseWaiting(db: Db, run: RunInfo, reason: AppError): Promise<Cla
  * the outcome is stored on its own before the error is rethrown. No credit for the next case
  * (`exhausted`) pauses the evaluation; the stored outcome is kept.
  */
-export async function claimNextCase(db: Db, run: RunInfo, settings: ClaimSettings, finished?: FinishedCase): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
+export async function claimNextCase(
+  db: Db,
+  run: RunInfo,
+  settings: ClaimSettings,
+  finished?: FinishedCase,
+): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
   const eligibility = await eligibilityFor(db, run);
   if (!eligibility.allowed) {
     const stored = finished ? await finishCase(db, finished.resultId, settings.workerId, finished.outcome) : null;

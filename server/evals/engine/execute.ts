@@ -36,10 +36,16 @@ function addCost(a: number | null, b: number | null): number | null {
 
 // What every case of a run shares, resolved once per run by the engine rather than per case: the
 // model and judge routes (MODEL_ROUTES is parsed and validated on each lookup) and the variables.
-export type PreparedRun = { route: RouteConfig | undefined; judgeId: string; judge: RouteConfig | undefined; variables: string[] };
+export type PreparedRun = {
+  route: RouteConfig | undefined;
+  judgeId: string;
+  judge: RouteConfig | undefined;
+  variables: string[];
+};
 
 export function prepareRun(run: RunInfo): PreparedRun {
-  const judgeId = run.scoring.method === 'judge' ? (run.scoring.judgeModelRouteId ?? localJudgeRouteId) : localJudgeRouteId;
+  const judgeId =
+    run.scoring.method === 'judge' ? (run.scoring.judgeModelRouteId ?? localJudgeRouteId) : localJudgeRouteId;
   return {
     route: findRoute(run.content.modelRouteId),
     judgeId,
@@ -53,14 +59,22 @@ export function prepareRun(run: RunInfo): PreparedRun {
  * input the content cannot take (input type, a missing variable). Such a case is never charged:
  * the engine records it as an error before it is claimed (runner.ts).
  */
-export function preModelCheck(run: RunInfo, item: CaseInput, prepared: PreparedRun): { route: RouteConfig; messages: ChatMessage[] } | { error: string } {
+export function preModelCheck(
+  run: RunInfo,
+  item: CaseInput,
+  prepared: PreparedRun,
+): { route: RouteConfig; messages: ChatMessage[] } | { error: string } {
   const { route } = prepared;
   if (!route) return { error: `The model route "${run.content.modelRouteId}" is not configured on this server.` };
   const rendered = caseMessages(run.content, item, prepared.variables);
   return 'error' in rendered ? rendered : { route, messages: rendered.messages };
 }
 
-export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: PreparedRun = prepareRun(run)): Promise<CaseOutcome> {
+export async function executeCase(
+  run: RunInfo,
+  claimed: ClaimedCase,
+  prepared: PreparedRun = prepareRun(run),
+): Promise<CaseOutcome> {
   const call = preModelCheck(run, claimed, prepared);
   if ('error' in call) return failed(call.error);
   let completion: Completion;
@@ -89,11 +103,20 @@ export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: 
       return { ...base, status: 'pending_review', passed: null, score: null };
     case 'judge': {
       const { judgeId, judge } = prepared;
-      if (!judge) return failed(`The judge model route "${judgeId}" is not configured on this server.`, { ...measured, assertions });
+      if (!judge)
+        return failed(`The judge model route "${judgeId}" is not configured on this server.`, {
+          ...measured,
+          assertions,
+        });
       let answer: Completion;
       try {
         answer = await complete(judge, {
-          messages: judgeMessages({ rubric: run.scoring.rubric ?? defaultRubric, input: claimed.input, expectedOutput: claimed.expectedOutput, output: completion.output }),
+          messages: judgeMessages({
+            rubric: run.scoring.rubric ?? defaultRubric,
+            input: claimed.input,
+            expectedOutput: claimed.expectedOutput,
+            output: completion.output,
+          }),
           temperature: 0,
         });
       } catch (error) {
@@ -103,9 +126,19 @@ export async function executeCase(run: RunInfo, claimed: ClaimedCase, prepared: 
       const verdict = parseVerdict(answer.output);
       if (!verdict) {
         const excerpt = answer.output.length > 200 ? `${answer.output.slice(0, 200)}…` : answer.output;
-        return failed(`The judge's answer is not a verdict {"pass", "score", "reasoning"}: ${JSON.stringify(excerpt)}`, { ...measured, costUsdNanos, assertions });
+        return failed(
+          `The judge's answer is not a verdict {"pass", "score", "reasoning"}: ${JSON.stringify(excerpt)}`,
+          { ...measured, costUsdNanos, assertions },
+        );
       }
-      return { ...base, costUsdNanos, status: 'scored', passed: verdict.pass, score: verdict.score, judgeReasoning: verdict.reasoning };
+      return {
+        ...base,
+        costUsdNanos,
+        status: 'scored',
+        passed: verdict.pass,
+        score: verdict.score,
+        judgeReasoning: verdict.reasoning,
+      };
     }
   }
 }

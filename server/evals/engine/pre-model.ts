@@ -16,7 +16,9 @@ export async function settlePreModelFailures(db: Db, run: RunInfo, prepared: Pre
   // A user_message prompt on a configured route runs every (non-empty) input: nothing to read.
   if (prepared.route && run.content.inputType === 'user_message') return 0;
   const pending = rowsOf<{ id: string; input: string; inputFormat: 'text' | 'json' }>(
-    await db.execute(sql`select id, input, input_format as "inputFormat" from eval_results where run_id = ${run.id} and status = 'pending'`),
+    await db.execute(
+      sql`select id, input, input_format as "inputFormat" from eval_results where run_id = ${run.id} and status = 'pending'`,
+    ),
   );
   const failures: { id: string; error: string }[] = [];
   for (const item of pending) {

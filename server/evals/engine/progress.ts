@@ -39,14 +39,16 @@ const empty: Counts = { total: 0, pending: 0, running: 0, scored: 0, review: 0, 
 // The status a pending or running run has now; other statuses are kept as they are.
 function runStatusFrom(current: EvaluationStatus, c: Counts): EvaluationStatus {
   if (current !== 'pending' && current !== 'running') return current;
-  if (c.pending + c.running > 0) return current === 'running' || c.running + c.scored + c.review + c.error > 0 ? 'running' : 'pending';
+  if (c.pending + c.running > 0)
+    return current === 'running' || c.running + c.scored + c.review + c.error > 0 ? 'running' : 'pending';
   return c.error > 0 ? 'failed' : 'completed';
 }
 
 function evaluationStatusFrom(current: EvaluationStatus, runs: EvaluationStatus[]): EvaluationStatus {
   if (current === 'cancelled') return 'cancelled';
   if (runs.includes('paused')) return 'paused';
-  if (runs.some((s) => s === 'pending' || s === 'running')) return current === 'pending' && runs.every((s) => s === 'pending' || s === 'completed') ? 'pending' : 'running';
+  if (runs.some((s) => s === 'pending' || s === 'running'))
+    return current === 'pending' && runs.every((s) => s === 'pending' || s === 'completed') ? 'pending' : 'running';
   if (runs.includes('cancelled')) return 'cancelled';
   if (runs.includes('failed')) return 'failed';
   return 'completed';
@@ -67,7 +69,12 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
     const [evaluation] = await tx.select().from(evaluations).where(eq(evaluations.id, evaluationId)).for('update');
     if (!evaluation) return;
     const runIds = [evaluation.candidateRunId, evaluation.productionRunId].filter((id): id is string => Boolean(id));
-    const runs = await tx.select().from(evalRuns).where(inArray(evalRuns.id, runIds)).orderBy(evalRuns.id).for('update');
+    const runs = await tx
+      .select()
+      .from(evalRuns)
+      .where(inArray(evalRuns.id, runIds))
+      .orderBy(evalRuns.id)
+      .for('update');
     const counts = await countsOf(txCtx, runIds);
     const now = new Date();
     const statuses: EvaluationStatus[] = [];
@@ -79,7 +86,12 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
         const finished = status === 'completed' || status === 'failed';
         await tx
           .update(evalRuns)
-          .set({ status, updatedAt: now, completedAt: finished ? now : null, error: status === 'failed' ? failureMessage(c) : null })
+          .set({
+            status,
+            updatedAt: now,
+            completedAt: finished ? now : null,
+            error: status === 'failed' ? failureMessage(c) : null,
+          })
           .where(eq(evalRuns.id, run.id));
       }
     }
@@ -103,7 +115,11 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
       evaluation.draftRevision !== null
     ) {
       const run = runs.find((r) => r.id === evaluation.candidateRunId)!;
-      const actor: Actor = { userId: evaluation.createdBy, clientId: evaluation.createdByClient, human: evaluation.createdByHuman };
+      const actor: Actor = {
+        userId: evaluation.createdBy,
+        clientId: evaluation.createdByClient,
+        human: evaluation.createdByHuman,
+      };
       try {
         // A savepoint: a refused publish (the prompt left setup another way) keeps the status update.
         const version = await tx.transaction((sp) =>
@@ -124,7 +140,10 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
         // The run executed exactly version 1's content: production evidence a first comparison reuses.
         await tx
           .update(evalRuns)
-          .set({ versionId: version.id, reuseKey: reuseKeyOf(version.id, run.casesDigest, run.scoring as ScoringPolicy) })
+          .set({
+            versionId: version.id,
+            reuseKey: reuseKeyOf(version.id, run.casesDigest, run.scoring as ScoringPolicy),
+          })
           .where(eq(evalRuns.id, run.id));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -176,7 +195,9 @@ export async function refreshRun(ctx: DbContext, runId: string): Promise<void> {
   for (const row of rows) byEvaluation.set(row.evaluationId, [...(byEvaluation.get(row.evaluationId) ?? []), row]);
   for (const [evaluationId, runs] of byEvaluation) {
     const statuses = runs.map((r) => runStatusFrom(r.runStatus, r));
-    const changed = runs.some((r, i) => statuses[i] !== r.runStatus) || evaluationStatusFrom(runs[0].evaluationStatus, statuses) !== runs[0].evaluationStatus;
+    const changed =
+      runs.some((r, i) => statuses[i] !== r.runStatus) ||
+      evaluationStatusFrom(runs[0].evaluationStatus, statuses) !== runs[0].evaluationStatus;
     const mayPublish = runs[0].kind === 'baseline' && !runs[0].published && runs[0].evaluationStatus === 'completed';
     if (changed || mayPublish) await refreshEvaluation(ctx, evaluationId);
   }

@@ -20,6 +20,8 @@ export function enqueueRuns(ctx: DbContext, runIds: string[]): void {
   onCommit(ctx, async () => {
     const send = runSender;
     if (!send) return;
-    await send(runIds).catch((error: unknown) => log.error({ err: error, runIds }, 'could not queue evaluation runs; the worker sweep will pick them up'));
+    await send(runIds).catch((error: unknown) =>
+      log.error({ err: error, runIds }, 'could not queue evaluation runs; the worker sweep will pick them up'),
+    );
   });
 }

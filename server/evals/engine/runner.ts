@@ -2,7 +2,15 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { config } from '@/server/config';
 import { log } from '@/server/log';
-import { claimNextCase, finishCase, loadRun, type CaseOutcome, type ClaimedCase, type ClaimSettings, type RunInfo } from './claim';
+import {
+  claimNextCase,
+  finishCase,
+  loadRun,
+  type CaseOutcome,
+  type ClaimedCase,
+  type ClaimSettings,
+  type RunInfo,
+} from './claim';
 import { executeCase, prepareRun, type PreparedRun } from './execute';
 import { settlePreModelFailures } from './pre-model';
 import { refreshRun } from './progress';
@@ -52,7 +60,12 @@ export type EngineSettings = { perOrg: number; perRoute: number; heartbeatMs: nu
 
 export function engineSettings(): EngineSettings {
   const cfg = config();
-  return { perOrg: cfg.evalConcurrencyPerOrg, perRoute: cfg.evalConcurrencyPerRoute, heartbeatMs: cfg.evalWorkerHeartbeatMs, maxAttempts: cfg.evalMaxAttempts };
+  return {
+    perOrg: cfg.evalConcurrencyPerOrg,
+    perRoute: cfg.evalConcurrencyPerRoute,
+    heartbeatMs: cfg.evalWorkerHeartbeatMs,
+    maxAttempts: cfg.evalMaxAttempts,
+  };
 }
 
 export type Engine = {
@@ -116,14 +129,23 @@ function enlist(engine: Engine, run: RunInfo, prepared: PreparedRun): RunEntry {
   const routeKey = run.content.modelRouteId;
   const key = `${run.organizationId}\u0000${routeKey}`;
   let group = engine.groups.get(key);
-  if (!group) engine.groups.set(key, (group = { key, organizationId: run.organizationId, routeKey, runs: [], cursor: 0, lanes: 0 }));
+  if (!group)
+    engine.groups.set(
+      key,
+      (group = { key, organizationId: run.organizationId, routeKey, runs: [], cursor: 0, lanes: 0 }),
+    );
   let entry = group.runs.find((e) => e.run.id === run.id && !e.finished);
   if (entry)
     entry.drained = false; // queued again: there may be claimable work again (a takeover)
   else {
     let resolve!: () => void;
     const done = new Promise<void>((r) => (resolve = r));
-    const claimSettings: ClaimSettings = { workerId: engine.workerId, staleMs: 3 * settings.heartbeatMs, maxInFlightPerOrg: settings.perOrg, maxAttempts: settings.maxAttempts };
+    const claimSettings: ClaimSettings = {
+      workerId: engine.workerId,
+      staleMs: 3 * settings.heartbeatMs,
+      maxInFlightPerOrg: settings.perOrg,
+      maxAttempts: settings.maxAttempts,
+    };
     entry = { run, prepared, claimSettings, held: 0, drained: false, error: undefined, finished: false, done, resolve };
     group.runs.push(entry);
   }
@@ -144,7 +166,11 @@ async function lane(engine: Engine, group: Group): Promise<void> {
   // The case executed last, stored with the next claim.
   let held: Held | null = null;
   const stored = (h: Held, written: boolean | null) => {
-    if (written === false) log.warn({ resultId: h.claimed.id, runId: h.entry.run.id }, 'evaluation case was taken over before it finished; its outcome is dropped');
+    if (written === false)
+      log.warn(
+        { resultId: h.claimed.id, runId: h.entry.run.id },
+        'evaluation case was taken over before it finished; its outcome is dropped',
+      );
     h.entry.held--;
     settle(group, h.entry);
     scheduleRefresh(engine, h.entry.run.id);
@@ -183,7 +209,12 @@ async function lane(engine: Engine, group: Group): Promise<void> {
           entry.held++;
           let claim: Awaited<ReturnType<typeof claimNextCase>>;
           try {
-            claim = await claimNextCase(db, entry.run, entry.claimSettings, finished ? { resultId: finished.claimed.id, outcome: finished.outcome } : undefined);
+            claim = await claimNextCase(
+              db,
+              entry.run,
+              entry.claimSettings,
+              finished ? { resultId: finished.claimed.id, outcome: finished.outcome } : undefined,
+            );
           } catch (error) {
             entry.held--;
             entry.error ??= error;
@@ -250,7 +281,10 @@ async function lane(engine: Engine, group: Group): Promise<void> {
 // moves statuses), one at once when a run's first case is claimed (pending → running), and
 // processRun refreshes once more when the run is done here.
 const refreshEveryMs = 250;
-const refreshes = new Map<string, { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined; again: boolean }>();
+const refreshes = new Map<
+  string,
+  { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined; again: boolean }
+>();
 function scheduleRefresh(engine: Engine, runId: string, delayMs = refreshEveryMs): void {
   let entry = refreshes.get(runId);
   if (!entry) refreshes.set(runId, (entry = { timer: undefined, running: undefined, again: false }));
@@ -313,7 +347,12 @@ export async function processRun(engine: Engine, runId: string): Promise<void> {
 
 // Runs of pending or running evaluations that have claimable work: a pending case, or one held by
 // a worker whose heartbeat is stale (or gone).
-export async function claimableRuns(db: Db, staleMs: number, limit = 200, organizationIds?: readonly string[]): Promise<string[]> {
+export async function claimableRuns(
+  db: Db,
+  staleMs: number,
+  limit = 200,
+  organizationIds?: readonly string[],
+): Promise<string[]> {
   const scope = organizationIds ? JSON.stringify(organizationIds) : null;
   const rows = rowsOf<{ runId: string }>(
     await db.execute(sql`

@@ -43,12 +43,19 @@ function unfence(text: string): string {
 
 // `expected`: exact after whitespace normalisation; with a JSON reference, JSON-equal (an output
 // that is not JSON then fails, with a score of 0 like any other mismatch).
-export function scoreExpected(output: string, expected: string, referenceFormat: Format): { passed: boolean; score: number } {
+export function scoreExpected(
+  output: string,
+  expected: string,
+  referenceFormat: Format,
+): { passed: boolean; score: number } {
   let passed: boolean;
   if (referenceFormat === 'json') {
     const want = parseJson(expected);
     const got = parseJson(unfence(output).trim());
-    passed = want.ok && got.ok ? jsonEqual(want.value, got.value) : normalizeWhitespace(output) === normalizeWhitespace(expected);
+    passed =
+      want.ok && got.ok
+        ? jsonEqual(want.value, got.value)
+        : normalizeWhitespace(output) === normalizeWhitespace(expected);
   } else {
     passed = normalizeWhitespace(output) === normalizeWhitespace(expected);
   }
@@ -63,10 +70,23 @@ const judgeSystemPrompt = [
 
 // What a judge route receives: the instructions, then the case as one JSON document, so the
 // built-in local judge can read it back exactly and a real model sees unambiguous fields.
-export function judgeMessages(fields: { rubric: string; input: string; expectedOutput: string; output: string }): ChatMessage[] {
+export function judgeMessages(fields: {
+  rubric: string;
+  input: string;
+  expectedOutput: string;
+  output: string;
+}): ChatMessage[] {
   return [
     { role: 'system', content: judgeSystemPrompt },
-    { role: 'user', content: JSON.stringify({ rubric: fields.rubric, input: fields.input, expectedOutput: fields.expectedOutput, output: fields.output }) },
+    {
+      role: 'user',
+      content: JSON.stringify({
+        rubric: fields.rubric,
+        input: fields.input,
+        expectedOutput: fields.expectedOutput,
+        output: fields.output,
+      }),
+    },
   ];
 }
 
@@ -115,7 +135,8 @@ function schemaAssertion(name: string, output: string, schemaText: string): Asse
   const parsed = parseJson(unfence(output).trim());
   if (!parsed.ok) return { name, passed: false, message: 'The output is not valid JSON.' };
   const validate = validatorFor(schemaText);
-  if (validate instanceof Error) return { name, passed: false, message: `The schema cannot be used: ${validate.message}` };
+  if (validate instanceof Error)
+    return { name, passed: false, message: `The schema cannot be used: ${validate.message}` };
   if (validate(parsed.value)) return { name, passed: true, message: 'The output matches the schema.' };
   return { name, passed: false, message: `The output does not match the schema: ${ajv.errorsText(validate.errors)}.` };
 }
@@ -129,11 +150,23 @@ function metricAssertion(metric: CustomMetric, output: string, outputSchema: str
   switch (metric.type) {
     case 'contains': {
       const passed = output.includes(String(value ?? ''));
-      return { name, passed, message: passed ? `The output contains ${quote(String(value))}.` : `The output does not contain ${quote(String(value))}.` };
+      return {
+        name,
+        passed,
+        message: passed
+          ? `The output contains ${quote(String(value))}.`
+          : `The output does not contain ${quote(String(value))}.`,
+      };
     }
     case 'not_contains': {
       const passed = !output.includes(String(value ?? ''));
-      return { name, passed, message: passed ? `The output does not contain ${quote(String(value))}.` : `The output contains ${quote(String(value))}.` };
+      return {
+        name,
+        passed,
+        message: passed
+          ? `The output does not contain ${quote(String(value))}.`
+          : `The output contains ${quote(String(value))}.`,
+      };
     }
     case 'matches_regex': {
       let regex: RegExp;
@@ -143,7 +176,11 @@ function metricAssertion(metric: CustomMetric, output: string, outputSchema: str
         return { name, passed: false, message: `The regular expression is not valid: ${(error as Error).message}` };
       }
       const passed = regex.test(output);
-      return { name, passed, message: passed ? `The output matches /${String(value)}/.` : `The output does not match /${String(value)}/.` };
+      return {
+        name,
+        passed,
+        message: passed ? `The output matches /${String(value)}/.` : `The output does not match /${String(value)}/.`,
+      };
     }
     case 'is_json': {
       const passed = parseJson(unfence(output).trim()).ok;
@@ -158,13 +195,20 @@ function metricAssertion(metric: CustomMetric, output: string, outputSchema: str
       const limit = Number(value);
       const length = [...output].length;
       const passed = length <= limit;
-      return { name, passed, message: passed ? `${length} characters (at most ${limit}).` : `${length} characters, more than ${limit}.` };
+      return {
+        name,
+        passed,
+        message: passed ? `${length} characters (at most ${limit}).` : `${length} characters, more than ${limit}.`,
+      };
     }
   }
 }
 
 // outputSchema first (when set), then each custom metric in order.
-export function runAssertions(output: string, content: { outputSchema?: string; customMetrics?: CustomMetric[] }): Assertion[] {
+export function runAssertions(
+  output: string,
+  content: { outputSchema?: string; customMetrics?: CustomMetric[] },
+): Assertion[] {
   const assertions: Assertion[] = [];
   const outputSchema = content.outputSchema ?? '';
   if (outputSchema.trim() !== '') assertions.push(schemaAssertion('outputSchema', output, outputSchema));

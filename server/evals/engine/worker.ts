@@ -6,7 +6,16 @@ import { config } from '@/server/config';
 import { log } from '@/server/log';
 import { refreshRun } from './progress';
 import { registerRunSender } from './queue';
-import { claimableRuns, engineSettings, heartbeat, newEngine, processRun, removeWorker, type Engine, type EngineSettings } from './runner';
+import {
+  claimableRuns,
+  engineSettings,
+  heartbeat,
+  newEngine,
+  processRun,
+  removeWorker,
+  type Engine,
+  type EngineSettings,
+} from './runner';
 import { rowsOf } from '@/db/client';
 import type { EvalRunJob } from './boss';
 
@@ -37,7 +46,9 @@ async function unsettledRuns(db: Db, organizationIds?: readonly string[]): Promi
 
 function startHeartbeat(engine: Engine): NodeJS.Timeout {
   return setInterval(() => {
-    heartbeat(engine).catch((error: unknown) => log.error({ err: error, workerId: engine.workerId }, 'evaluation worker heartbeat failed'));
+    heartbeat(engine).catch((error: unknown) =>
+      log.error({ err: error, workerId: engine.workerId }, 'evaluation worker heartbeat failed'),
+    );
   }, engine.settings.heartbeatMs);
 }
 
@@ -93,7 +104,10 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
   };
   const sweepTimer = setInterval(() => void sweep(), cfg.evalSweepMs);
   void sweep();
-  log.info({ workerId: engine.workerId, perOrg: engine.settings.perOrg, perRoute: engine.settings.perRoute }, 'evaluation worker started');
+  log.info(
+    { workerId: engine.workerId, perOrg: engine.settings.perOrg, perRoute: engine.settings.perRoute },
+    'evaluation worker started',
+  );
 
   let stopped: Promise<void> | undefined;
   return {
@@ -103,11 +117,18 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
         engine.stopping = true;
         clearInterval(sweepTimer);
         registerRunSender(undefined);
-        await boss.stop({ graceful: true, timeout: 30_000, close: true }).catch((error: unknown) => log.error({ err: error }, 'pg-boss stop failed'));
-        await Promise.race([Promise.allSettled([...jobs]), new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+        await boss
+          .stop({ graceful: true, timeout: 30_000, close: true })
+          .catch((error: unknown) => log.error({ err: error }, 'pg-boss stop failed'));
+        await Promise.race([
+          Promise.allSettled([...jobs]),
+          new Promise((resolve) => setTimeout(resolve, 30_000).unref()),
+        ]);
         clearInterval(beat);
         // Gone from eval_workers: anything still held by this worker can be taken over at once.
-        await removeWorker(engine).catch((error: unknown) => log.error({ err: error }, 'could not remove the evaluation worker row'));
+        await removeWorker(engine).catch((error: unknown) =>
+          log.error({ err: error }, 'could not remove the evaluation worker row'),
+        );
         log.info({ workerId: engine.workerId }, 'evaluation worker stopped');
       })();
       return stopped;
@@ -123,7 +144,9 @@ export async function startEvalSender(database: Database): Promise<{ stop(): Pro
   return {
     async stop() {
       registerRunSender(undefined);
-      await boss.stop({ graceful: false, close: true }).catch((error: unknown) => log.error({ err: error }, 'pg-boss stop failed'));
+      await boss
+        .stop({ graceful: false, close: true })
+        .catch((error: unknown) => log.error({ err: error }, 'pg-boss stop failed'));
     },
   };
 }
@@ -134,7 +157,10 @@ export async function startEvalSender(database: Database): Promise<{ stop(): Pro
  * still left after `timeoutMs` (default 30 s).
  */
 // `organizationIds` limits the drain to those organizations' runs (tests sharing one database).
-export async function drainEvalWork(db: Db, options: { timeoutMs?: number; settings?: Partial<EngineSettings>; organizationIds?: readonly string[] } = {}): Promise<void> {
+export async function drainEvalWork(
+  db: Db,
+  options: { timeoutMs?: number; settings?: Partial<EngineSettings>; organizationIds?: readonly string[] } = {},
+): Promise<void> {
   const engine = newEngine(db, newWorkerId('drain'), { ...engineSettings(), ...options.settings });
   const staleMs = 3 * engine.settings.heartbeatMs;
   await heartbeat(engine);
@@ -145,7 +171,10 @@ export async function drainEvalWork(db: Db, options: { timeoutMs?: number; setti
       for (const runId of await unsettledRuns(db, options.organizationIds)) await refreshRun({ db }, runId);
       const runs = await claimableRuns(db, staleMs, 200, options.organizationIds);
       if (runs.length === 0) return;
-      if (engine.stopping) throw new Error(`drainEvalWork: ${runs.length} run(s) still have claimable work after ${options.timeoutMs ?? 30_000} ms`);
+      if (engine.stopping)
+        throw new Error(
+          `drainEvalWork: ${runs.length} run(s) still have claimable work after ${options.timeoutMs ?? 30_000} ms`,
+        );
       await Promise.all(runs.map((runId) => processRun(engine, runId)));
     }
   } finally {

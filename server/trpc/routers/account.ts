@@ -11,7 +11,9 @@ const signUpInput = z.strictObject({
   name: z.string().trim().max(160, 'Use at most 160 characters.').optional(),
 });
 
-const tokenInput = z.strictObject({ token: z.string().min(1, 'This link is not valid.').max(200, 'This link is not valid.') });
+const tokenInput = z.strictObject({
+  token: z.string().min(1, 'This link is not valid.').max(200, 'This link is not valid.'),
+});
 
 const forgotPasswordInput = z.strictObject({
   email: z.string().trim().min(1, 'Enter your email address.').email('Enter a valid email address.').max(320),

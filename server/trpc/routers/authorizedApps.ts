@@ -5,5 +5,7 @@ import { protectedProcedure, router } from '../init';
 // Account → Authorized applications: OAuth clients the person allowed, and revoking them.
 export const authorizedAppsRouter = router({
   list: protectedProcedure.query(({ ctx }) => listAuthorizedApplications(ctx)),
-  revoke: protectedProcedure.input(revokeApplicationInput).mutation(({ ctx, input }) => revokeAuthorizedApplication(ctx, input.clientId)),
+  revoke: protectedProcedure
+    .input(revokeApplicationInput)
+    .mutation(({ ctx, input }) => revokeAuthorizedApplication(ctx, input.clientId)),
 });

@@ -7,5 +7,7 @@ import { promptIdInput } from './paging';
 export const datasetProcedures = {
   previewImport: protectedProcedure
     .input(previewImportInput.extend(promptIdInput.shape))
-    .mutation(({ ctx, input }) => previewImport(ctx, input.organizationId, input.promptId, { mode: input.mode, rows: input.rows })),
+    .mutation(({ ctx, input }) =>
+      previewImport(ctx, input.organizationId, input.promptId, { mode: input.mode, rows: input.rows }),
+    ),
 };

@@ -21,7 +21,11 @@ export const playgroundRouter = router({
     .meta({ transaction: false })
     .input(playgroundRunInput.extend({ ...promptIdInput.shape, content: draftContentInput }))
     .mutation(async ({ ctx, input }) => {
-      const events = await startPlaygroundRun(ctx, input.organizationId, input.promptId, { content: input.content, input: input.input, variables: input.variables });
+      const events = await startPlaygroundRun(ctx, input.organizationId, input.promptId, {
+        content: input.content,
+        input: input.input,
+        variables: input.variables,
+      });
       return withAppErrors(events);
     }),
 });

@@ -4,5 +4,7 @@ import { orgIdInput } from './paging';
 
 export const warningProcedures = {
   // The badge in the navigation.
-  openCount: protectedProcedure.input(orgIdInput).query(({ ctx, input }) => countOpenWarnings(ctx, input.organizationId)),
+  openCount: protectedProcedure
+    .input(orgIdInput)
+    .query(({ ctx, input }) => countOpenWarnings(ctx, input.organizationId)),
 };

@@ -5,7 +5,13 @@ import { config } from '@/server/config';
 export const metadata: Metadata = { title: 'Billing' };
 
 // Stripe sends the browser back with ?checkout=success or ?checkout=cancelled.
-export default async function Page({ params, searchParams }: { params: Promise<{ orgId: string }>; searchParams: Promise<{ checkout?: string | string[] }> }) {
+export default async function Page({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ orgId: string }>;
+  searchParams: Promise<{ checkout?: string | string[] }>;
+}) {
   const [{ orgId }, { checkout }] = await Promise.all([params, searchParams]);
   const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro } = config();
   return (
