@@ -1,9 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState, type ChangeEvent } from 'react';
-import { billingPath } from '@/components/billing/links';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Dialog } from '@/components/ui/Dialog';
@@ -12,28 +10,9 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { detectKind, parseImportText, type ParseProblem, type SourceRow } from './importFile';
 import type { DatasetScope, useDataset } from './useDataset';
-import type { Dataset, ImportMode, ImportPreview, ImportResult, RowError } from './types';
-import { planCapacity } from '@/server/datasets/schemas';
-
-type Rejected = { sourceRow: number; messages: string[] };
-
-// Server row numbers are 1-based positions in the rows sent; show the file's own row numbers.
-function rejectedRows(rows: SourceRow[], problems: ParseProblem[], rowErrors: RowError[]): Rejected[] {
-  const byRow = new Map<number, string[]>();
-  const add = (sourceRow: number, message: string) => byRow.set(sourceRow, [...(byRow.get(sourceRow) ?? []), message]);
-  for (const problem of problems) add(problem.sourceRow, problem.message);
-  for (const error of rowErrors) {
-    const source = rows[error.row - 1]?.sourceRow ?? error.row;
-    add(source, error.field && error.field !== 'row' ? `${error.field}: ${error.message}` : error.message);
-  }
-  return [...byRow.entries()].sort(([a], [b]) => a - b).map(([sourceRow, messages]) => ({ sourceRow, messages }));
-}
-
-function rowList(numbers: number[]): string {
-  return numbers.length <= 12
-    ? numbers.join(', ')
-    : `${numbers.slice(0, 12).join(', ')} and ${numbers.length - 12} more`;
-}
+import { ImportModeField } from './ImportModeField';
+import { ImportPreviewPanel, rejectedRows } from './ImportPreviewPanel';
+import type { Dataset, ImportMode, ImportPreview, ImportResult } from './types';
 
 export function ImportDialog({
   open,
@@ -224,31 +203,14 @@ export function ImportDialog({
                 />
               </Field>
             </div>
-            <fieldset className="segmented-field">
-              <legend className="field-label">Mode</legend>
-              <div className="segmented" role="radiogroup" aria-label="Import mode">
-                {(['append', 'replace'] as const).map((value) => (
-                  <label key={value} className="segment" data-checked={mode === value || undefined}>
-                    <input
-                      type="radio"
-                      name="import-mode"
-                      value={value}
-                      checked={mode === value}
-                      onChange={() => {
-                        setMode(value);
-                        requestPreview(rows, value);
-                      }}
-                    />
-                    {value === 'append' ? 'Append' : 'Replace all'}
-                  </label>
-                ))}
-              </div>
-              <p className="field-hint">
-                {mode === 'append'
-                  ? 'New cases go after the existing ones; exact duplicates are skipped.'
-                  : `Deletes the ${dataset.count} existing cases first.`}
-              </p>
-            </fieldset>
+            <ImportModeField
+              mode={mode}
+              existingCount={dataset.count}
+              onChange={(value) => {
+                setMode(value);
+                requestPreview(rows, value);
+              }}
+            />
             {fileName === null && text.trim() ? (
               <div>
                 <Button size="sm" onClick={() => parse(text, null)}>
@@ -263,94 +225,22 @@ export function ImportDialog({
             {data.notice ? <Alert tone="warning">{data.notice}</Alert> : null}
 
             {parsedSomething && !fatal ? (
-              <section
-                className="import-preview"
-                aria-label="Import preview"
-                aria-busy={preview.isPending || undefined}
-              >
-                <div className="preview-stats">
-                  <div className="preview-stat">
-                    <span className="preview-stat-value">{rows.length + problems.length}</span>
-                    <span className="preview-stat-label">rows read</span>
-                  </div>
-                  <div className="preview-stat" data-tone="success">
-                    <span className="preview-stat-value">{preview.isPending ? '…' : (previewData?.wouldAdd ?? 0)}</span>
-                    <span className="preview-stat-label">to add</span>
-                  </div>
-                  <div className="preview-stat" data-tone={skipped.length ? 'warning' : undefined}>
-                    <span className="preview-stat-value">{skipped.length}</span>
-                    <span className="preview-stat-label">duplicates skipped</span>
-                  </div>
-                  <div className="preview-stat" data-tone={rejected.length ? 'danger' : undefined}>
-                    <span className="preview-stat-value">{rejected.length}</span>
-                    <span className="preview-stat-label">rejected</span>
-                  </div>
-                </div>
-                {skipped.length ? <p className="muted">Duplicates skipped: rows {rowList(skipped)}.</p> : null}
-                {rejected.length ? (
-                  <div className="rejected">
-                    <p className="rejected-title">Fix these rows in the file, or remove them from this import:</p>
-                    <ul className="rejected-list" aria-label="Rejected rows">
-                      {rejected.map((row) => (
-                        <li key={row.sourceRow}>
-                          <strong>Row {row.sourceRow}</strong>
-                          <span>{row.messages.join(' · ')}</span>
-                          <Button size="sm" variant="ghost" onClick={() => removeRow(row.sourceRow)}>
-                            Remove row {row.sourceRow}
-                          </Button>
-                        </li>
-                      ))}
-                    </ul>
-                  </div>
-                ) : null}
-                {previewData || importDetails ? (
-                  <CapacityOutcome
-                    preview={{ ...previewData, ...importDetails } as ImportPreview}
-                    capacity={dataset.capacity}
-                    countAfter={countAfter}
-                    organizationId={scope.organizationId}
-                  />
-                ) : null}
-              </section>
+              <ImportPreviewPanel
+                rowsRead={rows.length + problems.length}
+                pending={preview.isPending}
+                previewData={previewData}
+                importDetails={importDetails}
+                skipped={skipped}
+                rejected={rejected}
+                onRemoveRow={removeRow}
+                capacity={dataset.capacity}
+                countAfter={countAfter}
+                organizationId={scope.organizationId}
+              />
             ) : null}
           </>
         )}
       </div>
     </Dialog>
   );
-}
-
-function CapacityOutcome({
-  preview,
-  capacity,
-  countAfter,
-  organizationId,
-}: {
-  preview: ImportPreview;
-  capacity: number;
-  countAfter: number | null;
-  organizationId: string;
-}) {
-  const over = preview.requestedAddition > preview.availableCapacity;
-  if (over) {
-    // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
-    const onFree = capacity < planCapacity.pro;
-    return (
-      <Alert tone="error" title="Not enough room">
-        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so{' '}
-        {preview.availableCapacity} can be added. Remove rows or use Replace.
-        {onFree ? (
-          <>
-            {' '}
-            <Link href={billingPath(organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
-          </>
-        ) : null}
-      </Alert>
-    );
-  }
-  return countAfter !== null ? (
-    <p className="muted">
-      After import: <strong>{countAfter}</strong> / {capacity} cases.
-    </p>
-  ) : null;
 }

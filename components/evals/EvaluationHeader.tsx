@@ -1,0 +1,81 @@
+'use client';
+
+import Link from 'next/link';
+import { formatDateTime, formatRelative } from '@/components/format';
+import { billingPath } from '@/components/billing/links';
+import { Button, ButtonLink } from '@/components/ui/Button';
+import { CardHeader } from '@/components/ui/Card';
+import { EvalStatusBadge } from './parts';
+import { scoringLabels, type Evaluation } from './types';
+
+// Title, what ran and when, and the actions the evaluation's state allows.
+export function EvaluationHeader({
+  title,
+  base,
+  evaluation,
+  organizationId,
+  showBilling,
+  canResume,
+  resumePending,
+  onResume,
+  canCancel,
+  onCancel,
+  canPromote,
+  onPromote,
+}: {
+  title: string;
+  base: string;
+  evaluation: Evaluation;
+  organizationId: string;
+  showBilling: boolean;
+  canResume: boolean;
+  resumePending: boolean;
+  onResume: () => void;
+  canCancel: boolean;
+  onCancel: () => void;
+  canPromote: boolean;
+  onPromote: () => void;
+}) {
+  return (
+    <CardHeader
+      title={
+        <span className="inline">
+          {title} <EvalStatusBadge status={evaluation.status} />
+        </span>
+      }
+      description={
+        <>
+          <Link href={`${base}/evals`}>Evaluations</Link> · {evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'},{' '}
+          {evaluation.totalCases} of {evaluation.datasetSize} cases · scored by{' '}
+          {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} · started{' '}
+          <span title={formatDateTime(evaluation.createdAt)}>{formatRelative(evaluation.createdAt)}</span>
+          {evaluation.completedAt ? <> · finished {formatRelative(evaluation.completedAt)}</> : null}
+        </>
+      }
+      actions={
+        <div className="inline">
+          {showBilling ? (
+            <ButtonLink size="sm" href={billingPath(organizationId)}>
+              Billing
+            </ButtonLink>
+          ) : null}
+          {canResume ? (
+            <Button size="sm" loading={resumePending} onClick={onResume}>
+              Resume
+            </Button>
+          ) : null}
+          {canCancel ? (
+            <Button size="sm" variant="danger-outline" onClick={onCancel}>
+              Cancel evaluation
+            </Button>
+          ) : null}
+          {canPromote ? (
+            <Button variant="primary" onClick={onPromote}>
+              Promote to production
+            </Button>
+          ) : null}
+        </div>
+      }
+    />
+  );
+}
