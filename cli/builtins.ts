@@ -4,7 +4,9 @@ import type { Command } from './command';
 import { resolveOrganization, usesServiceAccount } from './context';
 import { ApiError } from './api';
 import { CliError, exitCodes } from './exit';
-import { authorizationUrl, discover, exchangeCode, pkcePair, revoke, startLoopback } from './oauth';
+import { authorizationUrl, exchangeCode, pkcePair, revoke } from './oauth';
+import { discover } from './oauth-discovery';
+import { startLoopback } from './oauth-loopback';
 import { render } from './output';
 
 // Commands that are not management operations: login, logout and the organization context.

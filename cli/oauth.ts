@@ -1,195 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CliError, exitCodes, notLoggedIn } from './exit';
 import type { StoredTokens } from './config';
+import { discover, str, type ServerMetadata } from './oauth-discovery';
 
 // OAuth for the CLI (API.md "Built-in authorization server", "CLI"): the public client
 // `promptloop-cli`, authorization code + S256 PKCE with a loopback redirect on a random port,
 // rotating refresh tokens, RFC 7009 revocation. Endpoints come from the server's metadata.
+// Discovery is in oauth-discovery.ts, the loopback redirect in oauth-loopback.ts.
 
 const clientId = 'promptloop-cli';
 const scope = 'management';
 
-export type ServerMetadata = {
-  issuer: string;
-  authorizationEndpoint: string;
-  tokenEndpoint: string;
-  revocationEndpoint: string | null;
-  issParameterSupported: boolean;
-  /** The API's resource indicator (RFC 8707): `<url>/api/v1`. */
-  resource: string;
-};
-
 type Json = Record<string, unknown>;
-
-async function getJson(url: string, what: string): Promise<{ status: number; body: Json | null }> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
-  } catch (error) {
-    throw new CliError(`Cannot reach ${url} (${what}): ${(error as Error).message}`, exitCodes.apiError);
-  }
-  const text = await response.text();
-  let body: Json | null = null;
-  try {
-    const parsed = JSON.parse(text);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Json;
-  } catch {
-    body = null;
-  }
-  return { status: response.status, body };
-}
-
-// RFC 8414 section 3.1: the well-known segment goes between the host and the issuer's path.
-function authorizationServerMetadataUrl(issuer: string): string {
-  const url = new URL(issuer);
-  return `${url.origin}/.well-known/oauth-authorization-server${url.pathname.replace(/\/+$/, '')}`;
-}
-
-const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
-
-/**
- * The protected resource metadata (RFC 9728) of `<url>/api/v1` names the resource and its
- * authorization server; the authorization server's RFC 8414 metadata gives the endpoints, and its
- * `issuer` must be the one named. A server without resource metadata is its own issuer at `<url>`.
- */
-export async function discover(url: string): Promise<ServerMetadata> {
-  let resource = `${url}/api/v1`;
-  let issuer: string | null = null;
-  const resourceMetadata = await getJson(`${url}/.well-known/oauth-protected-resource`, 'protected resource metadata');
-  if (resourceMetadata.status === 200 && resourceMetadata.body) {
-    resource = str(resourceMetadata.body.resource) ?? resource;
-    const servers = resourceMetadata.body.authorization_servers;
-    if (Array.isArray(servers)) issuer = str(servers[0]);
-  }
-  const metadataUrl = issuer ? authorizationServerMetadataUrl(issuer) : `${url}/.well-known/oauth-authorization-server`;
-  const metadata = await getJson(metadataUrl, 'authorization server metadata');
-  if (metadata.status !== 200 || !metadata.body)
-    throw new CliError(
-      `${metadataUrl} answered ${metadata.status}: the server does not publish OAuth metadata, so the CLI cannot log in.`,
-      exitCodes.apiError,
-    );
-  const m = metadata.body;
-  const metaIssuer = str(m.issuer);
-  if (!metaIssuer || (issuer && metaIssuer !== issuer))
-    throw new CliError(
-      `${metadataUrl} names issuer ${String(m.issuer)}, expected ${issuer ?? 'an issuer'}; refusing to log in.`,
-      exitCodes.apiError,
-    );
-  const authorizationEndpoint = str(m.authorization_endpoint);
-  const tokenEndpoint = str(m.token_endpoint);
-  if (!authorizationEndpoint || !tokenEndpoint)
-    throw new CliError(`${metadataUrl} lacks authorization_endpoint or token_endpoint.`, exitCodes.apiError);
-  const methods = m.code_challenge_methods_supported;
-  if (Array.isArray(methods) && !methods.includes('S256'))
-    throw new CliError(`${metaIssuer} does not support S256 PKCE; refusing to log in.`, exitCodes.apiError);
-  return {
-    issuer: metaIssuer,
-    authorizationEndpoint,
-    tokenEndpoint,
-    revocationEndpoint: str(m.revocation_endpoint),
-    issParameterSupported: m.authorization_response_iss_parameter_supported === true,
-    resource,
-  };
-}
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = base64url(randomBytes(32));
   return { verifier, challenge: base64url(createHash('sha256').update(verifier).digest()) };
-}
-
-type CallbackResult = { code: string; redirectUri: string };
-
-const page = (title: string, text: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
-  `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;color:#1f2328"><h1>${title}</h1><p>${text}</p></body></html>`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/**
- * Listens on 127.0.0.1 on a random port for the one redirect to /callback. Resolves with the code
- * once `state` matches and `iss` (RFC 9207) is the expected issuer; rejects on an error redirect.
- * A request with a wrong state is answered 400 and ignored (it is not our browser).
- */
-export async function startLoopback(
-  expected: { state: string; issuer: string; issRequired: boolean },
-  timeoutMs: number,
-) {
-  let server: Server;
-  let settle!: { resolve: (value: CallbackResult) => void; reject: (error: Error) => void };
-  const result = new Promise<CallbackResult>((resolve, reject) => (settle = { resolve, reject }));
-  server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-    const q = url.searchParams;
-    const html = (status: number, title: string, text: string) =>
-      res
-        .writeHead(status, {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-store',
-          connection: 'close',
-        })
-        .end(page(title, text));
-    if (q.get('state') !== expected.state)
-      return void html(
-        400,
-        'Login failed',
-        'This sign-in response does not belong to the running <code>promptloop login</code>.',
-      );
-    const iss = q.get('iss');
-    if (iss !== null ? iss !== expected.issuer : expected.issRequired) {
-      html(400, 'Login failed', 'The response came from an unexpected authorization server.');
-      return void settle.reject(
-        new CliError(
-          `The authorization response names issuer ${iss ?? '(none)'}, expected ${expected.issuer}; login aborted.`,
-          exitCodes.apiError,
-        ),
-      );
-    }
-    const error = q.get('error');
-    if (error) {
-      const description = q.get('error_description');
-      html(
-        400,
-        error === 'access_denied' ? 'Access denied' : 'Login failed',
-        escapeHtml(description ?? error) + '. You can close this window.',
-      );
-      const message =
-        error === 'access_denied'
-          ? 'Access was denied in the browser; not logged in.'
-          : `Login failed: ${error}${description ? ` (${description})` : ''}.`;
-      return void settle.reject(new CliError(message, exitCodes.notLoggedIn));
-    }
-    const code = q.get('code');
-    if (!code) return void html(400, 'Login failed', 'The response carries no authorization code.');
-    html(200, 'Logged in', 'The Promptloop CLI is logged in. You can close this window and go back to the terminal.');
-    settle.resolve({ code, redirectUri });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
-  const timer = setTimeout(
-    () =>
-      settle.reject(
-        new CliError(
-          `No sign-in within ${Math.round(timeoutMs / 1000)} s; run \`promptloop login\` again.`,
-          exitCodes.notLoggedIn,
-        ),
-      ),
-    timeoutMs,
-  );
-  // Stop listening once settled; a page being sent still finishes (its connection closes after it).
-  const wait = result.finally(() => {
-    clearTimeout(timer);
-    server.close();
-    server.closeIdleConnections();
-  });
-  return { redirectUri, wait };
 }
 
 export function authorizationUrl(

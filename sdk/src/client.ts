@@ -2,7 +2,8 @@ import { errorFromResponse, InvalidRequestError, PromptloopError } from './error
 import { defaultFetch, request, trimBaseUrl, type FetchLike } from './http.js';
 import { isRetrievedPrompt, makePrompt, type Prompt, type PromptSource, type RetrievedPrompt } from './prompt.js';
 import { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snapshot.js';
-import { TraceExporter, type TraceExporterOptions } from './exporter.js';
+import { TraceExporter } from './exporter.js';
+import type { TraceExporterOptions } from './exporter-options.js';
 
 export type StaleInfo = {
   promptId: string;

@@ -16,17 +16,9 @@ export {
   type RetrievedPrompt,
 } from './prompt.js';
 export { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snapshot.js';
-export {
-  TraceExporter,
-  TraceExportError,
-  newSpanId,
-  newTraceId,
-  type SpanKind,
-  type SpanSnapshot,
-  type SpanStatus,
-  type TraceExporterOptions,
-  type TraceExporterStats,
-} from './exporter.js';
+export { TraceExporter } from './exporter.js';
+export { TraceExportError, type TraceExporterOptions, type TraceExporterStats } from './exporter-options.js';
+export { newSpanId, newTraceId, type SpanKind, type SpanSnapshot, type SpanStatus } from './spans.js';
 export {
   AuthenticationError,
   CompileError,

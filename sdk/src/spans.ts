@@ -1,0 +1,82 @@
+// A span snapshot as the exporter takes it (see exporter.ts), the checks it makes before queueing
+// one, and random trace and span ids.
+
+export type SpanKind = 'execution' | 'model' | 'attempt' | 'tool' | 'retrieval' | 'custom';
+export type SpanStatus = 'running' | 'success' | 'error' | 'cancelled';
+
+/** One span snapshot (the spec's "Trace ingestion" fields). Each update is a complete snapshot with a higher `revision`. */
+export type SpanSnapshot = {
+  /** 32 lowercase hex characters, not all zeros. */
+  traceId: string;
+  /** 16 lowercase hex characters, not all zeros. */
+  spanId: string;
+  /** The trace's root span id; equal to `spanId` on the root. */
+  rootSpanId: string;
+  /** Omitted on the root span. */
+  parentSpanId?: string;
+  /** 0 on the first snapshot, higher on each update (0 to 1,000,000). */
+  revision: number;
+  name: string;
+  service: string;
+  kind: SpanKind;
+  status: SpanStatus;
+  /** Unix milliseconds. */
+  startedAt: number;
+  /** Unix milliseconds; omitted while `running`, required once finished. */
+  endedAt?: number;
+  sessionId?: string;
+  endUserId?: string;
+  provider?: string;
+  promptVersionId?: string;
+  pricingVersion?: string;
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsdNanos?: number;
+  costSource?: 'provider_reported' | 'catalog_estimate' | 'unavailable';
+  /** JSON text, up to 256 KiB. */
+  contentJson?: string;
+  /** A JSON object as text, up to 16 KiB and 64 top-level keys. */
+  metadataJson?: string;
+  omitted?: ('input' | 'output' | 'error' | 'metadata')[];
+};
+
+const hexId = (length: number) => new RegExp(`^(?!0+$)[0-9a-f]{${length}}$`);
+const traceIdPattern = hexId(32);
+const spanIdPattern = hexId(16);
+const kinds = new Set(['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom']);
+const statuses = new Set(['running', 'success', 'error', 'cancelled']);
+
+// The required fields only, so that one malformed span cannot get a whole batch refused; the
+// server checks everything else.
+export function spanProblem(span: SpanSnapshot): string {
+  if (typeof span !== 'object' || span === null) return 'A span snapshot is an object.';
+  if (!traceIdPattern.test(String(span.traceId))) return 'traceId must be 32 lowercase hex characters, not all zeros.';
+  if (!spanIdPattern.test(String(span.spanId)) || !spanIdPattern.test(String(span.rootSpanId)))
+    return 'spanId and rootSpanId must be 16 lowercase hex characters, not all zeros.';
+  if (!Number.isInteger(span.revision) || span.revision < 0 || span.revision > 1_000_000)
+    return 'revision must be an integer from 0 to 1,000,000.';
+  if (typeof span.name !== 'string' || span.name === '' || typeof span.service !== 'string' || span.service === '')
+    return 'name and service must be non-empty strings.';
+  if (!kinds.has(span.kind) || !statuses.has(span.status)) return 'kind or status is not one of the allowed values.';
+  if (!Number.isInteger(span.startedAt) || span.startedAt < 0) return 'startedAt must be Unix milliseconds.';
+  return '';
+}
+
+function randomHex(bytes: number): string {
+  const values = new Uint8Array(bytes);
+  globalThis.crypto.getRandomValues(values);
+  let out = '';
+  for (const value of values) out += value.toString(16).padStart(2, '0');
+  return /^0+$/.test(out) ? randomHex(bytes) : out;
+}
+
+/** A random trace id (32 lowercase hex characters), from `globalThis.crypto`. */
+export function newTraceId(): string {
+  return randomHex(16);
+}
+
+/** A random span id (16 lowercase hex characters), from `globalThis.crypto`. */
+export function newSpanId(): string {
+  return randomHex(8);
+}

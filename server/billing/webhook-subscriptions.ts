@@ -1,0 +1,132 @@
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { billingCustomers, billingSubscriptions } from '@/db/schema';
+import { derivePlans } from './state';
+import { idOf, isObj, parseSubscription, path, str, type ParsedSubscription } from './stripe-objects';
+import { applyWaitingInvoices } from './webhook-invoices';
+import { existingOrganization, organizationOfCustomer, type Applied, type StripeEvent } from './webhook-linking';
+
+/**
+ * Writes the subscription as the event describes it, unless the stored row was written by a
+ * later event (an equal `created` applies: arrival order). The organization comes from metadata.organizationId, else the
+ * customer recorded at checkout, else the row already stored; none yet leaves it unlinked until
+ * its checkout.session.completed adopts it.
+ */
+export async function applySubscription(
+  db: Db,
+  event: StripeEvent,
+  sub: ParsedSubscription,
+  knownOrganizationId: string | null = null,
+): Promise<Applied> {
+  const organizationId =
+    knownOrganizationId ??
+    (await existingOrganization(db, sub.organizationId)) ??
+    (await organizationOfCustomer(db, sub.customerId));
+  const t = billingSubscriptions;
+  const now = new Date();
+  const written = await db
+    .insert(t)
+    .values({
+      id: sub.id,
+      organizationId,
+      customerId: sub.customerId,
+      status: sub.status,
+      priceId: sub.priceId,
+      currentPeriodStart: sub.currentPeriodStart,
+      currentPeriodEnd: sub.currentPeriodEnd,
+      cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
+      lastEventCreated: event.created,
+      lastEventId: event.id,
+      updatedAt: now,
+    })
+    .onConflictDoUpdate({
+      target: t.id,
+      set: {
+        organizationId: sql`coalesce(${t.organizationId}, excluded.organization_id)`,
+        customerId: sql`coalesce(excluded.customer_id, ${t.customerId})`,
+        status: sql`excluded.status`,
+        priceId: sql`coalesce(excluded.price_id, ${t.priceId})`,
+        currentPeriodStart: sql`coalesce(excluded.current_period_start, ${t.currentPeriodStart})`,
+        currentPeriodEnd: sql`coalesce(excluded.current_period_end, ${t.currentPeriodEnd})`,
+        cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
+        lastEventCreated: sql`excluded.last_event_created`,
+        lastEventId: sql`excluded.last_event_id`,
+        updatedAt: now,
+      },
+      setWhere: sql`${t.lastEventCreated} is null or excluded.last_event_created >= ${t.lastEventCreated}`,
+    })
+    .returning({ organizationId: t.organizationId });
+  if (written.length === 0) {
+    // Stale: the state stays, but an organization learned from this event is still recorded.
+    const [linked] = await db
+      .update(t)
+      .set({ organizationId })
+      .where(and(eq(t.id, sub.id), isNull(t.organizationId), sql`${organizationId}::text is not null`))
+      .returning({ organizationId: t.organizationId });
+    if (linked?.organizationId) {
+      await derivePlans(db, [linked.organizationId], { eventId: event.id, eventType: event.type });
+      await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
+    }
+    return { outcome: 'stale', organizationId: linked?.organizationId ?? organizationId, subscriptionId: sub.id };
+  }
+  const linkedTo = written[0].organizationId;
+  if (linkedTo) {
+    await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
+    await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
+  }
+  return {
+    outcome: linkedTo ? 'applied' : 'unlinked',
+    organizationId: linkedTo,
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+  };
+}
+
+/**
+ * checkout.session.completed: ties the customer (and the subscription) to the organization named
+ * by client_reference_id (or metadata.organizationId) and adopts subscriptions that arrived
+ * before it. A paid session whose subscription is not known yet records it as active, with the
+ * session's `created` as its watermark, so any later subscription event corrects it.
+ */
+export async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Applied> {
+  const session = event.data.object;
+  const organizationId =
+    (await existingOrganization(db, str(session.client_reference_id))) ??
+    (await existingOrganization(db, str(path(session, 'metadata', 'organizationId'))));
+  const subscriptionId = idOf(session.subscription);
+  if (!organizationId) return { outcome: 'unlinked', organizationId: null, subscriptionId };
+  const customerId = idOf(session.customer);
+  if (customerId) await db.insert(billingCustomers).values({ customerId, organizationId }).onConflictDoNothing();
+  const t = billingSubscriptions;
+  const adopt = [
+    subscriptionId ? eq(t.id, subscriptionId) : undefined,
+    customerId ? eq(t.customerId, customerId) : undefined,
+  ].filter((c) => c !== undefined);
+  if (adopt.length)
+    await db
+      .update(t)
+      .set({ organizationId })
+      .where(and(isNull(t.organizationId), or(...adopt)));
+  if (isObj(session.subscription) && str(session.subscription.status, 64)) {
+    const applied = await applySubscription(db, event, parseSubscription(session.subscription, false), organizationId);
+    await applyWaitingInvoices(db, [subscriptionId], [customerId]);
+    return applied;
+  }
+  const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
+  if (subscriptionId && paid) {
+    await db
+      .insert(t)
+      .values({
+        id: subscriptionId,
+        organizationId,
+        customerId,
+        status: 'active',
+        lastEventCreated: event.created,
+        lastEventId: event.id,
+      })
+      .onConflictDoNothing();
+  }
+  await derivePlans(db, [organizationId], { eventId: event.id, eventType: event.type });
+  await applyWaitingInvoices(db, [subscriptionId], [customerId]);
+  return { outcome: 'applied', organizationId, subscriptionId, customerId };
+}
