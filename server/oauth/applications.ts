@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, max } from 'drizzle-orm';
 import { oauthConsents, oauthGrants } from '@/db/schema';
 import { recordAudit } from '../audit/service';
-import { withTransaction, type ServiceContext } from '../context';
+import type { ServiceContext } from '../context';
 import { notFound } from '../errors';
 import { findClient } from './clients';
 import { revokeClientForUser } from './grants';
@@ -49,20 +49,18 @@ export async function listAuthorizedApplications(ctx: ServiceContext): Promise<{
 
 // Revokes the consent and every refresh and access token the client holds for this person.
 export async function revokeAuthorizedApplication(ctx: ServiceContext, clientId: string): Promise<{ revoked: true }> {
-  return withTransaction(ctx, async (txCtx) => {
-    const [consent] = await txCtx.db
-      .select({ clientId: oauthConsents.clientId })
-      .from(oauthConsents)
-      .where(and(eq(oauthConsents.userId, ctx.actor.userId), eq(oauthConsents.clientId, clientId)));
-    const grants = await revokeClientForUser(txCtx.db, ctx.actor.userId, clientId);
-    if (!consent && grants === 0) throw notFound('Authorized application');
-    await recordAudit(txCtx, {
-      organizationId: null,
-      operation: 'oauth.revokeApplication',
-      targetType: 'oauth_client',
-      targetId: clientId,
-      details: { grantsRevoked: grants },
-    });
-    return { revoked: true as const };
+  const [consent] = await ctx.db
+    .select({ clientId: oauthConsents.clientId })
+    .from(oauthConsents)
+    .where(and(eq(oauthConsents.userId, ctx.actor.userId), eq(oauthConsents.clientId, clientId)));
+  const grants = await revokeClientForUser(ctx.db, ctx.actor.userId, clientId);
+  if (!consent && grants === 0) throw notFound('Authorized application');
+  await recordAudit(ctx, {
+    organizationId: null,
+    operation: 'oauth.revokeApplication',
+    targetType: 'oauth_client',
+    targetId: clientId,
+    details: { grantsRevoked: grants },
   });
+  return { revoked: true as const };
 }

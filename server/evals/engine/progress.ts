@@ -62,6 +62,8 @@ function failureMessage(c: Counts): string {
  * Recomputes the evaluation's runs and status (in the caller's transaction when there is one) and,
  * when a baseline has completed with every case scored, no review pending and no execution error,
  * publishes its frozen draft as version 1 in the same transaction, acting as its creator.
+ * The engine's transaction owner: the job runner calls it on the root handle (it opens one); cancel
+ * and resume call it inside their edge's transaction (it joins that one).
  */
 export async function refreshEvaluation(ctx: DbContext, evaluationId: string): Promise<void> {
   await withTransaction(ctx, async (txCtx) => {
