@@ -429,3 +429,320 @@ describe('Vercel AI SDK', () => {
     },
   ]);
 });
+
+function rejection(span: Partial<OtlpSpanInput['span']>, extra: Partial<OtlpSpanInput> = {}): string | undefined {
+  const base = input();
+  const result = mapOtlpSpan({ ...base, ...extra, span: { ...base.span, ...span } }, now);
+  return result.ok ? undefined : result.reason;
+}
+
+describe('rejections', () => {
+  it.each([
+    ['trace id too short', { traceId: traceId.slice(2) }, /traceId/],
+    ['trace id all zeros', { traceId: '0'.repeat(32) }, /traceId is all zeros/],
+    ['trace id not hex', { traceId: 'g'.repeat(32) }, /traceId is not hexadecimal/],
+    ['trace id missing', { traceId: undefined }, /traceId/],
+    ['span id too long', { spanId: spanId + '00' }, /spanId/],
+    ['span id all zeros', { spanId: '0'.repeat(16) }, /spanId is all zeros/],
+    ['span id bytes of the wrong length', { spanId: new Uint8Array(4) }, /spanId/],
+    ['parent id not hex', { parentSpanId: 'z'.repeat(16) }, /parentSpanId/],
+    ['parent id wrong length', { parentSpanId: 'abc' }, /parentSpanId/],
+    ['end before start', { endTimeUnixNano: startNs - 1n }, /end time is before start/],
+    ['start time not a number', { startTimeUnixNano: 'soon' }, /startTimeUnixNano/],
+    ['end time negative', { endTimeUnixNano: -1 }, /endTimeUnixNano/],
+    [
+      'start more than five minutes ahead',
+      { startTimeUnixNano: BigInt(now + 300_001) * 1_000_000n, endTimeUnixNano: BigInt(now + 300_002) * 1_000_000n },
+      /five minutes ahead/,
+    ],
+    ['U+0000 in the name', { name: 'a\u0000b' }, /U\+0000/],
+    ['lone surrogate in an attribute value', { attributes: kv({ note: 'x\ud800' }) }, /surrogate/],
+    ['lone surrogate in an attribute key', { attributes: kv({ ['\udc00']: 'x' }) }, /surrogate/],
+    [
+      'U+0000 nested in a kvlist',
+      {
+        attributes: [
+          { key: 'a', value: { kvlistValue: { values: [{ key: 'b', value: { stringValue: '\u0000' } }] } } },
+        ],
+      },
+      /U\+0000/,
+    ],
+    ['U+0000 in an event attribute', { events: [{ name: 'e', attributes: kv({ a: '\u0000' }) }] }, /U\+0000/],
+    ['U+0000 in the status message', { status: { code: 2, message: '\u0000' } }, /U\+0000/],
+  ] as const)('%s', (_title, span, reason) => {
+    expect(rejection(span as Partial<OtlpSpanInput['span']>)).toMatch(reason);
+  });
+
+  it('rejects U+0000 in a resource attribute and in the scope name', () => {
+    expect(rejection({}, { resourceAttributes: kv({ 'service.name': '\u0000' }) })).toMatch(/U\+0000/);
+    expect(rejection({}, { scopeName: '\ud800' })).toMatch(/surrogate/);
+  });
+
+  it('accepts a start exactly five minutes ahead, and a zero-length span', () => {
+    const at = BigInt(now + 300_000) * 1_000_000n;
+    expect(rejection({ startTimeUnixNano: at, endTimeUnixNano: at })).toBeUndefined();
+  });
+});
+
+describe('ids, parents and times', () => {
+  it('stores hex ids lowercase; raw bytes become hex', () => {
+    const result = mapOtlpSpan(
+      {
+        span: {
+          ...input().span,
+          traceId: traceId.toUpperCase(),
+          spanId: Buffer.from(spanId, 'hex'),
+          parentSpanId: parentSpanId.toUpperCase(),
+        },
+      },
+      now,
+    );
+    expect(result).toMatchObject({ ok: true, span: { traceId, spanId, parentSpanId } });
+  });
+
+  it.each([
+    ['absent', undefined],
+    ['empty', ''],
+    ['all zeros', '0'.repeat(16)],
+    ['empty bytes', new Uint8Array(0)],
+    ['zero bytes', new Uint8Array(8)],
+  ])('a %s parent means a root span: kind execution, no parentSpanId', (_title, parent) => {
+    const base = input();
+    const result = mapOtlpSpan({ ...base, span: { ...base.span, parentSpanId: parent } }, now);
+    expect(result.ok && result.span.parentSpanId).toBe(undefined);
+    expect(result.ok && result.span.kind).toBe('execution');
+  });
+
+  it('a child span without a convention is custom', () => {
+    expect(mapped().kind).toBe('custom');
+  });
+
+  it('floors times to ms, from bigint, decimal strings or numbers', () => {
+    expect(mapped()).toMatchObject({ startedAt: now - 2000, endedAt: now - 1000 });
+    const base = input();
+    const result = mapOtlpSpan(
+      { ...base, span: { ...base.span, startTimeUnixNano: '1000999999', endTimeUnixNano: 2_000_999_999 } },
+      now,
+    );
+    expect(result).toMatchObject({ ok: true, span: { startedAt: 1000, endedAt: 2000 } });
+  });
+
+  it('maps status ERROR to error, anything else to success', () => {
+    expect(mapped({ status: { code: 2 } }).status).toBe('error');
+    expect(mapped({ status: { code: 1 } }).status).toBe('success');
+    expect(mapped().status).toBe('success');
+  });
+
+  it('cuts the name to 200 characters without splitting a surrogate pair; defaults service and name', () => {
+    const span = mapped({ name: '😀'.repeat(250), resource: {} });
+    expect(Array.from(span.name)).toHaveLength(200);
+    expect(span.name).toBe('😀'.repeat(200));
+    expect(span.service).toBe('unknown_service');
+    expect(mapped({ name: '' }).name).toBe('unknown_span');
+  });
+});
+
+describe('first match wins, and what was read stays out of metadata', () => {
+  it('takes the higher rule and drops the lower ones from metadata', () => {
+    const span = mapped({
+      attributes: {
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.system': 'openai',
+        'llm.provider': 'azure',
+        'gen_ai.request.model': 'claude-sonnet-4',
+        'llm.model_name': 'gpt-4',
+        'ai.model.id': 'x',
+        'gen_ai.operation.name': 'summon_demon',
+        'openinference.span.kind': 'TOOL',
+        'gen_ai.conversation.id': 'c1',
+        'session.id': 's1',
+        'enduser.id': 'u1',
+        'user.id': 'u2',
+        'promptloop.prompt.version_id': 'pv_123',
+      },
+    });
+    expect(span).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4',
+      kind: 'tool',
+      sessionId: 'c1',
+      endUserId: 'u1',
+      promptVersionId: 'pv_123',
+    });
+    expect(span.metadata).toEqual({ 'otel.scope.name': 'test-scope', 'otel.span.kind': 'CLIENT' });
+  });
+
+  it('puts other resource attributes under resource.<name>, never service.name', () => {
+    const span = mapped({
+      resource: { 'service.name': 'api', 'service.version': '1.2.3', 'host.name': 'h1' },
+      kind: 0,
+    });
+    expect(span.service).toBe('api');
+    expect(span.metadata).toEqual({
+      'otel.scope.name': 'test-scope',
+      'resource.service.version': '1.2.3',
+      'resource.host.name': 'h1',
+    });
+  });
+
+  it.each([
+    [1, 'INTERNAL'],
+    [2, 'SERVER'],
+    [3, 'CLIENT'],
+    [4, 'PRODUCER'],
+    [5, 'CONSUMER'],
+  ])('OTel kind %i is %s', (kind, name) => {
+    expect(mapped({ kind }).metadata['otel.span.kind']).toBe(name);
+  });
+
+  it('keeps an exception event as contentJson.error and the status message in metadata', () => {
+    const span = mapped({
+      status: { code: 2, message: 'boom' },
+      events: [
+        {
+          name: 'exception',
+          attributes: { 'exception.type': 'ValueError', 'exception.message': 'bad', 'exception.stacktrace': 'at x' },
+        },
+      ],
+    });
+    expect(span.content).toEqual({
+      input: null,
+      output: null,
+      system: null,
+      error: { type: 'ValueError', message: 'bad', stacktrace: 'at x' },
+    });
+    expect(span.metadata['otel.status.message']).toBe('boom');
+  });
+
+  it('keeps JSON-looking text that does not parse cleanly as text', () => {
+    const bad = '{"a": "\\u0000"}';
+    expect(mapped({ attributes: { 'input.value': bad } }).content).toMatchObject({ input: bad });
+    expect(mapped({ attributes: { 'input.value': '{oops' } }).content).toMatchObject({ input: '{oops' });
+    expect(mapped({ attributes: { 'input.value': '42' } }).content).toMatchObject({ input: '42' });
+  });
+});
+
+describe('limits', () => {
+  it('drops metadata beyond 64 keys with omitted metadata', () => {
+    const attributes = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, i]));
+    const span = mapped({ attributes });
+    expect(Object.keys(span.metadata)).toHaveLength(64);
+    expect(span.metadata['otel.scope.name']).toBe('test-scope');
+    expect(span.omitted).toEqual(['metadata']);
+  });
+
+  it('drops metadata beyond 16 KiB with omitted metadata', () => {
+    const span = mapped({ attributes: { big: 'x'.repeat(17 * 1024), small: 'y' } });
+    expect(span.metadata).toMatchObject({ small: 'y' });
+    expect(span.metadata.big).toBeUndefined();
+    expect(Buffer.byteLength(span.metadataJson!)).toBeLessThanOrEqual(16 * 1024);
+    expect(span.omitted).toEqual(['metadata']);
+  });
+
+  it('nulls the largest of input, output, system until contentJson fits 256 KiB', () => {
+    const span = mapped({
+      attributes: {
+        'input.value': 'i'.repeat(200 * 1024),
+        'output.value': 'o'.repeat(150 * 1024),
+        'gen_ai.system_instructions': 's',
+      },
+    });
+    expect(span.content).toEqual({ input: null, output: 'o'.repeat(150 * 1024), system: 's' });
+    expect(span.omitted).toEqual(['input']);
+    const both = mapped({
+      attributes: { 'input.value': 'i'.repeat(300 * 1024), 'output.value': 'o'.repeat(300 * 1024) },
+    });
+    expect(both.content).toEqual({ input: null, output: null, system: null });
+    expect(both.omitted).toEqual(['input', 'output']);
+    expect(Buffer.byteLength(both.contentJson!)).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('has no contentJson or metadataJson when there is nothing to keep', () => {
+    const base = input();
+    const result = mapOtlpSpan({ span: { ...base.span, kind: 0 } }, now);
+    expect(result.ok && result.span.contentJson).toBeUndefined();
+    expect(result.ok && result.span.metadataJson).toBeUndefined();
+  });
+});
+
+describe('anyValueToJs', () => {
+  it('converts every AnyValue kind', () => {
+    expect(anyValueToJs({ intValue: '9007199254740993' })).toBe('9007199254740993');
+    expect(anyValueToJs({ intValue: 42n })).toBe(42);
+    expect(anyValueToJs({ intValue: '-7' })).toBe(-7);
+    expect(anyValueToJs({ doubleValue: 1.5 })).toBe(1.5);
+    expect(anyValueToJs({ boolValue: false })).toBe(false);
+    expect(anyValueToJs({ bytesValue: new Uint8Array([1, 2, 3]) })).toBe('AQID');
+    expect(anyValueToJs({ arrayValue: { values: [{ stringValue: 'a' }, {}] } })).toEqual(['a', null]);
+    expect(anyValueToJs({ kvlistValue: { values: [{ key: '__proto__', value: { stringValue: 'x' } }] } })).toEqual(
+      JSON.parse('{"__proto__":"x"}'),
+    );
+    expect(anyValueToJs(undefined)).toBe(null);
+  });
+});
+
+const anyValue: fc.Arbitrary<AnyValue> = fc.letrec<{ value: AnyValue }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.record({ stringValue: fc.string({ unit: 'binary' }) }),
+    fc.record({ boolValue: fc.boolean() }),
+    fc.record({ intValue: fc.oneof(fc.bigInt(), fc.string(), fc.integer(), fc.double()) as fc.Arbitrary<bigint> }),
+    fc.record({ doubleValue: fc.double() }),
+    fc.record({ bytesValue: fc.uint8Array({ maxLength: 8 }) }),
+    fc.record({ arrayValue: fc.record({ values: fc.array(tie('value'), { maxLength: 4 }) }) }),
+    fc.record({
+      kvlistValue: fc.record({
+        values: fc.array(fc.record({ key: fc.string(), value: tie('value') }), { maxLength: 4 }),
+      }),
+    }),
+    fc.constant({} as AnyValue),
+  ),
+})).value;
+const keys = fc.oneof(
+  fc.constantFrom(
+    'gen_ai.input.messages',
+    'gen_ai.operation.name',
+    'gen_ai.usage.input_tokens',
+    'llm.input_messages.0.message.content',
+    'llm.input_messages.x',
+    'llm.output_messages.1.message.role',
+    'input.value',
+    'ai.prompt.messages',
+    'openinference.span.kind',
+    'service.name',
+    '__proto__',
+  ),
+  fc.string(),
+);
+const attributes = fc.array(fc.record({ key: keys, value: anyValue }), { maxLength: 8 });
+
+describe('property', () => {
+  it('never throws on arbitrary attribute values, and valid spans stay within the limits', () => {
+    fc.assert(
+      fc.property(
+        attributes,
+        attributes,
+        fc.array(
+          fc.record({ name: fc.constantFrom('exception', 'gen_ai.choice', 'gen_ai.user.message', 'x'), attributes }),
+          {
+            maxLength: 3,
+          },
+        ),
+        (spanAttributes, resourceAttributes, events) => {
+          const base = input();
+          const result = mapOtlpSpan(
+            { resourceAttributes, span: { ...base.span, attributes: spanAttributes, events } },
+            now,
+          );
+          if (!result.ok) return;
+          if (result.span.metadataJson) {
+            expect(Object.keys(JSON.parse(result.span.metadataJson)).length).toBeLessThanOrEqual(64);
+            expect(Buffer.byteLength(result.span.metadataJson)).toBeLessThanOrEqual(16 * 1024);
+          }
+          if (result.span.contentJson) JSON.parse(result.span.contentJson);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
