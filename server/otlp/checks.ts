@@ -5,6 +5,8 @@ import type { AnyValue, KeyValue, OtlpId, OtlpInt, OtlpSpanInput } from './types
 
 const maxClockLeadMs = 5 * 60 * 1000;
 const nanosPerMs = 1_000_000n;
+// The latest time a JS Date holds; later end times are not real times.
+const maxUnixMs = 8.64e15;
 
 /** Lowercase hex of an id, or a rejection reason. Raw bytes are hex-encoded first. */
 export function hexId(id: OtlpId | undefined, bytes: 8 | 16, what: string): { id: string } | { reason: string } {
@@ -44,6 +46,7 @@ export function spanTimes(
   if (endNs < startNs) return { reason: 'end time is before start time' };
   const startedAt = Number(startNs / nanosPerMs);
   const endedAt = Number(endNs / nanosPerMs);
+  if (endedAt > maxUnixMs) return { reason: 'end time is out of range' };
   if (startedAt > now + maxClockLeadMs) return { reason: 'start time is more than five minutes ahead of server time' };
   return { startedAt, endedAt };
 }

@@ -70,7 +70,7 @@ function openInferenceMessages(attributes: Attributes, prefix: string): unknown[
     const index = Number(match[1]);
     const field = match[2].startsWith('message.') ? match[2].slice('message.'.length) : match[2];
     let message = messages.get(index);
-    if (!message) messages.set(index, (message = {}));
+    if (!message) messages.set(index, (message = Object.create(null) as Record<string, unknown>));
     const value = attributes.read(key);
     if (!Object.hasOwn(message, field)) message[field] = field === 'content' ? parsedJson(value) : value;
   }
@@ -80,7 +80,8 @@ function openInferenceMessages(attributes: Attributes, prefix: string): unknown[
     .map(([, { role = null, content = null, ...rest }]) => ({ role, content, ...rest }));
 }
 
-const firstDefined = (...values: unknown[]) => values.find((value) => value !== undefined);
+// An attribute holding an empty value (null) does not count as a match.
+const firstDefined = (...values: unknown[]) => values.find((value) => value !== undefined && value !== null);
 
 /** Reads every content rule (each marks its attributes read) and returns the winners. */
 export function readContent(attributes: Attributes, events: OtlpEvent[]): Content {

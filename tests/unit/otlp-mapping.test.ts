@@ -449,6 +449,7 @@ describe('rejections', () => {
     ['parent id wrong length', { parentSpanId: 'abc' }, /parentSpanId/],
     ['end before start', { endTimeUnixNano: startNs - 1n }, /end time is before start/],
     ['start time not a number', { startTimeUnixNano: 'soon' }, /startTimeUnixNano/],
+    ['end time beyond the range of a date', { endTimeUnixNano: 10n ** 25n }, /out of range/],
     ['end time negative', { endTimeUnixNano: -1 }, /endTimeUnixNano/],
     [
       'start more than five minutes ahead',
@@ -619,6 +620,27 @@ describe('first match wins, and what was read stays out of metadata', () => {
     expect(mapped({ attributes: { 'input.value': bad } }).content).toMatchObject({ input: bad });
     expect(mapped({ attributes: { 'input.value': '{oops' } }).content).toMatchObject({ input: '{oops' });
     expect(mapped({ attributes: { 'input.value': '42' } }).content).toMatchObject({ input: '42' });
+  });
+});
+
+describe('content edge cases', () => {
+  it('an empty value does not win over a lower rule; a __proto__ sub-key stays a plain field', () => {
+    const span = mapOtlpSpan(
+      {
+        span: {
+          ...input().span,
+          attributes: [
+            { key: 'gen_ai.input.messages', value: {} },
+            { key: 'llm.input_messages.0.message.role', value: { stringValue: 'user' } },
+            { key: 'llm.input_messages.0.__proto__', value: { kvlistValue: { values: [] } } },
+          ],
+        },
+      },
+      now,
+    );
+    expect(span.ok && span.span.contentJson).toBe(
+      '{"input":[{"role":"user","content":null,"__proto__":{}}],"output":null,"system":null}',
+    );
   });
 });
 
