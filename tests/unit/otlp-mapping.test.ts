@@ -346,33 +346,43 @@ describe('OpenInference', () => {
 
 describe('Vercel AI SDK', () => {
   runTable([
-    // vercel/ai content/docs/03-ai-sdk-core/60-telemetry.mdx (https://ai-sdk.dev/docs/ai-sdk-core/telemetry),
-    // "generateText function" ai.generateText.doGenerate and "Basic LLM span information"
+    // vercel/ai content/docs/03-ai-sdk-core/60-telemetry.mdx as published at
+    // https://ai-sdk.dev/docs/ai-sdk-core/telemetry: "generateText function" ai.generateText.doGenerate,
+    // "Basic LLM span information" and "Call LLM span information" (gen_ai.* set beside ai.*)
     {
-      title: 'ai.generateText.doGenerate',
+      title: 'ai.generateText.doGenerate (current docs: gen_ai.* beside ai.*)',
       options: {
         name: 'ai.generateText.doGenerate',
         attributes: {
           'operation.name': 'ai.generateText.doGenerate my-function',
           'ai.operationId': 'ai.generateText.doGenerate',
+          'ai.prompt.messages': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku' }] }]),
+          'ai.response.text': 'Leaves fall in silence',
+          'ai.response.finishReason': 'stop',
+          'ai.response.model': 'gpt-4-turbo-2024-04-09',
+          'ai.response.id': 'chatcmpl-123',
           'ai.model.id': 'gpt-4-turbo',
           'ai.model.provider': 'openai.chat',
           'ai.settings.maxRetries': 2,
           'ai.telemetry.functionId': 'my-function',
-          'ai.prompt.format': 'messages',
-          'ai.prompt.messages': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku' }] }]),
-          'ai.response.text': 'Leaves fall in silence',
-          'ai.response.finishReason': 'stop',
           'ai.usage.promptTokens': 10,
           'ai.usage.completionTokens': 7,
           'gen_ai.system': 'openai.chat',
           'gen_ai.request.model': 'gpt-4-turbo',
+          'gen_ai.response.model': 'gpt-4-turbo-2024-04-09',
+          'gen_ai.response.id': 'chatcmpl-123',
           'gen_ai.response.finish_reasons': ['stop'],
-          'gen_ai.usage.prompt_tokens': 10,
-          'gen_ai.usage.completion_tokens': 7,
+          'gen_ai.usage.input_tokens': 10,
+          'gen_ai.usage.output_tokens': 7,
         },
       },
-      expected: { kind: 'model', provider: 'openai.chat', model: 'gpt-4-turbo', inputTokens: 10, outputTokens: 7 },
+      expected: {
+        kind: 'model',
+        provider: 'openai.chat',
+        model: 'gpt-4-turbo-2024-04-09',
+        inputTokens: 10,
+        outputTokens: 7,
+      },
       content: {
         input: [{ role: 'user', content: [{ type: 'text', text: 'Write a haiku' }] }],
         output: 'Leaves fall in silence',
@@ -383,13 +393,32 @@ describe('Vercel AI SDK', () => {
         'otel.span.kind',
         'operation.name',
         'ai.operationId',
+        'ai.response.finishReason',
+        'ai.response.model',
+        'ai.response.id',
         'ai.model.provider',
         'ai.settings.maxRetries',
         'ai.telemetry.functionId',
-        'ai.prompt.format',
-        'ai.response.finishReason',
+        'gen_ai.response.id',
         'gen_ai.response.finish_reasons',
       ],
+    },
+    // same file, "Basic LLM span information" (ai.model.id, ai.usage.promptTokens / completionTokens) on
+    // a doGenerate span with only the ai.* attributes: the Vercel fallbacks of the table
+    {
+      title: 'ai.generateText.doGenerate with ai.* only',
+      options: {
+        name: 'ai.generateText.doGenerate',
+        attributes: {
+          'ai.model.id': 'gpt-4-turbo',
+          'ai.model.provider': 'openai.chat',
+          'ai.usage.promptTokens': 10,
+          'ai.usage.completionTokens': 7,
+          'ai.prompt.messages': JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku' }] }]),
+        },
+      },
+      expected: { kind: 'model', model: 'gpt-4-turbo', inputTokens: 10, outputTokens: 7 },
+      metadataKeys: ['otel.scope.name', 'otel.span.kind', 'ai.model.provider'],
     },
     // same page, "streamText function" ai.streamText.doStream
     {
