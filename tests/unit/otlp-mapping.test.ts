@@ -230,8 +230,67 @@ describe('GenAI semantic conventions, legacy names and message events', () => {
       },
       metadataKeys: ['otel.scope.name', 'otel.span.kind'],
     },
-    // open-telemetry/semantic-conventions docs/gen-ai/llm-spans.md (v1.26: gen_ai.content.prompt event
-    // with gen_ai.prompt, gen_ai.content.completion event with gen_ai.completion)
+    // open-telemetry/semantic-conventions docs/gen-ai/llm-spans.md at 034991e4e9b00e56bddaf0b1f386bb46fb5a3df7,
+    // the span attribute table with its example values (gen_ai.operation.name chat.completions is not in
+    // our table: it falls through, and a child span is custom)
+    {
+      title: 'llm-spans.md attribute table',
+      options: {
+        name: 'chat.completions gpt-4',
+        attributes: {
+          'gen_ai.request.model': 'gpt-4',
+          'gen_ai.system': 'openai',
+          'gen_ai.operation.name': 'chat.completions',
+          'gen_ai.request.max_tokens': 100,
+          'gen_ai.request.temperature': 0,
+          'gen_ai.request.top_p': 1,
+          'gen_ai.response.finish_reasons': ['stop'],
+          'gen_ai.response.id': 'chatcmpl-123',
+          'gen_ai.response.model': 'gpt-4-0613',
+          'gen_ai.usage.completion_tokens': 180,
+          'gen_ai.usage.prompt_tokens': 100,
+        },
+      },
+      expected: { kind: 'custom', provider: 'openai', model: 'gpt-4-0613', inputTokens: 100, outputTokens: 180 },
+      metadataKeys: [
+        'otel.scope.name',
+        'otel.span.kind',
+        'gen_ai.request.max_tokens',
+        'gen_ai.request.temperature',
+        'gen_ai.request.top_p',
+        'gen_ai.response.finish_reasons',
+        'gen_ai.response.id',
+      ],
+    },
+    // same file: the gen_ai.content.prompt event (gen_ai.prompt) and gen_ai.content.completion event
+    // (gen_ai.completion) with their example values; those examples are Python reprs, not JSON, so
+    // they are kept as text
+    {
+      title: 'gen_ai.content.prompt / completion events, example values as written',
+      options: {
+        name: 'chat gpt-4',
+        attributes: { 'gen_ai.system': 'openai' },
+        events: [
+          {
+            name: 'gen_ai.content.prompt',
+            attributes: { 'gen_ai.prompt': "[{'role': 'user', 'content': 'What is the capital of France?'}]" },
+          },
+          {
+            name: 'gen_ai.content.completion',
+            attributes: {
+              'gen_ai.completion': "[{'role': 'assistant', 'content': 'The capital of France is Paris.'}]",
+            },
+          },
+        ],
+      },
+      expected: { kind: 'custom', provider: 'openai' },
+      content: {
+        input: "[{'role': 'user', 'content': 'What is the capital of France?'}]",
+        output: "[{'role': 'assistant', 'content': 'The capital of France is Paris.'}]",
+        system: null,
+      },
+    },
+    // same file and events, the values as JSON text (the note there recommends the OpenAI messages format)
     {
       title: 'gen_ai.content.prompt / gen_ai.content.completion events',
       options: {
