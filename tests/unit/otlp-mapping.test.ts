@@ -180,10 +180,12 @@ describe('GenAI semantic conventions, current names', () => {
 
 describe('GenAI semantic conventions, legacy names and message events', () => {
   runTable([
-    // open-telemetry/semantic-conventions docs/gen-ai/llm-spans.md (v1.26: gen_ai.system,
-    // gen_ai.usage.prompt_tokens / completion_tokens) and docs/gen-ai/gen-ai-events.md (before v1.37:
-    // gen_ai.system.message, gen_ai.user.message, gen_ai.choice events; body fields content / index,
-    // finish_reason, message here carried as event attributes)
+    // open-telemetry/semantic-conventions docs/gen-ai/gen-ai-events.md at v1.36.0 (the version the
+    // current page links for older instrumentations): gen_ai.system.message, gen_ai.user.message and
+    // gen_ai.choice events with bodies { content } and { index, finish_reason, message }; example text
+    // from docs/gen-ai/non-normative/examples-llm-calls.md. Those are log events with a body: an
+    // instrumentation that records them as span events carries the body fields as event attributes,
+    // which is the layout read here (our assumption, see docs/decisions.md)
     {
       title: 'gen_ai.system with message events',
       options: {
