@@ -366,8 +366,9 @@ describe('OpenInference', () => {
         'llm.token_count.total',
       ],
     },
-    // Arize-ai/openinference spec/semantic_conventions.md (openinference.span.kind CHAIN, input.value,
-    // output.value, session.id, user.id, llm.provider)
+    // Arize-ai/openinference spec/semantic_conventions.md, reserved attributes (openinference.span.kind
+    // CHAIN, input.value, input.mime_type, output.value "Hello, World!", session.id, user.id, llm.provider);
+    // the input, session and user values are ours
     {
       title: 'CHAIN span with input.value / output.value',
       options: {
