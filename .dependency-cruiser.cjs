@@ -78,7 +78,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^\\.next/', '^\\.data/', '^sdk/dist/', '^cli/dist/', '\\.d\\.ts$'] },
+    exclude: { path: ['(^|/)\\.next/', '^\\.data/', '^sdk/dist/', '^cli/dist/', '\\.d\\.ts$'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -30,7 +30,7 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/',
-      '.next/',
+      '**/.next/',
       '.data/',
       'sdk/dist/',
       'cli/dist/',

@@ -6,7 +6,7 @@ import type { OtlpEvent } from './types';
 // system comes from the first convention that has it; exception events give `error`.
 
 export type Content = { input: unknown; output: unknown; system: unknown; error?: ErrorContent };
-export type ErrorContent = { type: string; message: string; stacktrace?: string };
+type ErrorContent = { type: string; message: string; stacktrace?: string };
 type ContentPart = 'input' | 'output' | 'system';
 
 const maxContentBytes = 256 * 1024;

@@ -8,7 +8,7 @@ import type { Attributes } from './attributes';
 const maxMetadataKeys = 64;
 const maxMetadataBytes = 16 * 1024;
 const maxMetadataDepth = 32;
-export const otelSpanKinds = ['', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const otelSpanKinds = ['', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 
 export function metadataText(entries: [string, unknown][], omitted: Set<string>): string | undefined {
   const kept: string[] = [];

@@ -20,7 +20,7 @@ export type OtlpEvent = { name?: string; timeUnixNano?: OtlpInt; attributes?: Ke
 
 export type OtlpId = string | Uint8Array;
 
-export type OtlpSpan = {
+type OtlpSpan = {
   traceId?: OtlpId;
   spanId?: OtlpId;
   parentSpanId?: OtlpId;
@@ -44,7 +44,7 @@ function bytesToBase64(value: string | Uint8Array): string {
 }
 
 /** An OTLP integer as a JS number when it is a safe integer, else as its decimal string. */
-export function otlpIntToJs(value: OtlpInt): number | string {
+function otlpIntToJs(value: OtlpInt): number | string {
   if (typeof value === 'number') return value;
   const text = typeof value === 'bigint' ? value.toString() : value.trim();
   const number = Number(text);
