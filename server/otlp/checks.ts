@@ -26,7 +26,7 @@ export function parentId(id: OtlpId | undefined): { id?: string } | { reason: st
 }
 
 /** Nanoseconds as a bigint, or undefined when the value is not a non-negative integer. */
-export function nanos(value: OtlpInt | undefined): bigint | undefined {
+function nanos(value: OtlpInt | undefined): bigint | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'bigint') return value >= 0n ? value : undefined;
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined;
