@@ -1,11 +1,9 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
+import { useCreateDialog } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
-import { readAppError } from '@/lib/trpc/errors';
 
 import type { CreatedIngestionKey as Created } from '@/server/keys/schemas';
 const empty = { name: '', application: '', environment: 'production' };
@@ -22,26 +20,13 @@ export function CreateIngestionKeyDialog({
   onCreated: (created: Created) => void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [values, setValues] = useState(empty);
-  const create = useMutation(
-    trpc.ingestionKeys.create.mutationOptions({
-      onSuccess: async (created) => {
-        setValues(empty);
-        onCreated(created);
-        await queryClient.invalidateQueries(trpc.ingestionKeys.pathFilter());
-      },
-    }),
+  const { values, setValues, create, error, close } = useCreateDialog(
+    empty,
+    trpc.ingestionKeys.create.mutationOptions(),
+    trpc.ingestionKeys.pathFilter(),
+    { onCreated, onClose },
   );
-  const error = readAppError(create.error);
   const fieldNames = ['name', 'application', 'environment'];
-
-  function close() {
-    if (create.isPending) return;
-    setValues(empty);
-    create.reset();
-    onClose();
-  }
 
   function onSubmit() {
     create.mutate({ organizationId, ...values });

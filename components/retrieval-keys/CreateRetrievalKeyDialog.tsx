@@ -1,11 +1,9 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
+import { useCreateDialog } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
-import { readAppError } from '@/lib/trpc/errors';
 import type { CreatedRetrievalKey } from '@/server/keys/schemas';
 
 export function CreateRetrievalKeyDialog({
@@ -22,25 +20,16 @@ export function CreateRetrievalKeyDialog({
   onCreated: (created: CreatedRetrievalKey) => void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [name, setName] = useState('');
-  const create = useMutation(
-    trpc.retrievalKeys.create.mutationOptions({
-      onSuccess: async (created) => {
-        setName('');
-        onCreated(created);
-        await queryClient.invalidateQueries(trpc.retrievalKeys.pathFilter());
-      },
-    }),
-  );
-  const error = readAppError(create.error);
-
-  function close() {
-    if (create.isPending) return;
-    setName('');
-    create.reset();
-    onClose();
-  }
+  const {
+    values: name,
+    setValues: setName,
+    create,
+    error,
+    close,
+  } = useCreateDialog('', trpc.retrievalKeys.create.mutationOptions(), trpc.retrievalKeys.pathFilter(), {
+    onCreated,
+    onClose,
+  });
 
   return (
     <FormDialog

@@ -1,12 +1,10 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { roleOptions } from '@/components/format';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input, Select } from '@/components/ui/Field';
+import { useCreateDialog } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
-import { readAppError } from '@/lib/trpc/errors';
 import type { CreatedServiceAccount } from '@/server/service-accounts/schemas';
 
 type Role = (typeof roleOptions)[number]['value'];
@@ -24,25 +22,12 @@ export function CreateServiceAccountDialog({
   onCreated: (created: CreatedServiceAccount) => void;
 }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [values, setValues] = useState(empty);
-  const create = useMutation(
-    trpc.serviceAccounts.create.mutationOptions({
-      onSuccess: async (created) => {
-        setValues(empty);
-        onCreated(created);
-        await queryClient.invalidateQueries(trpc.serviceAccounts.pathFilter());
-      },
-    }),
+  const { values, setValues, create, error, close } = useCreateDialog(
+    empty,
+    trpc.serviceAccounts.create.mutationOptions(),
+    trpc.serviceAccounts.pathFilter(),
+    { onCreated, onClose },
   );
-  const error = readAppError(create.error);
-
-  function close() {
-    if (create.isPending) return;
-    setValues(empty);
-    create.reset();
-    onClose();
-  }
 
   return (
     <FormDialog

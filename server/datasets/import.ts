@@ -17,17 +17,8 @@ import {
   type ValidCaseRow,
 } from './schemas';
 
-type Plan = {
-  additions: ValidCaseRow[];
-  // The 1-based request row of each addition.
-  additionRows: number[];
-  skippedRows: SkippedRow[];
-  rowErrors: RowError[];
-  currentCount: number;
-  availableCapacity: number;
-  requestedAddition: number;
-  accepted: boolean;
-};
+// What an import would do: the preview, plus the rows it adds (each with its 1-based request row).
+type Plan = Omit<ImportPreview, 'wouldAdd'> & { additions: ValidCaseRow[]; additionRows: number[] };
 
 const pairKey = (row: { input: string; expectedOutput: string }) => JSON.stringify([row.input, row.expectedOutput]);
 
