@@ -69,9 +69,14 @@ export function protobufRequest(request: JsonRequest | Record<string, unknown>):
 
 /**
  * Real spans from the OpenTelemetry SDK: a root `invoke_agent` span with a child GenAI chat span
- * (attributes, a legacy message event, an exception event, status ERROR) and a tool span.
+ * (attributes, a legacy message event, an exception event, status ERROR) and a tool span; the
+ * root ends last, so it is the last one exported.
  */
-export function sdkSpans(serviceName = 'otel-test-service'): ReadableSpan[] {
+export function sdkSpans(
+  serviceName = 'otel-test-service',
+  // A fourth span, `late span`, child of the root, at these times (Unix ms).
+  late?: { startTime: number; endTime: number },
+): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName, 'deployment.environment.name': 'test' }),
@@ -110,6 +115,7 @@ export function sdkSpans(serviceName = 'otel-test-service'): ReadableSpan[] {
     inRoot,
   );
   tool.end();
+  if (late) tracer.startSpan('late span', { startTime: late.startTime }, inRoot).end(late.endTime);
   root.end();
   return memory.getFinishedSpans();
 }
