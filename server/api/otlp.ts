@@ -5,7 +5,7 @@ import { errorHeaders, newRequestId, reportServerError, toAppError } from './htt
 import { limitIngestion } from './ingest';
 import { readBody } from '../http/body';
 import { gunzipBounded } from '../http/inflate';
-import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
+import { authenticateIngestionKey, forgetIngestionKey, type IngestionKeyActor } from '../auth/ingestion-key';
 import { readOnlyOrganization } from '../traces/ingest';
 import { decodeJsonRequest } from '../otlp/decode-json';
 import { decodeProtobufRequest } from '../otlp/decode-protobuf';
@@ -65,6 +65,19 @@ function mapSpans(inputs: OtlpSpanInput[], now: number) {
   return { accepted, rejected };
 }
 
+// From the body to mapped spans. The decoded request (up to 32 MiB of objects) lives only in here:
+// decoding, the read-only and rate checks and the mapping run without an await in between, so it is
+// garbage before the store is awaited and concurrent requests never hold theirs at once.
+async function readExport(input: OtlpInput, encoding: OtlpEncoding, actor: IngestionKeyActor) {
+  const compression = contentEncoding(input);
+  const wire = await input.readBody(maxWireBytes);
+  const body = compression === 'gzip' ? await gunzipBounded(wire, maxInflatedBytes) : wire;
+  const inputs = encoding === 'protobuf' ? decodeProtobufRequest(body) : decodeJsonRequest(body);
+  if (actor.readOnly) throw readOnlyOrganization();
+  limitIngestion(actor.keyId);
+  return inputs.length === 0 ? null : mapSpans(inputs, Date.now());
+}
+
 async function exportTraces(input: OtlpInput, encoding: OtlpEncoding | null): Promise<OtlpStoreResult> {
   if (input.method !== 'POST')
     throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
@@ -75,16 +88,11 @@ async function exportTraces(input: OtlpInput, encoding: OtlpEncoding | null): Pr
       'unsupported_media_type',
       'Send an OTLP ExportTraceServiceRequest with Content-Type: application/x-protobuf or application/json.',
     );
-  const compression = contentEncoding(input);
-  const wire = await input.readBody(maxWireBytes);
-  const body = compression === 'gzip' ? await gunzipBounded(wire, maxInflatedBytes) : wire;
-  const inputs = encoding === 'protobuf' ? decodeProtobufRequest(body) : decodeJsonRequest(body);
-  if (actor.readOnly) throw readOnlyOrganization();
-  limitIngestion(actor.keyId);
-  if (inputs.length === 0) return { rejectedSpans: 0 };
-  const { accepted, rejected } = mapSpans(inputs, Date.now());
+  const spans = await readExport(input, encoding, actor);
+  // A request without spans is answered like a stored one, with nothing stored.
+  if (!spans) return { rejectedSpans: 0 };
   try {
-    return await storeOtlpSpans(db, actor.keyId, accepted, rejected);
+    return await storeOtlpSpans(db, actor.keyId, spans.accepted, spans.rejected);
   } catch (error) {
     if ((error as AppError).code === 'unauthorized') forgetIngestionKey(actor.keyId);
     throw error;
