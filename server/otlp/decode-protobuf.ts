@@ -48,9 +48,14 @@ type PbRequest = {
 // rejects the span for. A valid string's U+FFFD is its own and stays.
 class SpanTolerantReader extends protobuf.BufferReader {
   override stringVerify(): string {
-    const bytes = this.bytes() as Buffer;
-    const text = bytes.toString('utf8');
-    if (!text.includes('\uFFFD') || isUtf8(bytes)) return text;
+    const length = this.uint32();
+    const start = this.pos;
+    const end = start + length;
+    if (end > this.len) throw new RangeError(`index out of range: ${start} + ${length} > ${this.len}`);
+    this.pos = end;
+    const buffer = this.buf as Buffer;
+    const text = buffer.toString('utf8', start, end);
+    if (!text.includes('\uFFFD') || isUtf8(buffer.subarray(start, end))) return text;
     return text.replaceAll('\uFFFD', '\uDC80');
   }
 }
