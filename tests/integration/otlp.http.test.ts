@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDatabase, getDb, openDatabase, setDatabase } from '@/db/client';
 import { newSecret } from '@/server/ids';
 import { serveOtlp } from '@/server/api/otlp';
 import { dispatch } from '@/server/api/router';
 import { otlpSchema } from '@/server/otlp/schema';
 import { signToken } from '../helpers/issuer';
 import { newUser } from '../helpers/api';
+import { closedPort } from '../helpers/net';
 import { newIngestion, setReadOnly, storedSpans } from '../helpers/ingestion';
 import { retrievalSetup } from '../helpers/retrieval';
 import { hexId, jsonRequest, jsonSpan, nanos, protobufRequest } from '../helpers/otlp';
@@ -426,6 +427,23 @@ describe('OTLP export over HTTP: refusals, in the request’s encoding, nothing 
     }
     expect(await storedSpans(busy.organizationId)).toHaveLength(replies.length - limited.length);
     expect((await post({ headers: jsonHeaders(quiet.secret), body })).status).toBe(200);
+  });
+
+  it('503 with Retry-After when the database cannot be reached, never a 500', async () => {
+    const { secret } = await newIngestion();
+    const real = getDatabase();
+    await real;
+    const broken = await openDatabase({ url: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, max: 1 });
+    setDatabase(Promise.resolve(broken));
+    try {
+      const reply = await post({ headers: protobufHeaders(secret), body: protobufRequest(jsonRequest([jsonSpan()])) });
+      expect(reply.status).toBe(503);
+      expectStatus(reply, 14, 'protobuf');
+      expect(reply.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    } finally {
+      setDatabase(real);
+      await broken.close();
+    }
   });
 
   it.each(['GET', 'PUT', 'DELETE'])('%s → 405 with Allow: POST', async (method) => {
