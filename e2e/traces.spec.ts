@@ -33,17 +33,31 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(reveal.getByText('Copy this key now')).toBeVisible();
   const secret = (await reveal.getByTestId('ingestion-secret').textContent())!.trim();
   expect(secret).toMatch(/^plt_[0-9A-Za-z]{43}$/);
-  await expect(reveal.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
-  await expect(reveal.getByRole('tabpanel')).toContainText('/api/v1/traces');
-  await reveal.getByRole('tab', { name: 'TypeScript' }).click();
+  const native = reveal.getByRole('group', { name: 'Send a first trace' });
+  await expect(native.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
+  await expect(native.getByRole('tabpanel')).toContainText('/api/v1/traces');
+  await native.getByRole('tab', { name: 'TypeScript' }).click();
   // The SDK's exporter, not hand-written requests.
-  await expect(reveal.getByRole('tabpanel')).toContainText(
+  await expect(native.getByRole('tabpanel')).toContainText(
     "import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';",
   );
-  await expect(reveal.getByRole('tabpanel')).toContainText(
+  await expect(native.getByRole('tabpanel')).toContainText(
     `ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`,
   );
-  await expect(reveal.getByRole('tabpanel')).not.toContainText('fetch(');
+  await expect(native.getByRole('tabpanel')).not.toContainText('fetch(');
+  // Beside it, OpenTelemetry: the OTLP endpoint and header with this key, then Node and Python exporters.
+  const otlp = reveal.getByRole('group', { name: 'Or send OpenTelemetry traces' });
+  const origin = new URL(page.url()).origin;
+  await expect(otlp.getByRole('tabpanel')).toContainText(`OTEL_EXPORTER_OTLP_ENDPOINT='${origin}/api/v1/otel'`);
+  await expect(otlp.getByRole('tabpanel')).toContainText(`OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer ${secret}'`);
+  await expect(otlp.getByRole('button', { name: 'Copy variables' })).toBeVisible();
+  await otlp.getByRole('tab', { name: 'Node.js' }).click();
+  await expect(otlp.getByRole('tabpanel')).toContainText(`url: '${origin}/api/v1/otel/v1/traces'`);
+  await expect(otlp.getByRole('tabpanel')).toContainText(`process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`);
+  await otlp.getByRole('tab', { name: 'Python' }).click();
+  await expect(otlp.getByRole('tabpanel')).toContainText(`endpoint="${origin}/api/v1/otel/v1/traces"`);
+  await expect(otlp.getByRole('button', { name: 'Copy code' })).toBeVisible();
+  await otlp.getByRole('tab', { name: 'Environment' }).click();
   const row = page.locator('tr', { hasText: 'Checkout API' });
   await expect(row).toContainText(secret.slice(0, 12));
   await expect(row).toContainText('Active');
