@@ -165,7 +165,7 @@ function Section({ name, title = name, section }: { name: string; title?: string
   );
 }
 
-export function SpanErrorView({ error }: { error: SpanError }) {
+function SpanErrorView({ error }: { error: SpanError }) {
   return (
     <div className="span-error" role="group" aria-label="Error">
       <div className="span-error-head">

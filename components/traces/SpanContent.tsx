@@ -56,7 +56,7 @@ function OmittedNotice({ omitted }: { omitted: Span['omitted'] }) {
   );
 }
 
-export function ContentSection({ span }: { span: Span }) {
+export function SpanContentSection({ span }: { span: Span }) {
   const chat = useMemo(() => {
     const content = parsed(span.contentJson);
     return content.ok ? readChatContent(content.value) : null;
@@ -90,7 +90,7 @@ export function ContentSection({ span }: { span: Span }) {
   );
 }
 
-export function AttributesSection({ span }: { span: Span }) {
+export function SpanAttributesSection({ span }: { span: Span }) {
   const metadata = useMemo(() => parsed(span.metadataJson), [span.metadataJson]);
   const table = metadata.ok && attributeGroups(metadata.value) !== null;
   const [view, setView] = useState<'table' | 'json'>('table');

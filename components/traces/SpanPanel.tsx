@@ -9,7 +9,7 @@ import { Badge } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { formatCount, formatDuration, formatPreciseTime, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { costSourceLabel, versionHref } from './format';
-import { AttributesSection, ContentSection } from './SpanContent';
+import { SpanAttributesSection, SpanContentSection } from './SpanContent';
 import { SpanStatusBadge, kindLabel, statusLabel } from './StatusBadge';
 import { KindChip, spanEnd } from './Waterfall';
 
@@ -143,8 +143,8 @@ export function SpanPanel({
         </dl>
       </section>
 
-      <ContentSection span={span} />
-      <AttributesSection span={span} />
+      <SpanContentSection span={span} />
+      <SpanAttributesSection span={span} />
 
       <section className="span-panel-section" aria-label="Identifiers">
         <h3>Identifiers</h3>

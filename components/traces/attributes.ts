@@ -12,7 +12,7 @@ export type AttributeRow = {
   text: string;
 };
 
-export type AttributeGroup = { id: 'span' | 'resource' | 'otel'; title: string; rows: AttributeRow[] };
+type AttributeGroup = { id: 'span' | 'resource' | 'otel'; title: string; rows: AttributeRow[] };
 
 export type AttributeSort = { by: 'key' | 'value'; direction: 'ascending' | 'descending' };
 
@@ -22,7 +22,7 @@ const groupTitles: Record<AttributeGroup['id'], string> = {
   otel: 'OpenTelemetry',
 };
 
-export function valueText(value: unknown): string {
+function valueText(value: unknown): string {
   if (typeof value === 'string') return value;
   try {
     return JSON.stringify(value) ?? String(value);

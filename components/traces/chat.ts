@@ -43,7 +43,7 @@ const label = (value: unknown): string | null =>
   typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : null;
 
 /** A JSON text (arguments of a tool call, often) as its value; any other value unchanged. */
-export function parsedIfJson(value: unknown): unknown {
+function parsedIfJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return value;
