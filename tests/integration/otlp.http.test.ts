@@ -414,9 +414,10 @@ describe('OTLP export over HTTP: refusals, in the request’s encoding, nothing 
   it('429 with Retry-After once a key is over its rate (shared with native batches); other keys unaffected', async () => {
     const busy = await newIngestion();
     const quiet = await newIngestion();
-    const body = JSON.stringify(jsonRequest([jsonSpan()]));
+    // A span of its own in each request (an identical resend would store nothing new).
+    const body = () => JSON.stringify(jsonRequest([jsonSpan()]));
     const replies = await Promise.all(
-      Array.from({ length: 60 }, () => post({ headers: jsonHeaders(busy.secret), body })),
+      Array.from({ length: 60 }, () => post({ headers: jsonHeaders(busy.secret), body: body() })),
     );
     const limited = replies.filter((reply) => reply.status !== 200);
     expect(limited.length).toBeGreaterThan(0);
@@ -426,7 +427,7 @@ describe('OTLP export over HTTP: refusals, in the request’s encoding, nothing 
       expect(reply.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     }
     expect(await storedSpans(busy.organizationId)).toHaveLength(replies.length - limited.length);
-    expect((await post({ headers: jsonHeaders(quiet.secret), body })).status).toBe(200);
+    expect((await post({ headers: jsonHeaders(quiet.secret), body: body() })).status).toBe(200);
   });
 
   it('503 with Retry-After when the database cannot be reached, never a 500', async () => {
