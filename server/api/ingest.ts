@@ -3,7 +3,7 @@ import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { findDuplicateKey, maxBodyBytes } from './strict-input';
-import { readBody } from '../http/body';
+import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
 import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
@@ -18,14 +18,7 @@ import { readOnlyOrganization, storeBatch } from '../traces/ingest';
 
 export const ingestPath = '/api/v1/traces';
 
-type IngestInput = {
-  method: string;
-  header: (name: string) => string | undefined;
-  // The whole body, or payload_too_large as soon as it passes `limit` bytes (the rest is never read).
-  readBody: (limit: number) => Promise<Buffer>;
-};
-
-type IngestOutput = { status: number; headers: Record<string, string>; body: string; closeConnection: boolean };
+type IngestInput = EdgeInput;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -81,7 +74,7 @@ async function ingest(input: IngestInput): Promise<number> {
   }
 }
 
-async function handleIngest(input: IngestInput): Promise<IngestOutput> {
+async function handleIngest(input: IngestInput): Promise<EdgeOutput> {
   const requestId = newRequestId();
   const headers: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',
@@ -90,7 +83,7 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
   };
   try {
     const accepted = await ingest(input);
-    return { status: 200, headers, body: JSON.stringify({ accepted }), closeConnection: false };
+    return { status: 200, headers, body: Buffer.from(JSON.stringify({ accepted })), closeConnection: false };
   } catch (error) {
     const appError = toAppError(error);
     reportServerError(requestId, 'ingest_traces', error, appError);
@@ -99,34 +92,12 @@ async function handleIngest(input: IngestInput): Promise<IngestOutput> {
     return {
       status: appError.status,
       headers: { ...headers, ...errorHeaders(appError) },
-      body: JSON.stringify(errorBody(appError, requestId)),
+      body: Buffer.from(JSON.stringify(errorBody(appError, requestId))),
       closeConnection,
     };
   }
 }
 
-// The production entry's hot path: node:http straight to the handler, no Web Request in between.
-export async function serveIngest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const output = await handleIngest({
-    method: req.method ?? 'GET',
-    header: (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    readBody: (limit) => readBody(req, { limit }),
-  });
-  output.headers['content-length'] = String(Buffer.byteLength(output.body));
-  res.writeHead(output.status, output.headers);
-  if (output.closeConnection) res.end(output.body, () => req.destroy());
-  else res.end(output.body);
-}
-
-// Next's catch-all (`next dev`) and in-process tests: the same handler behind a Web Request.
-export async function ingestFromRequest(request: Request): Promise<Response> {
-  const output = await handleIngest({
-    method: request.method,
-    header: (name) => request.headers.get(name) ?? undefined,
-    readBody: (limit) => readBody(request, { limit }),
-  });
-  return new Response(output.body, { status: output.status, headers: output.headers });
-}
+// The production entry's hot path (node:http) and Next's catch-all (`next dev`, in-process tests).
+export const serveIngest = (req: IncomingMessage, res: ServerResponse) => serveNode(req, res, handleIngest);
+export const ingestFromRequest = (request: Request) => serveWeb(request, handleIngest);

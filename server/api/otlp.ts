@@ -3,7 +3,7 @@ import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { limitIngestion } from './ingest';
-import { readBody } from '../http/body';
+import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
 import { gunzipBounded } from '../http/inflate';
 import { authenticateIngestionKey, forgetIngestionKey, type IngestionKeyActor } from '../auth/ingestion-key';
 import { readOnlyOrganization } from '../traces/ingest';
@@ -25,14 +25,7 @@ import type { OtlpId, OtlpSpanInput } from '../otlp/types';
 
 export const otlpTracesPath = '/api/v1/otel/v1/traces';
 
-type OtlpInput = {
-  method: string;
-  header: (name: string) => string | undefined;
-  // The whole body, or payload_too_large as soon as it passes `limit` bytes (the rest is never read).
-  readBody: (limit: number) => Promise<Buffer>;
-};
-
-type OtlpOutput = { status: number; headers: Record<string, string>; body: Buffer; closeConnection: boolean };
+type OtlpInput = EdgeInput;
 
 function contentEncoding(input: OtlpInput): 'gzip' | 'identity' {
   const encoding = input.header('content-encoding')?.trim().toLowerCase() || 'identity';
@@ -99,7 +92,7 @@ async function exportTraces(input: OtlpInput, encoding: OtlpEncoding | null): Pr
   }
 }
 
-async function handleExport(input: OtlpInput): Promise<OtlpOutput> {
+async function handleExport(input: OtlpInput): Promise<EdgeOutput> {
   const requestId = newRequestId();
   const encoding = otlpEncodingOf(input.header('content-type'));
   const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId };
@@ -121,28 +114,6 @@ async function handleExport(input: OtlpInput): Promise<OtlpOutput> {
   }
 }
 
-// The production entry's hot path: node:http straight to the handler, no Web Request in between.
-export async function serveOtlp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const output = await handleExport({
-    method: req.method ?? 'GET',
-    header: (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    readBody: (limit) => readBody(req, { limit }),
-  });
-  output.headers['content-length'] = String(output.body.length);
-  res.writeHead(output.status, output.headers);
-  if (output.closeConnection) res.end(output.body, () => req.destroy());
-  else res.end(output.body);
-}
-
-// Next's catch-all (`next dev`) and in-process tests: the same handler behind a Web Request.
-export async function otlpFromRequest(request: Request): Promise<Response> {
-  const output = await handleExport({
-    method: request.method,
-    header: (name) => request.headers.get(name) ?? undefined,
-    readBody: (limit) => readBody(request, { limit }),
-  });
-  return new Response(new Uint8Array(output.body), { status: output.status, headers: output.headers });
-}
+// The production entry's hot path (node:http) and Next's catch-all (`next dev`, in-process tests).
+export const serveOtlp = (req: IncomingMessage, res: ServerResponse) => serveNode(req, res, handleExport);
+export const otlpFromRequest = (request: Request) => serveWeb(request, handleExport);
