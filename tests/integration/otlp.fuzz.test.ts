@@ -124,7 +124,7 @@ async function send(secret: string, spans: Record<string, unknown>[], encoding: 
       'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf',
       ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     },
-    body: gzip ? gzipSync(raw) : raw,
+    body: new Uint8Array(gzip ? gzipSync(raw) : raw),
   });
   const body = Buffer.from(await response.arrayBuffer());
   const answer: Answer = { status: response.status, rejectedSpans: 0 };
@@ -175,7 +175,7 @@ describe('OTLP export fuzzed end to end', () => {
           const response = await fetch(url, {
             method: 'POST',
             headers: { authorization: `Bearer ${secret}`, 'content-type': type },
-            body: Buffer.from(bytes),
+            body: new Uint8Array(bytes),
           });
           await response.arrayBuffer();
           expect(response.status === 200 || (response.status >= 400 && response.status < 500)).toBe(true);
