@@ -1,6 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import { jsonStringEnd } from '../input-hygiene';
-import { maxSpansPerRequest, maxValueDepth, tooManySpans, undecodable } from './limits';
+import {
+  maxDecodedValues,
+  maxSpansPerRequest,
+  maxValueDepth,
+  resourceRereads,
+  tooManySpans,
+  tooManyValues,
+  undecodable,
+} from './limits';
 import type { AnyValue, KeyValue, OtlpEvent, OtlpInt, OtlpSpanInput } from './types';
 
 // OTLP/JSON (the proto3 JSON mapping with OTLP's exceptions): lowerCamelCase field names, trace and
@@ -186,11 +194,54 @@ export function quoteLongIntegers(json: string): string {
   return copied === 0 ? json : out + json.slice(copied);
 }
 
-export function decodeJsonRequest(body: Buffer): OtlpSpanInput[] {
+/**
+ * The values and members of JSON text, counted without parsing it: each `{`, `[` and `,` outside
+ * strings (a container's first item goes with its bracket, every further one with its comma), so
+ * `[{},{}]` is 4 and an attribute `{"key":"k","value":{"stringValue":"v"}},` is 4. Strings are
+ * stepped over, escapes included; stops counting once past `limit`.
+ */
+export function jsonValueCount(text: string, limit = Infinity): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = jsonStringEnd(text, i);
+      if (i === -1) break; // unterminated: JSON.parse reports it
+    } else if (c === 0x7b || c === 0x5b || c === 0x2c) {
+      count++;
+    }
+  }
+  return count;
+}
+
+// The same count for a parsed value (what its JSON text would give), walked with a stack: for a
+// resource's attributes, charged again for the further spans of the resource (resourceRereads).
+function parsedValueCount(value: unknown): number {
+  let count = 0;
+  const stack = [value];
+  while (stack.length) {
+    const current = stack.pop();
+    if (current === null || typeof current !== 'object') continue;
+    const items = Array.isArray(current) ? (current as unknown[]) : Object.values(current);
+    count += Math.max(items.length, 1);
+    for (const item of items) if (item !== null && typeof item === 'object') stack.push(item);
+  }
+  return count;
+}
+
+/**
+ * The spans of an OTLP/JSON body in request order; 413 past 10,000 spans or `maxValues` values and
+ * members (counted on the text before it is parsed, plus a resource's again for its further spans),
+ * 400 when it is not an ExportTraceServiceRequest.
+ */
+export function decodeJsonRequest(body: Buffer, maxValues: number = maxDecodedValues): OtlpSpanInput[] {
+  const source = bodyText(body);
+  let values = jsonValueCount(source, maxValues);
+  if (values > maxValues) throw tooManyValues(maxValues);
   let request: unknown;
   try {
     // V8's JSON.parse is iterative: any nesting parses; only the fields read below are walked.
-    request = JSON.parse(quoteLongIntegers(bodyText(body)));
+    request = JSON.parse(quoteLongIntegers(source));
   } catch {
     throw undecodable('the body is not valid JSON');
   }
@@ -209,6 +260,12 @@ export function decodeJsonRequest(body: Buffer): OtlpSpanInput[] {
   let count = 0;
   for (const { scopeSpans } of resourceSpans) for (const { spans } of scopeSpans) count += spans.length;
   if (count > maxSpansPerRequest) throw tooManySpans();
+  for (const { json, scopeSpans } of resourceSpans) {
+    const spans = scopeSpans.reduce((sum, scoped) => sum + scoped.spans.length, 0);
+    if (spans > 1 && isObject(json.resource))
+      values += resourceRereads(parsedValueCount(json.resource.attributes), spans);
+    if (values > maxValues) throw tooManyValues(maxValues);
+  }
 
   const inputs: OtlpSpanInput[] = [];
   for (const { json, path, scopeSpans } of resourceSpans) {

@@ -1,7 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
 import { isAppError } from '../errors';
-import { maxSpansPerRequest, tooManySpans, undecodable } from './limits';
+import {
+  maxDecodedValues,
+  maxSpansPerRequest,
+  resourceRereads,
+  tooManySpans,
+  tooManyValues,
+  undecodable,
+} from './limits';
 import { otlpSchema } from './schema';
 import type { AnyValue, KeyValue, OtlpEvent, OtlpSpanInput } from './types';
 
@@ -62,6 +69,8 @@ class SpanTolerantReader extends protobuf.BufferReader {
 
 function toBigInt(value: PbLong, signed: boolean): bigint {
   if (typeof value === 'number') return BigInt(value);
+  // Below 2^32 (an unset time is 0): one allocation at most, not four.
+  if (value.high === 0) return value.low === 0 ? 0n : BigInt(value.low >>> 0);
   const bits = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
   return signed ? BigInt.asIntN(64, bits) : bits;
 }
@@ -89,6 +98,9 @@ function anyValue(value: PbAnyValue | null): AnyValue | undefined {
 }
 
 function keyValues(list: PbKeyValue[]): KeyValue[] {
+  // An empty list is the decoded message's own (protobufjs makes a new one per message): one object
+  // less for each of millions of empty events.
+  if (list.length === 0) return list as [];
   return list.map((kv) => ({ key: kv.key, value: anyValue(kv.value) }));
 }
 
@@ -96,40 +108,108 @@ function event(pb: PbEvent): OtlpEvent {
   return { name: pb.name, timeUnixNano: toBigInt(pb.timeUnixNano, false), attributes: keyValues(pb.attributes) };
 }
 
+// A message type as the count sees it: the fields that hold a message, by field number (what it
+// descends into), and whether it is one of the types counted apart.
+type CountedType = { nested: (CountedType | undefined)[]; span: boolean; resource: boolean; resourceSpans: boolean };
+
+let requestShape: CountedType | undefined;
+
+function countedTypes(): CountedType {
+  if (requestShape) return requestShape;
+  const { request, types } = otlpSchema();
+  const shapes = new Map<protobuf.Type, CountedType>();
+  const shapeOf = (type: protobuf.Type): CountedType => {
+    let shape = shapes.get(type);
+    if (shape) return shape;
+    shape = {
+      nested: [],
+      span: type === types.span,
+      resource: type === types.resource,
+      resourceSpans: type === types.resourceSpans,
+    };
+    shapes.set(type, shape);
+    for (const field of type.fieldsArray) {
+      const resolved = field.resolve().resolvedType;
+      if (resolved instanceof protobuf.Type && !field.map) shape.nested[field.id] = shapeOf(resolved);
+    }
+    return shape;
+  };
+  requestShape = shapeOf(request);
+  return requestShape;
+}
+
 /**
- * The spans of the request, counted first without decoding them (413 past 10,000), so a body of
- * millions of empty spans never becomes millions of objects. Walks three levels of the wire format
- * with protobufjs's reader and the schema's field numbers; throws what the reader throws.
+ * Counts what the request decodes into before decoding it, so a body of millions of tiny fields
+ * (empty KeyValues, an array of empty AnyValues, empty events or spans, a repeated scalar) never
+ * becomes millions of objects: every field (each read makes at most one object: a message, a
+ * string, a Long), a resource's fields again for each further span it describes (resourceRereads),
+ * and spans. Throws 413 as soon as either passes its limit. Reads like
+ * protobufjs's generated decoders, with protobufjs's reader and the schema's reflection: a field of
+ * a message type sent length-delimited is descended into, anything else (scalars, unknown fields, a
+ * wrong wire type) skipped. Throws what the reader throws on a malformed body.
  */
-function countSpans(body: Buffer): number {
-  const { fieldIds } = otlpSchema();
-  const reader = protobuf.Reader.create(body);
-  let count = 0;
-  const each = (end: number, fieldId: number, visit?: (end: number) => void) => {
+class DecodedValueCount {
+  private values = 0;
+  private spans = 0;
+  private readonly reader: protobuf.Reader;
+
+  constructor(
+    body: Buffer,
+    private readonly maxValues: number,
+  ) {
+    this.reader = protobuf.Reader.create(body);
+  }
+
+  request(): void {
+    this.message(countedTypes(), this.reader.len, 0);
+  }
+
+  private tooMany(): never {
+    throw tooManyValues(this.maxValues);
+  }
+
+  // The fields of one message ending at `end`, its nested messages' included.
+  private message(type: CountedType, end: number, depth: number): number {
+    if (depth > protobuf.Reader.recursionLimit) throw new Error('max depth exceeded');
+    const { reader } = this;
+    const spansBefore = this.spans;
+    let fields = 0;
+    let resourceFields = 0;
     while (reader.pos < end) {
       const tag = reader.tag();
-      if (tag >>> 3 === fieldId && (tag & 7) === 2) {
-        const stop = reader.uint32() + reader.pos;
-        if (stop > end) throw new RangeError('length past the end of its message');
-        if (visit) visit(stop);
-        else if (++count > maxSpansPerRequest) throw tooManySpans();
-        reader.pos = stop;
+      if (++this.values > this.maxValues) this.tooMany();
+      fields++;
+      const inner = type.nested[tag >>> 3];
+      if (inner && (tag & 7) === 2) {
+        const length = reader.uint32();
+        if (reader.pos + length > end) throw new RangeError('length past the end of its message');
+        if (length > 0) {
+          const innerFields = this.message(inner, reader.pos + length, depth + 1);
+          fields += innerFields;
+          if (inner.resource) resourceFields += innerFields;
+        }
+        if (inner.span && ++this.spans > maxSpansPerRequest) throw tooManySpans();
       } else {
-        reader.skipType(tag & 7, 0, tag >>> 3);
+        reader.skipType(tag & 7, depth, tag >>> 3);
       }
     }
     if (reader.pos !== end) throw new RangeError('a field runs past the end of its message');
-  };
-  each(body.length, fieldIds.resourceSpans, (end) =>
-    each(end, fieldIds.scopeSpans, (stop) => each(stop, fieldIds.spans)),
-  );
-  return count;
+    if (type.resourceSpans) {
+      this.values += resourceRereads(resourceFields, this.spans - spansBefore);
+      if (this.values > this.maxValues) this.tooMany();
+    }
+    return fields;
+  }
 }
 
-export function decodeProtobufRequest(body: Buffer): OtlpSpanInput[] {
+/**
+ * The spans of an OTLP/HTTP protobuf body in request order; 413 past 10,000 spans or `maxValues`
+ * decoded values (counted first, nothing decoded), 400 when it is not an ExportTraceServiceRequest.
+ */
+export function decodeProtobufRequest(body: Buffer, maxValues: number = maxDecodedValues): OtlpSpanInput[] {
   let request: PbRequest;
   try {
-    countSpans(body);
+    new DecodedValueCount(body, maxValues).request();
     request = otlpSchema().request.decode(new SpanTolerantReader(body)) as unknown as PbRequest;
   } catch (error) {
     if (isAppError(error)) throw error;

@@ -20,8 +20,8 @@ export type OtlpSchema = {
   request: protobuf.Type;
   response: protobuf.Type;
   status: protobuf.Type;
-  /** Field numbers of the three levels above a span, for counting spans before decoding them. */
-  fieldIds: { resourceSpans: number; scopeSpans: number; spans: number };
+  /** The message types the count before decoding treats apart: spans, and the resource they share. */
+  types: { resourceSpans: protobuf.Type; resource: protobuf.Type; span: protobuf.Type };
 };
 
 // Next of `next dev` may bundle this module, where import.meta.url need not point at the source:
@@ -44,16 +44,14 @@ function loadSchema(): OtlpSchema {
   root.addJSON(protobuf.common.get('google/protobuf/any.proto')!.nested!);
   root.resolveAll();
   const request = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-  const resourceSpans = root.lookupType('opentelemetry.proto.trace.v1.ResourceSpans');
-  const scopeSpans = root.lookupType('opentelemetry.proto.trace.v1.ScopeSpans');
   return {
     request,
     response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
     status: root.lookupType('google.rpc.Status'),
-    fieldIds: {
-      resourceSpans: request.fields.resourceSpans.id,
-      scopeSpans: resourceSpans.fields.scopeSpans.id,
-      spans: scopeSpans.fields.spans.id,
+    types: {
+      resourceSpans: root.lookupType('opentelemetry.proto.trace.v1.ResourceSpans'),
+      resource: root.lookupType('opentelemetry.proto.resource.v1.Resource'),
+      span: root.lookupType('opentelemetry.proto.trace.v1.Span'),
     },
   };
 }

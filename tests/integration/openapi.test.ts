@@ -44,6 +44,7 @@ const contract: [string, string][] = [
   ['GET', '/organizations/{organizationId}/traces'],
   ['GET', '/organizations/{organizationId}/traces/{traceId}'],
   ['POST', '/traces'],
+  ['POST', '/otel/v1/traces'],
   ['GET', '/organizations/{organizationId}/prompts/{promptId}/versions'],
   ['POST', '/organizations/{organizationId}/prompts/{promptId}/versions'],
   ['GET', '/organizations/{organizationId}/prompts/{promptId}/versions/{number}'],

@@ -332,6 +332,77 @@ describe('OTLP export over HTTP: refusals, in the request’s encoding, nothing 
     expect(await storedSpans(organizationId)).toHaveLength(0);
   });
 
+  // Under every size limit: about 32 KiB of gzip that inflates to 32 MB (under 32 MiB) of tiny values.
+  it.each([
+    [
+      'protobuf, 16 million empty KeyValues in one span',
+      protobufHeaders,
+      'protobuf',
+      () => {
+        const attributes = Buffer.alloc(2 * 16_000_000, Buffer.from([0x4a, 0x00])); // Span.attributes = 9, empty
+        const length = (n: number) => {
+          const out = [];
+          for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+          return Buffer.from([...out, n]);
+        };
+        const field = (id: number, payload: Buffer) =>
+          Buffer.concat([Buffer.from([(id << 3) | 2]), length(payload.length), payload]);
+        return field(1, field(2, field(2, attributes)));
+      },
+    ],
+    [
+      'JSON, 10 million empty attributes',
+      jsonHeaders,
+      'json',
+      () =>
+        Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[${'{},'.repeat(10_000_000)}{}]}]}]}]}`),
+    ],
+  ] as const)('413 for a bomb-like body: %s', async (_title, headers, encoding, body) => {
+    const { secret, organizationId } = await newIngestion();
+    const inflated = body();
+    expect(inflated.length).toBeLessThanOrEqual(32 * 1024 * 1024);
+    const wire = gzipSync(inflated, { level: 9 });
+    expect(wire.length).toBeLessThan(64 * 1024);
+    const reply = await post({ headers: headers(secret, { 'content-encoding': 'gzip' }), body: wire });
+    expect(reply.status).toBe(413);
+    expectStatus(reply, 8, encoding, /more than 1,000,000 values/);
+    expect(reply.headers.connection).toBe('close');
+    expect(await storedSpans(organizationId)).toHaveLength(0);
+  });
+
+  it.each([
+    ['protobuf', protobufHeaders, (r: object) => protobufRequest(r as never)],
+    ['JSON', jsonHeaders, (r: object) => Buffer.from(JSON.stringify(r))],
+  ] as const)(
+    '%s: a big ordinary request is no bomb: 1,000 spans of 40 attributes, a 20-attribute resource',
+    async (_title, headers, encode) => {
+      const { secret, organizationId } = await newIngestion();
+      const attribute = (key: string, i: number) => ({ key, value: { stringValue: `${key} value ${i}` } });
+      const spans = Array.from({ length: 1000 }, (_, i) =>
+        jsonSpan({ attributes: Array.from({ length: 40 }, (_, a) => attribute(`app.attribute.${a}`, i)) }),
+      );
+      const request = {
+        resourceSpans: [
+          {
+            resource: {
+              attributes: Array.from({ length: 20 }, (_, a) =>
+                attribute(a ? `resource.attribute.${a}` : 'service.name', 0),
+              ),
+            },
+            scopeSpans: [{ scope: { name: 'big' }, spans }],
+          },
+        ],
+      };
+      const reply = await post({
+        headers: headers(secret, { 'content-encoding': 'gzip' }),
+        body: gzipSync(encode(request)),
+      });
+      expect(reply.status).toBe(200);
+      expect(await storedSpans(organizationId)).toHaveLength(1000);
+    },
+    60_000,
+  );
+
   it.each([
     ['protobuf', protobufHeaders, (r: object) => protobufRequest(r as never)],
     ['JSON', jsonHeaders, (r: object) => Buffer.from(JSON.stringify(r))],

@@ -2,13 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { isAppError } from '@/server/errors';
 import { gunzipBounded, inflateChunkBytes } from '@/server/http/inflate';
-import { decodeJsonRequest, quoteLongIntegers } from '@/server/otlp/decode-json';
+import { decodeJsonRequest, jsonValueCount, quoteLongIntegers } from '@/server/otlp/decode-json';
 import { decodeProtobufRequest } from '@/server/otlp/decode-protobuf';
+import { maxDecodedValues, resourceRereads } from '@/server/otlp/limits';
 import { mapOtlpSpan } from '@/server/otlp/mapping';
 import { exportAnswer, otlpEncodingOf, statusAnswer } from '@/server/otlp/response';
 import { otlpSchema } from '@/server/otlp/schema';
@@ -453,6 +455,192 @@ describe('decodeJsonRequest', () => {
   });
 });
 
+// The fields protobufjs's generated decoders read from `body` as a message of `type`: one tag each.
+// Strings are read without the UTF-8 check (the fuzzed ones need not be UTF-8; only the count matters).
+class FieldCountingReader extends protobuf.BufferReader {
+  fields = 0;
+  override tag(): number {
+    this.fields++;
+    return super.tag();
+  }
+  override stringVerify(): string {
+    return this.string();
+  }
+}
+function fieldsRead(body: Buffer, type = otlpSchema().request): number {
+  const reader = new FieldCountingReader(body);
+  type.decode(reader);
+  return reader.fields;
+}
+
+// What jsonValueCount counts, from the parsed value: each array or object is max(items, 1).
+function containerItems(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  return Math.max(items.length, 1) + items.reduce((sum: number, item) => sum + containerItems(item), 0);
+}
+
+const tooManyValues = {
+  status: 413,
+  message: expect.stringMatching(/^The request decodes into more than [\d,]+ values/),
+};
+const realCap = new RegExp(`more than ${maxDecodedValues.toLocaleString('en-US')} values`);
+
+// A span (fields 1 to 3 of the request, resource spans and scope spans) holding `payload`.
+const inOneSpan = (payload: Buffer) => field(1, field(2, field(2, payload)));
+// `count` copies of `bytes`, cheaply.
+const repeated = (bytes: number[], count: number) => Buffer.alloc(bytes.length * count, Buffer.from(bytes));
+const jsonInOneSpan = (spanFields: string) => `{"resourceSpans":[{"scopeSpans":[{"spans":[{${spanFields}}]}]}]}`;
+
+describe('the bound on decoded values (413 before a bomb-like body becomes objects)', () => {
+  it(`the real cap, ${maxDecodedValues.toLocaleString('en-US')}, with bodies that are cheap to decode`, () => {
+    // Unknown varint fields (15) of the request: counted like any field, skipped by the decoder.
+    expect(decodeProtobufRequest(repeated([0x78, 0x00], maxDecodedValues))).toEqual([]);
+    expect(outcome(() => decodeProtobufRequest(repeated([0x78, 0x00], maxDecodedValues + 1)))).toMatchObject({
+      ...tooManyValues,
+      message: expect.stringMatching(realCap),
+    });
+    // {"resourceSpans":[],"x":[0,0,…]}: `{`, `[`, `,`, `[` and a comma before every zero but the first.
+    const zeros = (count: number) => Buffer.from(`{"resourceSpans":[],"x":[${'0,'.repeat(count - 1)}0]}`);
+    expect(decodeJsonRequest(zeros(maxDecodedValues - 3))).toEqual([]);
+    expect(outcome(() => decodeJsonRequest(zeros(maxDecodedValues - 2)))).toMatchObject({
+      ...tooManyValues,
+      message: expect.stringMatching(realCap),
+    });
+  });
+
+  it.each([
+    ['16 million empty KeyValues in one span', () => inOneSpan(repeated([0x4a, 0x00], 16_000_000))],
+    [
+      'one attribute whose arrayValue holds 16 million empty AnyValues',
+      () =>
+        inOneSpan(field(9, Buffer.concat([field(1, [0x61]), field(2, field(5, repeated([0x0a, 0x00], 16_000_000)))]))),
+    ],
+    ['16 million empty events in one span', () => inOneSpan(repeated([0x5a, 0x00], 16_000_000))],
+    ['16 million empty ResourceSpans (no span at all)', () => repeated([0x0a, 0x00], 16_000_000)],
+    [
+      'one AnyValue with its intValue repeated 16 million times (a Long each)',
+      () => inOneSpan(field(9, field(2, repeated([0x18, 0x01], 16_000_000)))),
+    ],
+  ])('protobuf, 32 MB of %s: 413', (_title, body) => {
+    expect(outcome(() => decodeProtobufRequest(body()))).toMatchObject({
+      ...tooManyValues,
+      message: expect.stringMatching(realCap),
+    });
+  });
+
+  it.each([
+    ['10 million empty attributes', () => jsonInOneSpan(`"attributes":[${'{},'.repeat(10_000_000)}{}]`)],
+    [
+      'an arrayValue of 10 million empty values',
+      () =>
+        jsonInOneSpan(`"attributes":[{"key":"a","value":{"arrayValue":{"values":[${'{},'.repeat(10_000_000)}{}]}}}]`),
+    ],
+    ['16 million zeros in an unknown field', () => `{"x":[${'0,'.repeat(16_000_000)}0]}`],
+    [
+      '10 million empty events, after a byte order mark',
+      () => `\uFEFF${jsonInOneSpan(`"events":[${'{},'.repeat(10_000_000)}{}]`)}`,
+    ],
+  ])('JSON, 30 MB of %s: 413', (_title, text) => {
+    expect(outcome(() => decodeJsonRequest(Buffer.from(text())))).toMatchObject({
+      ...tooManyValues,
+      message: expect.stringMatching(realCap),
+    });
+  });
+
+  it('protobuf: at exactly its count a body decodes, one under it is 413 (fullRequest, one span)', () => {
+    const body = protobufRequest(fullRequest);
+    const count = fieldsRead(body);
+    expect(decodeProtobufRequest(body, count)).toHaveLength(1);
+    expect(outcome(() => decodeProtobufRequest(body, count - 1))).toMatchObject(tooManyValues);
+  });
+
+  it('JSON: at exactly its count a body decodes, one under it is 413 (fullRequest, one span)', () => {
+    const text = JSON.stringify(fullRequest, null, 2);
+    const count = jsonValueCount(text);
+    expect(count).toBe(containerItems(fullRequest));
+    expect(decodeJsonRequest(Buffer.from(text), count)).toHaveLength(1);
+    expect(outcome(() => decodeJsonRequest(Buffer.from(text), count - 1))).toMatchObject(tooManyValues);
+  });
+
+  // Three string attributes: 12 in both encodings (four per attribute).
+  const resourceAttributes = ['service.name', 'host.name', 'k8s.pod.name'].map((key) => ({
+    key,
+    value: { stringValue: `${key} value` },
+  }));
+  const fiveSpans = {
+    resourceSpans: [
+      {
+        resource: { attributes: resourceAttributes },
+        scopeSpans: [{ spans: [jsonSpan(), jsonSpan()] }, { spans: [jsonSpan(), jsonSpan(), jsonSpan()] }],
+      },
+    ],
+  };
+
+  it('protobuf: a resource counts again, at a quarter, for each further span it describes', () => {
+    const resourceType = otlpSchema().request.root.lookupType('opentelemetry.proto.resource.v1.Resource');
+    const resourceFields = fieldsRead(
+      Buffer.from(resourceType.encode(resourceType.fromObject({ attributes: resourceAttributes })).finish()),
+      resourceType,
+    );
+    expect(resourceFields).toBe(12);
+    const body = protobufRequest(fiveSpans);
+    const count = fieldsRead(body) + resourceRereads(resourceFields, 5);
+    expect(resourceRereads(resourceFields, 5)).toBe(12);
+    expect(decodeProtobufRequest(body, count)).toHaveLength(5);
+    expect(outcome(() => decodeProtobufRequest(body, count - 1))).toMatchObject(tooManyValues);
+  });
+
+  it('JSON: the same', () => {
+    const text = JSON.stringify(fiveSpans);
+    expect(jsonValueCount(JSON.stringify(resourceAttributes))).toBe(12);
+    // 12 again for each of the four further spans, at a quarter: 12 more.
+    const count = jsonValueCount(text) + 12;
+    expect(decodeJsonRequest(Buffer.from(text), count)).toHaveLength(5);
+    expect(outcome(() => decodeJsonRequest(Buffer.from(text), count - 1))).toMatchObject(tooManyValues);
+  });
+
+  it('a small body cannot make the mapping walk its resource millions of times: 400 attributes × 10,000 spans is 413', () => {
+    const attributes = Array.from({ length: 400 }, (_, i) => ({ key: `r${i}`, value: { stringValue: 'v' } }));
+    const request = (spans: number) => ({
+      resourceSpans: [{ resource: { attributes }, scopeSpans: [{ spans: Array.from({ length: spans }, () => ({})) }] }],
+    });
+    expect(outcome(() => decodeProtobufRequest(protobufRequest(request(10_000))))).toMatchObject(tooManyValues);
+    expect(outcome(() => decodeJsonRequest(jsonBody(request(10_000))))).toMatchObject(tooManyValues);
+    expect(decodeProtobufRequest(protobufRequest(request(100)))).toHaveLength(100);
+    expect(decodeJsonRequest(jsonBody(request(100)))).toHaveLength(100);
+  });
+});
+
+describe('jsonValueCount', () => {
+  it.each([
+    ['{}', 1],
+    ['[]', 1],
+    ['[1,2,3]', 3],
+    ['[{},{}]', 4],
+    ['{"key":"k","value":{"stringValue":"v"}}', 3],
+    ['"{[,]}"', 0],
+    ['{"a":"x\\\\","b":"[,{\\"}"}', 2],
+    [' [ 1 , [ ] , { "a" : [ 2 , 3 ] } ] ', 7],
+    ['"unterminated [,{', 0],
+  ])('%s → %i', (text, count) => {
+    expect(jsonValueCount(text)).toBe(count);
+  });
+
+  it('counts what the parsed value holds: max(items, 1) per array or object, strings stepped over', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2), (value, indent) => {
+        expect(jsonValueCount(JSON.stringify(value, null, indent) ?? '')).toBe(containerItems(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('stops counting once past the limit', () => {
+    expect(jsonValueCount('[' + '0,'.repeat(1000) + '0]', 10)).toBe(11);
+  });
+});
+
 describe('quoteLongIntegers', () => {
   it.each([
     ['{"a":1700000000000999999}', '{"a":"1700000000000999999"}'],
@@ -612,6 +800,27 @@ describe('fuzzing the decoders', () => {
         (body) => decodesOrRefuses(() => decodeProtobufRequest(body)),
       ),
       { numRuns: 1000 },
+    );
+  });
+
+  it('protobuf: the count before decoding is exactly the fields protobufjs then reads (one span, unknown fields too)', () => {
+    fc.assert(
+      fc.property(attributes, attributes, fc.nat({ max: 4 }), (spanAttributes, resourceAttributes, unknown) => {
+        const request = {
+          resourceSpans: [
+            {
+              resource: { attributes: resourceAttributes },
+              scopeSpans: [{ spans: [jsonSpan({ attributes: spanAttributes })] }],
+            },
+          ],
+        };
+        // Unknown fields of the request (15, a varint) are read too, and skipped.
+        const body = Buffer.concat([protobufRequest(request), repeated([0x78, 0x01], unknown)]);
+        const count = fieldsRead(body);
+        expect(decodeProtobufRequest(body, count)).toHaveLength(1);
+        expect(outcome(() => decodeProtobufRequest(body, count - 1))).toMatchObject({ status: 413 });
+      }),
+      { numRuns: 300 },
     );
   });
 
