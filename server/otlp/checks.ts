@@ -53,26 +53,14 @@ export function spanTimes(
   return { startedAt, endedAt };
 }
 
-// Walks every string of the span (names, keys, values, events, resource) iteratively.
-export function firstStringProblem(input: OtlpSpanInput): string {
-  const values: AnyValue[] = [];
-  const strings: string[] = [];
+// The first problem among strings and the values under them, walked iteratively.
+function firstProblem(strings: string[], values: AnyValue[]): string {
   const pushAttributes = (attributes: KeyValue[] | undefined) => {
     for (const kv of attributes ?? []) {
       if (typeof kv?.key === 'string') strings.push(kv.key);
       if (kv?.value) values.push(kv.value);
     }
   };
-  const { span } = input;
-  if (typeof input.scopeName === 'string') strings.push(input.scopeName);
-  if (typeof span.name === 'string') strings.push(span.name);
-  if (typeof span.status?.message === 'string') strings.push(span.status.message);
-  pushAttributes(input.resourceAttributes);
-  pushAttributes(span.attributes);
-  for (const event of span.events ?? []) {
-    if (typeof event?.name === 'string') strings.push(event.name);
-    pushAttributes(event?.attributes);
-  }
   for (;;) {
     const text = strings.pop();
     if (text !== undefined) {
@@ -87,4 +75,25 @@ export function firstStringProblem(input: OtlpSpanInput): string {
     for (const item of value.arrayValue?.values ?? []) values.push(item);
     pushAttributes(value.kvlistValue?.values);
   }
+}
+
+/** The first string problem of a list of attributes (keys, values, nested values). */
+export function attributesStringProblem(attributes: KeyValue[] | undefined): string {
+  return firstProblem([], [{ kvlistValue: { values: attributes ?? [] } }]);
+}
+
+// Walks every string of the span itself (names, keys, values, events); the resource's strings are
+// checked once per resource (resource.ts).
+export function firstStringProblem(input: OtlpSpanInput): string {
+  const { span } = input;
+  const strings: string[] = [];
+  if (typeof input.scopeName === 'string') strings.push(input.scopeName);
+  if (typeof span.name === 'string') strings.push(span.name);
+  if (typeof span.status?.message === 'string') strings.push(span.status.message);
+  const values: AnyValue[] = [{ kvlistValue: { values: span.attributes ?? [] } }];
+  for (const event of span.events ?? []) {
+    if (typeof event?.name === 'string') strings.push(event.name);
+    values.push({ kvlistValue: { values: event?.attributes ?? [] } });
+  }
+  return firstProblem(strings, values);
 }

@@ -4,7 +4,6 @@ import {
   maxDecodedValues,
   maxSpansPerRequest,
   maxValueDepth,
-  resourceRereads,
   tooManySpans,
   tooManyValues,
   undecodable,
@@ -214,24 +213,9 @@ export function jsonValueCount(text: string, limit = Infinity): number {
   return count;
 }
 
-// The same count for a parsed value (what its JSON text would give), walked with a stack: for a
-// resource's attributes, charged again for the further spans of the resource (resourceRereads).
-function parsedValueCount(value: unknown): number {
-  let count = 0;
-  const stack = [value];
-  while (stack.length) {
-    const current = stack.pop();
-    if (current === null || typeof current !== 'object') continue;
-    const items = Array.isArray(current) ? (current as unknown[]) : Object.values(current);
-    count += Math.max(items.length, 1);
-    for (const item of items) if (item !== null && typeof item === 'object') stack.push(item);
-  }
-  return count;
-}
-
 /**
  * The spans of an OTLP/JSON body in request order; 413 past 10,000 spans or `maxValues` values and
- * members (counted on the text before it is parsed, plus a resource's again for its further spans),
+ * members (counted on the text before it is parsed),
  * 400 when it is not an ExportTraceServiceRequest.
  */
 export function decodeJsonRequest(body: Buffer, maxValues: number = maxDecodedValues): OtlpSpanInput[] {
@@ -260,12 +244,6 @@ export function decodeJsonRequest(body: Buffer, maxValues: number = maxDecodedVa
   let count = 0;
   for (const { scopeSpans } of resourceSpans) for (const { spans } of scopeSpans) count += spans.length;
   if (count > maxSpansPerRequest) throw tooManySpans();
-  for (const { json, scopeSpans } of resourceSpans) {
-    const spans = scopeSpans.reduce((sum, scoped) => sum + scoped.spans.length, 0);
-    if (spans > 1 && isObject(json.resource))
-      values += resourceRereads(parsedValueCount(json.resource.attributes), spans);
-    if (values > maxValues) throw tooManyValues(maxValues);
-  }
 
   const inputs: OtlpSpanInput[] = [];
   for (const { json, path, scopeSpans } of resourceSpans) {

@@ -1,14 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
 import { isAppError } from '../errors';
-import {
-  maxDecodedValues,
-  maxSpansPerRequest,
-  resourceRereads,
-  tooManySpans,
-  tooManyValues,
-  undecodable,
-} from './limits';
+import { maxDecodedValues, maxSpansPerRequest, tooManySpans, tooManyValues, undecodable } from './limits';
 import { otlpSchema } from './schema';
 import type { AnyValue, KeyValue, OtlpEvent, OtlpSpanInput } from './types';
 
@@ -109,8 +102,8 @@ function event(pb: PbEvent): OtlpEvent {
 }
 
 // A message type as the count sees it: the fields that hold a message, by field number (what it
-// descends into), and whether it is one of the types counted apart.
-type CountedType = { nested: (CountedType | undefined)[]; span: boolean; resource: boolean; resourceSpans: boolean };
+// descends into), and whether it is a span (counted apart, against the 10,000 limit).
+type CountedType = { nested: (CountedType | undefined)[]; span: boolean };
 
 let requestShape: CountedType | undefined;
 
@@ -124,8 +117,6 @@ function countedTypes(): CountedType {
     shape = {
       nested: [],
       span: type === types.span,
-      resource: type === types.resource,
-      resourceSpans: type === types.resourceSpans,
     };
     shapes.set(type, shape);
     for (const field of type.fieldsArray) {
@@ -142,8 +133,7 @@ function countedTypes(): CountedType {
  * Counts what the request decodes into before decoding it, so a body of millions of tiny fields
  * (empty KeyValues, an array of empty AnyValues, empty events or spans, a repeated scalar) never
  * becomes millions of objects: every field (each read makes at most one object: a message, a
- * string, a Long), a resource's fields again for each further span it describes (resourceRereads),
- * and spans. Throws 413 as soon as either passes its limit. Reads like
+ * string, a Long) and spans. Throws 413 as soon as either passes its limit. Reads like
  * protobufjs's generated decoders, with protobufjs's reader and the schema's reflection: a field of
  * a message type sent length-delimited is descended into, anything else (scalars, unknown fields, a
  * wrong wire type) skipped. Throws what the reader throws on a malformed body.
@@ -172,9 +162,7 @@ class DecodedValueCount {
   private message(type: CountedType, end: number, depth: number): number {
     if (depth > protobuf.Reader.recursionLimit) throw new Error('max depth exceeded');
     const { reader } = this;
-    const spansBefore = this.spans;
     let fields = 0;
-    let resourceFields = 0;
     while (reader.pos < end) {
       const tag = reader.tag();
       if (++this.values > this.maxValues) this.tooMany();
@@ -183,21 +171,13 @@ class DecodedValueCount {
       if (inner && (tag & 7) === 2) {
         const length = reader.uint32();
         if (reader.pos + length > end) throw new RangeError('length past the end of its message');
-        if (length > 0) {
-          const innerFields = this.message(inner, reader.pos + length, depth + 1);
-          fields += innerFields;
-          if (inner.resource) resourceFields += innerFields;
-        }
+        if (length > 0) fields += this.message(inner, reader.pos + length, depth + 1);
         if (inner.span && ++this.spans > maxSpansPerRequest) throw tooManySpans();
       } else {
         reader.skipType(tag & 7, depth, tag >>> 3);
       }
     }
     if (reader.pos !== end) throw new RangeError('a field runs past the end of its message');
-    if (type.resourceSpans) {
-      this.values += resourceRereads(resourceFields, this.spans - spansBefore);
-      if (this.values > this.maxValues) this.tooMany();
-    }
     return fields;
   }
 }

@@ -17,15 +17,6 @@ export const maxSpansPerRequest = 10_000;
 // and 200 MB (docs/decisions.md "OTLP decoded size bound").
 export const maxDecodedValues = 1_000_000;
 
-/**
- * What a resource of `values` values adds for the `spans` it describes: the mapping reads the
- * resource's attributes again for every span after the first, at about a quarter of the cost of
- * decoding them (measured), so a small body cannot make it walk millions.
- */
-export function resourceRereads(values: number, spans: number): number {
-  return spans > 1 ? Math.ceil((values * (spans - 1)) / 4) : 0;
-}
-
 // AnyValue nesting the JSON decoder follows (arrays and kvlists in attribute values): about what
 // protobufjs's limit of 100 message levels leaves a span attribute in the protobuf encoding.
 export const maxValueDepth = 48;

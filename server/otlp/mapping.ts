@@ -3,6 +3,7 @@ import { Attributes, cutText } from './attributes';
 import { firstStringProblem, hexId, parentId, spanTimes } from './checks';
 import { contentText, readContent } from './content';
 import { metadataEntries, metadataText } from './metadata';
+import { resourceView } from './resource';
 import type { OtlpSpanInput } from './types';
 
 // One decoded OTLP span → the fields of our native span snapshot (API.md "OTLP trace ingestion",
@@ -87,17 +88,18 @@ export function mapOtlpSpan(input: OtlpSpanInput, now: number = Date.now()): Map
   if ('reason' in parent) return { ok: false, reason: parent.reason };
   const times = spanTimes(span.startTimeUnixNano, span.endTimeUnixNano, now);
   if ('reason' in times) return { ok: false, reason: times.reason };
+  const resource = resourceView(input.resourceAttributes);
+  if (resource.problem) return { ok: false, reason: `a string of the resource: ${resource.problem}` };
   const stringProblem = firstStringProblem(input);
   if (stringProblem) return { ok: false, reason: `a string of the span: ${stringProblem}` };
 
   const attributes = new Attributes(span.attributes);
-  const resource = new Attributes(input.resourceAttributes);
   const name = typeof span.name === 'string' && span.name ? cutText(span.name, 200) : 'unknown_span';
   const mapped: MappedSpan = {
     traceId: traceId.id,
     spanId: spanId.id,
     name,
-    service: resource.text('service.name', 100) ?? 'unknown_service',
+    service: resource.service,
     kind: spanKind(attributes, name, parent.id === undefined),
     status: span.status?.code === 2 ? 'error' : 'success',
     startedAt: times.startedAt,
@@ -143,7 +145,7 @@ export function mapOtlpSpan(input: OtlpSpanInput, now: number = Date.now()): Map
   const contentJson = contentText(readContent(attributes, span.events ?? []), omitted);
   if (contentJson !== undefined) mapped.contentJson = contentJson;
   const statusMessage = typeof span.status?.message === 'string' ? span.status.message : undefined;
-  const entries = metadataEntries(attributes, resource, input.scopeName, span.kind, statusMessage);
+  const entries = metadataEntries(attributes, resource.entries, input.scopeName, span.kind, statusMessage);
   const metadataJson = metadataText(entries, omitted);
   if (metadataJson !== undefined) mapped.metadataJson = metadataJson;
   mapped.omitted = (['input', 'output', 'error', 'metadata'] as const).filter((part) => omitted.has(part));

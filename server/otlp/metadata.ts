@@ -2,7 +2,7 @@ import { nestsDeeperThan } from '../input-hygiene';
 import type { Attributes } from './attributes';
 
 // metadataJson of an OTLP span (API.md): otel.scope.name and otel.span.kind first, then every span
-// attribute no rule read (names as sent), then other resource attributes as resource.<name>;
+// attribute no rule read (names as sent), then other resource attributes as resource.<name> (resource.ts);
 // at most 64 keys and 16 KiB, an entry that does not fit is dropped and omitted lists "metadata".
 
 const maxMetadataKeys = 64;
@@ -17,13 +17,14 @@ export function metadataText(entries: [string, unknown][], omitted: Set<string>)
   for (const [key, value] of entries) {
     if (seen.has(key)) continue;
     seen.add(key);
+    // Past the key limit nothing more is kept: no need to render the rest.
+    if (kept.length >= maxMetadataKeys) {
+      omitted.add('metadata');
+      continue;
+    }
     const entry = `${JSON.stringify(key)}:${JSON.stringify(value ?? null)}`;
     const size = Buffer.byteLength(entry, 'utf8') + (kept.length ? 1 : 0);
-    if (
-      kept.length >= maxMetadataKeys ||
-      bytes + size > maxMetadataBytes ||
-      nestsDeeperThan(value, maxMetadataDepth - 1)
-    ) {
+    if (bytes + size > maxMetadataBytes || nestsDeeperThan(value, maxMetadataDepth - 1)) {
       omitted.add('metadata');
       continue;
     }
@@ -36,7 +37,7 @@ export function metadataText(entries: [string, unknown][], omitted: Set<string>)
 /** The entries in the order they are kept. */
 export function metadataEntries(
   attributes: Attributes,
-  resource: Attributes,
+  resourceEntries: [string, unknown][],
   scopeName: string | undefined,
   kind: number | undefined,
   statusMessage: string | undefined,
@@ -47,6 +48,5 @@ export function metadataEntries(
   if (otelKind) entries.push(['otel.span.kind', otelKind]);
   if (statusMessage) entries.push(['otel.status.message', statusMessage]);
   for (const [key, value] of attributes.values) if (!attributes.used.has(key)) entries.push([key, value]);
-  for (const [key, value] of resource.values) if (!resource.used.has(key)) entries.push([`resource.${key}`, value]);
-  return entries;
+  return resourceEntries.length ? entries.concat(resourceEntries) : entries;
 }

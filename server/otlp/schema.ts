@@ -20,8 +20,8 @@ export type OtlpSchema = {
   request: protobuf.Type;
   response: protobuf.Type;
   status: protobuf.Type;
-  /** The message types the count before decoding treats apart: spans, and the resource they share. */
-  types: { resourceSpans: protobuf.Type; resource: protobuf.Type; span: protobuf.Type };
+  /** The message type the count before decoding treats apart: spans. */
+  types: { span: protobuf.Type };
 };
 
 // Next of `next dev` may bundle this module, where import.meta.url need not point at the source:
@@ -49,8 +49,6 @@ function loadSchema(): OtlpSchema {
     response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
     status: root.lookupType('google.rpc.Status'),
     types: {
-      resourceSpans: root.lookupType('opentelemetry.proto.trace.v1.ResourceSpans'),
-      resource: root.lookupType('opentelemetry.proto.resource.v1.Resource'),
       span: root.lookupType('opentelemetry.proto.trace.v1.Span'),
     },
   };

@@ -43,10 +43,10 @@ export const otlpRoutes: Route[] = [
       'Point any OpenTelemetry SDK or Collector here: `OTEL_EXPORTER_OTLP_ENDPOINT=<APP_URL>/api/v1/otel` and ' +
       '`OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer plt_…` (ingestion key). Body: an ExportTraceServiceRequest ' +
       '(opentelemetry-proto v1.x) as `application/x-protobuf` or OTLP/JSON `application/json`, optionally ' +
-      '`Content-Encoding: gzip`; at most 4 MiB on the wire, 32 MiB decompressed and 10,000 spans. Answers are encoded ' +
+      '`Content-Encoding: gzip`; at most 4 MiB on the wire, 32 MiB decompressed, 10,000 spans and 1,000,000 decoded values (a string attribute is 4). Answers are encoded ' +
       'like the request. A span that cannot be stored is rejected alone: the 200 then carries `partialSuccess` ' +
       '(`rejectedSpans`, `errorMessage` naming the first problem). Failures carry a google.rpc.Status; checks in order: ' +
-      '401 key, 415 type or encoding, 413 size or span count, 400 undecodable body, 403 read-only, 429 rate; ' +
+      '401 key, 415 type or encoding, 413 size, span or value count, 400 undecodable body, 403 read-only, 429 rate; ' +
       '429 and 503 carry Retry-After. Nothing is stored unless the answer is 200.',
     tag: 'Ingestion',
     auth: 'ingestion',
@@ -103,7 +103,9 @@ export const otlpRoutes: Route[] = [
         '400': failure('The body cannot be decoded (protobuf, JSON or gzip)'),
         '401': failure('Ingestion key missing, invalid or revoked (retrieval keys and OAuth tokens are refused)'),
         '403': failure('The organization is read-only'),
-        '413': failure('Over 4 MiB on the wire, 32 MiB decompressed or 10,000 spans; the connection is closed'),
+        '413': failure(
+          'Over 4 MiB on the wire, 32 MiB decompressed, 10,000 spans or 1,000,000 decoded values; the connection is closed',
+        ),
         '415': failure('Content-Type is not application/x-protobuf or application/json, or Content-Encoding not gzip'),
         '429': failure('Too many requests for this key', true),
         '503': failure('A dependency is unavailable', true),
