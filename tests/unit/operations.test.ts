@@ -25,9 +25,10 @@ describe('the operation table', () => {
     expect(management.map((route) => [route.operationId, route.method, route.path])).toEqual(
       operationList.map((op) => [op.id, op.method, op.path]),
     );
-    // Only ingestion, retrieval and the document itself live outside the table.
+    // Only ingestion (native and OTLP), retrieval and the document itself live outside the table.
     expect(routes.filter((route) => route.auth !== 'management').map((route) => route.operationId)).toEqual([
       'ingest_traces',
+      'export_otlp_traces',
       'retrieve_prompt',
       'get_openapi',
     ]);
