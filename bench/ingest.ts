@@ -11,21 +11,22 @@ import { ingestionSecretDigest } from '../server/auth/ingestion-key';
 import { percentile, withFreshDatabase } from './fresh-database';
 
 // Trace ingestion throughput: the production entry (--role=ingest, a child process) against a
-// direct postgres-js multi-row upsert of the same rows, same batch size and concurrency.
+// direct postgres-js multi-row upsert of the same rows, same batch size and concurrency. bench/otlp.ts
+// shares the driver, the ingest process, the native sender and the baseline from here.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const clients = Number(process.env.BENCH_CLIENTS ?? 8);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+export const clients = Number(process.env.BENCH_CLIENTS ?? 8);
+export const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+export const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 // Phases alternate (HTTP, baseline, baseline, HTTP, …) so that load from elsewhere on the machine
 // weighs on both sides alike.
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const batchSize = 50;
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+export const batchSize = 50;
 
 import { batchBodies, traceEvents, type Event } from './spans';
 
 // An endless stream of 50-event batches for one client of the baseline.
-function* batches(): Generator<Event[]> {
+export function* batches(): Generator<Event[]> {
   let pending: Event[] = [];
   for (;;) {
     while (pending.length < batchSize) pending = pending.concat(traceEvents(Date.now()));
@@ -34,11 +35,15 @@ function* batches(): Generator<Event[]> {
   }
 }
 
-type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
+export type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
 
 // Runs `send` from `clients` concurrent loops, each over its own stream of batches; counts only
-// what completes inside the measured window.
-async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<boolean>): Promise<Result> {
+// what completes inside the measured window, `spansPerBatch` for each batch that succeeded.
+export async function drive<T>(
+  stream: () => Generator<T>,
+  send: (batch: T) => Promise<boolean>,
+  spansPerBatch = batchSize,
+): Promise<Result> {
   const started = performance.now();
   const measureFrom = started + warmupSeconds * 1000;
   const measureTo = measureFrom + seconds * 1000;
@@ -55,7 +60,7 @@ async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<
         const t1 = performance.now();
         if (t0 >= measureFrom && t1 <= measureTo) {
           if (ok) {
-            spans += batchSize;
+            spans += spansPerBatch;
             latencies.push(t1 - t0);
           } else errors++;
         } else if (!ok) errors++;
@@ -65,7 +70,7 @@ async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<
   return { spans, seconds, latencies, errors };
 }
 
-function merge(results: Result[]): Result {
+export function merge(results: Result[]): Result {
   return {
     spans: results.reduce((sum, r) => sum + r.spans, 0),
     seconds: results.reduce((sum, r) => sum + r.seconds, 0),
@@ -83,7 +88,7 @@ function summarize(label: string, result: Result): number {
   return rate;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -94,7 +99,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startIngest(databaseUrl: string, port: number): Promise<ChildProcess> {
+export async function startIngest(databaseUrl: string, port: number): Promise<ChildProcess> {
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts', '--role=ingest'], {
     cwd: root,
@@ -120,7 +125,7 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
   }
 }
 
-function httpSender(port: number, secret: string) {
+export function httpSender(port: number, secret: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   return (body: Buffer) =>
     new Promise<boolean>((resolve) => {
@@ -181,7 +186,7 @@ const updates = columns
   .join(', ');
 
 // The floor: the same rows straight into one multi-row upsert from postgres-js, no HTTP, no checks.
-function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
+export function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
   return async (events: Event[]) => {
     // One upsert cannot touch a row twice: keep each span's highest revision of the batch.
     const latest = new Map<unknown, Event>();
@@ -226,6 +231,24 @@ function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string
   };
 }
 
+export async function insertOrganization(sql: postgres.Sql): Promise<string> {
+  const orgId = newId('org');
+  await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
+  return orgId;
+}
+
+export async function insertIngestionKey(
+  sql: postgres.Sql,
+  orgId: string,
+  application: string,
+): Promise<{ keyId: string; secret: string }> {
+  const keyId = newId('ikey');
+  const secret = newSecret('plt_');
+  await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
+    values (${keyId}, ${orgId}, 'bench', ${application}, 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
+  return { keyId, secret };
+}
+
 export function main(): Promise<boolean> {
   return withFreshDatabase(run);
 }
@@ -238,12 +261,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     await migrate(database);
     await database.close();
     sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-    const orgId = newId('org');
-    const keyId = newId('ikey');
-    const secret = newSecret('plt_');
-    await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
-    await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
-      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
+    const orgId = await insertOrganization(sql);
+    const { keyId, secret } = await insertIngestionKey(sql, orgId, 'bench-http');
 
     console.log(
       `Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`,

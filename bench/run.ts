@@ -4,6 +4,7 @@ const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>
   fuzz: () => import('./fuzz'),
   ingest: () => import('./ingest'),
   'ingest-cpu': () => import('./ingest-cpu'),
+  otlp: () => import('./otlp'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
 };
