@@ -64,9 +64,25 @@ module.exports = {
     {
       name: 'sdk-self-contained',
       severity: 'error',
-      comment: 'sdk/src is published alone: it imports only its own files (and no package at all, it uses only fetch).',
-      from: { path: '^sdk/src/' },
+      comment:
+        'sdk/src is published alone: it imports only its own files (and no package at all, it uses only fetch); the one exception is the @promptloop/sdk/otel entry (sdk/src/otel.ts), which imports @opentelemetry/api, its optional peer dependency.',
+      from: { path: '^sdk/src/', pathNot: '^sdk/src/otel\\.ts$' },
       to: { pathNot: '^sdk/src/' },
+    },
+    {
+      name: 'sdk-otel-only-api',
+      severity: 'error',
+      comment: "The @promptloop/sdk/otel entry imports the SDK's own files and @opentelemetry/api, nothing else.",
+      from: { path: '^sdk/src/otel\\.ts$' },
+      to: { pathNot: ['^sdk/src/', '^node_modules/@opentelemetry/api/'] },
+    },
+    {
+      name: 'sdk-main-entry-without-otel',
+      severity: 'error',
+      comment:
+        'Only the @promptloop/sdk/otel entry may depend on @opentelemetry/api: no other SDK file imports sdk/src/otel.ts.',
+      from: { path: '^sdk/src/', pathNot: '^sdk/src/otel\\.ts$' },
+      to: { path: '^sdk/src/otel\\.ts$' },
     },
     {
       name: 'not-to-unresolvable',

@@ -33,17 +33,31 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(reveal.getByText('Copy this key now')).toBeVisible();
   const secret = (await reveal.getByTestId('ingestion-secret').textContent())!.trim();
   expect(secret).toMatch(/^plt_[0-9A-Za-z]{43}$/);
-  await expect(reveal.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
-  await expect(reveal.getByRole('tabpanel')).toContainText('/api/v1/traces');
-  await reveal.getByRole('tab', { name: 'TypeScript' }).click();
+  const native = reveal.getByRole('group', { name: 'Send a first trace' });
+  await expect(native.getByRole('tabpanel')).toContainText(`Authorization: Bearer ${secret}`);
+  await expect(native.getByRole('tabpanel')).toContainText('/api/v1/traces');
+  await native.getByRole('tab', { name: 'TypeScript' }).click();
   // The SDK's exporter, not hand-written requests.
-  await expect(reveal.getByRole('tabpanel')).toContainText(
+  await expect(native.getByRole('tabpanel')).toContainText(
     "import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';",
   );
-  await expect(reveal.getByRole('tabpanel')).toContainText(
+  await expect(native.getByRole('tabpanel')).toContainText(
     `ingestionKey: process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`,
   );
-  await expect(reveal.getByRole('tabpanel')).not.toContainText('fetch(');
+  await expect(native.getByRole('tabpanel')).not.toContainText('fetch(');
+  // Beside it, OpenTelemetry: the OTLP endpoint and header with this key, then Node and Python exporters.
+  const otlp = reveal.getByRole('group', { name: 'Or send OpenTelemetry traces' });
+  const origin = new URL(page.url()).origin;
+  await expect(otlp.getByRole('tabpanel')).toContainText(`OTEL_EXPORTER_OTLP_ENDPOINT='${origin}/api/v1/otel'`);
+  await expect(otlp.getByRole('tabpanel')).toContainText(`OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer ${secret}'`);
+  await expect(otlp.getByRole('button', { name: 'Copy variables' })).toBeVisible();
+  await otlp.getByRole('tab', { name: 'Node.js' }).click();
+  await expect(otlp.getByRole('tabpanel')).toContainText(`url: '${origin}/api/v1/otel/v1/traces'`);
+  await expect(otlp.getByRole('tabpanel')).toContainText(`process.env.PROMPTLOOP_INGESTION_KEY ?? '${secret}'`);
+  await otlp.getByRole('tab', { name: 'Python' }).click();
+  await expect(otlp.getByRole('tabpanel')).toContainText(`endpoint="${origin}/api/v1/otel/v1/traces"`);
+  await expect(otlp.getByRole('button', { name: 'Copy code' })).toBeVisible();
+  await otlp.getByRole('tab', { name: 'Environment' }).click();
   const row = page.locator('tr', { hasText: 'Checkout API' });
   await expect(row).toContainText(secret.slice(0, 12));
   await expect(row).toContainText('Active');
@@ -172,8 +186,15 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(panel).toContainText('gpt-4o-mini');
   await expect(panel).toContainText('$0.0015');
   await expect(panel).toContainText('reported by the provider');
+  // Chat-shaped content reads as a transcript; the stored JSON stays one click away.
+  await expect(panel.getByRole('list', { name: 'Input messages' })).toContainText('Summarise this cart');
+  await expect(panel.getByRole('list', { name: 'Output messages' })).toContainText('Two items, ready to ship.');
+  await panel.getByRole('group', { name: 'Content view' }).getByRole('button', { name: 'Raw JSON' }).click();
   await expect(panel.getByLabel('Content JSON')).toContainText('"role": "user"');
-  await expect(panel.getByLabel('Metadata JSON')).toContainText('"region": "eu-west-1"');
+  await panel.getByRole('group', { name: 'Content view' }).getByRole('button', { name: 'Chat' }).click();
+  await expect(panel.getByRole('table', { name: 'Attributes' }).locator('tr[data-key="region"]')).toContainText(
+    'eu-west-1',
+  );
   await expect(panel).toContainText('staging');
   await shoot(page, '22-trace-detail');
   // A link to the selected span opens the trace on it.
@@ -470,7 +491,7 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   await page.goto(`/organizations/${organizationId}/traces/${traceId}?span=${other}`);
   await expect(panel.getByRole('heading', { name: /old prompt/ })).toBeVisible();
   await expect(panel).toContainText('my-app-v7');
-  await expect(panel.getByRole('region', { name: 'Model and usage' }).getByRole('link')).toHaveCount(0);
+  await expect(panel.getByRole('region', { name: 'Mapped fields' }).getByRole('link')).toHaveCount(0);
 
   await page.goto(`/organizations/${organizationId}/traces/${traceId}?span=${root}`);
   const link = panel.getByRole('link', { name: `${promptName} v1` });
@@ -479,4 +500,239 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   await link.click();
   await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${prompt.id}/versions?compare=1..1#compare`);
   await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
+});
+
+test('spans mapped from OpenTelemetry show their fields, their messages as a chat and their attributes', async ({
+  adminPage: page,
+  request,
+}) => {
+  const organizationId = await createOrganization(page, uniqueName('Otel'));
+  const created = await page.request.post('/api/trpc/ingestionKeys.create', {
+    data: { organizationId, name: 'Collector', application: 'assistant', environment: 'production' },
+  });
+  expect(created.ok(), await created.text()).toBeTruthy();
+  const { secret } = (await created.json()).result.data as { secret: string };
+  const send = async (events: object[]) => {
+    const sent = await request.post('/api/v1/traces', {
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      data: { version: 1, events },
+    });
+    expect(sent.status(), await sent.text()).toBe(200);
+  };
+
+  // Spans stored the way the OTLP mapping stores them (server/otlp): GenAI parts messages in
+  // contentJson, the attributes left over in metadataJson with otel.* and resource.* keys. Children
+  // arrive before their root, as they do from an OpenTelemetry batch processor.
+  const traceId = hex(16);
+  const root = hex(8);
+  const chat = hex(8);
+  const tool = hex(8);
+  const start = Date.now() - 8000;
+  const common = { traceId, rootSpanId: root, revision: 0, service: 'weather-bot' };
+  const callId = 'call_VSPygqKTWdrhaFErNvMV18Yl';
+  await send([
+    {
+      ...common,
+      spanId: chat,
+      parentSpanId: root,
+      name: 'chat gpt-4o',
+      kind: 'model',
+      status: 'success',
+      startedAt: start + 200,
+      endedAt: start + 2600,
+      provider: 'openai',
+      model: 'gpt-4o-2024-08-06',
+      inputTokens: 52,
+      outputTokens: 47,
+      costUsdNanos: 600_000,
+      costSource: 'catalog_estimate',
+      sessionId: 'conv_5j66UpCpwteGg4YSxUnt7lPY',
+      endUserId: 'user-1234',
+      contentJson: JSON.stringify({
+        input: [
+          { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+          {
+            role: 'assistant',
+            parts: [{ type: 'tool_call', id: callId, name: 'get_weather', arguments: { location: 'Paris' } }],
+          },
+          { role: 'tool', parts: [{ type: 'tool_call_response', id: callId, response: 'rainy, 57°F' }] },
+        ],
+        output: [
+          {
+            role: 'assistant',
+            parts: [{ type: 'text', content: 'The weather in Paris is currently rainy with a temperature of 57°F.' }],
+            finish_reason: 'stop',
+          },
+        ],
+        system: [{ type: 'text', content: 'You are a helpful weather bot. Answer in one sentence.' }],
+      }),
+      metadataJson: JSON.stringify({
+        'otel.scope.name': 'opentelemetry.instrumentation.openai_v2',
+        'otel.span.kind': 'CLIENT',
+        'gen_ai.request.max_tokens': 200,
+        'gen_ai.request.temperature': 0.2,
+        'gen_ai.response.id': 'chatcmpl-9J3uIL87gldCFtiIbyaOvTeYBRA3l',
+        'gen_ai.response.finish_reasons': ['stop'],
+        'resource.service.version': '1.4.0',
+        'resource.telemetry.sdk.language': 'python',
+        'resource.host.name': 'worker-3',
+      }),
+    },
+    {
+      ...common,
+      spanId: tool,
+      parentSpanId: chat,
+      name: 'execute_tool get_weather',
+      kind: 'tool',
+      status: 'error',
+      startedAt: start + 900,
+      endedAt: start + 1900,
+      contentJson: JSON.stringify({
+        input: null,
+        output: null,
+        system: null,
+        error: {
+          type: 'TimeoutError',
+          message: 'weather service did not answer within 5 s',
+          stacktrace: 'Traceback (most recent call last):\n  File "tools.py", line 12, in get_weather\nTimeoutError',
+        },
+      }),
+      metadataJson: JSON.stringify({
+        'otel.scope.name': 'opentelemetry.instrumentation.openai_v2',
+        'otel.span.kind': 'INTERNAL',
+        'otel.status.message': 'timeout',
+        'gen_ai.tool.name': 'get_weather',
+      }),
+      omitted: ['input'],
+    },
+  ]);
+
+  // Before the root arrives: the list shows the earliest span, the waterfall puts the children whose
+  // parent is missing at the top level.
+  await page.goto(`/organizations/${organizationId}/traces`);
+  const traceRow = page.locator(`tr[data-trace="${traceId}"]`);
+  await expect(traceRow).toContainText('chat gpt-4o');
+  await expect(traceRow).toContainText('weather-bot');
+  await traceRow.getByRole('link', { name: 'chat gpt-4o' }).click();
+  const timeline = page.getByRole('group', { name: 'Span timeline' });
+  await expect(timeline.locator('.waterfall-row .waterfall-label-name')).toHaveText([
+    'chat gpt-4o',
+    'execute_tool get_weather',
+  ]);
+  await expect(timeline.locator(`[data-span="${chat}"]`)).toContainText('orphan');
+  await expect(timeline.locator(`[data-span="${tool}"]`)).not.toContainText('orphan');
+
+  const panel = page.getByRole('region', { name: 'Span details' });
+  await expect(panel.getByRole('heading', { name: /chat gpt-4o/ })).toBeVisible();
+  const fields = panel.getByRole('region', { name: 'Mapped fields' });
+  for (const text of [
+    'Model',
+    'Success',
+    'weather-bot',
+    'openai',
+    'gpt-4o-2024-08-06',
+    '52',
+    '47',
+    '$0.0006',
+    'estimated from the price catalog',
+    'conv_5j66UpCpwteGg4YSxUnt7lPY',
+    'user-1234',
+    'production',
+  ])
+    await expect(fields).toContainText(text);
+
+  // The content as a chat: system, the turns with the tool call and its result, then the answer.
+  const content = panel.getByRole('region', { name: 'Content' });
+  await expect(content.getByRole('list', { name: 'System messages' })).toContainText('You are a helpful weather bot');
+  const input = content.getByRole('list', { name: 'Input messages' });
+  await expect(input.getByRole('listitem')).toHaveCount(3);
+  await expect(input.locator('.chat-role')).toHaveText(['User', 'Assistant', 'Tool']);
+  const call = input.getByRole('group', { name: 'Tool call get_weather' });
+  await expect(call).toContainText(callId);
+  await expect(call.getByLabel('Arguments of get_weather')).toContainText('"location": "Paris"');
+  await expect(input.getByRole('group', { name: 'Tool result' })).toContainText('rainy, 57°F');
+  const output = content.getByRole('list', { name: 'Output messages' });
+  await expect(output).toContainText('The weather in Paris is currently rainy');
+  await expect(output).toContainText('stop');
+  await content.getByRole('button', { name: 'Raw JSON' }).click();
+  await expect(content.getByLabel('Content JSON')).toContainText('"tool_call_response"');
+  await expect(content.getByRole('list', { name: 'Input messages' })).toHaveCount(0);
+  await content.getByRole('button', { name: 'Chat' }).click();
+  await expect(input).toBeVisible();
+
+  // The attributes: span, resource and OpenTelemetry groups, a filter and sorting.
+  const attributes = panel.getByRole('region', { name: 'Attributes' });
+  const table = attributes.getByRole('table', { name: 'Attributes' });
+  await expect(table.locator('tr[data-key="gen_ai.request.max_tokens"]')).toContainText('200');
+  await expect(table.getByRole('rowgroup', { name: 'Resource' }).locator('tr[data-key]')).toHaveCount(3);
+  await expect(table.locator('tr[data-key="resource.service.version"]')).toContainText('service.version');
+  await expect(table.locator('tr[data-key="resource.service.version"]')).toContainText('1.4.0');
+  await expect(table.getByRole('rowgroup', { name: 'OpenTelemetry' })).toContainText('CLIENT');
+  await expect(attributes).toContainText('9 keys');
+  const spanKeys = table.getByRole('rowgroup', { name: 'Span attributes' }).locator('tr[data-key] th');
+  await expect(spanKeys).toHaveText([
+    'gen_ai.request.max_tokens',
+    'gen_ai.request.temperature',
+    'gen_ai.response.finish_reasons',
+    'gen_ai.response.id',
+  ]);
+  await table.getByRole('button', { name: /Key/ }).click();
+  await expect(table.getByRole('columnheader', { name: /Key/ })).toHaveAttribute('aria-sort', 'descending');
+  await expect(spanKeys.first()).toHaveText('gen_ai.response.id');
+  const filter = attributes.getByLabel('Filter attributes');
+  await filter.fill('MAX_tok');
+  await expect(table.locator('tr[data-key]')).toHaveCount(1);
+  await expect(attributes).toContainText('1 of 9');
+  await filter.fill('python');
+  await expect(table.locator('tr[data-key]')).toHaveText([/telemetry\.sdk\.language\s*python/]);
+  await filter.fill('no such attribute');
+  await expect(attributes.getByText('No attributes match')).toBeVisible();
+  await filter.fill('');
+  await expect(table.locator('tr[data-key]')).toHaveCount(9);
+  await attributes.getByRole('button', { name: 'Raw JSON' }).click();
+  await expect(attributes.getByLabel('Metadata JSON')).toContainText('"resource.host.name": "worker-3"');
+  await attributes.getByRole('button', { name: 'Table' }).click();
+
+  await shoot(page, '26-otlp-trace');
+  // A tall window holds the whole panel in one picture.
+  await page.setViewportSize({ width: 1280, height: 2600 });
+  await panel.screenshot({ path: process.env.SPAN_PANEL_SHOT ?? path.join(shotsDir, '26-otlp-span-panel.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The failed tool call: its error with a folded stack, the omitted input, the OTel status message.
+  await timeline.locator(`[data-span="${tool}"]`).click();
+  await expect(panel.getByRole('heading', { name: /execute_tool get_weather/ })).toBeVisible();
+  const error = panel.getByRole('group', { name: 'Error' });
+  await expect(error).toContainText('TimeoutError');
+  await expect(error).toContainText('weather service did not answer within 5 s');
+  await expect(error.getByText('File "tools.py"', { exact: false })).toBeHidden();
+  await error.getByText('Stack trace').click();
+  await expect(error.getByText('File "tools.py"', { exact: false })).toBeVisible();
+  await expect(panel.getByRole('note')).toContainText('Input omitted.');
+  await expect(panel.locator('tr[data-key="otel.status.message"]')).toContainText('timeout');
+
+  // The root arrives: the same spans nest under it and the trace takes its name.
+  await send([
+    {
+      ...common,
+      spanId: root,
+      name: 'invoke_agent weather-bot',
+      kind: 'execution',
+      status: 'success',
+      startedAt: start,
+      endedAt: start + 3000,
+      metadataJson: JSON.stringify({
+        'otel.scope.name': 'opentelemetry.instrumentation.openai_v2',
+        'otel.span.kind': 'SERVER',
+      }),
+    },
+  ]);
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('invoke_agent weather-bot');
+  await expect(timeline.locator('.waterfall-row .waterfall-label-name')).toHaveText([
+    'invoke_agent weather-bot',
+    'chat gpt-4o',
+    'execute_tool get_weather',
+  ]);
+  await expect(timeline.getByText('orphan')).toHaveCount(0);
 });

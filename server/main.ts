@@ -13,6 +13,7 @@ import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { startWarningChecks } from './warnings/checks';
 import { ingestPath, serveIngest } from './api/ingest';
+import { otlpTracesPath, serveOtlp } from './api/otlp';
 import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
@@ -62,6 +63,12 @@ function requestPath(req: IncomingMessage): string {
 type HotPath = { role: 'ingest' | 'retrieval'; what: string; matches: (path: string) => boolean; serve: Handler };
 const hotPaths: HotPath[] = [
   { role: 'ingest', what: 'POST /api/v1/traces', matches: (path) => path === ingestPath, serve: serveIngest },
+  {
+    role: 'ingest',
+    what: 'POST /api/v1/otel/v1/traces',
+    matches: (path) => path === otlpTracesPath,
+    serve: serveOtlp,
+  },
   { role: 'retrieval', what: 'GET /api/v1/prompts/{promptId}', matches: isRetrievalPath, serve: serveRetrieval },
 ];
 
@@ -71,8 +78,16 @@ function hotPathFor(req: IncomingMessage, table: HotPath[]): Handler | null {
   return null;
 }
 
+// What a role's own process serves: "POST /api/v1/traces and POST /api/v1/otel/v1/traces".
+function servedBy(role: Role): string {
+  return hotPaths
+    .filter((hot) => hot.role === role)
+    .map((hot) => hot.what)
+    .join(' and ');
+}
+
 function notHere(role: Role): Handler {
-  const what = hotPaths.find((hot) => hot.role === role)?.what ?? '';
+  const what = servedBy(role);
   return (_req, res) => {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(errorBody(new AppError('not_found', `This process serves ${what} only.`), newRequestId())));
@@ -212,8 +227,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
   log.info({ role, port: cfg.port, database: database.kind }, 'listening');
-  const own = hotPaths.find((hot) => hot.role === role);
-  const serves = own ? `Serves: ${own.what} only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
+  const own = servedBy(role);
+  const serves = own ? `Serves: ${own} only` : `API: ${cfg.appUrl}/api/v1/openapi.json`;
   console.log(`\n  Promptloop is ready (role: ${role}) → ${cfg.appUrl}\n  Database: ${where}\n  ${serves}\n`);
 
   // Stop accepting, let in-flight requests finish (idle keep-alive connections close at once, the

@@ -9,8 +9,8 @@ import { Badge } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { formatCount, formatDuration, formatPreciseTime, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { costSourceLabel, versionHref } from './format';
-import { JsonBlock } from './JsonBlock';
-import { SpanStatusBadge, kindLabel } from './StatusBadge';
+import { SpanAttributesSection, SpanContentSection } from './SpanContent';
+import { SpanStatusBadge, kindLabel, statusLabel } from './StatusBadge';
 import { KindChip, spanEnd } from './Waterfall';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -44,7 +44,31 @@ function PromptVersion({ organizationId, versionId }: { organizationId: string; 
   );
 }
 
-// Everything stored for one span: timing, usage, model, ids, content and metadata.
+function Cost({ span }: { span: Span }) {
+  if (span.costUsdNanos === null) return span.costSource ? <span className="muted">Not available</span> : null;
+  return (
+    <>
+      {formatUsdNanos(span.costUsdNanos)}
+      {span.costSource ? <span className="muted"> · {costSourceLabel[span.costSource] ?? span.costSource}</span> : null}
+    </>
+  );
+}
+
+function ParentSpan({ span, orphan }: { span: Span; orphan: boolean }) {
+  if (span.parentSpanId) {
+    return (
+      <>
+        {mono(span.parentSpanId)}
+        {orphan ? <span className="muted"> (not received yet)</span> : null}
+      </>
+    );
+  }
+  // OpenTelemetry lets a trace hold several spans without a parent; the earliest is its root.
+  return <span className="muted">{span.spanId === span.rootSpanId ? 'None (root)' : 'None'}</span>;
+}
+
+// Everything stored for one span: the fields every span has (native or mapped from OpenTelemetry),
+// timing, the content as a transcript, the remaining attributes and the ids.
 export function SpanPanel({
   organizationId,
   span,
@@ -56,9 +80,6 @@ export function SpanPanel({
   orphan: boolean;
   now: number;
 }) {
-  const omitted = new Set(span.omitted);
-  const hasUsage =
-    span.inputTokens !== null || span.outputTokens !== null || span.costUsdNanos !== null || span.costSource !== null;
   return (
     <Card className="span-panel" aria-label="Span details">
       <div className="card-body stack-sm">
@@ -68,7 +89,6 @@ export function SpanPanel({
         </h2>
         <div className="inline">
           <SpanStatusBadge status={span.status} />
-          <Badge>{kindLabel[span.kind] ?? span.kind}</Badge>
           {orphan ? (
             <Badge tone="warning" title="The parent span has not arrived yet">
               Parent not received
@@ -81,6 +101,30 @@ export function SpanPanel({
           ))}
         </div>
       </div>
+
+      <section className="span-panel-section" aria-label="Mapped fields">
+        <h3>Mapped fields</h3>
+        <dl className="span-facts">
+          <Fact label="Kind">{kindLabel[span.kind] ?? span.kind}</Fact>
+          <Fact label="Status">{statusLabel[span.status] ?? span.status}</Fact>
+          <Fact label="Service">{span.service}</Fact>
+          <Fact label="Provider">{span.provider}</Fact>
+          <Fact label="Model">{mono(span.model)}</Fact>
+          <Fact label="Prompt version">
+            {span.promptVersionId ? (
+              <PromptVersion organizationId={organizationId} versionId={span.promptVersionId} />
+            ) : null}
+          </Fact>
+          <Fact label="Input tokens">{span.inputTokens === null ? null : formatCount(span.inputTokens)}</Fact>
+          <Fact label="Output tokens">{span.outputTokens === null ? null : formatCount(span.outputTokens)}</Fact>
+          <Fact label="Cost">{span.costUsdNanos === null && !span.costSource ? null : <Cost span={span} />}</Fact>
+          <Fact label="Pricing version">{span.pricingVersion}</Fact>
+          <Fact label="Session">{mono(span.sessionId)}</Fact>
+          <Fact label="End user">{mono(span.endUserId)}</Fact>
+          <Fact label="Application">{span.application}</Fact>
+          <Fact label="Environment">{span.environment}</Fact>
+        </dl>
+      </section>
 
       <section className="span-panel-section" aria-label="Timing">
         <h3>Timing</h3>
@@ -99,79 +143,17 @@ export function SpanPanel({
         </dl>
       </section>
 
-      {span.provider || span.model || span.promptVersionId || hasUsage ? (
-        <section className="span-panel-section" aria-label="Model and usage">
-          <h3>Model and usage</h3>
-          <dl className="span-facts">
-            <Fact label="Provider">{span.provider}</Fact>
-            <Fact label="Model">{mono(span.model)}</Fact>
-            <Fact label="Prompt version">
-              {span.promptVersionId ? (
-                <PromptVersion organizationId={organizationId} versionId={span.promptVersionId} />
-              ) : null}
-            </Fact>
-            <Fact label="Input tokens">{span.inputTokens === null ? null : formatCount(span.inputTokens)}</Fact>
-            <Fact label="Output tokens">{span.outputTokens === null ? null : formatCount(span.outputTokens)}</Fact>
-            <Fact label="Cost">
-              {span.costUsdNanos === null ? (
-                span.costSource ? (
-                  <span className="muted">Not available</span>
-                ) : null
-              ) : (
-                formatUsdNanos(span.costUsdNanos)
-              )}
-              {span.costSource && span.costUsdNanos !== null ? (
-                <span className="muted"> · {costSourceLabel[span.costSource] ?? span.costSource}</span>
-              ) : null}
-            </Fact>
-            <Fact label="Pricing version">{span.pricingVersion}</Fact>
-          </dl>
-        </section>
-      ) : null}
-
-      <section className="span-panel-section" aria-label="Content">
-        <h3>Content</h3>
-        {span.contentJson ? (
-          <JsonBlock value={span.contentJson} label="Content JSON" />
-        ) : (
-          <p className="muted">
-            {omitted.has('input') || omitted.has('output')
-              ? 'Content was omitted by the application.'
-              : 'No content recorded.'}
-          </p>
-        )}
-        {(['input', 'output', 'error'] as const).filter((part) => omitted.has(part)).length ? (
-          <p className="muted" style={{ marginTop: 8 }}>
-            {(['input', 'output', 'error'] as const)
-              .filter((part) => omitted.has(part))
-              .map((part) => `${part[0].toUpperCase()}${part.slice(1)} omitted`)
-              .join(' · ')}
-          </p>
-        ) : null}
-      </section>
-
-      <section className="span-panel-section" aria-label="Metadata">
-        <h3>Metadata</h3>
-        {span.metadataJson ? (
-          <JsonBlock value={span.metadataJson} label="Metadata JSON" />
-        ) : (
-          <p className="muted">{omitted.has('metadata') ? 'Metadata omitted.' : 'No metadata recorded.'}</p>
-        )}
-      </section>
+      <SpanContentSection span={span} />
+      <SpanAttributesSection span={span} />
 
       <section className="span-panel-section" aria-label="Identifiers">
         <h3>Identifiers</h3>
         <dl className="span-facts">
           <Fact label="Span ID">{mono(span.spanId)}</Fact>
           <Fact label="Parent span">
-            {span.parentSpanId ? mono(span.parentSpanId) : <span className="muted">None (root)</span>}
+            <ParentSpan span={span} orphan={orphan} />
           </Fact>
           <Fact label="Trace ID">{mono(span.traceId)}</Fact>
-          <Fact label="Service">{span.service}</Fact>
-          <Fact label="Application">{span.application}</Fact>
-          <Fact label="Environment">{span.environment}</Fact>
-          <Fact label="Session">{mono(span.sessionId)}</Fact>
-          <Fact label="End user">{mono(span.endUserId)}</Fact>
         </dl>
       </section>
     </Card>

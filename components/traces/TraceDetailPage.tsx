@@ -25,9 +25,12 @@ const pollMs = 2000;
 const sum = (spans: Span[], pick: (s: Span) => number | null) =>
   spans.reduce<number | null>((total, s) => (pick(s) === null ? total : (total ?? 0) + (pick(s) as number)), null);
 
-// The root when it has arrived, else the earliest span (the same rule as the list).
+// The root when it has arrived, else the earliest span without a parent (an OpenTelemetry trace may
+// have several), else the earliest span: the same rule as the list. Spans come in start order.
 function headSpan(spans: Span[]): Span {
-  return spans.find((s) => s.spanId === s.rootSpanId && !s.parentSpanId) ?? spans[0];
+  return (
+    spans.find((s) => s.spanId === s.rootSpanId && !s.parentSpanId) ?? spans.find((s) => !s.parentSpanId) ?? spans[0]
+  );
 }
 
 // Ticks while spans are running so their bars keep growing between polls.

@@ -5,8 +5,10 @@ export type SpanRow<S extends TreeSpan> = { span: S; depth: number; orphan: bool
 const byStart = (a: TreeSpan, b: TreeSpan) => a.startedAt - b.startedAt || (a.spanId < b.spanId ? -1 : 1);
 
 /**
- * Depth-first rows of the span tree, children in start order. A span whose parent has not
- * arrived (or that sits on a parent cycle) is an orphan and is shown at the root level.
+ * Depth-first rows of the span tree, children in start order. The top level holds, in start order,
+ * every span without a parent (OpenTelemetry allows several in a trace) and every span whose parent
+ * has not arrived (an orphan: children often arrive before their root). A span on a parent cycle is
+ * shown last, as an orphan.
  */
 export function spanRows<S extends TreeSpan>(spans: S[]): SpanRow<S>[] {
   const ids = new Set(spans.map((s) => s.spanId));
@@ -28,8 +30,10 @@ export function spanRows<S extends TreeSpan>(spans: S[]): SpanRow<S>[] {
     for (const child of kids) visit(child, depth + 1, false);
   };
   const sorted = [...spans].sort(byStart);
-  for (const span of sorted) if (!span.parentSpanId) visit(span, 0, false);
-  for (const span of sorted) if (span.parentSpanId && !ids.has(span.parentSpanId)) visit(span, 0, true);
+  for (const span of sorted) {
+    if (!span.parentSpanId) visit(span, 0, false);
+    else if (!ids.has(span.parentSpanId)) visit(span, 0, true);
+  }
   for (const span of sorted) visit(span, 0, true);
   return rows;
 }

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { AlertCircleIcon, ClockIcon, FileTextIcon, InfoIcon, KeyIcon } from '@/components/ui/icons';
+import { ActivityIcon, AlertCircleIcon, ClockIcon, FileTextIcon, InfoIcon, KeyIcon } from '@/components/ui/icons';
 import type { Warning, WarningKind } from '@/server/warnings/schemas';
 
 export const warningKindMeta: Record<WarningKind, { label: string; icon: (size: number) => ReactNode }> = {
@@ -8,6 +8,7 @@ export const warningKindMeta: Record<WarningKind, { label: string; icon: (size: 
   evaluation_paused: { label: 'Evaluation paused', icon: (size) => <ClockIcon size={size} /> },
   payment_failed: { label: 'Payment failed', icon: (size) => <AlertCircleIcon size={size} /> },
   dataset_near_capacity: { label: 'Dataset near capacity', icon: (size) => <InfoIcon size={size} /> },
+  otlp_spans_rejected: { label: 'OTLP spans rejected', icon: (size) => <ActivityIcon size={size} /> },
 };
 
 export const warningKindOptions = Object.keys(warningKindMeta) as WarningKind[];
@@ -34,6 +35,8 @@ export function warningSubjectLink(organizationId: string, warning: Warning): { 
         : null;
     case 'dataset_near_capacity':
       return warning.promptId ? { href: `${org}/prompts/${warning.promptId}/dataset`, label: 'Open dataset' } : null;
+    case 'otlp_spans_rejected':
+      return { href: `${org}/ingestion-keys`, label: keyName ? `Ingestion key “${keyName}”` : 'Ingestion keys' };
     case 'payment_failed':
       return { href: `${org}/billing`, label: 'Billing' };
     default:

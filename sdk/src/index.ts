@@ -16,6 +16,7 @@ export {
   type RetrievedPrompt,
 } from './prompt.js';
 export { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snapshot.js';
+export { promptSpanAttributes, type PromptSpanAttributes, type PromptVersionRef } from './span-attributes.js';
 export { TraceExporter } from './exporter.js';
 export { TraceExportError, type TraceExporterOptions, type TraceExporterStats } from './exporter-options.js';
 export { newSpanId, newTraceId, type SpanKind, type SpanSnapshot, type SpanStatus } from './spans.js';

@@ -177,6 +177,9 @@ export type Route = {
   response?: z.ZodType;
   errors?: OperationSpec<undefined, undefined, undefined>['errors'];
   idempotentReplay?: 'secret_unavailable';
+  // Parts of the OpenAPI operation written by hand, replacing the generated ones: a route whose
+  // bodies are not JSON or whose errors are not the envelope (OTLP).
+  openapi?: { requestBody?: Record<string, unknown>; responses?: Record<string, unknown> };
   handle: (request: Request, rawParams: Record<string, string>) => Promise<Response>;
 };
 

@@ -29,8 +29,9 @@ type IngestOutput = { status: number; headers: Record<string, string>; body: str
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+// One bucket per ingestion key for both ingestion paths (native batches and OTLP exports).
 let limiter: RateLimiter | undefined;
-function limitKey(keyId: string): void {
+export function limitIngestion(keyId: string): void {
   const perSecond = config().ingestRatePerSecond;
   limiter ??= new RateLimiter(perSecond * 60, Math.max(1, perSecond));
   limiter.take(keyId);
@@ -70,7 +71,7 @@ async function ingest(input: IngestInput): Promise<number> {
   const body = await input.readBody(maxBodyBytes);
   const batch = parseTraceBatch(parseJson(body));
   if (actor.readOnly) throw readOnlyOrganization();
-  limitKey(actor.keyId);
+  limitIngestion(actor.keyId);
   assertClockLead(batch);
   try {
     return await storeBatch(db, actor.keyId, batch);

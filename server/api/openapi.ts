@@ -61,7 +61,7 @@ function operationFor(route: Route): JsonSchema {
   else if (route.auth === 'ingestion') operation.security = [{ IngestionKey: [] }];
   else if (route.auth === 'retrieval') operation.security = [{ RetrievalKey: [] }];
   else operation.security = [];
-  return operation;
+  return route.openapi ? { ...operation, ...route.openapi } : operation;
 }
 
 export function buildOpenApi(routes: Route[]): JsonSchema {

@@ -4,8 +4,10 @@ import { errorResponse, newRequestId } from './http';
 import { buildOpenApi } from './openapi';
 import { managementRoutes } from './handlers';
 import { ingestRoutes } from './routes/ingest';
+import { otlpRoutes } from './routes/otlp';
 import { retrievalRoutes } from './routes/retrieval';
 import { isRetrievalPath, retrievalFromRequest } from './retrieval';
+import { otlpFromRequest, otlpTracesPath } from './otlp';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -21,7 +23,7 @@ const openApiRoute = defineRoute({
 // Every /api/v1 route, in one list: the router and the OpenAPI document both read it. The
 // management routes come from the operation table (server/operations); ingestion and retrieval
 // have hot paths of their own (server/main.ts) and are listed here for `next dev` and the document.
-export const routes: Route[] = [...managementRoutes, ...ingestRoutes, ...retrievalRoutes, openApiRoute];
+export const routes: Route[] = [...managementRoutes, ...ingestRoutes, ...otlpRoutes, ...retrievalRoutes, openApiRoute];
 
 let document: Record<string, unknown> | undefined;
 export function openApiDocument(): Record<string, unknown> {
@@ -74,6 +76,8 @@ export async function dispatch(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   // Retrieval checks its key before anything about the path or query (as on the hot path).
   if (isRetrievalPath(pathname)) return retrievalFromRequest(request);
+  // OTLP answers every method itself, in google.rpc.Status (as on the hot path).
+  if (pathname.replace(/\/$/, '') === otlpTracesPath) return otlpFromRequest(request);
   const found = matchRoute(request.method, pathname);
   if (found && 'route' in found) return found.route.handle(request, found.params);
   const requestId = newRequestId();

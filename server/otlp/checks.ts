@@ -42,6 +42,8 @@ export function spanTimes(
   const startNs = nanos(start);
   const endNs = nanos(end);
   if (startNs === undefined) return { reason: 'startTimeUnixNano is not a valid time' };
+  // 0 is how protobuf sends an unset time (proto3); no span started at the Unix epoch.
+  if (startNs === 0n) return { reason: 'startTimeUnixNano is missing' };
   if (endNs === undefined) return { reason: 'endTimeUnixNano is not a valid time' };
   if (endNs < startNs) return { reason: 'end time is before start time' };
   const startedAt = Number(startNs / nanosPerMs);

@@ -54,8 +54,9 @@ const snapshotFields = [
 
 // Digest of the canonical snapshot: every field in a fixed order, strings length-prefixed (so no
 // two snapshots share an encoding), absent fields as "~". Hashing the values directly is several
-// times faster than hashing a JSON rendering that escapes the content again.
-export function snapshotDigest(span: SpanSnapshot): string {
+// times faster than hashing a JSON rendering that escapes the content again. OTLP ingestion
+// (server/otlp/store.ts) digests its spans without rootSpanId and revision, which it decides itself.
+export function snapshotDigest(span: Partial<SpanSnapshot>): string {
   let canonical = '';
   for (const field of snapshotFields) {
     const value = span[field];
@@ -152,7 +153,7 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
   return rows;
 }
 
-function databaseError(error: unknown): { code?: string; detail?: string } {
+export function databaseError(error: unknown): { code?: string; detail?: string } {
   let current = error as { code?: unknown; detail?: unknown; cause?: unknown } | null;
   for (let depth = 0; current && depth < 4; depth++) {
     if (typeof current.code === 'string' && current.code.startsWith('PT'))
@@ -162,15 +163,31 @@ function databaseError(error: unknown): { code?: string; detail?: string } {
   return {};
 }
 
-// The arguments of ingest_spans: the rows as JSON without their contentJson and metadataJson, and
-// those texts in two arrays of one slot per possible event index (the row with index i in slot
-// i + 1, null elsewhere). Each text travels as a parameter of its own, so it is never escaped into
-// a JSON string here nor parsed out of one by the database.
+// The key refusals every ingestion function raises (ingest_spans, ingest_otlp_spans): PT401, PT403.
+export function keyRefusal(code: string | undefined): AppError | undefined {
+  if (code === 'PT401')
+    return new AppError(
+      'unauthorized',
+      'The ingestion key is unknown or revoked.',
+      {},
+      { 'www-authenticate': 'Bearer error="invalid_token"' },
+    );
+  if (code === 'PT403') return readOnlyOrganization();
+  return undefined;
+}
+
+// The arguments of an ingestion function (ingest_spans, ingest_otlp_spans): the rows as JSON
+// without their contentJson and metadataJson, and those texts in two arrays of `slotCount` slots
+// (the row with index i in slot i + 1, null elsewhere). Each text travels as a parameter of its own,
+// so it is never escaped into a JSON string here nor parsed out of one by the database.
 type CallArguments = { rows: string; content: (string | null)[]; metadata: (string | null)[] };
 
-function ingestArguments(rows: SpanRow[]): CallArguments {
-  const content: (string | null)[] = new Array(maxEventsPerBatch).fill(null);
-  const metadata: (string | null)[] = new Array(maxEventsPerBatch).fill(null);
+export function textArguments<Row extends { i: number; contentJson?: string; metadataJson?: string }>(
+  rows: Row[],
+  slotCount: number,
+): CallArguments {
+  const content: (string | null)[] = new Array(slotCount).fill(null);
+  const metadata: (string | null)[] = new Array(slotCount).fill(null);
   const slim = rows.map(({ contentJson, metadataJson, ...row }) => {
     if (contentJson !== undefined) content[row.i] = contentJson;
     if (metadataJson !== undefined) metadata[row.i] = metadataJson;
@@ -179,8 +196,12 @@ function ingestArguments(rows: SpanRow[]): CallArguments {
   return { rows: JSON.stringify(slim), content, metadata };
 }
 
-const slots = (from: number) => Array.from({ length: maxEventsPerBatch }, (_, i) => `$${from + i}`).join(', ');
-const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${slots(3)}]::text[], ARRAY[${slots(3 + maxEventsPerBatch)}]::text[])`;
+/** `$from, $from+1, …`: the placeholders of `count` slots. */
+export const textSlots = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+
+// Every event index has a slot.
+const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${textSlots(3, maxEventsPerBatch)}]::text[], ARRAY[${textSlots(3 + maxEventsPerBatch, maxEventsPerBatch)}]::text[])`;
 
 // One prepared statement with a parameter per text (db/prepared.ts): one round trip per batch.
 function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
@@ -191,22 +212,14 @@ function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<un
 export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
   const rows = resolveBatch(batch);
   try {
-    await callIngestSpans(db, keyId, ingestArguments(rows));
+    await callIngestSpans(db, keyId, textArguments(rows, maxEventsPerBatch));
   } catch (error) {
     const { code, detail } = databaseError(error);
-    if (code === 'PT401')
-      throw new AppError(
-        'unauthorized',
-        'The ingestion key is unknown or revoked.',
-        {},
-        { 'www-authenticate': 'Bearer error="invalid_token"' },
-      );
-    if (code === 'PT403') throw readOnlyOrganization();
     if (code === 'PT409' && detail) {
       const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };
       throw conflict(found.state, found.index, batch.events[found.index], found.storedRevision ?? undefined);
     }
-    throw error;
+    throw keyRefusal(code) ?? error;
   }
   return batch.events.length;
 }

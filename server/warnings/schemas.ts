@@ -8,6 +8,7 @@ const warningKinds = [
   'evaluation_paused',
   'payment_failed',
   'dataset_near_capacity',
+  'otlp_spans_rejected',
 ] as const;
 export type WarningKind = (typeof warningKinds)[number];
 
