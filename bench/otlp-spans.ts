@@ -1,26 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Long from 'long';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { contents } from './spans';
 
 // The OTLP benchmark's request bodies: the traces of bench/spans.ts (same trace shape, names,
 // service, session and user, content and metadata) as an OTel SDK would export them, each span once
 // and finished, as ExportTraceServiceRequest protobuf, encoded with protobufjs from the official
-// OTLP schema the endpoint vendors.
-
-const protoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../server/otlp/proto');
-
-export function otlpTypes(): { request: protobuf.Type; response: protobuf.Type } {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => path.join(protoDir, target);
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  return {
-    request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
-    response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
-  };
-}
+// OTLP schema the endpoint vendors (server/otlp/proto, loaded by server/otlp/schema.ts).
 
 type AnyValue = { stringValue?: string; boolValue?: boolean; intValue?: number; arrayValue?: { values: AnyValue[] } };
 type KeyValue = { key: string; value: AnyValue };

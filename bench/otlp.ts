@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import type protobuf from 'protobufjs';
 import postgres from 'postgres';
 import { migrate, openDatabase } from '../db/client';
 import { percentile, withFreshDatabase } from './fresh-database';
@@ -20,7 +21,8 @@ import {
   warmupSeconds,
   type Result,
 } from './ingest';
-import { otlpBodies, otlpTypes } from './otlp-spans';
+import { otlpSchema } from '../server/otlp/schema';
+import { otlpBodies } from './otlp-spans';
 import { cpuDuring, type CpuSplit } from './process-cpu';
 import { batchBodies } from './spans';
 
@@ -34,20 +36,19 @@ import { batchBodies } from './spans';
 const otlpBatchSize = 512;
 const otlpPath = '/api/v1/otel/v1/traces';
 const target = 0.9;
+// Every side counts the batches that finish inside its measured windows (see Counting).
+const counting = 'finished-inside';
 
 type Side = 'native' | 'otlp' | 'baseline';
+// BENCH_SIDES=otlp (say) runs only those sides: to profile one of them with BENCH_NODE_ARGS.
+const sides = (process.env.BENCH_SIDES ?? 'native,otlp,baseline').split(',') as Side[];
 
 // What the OTLP phases' 200s acknowledged, warm-up included, to compare with what is stored.
 type OtlpTally = { acknowledged: number; rejectedSpans: number; failedRequests: number; firstProblem?: string };
 
 // Sends one protobuf body; true only for a 200 without partialSuccess (a request with rejected spans
 // counts as an error in the throughput, its rejected spans in the tally).
-function otlpSender(
-  port: number,
-  secret: string,
-  response: ReturnType<typeof otlpTypes>['response'],
-  tally: OtlpTally,
-) {
+function otlpSender(port: number, secret: string, response: protobuf.Type, tally: OtlpTally) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   return (body: Buffer) =>
     new Promise<boolean>((resolve) => {
@@ -157,10 +158,10 @@ async function run(databaseUrl: string): Promise<boolean> {
     const orgId = await insertOrganization(sql);
     const native = await insertIngestionKey(sql, orgId, 'bench-native');
     const otlp = await insertIngestionKey(sql, orgId, 'bench-otlp');
-    const types = otlpTypes();
+    const types = otlpSchema();
 
     console.log(
-      `OTLP ingestion benchmark: ${clients} concurrent clients; native ${batchSize}-event batches, OTLP ${otlpBatchSize}-span protobuf requests, baseline ${batchSize}-event upserts; ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`,
+      `OTLP ingestion benchmark: ${clients} concurrent clients; native ${batchSize}-event batches, OTLP ${otlpBatchSize}-span protobuf requests, baseline ${batchSize}-event upserts; ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side (batches finishing inside count)`,
     );
     const port = await freePort();
     child = await startIngest(databaseUrl, port);
@@ -185,19 +186,22 @@ async function run(databaseUrl: string): Promise<boolean> {
         drive(
           timed(() => batchBodies(batchSize), costs.native),
           senders.native,
+          batchSize,
+          counting,
         ),
       otlp: () =>
         drive(
           timed(() => otlpBodies(types.request, otlpBatchSize), costs.otlp),
           senders.otlp,
           otlpBatchSize,
+          counting,
         ),
-      baseline: () => drive(batches, senders.baseline),
+      baseline: () => drive(batches, senders.baseline, batchSize, counting),
     };
     const ingestPid = child.pid ?? 0;
     for (let round = 0; round < rounds; round++) {
       const order: Side[] = round % 2 === 0 ? ['native', 'otlp', 'baseline'] : ['baseline', 'otlp', 'native'];
-      for (const side of order) {
+      for (const side of order.filter((s) => sides.includes(s))) {
         const window = [warmupSeconds * 1000, (warmupSeconds + seconds) * 1000] as const;
         const measured = await cpuDuring(sql, ingestPid, ...window, phase[side]);
         results[side].push(measured.result);
