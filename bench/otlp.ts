@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type protobuf from 'protobufjs';
 import postgres from 'postgres';
 import { migrate, openDatabase } from '../db/client';
@@ -129,11 +130,13 @@ function describeCost(label: string, unit: string, cost: GeneratorCost, perBody:
   );
 }
 
+// Per 1,000 counted spans (events), and what share of the machine's busy CPU these processes were.
 function describeCpu(label: string, unit: string, cpu: CpuSplit, counted: number): void {
   const per = (ms: number) => ((ms / counted) * 1000).toFixed(0).padStart(4);
   const total = cpu.generator + cpu.ingest + cpu.postgres;
+  const core = (ms: number) => ((ms / seconds / rounds) * 0.1).toFixed(0);
   console.log(
-    `  ${label.padEnd(20)} load generator ${per(cpu.generator)}   ingest processes ${per(cpu.ingest)}   Postgres backends ${per(cpu.postgres)}   total ${per(total)}  (ms per 1,000 ${unit}; ${((total / seconds / rounds) * 0.1).toFixed(0)} % of one core)`,
+    `  ${label.padEnd(9)} load generator ${per(cpu.generator)}   ingest processes ${per(cpu.ingest)}   Postgres backends ${per(cpu.postgres)}   total ${per(total)} ms per 1,000 ${unit.padEnd(6)}  (${core(total)} % of a core; machine busy ${core(cpu.machine)} %)`,
   );
 }
 
@@ -141,6 +144,7 @@ function addCpu(into: CpuSplit, cpu: CpuSplit): void {
   into.generator += cpu.generator;
   into.ingest += cpu.ingest;
   into.postgres += cpu.postgres;
+  into.machine += cpu.machine;
 }
 
 export function main(): Promise<boolean> {
@@ -177,9 +181,9 @@ async function run(databaseUrl: string): Promise<boolean> {
     };
     const results: Record<Side, Result[]> = { native: [], otlp: [], baseline: [] };
     const cpu: Record<Side, CpuSplit> = {
-      native: { generator: 0, ingest: 0, postgres: 0 },
-      otlp: { generator: 0, ingest: 0, postgres: 0 },
-      baseline: { generator: 0, ingest: 0, postgres: 0 },
+      native: { generator: 0, ingest: 0, postgres: 0, machine: 0 },
+      otlp: { generator: 0, ingest: 0, postgres: 0, machine: 0 },
+      baseline: { generator: 0, ingest: 0, postgres: 0, machine: 0 },
     };
     const phase: Record<Side, () => Promise<Result>> = {
       native: () =>
@@ -218,7 +222,7 @@ async function run(databaseUrl: string): Promise<boolean> {
     const otlpRate = line(`OTLP POST ${otlpPath}`, 'spans/s', all.otlp);
     const floor = line('baseline: postgres-js upsert', 'events/s', all.baseline);
     console.log('');
-    console.log('CPU in the measured windows:');
+    console.log(`CPU in the measured windows (${availableParallelism()} cores):`);
     describeCpu('native', 'events', cpu.native, all.native.spans);
     describeCpu('OTLP', 'spans', cpu.otlp, all.otlp.spans);
     describeCpu('baseline', 'events', cpu.baseline, all.baseline.spans);

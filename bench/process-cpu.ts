@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type postgres from 'postgres';
 
 // CPU time of the processes a benchmark phase keeps busy, from /proc (Linux; elsewhere every figure
-// is 0): this process (the load generator), the ingest process and its node:cluster workers, and the
-// Postgres backends connected to the benchmark's database. On a two-core machine shared by client
-// and server, CPU per span says where the time goes better than throughput does.
+// is 0): this process (the load generator), the ingest process and its node:cluster workers, the
+// Postgres backends connected to the benchmark's database, and the whole machine (to see what else
+// ran). On a two-core machine shared by client and server, CPU per span says where the time goes
+// better than throughput does.
 
-export type CpuSplit = { generator: number; ingest: number; postgres: number };
+export type CpuSplit = { generator: number; ingest: number; postgres: number; machine: number };
 
 const ticksPerSecond = 100; // USER_HZ on Linux
 
@@ -39,17 +40,33 @@ function childrenOf(parent: number): number[] {
     .filter((pid) => Number(statFields(pid)?.[1]) === parent);
 }
 
-type Snapshot = { at: number; generator: number; ingest: Map<number, number>; postgres: Map<number, number> };
+// Busy CPU of the whole machine (every core, every process), to show how much of it was ours.
+function machineMs(): number {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'latin1').split('\n')[0].trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+    return ((user + nice + system + irq + softirq + steal) * 1000) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+type Snapshot = {
+  generator: number;
+  ingest: Map<number, number>;
+  postgres: Map<number, number>;
+  machine: number;
+};
 
 async function snapshot(sql: postgres.Sql, ingestPid: number): Promise<Snapshot> {
   const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity
     where datname = current_database() and pid <> pg_backend_pid()`;
   const usage = process.cpuUsage();
   return {
-    at: performance.now(),
     generator: (usage.user + usage.system) / 1000,
     ingest: new Map([ingestPid, ...childrenOf(ingestPid)].map((pid) => [pid, cpuMs(pid)])),
     postgres: new Map(backends.map(({ pid }) => [pid, cpuMs(pid)])),
+    machine: machineMs(),
   };
 }
 
@@ -77,6 +94,7 @@ export async function cpuDuring<T>(
       generator: end.generator - start.generator,
       ingest: spent(start.ingest, end.ingest),
       postgres: spent(start.postgres, end.postgres),
+      machine: end.machine - start.machine,
     },
   };
 }

@@ -5,6 +5,7 @@ const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>
   ingest: () => import('./ingest'),
   'ingest-cpu': () => import('./ingest-cpu'),
   otlp: () => import('./otlp'),
+  'otlp-cpu': () => import('./otlp-cpu'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
 };
