@@ -168,7 +168,7 @@ async function run(databaseUrl: string): Promise<boolean> {
       `OTLP ingestion benchmark: ${clients} concurrent clients; native ${batchSize}-event batches, OTLP ${otlpBatchSize}-span protobuf requests, baseline ${batchSize}-event upserts; ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side (batches finishing inside count)`,
     );
     const port = await freePort();
-    child = await startIngest(databaseUrl, port);
+    child = await startIngest(databaseUrl, port, { allProcesses: true });
     const tally: OtlpTally = { acknowledged: 0, rejectedSpans: 0, failedRequests: 0 };
     const senders = {
       native: httpSender(port, native.secret),
