@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -11,21 +13,22 @@ import { ingestionSecretDigest } from '../server/auth/ingestion-key';
 import { percentile, withFreshDatabase } from './fresh-database';
 
 // Trace ingestion throughput: the production entry (--role=ingest, a child process) against a
-// direct postgres-js multi-row upsert of the same rows, same batch size and concurrency.
+// direct postgres-js multi-row upsert of the same rows, same batch size and concurrency. bench/otlp.ts
+// shares the driver, the ingest process, the native sender and the baseline from here.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const clients = Number(process.env.BENCH_CLIENTS ?? 8);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+export const clients = Number(process.env.BENCH_CLIENTS ?? 8);
+export const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+export const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 // Phases alternate (HTTP, baseline, baseline, HTTP, …) so that load from elsewhere on the machine
 // weighs on both sides alike.
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const batchSize = 50;
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+export const batchSize = 50;
 
 import { batchBodies, traceEvents, type Event } from './spans';
 
 // An endless stream of 50-event batches for one client of the baseline.
-function* batches(): Generator<Event[]> {
+export function* batches(): Generator<Event[]> {
   let pending: Event[] = [];
   for (;;) {
     while (pending.length < batchSize) pending = pending.concat(traceEvents(Date.now()));
@@ -34,11 +37,21 @@ function* batches(): Generator<Event[]> {
   }
 }
 
-type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
+export type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
+
+// Which batches a measured window counts: those that both start and finish inside it (this
+// benchmark), or all that finish inside it, the unbiased count when a batch takes a sizeable part of
+// the window (bench/otlp.ts: 512-span requests of ~0.4 s would lose ~4 % at the window's edges).
+export type Counting = 'started-and-finished-inside' | 'finished-inside';
 
 // Runs `send` from `clients` concurrent loops, each over its own stream of batches; counts only
-// what completes inside the measured window.
-async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<boolean>): Promise<Result> {
+// what completes inside the measured window, `spansPerBatch` for each batch that succeeded.
+export async function drive<T>(
+  stream: () => Generator<T>,
+  send: (batch: T) => Promise<boolean>,
+  spansPerBatch = batchSize,
+  counting: Counting = 'started-and-finished-inside',
+): Promise<Result> {
   const started = performance.now();
   const measureFrom = started + warmupSeconds * 1000;
   const measureTo = measureFrom + seconds * 1000;
@@ -53,9 +66,10 @@ async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<
         const t0 = performance.now();
         const ok = await send(batch);
         const t1 = performance.now();
-        if (t0 >= measureFrom && t1 <= measureTo) {
+        const from = counting === 'finished-inside' ? t1 : t0;
+        if (from >= measureFrom && t1 <= measureTo) {
           if (ok) {
-            spans += batchSize;
+            spans += spansPerBatch;
             latencies.push(t1 - t0);
           } else errors++;
         } else if (!ok) errors++;
@@ -65,7 +79,7 @@ async function drive<T>(stream: () => Generator<T>, send: (batch: T) => Promise<
   return { spans, seconds, latencies, errors };
 }
 
-function merge(results: Result[]): Result {
+export function merge(results: Result[]): Result {
   return {
     spans: results.reduce((sum, r) => sum + r.spans, 0),
     seconds: results.reduce((sum, r) => sum + r.seconds, 0),
@@ -83,7 +97,7 @@ function summarize(label: string, result: Result): number {
   return rate;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -94,7 +108,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startIngest(databaseUrl: string, port: number): Promise<ChildProcess> {
+// Starts --role=ingest and resolves once it answers. With `allProcesses`, also waits until every
+// node:cluster copy has logged that it listens: keep-alive clients that connect before the second
+// copy is up all land on the first one and stay there (bench/otlp.ts; this benchmark keeps its
+// original start, so that its figures stay comparable with the earlier ones).
+export async function startIngest(
+  databaseUrl: string,
+  port: number,
+  { allProcesses = false }: { allProcesses?: boolean } = {},
+): Promise<ChildProcess> {
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts', '--role=ingest'], {
     cwd: root,
@@ -105,8 +127,14 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
       NODE_ENV: 'production',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', allProcesses ? 'pipe' : 'ignore', 'inherit'],
   });
+  let listening = 0;
+  if (child.stdout)
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.includes('"msg":"listening"')) listening++;
+    });
+  const processes = allProcesses ? Math.max(1, Number(process.env.INGEST_PROCESSES ?? availableParallelism())) : 1;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`ingest process exited with ${child.exitCode}`);
@@ -114,13 +142,13 @@ async function startIngest(databaseUrl: string, port: number): Promise<ChildProc
       (r) => r.status === 405,
       () => false,
     );
-    if (ready) return child;
+    if (ready && (!allProcesses || listening >= processes)) return child;
     if (Date.now() > deadline) throw new Error('ingest process did not start within 60 s');
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-function httpSender(port: number, secret: string) {
+export function httpSender(port: number, secret: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   return (body: Buffer) =>
     new Promise<boolean>((resolve) => {
@@ -181,7 +209,7 @@ const updates = columns
   .join(', ');
 
 // The floor: the same rows straight into one multi-row upsert from postgres-js, no HTTP, no checks.
-function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
+export function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string) {
   return async (events: Event[]) => {
     // One upsert cannot touch a row twice: keep each span's highest revision of the batch.
     const latest = new Map<unknown, Event>();
@@ -226,6 +254,24 @@ function baselineSender(sql: postgres.Sql, organizationId: string, keyId: string
   };
 }
 
+export async function insertOrganization(sql: postgres.Sql): Promise<string> {
+  const orgId = newId('org');
+  await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
+  return orgId;
+}
+
+export async function insertIngestionKey(
+  sql: postgres.Sql,
+  orgId: string,
+  application: string,
+): Promise<{ keyId: string; secret: string }> {
+  const keyId = newId('ikey');
+  const secret = newSecret('plt_');
+  await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
+    values (${keyId}, ${orgId}, 'bench', ${application}, 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
+  return { keyId, secret };
+}
+
 export function main(): Promise<boolean> {
   return withFreshDatabase(run);
 }
@@ -238,12 +284,8 @@ async function run(databaseUrl: string): Promise<boolean> {
     await migrate(database);
     await database.close();
     sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-    const orgId = newId('org');
-    const keyId = newId('ikey');
-    const secret = newSecret('plt_');
-    await sql`insert into organizations (id, name, created_by) values (${orgId}, 'Bench', 'bench')`;
-    await sql`insert into ingestion_keys (id, organization_id, name, application, environment, prefix, secret_digest, created_by)
-      values (${keyId}, ${orgId}, 'bench', 'bench-http', 'bench', ${secret.slice(0, 12)}, ${ingestionSecretDigest(secret)}, 'bench')`;
+    const orgId = await insertOrganization(sql);
+    const { keyId, secret } = await insertIngestionKey(sql, orgId, 'bench-http');
 
     console.log(
       `Trace ingestion benchmark: ${clients} concurrent clients, ${batchSize}-event batches, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s measured per side`,

@@ -4,6 +4,8 @@ const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>
   fuzz: () => import('./fuzz'),
   ingest: () => import('./ingest'),
   'ingest-cpu': () => import('./ingest-cpu'),
+  otlp: () => import('./otlp'),
+  'otlp-cpu': () => import('./otlp-cpu'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
 };
