@@ -272,6 +272,15 @@ export async function insertIngestionKey(
   return { keyId, secret };
 }
 
+// The fresh database migrated, a postgres-js pool on it and one organization to ingest into.
+export async function prepareBenchDatabase(databaseUrl: string): Promise<{ sql: postgres.Sql; orgId: string }> {
+  const database = await openDatabase({ url: databaseUrl, max: 1 });
+  await migrate(database);
+  await database.close();
+  const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  return { sql, orgId: await insertOrganization(sql) };
+}
+
 export function main(): Promise<boolean> {
   return withFreshDatabase(run);
 }
@@ -280,11 +289,8 @@ async function run(databaseUrl: string): Promise<boolean> {
   let child: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
   try {
-    const database = await openDatabase({ url: databaseUrl, max: 1 });
-    await migrate(database);
-    await database.close();
-    sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-    const orgId = await insertOrganization(sql);
+    let orgId: string;
+    ({ sql, orgId } = await prepareBenchDatabase(databaseUrl));
     const { keyId, secret } = await insertIngestionKey(sql, orgId, 'bench-http');
 
     console.log(

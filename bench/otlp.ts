@@ -3,7 +3,6 @@ import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import type protobuf from 'protobufjs';
 import postgres from 'postgres';
-import { migrate, openDatabase } from '../db/client';
 import { percentile, withFreshDatabase } from './fresh-database';
 import {
   baselineSender,
@@ -14,8 +13,8 @@ import {
   freePort,
   httpSender,
   insertIngestionKey,
-  insertOrganization,
   merge,
+  prepareBenchDatabase,
   rounds,
   seconds,
   startIngest,
@@ -157,11 +156,8 @@ async function run(databaseUrl: string): Promise<boolean> {
   let child: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
   try {
-    const database = await openDatabase({ url: databaseUrl, max: 1 });
-    await migrate(database);
-    await database.close();
-    sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-    const orgId = await insertOrganization(sql);
+    let orgId: string;
+    ({ sql, orgId } = await prepareBenchDatabase(databaseUrl));
     const native = await insertIngestionKey(sql, orgId, 'bench-native');
     const otlp = await insertIngestionKey(sql, orgId, 'bench-otlp');
     const types = otlpSchema();
