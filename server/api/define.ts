@@ -31,7 +31,16 @@ type Handler<I = never> = (ctx: ServiceContext, input: I) => Promise<unknown>;
 // A declaration with its handler bound: what the executor runs.
 export type Executable = Pick<
   OperationSpec<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined>,
-  'method' | 'params' | 'query' | 'body' | 'status' | 'idempotentReplay' | 'secretField' | 'transaction'
+  | 'method'
+  | 'params'
+  | 'query'
+  | 'body'
+  | 'status'
+  | 'idempotentReplay'
+  | 'secretField'
+  | 'transaction'
+  | 'maxBodyBytes'
+  | 'dryRunField'
 > & {
   operationId: string;
   handler: Handler;
@@ -103,9 +112,11 @@ export async function execute(
   const body = !write
     ? undefined
     : 'request' in input.body
-      ? await parseBody(operation.body, input.body.request)
+      ? await parseBody(operation.body, input.body.request, operation.maxBodyBytes)
       : await parseBodyValue(operation.body, input.body.value);
 
+  const dryRun =
+    operation.dryRunField !== undefined && (body as Record<string, unknown> | undefined)?.[operation.dryRunField] === true;
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
     const result = await operation.handler({ db: handlerDb, actor, afterCommit }, {
       ...params,
@@ -116,11 +127,11 @@ export async function execute(
       operation.idempotentReplay === 'secret_unavailable'
         ? withoutSecret(result, operation.secretField ?? 'secret')
         : undefined;
-    return { status: operation.status, body: operation.status === 204 ? null : result, receipt };
+    return { status: dryRun ? 200 : operation.status, body: operation.status === 204 ? null : result, receipt };
   };
   const transactional = write && operation.transaction !== false;
   if (!write) return { ...(await run(db)), replayed: false };
-  const idempotencyKey = input.idempotencyKey();
+  const idempotencyKey = dryRun ? null : input.idempotencyKey();
   if (!idempotencyKey) return { ...(transactional ? await runInTransaction(db, run) : await run(db)), replayed: false };
 
   const scope = {
@@ -177,6 +188,8 @@ export type Route = {
   response?: z.ZodType;
   errors?: OperationSpec<undefined, undefined, undefined>['errors'];
   idempotentReplay?: 'secret_unavailable';
+  dryRunField?: string;
+  maxBodyBytes?: number;
   // Parts of the OpenAPI operation written by hand, replacing the generated ones: a route whose
   // bodies are not JSON or whose errors are not the envelope (OTLP).
   openapi?: { requestBody?: Record<string, unknown>; responses?: Record<string, unknown> };

@@ -34,6 +34,8 @@ import {
   listServiceAccounts,
   revokeServiceAccount,
 } from '../service-accounts/service';
+import { exportOrganization, exportPrompt } from '../imports/export';
+import { importPrompts } from '../imports/import';
 import { defineRoute, type Executable, type Route } from './define';
 
 // Each operation of the table bound to its one service, which takes the operation's parsed input
@@ -115,6 +117,10 @@ export const services = {
   create_service_account: createServiceAccount,
   get_service_account: getServiceAccount,
   revoke_service_account: revokeServiceAccount,
+
+  export_prompt: exportPrompt,
+  export_organization: exportOrganization,
+  import_prompts: importPrompts,
 } satisfies Services;
 
 // The table with its services: what REST routes and MCP tools run.

@@ -37,7 +37,12 @@ function operationFor(route: Route): JsonSchema {
     route.status === 204 || !route.response
       ? { description: 'Success, no content' }
       : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
-  // A management write with a body also answers 413 for a body over 1 MiB.
+  if (route.dryRunField && route.response)
+    responses['200'] = {
+      description: `Dry run (\`${route.dryRunField}: true\`): the same answer, nothing written`,
+      content: { 'application/json': { schema: schemaOf(route.response, 'output') } },
+    };
+  // A management write with a body also answers 413 for a body over its limit (1 MiB unless declared).
   const managementErrors = route.body ? [...standardErrors, '413'].sort() : standardErrors;
   const errorStatuses =
     route.auth === 'management' ? managementErrors : (route.errors ?? []).map((code) => String(errorCodes[code].http));

@@ -71,16 +71,18 @@ export function parseQuery<T extends z.ZodType>(
 
 export const maxBodyBytes = 1024 * 1024;
 
-async function readText(request: Request): Promise<string> {
-  return (await readBody(request, { limit: maxBodyBytes })).toString('utf8');
+async function readText(request: Request, limit: number): Promise<string> {
+  return (await readBody(request, { limit })).toString('utf8');
 }
 
-// Returns the parsed body; operations without a body accept only nothing or {}.
+// Returns the parsed body; operations without a body accept only nothing or {}. `limit` is the
+// operation's own body limit when it declares one (the import route), else 1 MiB.
 export async function parseBody<T extends z.ZodType>(
   schema: T | undefined,
   request: Request,
+  limit: number = maxBodyBytes,
 ): Promise<z.infer<T> | undefined> {
-  const text = await readText(request);
+  const text = await readText(request, limit);
   if (!schema) {
     if (text.trim() === '' || /^\{\s*\}$/.test(text.trim())) return undefined;
     throw invalidRequest('This operation takes no request body.');

@@ -40,6 +40,11 @@ export type OperationSpec<
   query?: Q;
   body?: B;
   status: number;
+  // A body field that asks for a dry run (`dryRun`): when true, the operation answers 200 instead of
+  // `status`, writes nothing (its service's duty) and is not recorded for idempotency.
+  dryRunField?: string;
+  // Largest request body, when not the management default of 1 MiB (the import route: 8 MiB).
+  maxBodyBytes?: number;
   response?: z.ZodType; // absent for 204
   errors?: ErrorCode[];
   role: RequiredRole;

@@ -12,6 +12,7 @@ import { ingestionKeyOperations, retrievalKeyOperations } from './keys';
 import { traceOperations, warningOperations } from './observability';
 import { billingOperations } from './billing';
 import { serviceAccountOperations } from './service-accounts';
+import { importOperations } from './imports';
 
 export const operations = {
   ...accountOperations,
@@ -26,6 +27,7 @@ export const operations = {
   ...warningOperations,
   ...billingOperations,
   ...serviceAccountOperations,
+  ...importOperations,
 };
 
 export type Operations = typeof operations;

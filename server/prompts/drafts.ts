@@ -20,6 +20,8 @@ export function emptySetupContent(): DraftContent {
     temperature: 1,
     outputSchema: '',
     customMetrics: [],
+    tools: [],
+    maxOutputTokens: null,
   };
 }
 

@@ -19,6 +19,9 @@ const limits = {
   metrics: 20,
   metricName: 100,
   metricValueChars: 10_000,
+  tools: 64,
+  toolDescriptionChars: 10_000,
+  maxOutputTokens: 1_000_000,
 } as const;
 
 export { extractVariables, replaceVariables } from '@/lib/templates';
@@ -89,6 +92,23 @@ const customMetricSchema = z
   });
 export type CustomMetric = z.infer<typeof customMetricSchema>;
 
+// A function tool the model may call (API.md "Moving prompts in and out"): sent to an
+// OpenAI-compatible route as a function definition; a tool call in the answer is the output.
+export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const toolSchema = z
+  .strictObject({
+    type: z.literal('function'),
+    name: z.string().regex(toolNamePattern, 'Use 1 to 64 letters, digits, underscores or hyphens.'),
+    description: z.string().max(limits.toolDescriptionChars).default(''),
+    // A JSON Schema object describing the arguments.
+    parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+  })
+  .superRefine((tool, ctx) => {
+    const problem = jsonSchemaProblem(JSON.stringify(tool.parameters));
+    if (problem) ctx.addIssue({ code: 'custom', path: ['parameters'], message: problem });
+  });
+export type Tool = z.infer<typeof toolSchema>;
+
 const contentFields = {
   messages: z.array(messageSchema).max(limits.messages, `Use at most ${limits.messages} messages.`),
   inputType: z.enum(inputTypes),
@@ -96,6 +116,14 @@ const contentFields = {
   temperature: z.number().min(0).max(2).default(1),
   outputSchema: z.string().max(limits.outputSchemaChars).default(''),
   customMetrics: z.array(customMetricSchema).max(limits.metrics, `Use at most ${limits.metrics} metrics.`).default([]),
+  tools: z.array(toolSchema).max(limits.tools, `Use at most ${limits.tools} tools.`).default([]),
+  maxOutputTokens: z
+    .number()
+    .int('Give a whole number of tokens.')
+    .min(1)
+    .max(limits.maxOutputTokens)
+    .nullable()
+    .default(null),
 };
 
 // What a client sends: messages and inputType are required, the rest have defaults.
@@ -107,6 +135,12 @@ export const draftContentInput = z
       const problem = jsonSchemaProblem(content.outputSchema);
       if (problem) ctx.addIssue({ code: 'custom', path: ['outputSchema'], message: problem });
     }
+    const toolNames = new Set<string>();
+    content.tools.forEach((tool, i) => {
+      if (toolNames.has(tool.name))
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: 'Tool names must be unique.' });
+      toolNames.add(tool.name);
+    });
     const names = new Set<string>();
     content.customMetrics.forEach((metric, i) => {
       if (names.has(metric.name))
@@ -123,7 +157,7 @@ export const draftContentInput = z
   });
 export type ParsedDraftContent = z.infer<typeof draftContentInput>;
 
-const draftContentSchema = z.object({
+export const draftContentSchema = z.object({
   messages: z.array(z.object({ role: z.enum(messageRoles), content: z.string() })),
   inputType: z.enum(inputTypes),
   modelRouteId: z.string(),
@@ -133,6 +167,15 @@ const draftContentSchema = z.object({
   customMetrics: z.array(
     z.object({ name: z.string(), type: z.enum(metricTypes), value: z.union([z.string(), z.number()]).optional() }),
   ),
+  tools: z.array(
+    z.object({
+      type: z.literal('function'),
+      name: z.string(),
+      description: z.string(),
+      parameters: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  maxOutputTokens: z.number().int().nullable(),
 });
 export type DraftContent = z.infer<typeof draftContentSchema>;
 

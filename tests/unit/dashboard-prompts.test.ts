@@ -18,6 +18,8 @@ const base: DraftContent = {
   temperature: 1,
   outputSchema: '',
   customMetrics: [],
+  tools: [],
+  maxOutputTokens: null,
 };
 
 describe('template variables (editor chips and highlighting)', () => {

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { caseFormats } from '../datasets/schemas';
+import { storedInt } from '../numbers';
+import { draftContentSchema, promptStates, scoringPolicyView } from '../prompts/schemas';
+
+// Moving prompts in and out (API.md "Moving prompts in and out"): the lossless bundle every export
+// writes and every importer stores, the import request and its report. Pure zod, so the CLI and the
+// dashboard can import it.
+
+export const bundleFormat = 'promptloop.bundle';
+export const bundleFormatVersion = 1;
+// The import route alone takes bodies up to 8 MiB (other management routes keep 1 MiB).
+export const importMaxBodyBytes = 8 * 1024 * 1024;
+// Prompts per page of the organization export.
+export const exportPageSize = 25;
+
+export const importSources = ['promptloop', 'openai', 'langfuse', 'openai_eval'] as const;
+export type ImportSource = (typeof importSources)[number];
+export const conflictPolicies = ['skip', 'rename'] as const;
+export type ConflictPolicy = (typeof conflictPolicies)[number];
+
+const bundleVersionSchema = z.object({
+  version: z.number().int().min(1),
+  content: draftContentSchema,
+  createdAt: z.string(),
+});
+const bundleCaseSchema = z.object({
+  input: z.string(),
+  expectedOutput: z.string(),
+  inputFormat: z.enum(caseFormats),
+  referenceFormat: z.enum(caseFormats),
+});
+
+// What an export writes (ids are not carried: an import gives new ones).
+export const bundlePromptSchema = z.object({
+  name: z.string(),
+  state: z.enum(promptStates),
+  versions: z.array(bundleVersionSchema),
+  labels: z.array(z.object({ label: z.string(), version: z.number().int().min(1) })),
+  labelHistory: z.array(
+    z.object({
+      label: z.string(),
+      fromVersion: z.number().int().nullable(),
+      toVersion: z.number().int().nullable(),
+      at: z.string(),
+    }),
+  ),
+  scoring: scoringPolicyView.nullable(),
+  dataset: z.object({ cases: z.array(bundleCaseSchema) }),
+});
+export type BundlePrompt = z.infer<typeof bundlePromptSchema>;
+
+export const bundleSchema = z.object({
+  format: z.literal(bundleFormat),
+  formatVersion: z.literal(bundleFormatVersion),
+  exportedAt: z.string(),
+  prompts: z.array(bundlePromptSchema),
+});
+export type Bundle = z.infer<typeof bundleSchema>;
+
+// One page of the organization export: a bundle plus the cursor of the next page.
+export const bundlePageSchema = bundleSchema.extend({ nextCursor: z.string().nullable() });
+export type BundlePage = z.infer<typeof bundlePageSchema>;
+
+export const exportOrganizationQuery = z.strictObject({ cursor: z.string().min(1).max(500).optional() });
+
+// `document` is the source's JSON as it was read: an object or an array. It is checked by the
+// source's mapper item by item (422 import_rejected with JSON-pointer paths), not by this schema.
+const sourceDocument = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: 'Give the source document as a JSON object or array, not as a string.',
+  })
+  .meta({ description: 'The source’s JSON as it was read (object or array).' });
+
+export const importInput = z.strictObject({
+  source: z.enum(importSources),
+  document: sourceDocument,
+  dryRun: z.boolean().default(false),
+  onConflict: z.enum(conflictPolicies).default('skip'),
+  // Sources without labels (OpenAI): the version that gets `production`, default the highest.
+  productionVersion: storedInt(1).optional(),
+});
+export type ImportInput = z.infer<typeof importInput>;
+
+export const importReportPromptSchema = z.object({
+  name: z.string().describe('The name stored: the new one after a rename.'),
+  action: z.enum(['create', 'skip']),
+  promptId: z
+    .string()
+    .nullable()
+    .describe('The new prompt’s id, the existing prompt’s id on a skip, null in a dry run.'),
+  versions: z.number().int(),
+  labels: z.number().int(),
+  cases: z.number().int(),
+  notes: z.array(z.string()),
+});
+export type ImportReportPrompt = z.infer<typeof importReportPromptSchema>;
+
+export const importReportSchema = z.object({
+  prompts: z.array(importReportPromptSchema),
+  notes: z.array(z.string()).describe('What could not be carried, and why: nothing is dropped silently.'),
+});
+export type ImportReport = z.infer<typeof importReportSchema>;
+
+// A 422 import_rejected item: `path` is a JSON pointer into `document`.
+export type ImportProblem = { path: string; message: string };
