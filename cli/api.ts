@@ -36,12 +36,22 @@ export class ApiError extends CliError {
 const refreshMarginMs = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function retryAfterMs(headers: Headers): number | null {
+/** A Retry-After header (seconds or an HTTP date) in milliseconds; null when absent or unreadable. */
+export function retryAfterMs(headers: Headers): number | null {
   const value = headers.get('retry-after');
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/**
+ * The wait before attempt `attempt + 1`: `baseMs` doubled per attempt with jitter, at least what
+ * Retry-After asked for, at most `maxMs`.
+ */
+export function retryDelayMs(attempt: number, retryAfter: number | null, baseMs: number, maxMs: number): number {
+  const backoff = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
+  return Math.min(maxMs, Math.max(retryAfter ?? 0, backoff));
 }
 
 export type ApiOptions = {
@@ -176,8 +186,7 @@ export class Api {
   }
 
   private async pause(attempt: number, retryAfter: number | null, reason: string): Promise<void> {
-    const backoff = this.baseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
-    const delayMs = Math.min(this.maxDelayMs, Math.max(retryAfter ?? 0, backoff));
+    const delayMs = retryDelayMs(attempt, retryAfter, this.baseDelayMs, this.maxDelayMs);
     this.options.onRetry?.({ attempt, delayMs, reason });
     await sleep(delayMs);
   }

@@ -17,12 +17,15 @@ import manifest from './package.json' with { type: 'json' };
 // schemas) is loaded only when a generated command or the full help needs it.
 
 async function builtins(): Promise<Command[]> {
-  const [{ builtinCommands }, { pullCommand }, { waitCommand }] = await Promise.all([
-    import('./builtins'),
-    import('./pull'),
-    import('./evals'),
-  ]);
-  return [...builtinCommands, pullCommand, waitCommand];
+  const [{ builtinCommands }, { pullCommand }, { waitCommand }, { exportCommand }, { importCommand }] =
+    await Promise.all([
+      import('./builtins'),
+      import('./pull'),
+      import('./evals'),
+      import('./export'),
+      import('./import'),
+    ]);
+  return [...builtinCommands, pullCommand, exportCommand, importCommand, waitCommand];
 }
 
 async function generated(): Promise<Command[]> {

@@ -1,9 +1,8 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { extractVariables, type RetrievedPrompt } from '../sdk/src/prompt';
 import type { Snapshot } from '../sdk/src/snapshot';
 import { readJsonFile } from './config';
+import { writeFileAtomically } from './files';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { ApiError } from './api';
@@ -140,18 +139,6 @@ function typesFor(snapshot: Snapshot, source: string): string {
   return lines.join('\n');
 }
 
-function writeOutput(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temp, text, { mode: 0o644 });
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
 export const pullCommand: Command = {
   path: ['pull'],
   summary: 'Write the prompts an application uses into a fallback snapshot and a .d.ts for compile()',
@@ -225,10 +212,10 @@ export const pullCommand: Command = {
       }
       (snapshot.prompts[ref.promptId] ??= {})[keyOf(ref)] = entry;
     }
-    writeOutput(out, `${JSON.stringify(snapshot, null, 2)}\n`);
+    writeFileAtomically(out, `${JSON.stringify(snapshot, null, 2)}\n`);
     const written = [out];
     if (f['no-types'] !== true) {
-      writeOutput(types, typesFor(snapshot, ctx.url));
+      writeFileAtomically(types, typesFor(snapshot, ctx.url));
       written.push(types);
     }
     if (ctx.json)
