@@ -189,7 +189,8 @@ export async function fetchLangfuseDocument(
   options: LangfuseOptions,
 ): Promise<{ document: LangfuseDocument; prompts: number; versions: number; items: number }> {
   const client = new LangfuseClient(options);
-  const metas = await client.all<PromptMeta>('/api/public/v2/prompts', {}, 'prompts');
+  const listed = await client.all<PromptMeta>('/api/public/v2/prompts', {}, 'prompts');
+  const metas = listed.filter((meta) => typeof meta?.name === 'string');
   const wanted = metas.flatMap((meta) =>
     [...new Set(Array.isArray(meta.versions) ? meta.versions : [])]
       .filter((version) => Number.isInteger(version))

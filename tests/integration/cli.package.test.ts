@@ -144,7 +144,7 @@ describe('npx promptloop outside the repository', () => {
     const help = await npx(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: promptloop <command> [options]');
-    for (const command of ['login', 'orgs list', 'labels move', 'evals start'])
+    for (const command of ['login', 'orgs list', 'labels move', 'evals start', 'export', 'import'])
       expect(help.stdout).toContain(`  ${command}`);
     const version = await npx(['--version']);
     expect(version).toMatchObject({
