@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes } from './exit';
-import { writeFileAtomically } from './files';
+import { shownPath, writeFileAtomically } from './files';
 
 // `promptloop export`: the lossless bundle (API.md "Moving prompts in and out") of some prompts or
 // of the whole organization, as ONE file: the organization's pages (GET …/export?cursor=) are
@@ -97,7 +97,7 @@ export const exportCommand: Command = {
     ctx.out(
       ctx.json
         ? JSON.stringify({ out, prompts: bundle.prompts.length, bytes: Buffer.byteLength(text) }, null, 2)
-        : `Exported ${plural(bundle.prompts.length, 'prompt')} to ${path.relative(process.cwd(), out) || out}.`,
+        : `Exported ${plural(bundle.prompts.length, 'prompt')} to ${shownPath(out)}.`,
     );
   },
 };

@@ -17,3 +17,9 @@ export function writeFileAtomically(file: string, text: string): void {
     throw error;
   }
 }
+
+/** A path as the user would type it: relative to the working directory when inside it. */
+export const shownPath = (file: string): string => {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+};

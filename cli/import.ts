@@ -5,7 +5,7 @@ import { ApiError, type ApiErrorBody } from './api';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes, usageError } from './exit';
-import { writeFileAtomically } from './files';
+import { shownPath, writeFileAtomically } from './files';
 import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping } from './langfuse';
 
 // `promptloop import SOURCE FILE` and `promptloop import langfuse --host URL`: reads the source's
@@ -39,6 +39,7 @@ type RejectedItem = { path: string; message: string };
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const byteSize = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KiB` : mib(bytes));
 // One printable line of text that came from a document (names, notes, paths may hold anything).
 const oneLine = (text: string) =>
   String(text)
@@ -208,7 +209,9 @@ export function rejectionMessage(
   const lines = [`import_rejected: ${oneLine(message)}`];
   for (const item of items.slice(0, limit)) lines.push(`  ${oneLine(item.path) || '/'}: ${oneLine(item.message)}`);
   if (items.length > limit) lines.push(`  … and ${items.length - limit} more (--json prints them all).`);
-  lines.push(options.tail ?? 'Nothing was imported.');
+  // The API's message may already say it.
+  const tail = options.tail ?? (/nothing was imported/i.test(message) ? null : 'Nothing was imported.');
+  if (tail) lines.push(tail);
   return lines.join('\n');
 }
 
@@ -365,7 +368,7 @@ export const importCommand: Command = {
       if (typeof f.save === 'string') {
         const saved = path.resolve(f.save);
         writeFileAtomically(saved, `${JSON.stringify(document, null, 2)}\n`);
-        ctx.err(`Saved the Langfuse document to ${path.relative(process.cwd(), saved) || saved}.`);
+        ctx.err(`Saved the Langfuse document to ${shownPath(saved)}.`);
       }
     } else document = parseDocument(source, readText(file, '<file>'), file === '-' ? 'stdin' : file);
 
@@ -381,7 +384,7 @@ export const importCommand: Command = {
 
     let report: ImportReport;
     if (parts.length === 1) {
-      ctx.err(`${what} the ${source} document (${mib(byteSize({ ...options, document }))})…`);
+      ctx.err(`${what} the ${source} document (${size(byteSize({ ...options, document }))})…`);
       try {
         report = await postImport(ctx, organizationId, { ...options, document }, key);
       } catch (error) {

@@ -12,6 +12,7 @@ import { createPrompt, promptWithVersions } from '../helpers/prompts';
 // process against the app over HTTP (the real export and import services, a real database), and
 // `import langfuse --host` against a local server speaking Langfuse's public API.
 
+const binary = path.resolve(import.meta.dirname, '../../bin/promptloop.mjs');
 let app: AppServer;
 let user: TestUser;
 let configDir: string;
@@ -242,6 +243,14 @@ describe('promptloop import', () => {
     expect(dry.stdout).toMatch(/^support\/triage\s+create\s+1\s+/m);
     // What could not be carried is said (the placeholder message, the tags), indented under its prompt.
     expect(dry.stdout).toMatch(/^ {4}note: /m);
+    // FILE "-" is stdin.
+    const piped = await runCli(['import', 'langfuse', '-', '--org', org.id, '--dry-run', '--json'], {
+      configDir,
+      url: app.url,
+      program: ['sh', '-c', `"${process.execPath}" "${binary}" "$@" < "${langfuseFile}"`, 'sh'],
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout).prompts).toHaveLength(3);
     const real = await cli(['import', 'langfuse', langfuseFile, '--org', org.id]);
     expect(real.code, real.stderr).toBe(0);
     expect((await promptsOf(org.id)).map((p) => p.name).sort()).toEqual([
@@ -305,6 +314,7 @@ describe('promptloop import', () => {
       }
       return 'pass';
     });
+    seedLogin(configDir, proxy.url, { accessToken: user.token });
     try {
       const result = await cli(['import', 'openai', bodies, '--org', org.id], {}, proxy.url);
       expect(result.code, result.stderr).toBe(0);

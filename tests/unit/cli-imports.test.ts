@@ -250,6 +250,9 @@ describe('the report for people', () => {
     expect(lines[2]).toBe('  /prompts/0/name: Required.');
     expect(lines).toContain('  … and 4 more (--json prints them all).');
     expect(lines.at(-1)).toBe('Nothing was imported.');
+    // Said once when the API's message says it already.
+    const once = rejectionMessage('Rejected: 1 problem. Nothing was imported.', [{ path: '/0', message: 'x' }]);
+    expect(once.match(/Nothing was imported/g)).toHaveLength(1);
   });
 });
 
