@@ -24,7 +24,7 @@ export const importMaxBodyBytes = 8 * 1024 * 1024;
 const partMarginBytes = 64 * 1024;
 
 type Source = (typeof importSources)[number];
-export type ReportRow = {
+type ReportRow = {
   name: string;
   action: 'create' | 'skip';
   promptId: string | null;

@@ -28,7 +28,7 @@ export type LangfuseOptions = {
 };
 
 /** A prompt version as GET /api/public/v2/prompts/{name}?version=N returns it. */
-export type LangfusePrompt = { name: string; version: number; [field: string]: unknown };
+type LangfusePrompt = { name: string; version: number; [field: string]: unknown };
 
 /** What `source: "langfuse"` imports: the prompt objects, or with datasets the object form. */
 export type LangfuseDocument =
