@@ -6,7 +6,7 @@ import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes, usageError } from './exit';
 import { shownPath, writeFileAtomically } from './files';
-import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping } from './langfuse';
+import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping, type DatasetMapping } from './langfuse';
 
 // `promptloop import SOURCE FILE` and `promptloop import langfuse --host URL`: reads the source's
 // document (or fetches it from Langfuse), posts it to POST /organizations/{org}/imports with one
@@ -247,6 +247,81 @@ async function postImport(
 
 const keyPattern = /^[!-~]{8,120}$/;
 
+/** Reads the Langfuse project at `host`; --save also writes what was read. */
+async function readLangfuse(
+  ctx: Context,
+  source: { host: string; publicKey: string; secretKey: string; datasets: DatasetMapping[] },
+  save: string | undefined,
+): Promise<unknown> {
+  const fetched = await fetchLangfuseDocument({
+    ...source,
+    progress: ctx.err,
+    baseDelayMs: Number(ctx.env.PROMPTLOOP_RETRY_BASE_MS) || undefined,
+  });
+  const items = source.datasets.length ? ` and ${plural(fetched.items, 'dataset item')}` : '';
+  ctx.err(`Read ${plural(fetched.prompts, 'prompt')} (${plural(fetched.versions, 'version')})${items} from Langfuse.`);
+  if (save !== undefined) {
+    const file = path.resolve(save);
+    writeFileAtomically(file, `${JSON.stringify(fetched.document, null, 2)}\n`);
+    ctx.err(`Saved the Langfuse document to ${shownPath(file)}.`);
+  }
+  return fetched.document;
+}
+
+const duplicateNamesMessage = 'Two prompts of the document have one name.';
+
+/**
+ * A bundle over the request limit, part by part: every part checked as a dry run first (so a
+ * refusal still imports nothing), then each imported under its own key derived from `key`.
+ */
+async function importInParts(
+  ctx: Context,
+  organizationId: string,
+  options: Record<string, unknown>,
+  bundle: Bundle,
+  parts: Part[],
+  key: string,
+): Promise<ImportReport> {
+  const duplicates = duplicateNames(bundle);
+  if (duplicates.length)
+    throw new CliError(rejectionMessage(duplicateNamesMessage, duplicates), exitCodes.apiError, {
+      error: { code: 'import_rejected', message: duplicateNamesMessage, details: { items: duplicates } },
+    });
+  ctx.err(
+    `The bundle is ${mib(byteSize({ ...options, document: bundle }))}, over the ${mib(importMaxBodyBytes)} request limit: sending it in ${parts.length} parts of whole prompts.`,
+  );
+  const reports: ImportReport[] = [];
+  for (const [i, part] of parts.entries()) {
+    ctx.err(`Checking part ${i + 1} of ${parts.length} (${plural(part.count, 'prompt')})…`);
+    try {
+      reports[i] = await postImport(ctx, organizationId, { ...options, dryRun: true, document: part.document }, key);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'import_rejected') throw rejection(error, part.offset);
+      throw error;
+    }
+  }
+  if (options.dryRun !== true)
+    for (const [i, part] of parts.entries()) {
+      ctx.err(`Importing part ${i + 1} of ${parts.length} (${plural(part.count, 'prompt')})…`);
+      try {
+        reports[i] = await postImport(ctx, organizationId, { ...options, document: part.document }, `${key}-${i + 1}`);
+      } catch (error) {
+        const done = i ? `Parts 1-${i} of ${parts.length} were imported.` : 'Nothing was imported.';
+        const resume = `${done} Run the same command with --idempotency-key ${key} to finish: imported parts are replayed, not repeated.`;
+        if (error instanceof ApiError && error.code === 'import_rejected')
+          throw rejection(error, part.offset, { prefix: `Part ${i + 1} of ${parts.length}: `, tail: resume });
+        if (error instanceof CliError)
+          throw new CliError(
+            `Part ${i + 1} of ${parts.length}: ${error.message}\n${resume}`,
+            error.exitCode,
+            error.body,
+          );
+        throw error;
+      }
+    }
+  return { prompts: reports.flatMap((r) => r.prompts), notes: [...new Set(reports.flatMap((r) => r.notes))] };
+}
+
 export const importCommand: Command = {
   path: ['import'],
   summary:
@@ -340,39 +415,25 @@ export const importCommand: Command = {
       throw usageError('--idempotency-key: 8 to 120 visible ASCII characters.');
 
     let document: unknown;
-    let organizationId: string | undefined;
+    let organizationId: string;
     if (host !== undefined) {
       const base = langfuseBaseUrl(host);
-      const publicKey = ctx.env.LANGFUSE_PUBLIC_KEY;
-      const secretKey = ctx.env.LANGFUSE_SECRET_KEY;
-      const missing = [!publicKey && 'LANGFUSE_PUBLIC_KEY', !secretKey && 'LANGFUSE_SECRET_KEY'].filter(Boolean);
-      if (missing.length)
+      const datasets = ((f['dataset-map'] as string[] | undefined) ?? []).map(parseDatasetMapping);
+      const { LANGFUSE_PUBLIC_KEY: publicKey, LANGFUSE_SECRET_KEY: secretKey } = ctx.env;
+      if (!publicKey || !secretKey) {
+        const missing = [!publicKey && 'LANGFUSE_PUBLIC_KEY', !secretKey && 'LANGFUSE_SECRET_KEY'].filter(Boolean);
         throw usageError(
           `Set ${missing.join(' and ')}: the Langfuse project's API keys (Settings → API Keys), sent as Basic auth to ${base}.`,
         );
-      const datasets = ((f['dataset-map'] as string[] | undefined) ?? []).map(parseDatasetMapping);
+      }
       // The organization first: no requests spent on Langfuse for an import that cannot happen.
       organizationId = await resolveOrganization(ctx, f.org);
-      const fetched = await fetchLangfuseDocument({
-        host: base,
-        publicKey: publicKey!,
-        secretKey: secretKey!,
-        datasets,
-        progress: ctx.err,
-        baseDelayMs: Number(ctx.env.PROMPTLOOP_RETRY_BASE_MS) || undefined,
-      });
-      document = fetched.document;
-      ctx.err(
-        `Read ${plural(fetched.prompts, 'prompt')} (${plural(fetched.versions, 'version')})${datasets.length ? ` and ${plural(fetched.items, 'dataset item')}` : ''} from Langfuse.`,
-      );
-      if (typeof f.save === 'string') {
-        const saved = path.resolve(f.save);
-        writeFileAtomically(saved, `${JSON.stringify(document, null, 2)}\n`);
-        ctx.err(`Saved the Langfuse document to ${shownPath(saved)}.`);
-      }
-    } else document = parseDocument(source, readText(file, '<file>'), file === '-' ? 'stdin' : file);
+      document = await readLangfuse(ctx, { host: base, publicKey, secretKey, datasets }, f.save as string | undefined);
+    } else {
+      document = parseDocument(source, readText(file, '<file>'), file === '-' ? 'stdin' : file);
+      organizationId = await resolveOrganization(ctx, f.org);
+    }
 
-    organizationId ??= await resolveOrganization(ctx, f.org);
     const dryRun = f['dry-run'] === true;
     const options: Record<string, unknown> = { source };
     if (dryRun) options.dryRun = true;
@@ -380,77 +441,17 @@ export const importCommand: Command = {
     if (productionVersion !== undefined) options.productionVersion = productionVersion;
     const parts = planParts(source, document, options);
     const key = givenKey ?? randomUUID();
-    const what = dryRun ? 'Checking (dry run)' : 'Importing';
-
     let report: ImportReport;
     if (parts.length === 1) {
-      ctx.err(`${what} the ${source} document (${size(byteSize({ ...options, document }))})…`);
+      const bytes = byteSize({ ...options, document });
+      ctx.err(`${dryRun ? 'Checking (dry run)' : 'Importing'} the ${source} document (${size(bytes)})…`);
       try {
         report = await postImport(ctx, organizationId, { ...options, document }, key);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'import_rejected') throw rejection(error, 0);
         throw error;
       }
-    } else {
-      const bundle = document as Bundle;
-      const duplicates = duplicateNames(bundle);
-      if (duplicates.length)
-        throw new CliError(
-          rejectionMessage('Two prompts of the document have one name.', duplicates),
-          exitCodes.apiError,
-          {
-            error: {
-              code: 'import_rejected',
-              message: 'Two prompts of the document have one name.',
-              details: { items: duplicates },
-            },
-          },
-        );
-      ctx.err(
-        `The bundle is ${mib(byteSize({ ...options, document }))}, over the ${mib(importMaxBodyBytes)} request limit: sending it in ${parts.length} parts of whole prompts.`,
-      );
-      const reports: ImportReport[] = [];
-      // Every part is checked before any is written, so a refusal still imports nothing.
-      for (const [i, part] of parts.entries()) {
-        ctx.err(`Checking part ${i + 1} of ${parts.length} (${plural(part.count, 'prompt')})…`);
-        try {
-          reports[i] = await postImport(
-            ctx,
-            organizationId,
-            { ...options, dryRun: true, document: part.document },
-            key,
-          );
-        } catch (error) {
-          if (error instanceof ApiError && error.code === 'import_rejected') throw rejection(error, part.offset);
-          throw error;
-        }
-      }
-      if (!dryRun)
-        for (const [i, part] of parts.entries()) {
-          ctx.err(`Importing part ${i + 1} of ${parts.length} (${plural(part.count, 'prompt')})…`);
-          try {
-            reports[i] = await postImport(
-              ctx,
-              organizationId,
-              { ...options, document: part.document },
-              `${key}-${i + 1}`,
-            );
-          } catch (error) {
-            const done = i ? `Parts 1-${i} of ${parts.length} were imported. ` : 'Nothing was imported. ';
-            const resume = `${done}Run the same command with --idempotency-key ${key} to finish: imported parts are replayed, not repeated.`;
-            if (error instanceof ApiError && error.code === 'import_rejected')
-              throw rejection(error, part.offset, { prefix: `Part ${i + 1} of ${parts.length}: `, tail: resume });
-            if (error instanceof CliError)
-              throw new CliError(
-                `Part ${i + 1} of ${parts.length}: ${error.message}\n${resume}`,
-                error.exitCode,
-                error.body,
-              );
-            throw error;
-          }
-        }
-      report = { prompts: reports.flatMap((r) => r.prompts), notes: [...new Set(reports.flatMap((r) => r.notes))] };
-    }
+    } else report = await importInParts(ctx, organizationId, options, document as Bundle, parts, key);
     ctx.out(ctx.json ? JSON.stringify(report, null, 2) : renderReport(report, { dryRun }));
   },
 };
