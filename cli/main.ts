@@ -143,6 +143,10 @@ function listHelp(commands: Command[], prefix: string[]): string {
           'With PROMPTLOOP_CLIENT_SECRET: act as this service account (CI); no login, nothing saved.',
         ],
         ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s client secret (pls_…).'],
+        [
+          'LANGFUSE_PUBLIC_KEY',
+          'With LANGFUSE_SECRET_KEY: the Langfuse project keys `import langfuse --host` reads with.',
+        ],
       ]),
     );
   parts.push(
