@@ -44,7 +44,7 @@ export function bundlePrompt(name: string, overrides: Json = {}, versions = 2): 
   };
 }
 
-export function bundle(prompts: Json[]): Json {
+export function bundle(prompts: unknown[]): Json {
   return { format: 'promptloop.bundle', formatVersion: 1, exportedAt: '2025-06-01T00:00:00.000Z', prompts };
 }
 

@@ -141,6 +141,34 @@ describe('import a bundle', () => {
     );
   });
 
+  it('a model route this server lacks is imported as openai/<model> or local/echo, with a note', async () => {
+    const { org, editor } = await newTeam();
+    const document = bundle([
+      bundlePrompt('Routed', {
+        versions: [
+          {
+            version: 1,
+            content: storedContent('a', { modelRouteId: 'azure/gpt-4o', modelId: 'gpt-4o' }),
+            createdAt: null,
+          },
+          { version: 2, content: storedContent('b', { modelRouteId: 'acme/big', modelId: 'big-1' }), createdAt: null },
+        ],
+      }),
+    ]);
+    const result = await importBundle(editor, org.id, { document });
+    expect(result.status, JSON.stringify(result.body)).toBe(201);
+    expect(result.body.prompts[0].notes).toEqual([
+      'Model route "azure/gpt-4o" (model "gpt-4o") does not exist here: version 1 uses "openai/gpt-4o" instead.',
+      'Model route "acme/big" (model "big-1") does not exist here: version 2 uses "local/echo" instead.',
+    ]);
+    const base = `/organizations/${org.id}/prompts/${result.body.prompts[0].promptId}`;
+    const versions = (await editor.call('GET', `${base}/versions`)).body.items;
+    expect(versions.map((v: any) => [v.number, v.content.modelRouteId, v.content.modelId])).toEqual([
+      [2, 'local/echo', 'echo'],
+      [1, 'openai/gpt-4o', 'gpt-4o'],
+    ]);
+  });
+
   it('an imported active prompt saves max+1, is retrievable by label with a key, and runs a comparison', async () => {
     const { org, editor } = await newTeam();
     const document = bundle([

@@ -147,7 +147,7 @@ class BundleMapping {
       .filter((version): version is MappedVersion => version !== null);
     for (const [routeId, { model, to, versions: numbers }] of reroutes) {
       notes.push(
-        `Model route "${routeId}" (model "${model}") does not exist here: ${numbers.length === 1 ? 'version' : 'versions'} ${numbers.join(', ')} use "${to}" instead.`,
+        `Model route "${routeId}" (model "${model}") does not exist here: ${numbers.length === 1 ? 'version' : 'versions'} ${numbers.join(', ')} ${numbers.length === 1 ? 'uses' : 'use'} "${to}" instead.`,
       );
     }
 
