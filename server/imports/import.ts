@@ -215,10 +215,9 @@ export async function importPrompts(
 ): Promise<ImportReport> {
   const membership = await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const mapper = mappers[source];
+  // Until every source's mapper is wired in (one line in `mappers`), its documents are refused as a whole.
   if (!mapper)
-    throw new AppError('invalid_request', `Importing from ${source} is not available on this server yet.`, {
-      issues: [{ path: 'source', message: 'Not available yet.' }],
-    });
+    throw rejection([{ path: '', message: `Importing from ${source} is not available on this server yet.` }]);
   const routeIds = new Set(configuredRoutes().map((route) => route.id));
   const mapped = mapper(document, { routeIds, ...(productionVersion !== undefined ? { productionVersion } : {}) });
   const plan = membership.organization.plan;

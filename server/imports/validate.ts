@@ -106,7 +106,9 @@ class Validation {
       let createdAt: Date | null = null;
       if (version.createdAt !== null && version.createdAt !== undefined) {
         createdAt = isoDateTime.safeParse(version.createdAt).success ? new Date(version.createdAt) : null;
-        if (!createdAt || Number.isNaN(createdAt.getTime()))
+        // Years 1 to 9999: what ISO 8601 writes with four digits and Postgres stores.
+        const year = createdAt?.getUTCFullYear() ?? NaN;
+        if (!createdAt || Number.isNaN(year) || year < 1 || year > 9999)
           return this.problem(`${version.path}/createdAt`, 'Must be an ISO 8601 date-time (2024-05-01T12:00:00Z).');
       }
       const content = this.content(version);

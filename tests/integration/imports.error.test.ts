@@ -167,6 +167,8 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
             version(2_147_483_647),
             version(3, 'yesterday'),
             version(4, '2024-02-30T00:00:00Z'),
+            version(5, '0000-06-01T00:00:00Z'),
+            version(6, '9999-12-31T23:59:59-01:00'),
           ],
           labels: [],
         }),
@@ -178,6 +180,8 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
       '/prompts/0/versions/4/version',
       '/prompts/0/versions/5/createdAt',
       '/prompts/0/versions/6/createdAt',
+      '/prompts/0/versions/7/createdAt',
+      '/prompts/0/versions/8/createdAt',
     ]);
     expect(items[0].message).toBe('Version 1 appears more than once in this prompt.');
   });
