@@ -445,7 +445,9 @@ describe('conflicts', () => {
 
   it('rename: "Name (imported)", then "(imported 2)", unique against the organization and the document', async () => {
     const { org, editor } = await newTeam();
-    await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Beta' } });
+    // An archived prompt holds its name too.
+    const beta = (await editor.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'Beta' } })).body;
+    await editor.call('POST', `/organizations/${org.id}/prompts/${beta.id}/archive`);
     const first = await importBundle(editor, org.id, {
       onConflict: 'rename',
       document: bundle([bundlePrompt('Beta')]),
