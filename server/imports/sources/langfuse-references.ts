@@ -13,7 +13,11 @@ const maxChars = 100_000; // a message's limit: longer text would be refused any
 export type ReferenceTarget = { name: string; version: number; type: 'text' | 'chat'; labels: string[]; text: unknown };
 
 type Resolved =
-  { ok: true; text: string; height: number; names: Set<string>; notes: string[] } | { ok: false; reason: string };
+  | { ok: true; text: string; height: number; names: Set<string>; notes: string[] }
+  // `cause`: the innermost reason, so a failure deep in a chain is told once, not once per level.
+  | { ok: false; reason: string; cause: string };
+
+const failure = (reason: string): Resolved => ({ ok: false, reason, cause: reason });
 
 type Tag = { name: string; version: number } | { name: string; label: string };
 
@@ -71,44 +75,41 @@ export class ReferenceResolver {
         continue;
       }
       const target = this.find(tag);
-      if (!target) return { ok: false, reason: `${match[0]} refers to a prompt version this document does not hold.` };
+      if (!target) return failure(`${match[0]} refers to a prompt version this document does not hold.`);
       if (target.type !== 'text')
-        return {
-          ok: false,
-          reason: `${match[0]} refers to a chat prompt: Langfuse resolves references to text prompts only.`,
-        };
+        return failure(`${match[0]} refers to a chat prompt: Langfuse resolves references to text prompts only.`);
       const inner = this.targetText(target, chain);
-      if (!inner.ok) return { ok: false, reason: `${match[0]} cannot be resolved: ${inner.reason}` };
+      if (!inner.ok) return { ok: false, reason: `${match[0]} cannot be resolved: ${inner.cause}`, cause: inner.cause };
       if (out.length + inner.text.length > maxChars)
-        return { ok: false, reason: `Resolving ${match[0]} makes the text longer than ${maxChars} characters.` };
+        return failure(`Resolving ${match[0]} makes the text longer than ${maxChars} characters.`);
       out += inner.text;
       height = Math.max(height, inner.height + 1);
       for (const name of inner.names) names.add(name);
       notes.push(...inner.notes, `${match[0]} was replaced by the text of “${target.name}” version ${target.version}`);
     }
     out += text.slice(last);
-    if (out.length > maxChars) return { ok: false, reason: `The text is longer than ${maxChars} characters.` };
+    if (out.length > maxChars) return failure(`The text is longer than ${maxChars} characters.`);
     return { ok: true, text: out, height, names, notes };
   }
 
   // A referenced text prompt's own text, resolved once and reused (successes do not depend on the chain).
   private targetText(target: ReferenceTarget, chain: string[]): Resolved {
-    if (chain.includes(target.name)) return { ok: false, reason: `“${target.name}” is referenced in a circle.` };
+    if (chain.includes(target.name)) return failure(`“${target.name}” is referenced in a circle.`);
     let resolved = this.done.get(target);
     if (!resolved) {
       resolved =
         typeof target.text === 'string'
           ? this.resolveText(target.text, [...chain, target.name])
-          : { ok: false, reason: `“${target.name}” version ${target.version} has no text.` };
-      if (resolved.ok) resolved.names.add(target.name);
-      if (resolved.ok) this.done.set(target, resolved);
+          : failure(`“${target.name}” version ${target.version} has no text.`);
+      if (!resolved.ok) return resolved;
+      resolved.names.add(target.name);
+      this.done.set(target, resolved);
     }
     if (!resolved.ok) return resolved;
-    if (chain.some((name) => resolved.names.has(name)))
-      return { ok: false, reason: `“${target.name}” is referenced in a circle.` };
+    if (chain.some((name) => resolved.names.has(name))) return failure(`“${target.name}” is referenced in a circle.`);
     // Langfuse counts the top string as level 0 and refuses a prompt at level 5.
     if (chain.length + resolved.height >= maxNesting)
-      return { ok: false, reason: `References nest deeper than ${maxNesting} levels.` };
+      return failure(`References nest deeper than ${maxNesting} levels.`);
     return resolved;
   }
 }

@@ -190,10 +190,10 @@ function modelGrader(grader: JsonRecord, path: string, label: string, scope: Sco
   else if (scope.routeIds.has(`openai/${model}`)) judgeModelRouteId = `openai/${model}`;
   else
     scope.notes.add(`The judge model “${model}” has no route here (openai/${model}): the default judge route is used`);
-  const extras = modelGraderExtras.filter((key) => isGiven(own(grader, key)));
+  const extras = modelGraderExtras.filter((key) => saysSomething(own(grader, key)));
   if (extras.length > 0)
     scope.notes.add(
-      `The model grader ${label} is carried without its ${extras.join(', ')}: our judge decides pass or fail`,
+      `The model grader ${label} is carried without its ${listed(extras)}: our judge decides pass or fail`,
     );
   const policy = { method: 'judge', rubric, ...(judgeModelRouteId ? { judgeModelRouteId } : {}) };
   const origins: Origins = new Map([
