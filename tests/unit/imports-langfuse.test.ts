@@ -431,6 +431,11 @@ describe('@@@langfusePrompt references', () => {
     const ok = map(chain(4));
     expectImportable(ok);
     expect(ok.prompts[0].versions[0].content).toMatchObject({ messages: [user('end')] });
+    // a long chain is refused without descending it
+    expect(map(chain(5000)).problems[0]).toEqual({
+      path: '/0/prompt',
+      message: '@@@langfusePrompt:name=p1|version=1@@@ cannot be resolved: References nest deeper than 5 levels.',
+    });
     expect(map(chain(5)).problems[0]).toEqual({
       path: '/0/prompt',
       message: '@@@langfusePrompt:name=p1|version=1@@@ cannot be resolved: References nest deeper than 5 levels.',

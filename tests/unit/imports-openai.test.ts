@@ -230,7 +230,12 @@ describe('documents, names, versions and labels', () => {
   });
 
   it('numbers bodies without a version by their order within the name', () => {
-    const mapped = map([body({ input: 'one' }), body({ name: 'q' }), body({ input: 'two' }), body({ version: 7 })]);
+    const mapped = map([
+      body({ input: 'one' }),
+      body({ name: 'q' }),
+      body({ input: 'two', version: null }),
+      body({ version: 7 }),
+    ]);
     expectImportable(mapped);
     expect(mapped.prompts.map((p) => [p.name, p.versions.map((v) => [v.version, v.path])])).toEqual([
       [

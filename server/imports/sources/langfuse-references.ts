@@ -96,6 +96,8 @@ export class ReferenceResolver {
   private targetText(target: ReferenceTarget, chain: string[]): Resolved {
     if (chain.includes(target.name)) return failure(`“${target.name}” is referenced in a circle.`);
     let resolved = this.done.get(target);
+    // Checked before descending too, so a long chain of references never recurses deeply.
+    if (!resolved && chain.length >= maxNesting) return failure(`References nest deeper than ${maxNesting} levels.`);
     if (!resolved) {
       resolved =
         typeof target.text === 'string'

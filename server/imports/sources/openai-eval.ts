@@ -66,7 +66,7 @@ export function mapOpenAiEvalDocument(document: unknown, options: MapperOptions)
   const name = isGiven(own(body, 'name'))
     ? promptName(own(body, 'name'), '/prompt/name', problems)
     : promptName(own(evalRecord, 'name'), isGiven(own(evalRecord, 'name')) ? '/eval/name' : '/prompt/name', problems);
-  const givenVersion = own(body, 'version');
+  const givenVersion = own(body, 'version') ?? undefined;
   if (givenVersion !== undefined && !isVersionNumber(givenVersion))
     problems.push({ path: '/prompt/version', message: versionMessage });
   const version = isVersionNumber(givenVersion) ? givenVersion : 1;

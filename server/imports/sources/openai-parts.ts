@@ -49,7 +49,7 @@ export function mapMaxTokens(value: unknown, path: string, scope: Scope): number
 }
 
 // Our output schema is the JSON Schema as text; null when `schema` is not one (a problem is raised).
-export function schemaText(schema: unknown, path: string, scope: Scope): string | null {
+function schemaText(schema: unknown, path: string, scope: Scope): string | null {
   if (isRecord(schema)) return JSON.stringify(schema);
   refuse(scope, path, 'Give the JSON Schema as an object.');
   return null;
@@ -106,7 +106,7 @@ export function schemaOf(holder: Record<string, unknown>, path: string, scope: S
   return schemaText(own(holder, 'schema'), `${path}/schema`, scope) ?? '';
 }
 
-export type ToolInput = { type: 'function'; name: unknown; description: string; parameters?: Record<string, unknown> };
+type ToolInput = { type: 'function'; name: unknown; description: string; parameters?: Record<string, unknown> };
 
 /**
  * Function tools in any of the shapes in use: Responses `{ type: 'function', name, description,

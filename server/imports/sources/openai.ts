@@ -253,7 +253,7 @@ export function mapOpenAiDocument(document: unknown, options: MapperOptions): Ma
       mapped.prompts.push(prompt);
     }
     entry.count++;
-    const given = own(body, 'version');
+    const given = own(body, 'version') ?? undefined;
     if (given !== undefined && !isVersionNumber(given)) {
       problems.push({ path: `${path}/version`, message: versionMessage });
       continue;
