@@ -21,6 +21,7 @@ const limits = {
   metricValueChars: 10_000,
   tools: 64,
   toolDescriptionChars: 10_000,
+  toolParametersChars: 100_000,
   maxOutputTokens: 1_000_000,
 } as const;
 
@@ -94,18 +95,31 @@ export type CustomMetric = z.infer<typeof customMetricSchema>;
 
 // A function tool the model may call (API.md "Moving prompts in and out"): sent to an
 // OpenAI-compatible route as a function definition; a tool call in the answer is the output.
+// The name pattern and the object root are what OpenAI's function definitions accept.
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+export const defaultToolParameters = () => ({ type: 'object', properties: {} });
 const toolSchema = z
   .strictObject({
     type: z.literal('function'),
     name: z.string().regex(toolNamePattern, 'Use 1 to 64 letters, digits, underscores or hyphens.'),
-    description: z.string().max(limits.toolDescriptionChars).default(''),
+    description: z
+      .string()
+      .max(limits.toolDescriptionChars, `Use at most ${limits.toolDescriptionChars} characters.`)
+      .default(''),
     // A JSON Schema object describing the arguments.
-    parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+    parameters: z
+      .record(z.string(), z.unknown(), 'Must be a JSON Schema object, for example {"type": "object"}.')
+      .default(defaultToolParameters),
   })
   .superRefine((tool, ctx) => {
-    const problem = jsonSchemaProblem(JSON.stringify(tool.parameters));
-    if (problem) ctx.addIssue({ code: 'custom', path: ['parameters'], message: problem });
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['parameters'], message });
+    const text = JSON.stringify(tool.parameters);
+    if (text.length > limits.toolParametersChars)
+      return issue(`Use at most ${limits.toolParametersChars} characters of JSON.`);
+    const problem = jsonSchemaProblem(text);
+    if (problem) return issue(problem);
+    if ('type' in tool.parameters && tool.parameters.type !== 'object')
+      issue('The arguments of a function are an object: use "type": "object".');
   });
 export type Tool = z.infer<typeof toolSchema>;
 
@@ -117,11 +131,12 @@ const contentFields = {
   outputSchema: z.string().max(limits.outputSchemaChars).default(''),
   customMetrics: z.array(customMetricSchema).max(limits.metrics, `Use at most ${limits.metrics} metrics.`).default([]),
   tools: z.array(toolSchema).max(limits.tools, `Use at most ${limits.tools} tools.`).default([]),
+  // null: the route's own limit.
   maxOutputTokens: z
-    .number()
+    .number('Give a whole number of tokens, or null for the model’s default.')
     .int('Give a whole number of tokens.')
-    .min(1)
-    .max(limits.maxOutputTokens)
+    .min(1, 'Give at least 1 token.')
+    .max(limits.maxOutputTokens, `Use at most ${limits.maxOutputTokens} tokens.`)
     .nullable()
     .default(null),
 };
