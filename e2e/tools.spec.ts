@@ -72,7 +72,7 @@ test('add a tool and an output token limit in the editor, save a version and see
     '{\n  "type": "object",\n  "properties": { "city": { "type": "string" } },\n  "required": ["city"]\n}',
   );
   await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
-  await expect(parameters).not.toHaveAccessibleDescription(/JSON/);
+  await expect(parameters).toHaveAccessibleDescription('A JSON Schema object describing the arguments.');
 
   // The local echo route ignores tools and answers with at most 3 words.
   const playground = page.getByRole('form', { name: 'Playground' });
