@@ -9,8 +9,8 @@ export const localJudgeRouteId = 'local/judge';
 // `max_completion_tokens` (its reasoning models refuse the old one); Ollama and LM Studio read only
 // `max_tokens`. So OpenAI routes send the new field, other providers the old one, unless a
 // MODEL_ROUTES entry says otherwise.
-export const maxTokensFields = ['max_tokens', 'max_completion_tokens'] as const;
-export type MaxTokensField = (typeof maxTokensFields)[number];
+const maxTokensFields = ['max_tokens', 'max_completion_tokens'] as const;
+type MaxTokensField = (typeof maxTokensFields)[number];
 
 // Everything needed to reach one model; `kind` picks the client.
 export type RouteConfig = {

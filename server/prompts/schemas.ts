@@ -94,7 +94,7 @@ export type CustomMetric = z.infer<typeof customMetricSchema>;
 // A function tool the model may call (API.md "Moving prompts in and out"): sent to an
 // OpenAI-compatible route as a function definition; a tool call in the answer is the output.
 // The object root is what OpenAI's function definitions accept.
-export const defaultToolParameters = () => ({ type: 'object', properties: {} });
+const defaultToolParameters = () => ({ type: 'object', properties: {} });
 const toolSchema = z
   .strictObject({
     type: z.literal('function'),
