@@ -1,11 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { readText } from './args';
-import { ApiError, type ApiErrorBody } from './api';
+import { ApiError } from './api';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes, usageError } from './exit';
 import { shownPath, writeFileAtomically } from './files';
+import {
+  byteSize,
+  conflictPolicies,
+  duplicateNames,
+  importMaxBodyBytes,
+  importSources,
+  mib,
+  parseDocument,
+  planParts,
+  type Bundle,
+  type Part,
+  type Source,
+} from './import-document';
+import { rejection, rejectionMessage, renderReport, type ImportReport } from './import-report';
 import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping, type DatasetMapping } from './langfuse';
 
 // `promptloop import SOURCE FILE` and `promptloop import langfuse --host URL`: reads the source's
@@ -15,220 +29,8 @@ import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping, type Datas
 // is sent in parts (each a whole number of prompts), checked first as dry runs so that a refusal
 // still imports nothing; other sources over the limit are refused with advice.
 
-// The same lists as server/imports/schemas.ts (a unit test keeps them equal); copied so that every
-// command does not load zod at start.
-export const importSources = ['promptloop', 'openai', 'langfuse', 'openai_eval'] as const;
-export const conflictPolicies = ['skip', 'rename'] as const;
-export const importMaxBodyBytes = 8 * 1024 * 1024;
-// Room left under the limit for what the parts' bodies do not count exactly (none today).
-const partMarginBytes = 64 * 1024;
-
-type Source = (typeof importSources)[number];
-type ReportRow = {
-  name: string;
-  action: 'create' | 'skip';
-  promptId: string | null;
-  versions: number;
-  labels: number;
-  cases: number;
-  notes: string[];
-};
-export type ImportReport = { prompts: ReportRow[]; notes: string[] };
-type RejectedItem = { path: string; message: string };
-
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const byteSize = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KiB` : mib(bytes));
-// One printable line of text that came from a document (names, notes, paths may hold anything).
-const oneLine = (text: string) =>
-  String(text)
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-
-/**
- * The document in `text`. JSON, except for the openai source: a `.jsonl` file, or a text that is
- * not one JSON value, is read as JSON Lines (one request body per line) into an array.
- */
-export function parseDocument(source: Source, text: string, name: string): unknown {
-  const body = text.replace(/^\ufeff/, '');
-  if (!body.trim()) throw usageError(`${name} is empty.`);
-  const jsonLines = name.toLowerCase().endsWith('.jsonl');
-  if (jsonLines && source !== 'openai')
-    throw usageError(
-      `${name}: JSON Lines is read for the openai source only (one request body per line); give ${source} one JSON document.`,
-    );
-  let document: unknown;
-  if (jsonLines) document = parseJsonLines(body, name);
-  else
-    try {
-      document = JSON.parse(body);
-    } catch (error) {
-      const reason = (error as Error).message;
-      if (source !== 'openai') throw usageError(`${name}: not valid JSON (${reason}).`);
-      try {
-        document = parseJsonLines(body, name);
-      } catch (lines) {
-        throw usageError(`${name}: not valid JSON (${reason}), nor JSON Lines (${(lines as Error).message}).`);
-      }
-    }
-  if (typeof document !== 'object' || document === null)
-    throw usageError(`${name}: the document must be a JSON object or array, not ${JSON.stringify(document)}.`);
-  return document;
-}
-
-function parseJsonLines(text: string, name: string): unknown[] {
-  const bodies: unknown[] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      bodies.push(JSON.parse(line));
-    } catch (error) {
-      throw usageError(`${name} line ${i + 1}: not valid JSON (${(error as Error).message}).`);
-    }
-  });
-  return bodies;
-}
-
-type Bundle = { prompts: unknown[]; [field: string]: unknown };
-/** One import request's document, and where its prompts start in the whole bundle. */
-export type Part = { document: unknown; offset: number; count: number };
-
-const isBundle = (document: unknown): document is Bundle =>
-  typeof document === 'object' && document !== null && Array.isArray((document as Bundle).prompts);
-
-/**
- * The documents to send: the document itself when its request body fits `limit`; a bundle over
- * it in parts of whole prompts, each body within `limit`. Anything else over it is a usage error.
- */
-export function planParts(
-  source: Source,
-  document: unknown,
-  body: Record<string, unknown>,
-  limit = importMaxBodyBytes,
-): Part[] {
-  const size = byteSize({ ...body, document });
-  const count = isBundle(document) ? document.prompts.length : Array.isArray(document) ? document.length : 1;
-  if (size <= limit) return [{ document, offset: 0, count }];
-  if (source !== 'promptloop' || !isBundle(document))
-    throw usageError(
-      `The ${source} document is ${mib(size)} as a request, over the import limit of ${mib(limit)}. Split it into several files ` +
-        `(${source === 'openai' ? 'keep all versions of one prompt name in one file' : 'keep a prompt and every prompt it references in one file'}) ` +
-        'and import each; a promptloop bundle is split by the CLI itself.',
-    );
-  const budget = limit - partMarginBytes;
-  const envelope = byteSize({ ...body, document: { ...document, prompts: [] } });
-  const parts: Part[] = [];
-  let start = 0;
-  let used = envelope;
-  document.prompts.forEach((prompt, i) => {
-    const bytes = byteSize(prompt) + 1;
-    if (envelope + bytes > budget) {
-      const name = (prompt as { name?: unknown }).name;
-      throw usageError(
-        `Prompt /prompts/${i}${typeof name === 'string' ? ` ("${oneLine(name)}")` : ''} alone is ${mib(bytes)}, over the import limit of ${mib(limit)}: it cannot be imported.`,
-      );
-    }
-    if (used + bytes > budget) {
-      parts.push({
-        document: { ...document, prompts: document.prompts.slice(start, i) },
-        offset: start,
-        count: i - start,
-      });
-      start = i;
-      used = envelope;
-    }
-    used += bytes;
-  });
-  parts.push({
-    document: { ...document, prompts: document.prompts.slice(start) },
-    offset: start,
-    count: document.prompts.length - start,
-  });
-  return parts;
-}
-
-/** Two prompts with one name in a bundle sent in parts: no single request would see both, so refuse here. */
-function duplicateNames(bundle: Bundle): RejectedItem[] {
-  const first = new Map<string, number>();
-  const items: RejectedItem[] = [];
-  bundle.prompts.forEach((prompt, i) => {
-    const name = (prompt as { name?: unknown }).name;
-    if (typeof name !== 'string') return;
-    const earlier = first.get(name);
-    if (earlier === undefined) first.set(name, i);
-    else items.push({ path: `/prompts/${i}/name`, message: `The name "${name}" is also used by /prompts/${earlier}.` });
-  });
-  return items;
-}
-
-/** The report for people: a row per prompt with its notes indented under it, then the document's notes. */
-export function renderReport(report: ImportReport, options: { dryRun: boolean }): string {
-  const header = ['name', 'action', 'versions', 'labels', 'cases', 'promptId'];
-  const rows = report.prompts.map((p) => [
-    oneLine(p.name),
-    p.action,
-    String(p.versions),
-    String(p.labels),
-    String(p.cases),
-    p.promptId ?? '—',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ');
-  const lines: string[] = [];
-  if (report.prompts.length) {
-    lines.push(line(header));
-    report.prompts.forEach((p, i) => {
-      lines.push(line(rows[i]));
-      for (const note of p.notes) lines.push(`    note: ${oneLine(note)}`);
-    });
-  } else lines.push('(no prompts in the document)');
-  if (report.notes.length) {
-    lines.push('', 'Notes:');
-    for (const note of report.notes) lines.push(`  - ${oneLine(note)}`);
-  }
-  const created = report.prompts.filter((p) => p.action === 'create').length;
-  const skipped = report.prompts.length - created;
-  lines.push(
-    '',
-    options.dryRun
-      ? `Dry run, nothing was written: ${created} would be created, ${skipped} skipped (the name exists).`
-      : `Imported: ${created} created, ${skipped} skipped (the name exists).`,
-  );
-  return lines.join('\n');
-}
-
-/** A 422 import_rejected as a readable refusal: every item's path and message, and that nothing was stored. */
-export function rejectionMessage(
-  message: string,
-  items: RejectedItem[],
-  options: { limit?: number; tail?: string } = {},
-): string {
-  const limit = options.limit ?? 50;
-  const lines = [`import_rejected: ${oneLine(message)}`];
-  for (const item of items.slice(0, limit)) lines.push(`  ${oneLine(item.path) || '/'}: ${oneLine(item.message)}`);
-  if (items.length > limit) lines.push(`  … and ${items.length - limit} more (--json prints them all).`);
-  // The API's message may already say it.
-  const tail = options.tail ?? (/nothing was imported/i.test(message) ? null : 'Nothing was imported.');
-  if (tail) lines.push(tail);
-  return lines.join('\n');
-}
-
-// A path of a part's document, pointing into the whole bundle instead: /prompts/3 of a part that starts at 50 is /prompts/53.
-const shiftPath = (pointer: string, offset: number) =>
-  offset ? pointer.replace(/^\/prompts\/(\d+)/, (_, i: string) => `/prompts/${Number(i) + offset}`) : pointer;
-
-function rejection(error: ApiError, offset: number, options: { prefix?: string; tail?: string } = {}): CliError {
-  const envelope = error.envelope as ApiErrorBody;
-  const raw = envelope.error.details.items;
-  const items = (Array.isArray(raw) ? raw : [])
-    .filter((item): item is RejectedItem => typeof item?.path === 'string' && typeof item?.message === 'string')
-    .map((item) => ({ ...item, path: shiftPath(item.path, offset) }));
-  const body = { error: { ...envelope.error, details: { ...envelope.error.details, items } } };
-  const text = rejectionMessage(envelope.error.message, items, { tail: options.tail });
-  return new CliError(`${options.prefix ?? ''}${text}`, exitCodes.apiError, body);
-}
 
 async function postImport(
   ctx: Context,

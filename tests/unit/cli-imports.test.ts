@@ -3,17 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from '@/cli/args';
 import { CliError, exitCodes } from '@/cli/exit';
 import { mergeBundles } from '@/cli/export';
-import {
-  conflictPolicies,
-  importCommand,
-  importMaxBodyBytes,
-  importSources,
-  parseDocument,
-  planParts,
-  rejectionMessage,
-  renderReport,
-  type ImportReport,
-} from '@/cli/import';
+import { importCommand } from '@/cli/import';
+import { conflictPolicies, importMaxBodyBytes, importSources, parseDocument, planParts } from '@/cli/import-document';
+import { rejectionMessage, renderReport, type ImportReport } from '@/cli/import-report';
 import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping } from '@/cli/langfuse';
 import * as schemas from '@/server/imports/schemas';
 import { documentedPrompts, startLangfuseServer, type FakeLangfuse } from '../helpers/langfuse-server';
