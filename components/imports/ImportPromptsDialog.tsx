@@ -286,7 +286,7 @@ export function ImportPromptsDialog({
             <div className="prompt-import-source">
               <Field
                 id="import-prompts-file"
-                label="JSON file"
+                label="Upload JSON"
                 hint={
                   fileName
                     ? `${fileName}${oversize !== null ? ` · ${formatBytes(oversize)}` : ''}`
