@@ -93,6 +93,10 @@ export const promptLabelHistory = pgTable(
     clientId: text().notNull(),
     evaluationId: text(),
     at: ts('at').notNull().defaultNow(),
+    // 'move' for moves, rollbacks and removals; 'import' for the one entry per label an import writes.
+    source: text({ enum: ['move', 'import'] })
+      .notNull()
+      .default('move'),
   },
   (t) => [
     index('prompt_label_history_prompt_idx').on(t.promptId, t.id),

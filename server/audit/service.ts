@@ -17,27 +17,34 @@ export type AuditEntry = {
   createdAt: string;
 };
 
+type NewAuditEntry = {
+  organizationId: string | null;
+  operation: string;
+  targetType: string;
+  targetId: string;
+  details?: Record<string, unknown>;
+};
+
 // Called inside the same transaction as the write it describes.
-export async function recordAudit(
-  ctx: ServiceContext,
-  entry: {
-    organizationId: string | null;
-    operation: string;
-    targetType: string;
-    targetId: string;
-    details?: Record<string, unknown>;
-  },
-): Promise<void> {
-  await ctx.db.insert(auditLog).values({
-    id: newId('aud'),
-    organizationId: entry.organizationId,
-    userId: ctx.actor.userId,
-    clientId: ctx.actor.clientId,
-    operation: entry.operation,
-    targetType: entry.targetType,
-    targetId: entry.targetId,
-    details: entry.details ?? {},
-  });
+export async function recordAudit(ctx: ServiceContext, entry: NewAuditEntry): Promise<void> {
+  await recordAudits(ctx, [entry]);
+}
+
+// Several entries of one write in one statement (an import: one entry per imported prompt).
+export async function recordAudits(ctx: ServiceContext, entries: NewAuditEntry[]): Promise<void> {
+  if (!entries.length) return;
+  await ctx.db.insert(auditLog).values(
+    entries.map((entry) => ({
+      id: newId('aud'),
+      organizationId: entry.organizationId,
+      userId: ctx.actor.userId,
+      clientId: ctx.actor.clientId,
+      operation: entry.operation,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      details: entry.details ?? {},
+    })),
+  );
 }
 
 export async function listAuditLog(

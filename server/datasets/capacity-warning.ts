@@ -44,6 +44,21 @@ export async function syncDatasetCapacityWarning(db: Db, d: DatasetCount, plan: 
     });
 }
 
+// New datasets filled in one write (an import): one statement raising the warning for those in the zone.
+export async function raiseNewDatasetsCapacityWarnings(
+  db: Db,
+  counts: DatasetCount[],
+  plan: 'free' | 'pro',
+): Promise<void> {
+  const capacity = planCapacity[plan];
+  const crowded = counts.filter((d) => d.count >= nearCapacityThreshold(capacity));
+  if (crowded.length)
+    await raiseWarnings(
+      db,
+      crowded.map((d) => warningOf(d, capacity, plan)),
+    );
+}
+
 // Bound per plan change; an organization with more crowded datasets gets the rest at their next write.
 const sweepLimit = 1000;
 

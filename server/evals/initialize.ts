@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import { authorizePromptWrite } from '../access/organization';
 import { emptySetupContent } from '../prompts/drafts';
+import { latestVersionContent } from '../prompts/service';
 import { resolveScoringPolicy, setScoringPolicy } from '../prompts/scoring';
 import { draftContentInput, type DraftContent, type ScoringPolicy } from '../prompts/schemas';
 import { findRoute } from '../models/routes';
@@ -75,7 +76,10 @@ export async function initializeBaseline(
       { currentRevision },
     );
   }
-  const content = (draft?.content as DraftContent | undefined) ?? emptySetupContent();
+  // A draft never written holds the latest version (an imported setup prompt has some), else empty content.
+  const content = (draft?.content ??
+    (await latestVersionContent(ctx, prompt.id)) ??
+    emptySetupContent()) as DraftContent;
   const issues = runnableIssues(content);
   if (issues.length)
     throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });

@@ -295,6 +295,7 @@ export async function listLabelHistory(
       clientId: r.entry.clientId,
       evaluationId: r.entry.evaluationId,
       at: r.entry.at.toISOString(),
+      source: r.entry.source,
     }),
   );
 }

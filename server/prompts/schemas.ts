@@ -261,6 +261,7 @@ export const moveLabelInput = z.strictObject({
   evaluationId: z.string().min(1).max(100).optional(),
 });
 
+export const labelHistorySources = ['move', 'import'] as const;
 export const labelHistoryItemSchema = z.object({
   label: z.string(),
   fromVersionId: z.string().nullable(),
@@ -271,6 +272,7 @@ export const labelHistoryItemSchema = z.object({
   clientId: z.string(),
   evaluationId: z.string().nullable(),
   at: z.string(),
+  source: z.enum(labelHistorySources).describe('`import` for the one entry per label an import writes, else `move`.'),
 });
 export type LabelHistoryItem = z.infer<typeof labelHistoryItemSchema>;
 

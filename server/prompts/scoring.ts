@@ -31,7 +31,8 @@ export function resolveScoringPolicy(stored: unknown): ScoringPolicy {
   };
 }
 
-function toView(policy: ScoringPolicy): ScoringPolicyView {
+// What GET …/scoring answers (and what an export carries) for a stored policy.
+export function scoringView(policy: unknown): ScoringPolicyView {
   const resolved = resolveScoringPolicy(policy);
   return {
     method: resolved.method,
@@ -46,7 +47,7 @@ export async function getScoringPolicy(
   { organizationId, promptId }: OperationInput<'get_scoring_policy'>,
 ): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
-  return toView(resolveScoringPolicy(prompt.scoring));
+  return scoringView(prompt.scoring);
 }
 
 // Replaces the prompt's policy (editors and admins; setup and active prompts, never archived ones).
@@ -65,5 +66,5 @@ export async function setScoringPolicy(
     targetId: prompt.id,
     details: { from: resolveScoringPolicy(prompt.scoring), to: policy },
   });
-  return toView(policy);
+  return scoringView(policy);
 }

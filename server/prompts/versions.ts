@@ -194,10 +194,11 @@ export type PublishBaselineInput = {
 };
 
 /**
- * Publishes a baseline's frozen setup draft as immutable version 1, points `staging` and
- * `production` at it (history rows carry the evaluation) and makes the prompt active, all in the
- * caller's transaction. Called again for the same evaluation it returns that version 1; any other
- * non-setup prompt is invalid_state (a retried setup cannot publish a different snapshot).
+ * Publishes a baseline's frozen setup draft as the next immutable version (version 1, or the one
+ * after the highest of an imported setup prompt's versions), points `staging` and `production` at
+ * it (history rows carry the evaluation) and makes the prompt active, all in the caller's
+ * transaction. Called again for the same evaluation it returns that version; any other non-setup
+ * prompt is invalid_state (a retried setup cannot publish a different snapshot).
  */
 export async function publishBaselineVersion(
   ctx: ServiceContext,
@@ -212,15 +213,11 @@ export async function publishBaselineVersion(
   if (!prompt) throw notFound('Prompt');
   if (prompt.state !== 'setup') {
     if (prompt.state === 'active') {
-      const [first] = await db
-        .select({
-          id: promptVersions.id,
-          number: promptVersions.number,
-          sourceEvaluationId: promptVersions.sourceEvaluationId,
-        })
+      const [published] = await db
+        .select({ id: promptVersions.id, number: promptVersions.number })
         .from(promptVersions)
-        .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.number, 1)));
-      if (first && first.sourceEvaluationId === input.evaluationId) return { id: first.id, number: first.number };
+        .where(and(eq(promptVersions.promptId, prompt.id), eq(promptVersions.sourceEvaluationId, input.evaluationId)));
+      if (published) return published;
     }
     throw new AppError(
       'invalid_state',
@@ -232,11 +229,12 @@ export async function publishBaselineVersion(
   }
 
   const id = newId('ver');
+  const number = prompt.versionCount + 1;
   await db.insert(promptVersions).values({
     id,
     organizationId: input.organizationId,
     promptId: prompt.id,
-    number: 1,
+    number,
     content: input.content,
     createdBy: ctx.actor.userId,
     createdByClient: ctx.actor.clientId,
@@ -246,19 +244,31 @@ export async function publishBaselineVersion(
   });
   const now = new Date();
   for (const label of ['staging', 'production']) {
-    await db.insert(promptLabels).values({
-      organizationId: input.organizationId,
-      promptId: prompt.id,
-      label,
-      versionId: id,
-      updatedBy: ctx.actor.userId,
-      updatedAt: now,
-    });
+    // An imported setup prompt may already have `staging` (never `production`: that makes it active).
+    const [previous] = await db
+      .select({ versionId: promptLabels.versionId })
+      .from(promptLabels)
+      .where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)))
+      .for('update');
+    await db
+      .insert(promptLabels)
+      .values({
+        organizationId: input.organizationId,
+        promptId: prompt.id,
+        label,
+        versionId: id,
+        updatedBy: ctx.actor.userId,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [promptLabels.promptId, promptLabels.label],
+        set: { versionId: id, updatedBy: ctx.actor.userId, updatedAt: now },
+      });
     await db.insert(promptLabelHistory).values({
       organizationId: input.organizationId,
       promptId: prompt.id,
       label,
-      fromVersionId: null,
+      fromVersionId: previous?.versionId ?? null,
       toVersionId: id,
       userId: ctx.actor.userId,
       clientId: ctx.actor.clientId,
@@ -266,13 +276,13 @@ export async function publishBaselineVersion(
       at: now,
     });
   }
-  await db.update(prompts).set({ state: 'active', versionCount: 1 }).where(eq(prompts.id, prompt.id));
+  await db.update(prompts).set({ state: 'active', versionCount: number }).where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {
     organizationId: input.organizationId,
     operation: 'version.publish_baseline',
     targetType: 'prompt',
     targetId: prompt.id,
-    details: { versionId: id, number: 1, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
+    details: { versionId: id, number, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
   });
-  return { id, number: 1 };
+  return { id, number };
 }

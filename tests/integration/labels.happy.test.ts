@@ -53,6 +53,7 @@ describe('labels', () => {
         clientId: 'test-cli',
         evaluationId: null,
         at: expect.any(String),
+        source: 'move',
       },
       {
         label: 'production',
@@ -64,12 +65,14 @@ describe('labels', () => {
         clientId: 'test-cli',
         evaluationId: null,
         at: expect.any(String),
+        source: 'move',
       },
       expect.objectContaining({
         label: 'production',
         fromVersionId: null,
         toVersionId: v1,
         evaluationId: expect.stringMatching(/^eval_/),
+        source: 'move',
       }),
     ]);
     expect(history.body.nextCursor).toBeNull();

@@ -89,6 +89,15 @@ beforeAll(async () => {
     create_billing_checkout: { plan: 'pro' },
     cancel_subscription_renewal: { organizationName: org.name, periodEnd: '2030-01-31' },
     create_service_account: { name: 'Role', role: 'viewer' },
+    import_prompts: {
+      source: 'promptloop',
+      document: {
+        format: 'promptloop.bundle',
+        formatVersion: 1,
+        exportedAt: '2025-01-01T00:00:00Z',
+        prompts: [{ name: 'Role import', versions: [] }],
+      },
+    },
   };
   inputs = Object.fromEntries(
     operationList.map((op) => {

@@ -1,0 +1,1 @@
+ALTER TABLE "prompt_label_history" ADD COLUMN "source" text DEFAULT 'move' NOT NULL;

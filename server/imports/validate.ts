@@ -1,0 +1,246 @@
+import { z } from 'zod';
+import { isAppError } from '../errors';
+import { findRoute } from '../models/routes';
+import { resolveContent } from '../prompts/drafts';
+import { resolveScoringPolicy } from '../prompts/scoring';
+import {
+  draftContentInput,
+  labelPattern,
+  setScoringInput,
+  type DraftContent,
+  type ScoringPolicy,
+} from '../prompts/schemas';
+import { caseRowSchema, type ValidCaseRow } from '../datasets/schemas';
+import { pointer, type MappedDocument, type MappedPrompt } from './mapped';
+import type { ImportProblem } from './schemas';
+
+// The one set of rules every source's mapped document passes before anything is stored (API.md
+// "Moving prompts in and out"): the same checks as creating a prompt, saving content, moving a
+// label, setting scoring and adding a case, each refusal with its JSON pointer into `document`.
+
+// Bounds that keep one request bounded (docs/decisions.md, M9 "Importer and export").
+export const importLimits = {
+  prompts: 1_000,
+  versionsPerPrompt: 1_000,
+  labelsPerPrompt: 100,
+  casesPerPrompt: 10_000,
+  // The next save of an imported prompt gets max+1, which must still fit a 32-bit integer.
+  versionNumber: 2_147_483_646,
+  nameChars: 200,
+  // details.items lists at most this many problems; the message gives the total.
+  listedProblems: 100,
+} as const;
+
+export type ValidPrompt = {
+  name: string;
+  path: string;
+  state: 'setup' | 'active' | 'archived';
+  versions: { number: number; content: DraftContent; createdAt: Date | null }[];
+  labels: { label: string; version: number }[];
+  // null keeps the default policy.
+  scoring: ScoringPolicy | null;
+  cases: ValidCaseRow[];
+  notes: string[];
+};
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+// A zod issue path appended to a pointer; unrecognised keys become one item per key.
+function zodItems(error: z.ZodError, base: string): ImportProblem[] {
+  return error.issues.flatMap((issue) => {
+    const at = `${base}${pointer(...(issue.path as (string | number)[]))}`;
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ path: `${at}${pointer(key)}`, message: 'Unknown field.' }));
+    return [{ path: at, message: issue.message }];
+  });
+}
+
+const pairKey = (row: { input: string; expectedOutput: string }) => JSON.stringify([row.input, row.expectedOutput]);
+
+class Validation {
+  readonly problems: ImportProblem[] = [];
+  constructor(private readonly plan: { name: string; capacity: number }) {}
+
+  private problem(path: string, message: string): void {
+    this.problems.push({ path, message });
+  }
+
+  // Content as save version takes it: draftContentInput, then the route (and modelId) check.
+  private content(version: MappedPrompt['versions'][number]): DraftContent | null {
+    // Problems point into the content when the source holds it verbatim, else at the version.
+    const at = (parts: (string | number)[]) =>
+      version.contentPath !== undefined ? `${version.contentPath}${pointer(...parts)}` : version.path;
+    const parsed = draftContentInput.safeParse(version.content);
+    if (!parsed.success) {
+      if (version.contentPath !== undefined) this.problems.push(...zodItems(parsed.error, version.contentPath));
+      else
+        for (const item of zodItems(parsed.error, ''))
+          this.problem(version.path, `Content field ${item.path || '/'}: ${item.message}`);
+      return null;
+    }
+    try {
+      return resolveContent(parsed.data).content;
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const issues = (error.details.issues as { path: string; message: string }[] | undefined) ?? [];
+      const field = issues[0]?.path.replace(/^content\.?/, '') ?? '';
+      this.problem(at(field ? field.split('.') : []), error.message);
+      return null;
+    }
+  }
+
+  // Valid versions in number order; `seen` receives every well-numbered one (labels are checked
+  // against those, so a bad content is not reported twice).
+  private versions(prompt: MappedPrompt, seen: Set<number>): ValidPrompt['versions'] {
+    const valid: ValidPrompt['versions'] = [];
+    prompt.versions.forEach((version, i) => {
+      if (i === importLimits.versionsPerPrompt)
+        this.problem(version.path, `A prompt can bring at most ${importLimits.versionsPerPrompt} versions.`);
+      if (i >= importLimits.versionsPerPrompt) return;
+      const numberAt = `${version.path}/version`;
+      if (!Number.isInteger(version.version) || version.version < 1 || version.version > importLimits.versionNumber)
+        return this.problem(numberAt, `Must be a whole number from 1 to ${importLimits.versionNumber}.`);
+      if (seen.has(version.version))
+        return this.problem(numberAt, `Version ${version.version} appears more than once in this prompt.`);
+      seen.add(version.version);
+      let createdAt: Date | null = null;
+      if (version.createdAt !== null && version.createdAt !== undefined) {
+        createdAt = isoDateTime.safeParse(version.createdAt).success ? new Date(version.createdAt) : null;
+        // Years 1 to 9999: what ISO 8601 writes with four digits and Postgres stores.
+        const year = createdAt?.getUTCFullYear() ?? NaN;
+        if (!createdAt || Number.isNaN(year) || year < 1 || year > 9999)
+          return this.problem(`${version.path}/createdAt`, 'Must be an ISO 8601 date-time (2024-05-01T12:00:00Z).');
+      }
+      const content = this.content(version);
+      if (content) valid.push({ number: version.version, content, createdAt });
+    });
+    return valid.sort((a, b) => a.number - b.number);
+  }
+
+  private labels(prompt: MappedPrompt, numbers: Set<number>): ValidPrompt['labels'] {
+    const valid: ValidPrompt['labels'] = [];
+    const seen = new Set<string>();
+    prompt.labels.forEach((label, i) => {
+      if (i === importLimits.labelsPerPrompt)
+        this.problem(label.path, `A prompt can bring at most ${importLimits.labelsPerPrompt} labels.`);
+      if (i >= importLimits.labelsPerPrompt) return;
+      if (!labelPattern.test(label.label))
+        return this.problem(
+          label.path,
+          `Label "${label.label}": use 1 to 64 lowercase letters, digits or hyphens, starting and ending with a letter or digit.`,
+        );
+      if (seen.has(label.label))
+        return this.problem(label.path, `Label "${label.label}" is given more than once; a label names one version.`);
+      seen.add(label.label);
+      if (!numbers.has(label.version))
+        return this.problem(
+          label.path,
+          `Label "${label.label}" points at version ${label.version}, which is not imported.`,
+        );
+      valid.push({ label: label.label, version: label.version });
+    });
+    return valid;
+  }
+
+  // As set scoring takes it: the body's rules, a judge route that exists here, then the stored form.
+  private scoring(prompt: MappedPrompt): ScoringPolicy | null {
+    if (prompt.scoring === null || prompt.scoring === undefined) return null;
+    const at = prompt.scoringPath ?? prompt.path;
+    const parsed = setScoringInput.safeParse(prompt.scoring);
+    if (!parsed.success) {
+      this.problems.push(...zodItems(parsed.error, at));
+      return null;
+    }
+    const judge = parsed.data.judgeModelRouteId;
+    if (judge !== undefined && !findRoute(judge)) {
+      this.problem(`${at}/judgeModelRouteId`, `No model route "${judge}" is configured.`);
+      return null;
+    }
+    return resolveScoringPolicy(parsed.data);
+  }
+
+  // As add case takes each row; duplicates (same input and expected output) are kept once.
+  private cases(prompt: MappedPrompt, notes: string[]): ValidCaseRow[] {
+    if (prompt.cases.length > importLimits.casesPerPrompt) {
+      this.problem(
+        prompt.cases[importLimits.casesPerPrompt].path,
+        `A prompt can bring at most ${importLimits.casesPerPrompt} cases.`,
+      );
+      return [];
+    }
+    const valid: ValidCaseRow[] = [];
+    const paths: string[] = [];
+    const seen = new Set<string>();
+    let duplicates = 0;
+    for (const item of prompt.cases) {
+      const parsed = caseRowSchema.safeParse(item.row);
+      if (!parsed.success) {
+        this.problems.push(...zodItems(parsed.error, item.path));
+        continue;
+      }
+      const key = pairKey(parsed.data);
+      if (seen.has(key)) {
+        duplicates++;
+        continue;
+      }
+      seen.add(key);
+      valid.push(parsed.data);
+      paths.push(item.path);
+    }
+    if (valid.length > this.plan.capacity)
+      this.problem(
+        paths[this.plan.capacity],
+        `The ${this.plan.name} plan holds at most ${this.plan.capacity} cases per dataset; this prompt brings ${valid.length}.`,
+      );
+    if (duplicates)
+      notes.push(
+        `${duplicates} duplicate ${duplicates === 1 ? 'case' : 'cases'} (same input and expected output) kept once.`,
+      );
+    return valid;
+  }
+
+  prompt(prompt: MappedPrompt, names: Set<string>): ValidPrompt | null {
+    const start = this.problems.length;
+    const name = prompt.name.trim();
+    if (name.length < 1 || name.length > importLimits.nameChars)
+      this.problem(`${prompt.path}/name`, `Give a name of 1 to ${importLimits.nameChars} characters.`);
+    else if (names.has(name))
+      this.problem(`${prompt.path}/name`, `Another prompt of this document is named "${name}" already.`);
+    names.add(name);
+    const numbers = new Set<number>();
+    const versions = this.versions(prompt, numbers);
+    const labels = this.labels(prompt, numbers);
+    const scoring = this.scoring(prompt);
+    const notes = [...prompt.notes];
+    const cases = this.cases(prompt, notes);
+    if (this.problems.length > start) return null;
+    const state =
+      prompt.state === 'archived' ? 'archived' : labels.some((l) => l.label === 'production') ? 'active' : 'setup';
+    return { name, path: prompt.path, state, versions, labels, scoring, cases, notes };
+  }
+}
+
+/**
+ * Checks a mapped document against the rules of the plan (its dataset capacity). Returns every
+ * prompt ready to store, or the problems (the mapper's first) when there is any.
+ */
+export function validateDocument(
+  mapped: MappedDocument,
+  plan: { name: string; capacity: number },
+): { prompts: ValidPrompt[]; problems: ImportProblem[] } {
+  const validation = new Validation(plan);
+  validation.problems.push(...mapped.problems);
+  const names = new Set<string>();
+  const prompts: ValidPrompt[] = [];
+  mapped.prompts.forEach((prompt, i) => {
+    if (i === importLimits.prompts)
+      validation.problems.push({
+        path: prompt.path,
+        message: `A document can bring at most ${importLimits.prompts} prompts.`,
+      });
+    if (i >= importLimits.prompts) return;
+    const valid = validation.prompt(prompt, names);
+    if (valid) prompts.push(valid);
+  });
+  return { prompts, problems: validation.problems };
+}
