@@ -22,7 +22,7 @@ import { ImportPromptsDialog } from './ImportPromptsDialog';
 import '@/components/traces/traces.css';
 import './imports.css';
 
-function GuideSections({ target, onImport }: { target: GuideTarget; onImport: (() => void) | null }) {
+function GuideSections({ target }: { target: GuideTarget }) {
   const snippets = useMemo(
     () => ({
       openai: [
@@ -79,16 +79,10 @@ function GuideSections({ target, onImport }: { target: GuideTarget; onImport: ((
     }),
     [target],
   );
-  const importButton = onImport ? (
-    <Button size="sm" variant="primary" onClick={onImport}>
-      Import prompts
-    </Button>
-  ) : null;
-
   return (
     <div className="guide">
-      <Card flush aria-labelledby="guide-openai">
-        <CardHeader titleId="guide-openai" title="OpenAI prompts" actions={importButton} />
+      <Card aria-labelledby="guide-openai">
+        <CardHeader titleId="guide-openai" title="OpenAI prompts" />
         <CardBody className="stack">
           <p>
             OpenAI shuts its reusable prompt objects and hosted Evals down on <strong>2026-11-30</strong> and asks you
@@ -121,8 +115,8 @@ function GuideSections({ target, onImport }: { target: GuideTarget; onImport: ((
         </CardBody>
       </Card>
 
-      <Card flush aria-labelledby="guide-evals">
-        <CardHeader titleId="guide-evals" title="OpenAI Evals" actions={importButton} />
+      <Card aria-labelledby="guide-evals">
+        <CardHeader titleId="guide-evals" title="OpenAI Evals" />
         <CardBody className="stack">
           <p>
             One document <code>{'{ eval, items, prompt }'}</code>: the eval object, its JSONL items as objects (
@@ -136,8 +130,8 @@ function GuideSections({ target, onImport }: { target: GuideTarget; onImport: ((
         </CardBody>
       </Card>
 
-      <Card flush aria-labelledby="guide-langfuse">
-        <CardHeader titleId="guide-langfuse" title="Langfuse" actions={importButton} />
+      <Card aria-labelledby="guide-langfuse">
+        <CardHeader titleId="guide-langfuse" title="Langfuse" />
         <CardBody className="stack">
           <p>
             The CLI reads every prompt and version from Langfuse’s public API with your project keys, and datasets into
@@ -158,7 +152,7 @@ function GuideSections({ target, onImport }: { target: GuideTarget; onImport: ((
         </CardBody>
       </Card>
 
-      <Card flush aria-labelledby="guide-export">
+      <Card aria-labelledby="guide-export">
         <CardHeader titleId="guide-export" title="Export: take everything out again" />
         <CardBody className="stack">
           <p>
@@ -195,8 +189,15 @@ export function ImportGuidePage({ organizationId }: { organizationId: string }) 
               }
               title="Coming from OpenAI prompts or Langfuse"
               description="Import your prompts with their versions, labels and test cases; see beforehand what carries over."
+              actions={
+                canImport ? (
+                  <Button variant="primary" onClick={() => setImporting(true)}>
+                    Import prompts
+                  </Button>
+                ) : undefined
+              }
             />
-            <GuideSections target={target} onImport={canImport ? () => setImporting(true) : null} />
+            <GuideSections target={target} />
             {canImport ? (
               <ImportPromptsDialog organizationId={org.id} open={importing} onClose={() => setImporting(false)} />
             ) : null}

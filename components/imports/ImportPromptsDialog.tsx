@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type ChangeEvent, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type ChangeEvent, type DragEvent } from 'react';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Dialog } from '@/components/ui/Dialog';
@@ -123,6 +123,11 @@ export function ImportPromptsDialog({
   const report = result ?? (previewed ? preview.data : undefined);
   const creating = preview.data?.prompts.filter((prompt) => prompt.action === 'create').length ?? 0;
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
+  // The answer appears below the form: bring it into view when it arrives.
+  const outcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (preview.data || preview.error || run.error) outcome.current?.scrollIntoView({ block: 'nearest' });
+  }, [preview.data, preview.error, run.error]);
   const command = cliImportCommand({ origin, organizationId, source, fileName, onConflict, dryRun: true });
 
   // Any change of the inputs makes the preview stale: preview again before importing.
@@ -358,19 +363,23 @@ export function ImportPromptsDialog({
           </>
         )}
 
-        {otherError ? <Alert tone="error">{otherError}</Alert> : null}
-        {problems.length ? <ImportProblemsView problems={problems} /> : null}
-        {run.isPending ? (
-          <p className="muted" role="status">
-            Importing {promptCount(creating)}: versions, labels and test cases are stored in one step…
-          </p>
-        ) : null}
-        {report ? <ImportReportView report={report} organizationId={organizationId} stored={Boolean(result)} /> : null}
-        {preview.data && !result && creating === 0 && preview.data.prompts.length > 0 ? (
-          <Alert tone="warning">
-            Every prompt in the document exists already. Choose “Import a copy” to import them under new names.
-          </Alert>
-        ) : null}
+        <div ref={outcome} className="prompt-import-outcome">
+          {otherError ? <Alert tone="error">{otherError}</Alert> : null}
+          {problems.length ? <ImportProblemsView problems={problems} /> : null}
+          {run.isPending ? (
+            <p className="muted" role="status">
+              Importing {promptCount(creating)}: versions, labels and test cases are stored in one step…
+            </p>
+          ) : null}
+          {report ? (
+            <ImportReportView report={report} organizationId={organizationId} stored={Boolean(result)} />
+          ) : null}
+          {preview.data && !result && creating === 0 && preview.data.prompts.length > 0 ? (
+            <Alert tone="warning">
+              Every prompt in the document exists already. Choose “Import a copy” to import them under new names.
+            </Alert>
+          ) : null}
+        </div>
       </div>
     </Dialog>
   );
