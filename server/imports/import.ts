@@ -11,6 +11,9 @@ import { capacityOf } from '../datasets/service';
 import { raiseNewDatasetsCapacityWarnings } from '../datasets/capacity-warning';
 import type { MappedDocument, MapperOptions } from './mapped';
 import { mapBundleDocument } from './sources/bundle';
+import { mapOpenAiDocument } from './sources/openai';
+import { mapLangfuseDocument } from './sources/langfuse';
+import { mapOpenAiEvalDocument } from './sources/openai-eval';
 import { importLimits, validateDocument, type ValidPrompt } from './validate';
 import type { ImportProblem, ImportReport, ImportReportPrompt, ImportSource } from './schemas';
 
@@ -19,9 +22,11 @@ import type { ImportProblem, ImportReport, ImportReportPrompt, ImportSource } fr
 // stores it, all or nothing in the operation's transaction.
 
 type Mapper = (document: unknown, options: MapperOptions) => MappedDocument;
-const mappers: Partial<Record<ImportSource, Mapper>> = {
+const mappers: Record<ImportSource, Mapper> = {
   promptloop: mapBundleDocument,
-  // openai: mapOpenAiDocument, langfuse: mapLangfuseDocument, openai_eval: mapOpenAiEvalDocument (sources/*.ts)
+  openai: mapOpenAiDocument,
+  langfuse: mapLangfuseDocument,
+  openai_eval: mapOpenAiEvalDocument,
 };
 
 // Rows per INSERT statement: one statement per table for any usual import, far below Postgres's
@@ -215,9 +220,6 @@ export async function importPrompts(
 ): Promise<ImportReport> {
   const membership = await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const mapper = mappers[source];
-  // Until every source's mapper is wired in (one line in `mappers`), its documents are refused as a whole.
-  if (!mapper)
-    throw rejection([{ path: '', message: `Importing from ${source} is not available on this server yet.` }]);
   const routeIds = new Set(configuredRoutes().map((route) => route.id));
   const mapped = mapper(document, { routeIds, ...(productionVersion !== undefined ? { productionVersion } : {}) });
   const plan = membership.organization.plan;
