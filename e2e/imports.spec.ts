@@ -55,7 +55,7 @@ test('import OpenAI bodies from the empty prompts page, see the prompt and its h
   await expect(page.getByRole('tabpanel').first()).toContainText(
     `npx promptloop import openai prompts.json --dry-run --org ${organizationId}`,
   );
-  await page.getByRole('link', { name: 'Prompts' }).click();
+  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Prompts' }).click();
 
   await page.getByRole('button', { name: 'Import prompts' }).click();
   let dialog = page.getByRole('dialog', { name: 'Import prompts' });
@@ -127,7 +127,7 @@ test('conflicts skip or rename, a refused document lists its paths, a large one 
   await dialog.getByRole('radio', { name: 'Import a copy' }).check();
   await expect(preview).toHaveCount(0); // a changed choice needs a new preview
   await dialog.getByRole('button', { name: 'Preview' }).click();
-  await expect(preview.getByRole('cell', { name: `${name} (imported)` })).toBeVisible();
+  await expect(preview.getByRole('cell', { name: `${name} (imported)`, exact: true })).toBeVisible();
   await dialog.getByRole('button', { name: 'Import 1 prompt' }).click();
   await expect(dialog.getByText('Import complete')).toBeVisible();
   await dialog.getByRole('button', { name: 'Done' }).click();
@@ -140,7 +140,7 @@ test('conflicts skip or rename, a refused document lists its paths, a large one 
     { model: 'gpt-4.1', input: 'A body without a name' },
   ]);
   const problems = dialog.getByRole('list', { name: 'Problems in the document' });
-  await expect(problems).toContainText('/1');
+  await expect(problems).toContainText('/1/name');
   await expect(dialog.getByText('The document was refused: nothing was stored')).toBeVisible();
   await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
 
