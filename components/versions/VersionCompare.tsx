@@ -7,11 +7,13 @@ import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Badge } from '@/components/ui/Badge';
 import { splitRows, type SplitCell } from '@/components/evals/diff';
+import { DiffView } from '@/components/evals/DiffView';
 import type { Version } from '@/components/evals/types';
 import { useTRPC } from '@/lib/trpc/client';
 
 type Target = { organizationId: string; promptId: string };
 type Message = Version['content']['messages'][number];
+type Tool = Version['content']['tools'][number];
 
 function Cell({ cell }: { cell: SplitCell }) {
   if (!cell) return <div className="split-cell split-empty" />;
@@ -104,6 +106,11 @@ function SettingsChanges({ from, to }: { from: Version; to: Version }) {
   const fields: { label: string; a: unknown; b: unknown }[] = [
     { label: 'Model', a: `${from.content.modelRouteId}`, b: `${to.content.modelRouteId}` },
     { label: 'Temperature', a: from.content.temperature, b: to.content.temperature },
+    {
+      label: 'Max output tokens',
+      a: from.content.maxOutputTokens ?? 'Model default',
+      b: to.content.maxOutputTokens ?? 'Model default',
+    },
     { label: 'Input', a: from.content.inputType, b: to.content.inputType },
     { label: 'Output schema', a: from.content.outputSchema, b: to.content.outputSchema },
     {
@@ -121,7 +128,9 @@ function SettingsChanges({ from, to }: { from: Version; to: Version }) {
     <div className="stack-sm">
       <span className="field-label">Settings</span>
       {changed.length === 0 ? (
-        <p className="muted">Model, temperature, input type, output schema and custom metrics are the same.</p>
+        <p className="muted">
+          Model, temperature, max output tokens, input type, output schema and custom metrics are the same.
+        </p>
       ) : (
         <table className="table settings-diff" aria-label="Settings changes">
           <thead>
@@ -148,6 +157,55 @@ function SettingsChanges({ from, to }: { from: Version; to: Version }) {
           </tbody>
         </table>
       )}
+    </div>
+  );
+}
+
+// What a tool says besides its name, as the text the diff compares.
+const toolText = (tool: Tool) =>
+  JSON.stringify({ description: tool.description, parameters: tool.parameters }, null, 2);
+
+// Tools matched by name: added, removed, or changed (description or parameters) with a line diff.
+function ToolChanges({ from, to }: { from: Version; to: Version }) {
+  const before = new Map(from.content.tools.map((tool) => [tool.name, tool]));
+  const after = new Map(to.content.tools.map((tool) => [tool.name, tool]));
+  const names = [...new Set([...before.keys(), ...after.keys()])];
+  const rows = names.map((name) => {
+    const a = before.get(name);
+    const b = after.get(name);
+    const status = !a ? 'Added' : !b ? 'Removed' : toolText(a) !== toolText(b) ? 'Changed' : 'Unchanged';
+    return { name, a, b, status };
+  });
+  const unchanged = rows.filter((row) => row.status === 'Unchanged');
+  const changed = rows.filter((row) => row.status !== 'Unchanged');
+  return (
+    <div className="stack-sm">
+      <span className="field-label">Tools</span>
+      {names.length === 0 ? <p className="muted">Neither version has tools.</p> : null}
+      {names.length > 0 && changed.length === 0 ? <p className="muted">The tools are the same.</p> : null}
+      {changed.map(({ name, a, b, status }) => (
+        <section
+          key={name}
+          className="message-diff"
+          aria-label={`Tool ${name}: ${status.toLowerCase()}`}
+          data-status={status.toLowerCase()}
+        >
+          <header className="message-diff-head">
+            <strong className="mono">{name}</strong>
+            <Badge tone={status === 'Removed' ? 'danger' : status === 'Added' ? 'success' : 'warning'}>{status}</Badge>
+          </header>
+          <DiffView
+            before={a ? toolText(a) : ''}
+            after={b ? toolText(b) : ''}
+            beforeLabel={`v${from.number}`}
+            afterLabel={`v${to.number}`}
+            label={`Tool ${name}, v${from.number} and v${to.number}`}
+          />
+        </section>
+      ))}
+      {changed.length > 0 && unchanged.length > 0 ? (
+        <p className="muted">Unchanged: {unchanged.map((row) => row.name).join(', ')}.</p>
+      ) : null}
     </div>
   );
 }
@@ -191,7 +249,7 @@ export function VersionCompare({
     <Card id="compare">
       <CardHeader
         title="Compare versions"
-        description="Messages side by side with changed lines and words marked, then the settings that differ."
+        description="Messages side by side with changed lines and words marked, then the settings and tools that differ."
         actions={
           <div className="inline">
             <Select
@@ -247,6 +305,7 @@ export function VersionCompare({
               {maxMessages === 0 ? <p className="muted">Neither version has messages.</p> : null}
             </div>
             <SettingsChanges from={a.data} to={b.data} />
+            <ToolChanges from={a.data} to={b.data} />
           </>
         )}
       </CardBody>

@@ -13,6 +13,7 @@ export {
   type PromptContent,
   type PromptMessage,
   type PromptSource,
+  type PromptTool,
   type RetrievedPrompt,
 } from './prompt.js';
 export { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snapshot.js';

@@ -4,6 +4,18 @@ export type MessageRole = 'system' | 'user' | 'assistant';
 export type PromptMessage = { role: MessageRole; content: string };
 export type InputType = 'user_message' | 'variables';
 
+/**
+ * A function tool the model may call. The same shape as a Responses API function tool; for Chat
+ * Completions send `{ type: 'function', function: { name, description, parameters } }`.
+ */
+export type PromptTool = {
+  type: 'function';
+  name: string;
+  description: string;
+  /** A JSON Schema object describing the arguments. */
+  parameters: Record<string, unknown>;
+};
+
 /** A saved version's content, exactly as the API returns it. */
 export type PromptContent = {
   messages: PromptMessage[];
@@ -14,6 +26,10 @@ export type PromptContent = {
   /** A JSON Schema document as text, or '' when the prompt has none. */
   outputSchema: string;
   customMetrics: { name: string; type: string; value?: string | number }[];
+  /** Function tools ([] when none). Absent only in snapshots written before the server had them. */
+  tools: PromptTool[];
+  /** The output token limit, or null for the model's default. */
+  maxOutputTokens: number | null;
 };
 
 /** The body of `GET /api/v1/prompts/{promptId}` (API.md, RetrievedPrompt). */
@@ -45,7 +61,10 @@ export type CompileInput = Record<string, unknown>;
 export type CompiledPrompt = {
   /** The messages to send to the model, in order. */
   messages: PromptMessage[];
-  model: { routeId: string; modelId: string; temperature: number };
+  /** `maxOutputTokens`: null for the model's default. */
+  model: { routeId: string; modelId: string; temperature: number; maxOutputTokens: number | null };
+  /** The function tools to offer the model ([] when none). */
+  tools: PromptTool[];
   /** The parsed output JSON Schema, or null when the prompt has none. */
   outputSchema: unknown;
   /** Which saved version this came from, e.g. for the trace span's `promptVersionId`. */
@@ -132,7 +151,13 @@ export function compilePrompt(body: RetrievedPrompt, values: CompileInput = {}):
   }
   return {
     messages,
-    model: { routeId: content.modelRouteId, modelId: content.modelId, temperature: content.temperature },
+    model: {
+      routeId: content.modelRouteId,
+      modelId: content.modelId,
+      temperature: content.temperature,
+      maxOutputTokens: content.maxOutputTokens ?? null,
+    },
+    tools: content.tools ?? [],
     outputSchema,
     promptId: body.promptId,
     versionId: body.versionId,

@@ -2,13 +2,15 @@ import type { AppError } from '../errors';
 import { costOf } from './pricing';
 import type { RouteConfig } from './routes';
 import type { ChatRequest, Completion, StreamEvent } from './types';
+import { chatCompletionsTools, toolCallsOutput, type ToolCall } from './tool-calls';
 import { attempt, Retryable, settings, transportFailure, unavailable, withRetries } from './openai-compatible-attempts';
 
 // Client for any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, vLLM, Ollama…).
 // Each attempt has its own timeout; 429, 5xx, network errors and timeouts are retried with
 // exponential backoff and jitter (honouring Retry-After), at most 3 attempts. A stream is only
 // retried until the provider has accepted it: once a 2xx reply starts, output may have begun.
-// One attempt and the retries are in openai-compatible-attempts.ts.
+// One attempt and the retries are in openai-compatible-attempts.ts. Tools go out as function
+// definitions; an answer that calls tools has their calls as its output (tool-calls.ts).
 
 export { parseRetryAfter } from './openai-compatible-attempts';
 
@@ -19,7 +21,8 @@ function requestBody(route: RouteConfig, request: ChatRequest, stream: boolean):
     temperature: request.temperature,
     stream,
   };
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.maxTokens !== undefined) body[route.maxTokensField] = request.maxTokens;
+  if (request.tools?.length) body.tools = chatCompletionsTools(request.tools);
   if (stream) body.stream_options = { include_usage: true };
   return body;
 }
@@ -75,21 +78,61 @@ export async function complete(route: RouteConfig, request: ChatRequest): Promis
     } finally {
       clearTimer();
     }
-    let parsed: { choices?: { message?: { content?: unknown }; finish_reason?: unknown }[]; usage?: unknown };
+    let parsed: {
+      choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+      usage?: unknown;
+    };
     try {
       parsed = JSON.parse(text);
     } catch {
       throw malformed(route, 'not JSON');
     }
     const choice = Array.isArray(parsed?.choices) ? parsed.choices[0] : undefined;
+    const finishReason = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
+    const calls = toolCalls(route, choice?.message?.tool_calls);
+    if (calls.length) return finish(route, started, toolCallsOutput(calls), parsed.usage, finishReason);
     if (!choice || typeof choice.message?.content !== 'string') throw malformed(route, 'no choices[0].message.content');
-    const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
     return finish(route, started, choice.message.content, parsed.usage, finishReason);
   });
 }
 
+// `message.tool_calls` of a reply: `[{ id, type: "function", function: { name, arguments } }]`.
+function toolCalls(route: RouteConfig, value: unknown): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw malformed(route, 'tool_calls is not an array');
+  return value.map((call: { function?: { name?: unknown; arguments?: unknown } } | null) => {
+    const fn = call?.function;
+    if (typeof fn?.name !== 'string') throw malformed(route, 'a tool call has no function name');
+    return { name: fn.name, arguments: fn.arguments };
+  });
+}
+
+// A streamed tool call arrives in pieces keyed by `index`: the name first, the arguments in fragments.
+type ToolCallDelta = { index?: unknown; function?: { name?: unknown; arguments?: unknown } };
+
+function addToolCallDeltas(route: RouteConfig, calls: { name: string; arguments: string }[], deltas: unknown): void {
+  if (deltas === undefined || deltas === null) return;
+  if (!Array.isArray(deltas)) throw malformed(route, "a stream event's tool_calls is not an array");
+  for (const delta of deltas as (ToolCallDelta | null)[]) {
+    const name = delta?.function?.name;
+    const pieces = delta?.function?.arguments;
+    // Without an index (not OpenAI's own shape), a name starts a new call and a fragment continues the last.
+    const index =
+      typeof delta?.index === 'number' && Number.isInteger(delta.index)
+        ? delta.index
+        : typeof name === 'string' || calls.length === 0
+          ? calls.length
+          : calls.length - 1;
+    if (index < 0 || index > calls.length) throw malformed(route, 'a streamed tool call skips an index');
+    const call = (calls[index] ??= { name: '', arguments: '' });
+    // The name comes once (some servers repeat it in every piece); the arguments come in fragments.
+    if (typeof name === 'string' && call.name === '') call.name = name;
+    if (typeof pieces === 'string') call.arguments += pieces;
+  }
+}
+
 type Chunk = {
-  choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+  choices?: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
   usage?: unknown;
   error?: { message?: unknown };
 };
@@ -105,6 +148,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
   const decoder = new TextDecoder();
   let buffer = '';
   let output = '';
+  const calls: { name: string; arguments: string }[] = [];
   let usage: unknown = null;
   let finishReason: string | null = null;
   let done = false;
@@ -150,6 +194,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
         if (parsed.usage) usage = parsed.usage;
         const choice = parsed.choices[0];
         if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
+        addToolCallDeltas(route, calls, choice?.delta?.tool_calls);
         const text = choice?.delta?.content;
         if (typeof text === 'string' && text.length) {
           output += text;
@@ -162,5 +207,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
     clearTimer();
     reply.discard();
   }
+  if (calls.some((call) => call.name === '')) throw malformed(route, 'a streamed tool call has no function name');
+  if (calls.length) output = toolCallsOutput(calls);
   yield { type: 'done', ...finish(route, started, output, usage, finishReason) };
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
 import { extractVariables, replaceVariables, type DraftContent } from '../prompts/schemas';
-import type { ChatMessage } from './types';
+import type { ChatMessage, ChatRequest } from './types';
 
 export type RenderInput = { input?: string; variables?: Record<string, string> };
 
@@ -32,4 +32,17 @@ export function renderMessages(
   if (content.inputType === 'user_message') return [...content.messages, { role: 'user', content: values.input! }];
   const variables = values.variables ?? {};
   return content.messages.map((m) => ({ role: m.role, content: replaceVariables(m.content, variables) }));
+}
+
+// The call a content makes with its rendered messages: its temperature, tools and output token limit.
+export function chatRequest(
+  content: Pick<DraftContent, 'temperature' | 'tools' | 'maxOutputTokens'>,
+  messages: ChatMessage[],
+): ChatRequest {
+  return {
+    messages,
+    temperature: content.temperature,
+    ...(content.tools.length ? { tools: content.tools } : {}),
+    ...(content.maxOutputTokens !== null ? { maxTokens: content.maxOutputTokens } : {}),
+  };
 }

@@ -5,6 +5,13 @@ import type { ModelRoute } from './schemas';
 export const localRouteId = 'local/echo';
 export const localJudgeRouteId = 'local/judge';
 
+// Which request field carries the output token limit. OpenAI deprecated `max_tokens` in favour of
+// `max_completion_tokens` (its reasoning models refuse the old one); Ollama and LM Studio read only
+// `max_tokens`. So OpenAI routes send the new field, other providers the old one, unless a
+// MODEL_ROUTES entry says otherwise.
+const maxTokensFields = ['max_tokens', 'max_completion_tokens'] as const;
+type MaxTokensField = (typeof maxTokensFields)[number];
+
 // Everything needed to reach one model; `kind` picks the client.
 export type RouteConfig = {
   id: string;
@@ -15,6 +22,7 @@ export type RouteConfig = {
   baseUrl: string;
   apiKey: string | undefined;
   available: boolean;
+  maxTokensField: MaxTokensField;
 };
 
 export const localRoute: RouteConfig = {
@@ -26,6 +34,7 @@ export const localRoute: RouteConfig = {
   baseUrl: '',
   apiKey: undefined,
   available: true,
+  maxTokensField: 'max_tokens',
 };
 
 // Deterministic grader for judge scoring with no provider (server/models/local-judge.ts).
@@ -44,6 +53,7 @@ const extraRouteSchema = z.array(
     baseUrl: z.url(),
     apiKeyEnv: z.string().min(1).optional(),
     modelId: z.string().min(1),
+    maxTokensField: z.enum(maxTokensFields).optional(),
   }),
 );
 
@@ -61,11 +71,25 @@ function trimSlash(url: string): string {
 }
 
 function openAiCompatible(
-  route: { id: string; provider: string; name: string; baseUrl: string; modelId: string },
+  route: {
+    id: string;
+    provider: string;
+    name: string;
+    baseUrl: string;
+    modelId: string;
+    maxTokensField?: MaxTokensField;
+  },
   apiKey: string | undefined,
 ): RouteConfig {
   const baseUrl = trimSlash(route.baseUrl);
-  return { ...route, baseUrl, kind: 'openai-compatible', apiKey, available: Boolean(apiKey) || isLocalUrl(baseUrl) };
+  return {
+    ...route,
+    baseUrl,
+    kind: 'openai-compatible',
+    apiKey,
+    available: Boolean(apiKey) || isLocalUrl(baseUrl),
+    maxTokensField: route.maxTokensField ?? (route.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens'),
+  };
 }
 
 // Read from the environment on every call: cheap, and a changed key shows up without a restart.

@@ -1,6 +1,10 @@
+import type { Tool } from '../prompts/schemas';
+
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
-export type ChatRequest = { messages: ChatMessage[]; temperature: number; maxTokens?: number };
+// `tools`: function tools the model may call (sent only when there are some); `maxTokens`: the
+// output token limit (absent = the route's own).
+export type ChatRequest = { messages: ChatMessage[]; temperature: number; maxTokens?: number; tools?: Tool[] };
 
 export type Completion = {
   output: string;

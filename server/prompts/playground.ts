@@ -4,7 +4,7 @@ import { enforceLimit, limitKeys, limits } from '../credentials/attempts';
 import { authorizeOrganizationWrite, loadPrompt } from '../access/organization';
 import { resolveContent } from './drafts';
 import type { ParsedDraftContent } from './schemas';
-import { renderMessages, type RenderInput } from '../models/render';
+import { chatRequest, renderMessages, type RenderInput } from '../models/render';
 import { stream } from '../models/provider';
 import type { RunEvent } from '../models/schemas';
 
@@ -25,7 +25,7 @@ export async function startPlaygroundRun(
   await enforceLimit(await getDb(), limitKeys.playgroundUser(ctx.actor.userId), limits.playgroundRunsPerUser);
   const { content, route } = resolveContent(input.content);
   const messages = renderMessages(content, { input: input.input, variables: input.variables });
-  const events = stream(route, { messages, temperature: content.temperature });
+  const events = stream(route, chatRequest(content, messages));
   return (async function* () {
     for await (const event of events) {
       if (event.type === 'delta') yield event;

@@ -4,6 +4,7 @@ import { jsonTextProblem, maxBodyDepth } from '../input-hygiene';
 import { pageQuery } from '../paging';
 import { integerParam, storedInt } from '../numbers';
 import { localRouteId } from '../models/routes';
+import { toolLimits, toolNamePattern } from '@/lib/tools';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
@@ -19,12 +20,10 @@ const limits = {
   metrics: 20,
   metricName: 100,
   metricValueChars: 10_000,
-  tools: 64,
-  toolDescriptionChars: 10_000,
-  maxOutputTokens: 1_000_000,
 } as const;
 
 export { extractVariables, replaceVariables } from '@/lib/templates';
+export { toolNamePattern } from '@/lib/tools';
 
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
@@ -94,18 +93,30 @@ export type CustomMetric = z.infer<typeof customMetricSchema>;
 
 // A function tool the model may call (API.md "Moving prompts in and out"): sent to an
 // OpenAI-compatible route as a function definition; a tool call in the answer is the output.
-export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+// The object root is what OpenAI's function definitions accept.
+const defaultToolParameters = () => ({ type: 'object', properties: {} });
 const toolSchema = z
   .strictObject({
     type: z.literal('function'),
     name: z.string().regex(toolNamePattern, 'Use 1 to 64 letters, digits, underscores or hyphens.'),
-    description: z.string().max(limits.toolDescriptionChars).default(''),
+    description: z
+      .string()
+      .max(toolLimits.descriptionChars, `Use at most ${toolLimits.descriptionChars} characters.`)
+      .default(''),
     // A JSON Schema object describing the arguments.
-    parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+    parameters: z
+      .record(z.string(), z.unknown(), 'Must be a JSON Schema object, for example {"type": "object"}.')
+      .default(defaultToolParameters),
   })
   .superRefine((tool, ctx) => {
-    const problem = jsonSchemaProblem(JSON.stringify(tool.parameters));
-    if (problem) ctx.addIssue({ code: 'custom', path: ['parameters'], message: problem });
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['parameters'], message });
+    const text = JSON.stringify(tool.parameters);
+    if (text.length > toolLimits.parametersChars)
+      return issue(`Use at most ${toolLimits.parametersChars} characters of JSON.`);
+    const problem = jsonSchemaProblem(text);
+    if (problem) return issue(problem);
+    if ('type' in tool.parameters && tool.parameters.type !== 'object')
+      issue('The arguments of a function are an object: use "type": "object".');
   });
 export type Tool = z.infer<typeof toolSchema>;
 
@@ -116,12 +127,13 @@ const contentFields = {
   temperature: z.number().min(0).max(2).default(1),
   outputSchema: z.string().max(limits.outputSchemaChars).default(''),
   customMetrics: z.array(customMetricSchema).max(limits.metrics, `Use at most ${limits.metrics} metrics.`).default([]),
-  tools: z.array(toolSchema).max(limits.tools, `Use at most ${limits.tools} tools.`).default([]),
+  tools: z.array(toolSchema).max(toolLimits.tools, `Use at most ${toolLimits.tools} tools.`).default([]),
+  // null: the route's own limit.
   maxOutputTokens: z
-    .number()
+    .number('Give a whole number of tokens, or null for the model’s default.')
     .int('Give a whole number of tokens.')
-    .min(1)
-    .max(limits.maxOutputTokens)
+    .min(1, 'Give at least 1 token.')
+    .max(toolLimits.maxOutputTokens, `Use at most ${toolLimits.maxOutputTokens} tokens.`)
     .nullable()
     .default(null),
 };

@@ -54,6 +54,8 @@ export const defaultContent = {
   temperature: 0,
   outputSchema: '',
   customMetrics: [] as { name: string; type: string; value?: string | number }[],
+  tools: [] as { type: 'function'; name: string; description: string; parameters: Record<string, unknown> }[],
+  maxOutputTokens: null as number | null,
 };
 
 export async function engineOrganization(): Promise<{ organizationId: string; userId: string }> {

@@ -3,12 +3,18 @@ import type { AddressInfo } from 'node:net';
 
 // A real local HTTP server speaking the OpenAI chat-completions protocol. Each request is
 // answered by the next scripted reply (the last one repeats); every request body is recorded.
+// Tool calls take the shapes of OpenAI's API reference (function calling): a reply's
+// `message.tool_calls = [{ id, type: "function", function: { name, arguments } }]` with
+// `content: null` and finish reason `tool_calls`; streamed, `delta.tool_calls` pieces keyed by
+// `index`, the first with id, type and name, the next ones with argument fragments.
+export type ScriptedToolCall = { name: string; arguments: string };
 export type Reply =
   | {
       kind: 'ok';
-      text: string;
+      text: string | null;
       usage?: { prompt_tokens: number; completion_tokens: number } | null;
       finishReason?: string;
+      toolCalls?: ScriptedToolCall[];
     }
   | {
       kind: 'stream';
@@ -16,6 +22,9 @@ export type Reply =
       usage?: { prompt_tokens: number; completion_tokens: number } | null;
       done?: boolean;
       breakAfter?: number;
+      // Each call's arguments are sent in pieces of this many characters.
+      toolCalls?: ScriptedToolCall[];
+      argumentPiece?: number;
     }
   | { kind: 'status'; status: number; body?: string; retryAfter?: string }
   | { kind: 'raw'; status?: number; contentType?: string; body: string }
@@ -30,13 +39,36 @@ export type FakeProvider = {
 
 type Usage = { prompt_tokens: number; completion_tokens: number };
 
-function completion(text: string, usage: Usage | null, finishReason = 'stop') {
+const callId = (i: number) => `call_test${i}`;
+
+function completion(text: string | null, usage: Usage | null, finishReason = 'stop', toolCalls?: ScriptedToolCall[]) {
+  const message = toolCalls?.length
+    ? {
+        role: 'assistant',
+        content: text,
+        tool_calls: toolCalls.map((call, i) => ({ id: callId(i), type: 'function', function: call })),
+      }
+    : { role: 'assistant', content: text };
   return JSON.stringify({
     id: 'chatcmpl-test',
     object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }],
+    choices: [{ index: 0, message, finish_reason: finishReason }],
     ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
   });
+}
+
+// The stream events of scripted tool calls: the first piece names the call, the next carry its arguments.
+function toolCallEvents(calls: ScriptedToolCall[], piece: number): unknown[] {
+  const events: unknown[] = [];
+  const delta = (toolCall: unknown) => ({
+    choices: [{ index: 0, delta: { tool_calls: [toolCall] }, finish_reason: null }],
+  });
+  calls.forEach((call, index) => {
+    events.push(delta({ index, id: callId(index), type: 'function', function: { name: call.name, arguments: '' } }));
+    for (let at = 0; at < call.arguments.length; at += piece)
+      events.push(delta({ index, function: { arguments: call.arguments.slice(at, at + piece) } }));
+  });
+  return events;
 }
 
 function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>): void {
@@ -48,7 +80,8 @@ function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>)
           completion(
             reply.text,
             reply.usage === undefined ? { prompt_tokens: 7, completion_tokens: 3 } : reply.usage,
-            reply.finishReason,
+            reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop'),
+            reply.toolCalls,
           ),
         );
       return;
@@ -83,7 +116,8 @@ function answer(reply: Reply, res: ServerResponse, hanging: Set<ServerResponse>)
       }
       for (const text of reply.chunks)
         event({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
-      event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+      for (const data of toolCallEvents(reply.toolCalls ?? [], reply.argumentPiece ?? 4)) event(data);
+      event({ choices: [{ index: 0, delta: {}, finish_reason: reply.toolCalls?.length ? 'tool_calls' : 'stop' }] });
       const usage =
         reply.usage === undefined ? { prompt_tokens: 11, completion_tokens: reply.chunks.length } : reply.usage;
       if (usage)

@@ -25,6 +25,8 @@ const emptyContent = {
   temperature: 1,
   outputSchema: '',
   customMetrics: [],
+  tools: [],
+  maxOutputTokens: null,
 };
 
 async function storedDraft(promptId: string, user: TestUser) {
@@ -83,7 +85,13 @@ describe('personal drafts', () => {
     const saved = await editor.call('PUT', path, { body: { content, revision: 0 } });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body.revision).toBe(1);
-    expect(saved.body.content).toEqual({ ...content, modelRouteId: 'local/echo', modelId: 'echo' });
+    expect(saved.body.content).toEqual({
+      ...content,
+      modelRouteId: 'local/echo',
+      modelId: 'echo',
+      tools: [],
+      maxOutputTokens: null,
+    });
     expect(saved.body.variables).toEqual(['language', 'audience', 'text']);
 
     const again = await editor.call('PUT', path, { body: { content: { ...content, modelId: 'echo' }, revision: 1 } });

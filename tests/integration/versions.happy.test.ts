@@ -16,6 +16,8 @@ const fullContent = (text: string) => ({
   temperature: 1,
   outputSchema: '',
   customMetrics: [],
+  tools: [],
+  maxOutputTokens: null,
 });
 
 describe('publishBaselineVersion', () => {

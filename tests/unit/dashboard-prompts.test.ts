@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractVariables as clientVariables, splitTemplate } from '@/components/prompts/editor/variables';
 import { validateContent } from '@/components/prompts/editor/validate';
+import { defaultParameters, parametersText, parseParameters } from '@/components/prompts/editor/useToolParameterTexts';
 import { moveItem } from '@/components/prompts/dragReorder';
 import type { DraftContent } from '@/components/prompts/types';
 import { detectKind, parseCsv, parseImportText, parseJsonl } from '@/components/datasets/importFile';
@@ -38,11 +39,13 @@ describe('template variables (editor chips and highlighting)', () => {
   });
 });
 
+function serverIssuePaths(content: DraftContent): string[] {
+  const result = updateDraftInput.safeParse({ content: { ...content, modelId: undefined }, revision: 0 });
+  return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
+}
+
 describe('client draft validation uses the server issue paths', () => {
-  const serverPaths = (content: DraftContent) => {
-    const result = updateDraftInput.safeParse({ content: { ...content, modelId: undefined }, revision: 0 });
-    return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
-  };
+  const serverPaths = serverIssuePaths;
 
   it('accepts what the server accepts', () => {
     expect(validateContent(base)).toEqual({});
@@ -74,12 +77,60 @@ describe('client draft validation uses the server issue paths', () => {
     ],
     ['schema metric without schema', { customMetrics: [{ name: 's', type: 'matches_schema' }] }],
     ['empty metric name', { customMetrics: [{ name: ' ', type: 'contains', value: 'x' }] }],
+    ['max output tokens zero', { maxOutputTokens: 0 }],
+    ['max output tokens fractional', { maxOutputTokens: 2.5 }],
+    ['max output tokens too large', { maxOutputTokens: 1_000_001 }],
+    ['max output tokens not a number', { maxOutputTokens: Number.NaN }],
+    ['empty tool name', { tools: [{ type: 'function', name: '', description: '', parameters: {} }] }],
+    ['tool name with a space', { tools: [{ type: 'function', name: 'get weather', description: '', parameters: {} }] }],
+    [
+      'duplicate tool name',
+      {
+        tools: [
+          { type: 'function', name: 'a', description: '', parameters: {} },
+          { type: 'function', name: 'a', description: '', parameters: {} },
+        ],
+      },
+    ],
+    [
+      'tool description too long',
+      { tools: [{ type: 'function', name: 'a', description: 'x'.repeat(10_001), parameters: {} }] },
+    ],
+    [
+      'tool parameters of type string',
+      { tools: [{ type: 'function', name: 'a', description: '', parameters: { type: 'string' } }] },
+    ],
   ])('%s: every client message sits on a path the server also reports', (_label, patch) => {
     const content = { ...base, ...patch };
     const client = Object.keys(validateContent(content));
     expect(client.length).toBeGreaterThan(0);
     const server = serverPaths(content);
     for (const path of client) expect(server).toContain(path);
+  });
+});
+
+describe('tools and max output tokens in the editor', () => {
+  it('accepts what the server accepts: a limit and well-formed tools', () => {
+    const content: DraftContent = {
+      ...base,
+      maxOutputTokens: 1_000_000,
+      tools: [
+        { type: 'function', name: 'get_weather', description: 'Weather.', parameters: { type: 'object' } },
+        { type: 'function', name: 'ping-2', description: '', parameters: {} },
+      ],
+    };
+    expect(validateContent(content)).toEqual({});
+    expect(serverIssuePaths(content)).toEqual([]);
+  });
+
+  it('a parameters text is kept only when it parses to a JSON object', () => {
+    expect(parseParameters('{"type": "object", "properties": {}}')).toEqual({
+      value: { type: 'object', properties: {} },
+    });
+    expect(parseParameters('{"type": ')).toMatchObject({ error: expect.stringMatching(/^Not valid JSON/) });
+    for (const text of ['[]', '"object"', 'null', '3'])
+      expect(parseParameters(text)).toMatchObject({ error: expect.stringMatching(/JSON Schema object/) });
+    expect(parseParameters(parametersText(defaultParameters))).toEqual({ value: defaultParameters });
   });
 });
 

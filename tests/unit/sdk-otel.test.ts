@@ -69,6 +69,8 @@ const body: RetrievedPrompt = {
     temperature: 0,
     outputSchema: '',
     customMetrics: [],
+    tools: [],
+    maxOutputTokens: null,
   },
   createdAt: '2026-01-01T00:00:00.000Z',
 };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   CompileError,
+  compilePrompt,
   InvalidRequestError,
   NetworkError,
   NotFoundError,
@@ -44,6 +45,8 @@ function body(overrides: Partial<RetrievedPrompt> = {}): RetrievedPrompt {
       temperature: 0.2,
       outputSchema: '',
       customMetrics: [],
+      tools: [],
+      maxOutputTokens: null,
     },
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
@@ -354,8 +357,38 @@ describe('compile', () => {
     expect(compiled.messages).toEqual([
       { role: 'system', content: 'billing for $& Co {{topic}}; again billing; n=3; o={"a":1}' },
     ]);
-    expect(compiled.model).toEqual({ routeId: 'local', modelId: 'echo', temperature: 0.2 });
-    expect(compiled).toMatchObject({ promptId: 'prm_1', versionId: 'ver_1', version: 1, outputSchema: null });
+    expect(compiled.model).toEqual({ routeId: 'local', modelId: 'echo', temperature: 0.2, maxOutputTokens: null });
+    expect(compiled).toMatchObject({
+      promptId: 'prm_1',
+      versionId: 'ver_1',
+      version: 1,
+      outputSchema: null,
+      tools: [],
+    });
+  });
+
+  it('returns the tools and the output token limit; a snapshot from before them compiles with [] and null', async () => {
+    const weather = {
+      type: 'function' as const,
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    };
+    const withTools = body({ content: { ...body().content, tools: [weather], maxOutputTokens: 200 } });
+    const compiled = await compileWith(withTools, { topic: 't', customer: 'c' });
+    expect(compiled.tools).toEqual([weather]);
+    expect(compiled.model.maxOutputTokens).toBe(200);
+
+    const { tools: _tools, maxOutputTokens: _max, ...older } = body().content;
+    const old = compilePrompt(
+      { ...body(), content: older as RetrievedPrompt['content'] },
+      { topic: 't', customer: 'c' },
+    );
+    expect(old.tools).toEqual([]);
+    expect(old.model.maxOutputTokens).toBeNull();
+    expect(
+      parseSnapshot({ version: 1, prompts: { prm_1: { 'label:production': { ...body(), content: older } } } }),
+    ).toBeTruthy();
   });
 
   it('throws a CompileError listing every missing and extra variable', async () => {

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { formatRelative } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
@@ -20,7 +20,9 @@ import { MessageList } from './MessageList';
 import { ModelSettings } from './ModelSettings';
 import { OutputSchemaField } from './OutputSchemaField';
 import { SaveStatusPill } from './SaveStatusPill';
+import { ToolsEditor } from './ToolsEditor';
 import { useDraftAutosave, type DraftConflict } from './useDraftAutosave';
+import { useToolParameterTexts } from './useToolParameterTexts';
 import { validateContent } from './validate';
 import { extractVariables } from './variables';
 
@@ -50,13 +52,20 @@ function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | 
   );
 }
 
+const noTools: DraftContent['tools'] = [];
+
 export function DraftEditor({ scope }: { scope: PromptScope }) {
   const readOnly = !scope.canWrite;
+  // Parameters texts that do not parse yet: shown on their fields, and autosave waits for them.
+  const pendingIssues = useRef<Record<string, string>>({});
   const draft = useDraftAutosave({
     organizationId: scope.organizationId,
     promptId: scope.promptId,
     enabled: !readOnly,
+    pendingIssues,
   });
+  const toolTexts = useToolParameterTexts(draft.content?.tools ?? noTools);
+  pendingIssues.current = toolTexts.issues;
   // Closing the conflict dialog postpones the choice for that conflict; a new conflict opens it again.
   const [postponed, setPostponed] = useState<DraftConflict | null>(null);
   const conflictHidden = draft.conflict !== null && postponed === draft.conflict;
@@ -77,7 +86,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
     );
   }
 
-  const issues = readOnly ? {} : { ...validateContent(content), ...draft.issues };
+  const issues = readOnly ? {} : { ...validateContent(content), ...toolTexts.issues, ...draft.issues };
   const variables =
     content.inputType === 'variables' ? extractVariables(content.messages.map((message) => message.content)) : [];
   const set = (patch: Partial<DraftContent>) => draft.edit((current) => ({ ...current, ...patch }));
@@ -184,6 +193,25 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
                 readOnly={readOnly}
                 issues={issues}
                 onChange={set}
+              />
+            </CardBody>
+          </Card>
+
+          <Card>
+            <CardHeader
+              title="Tools"
+              description="Functions the model may call. When it calls one, the output is the call as JSON: [{ name, arguments }]."
+            />
+            <CardBody>
+              <ToolsEditor
+                tools={content.tools}
+                texts={toolTexts.texts}
+                readOnly={readOnly}
+                issues={issues}
+                onChange={(tools, texts) => {
+                  toolTexts.change(tools, texts);
+                  set({ tools });
+                }}
               />
             </CardBody>
           </Card>

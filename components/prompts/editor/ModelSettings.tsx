@@ -88,6 +88,26 @@ export function ModelSettings({ organizationId, content, readOnly, issues, onCha
           />
         </div>
       </Field>
+      <Field
+        label="Max output tokens"
+        error={issues['content.maxOutputTokens']}
+        hint="The most tokens the model may answer with. Leave empty for the model’s default."
+      >
+        <Input
+          type="number"
+          min={1}
+          max={1_000_000}
+          step={1}
+          inputMode="numeric"
+          placeholder="Model default"
+          className="max-tokens-number"
+          value={
+            content.maxOutputTokens === null || !Number.isFinite(content.maxOutputTokens) ? '' : content.maxOutputTokens
+          }
+          readOnly={readOnly}
+          onChange={(e) => onChange({ maxOutputTokens: e.target.value === '' ? null : Number(e.target.value) })}
+        />
+      </Field>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useTRPC, useTRPCClient } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { Draft, DraftContent } from '../types';
@@ -12,12 +12,19 @@ const autosaveDelayMs = 800;
 export type SaveStatus = 'saved' | 'dirty' | 'saving' | 'conflict' | 'invalid' | 'error';
 export type DraftConflict = { mine: DraftContent; theirs: Draft };
 
-type Scope = { organizationId: string; promptId: string; enabled: boolean };
+// `pendingIssues`: problems of edits that have not reached the content yet (a parameters text that
+// does not parse); like the content's own issues, they keep the draft from being sent.
+type Scope = {
+  organizationId: string;
+  promptId: string;
+  enabled: boolean;
+  pendingIssues?: RefObject<Record<string, string>>;
+};
 
 // The personal draft with debounced compare-and-swap saves. One save is in flight at a time; edits
 // made meanwhile are saved right after it with the new revision. A stale revision never overwrites:
 // it opens a conflict that only an explicit choice (keep mine / use theirs) resolves.
-export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
+export function useDraftAutosave({ organizationId, promptId, enabled, pendingIssues }: Scope) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -75,7 +82,7 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     if (timer.current) clearTimeout(timer.current);
     timer.current = null;
     if (saving.current || inConflict.current || !contentRef.current) return;
-    const local = validateContent(contentRef.current);
+    const local = { ...validateContent(contentRef.current), ...pendingIssues?.current };
     if (Object.keys(local).length > 0) {
       // Not sent: the server would refuse it anyway. The fields show why; the next edit retries.
       setIssues({});
@@ -122,7 +129,7 @@ export function useDraftAutosave({ organizationId, promptId, enabled }: Scope) {
     } finally {
       saving.current = false;
     }
-  }, [client, organizationId, promptId, queryClient, draftOptions.queryKey, openConflict]);
+  }, [client, organizationId, promptId, queryClient, draftOptions.queryKey, openConflict, pendingIssues]);
 
   // Saves whatever is pending when the editor goes away (another tab of the prompt, another page).
   const flushRef = useRef(flush);

@@ -1,3 +1,4 @@
+import { toolLimits, toolNamePattern } from '@/lib/tools';
 import type { CustomMetric, DraftContent } from '../types';
 
 // What the browser can tell before saving; keys are the server's issue paths so both kinds of
@@ -50,6 +51,22 @@ export function validateContent(content: DraftContent): Record<string, string> {
     issues['content.temperature'] = 'Temperature goes from 0 to 2.';
   const schemaError = outputSchemaError(content.outputSchema);
   if (schemaError) issues['content.outputSchema'] = schemaError;
+  const limit = content.maxOutputTokens;
+  if (limit !== null && !(Number.isInteger(limit) && limit >= 1 && limit <= toolLimits.maxOutputTokens))
+    issues['content.maxOutputTokens'] = 'Enter a whole number from 1 to 1,000,000, or leave it empty.';
+  const toolNames = new Set<string>();
+  content.tools.forEach((tool, i) => {
+    if (tool.name === '') issues[`content.tools.${i}.name`] = 'Name the tool.';
+    else if (!toolNamePattern.test(tool.name))
+      issues[`content.tools.${i}.name`] = 'Use up to 64 letters, digits, underscores or hyphens.';
+    else if (toolNames.has(tool.name)) issues[`content.tools.${i}.name`] = 'Another tool already has this name.';
+    toolNames.add(tool.name);
+    if (tool.description.length > toolLimits.descriptionChars)
+      issues[`content.tools.${i}.description`] =
+        `Use at most ${toolLimits.descriptionChars.toLocaleString('en')} characters.`;
+    if ('type' in tool.parameters && tool.parameters.type !== 'object')
+      issues[`content.tools.${i}.parameters`] = 'The arguments of a function are an object: use "type": "object".';
+  });
   const names = new Set<string>();
   content.customMetrics.forEach((metric, i) => {
     const name = metric.name.trim();

@@ -11,7 +11,9 @@ const retrievedPrompt = z.object({
   versionId: z.string(),
   version: z.int().min(1),
   label: z.string().nullable().describe('The label used (production by default); null when selected by version'),
-  content: z.record(z.string(), z.unknown()).describe('The version content: messages, inputType, model and settings'),
+  content: z
+    .record(z.string(), z.unknown())
+    .describe('The version content: messages, inputType, model and settings, tools and maxOutputTokens'),
   createdAt: z.string().describe('When this version was saved'),
 });
 

@@ -1,5 +1,6 @@
 import { AppError } from '@/server/errors';
 import { complete } from '@/server/models/provider';
+import { chatRequest } from '@/server/models/render';
 import { findRoute, localJudgeRouteId, type RouteConfig } from '@/server/models/routes';
 import type { ChatMessage, Completion } from '@/server/models/types';
 import { caseMessages, variablesOf, type CaseInput } from '../../datasets/case-input';
@@ -79,7 +80,7 @@ export async function executeCase(
   if ('error' in call) return failed(call.error);
   let completion: Completion;
   try {
-    completion = await complete(call.route, { messages: call.messages, temperature: run.content.temperature });
+    completion = await complete(call.route, chatRequest(run.content, call.messages));
   } catch (error) {
     return failed(message(error));
   }
