@@ -24,11 +24,16 @@ export function download(fileName: string, text: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function fileBaseName(promptName: string): string {
+// A name as a safe file name part: lower case, runs of other characters as one dash.
+export function fileSlug(name: string, fallback = 'prompt'): string {
   return (
-    (promptName
+    name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '') || 'prompt') + '-dataset'
+      .replace(/^-|-$/g, '') || fallback
   );
+}
+
+export function fileBaseName(promptName: string): string {
+  return `${fileSlug(promptName)}-dataset`;
 }

@@ -7,6 +7,9 @@ import { useEffect, useState } from 'react';
 import { formatDate } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
+import { ExportAllButton } from '@/components/imports/ExportButtons';
+import { ImportPromptsDialog } from '@/components/imports/ImportPromptsDialog';
+import { importGuidePath } from '@/components/imports/links';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { Input, Select } from '@/components/ui/Field';
@@ -53,10 +56,12 @@ function PromptTable({
   organizationId,
   canEdit,
   onCreate,
+  onImport,
 }: {
   organizationId: string;
   canEdit: boolean;
   onCreate: () => void;
+  onImport: () => void;
 }) {
   const trpc = useTRPC();
   const { state, search, update } = useListFilters();
@@ -124,12 +129,20 @@ function PromptTable({
           <EmptyState
             icon={<FileTextIcon size={20} />}
             title="No prompts yet"
-            description="Prompts hold the messages, model settings and test cases your application retrieves by label."
+            description={
+              <>
+                Prompts hold the messages, model settings and test cases your application retrieves by label.{' '}
+                <Link href={importGuidePath(organizationId)}>Guide: coming from OpenAI prompts or Langfuse</Link>
+              </>
+            }
             action={
               canEdit ? (
-                <Button variant="primary" icon={<PlusIcon />} onClick={onCreate}>
-                  Create your first prompt
-                </Button>
+                <div className="inline">
+                  <Button variant="primary" icon={<PlusIcon />} onClick={onCreate}>
+                    Create your first prompt
+                  </Button>
+                  <Button onClick={onImport}>Import prompts</Button>
+                </div>
               ) : undefined
             }
           />
@@ -187,6 +200,7 @@ function PromptTable({
 
 export function PromptListPage({ organizationId }: { organizationId: string }) {
   const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
   return (
     <OrganizationGate organizationId={organizationId}>
       {(org) => {
@@ -198,15 +212,29 @@ export function PromptListPage({ organizationId }: { organizationId: string }) {
               title="Prompts"
               description="Draft, test and version the prompts your application uses."
               actions={
-                canEdit ? (
-                  <Button variant="primary" icon={<PlusIcon />} onClick={() => setCreating(true)}>
-                    New prompt
-                  </Button>
-                ) : undefined
+                <>
+                  <ExportAllButton organizationId={org.id} organizationName={org.name} />
+                  {canEdit ? (
+                    <>
+                      <Button onClick={() => setImporting(true)}>Import</Button>
+                      <Button variant="primary" icon={<PlusIcon />} onClick={() => setCreating(true)}>
+                        New prompt
+                      </Button>
+                    </>
+                  ) : null}
+                </>
               }
             />
-            <PromptTable organizationId={org.id} canEdit={canEdit} onCreate={() => setCreating(true)} />
+            <PromptTable
+              organizationId={org.id}
+              canEdit={canEdit}
+              onCreate={() => setCreating(true)}
+              onImport={() => setImporting(true)}
+            />
             <CreatePromptDialog organizationId={org.id} open={creating} onClose={() => setCreating(false)} />
+            {canEdit ? (
+              <ImportPromptsDialog organizationId={org.id} open={importing} onClose={() => setImporting(false)} />
+            ) : null}
           </div>
         );
       }}

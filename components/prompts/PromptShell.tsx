@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { ExportPromptButton } from '@/components/imports/ExportButtons';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ButtonLink } from '@/components/ui/Button';
@@ -151,7 +152,12 @@ export function PromptShell({
                   ))}
                 </span>
               }
-              actions={isWriter && data.state !== 'archived' ? <ArchivePromptButton scope={scope} /> : undefined}
+              actions={
+                <>
+                  <ExportPromptButton organizationId={organizationId} promptId={promptId} name={data.name} />
+                  {isWriter && data.state !== 'archived' ? <ArchivePromptButton scope={scope} /> : null}
+                </>
+              }
             />
             <Tabs base={base} />
             <ReadOnlyBanner reason={readOnlyReason} />

@@ -20,6 +20,7 @@ function VersionRef({ number }: { number: number | null | undefined }) {
 }
 
 // Every label move, newest first: who, through which client, from → to, and the evaluation behind it.
+// An import sets each label once (source 'import'): shown as "Imported", not as a move from nothing.
 export function LabelHistory({
   organizationId,
   promptId,
@@ -45,7 +46,7 @@ export function LabelHistory({
     <Card flush id="history">
       <CardHeader
         title="Label history"
-        description="Every move and rollback, with the evaluation that justified it when there was one."
+        description="Every move, rollback and import, with the evaluation that justified a move when there was one."
         actions={
           <Select compact aria-label="Filter history by label" value={label} onChange={(e) => setLabel(e.target.value)}>
             <option value="">All labels</option>
@@ -91,7 +92,11 @@ export function LabelHistory({
                       <span className="label-chip">{item.label}</span>
                     </td>
                     <td className="history-change">
-                      {item.toVersionId === null ? (
+                      {item.source === 'import' ? (
+                        <>
+                          <span className="badge badge-accent">Imported</span> at <VersionRef number={item.toVersion} />
+                        </>
+                      ) : item.toVersionId === null ? (
                         <>
                           Removed from <VersionRef number={item.fromVersion} />
                         </>
