@@ -116,7 +116,8 @@ export async function execute(
       : await parseBodyValue(operation.body, input.body.value);
 
   const dryRun =
-    operation.dryRunField !== undefined && (body as Record<string, unknown> | undefined)?.[operation.dryRunField] === true;
+    operation.dryRunField !== undefined &&
+    (body as Record<string, unknown> | undefined)?.[operation.dryRunField] === true;
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
     const result = await operation.handler({ db: handlerDb, actor, afterCommit }, {
       ...params,
