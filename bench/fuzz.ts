@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { withFreshDatabase } from './fresh-database';
+import { startIssuer } from './issuer';
 import { formatFailures, fuzzManagementApi, seedFuzzTarget } from './openapi-fuzz';
 
 // `npm run bench -- fuzz`: the OpenAPI-driven fuzzer (bench/openapi-fuzz.ts) against the production
@@ -25,32 +25,6 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
-}
-
-// An OAuth issuer of our own: its JWKS over HTTP, tokens signed here.
-async function startIssuer(): Promise<{
-  url: string;
-  server: Server;
-  sign: (sub: string, audience: string) => Promise<string>;
-}> {
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'fuzz', alg: 'ES256', use: 'sig' };
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const sign = (sub: string, audience: string) =>
-    new SignJWT({ scope: 'management', client_id: 'fuzz', email: `${sub}@example.com`, email_verified: true })
-      .setProtectedHeader({ alg: 'ES256', kid: 'fuzz', typ: 'at+jwt' })
-      .setIssuer(url)
-      .setAudience(audience)
-      .setSubject(sub)
-      .setIssuedAt()
-      .setExpirationTime('2h')
-      .sign(privateKey);
-  return { url, server, sign };
 }
 
 async function waitFor(child: ChildProcess, url: string): Promise<void> {

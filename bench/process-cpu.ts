@@ -98,3 +98,23 @@ export async function cpuDuring<T>(
     },
   };
 }
+
+/** CPU ms of each group from just before `work` starts to just after it ends (work of a second or more). */
+export async function cpuAround<T>(
+  sql: postgres.Sql,
+  serverPid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpu: CpuSplit }> {
+  const start = await snapshot(sql, serverPid);
+  const result = await work();
+  const end = await snapshot(sql, serverPid);
+  return {
+    result,
+    cpu: {
+      generator: end.generator - start.generator,
+      ingest: spent(start.ingest, end.ingest),
+      postgres: spent(start.postgres, end.postgres),
+      machine: end.machine - start.machine,
+    },
+  };
+}

@@ -2,6 +2,7 @@
 const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>> = {
   evals: () => import('./evals'),
   fuzz: () => import('./fuzz'),
+  imports: () => import('./imports'),
   ingest: () => import('./ingest'),
   'ingest-cpu': () => import('./ingest-cpu'),
   otlp: () => import('./otlp'),
