@@ -174,6 +174,13 @@ describe('Chat Completions bodies (fixture)', () => {
     ]);
   });
 
+  it('one dropped output schema field is named in the singular', () => {
+    const format = { type: 'json_schema', name: 'answer', schema: { type: 'object' } };
+    expect(only(body({ text: { format } })).notes).toContain(
+      'The output schema’s name is not carried (the schema is).',
+    );
+  });
+
   it('leaves out tool calls and tool results, carries Chat-style function tools and max_tokens', () => {
     const content = weather.versions[0].content as Record<string, unknown>;
     expect(content.messages).toEqual([{ role: 'user', content: 'What is the weather like in Paris today?' }]);

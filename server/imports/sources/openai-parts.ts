@@ -101,7 +101,11 @@ export function mapOutputFormat(
 // `{ name, description, strict, schema }` → the schema's text, noting what else is not carried.
 export function schemaOf(holder: Record<string, unknown>, path: string, scope: Scope, origins: Origins): string {
   const dropped = ['name', 'description', 'strict'].filter((key) => isGiven(own(holder, key)));
-  if (dropped.length > 0) note(scope, `The output schema’s ${listed(dropped)} are not carried (the schema is)`);
+  if (dropped.length > 0)
+    note(
+      scope,
+      `The output schema’s ${listed(dropped)} ${dropped.length === 1 ? 'is' : 'are'} not carried (the schema is)`,
+    );
   origins.set('outputSchema', `${path}/schema`);
   return schemaText(own(holder, 'schema'), `${path}/schema`, scope) ?? '';
 }
