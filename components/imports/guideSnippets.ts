@@ -24,7 +24,7 @@ export const openaiBodiesExample = [
   },
 ];
 
-export function importsUrl({ origin, organizationId }: GuideTarget): string {
+function importsUrl({ origin, organizationId }: GuideTarget): string {
   return `${origin}/api/v1/organizations/${organizationId}/imports`;
 }
 

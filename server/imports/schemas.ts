@@ -32,7 +32,7 @@ const bundleCaseSchema = z.object({
 });
 
 // What an export writes (ids are not carried: an import gives new ones).
-export const bundlePromptSchema = z.object({
+const bundlePromptSchema = z.object({
   name: z.string(),
   state: z.enum(promptStates),
   versions: z.array(bundleVersionSchema),
@@ -82,7 +82,7 @@ export const importInput = z.strictObject({
 });
 export type ImportInput = z.infer<typeof importInput>;
 
-export const importReportPromptSchema = z.object({
+const importReportPromptSchema = z.object({
   name: z.string().describe('The name stored: the new one after a rename.'),
   action: z.enum(['create', 'skip']),
   promptId: z

@@ -23,7 +23,6 @@ const limits = {
 } as const;
 
 export { extractVariables, replaceVariables } from '@/lib/templates';
-export { toolNamePattern } from '@/lib/tools';
 
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
@@ -273,7 +272,7 @@ export const moveLabelInput = z.strictObject({
   evaluationId: z.string().min(1).max(100).optional(),
 });
 
-export const labelHistorySources = ['move', 'import'] as const;
+const labelHistorySources = ['move', 'import'] as const;
 export const labelHistoryItemSchema = z.object({
   label: z.string(),
   fromVersionId: z.string().nullable(),
