@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withFreshDatabase } from './fresh-database';
-import { startIssuer } from './issuer';
+import { startWebServer } from './web-server';
 import { formatFailures, fuzzManagementApi, seedFuzzTarget } from './openapi-fuzz';
 
 // `npm run bench -- fuzz`: the OpenAPI-driven fuzzer (bench/openapi-fuzz.ts) against the production
@@ -18,29 +16,6 @@ import { formatFailures, fuzzManagementApi, seedFuzzTarget } from './openapi-fuz
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cases = Number(process.env.FUZZ_CASES ?? 3000);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function waitFor(child: ChildProcess, url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the server did not start within 120 s');
-}
 
 // One raw exchange: the status lines of what came back before the server closed, or before `ms`.
 function raw(
@@ -141,29 +116,12 @@ export async function main(): Promise<boolean> {
     return false;
   }
   return withFreshDatabase(async (databaseUrl) => {
-    const issuer = await startIssuer();
-    const port = await freePort();
-    const appUrl = `http://localhost:${port}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--role=web'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        APP_URL: appUrl,
-        DATABASE_URL: databaseUrl,
-        OAUTH_ISSUER: issuer.url,
-        OAUTH_JWKS_URL: `${issuer.url}/jwks`,
-        MANAGEMENT_RATE_LIMIT_PER_MINUTE: '0',
-        STRIPE_WEBHOOK_SECRET: 'whsec_fuzz',
-        LOG_LEVEL: 'fatal',
-        NEXT_TELEMETRY_DISABLED: '1',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    const server = await startWebServer(databaseUrl, {
+      env: { STRIPE_WEBHOOK_SECRET: 'whsec_fuzz', LOG_LEVEL: 'fatal' },
     });
+    const { baseUrl, appUrl, issuer } = server;
+    const port = Number(new URL(baseUrl).port);
     try {
-      const baseUrl = `http://127.0.0.1:${port}`;
-      await waitFor(child, `${baseUrl}/api/v1/openapi.json`);
       const token = await issuer.sign('fuzz-owner', `${appUrl}/api/v1`);
       const memberToken = await issuer.sign('fuzz-member', `${appUrl}/api/v1`);
       const api = async (method: string, route: string, body?: unknown, as = token) => {
@@ -197,9 +155,7 @@ export async function main(): Promise<boolean> {
       for (const failure of probes.failures.slice(0, 30)) console.log(`  ${failure}`);
       return fuzz.failures.length === 0 && probes.failures.length === 0 && probes.serverErrors === 0;
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-      await new Promise((resolve) => issuer.server.close(resolve));
+      await server.stop();
     }
   });
 }

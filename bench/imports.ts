@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -8,8 +8,7 @@ import { migrate, openDatabase } from '../db/client';
 import { newId } from '../server/ids';
 import { importMaxBodyBytes } from '../server/imports/schemas';
 import { withFreshDatabase } from './fresh-database';
-import { freePort } from './ingest';
-import { startIssuer } from './issuer';
+import { startWebServer } from './web-server';
 import { bundleDocument, countRows, openAiDocument, type DocumentShape } from './import-documents';
 import { cpuAround, type CpuSplit } from './process-cpu';
 
@@ -41,22 +40,6 @@ type Timing = { seconds: number; bytes: number; rows: number; prompts: number; c
 function load(): string {
   const [one, five, fifteen] = loadavg();
   return `load average ${one.toFixed(2)}, ${five.toFixed(2)}, ${fifteen.toFixed(2)}`;
-}
-
-async function waitFor(child: ChildProcess, url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    if (Date.now() > deadline) throw new Error('the server did not start within 120 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 type Api = (method: string, route: string, body?: string) => Promise<{ status: number; text: string; ms: number }>;
@@ -333,33 +316,16 @@ async function run(databaseUrl: string): Promise<boolean> {
   const sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
   // Reads the CPU figures; its own backend is the one left out of them.
   const probe = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  const issuer = await startIssuer();
-  const port = await freePort();
-  const appUrl = `http://localhost:${port}`;
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": the server writes a CPU profile when it exits.
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts', '--role=web'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      APP_URL: appUrl,
-      DATABASE_URL: databaseUrl,
-      OAUTH_ISSUER: issuer.url,
-      OAUTH_JWKS_URL: `${issuer.url}/jwks`,
-      MANAGEMENT_RATE_LIMIT_PER_MINUTE: '0',
-      // The routes the documents name (the defaults, set so that the environment cannot change them).
-      OPENAI_MODELS: 'gpt-4o-mini,gpt-4o',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      NEXT_TELEMETRY_DISABLED: '1',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const server = await startWebServer(databaseUrl, {
+    nodeArgs,
+    // The routes the documents name (the defaults, set so that the environment cannot change them).
+    env: { OPENAI_MODELS: 'gpt-4o-mini,gpt-4o', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   });
+  const { child, baseUrl, appUrl, issuer } = server;
   try {
     console.log(`uptime: ${execFileSync('uptime').toString().trim()}`);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor(child, `${baseUrl}/api/v1/openapi.json`);
     const api = apiOf(baseUrl, await issuer.sign('bench-importer', `${appUrl}/api/v1`));
     const created = await api('POST', '/organizations', JSON.stringify({ name: 'Import bench' }));
     if (created.status !== 201) throw new Error(`create organization: ${created.status} ${created.text}`);
@@ -430,9 +396,7 @@ async function run(databaseUrl: string): Promise<boolean> {
     for (const [text, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'} ${text}`);
     return checks.every(([, ok]) => ok);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-    await new Promise((resolve) => issuer.server.close(resolve));
+    await server.stop();
     await sql.end({ timeout: 5 });
     await probe.end({ timeout: 5 });
   }
