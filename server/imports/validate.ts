@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isAppError } from '../errors';
 import { findRoute } from '../models/routes';
 import { resolveContent } from '../prompts/drafts';
+import { configuredRoutes } from '../models/routes';
 import { resolveScoringPolicy } from '../prompts/scoring';
 import {
   draftContentInput,
@@ -59,6 +60,8 @@ const pairKey = (row: { input: string; expectedOutput: string }) => JSON.stringi
 
 class Validation {
   readonly problems: ImportProblem[] = [];
+  // Read once per import, not once per version.
+  private readonly routes = configuredRoutes();
   constructor(private readonly plan: { name: string; capacity: number }) {}
 
   private problem(path: string, message: string): void {
@@ -79,7 +82,7 @@ class Validation {
       return null;
     }
     try {
-      return resolveContent(parsed.data).content;
+      return resolveContent(parsed.data, this.routes).content;
     } catch (error) {
       if (!isAppError(error)) throw error;
       const issues = (error.details.issues as { path: string; message: string }[] | undefined) ?? [];
@@ -152,7 +155,7 @@ class Validation {
       return null;
     }
     const judge = parsed.data.judgeModelRouteId;
-    if (judge !== undefined && !findRoute(judge)) {
+    if (judge !== undefined && !findRoute(judge, this.routes)) {
       this.problem(`${at}/judgeModelRouteId`, `No model route "${judge}" is configured.`);
       return null;
     }

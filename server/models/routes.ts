@@ -126,12 +126,17 @@ export function configuredRoutes(env: Record<string, string | undefined> = proce
   return [...new Map(routes.map((r) => [r.id, r])).values()];
 }
 
-export function findRoute(id: string): RouteConfig | undefined {
-  return configuredRoutes().find((route) => route.id === id);
+export function findRoute(id: string, routes: RouteConfig[] = configuredRoutes()): RouteConfig | undefined {
+  return routes.find((route) => route.id === id);
 }
 
-export function requireRoute(id: string, path = 'modelRouteId'): RouteConfig {
-  const route = findRoute(id);
+// `routes`: the route table read once by a caller that checks many contents (an import).
+export function requireRoute(
+  id: string,
+  path = 'modelRouteId',
+  routes: RouteConfig[] = configuredRoutes(),
+): RouteConfig {
+  const route = findRoute(id, routes);
   if (!route)
     throw new AppError('invalid_request', `No model route "${id}" is configured.`, {
       issues: [{ path, message: 'Unknown model route.' }],

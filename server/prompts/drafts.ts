@@ -61,8 +61,11 @@ async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId
 }
 
 // Fills modelId from the route; a modelId that names another model is refused.
-export function resolveContent(parsed: ParsedDraftContent): { content: DraftContent; route: RouteConfig } {
-  const route = requireRoute(parsed.modelRouteId, 'content.modelRouteId');
+export function resolveContent(
+  parsed: ParsedDraftContent,
+  routes?: RouteConfig[],
+): { content: DraftContent; route: RouteConfig } {
+  const route = requireRoute(parsed.modelRouteId, 'content.modelRouteId', routes);
   if (parsed.modelId !== undefined && parsed.modelId !== route.modelId) {
     throw new AppError('invalid_request', `Model route ${route.id} serves ${route.modelId}, not ${parsed.modelId}.`, {
       issues: [{ path: 'content.modelId', message: `Must be ${route.modelId} for this route, or left out.` }],
