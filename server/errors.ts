@@ -17,6 +17,7 @@ export const errorCodes = {
   dataset_conflict: { http: 409, trpc: 'CONFLICT' },
   invalid_state: { http: 409, trpc: 'CONFLICT' },
   choose_organization: { http: 409, trpc: 'CONFLICT' },
+  promotion_blocked: { http: 409, trpc: 'CONFLICT' },
   secret_unavailable: { http: 409, trpc: 'CONFLICT' },
   idempotency_in_progress: { http: 409, trpc: 'CONFLICT' },
   email_taken: { http: 409, trpc: 'CONFLICT' },

@@ -20,7 +20,8 @@ export type IdPrefix =
   | 'req'
   | 'dl'
   | 'sac'
-  | 'sa';
+  | 'sa'
+  | 'spl';
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -56,6 +68,8 @@ export const promptVersions = pgTable(
 );
 
 // Labels (production, staging, …) point at versions; moving one is a single-row update.
+// During a traffic split (M10) `versionId` is the split's largest weight (the first listed on a tie)
+// and `splitId` names the split whose versions are in prompt_split_versions.
 export const promptLabels = pgTable(
   'prompt_labels',
   {
@@ -71,9 +85,74 @@ export const promptLabels = pgTable(
       .references(() => promptVersions.id),
     updatedBy: text().notNull(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    // spl_…: a new id whenever the split changes; null when the label points at one version.
+    splitId: text(),
+    // When the current split began (split-stats' default `from`).
+    splitSince: ts('split_since'),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.label] })],
 );
+
+// The versions of a split, in the order given, each owning the buckets [lo, hi) of 0..99 (the
+// cumulative weights): retrieval maps a subject's hash to a bucket and joins the one row holding it.
+// Rows of a split that ended are deleted with the move that ended it.
+export const promptSplitVersions = pgTable(
+  'prompt_split_versions',
+  {
+    splitId: text().notNull(),
+    position: integer().notNull(),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    promptId: text()
+      .notNull()
+      .references(() => prompts.id, { onDelete: 'cascade' }),
+    label: text().notNull(),
+    versionId: text()
+      .notNull()
+      .references(() => promptVersions.id),
+    weight: integer().notNull(),
+    lo: integer().notNull(),
+    hi: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.splitId, t.position] }),
+    index('prompt_split_versions_bucket_idx').on(t.splitId, t.lo, t.hi),
+    index('prompt_split_versions_prompt_idx').on(t.promptId, t.label),
+  ],
+);
+
+// Retrievals of a split label per (split, version, minute), flushed by the retrieval process with
+// its other activity (server/retrieval/activity.ts): split-stats' `retrievals`.
+export const retrievalSplitCounts = pgTable(
+  'retrieval_split_counts',
+  {
+    splitId: text().notNull(),
+    versionId: text().notNull(),
+    organizationId: text()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    minute: ts('minute').notNull(),
+    count: bigint({ mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.splitId, t.versionId, t.minute] })],
+);
+
+// The release policy of a prompt (API.md "Safe releases"); no row = the default policy.
+export const promptReleasePolicies = pgTable('prompt_release_policies', {
+  promptId: text()
+    .primaryKey()
+    .references(() => prompts.id, { onDelete: 'cascade' }),
+  organizationId: text()
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  protectedLabels: text().array().notNull(),
+  requireEvaluation: boolean().notNull(),
+  maxPassRateDrop: doublePrecision().notNull(),
+  maxRegressions: integer().notNull(),
+  updatedBy: text().notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 // Append-only history of every label move, rollback and removal (toVersionId null = removed).
 export const promptLabelHistory = pgTable(
@@ -97,6 +176,11 @@ export const promptLabelHistory = pgTable(
     source: text({ enum: ['move', 'import'] })
       .notNull()
       .default('move'),
+    // Splits (M10): [{ versionId, weight }] the label pointed at after / before this entry; null when one version.
+    toSplit: jsonb(),
+    fromSplit: jsonb(),
+    // An admin's override of the release policy: its reason.
+    overrideReason: text(),
   },
   (t) => [
     index('prompt_label_history_prompt_idx').on(t.promptId, t.id),

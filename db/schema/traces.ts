@@ -68,6 +68,10 @@ export const spans = pgTable(
     // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
     // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
     uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId),
+    // Split stats and online scores per version (M10/M11): only spans that name a prompt version.
+    index('spans_org_version_started_idx')
+      .on(t.organizationId, t.promptVersionId, t.startedAt)
+      .where(sql`${t.promptVersionId} is not null`),
   ],
 );
 

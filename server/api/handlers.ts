@@ -14,6 +14,8 @@ import { archivePrompt, createPrompt, getPrompt, listPrompts, renamePrompt } fro
 import { discardDraft, getDraft, updateDraft } from '../prompts/drafts';
 import { getVersion, listVersions, saveVersion } from '../prompts/versions';
 import { listLabelHistory, listLabels, moveLabel, removeLabel } from '../prompts/labels';
+import { getReleasePolicy, setReleasePolicy } from '../releases/policy';
+import { getSplitStats } from '../releases/split-stats';
 import { getScoringPolicy, setScoringPolicy } from '../prompts/scoring';
 import { estimateEvaluation, startEvaluation } from '../evals/start';
 import { initializeBaseline } from '../evals/initialize';
@@ -77,6 +79,9 @@ export const services = {
   list_label_history: listLabelHistory,
   get_scoring_policy: getScoringPolicy,
   set_scoring_policy: setScoringPolicy,
+  get_release_policy: getReleasePolicy,
+  set_release_policy: setReleasePolicy,
+  get_split_stats: getSplitStats,
 
   list_evaluations: listEvaluations,
   start_evaluation: startEvaluation,

@@ -20,6 +20,8 @@ export const permissions = {
   'audit.read': 'admin',
   'prompts.read': 'viewer',
   'prompts.write': 'editor',
+  // API.md "Safe releases": the release policy is admin-only to write, and so is an override.
+  'prompts.releasePolicy': 'admin',
   'playground.run': 'editor',
   'ingestionKeys.manage': 'admin',
   'serviceAccounts.manage': 'admin',

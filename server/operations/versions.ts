@@ -13,6 +13,7 @@ import {
   versionNumber,
   versionSchema,
 } from '../prompts/schemas';
+import { releasePolicyInput, releasePolicyView, splitStatsQuery, splitStatsSchema } from '../releases/schemas';
 import type { ErrorCode } from '../errors';
 import { declareOperations } from './declare';
 import { promptParams } from './common';
@@ -83,14 +84,18 @@ export const versionOperations = declareOperations({
   move_label: {
     method: 'PUT',
     path: `${base}/labels/{label}`,
-    summary: 'Point a label at a version of this prompt (creates it, moves it, or rolls it back)',
+    summary:
+      'Point a label at a version of this prompt, or split its traffic between 2 to 4 versions (creates, moves, rolls back)',
     description:
-      'The version must belong to this prompt (else 404; a prompt in setup has none). evaluationId, when given, names the completed comparison whose candidate is that version (else 404, or 409 invalid_state). Every move writes one label-history row; moving a label to the version it already points at changes nothing.',
+      'Give versionId (one version) or split: [{ versionId, weight }] (2–4 distinct versions, integer weights 1–99 summing to 100; retrieval picks one per request, sticky per Promptloop-Subject); never both. Every version must belong to this prompt (else 404; a prompt in setup has none). ' +
+      'Protected labels (GET …/release-policy) with requireEvaluation need evaluationId: a completed comparison whose candidate is the new version and whose production side is the version the label points at now, within maxPassRateDrop and maxRegressions and with no case pending review; otherwise 409 promotion_blocked with details { reasons, evaluationId, candidatePassRate, productionPassRate, regressions }, and nothing moves. ' +
+      'Moving back to a version the label pointed at before (a rollback) is never blocked. override: { reason } lets an admin bypass the policy (anyone else: 403 admin_required); the reason is kept in the label history. ' +
+      'Without the gate, evaluationId, when given, names the completed comparison whose candidate is that version (else 404, or 409 invalid_state). Every move writes one label-history row; re-sending what the label already points at (the same version, or the identical split) changes nothing.',
     params: labelParams,
     body: moveLabelInput,
     status: 200,
     response: labelItemSchema,
-    errors: [...writeErrors, 'invalid_request'],
+    errors: [...writeErrors, 'invalid_request', 'admin_required', 'promotion_blocked'],
     role: 'editor',
     effect: 'write',
     cli: { command: ['labels', 'move'], positional: ['promptId', 'label', 'versionId'] },
@@ -150,5 +155,52 @@ export const versionOperations = declareOperations({
     effect: 'write',
     cli: { command: ['scoring', 'set'], positional: ['promptId'] },
     dashboard: 'versions.setScoring',
+  },
+  get_release_policy: {
+    method: 'GET',
+    path: `${base}/release-policy`,
+    summary: 'Get the prompt’s release policy: which labels are protected and what a move to a new version must prove',
+    description:
+      'Default (never saved, and always for a prompt in setup): { protectedLabels: ["production"], requireEvaluation: false, maxPassRateDrop: 0, maxRegressions: 0 }.',
+    params: promptParams,
+    status: 200,
+    response: releasePolicyView,
+    errors: ['not_found'],
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['release-policy', 'get'], positional: ['promptId'] },
+    dashboard: 'versions.releasePolicy',
+  },
+  set_release_policy: {
+    method: 'PUT',
+    path: `${base}/release-policy`,
+    summary: 'Replace the prompt’s release policy (admins only)',
+    description:
+      'All four fields are required. protectedLabels: 0–10 distinct label names; maxPassRateDrop: a fraction 0–1; maxRegressions: an integer ≥ 0. The gate applies from the next label move on.',
+    params: promptParams,
+    body: releasePolicyInput,
+    status: 200,
+    response: releasePolicyView,
+    errors: ['admin_required', 'read_only', 'not_found', 'invalid_state', 'invalid_request'],
+    role: 'admin',
+    effect: 'write',
+    cli: { command: ['release-policy', 'set'], positional: ['promptId'] },
+    dashboard: 'versions.setReleasePolicy',
+  },
+  get_split_stats: {
+    method: 'GET',
+    path: `${base}/labels/{label}/split-stats`,
+    summary: 'How each version of a label’s traffic split does in production, side by side',
+    description:
+      'From the finished model spans that carry each version’s promptVersionId and from the retrieval counters, between from and to (Unix ms; default the split’s life). Tokens and cost are totals, errorRate a fraction, latency percentiles nearest-rank. A label without a split is 409 invalid_state (details.state: "no_split").',
+    params: labelParams,
+    query: splitStatsQuery,
+    status: 200,
+    response: splitStatsSchema,
+    errors: ['invalid_request', 'not_found', 'invalid_state'],
+    role: 'viewer',
+    effect: 'read',
+    cli: { command: ['labels', 'split-stats'], positional: ['promptId', 'label'] },
+    dashboard: 'versions.splitStats',
   },
 });

@@ -257,26 +257,96 @@ export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema }
 // A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
 export const versionNumber = integerParam(1);
 
+// A label's traffic split (M10): the versions in the order given, weights summing to 100.
+export const labelSplitItemSchema = z.object({
+  versionId: z.string(),
+  version: z.number().int(),
+  weight: z.number().int().min(1).max(99),
+});
 export const labelItemSchema = z.object({
   label: z.string(),
-  versionId: z.string(),
+  versionId: z
+    .string()
+    .describe('The version it points at; during a split, the largest weight’s (the first listed on a tie).'),
   version: z.number().int(),
   updatedAt: z.string(),
   updatedBy: z.string(),
+  splitId: z.string().nullable().describe('spl_…: a new id whenever the split changes; null without a split.'),
+  split: z.array(labelSplitItemSchema).nullable().describe('The traffic split, or null when it points at one version.'),
 });
 export type LabelItem = z.infer<typeof labelItemSchema>;
+export type LabelSplitItem = z.infer<typeof labelSplitItemSchema>;
 export const labelListSchema = z.object({ items: z.array(labelItemSchema) });
 
-export const moveLabelInput = z.strictObject({
+export const splitLimits = { minVersions: 2, maxVersions: 4, totalWeight: 100 } as const;
+export const splitEntryInput = z.strictObject({
   versionId: z.string().min(1).max(100),
-  evaluationId: z.string().min(1).max(100).optional(),
+  weight: z.number().int().min(1).max(99),
+});
+export type SplitEntry = z.infer<typeof splitEntryInput>;
+
+// An admin's bypass of the release policy; its reason is kept in the label history.
+export const overrideInput = z.strictObject({
+  reason: z
+    .string()
+    .min(1)
+    .max(500)
+    .refine((reason) => reason.trim().length > 0, 'Say why the release policy is bypassed.'),
 });
 
+// PUT …/labels/{label}: one version (`versionId`) or a traffic split (`split`), never both.
+export const moveLabelInput = z
+  .strictObject({
+    versionId: z.string().min(1).max(100).optional(),
+    split: z
+      .array(splitEntryInput)
+      .min(splitLimits.minVersions)
+      .max(splitLimits.maxVersions)
+      .optional()
+      .describe(
+        '2 to 4 distinct versions of this prompt with integer weights 1–99 summing to 100, instead of versionId. Retrieval picks one per request, sticky per Promptloop-Subject.',
+      ),
+    evaluationId: z.string().min(1).max(100).optional(),
+    override: overrideInput
+      .optional()
+      .describe('Admins only (else 403 admin_required): move even though the release policy would refuse it.'),
+  })
+  .superRefine((input, ctx) => {
+    if ((input.versionId === undefined) === (input.split === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: input.versionId === undefined ? ['versionId'] : ['split'],
+        message: 'Give versionId (one version) or split (2 to 4 versions), not both.',
+      });
+      return;
+    }
+    if (!input.split) return;
+    const total = input.split.reduce((sum, entry) => sum + entry.weight, 0);
+    if (total !== splitLimits.totalWeight)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['split'],
+        message: `The weights add up to ${total}; they must add up to 100.`,
+      });
+    const seen = new Set<string>();
+    input.split.forEach((entry, index) => {
+      if (seen.has(entry.versionId))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['split', index, 'versionId'],
+          message: 'This version is already in the split.',
+        });
+      seen.add(entry.versionId);
+    });
+  });
+export type MoveLabelInput = z.infer<typeof moveLabelInput>;
+
 const labelHistorySources = ['move', 'import'] as const;
+const historySplitSchema = z.array(z.object({ versionId: z.string(), weight: z.number().int() })).nullable();
 export const labelHistoryItemSchema = z.object({
   label: z.string(),
   fromVersionId: z.string().nullable(),
-  toVersionId: z.string().nullable(),
+  toVersionId: z.string().nullable().describe('During a split, its largest weight’s version.'),
   fromVersion: z.number().int().nullable(),
   toVersion: z.number().int().nullable(),
   userId: z.string(),
@@ -284,6 +354,12 @@ export const labelHistoryItemSchema = z.object({
   evaluationId: z.string().nullable(),
   at: z.string(),
   source: z.enum(labelHistorySources).describe('`import` for the one entry per label an import writes, else `move`.'),
+  toSplit: historySplitSchema.describe('The split the label pointed at after this entry; null for one version.'),
+  fromSplit: historySplitSchema.describe('The split the label pointed at before this entry; null for one version.'),
+  override: z
+    .object({ reason: z.string() })
+    .nullable()
+    .describe('Set when an admin bypassed the release policy for this move.'),
 });
 export type LabelHistoryItem = z.infer<typeof labelHistoryItemSchema>;
 

@@ -20,6 +20,8 @@ describe('labels', () => {
       version: 3,
       updatedAt: expect.any(String),
       updatedBy: editor.id,
+      splitId: null,
+      split: null,
     });
     const promptJson = (await viewer.call('GET', base)).body;
     expect(promptJson.productionVersionId).toBe(v3);
@@ -54,6 +56,9 @@ describe('labels', () => {
         evaluationId: null,
         at: expect.any(String),
         source: 'move',
+        toSplit: null,
+        fromSplit: null,
+        override: null,
       },
       {
         label: 'production',
@@ -66,6 +71,9 @@ describe('labels', () => {
         evaluationId: null,
         at: expect.any(String),
         source: 'move',
+        toSplit: null,
+        fromSplit: null,
+        override: null,
       },
       expect.objectContaining({
         label: 'production',

@@ -74,6 +74,12 @@ beforeAll(async () => {
     save_version: { draftRevision: draft.revision },
     move_label: { versionId: 'ver_none' },
     set_scoring_policy: { method: scoring.method },
+    set_release_policy: {
+      protectedLabels: ['production'],
+      requireEvaluation: false,
+      maxPassRateDrop: 0,
+      maxRegressions: 0,
+    },
     start_evaluation: { versionId: 'ver_none', scope: 'quick' },
     estimate_evaluation: { versionId: 'ver_none', scope: 'quick' },
     initialize_baseline: { draftRevision: draft.revision, scoringMethod: scoring.method },

@@ -13,6 +13,7 @@ const expected: Record<Permission, Record<Role, boolean>> = {
   'audit.read': { admin: true, editor: false, viewer: false },
   'prompts.read': { admin: true, editor: true, viewer: true },
   'prompts.write': { admin: true, editor: true, viewer: false },
+  'prompts.releasePolicy': { admin: true, editor: false, viewer: false },
   'playground.run': { admin: true, editor: true, viewer: false },
   'ingestionKeys.manage': { admin: true, editor: false, viewer: false },
   'serviceAccounts.manage': { admin: true, editor: false, viewer: false },
