@@ -14,9 +14,32 @@ import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
 import { ClockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
+import { splitText, type NumberOf, type SplitEntry } from '@/components/releases/rules';
+import { useVersionNumbers } from './hooks';
 
 function VersionRef({ number }: { number: number | null | undefined }) {
   return number ? <strong>v{number}</strong> : <span className="subtle">none</span>;
+}
+
+// A split in the history: "split v3 90% · v4 10%".
+function SplitRef({ split, numberOf }: { split: SplitEntry[]; numberOf: NumberOf }) {
+  return (
+    <span className="split-ref" title="Traffic split">
+      split {splitText(split, numberOf)}
+    </span>
+  );
+}
+
+function Side({
+  split,
+  number,
+  numberOf,
+}: {
+  split: SplitEntry[] | null;
+  number: number | null | undefined;
+  numberOf: NumberOf;
+}) {
+  return split ? <SplitRef split={split} numberOf={numberOf} /> : <VersionRef number={number} />;
 }
 
 // Every label move, newest first: who, through which client, from → to, and the evaluation behind it.
@@ -40,13 +63,15 @@ export function LabelHistory({
     ),
   );
   const items: LabelHistoryItem[] = history.data?.pages.flatMap((page) => page.items) ?? [];
+  const { numberOf: knownNumber } = useVersionNumbers({ organizationId, promptId });
+  const numberOf: NumberOf = (versionId) => knownNumber(versionId);
   const base = `/organizations/${organizationId}/prompts/${promptId}`;
 
   return (
     <Card flush id="history">
       <CardHeader
         title="Label history"
-        description="Every move, rollback and import, with the evaluation that justified a move when there was one."
+        description="Every move, rollback, split, override and import, with the evaluation that justified a move when there was one."
         actions={
           <Select compact aria-label="Filter history by label" value={label} onChange={(e) => setLabel(e.target.value)}>
             <option value="">All labels</option>
@@ -82,7 +107,12 @@ export function LabelHistory({
             </thead>
             <tbody>
               {items.map((item, index) => {
-                const rollback = item.fromVersion && item.toVersion && item.toVersion < item.fromVersion;
+                const rollback =
+                  !item.toSplit &&
+                  !item.fromSplit &&
+                  item.fromVersion &&
+                  item.toVersion &&
+                  item.toVersion < item.fromVersion;
                 return (
                   <tr key={`${item.at}-${item.label}-${index}`} data-history-label={item.label}>
                     <td className="cell-nowrap muted" title={formatDateTime(item.at)}>
@@ -98,14 +128,25 @@ export function LabelHistory({
                         </>
                       ) : item.toVersionId === null ? (
                         <>
-                          Removed from <VersionRef number={item.fromVersion} />
+                          Removed from <Side split={item.fromSplit} number={item.fromVersion} numberOf={numberOf} />
                         </>
                       ) : (
                         <>
-                          <VersionRef number={item.fromVersion} /> → <VersionRef number={item.toVersion} />
+                          <Side split={item.fromSplit} number={item.fromVersion} numberOf={numberOf} /> →{' '}
+                          <Side split={item.toSplit} number={item.toVersion} numberOf={numberOf} />
+                          {item.toSplit ? <span className="badge badge-accent">Split</span> : null}
+                          {item.fromSplit && !item.toSplit ? <span className="badge">Split ended</span> : null}
                           {rollback ? <span className="badge badge-warning">Rollback</span> : null}
                         </>
                       )}
+                      {item.override ? (
+                        <div className="history-override">
+                          <span className="badge badge-danger" title={item.override.reason}>
+                            Override
+                          </span>{' '}
+                          <span className="override-reason">{item.override.reason}</span>
+                        </div>
+                      ) : null}
                     </td>
                     <td>
                       <div className="inline">

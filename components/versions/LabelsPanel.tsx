@@ -6,69 +6,87 @@ import { formatDateTime, formatRelative } from '@/components/format';
 import { usePeople } from '@/components/evals/parts';
 import type { Label, Version } from '@/components/evals/types';
 import type { PromptScope } from '@/components/prompts/PromptShell';
+import type { MoveRequest } from '@/components/releases/MoveLabelDialog';
+import { useMoveLabel } from '@/components/releases/hooks';
+import { gateOn, type NumberOf } from '@/components/releases/rules';
+import { SplitId } from '@/components/releases/SplitId';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { Dialog } from '@/components/ui/Dialog';
 import { Field, Input, Select } from '@/components/ui/Field';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
+import { LockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
-import { useLabels } from './hooks';
+import type { ReleasePolicy } from '@/server/releases/schemas';
+import type { useLabels } from './hooks';
 
-type MoveState = { label: string; from: Label | null; versionId: string };
-
-function useLabelMutations(scope: PromptScope) {
+function useRemoveLabel(scope: PromptScope) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const refresh = () => {
-    void queryClient.invalidateQueries(trpc.versions.pathFilter());
-    void queryClient.invalidateQueries(
-      trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
-    );
-  };
-  const move = useMutation(trpc.versions.moveLabel.mutationOptions({ onSettled: refresh }));
-  const remove = useMutation(trpc.versions.removeLabel.mutationOptions({ onSettled: refresh }));
-  return { move, remove };
+  return useMutation(
+    trpc.versions.removeLabel.mutationOptions({
+      onSettled: () => {
+        void queryClient.invalidateQueries(trpc.versions.pathFilter());
+        void queryClient.invalidateQueries(
+          trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+        );
+      },
+    }),
+  );
 }
 
-// Which version each label serves, with move / roll back / remove. Moving asks for confirmation
-// naming both versions, since applications follow a label on their next request.
-export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions: Version[] }) {
+// "v3 90% · v4 10%": each version of a split with its weight.
+function SplitCell({ label, numberOf }: { label: Label; numberOf: NumberOf }) {
+  return (
+    <div className="split-cell">
+      <span className="split-text">
+        {label.split!.map((entry, index) => (
+          <span key={entry.versionId}>
+            {index > 0 ? <span className="subtle"> · </span> : null}
+            <strong>v{numberOf(entry.versionId) ?? '?'}</strong> {entry.weight}%
+          </span>
+        ))}
+      </span>
+      {label.splitId ? <SplitId value={label.splitId} /> : null}
+    </div>
+  );
+}
+
+// Which version (or split) each label serves, with move, split traffic and remove. Moves go through
+// the release policy's dialog (components/releases), opened by the Versions page.
+export function LabelsPanel({
+  scope,
+  versions,
+  labels,
+  policy,
+  numberOf,
+  notice,
+  onMove,
+  onSplit,
+}: {
+  scope: PromptScope;
+  versions: Version[];
+  labels: ReturnType<typeof useLabels>;
+  policy: ReleasePolicy | undefined;
+  numberOf: NumberOf;
+  notice: string | null;
+  onMove: (request: MoveRequest) => void;
+  onSplit: (label: Label) => void;
+}) {
   const target = { organizationId: scope.organizationId, promptId: scope.promptId };
-  const labels = useLabels(target);
   const person = usePeople(scope.organizationId);
-  const { move, remove } = useLabelMutations(scope);
-  const [moving, setMoving] = useState<MoveState | null>(null);
-  const [confirmMove, setConfirmMove] = useState(false);
+  const move = useMoveLabel(target);
+  const remove = useRemoveLabel(scope);
   const [removing, setRemoving] = useState<Label | null>(null);
   const [error, setError] = useState<AppErrorInfo | null>(null);
   const [newLabel, setNewLabel] = useState('');
   const [newVersionId, setNewVersionId] = useState('');
   const [addError, setAddError] = useState<AppErrorInfo | null>(null);
   const items: Label[] = labels.data?.items ?? [];
-  const numberOf = (versionId: string) => versions.find((version) => version.id === versionId)?.number;
-
-  const target_ = moving ? versions.find((version) => version.id === moving.versionId) : undefined;
-  const rollback = moving?.from && target_ ? target_.number < moving.from.version : false;
-
-  function submitMove() {
-    if (!moving) return;
-    setError(null);
-    move.mutate(
-      { ...target, label: moving.label, versionId: moving.versionId },
-      {
-        onSuccess: () => {
-          setMoving(null);
-          setConfirmMove(false);
-        },
-        onError: (e) => setError(readAppError(e)),
-      },
-    );
-  }
 
   function addLabel(event: FormEvent) {
     event.preventDefault();
@@ -84,12 +102,8 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
       });
     if (!versionId) return;
     const existing = items.find((item) => item.label === name);
-    if (existing) {
-      setError(null);
-      setMoving({ label: name, from: existing, versionId });
-      setConfirmMove(true);
-      return;
-    }
+    // An existing label is a move: the move dialog shows the release policy's rules for it.
+    if (existing) return onMove({ label: name, current: existing, versionId });
     move.mutate(
       { ...target, label: name, versionId },
       {
@@ -105,6 +119,11 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
         title="Labels"
         description="Applications retrieve a label (production when none is given); moving a label changes what they get on their next request."
       />
+      {notice ? (
+        <div className="card-notice">
+          <Alert tone="success">{notice}</Alert>
+        </div>
+      ) : null}
       {labels.isPending ? (
         <SkeletonRows rows={2} label="Loading labels" />
       ) : labels.isError ? (
@@ -119,54 +138,78 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
           <thead>
             <tr>
               <th scope="col">Label</th>
-              <th scope="col">Version</th>
+              <th scope="col">Serves</th>
               <th scope="col">Last moved</th>
-              {scope.canWrite ? (
-                <th scope="col" className="cell-actions">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              ) : null}
+              <th scope="col" className="cell-actions">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {items.map((label) => (
               <tr key={label.label} data-label={label.label}>
                 <td>
-                  <span className="label-chip">{label.label}</span>
+                  <div className="inline">
+                    <span className="label-chip">{label.label}</span>
+                    {policy?.protectedLabels.includes(label.label) ? (
+                      <span
+                        className="protected-tag"
+                        title={
+                          gateOn(policy, label.label)
+                            ? 'Protected: moving it to a version it never served needs a completed comparison.'
+                            : 'Protected, but the release policy requires no comparison at the moment.'
+                        }
+                      >
+                        <LockIcon size={12} /> Protected
+                      </span>
+                    ) : null}
+                  </div>
                 </td>
                 <td>
-                  <strong>v{label.version}</strong>
+                  {label.split ? <SplitCell label={label} numberOf={numberOf} /> : <strong>v{label.version}</strong>}
                 </td>
                 <td className="muted" title={formatDateTime(label.updatedAt)}>
                   {formatRelative(label.updatedAt)} by {person(label.updatedBy)}
                 </td>
-                {scope.canWrite ? (
-                  <td className="cell-actions">
-                    <div className="inline">
-                      <Button
-                        size="sm"
-                        onClick={() => (
-                          setError(null),
-                          setConfirmMove(false),
-                          setMoving({ label: label.label, from: label, versionId: label.versionId })
-                        )}
-                        aria-label={`Move ${label.label}`}
-                      >
-                        Move
-                      </Button>
-                      {label.label !== 'production' ? (
+                <td className="cell-actions">
+                  <div className="inline">
+                    {label.split ? (
+                      <a className="btn btn-sm btn-ghost" href={`#split-${label.label}`}>
+                        View split
+                      </a>
+                    ) : null}
+                    {scope.canWrite ? (
+                      <>
                         <Button
                           size="sm"
-                          variant="ghost"
-                          onClick={() => (setError(null), setRemoving(label))}
-                          aria-label={`Remove ${label.label}`}
+                          onClick={() => onMove({ label: label.label, current: label, versionId: label.versionId })}
+                          aria-label={`Move ${label.label}`}
                         >
-                          Remove
+                          Move
                         </Button>
-                      ) : null}
-                    </div>
-                  </td>
-                ) : null}
+                        <Button
+                          size="sm"
+                          disabled={versions.length < 2}
+                          title={versions.length < 2 ? 'Save a second version to split traffic.' : undefined}
+                          onClick={() => onSplit(label)}
+                          aria-label={`${label.split ? 'Change the split of' : 'Split traffic of'} ${label.label}`}
+                        >
+                          {label.split ? 'Edit split' : 'Split traffic'}
+                        </Button>
+                        {label.label !== 'production' ? (
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            onClick={() => (setError(null), setRemoving(label))}
+                            aria-label={`Remove ${label.label}`}
+                          >
+                            Remove
+                          </Button>
+                        ) : null}
+                      </>
+                    ) : null}
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -190,67 +233,16 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
               ))}
             </Select>
           </Field>
-          <Button type="submit" loading={move.isPending && !moving}>
+          <Button type="submit" loading={move.isPending}>
             Add label
           </Button>
         </form>
       ) : null}
-
-      <Dialog
-        open={moving !== null && !confirmMove}
-        // Closing this picker to open the confirmation also fires its close event: keep the choice then.
-        onClose={() => !confirmMove && setMoving(null)}
-        title={`Move ${moving?.label ?? ''}`}
-        description="Choose the version this label should serve."
-        footer={
-          <>
-            <Button onClick={() => setMoving(null)}>Cancel</Button>
-            <Button
-              variant="primary"
-              disabled={!moving || moving.versionId === moving.from?.versionId}
-              onClick={() => (setError(null), setConfirmMove(true))}
-            >
-              Continue
-            </Button>
-          </>
-        }
-      >
-        {moving ? (
-          <Field label="Version">
-            <Select value={moving.versionId} onChange={(e) => setMoving({ ...moving, versionId: e.target.value })}>
-              {versions.map((version) => (
-                <option key={version.id} value={version.id}>
-                  v{version.number}
-                  {version.id === moving.from?.versionId ? ' (current)' : ''}
-                </option>
-              ))}
-            </Select>
-          </Field>
-        ) : null}
-      </Dialog>
-      <ConfirmDialog
-        open={moving !== null && confirmMove}
-        onClose={() => (setConfirmMove(false), setMoving(null))}
-        title={
-          rollback
-            ? `Roll back ${moving?.label} to v${target_?.number}?`
-            : `Move ${moving?.label} to v${target_?.number ?? numberOf(moving?.versionId ?? '')}?`
-        }
-        description={
-          moving?.from
-            ? `${moving.label} moves from v${moving.from.version} to v${target_?.number}. Applications retrieving ${moving.label} get v${target_?.number} on their next request.`
-            : `${moving?.label} will point at v${target_?.number}.`
-        }
-        confirmLabel={rollback ? `Roll back to v${target_?.number}` : `Move to v${target_?.number}`}
-        pending={move.isPending}
-        error={error?.message ?? null}
-        onConfirm={submitMove}
-      />
       <ConfirmDialog
         open={removing !== null}
         onClose={() => setRemoving(null)}
         title={`Remove ${removing?.label}?`}
-        description={`Applications retrieving ${removing?.label} (now v${removing?.version}) get “label not assigned” until it is set again. No version is deleted.`}
+        description={`Applications retrieving ${removing?.label} (now ${removing?.split ? 'a traffic split' : `v${removing?.version}`}) get “label not assigned” until it is set again. No version is deleted.`}
         confirmLabel="Remove label"
         pending={remove.isPending}
         error={error?.message ?? null}
@@ -262,7 +254,7 @@ export function LabelsPanel({ scope, versions }: { scope: PromptScope; versions:
           )
         }
       />
-      {error && !moving && !removing ? <Alert tone="error">{error.message}</Alert> : null}
+      {error && !removing ? <Alert tone="error">{error.message}</Alert> : null}
     </Card>
   );
 }

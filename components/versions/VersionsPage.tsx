@@ -2,9 +2,11 @@
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { formatDateTime, formatRelative } from '@/components/format';
 import { usePeople } from '@/components/evals/parts';
-import type { Version } from '@/components/evals/types';
+import type { Label, Version } from '@/components/evals/types';
+import { useProfile } from '@/components/organizations/hooks';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { Alert } from '@/components/ui/Alert';
 import { Badge } from '@/components/ui/Badge';
@@ -16,12 +18,19 @@ import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
 import { FileTextIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
-import { useLabels, useVersionList } from './hooks';
+import { useIsAdmin, usePromoteBlocker, useReleasePolicy } from '@/components/releases/hooks';
+import { MoveLabelDialog, type MoveRequest } from '@/components/releases/MoveLabelDialog';
+import { ReleasePolicyCard } from '@/components/releases/ReleasePolicyCard';
+import { SplitDialog } from '@/components/releases/SplitDialog';
+import { SplitPanel } from '@/components/releases/SplitPanel';
+import type { NumberOf } from '@/components/releases/rules';
+import { useLabels, useVersionList, useVersionNumbers } from './hooks';
 import { LabelHistory } from './LabelHistory';
 import { LabelsPanel } from './LabelsPanel';
 import { SaveVersionButton } from './SaveVersionButton';
 import { VersionCompare } from './VersionCompare';
 import '@/components/evals/evals.css';
+import '@/components/releases/releases.css';
 
 function labelTone(label: string) {
   return label === 'production' ? 'success' : label === 'staging' ? 'accent' : 'neutral';
@@ -48,6 +57,17 @@ function useComparePair(versions: Version[]): [number | null, number | null, (fr
   return [from, to, set];
 }
 
+// The labels on each version, with a split's weight: "production", "canary 10%".
+type LabelOn = { label: string; weight: number | null };
+function labelsOn(version: Version, labels: Label[] | undefined): LabelOn[] {
+  if (!labels) return version.labels.map((label) => ({ label, weight: null }));
+  return labels.flatMap((label): LabelOn[] => {
+    const entry = label.split?.find((e) => e.versionId === version.id);
+    if (entry) return [{ label: label.label, weight: entry.weight }];
+    return !label.split && label.versionId === version.id ? [{ label: label.label, weight: null }] : [];
+  });
+}
+
 function VersionsView({ scope }: { scope: PromptScope }) {
   const trpc = useTRPC();
   const target = { organizationId: scope.organizationId, promptId: scope.promptId };
@@ -57,7 +77,22 @@ function VersionsView({ scope }: { scope: PromptScope }) {
   const draft = useQuery({ ...trpc.prompts.getDraft.queryOptions(target), enabled: scope.canWrite });
   const [from, to, setCompare] = useComparePair(versions);
   const base = `/organizations/${scope.organizationId}/prompts/${scope.promptId}`;
+  const evalsBase = `${base}/evals`;
   const setup = scope.prompt.state === 'setup';
+  const isAdmin = useIsAdmin(scope.organizationId);
+  const policy = useReleasePolicy(target);
+  const profile = useProfile();
+  const known = useVersionNumbers(target);
+  const numberOf: NumberOf = (versionId) =>
+    versions.find((version) => version.id === versionId)?.number ?? known.numberOf(versionId);
+  const labelItems = labels.data?.items;
+  const production = labelItems?.find((label) => label.label === 'production') ?? null;
+  const promoteBlocker = usePromoteBlocker(target, 'production', production, isAdmin);
+  const [moving, setMoving] = useState<MoveRequest | null>(null);
+  const [splitting, setSplitting] = useState<Label | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const openMove = (request: MoveRequest) => (setNotice(null), setMoving(request));
+  const splits = (labelItems ?? []).filter((label) => label.split !== null);
 
   return (
     <>
@@ -111,6 +146,8 @@ function VersionsView({ scope }: { scope: PromptScope }) {
               <tbody>
                 {versions.map((version, index) => {
                   const older = versions[index + 1];
+                  const on = labelsOn(version, labelItems);
+                  const blocker = promoteBlocker(version.id, `v${version.number}`);
                   return (
                     <tr
                       key={version.id}
@@ -122,10 +159,15 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                       </td>
                       <td>
                         <div className="inline">
-                          {version.labels.length === 0 ? <span className="subtle">—</span> : null}
-                          {version.labels.map((label) => (
-                            <Badge key={label} tone={labelTone(label)}>
+                          {on.length === 0 ? <span className="subtle">—</span> : null}
+                          {on.map(({ label, weight }) => (
+                            <Badge
+                              key={label}
+                              tone={labelTone(label)}
+                              title={weight === null ? undefined : `${label} sends ${weight}% of its traffic here`}
+                            >
                               {label}
+                              {weight === null ? '' : ` ${weight}%`}
                             </Badge>
                           ))}
                         </div>
@@ -146,6 +188,30 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                             >
                               Diff v{older.number}
                             </Button>
+                          ) : null}
+                          {scope.canWrite && production ? (
+                            <span
+                              className="button-reason"
+                              title={blocker ?? undefined}
+                              data-testid={blocker ? `promote-blocked-${version.number}` : undefined}
+                            >
+                              <Button
+                                size="sm"
+                                disabled={blocker !== null}
+                                aria-label={`Promote v${version.number} to production`}
+                                aria-description={blocker ?? undefined}
+                                onClick={() =>
+                                  openMove({
+                                    label: 'production',
+                                    current: production,
+                                    versionId: version.id,
+                                    fixed: true,
+                                  })
+                                }
+                              >
+                                Promote
+                              </Button>
+                            </span>
                           ) : null}
                           {versions.length > 1 && version.number !== to ? (
                             <Button
@@ -171,8 +237,54 @@ function VersionsView({ scope }: { scope: PromptScope }) {
       {versions.length > 0 ? (
         <VersionCompare target={target} versions={versions} from={from} to={to} onChange={setCompare} />
       ) : null}
-      {versions.length > 0 ? <LabelsPanel scope={scope} versions={versions} /> : null}
-      <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labels.data?.items ?? []} />
+      {versions.length > 0 ? (
+        <LabelsPanel
+          scope={scope}
+          versions={versions}
+          labels={labels}
+          policy={policy.data}
+          numberOf={numberOf}
+          notice={notice}
+          onMove={openMove}
+          onSplit={(label) => (setNotice(null), setSplitting(label))}
+        />
+      ) : null}
+      {splits.map((label) => (
+        <SplitPanel
+          key={`${label.label}-${label.splitId}`}
+          target={target}
+          label={label}
+          canWrite={scope.canWrite}
+          onPromote={(versionId) => openMove({ label: label.label, current: label, versionId, fixed: true })}
+        />
+      ))}
+      <ReleasePolicyCard scope={scope} knownLabels={(labelItems ?? []).map((label) => label.label)} />
+      <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labelItems ?? []} />
+      {moving ? (
+        <MoveLabelDialog
+          target={target}
+          request={moving}
+          versions={versions}
+          numberOf={numberOf}
+          isAdmin={isAdmin}
+          evalsBase={evalsBase}
+          onClose={() => setMoving(null)}
+          onMoved={setNotice}
+        />
+      ) : null}
+      {splitting ? (
+        <SplitDialog
+          target={target}
+          label={splitting}
+          versions={versions}
+          numberOf={numberOf}
+          isAdmin={isAdmin}
+          evalsBase={evalsBase}
+          subject={profile.data?.id ?? 'usr_…'}
+          onClose={() => setSplitting(null)}
+          onMoved={setNotice}
+        />
+      ) : null}
     </>
   );
 }

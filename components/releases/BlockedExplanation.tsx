@@ -1,0 +1,71 @@
+import Link from 'next/link';
+import { percent } from '@/components/evals/types';
+import type { PromotionBlockedDetails } from '@/server/releases/schemas';
+
+/** error.details of 409 promotion_blocked, read defensively (it crossed the wire). */
+export function blockedDetails(details: Record<string, unknown>): PromotionBlockedDetails {
+  const rate = (value: unknown) => (typeof value === 'number' ? value : null);
+  return {
+    reasons: Array.isArray(details.reasons) ? details.reasons.filter((r): r is string => typeof r === 'string') : [],
+    evaluationId: typeof details.evaluationId === 'string' ? details.evaluationId : null,
+    candidatePassRate: rate(details.candidatePassRate),
+    productionPassRate: rate(details.productionPassRate),
+    regressions: Array.isArray(details.regressions)
+      ? details.regressions.filter((r): r is string => typeof r === 'string')
+      : [],
+  };
+}
+
+// Why the server refused a move: each reason, the pass rates it compared, and the regressed cases,
+// each linked to the evaluation's results.
+export function BlockedExplanation({ details, evalsBase }: { details: PromotionBlockedDetails; evalsBase: string }) {
+  const evaluationHref = details.evaluationId ? `${evalsBase}/${details.evaluationId}` : null;
+  return (
+    <div className="blocked" role="alert" aria-label="Why the release policy blocked this move">
+      <p className="blocked-title">The release policy blocked this move. Nothing changed.</p>
+      <ul className="blocked-reasons">
+        {details.reasons.map((reason) => (
+          <li key={reason}>{reason}</li>
+        ))}
+      </ul>
+      {details.evaluationId ? (
+        <dl className="blocked-figures">
+          <div>
+            <dt>Candidate pass rate</dt>
+            <dd>{percent(details.candidatePassRate)}</dd>
+          </div>
+          <div>
+            <dt>Production pass rate</dt>
+            <dd>{percent(details.productionPassRate)}</dd>
+          </div>
+          <div>
+            <dt>Regressions</dt>
+            <dd>{details.regressions.length}</dd>
+          </div>
+        </dl>
+      ) : null}
+      {evaluationHref && details.regressions.length > 0 ? (
+        <div className="blocked-cases">
+          <span className="subtle">Regressed cases (passed on production, not on the candidate):</span>
+          <ul>
+            {details.regressions.map((caseId) => (
+              <li key={caseId}>
+                <Link href={evaluationHref} className="mono" title="Open the evaluation’s results">
+                  {caseId}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {evaluationHref ? (
+        <p className="subtle">
+          Evaluation{' '}
+          <Link href={evaluationHref} className="mono">
+            {details.evaluationId}
+          </Link>
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+'use client';
+
+import { useState } from 'react';
+import type { Label, Version } from '@/components/evals/types';
+import { Field, Select } from '@/components/ui/Field';
+import { GatedMoveDialog } from './GatedMoveDialog';
+import { GateSection } from './GateSection';
+import { useGate, type Target } from './hooks';
+import { splitText, type NumberOf } from './rules';
+
+export type MoveRequest = {
+  label: string;
+  current: Label | null;
+  versionId: string;
+  // The version is chosen by the action that opened the dialog (Promote vN), not in the dialog.
+  fixed?: boolean;
+};
+
+/** What a label serves now, in words: "v3", "v3 90% · v4 10%", or null for a new label. */
+export function servesText(label: Label | null, numberOf: NumberOf): string | null {
+  if (!label) return null;
+  return label.split ? splitText(label.split, numberOf) : `v${label.version}`;
+}
+
+// Moves a label to one version: a promotion, a rollback, or the end of a split. A protected label
+// asks for the comparison that justifies the move and says whether the release policy would accept
+// it; a refusal shows the server's reasons, and an admin may then override with a reason.
+export function MoveLabelDialog({
+  target,
+  request,
+  versions,
+  numberOf,
+  isAdmin,
+  evalsBase,
+  onClose,
+  onMoved,
+}: {
+  target: Target;
+  request: MoveRequest;
+  versions: Version[];
+  numberOf: NumberOf;
+  isAdmin: boolean;
+  evalsBase: string;
+  onClose: () => void;
+  onMoved: (message: string) => void;
+}) {
+  const { label, current, fixed } = request;
+  const [versionId, setVersionId] = useState(request.versionId);
+  const [evaluationId, setEvaluationId] = useState('');
+  const gate = useGate(target, { label, current, versionIds: [versionId], evaluationId, numberOf });
+
+  const number = numberOf(versionId);
+  const name = number === undefined ? 'this version' : `v${number}`;
+  const serves = servesText(current, numberOf);
+  const inSplit = (id: string) => Boolean(current?.split?.some((entry) => entry.versionId === id));
+  const endsSplit = inSplit(versionId);
+  const unchanged = current !== null && current.split === null && current.versionId === versionId;
+  const rollback = current !== null && number !== undefined && !endsSplit && number < current.version;
+
+  const title = endsSplit
+    ? `End the split: move ${label} to ${name}?`
+    : rollback
+      ? `Roll back ${label} to ${name}?`
+      : fixed
+        ? `Promote ${name} to ${label}?`
+        : `Move ${label}`;
+  const description = current ? (
+    <>
+      <code>{label}</code> moves from <strong>{serves}</strong> to <strong>{name}</strong>
+      {endsSplit ? ', which ends the traffic split' : ''}. Applications retrieving {label} get {name} on their next
+      request.
+    </>
+  ) : (
+    <>
+      <code>{label}</code> will point at <strong>{name}</strong>.
+    </>
+  );
+
+  return (
+    <GatedMoveDialog
+      target={target}
+      label={label}
+      gate={gate}
+      isAdmin={isAdmin}
+      evalsBase={evalsBase}
+      title={title}
+      description={description}
+      submitLabel={rollback ? `Roll back to ${name}` : `Move to ${name}`}
+      submitDisabled={unchanged ? `${label} already serves ${name}.` : null}
+      overridable={current !== null && !unchanged}
+      body={() => ({ versionId })}
+      fieldNames={['versionId']}
+      evaluationId={evaluationId}
+      successMessage={(overridden) =>
+        overridden ? `${label} now serves ${name} (release policy overridden).` : `${label} now serves ${name}.`
+      }
+      onClose={onClose}
+      onMoved={onMoved}
+    >
+      {({ blocked, error, clearError }) => (
+        <>
+          {!fixed ? (
+            <Field label="Version" error={error?.fields.versionId}>
+              <Select
+                value={versionId}
+                onChange={(e) => (setVersionId(e.target.value), setEvaluationId(''), clearError())}
+              >
+                {versions.map((version) => (
+                  <option key={version.id} value={version.id}>
+                    v{version.number}
+                    {inSplit(version.id) ? ' (in the split)' : version.id === current?.versionId ? ' (current)' : ''}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+          ) : null}
+          {unchanged ? (
+            <p className="subtle">
+              {label} already serves {name}. Choose another version.
+            </p>
+          ) : (
+            <GateSection
+              gate={gate}
+              label={label}
+              currentText={serves}
+              evaluationId={evaluationId}
+              onEvaluationChange={(id) => (setEvaluationId(id), clearError())}
+              numberOf={numberOf}
+              evalsBase={evalsBase}
+              blocked={blocked}
+            />
+          )}
+        </>
+      )}
+    </GatedMoveDialog>
+  );
+}

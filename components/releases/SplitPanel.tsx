@@ -1,0 +1,202 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { formatCount, formatDateTime, formatDuration, formatRelative, formatUsdNanos } from '@/components/format';
+import { percent, type Label } from '@/components/evals/types';
+import { Badge } from '@/components/ui/Badge';
+import { Button } from '@/components/ui/Button';
+import { Card, CardHeader } from '@/components/ui/Card';
+import { Select } from '@/components/ui/Field';
+import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { ActivityIcon } from '@/components/ui/icons';
+import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
+import type { SplitVersionStats } from '@/server/releases/schemas';
+import type { Target } from './hooks';
+import { SplitId } from './SplitId';
+
+const ranges = [
+  { value: 'split', label: 'Since the split began', ms: null },
+  { value: '1h', label: 'Last hour', ms: 60 * 60_000 },
+  { value: '24h', label: 'Last 24 hours', ms: 24 * 60 * 60_000 },
+  { value: '7d', label: 'Last 7 days', ms: 7 * 24 * 60 * 60_000 },
+] as const;
+type Range = (typeof ranges)[number]['value'];
+
+function fromOf(range: Range): number | undefined {
+  const ms = ranges.find((option) => option.value === range)?.ms;
+  return ms ? Date.now() - ms : undefined;
+}
+
+type Metric = { name: string; hint?: string; value: (v: SplitVersionStats) => ReactNode };
+
+const metrics: Metric[] = [
+  { name: 'Weight', value: (v) => `${v.weight}%` },
+  { name: 'Retrievals', hint: 'Retrievals that chose this version', value: (v) => formatCount(v.retrievals) },
+  { name: 'Model spans', hint: 'Finished model spans tagged with this version', value: (v) => formatCount(v.spans) },
+  {
+    name: 'Error rate',
+    value: (v) =>
+      v.spans === 0 ? (
+        <span className="subtle">—</span>
+      ) : (
+        <span className={v.errorRate > 0 ? 'error-text' : undefined}>{percent(v.errorRate)}</span>
+      ),
+  },
+  { name: 'Latency p50', value: (v) => formatDuration(v.p50LatencyMs) },
+  { name: 'Latency p95', value: (v) => formatDuration(v.p95LatencyMs) },
+  { name: 'Input tokens', value: (v) => formatCount(v.inputTokens) },
+  { name: 'Output tokens', value: (v) => formatCount(v.outputTokens) },
+  { name: 'Cost', value: (v) => formatUsdNanos(v.costUsdNanos) },
+  {
+    name: 'Online score',
+    hint: 'Mean score of the scored spans',
+    value: (v) =>
+      v.onlineScore.scored === 0 || v.onlineScore.meanScore === null ? (
+        <span className="subtle" title="Not scored yet">
+          —
+        </span>
+      ) : (
+        <>
+          {percent(v.onlineScore.meanScore)}{' '}
+          <span className="subtle">
+            ({v.onlineScore.passed}/{v.onlineScore.scored} passed)
+          </span>
+        </>
+      ),
+  },
+];
+
+// A split label's versions side by side, from the model spans and retrievals each one got, with a
+// "Promote vN" per version that moves the label to that one version (through the gated move dialog).
+export function SplitPanel({
+  target,
+  label,
+  canWrite,
+  onPromote,
+}: {
+  target: Target;
+  label: Label;
+  canWrite: boolean;
+  onPromote: (versionId: string) => void;
+}) {
+  const trpc = useTRPC();
+  const [range, setRange] = useState<Range>('split');
+  const [from, setFrom] = useState<number | undefined>(undefined);
+  const stats = useQuery({
+    ...trpc.versions.splitStats.queryOptions({ ...target, label: label.label, ...(from ? { from } : {}) }),
+    placeholderData: keepPreviousData,
+  });
+  const noSplit = stats.isError && readAppError(stats.error)?.code === 'invalid_state';
+  const versions = stats.data?.versions ?? [];
+  const quiet = versions.length > 0 && versions.every((v) => v.retrievals === 0 && v.spans === 0);
+
+  return (
+    <Card flush id={`split-${label.label}`} aria-label={`Traffic split of ${label.label}`}>
+      <CardHeader
+        title={
+          <>
+            Traffic split · <span className="label-chip">{label.label}</span>
+          </>
+        }
+        description={
+          stats.data ? (
+            <span className="split-meta">
+              Since <span title={formatDateTime(stats.data.since)}>{formatRelative(stats.data.since)}</span>
+              <SplitId value={stats.data.splitId} />
+            </span>
+          ) : (
+            'How each version does with the traffic it gets.'
+          )
+        }
+        actions={
+          <div className="inline">
+            <Select
+              compact
+              aria-label="Time range"
+              value={range}
+              onChange={(e) => {
+                const next = e.target.value as Range;
+                setRange(next);
+                setFrom(fromOf(next));
+              }}
+            >
+              {ranges.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </Select>
+            <Button
+              size="sm"
+              variant="ghost"
+              loading={stats.isFetching}
+              onClick={() => (range === 'split' ? void stats.refetch() : setFrom(fromOf(range)))}
+            >
+              Refresh
+            </Button>
+          </div>
+        }
+      />
+      {stats.isPending ? (
+        <SkeletonRows rows={4} label="Loading split statistics" />
+      ) : noSplit ? (
+        <EmptyState title="No split any more" description={`${label.label} points at one version now.`} />
+      ) : stats.isError ? (
+        <QueryErrorState title="Could not load the split statistics" query={stats} />
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table split-table" aria-label={`Split statistics of ${label.label}`}>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="visually-hidden">Metric</span>
+                  </th>
+                  {versions.map((v) => (
+                    <th scope="col" key={v.versionId} data-split-version={v.version}>
+                      <div className="split-head">
+                        <span>
+                          <strong className="version-number">v{v.version}</strong>{' '}
+                          <Badge tone="accent">{v.weight}%</Badge>
+                        </span>
+                        {canWrite ? (
+                          <Button size="sm" onClick={() => onPromote(v.versionId)}>
+                            Promote v{v.version}
+                          </Button>
+                        ) : null}
+                      </div>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {metrics.map((metric) => (
+                  <tr key={metric.name}>
+                    <th scope="row" title={metric.hint}>
+                      {metric.name}
+                    </th>
+                    {versions.map((v) => (
+                      <td key={v.versionId} className="split-value">
+                        {metric.value(v)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {quiet ? (
+            <EmptyState
+              icon={<ActivityIcon size={20} />}
+              title="No traffic in this range yet"
+              description="Figures appear as applications retrieve this label and send traces tagged with the version (the SDK's trace exporter does)."
+            />
+          ) : null}
+        </>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,169 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useOrganization } from '@/components/organizations/hooks';
+import type { Evaluation, Label, LabelHistoryItem } from '@/components/evals/types';
+import { useSideResults } from '@/components/evals/useResults';
+import { useTRPC } from '@/lib/trpc/client';
+import { can } from '@/server/auth/schemas';
+import { checkEvaluation, gateOn, pointedAtBefore, regressedCaseIds, type NumberOf, type Verdict } from './rules';
+
+export type Target = { organizationId: string; promptId: string };
+
+// The history page size the gate reads: a label moved more often than this may hold a rollback the
+// dashboard cannot see, and then only the server can say (the move is sent and answered).
+const historyLimit = 100;
+const evaluationLimit = 100;
+
+export function useReleasePolicy(target: Target) {
+  const trpc = useTRPC();
+  return useQuery(trpc.versions.releasePolicy.queryOptions(target));
+}
+
+/** Admins edit the release policy and may override it (the same permission table as the server). */
+export function useIsAdmin(organizationId: string): boolean {
+  const organization = useOrganization(organizationId);
+  return organization.data ? can(organization.data.role, 'prompts.releasePolicy') : false;
+}
+
+/** Label moves (one version or a split): refreshes everything the Versions page shows afterwards. */
+export function useMoveLabel(target: Target) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(
+    trpc.versions.moveLabel.mutationOptions({
+      onSettled: () => {
+        void queryClient.invalidateQueries(trpc.versions.pathFilter());
+        void queryClient.invalidateQueries(trpc.prompts.get.queryFilter(target));
+      },
+    }),
+  );
+}
+
+function useLabelHistory(target: Target, label: string, enabled: boolean) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.versions.history.queryOptions({ ...target, label, limit: historyLimit }),
+    enabled,
+  });
+}
+
+/** The prompt's comparisons, newest first (the last 100): the candidates for justifying a move. */
+export function useComparisons(target: Target, enabled = true) {
+  const trpc = useTRPC();
+  const query = useQuery({ ...trpc.evals.list.queryOptions({ ...target, limit: evaluationLimit }), enabled });
+  const comparisons = ((query.data?.items ?? []) as Evaluation[]).filter((e) => e.kind === 'comparison');
+  return { query, comparisons };
+}
+
+export type Gate = {
+  // Policy loaded and the label's history read: what follows is known.
+  ready: boolean;
+  // The label is protected and its policy requires a comparison.
+  on: boolean;
+  // Versions of the move the label never pointed at (by the history the dashboard read).
+  newVersionIds: string[];
+  // Every version of the move is one the label pointed at before: a rollback, never blocked.
+  rollback: boolean;
+  // Completed comparisons whose candidate is one of newVersionIds (or, with the gate off, of the target).
+  choices: Evaluation[];
+  // Comparisons of those versions still running.
+  running: Evaluation[];
+  verdict: Verdict | null;
+  // The chosen evaluation's results could not be read: its regressions are the server's to count.
+  countFailed: boolean;
+};
+
+/**
+ * What the release policy asks of moving `label` (now `current`) to `versionIds`, and whether the
+ * chosen evaluation would satisfy it: the pass rates and pending reviews come from the evaluation,
+ * the regressions from its results (both sides, every page).
+ */
+export function useGate(
+  target: Target,
+  input: { label: string; current: Label | null; versionIds: string[]; evaluationId: string; numberOf: NumberOf },
+): Gate {
+  const { label, current, versionIds, evaluationId, numberOf } = input;
+  const policy = useReleasePolicy(target);
+  const on = gateOn(policy.data, label) && current !== null;
+  const history = useLabelHistory(target, label, on);
+  const { query: evaluations, comparisons } = useComparisons(target);
+  const items: LabelHistoryItem[] = history.data?.items ?? [];
+  const before = pointedAtBefore(current, items);
+  const newVersionIds = on ? versionIds.filter((id) => !before.has(id)) : [];
+  const rollback = on && versionIds.length > 0 && newVersionIds.length === 0;
+  const candidates = on ? newVersionIds : versionIds;
+  const ofCandidates = comparisons.filter((e) => e.versionId !== null && candidates.includes(e.versionId));
+  const choices = ofCandidates.filter((e) => e.status === 'completed');
+  const running = ofCandidates.filter((e) => ['pending', 'running', 'paused'].includes(e.status));
+  const chosen = choices.find((e) => e.id === evaluationId) ?? null;
+
+  const checking = on && !rollback && chosen !== null && chosen.production !== null;
+  const organizationId = target.organizationId;
+  const candidateResults = useSideResults(organizationId, chosen?.id ?? '', 'candidate', {
+    enabled: checking,
+    live: false,
+  });
+  const productionResults = useSideResults(organizationId, chosen?.id ?? '', 'production', {
+    enabled: checking,
+    live: false,
+  });
+  const counted =
+    checking &&
+    candidateResults.query.isSuccess &&
+    productionResults.query.isSuccess &&
+    !candidateResults.query.hasNextPage &&
+    !productionResults.query.hasNextPage;
+  const regressions = counted ? regressedCaseIds(candidateResults.results, productionResults.results) : null;
+
+  const ready = policy.isSuccess && (!on || history.isSuccess) && evaluations.isSuccess;
+  const verdict =
+    on && policy.data && !rollback && ready
+      ? checkEvaluation({
+          policy: policy.data,
+          label,
+          newVersionIds,
+          current: current ? [current.versionId, ...(current.split ?? []).map((e) => e.versionId)] : [],
+          evaluation: chosen,
+          regressions: chosen && !chosen.production ? [] : regressions,
+          numberOf,
+        })
+      : null;
+  const countFailed = checking && (candidateResults.query.isError || productionResults.query.isError);
+  return { ready, on, newVersionIds, rollback, choices, running, verdict, countFailed };
+}
+
+/**
+ * Why a version cannot be promoted to `label` from the versions table, or null when it can: it
+ * serves the label already, or (for someone who cannot override) the label is protected and there
+ * is no completed comparison of that version against what the label serves now. A rollback is
+ * never refused. Admins are never refused here: they may override in the dialog.
+ */
+export function usePromoteBlocker(
+  target: Target,
+  labelName: string,
+  label: Label | null,
+  isAdmin: boolean,
+): (versionId: string, versionName: string) => string | null {
+  const policy = useReleasePolicy(target);
+  const on = gateOn(policy.data, labelName) && label !== null;
+  const history = useLabelHistory(target, labelName, on && !isAdmin);
+  const { comparisons } = useComparisons(target, on && !isAdmin);
+  const current = label ? [label.versionId, ...(label.split ?? []).map((e) => e.versionId)] : [];
+  const before = pointedAtBefore(label, history.data?.items ?? []);
+  return (versionId, versionName) => {
+    if (label && label.split === null && label.versionId === versionId)
+      return `${versionName} already serves ${labelName}.`;
+    if (!on || isAdmin || !history.isSuccess || before.has(versionId)) return null;
+    const justified = comparisons.some(
+      (e) =>
+        e.status === 'completed' &&
+        e.versionId === versionId &&
+        e.productionVersionId !== null &&
+        current.includes(e.productionVersionId),
+    );
+    if (justified) return null;
+    const serves = label?.split ? 'the versions it splits between' : `v${label?.version}`;
+    return `${labelName} is protected: run a comparison of ${versionName} against ${serves} first (only an admin can override).`;
+  };
+}
