@@ -108,7 +108,7 @@ export function PolicyDialog({
         <label className="field-label" htmlFor="policy-new-label">
           Protected labels
         </label>
-        <ul className="chip-list" aria-label="Protected labels">
+        <ul className="chip-list" aria-label="Labels protected now">
           {draft.protectedLabels.length === 0 ? <li className="subtle">None: every label moves freely.</li> : null}
           {draft.protectedLabels.map((label) => (
             <li key={label} className="label-chip chip-removable">

@@ -114,7 +114,11 @@ export function ReleasePolicyCard({ scope, knownLabels }: { scope: PromptScope; 
               </>
             ) : null}
           </span>
-          {!isAdmin ? <span className="subtle">Only admins change the release policy.</span> : null}
+          {!isAdmin ? (
+            <span className="subtle">Only admins change the release policy.</span>
+          ) : archived ? (
+            <span className="subtle">An archived prompt keeps its policy; it cannot be changed.</span>
+          ) : null}
         </CardFooter>
       ) : null}
       {editing && data ? (

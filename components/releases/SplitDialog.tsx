@@ -139,16 +139,16 @@ export function SplitDialog({
     >
       {({ blocked, error, clearError }) => (
         <>
-          <fieldset className="split-rows">
+          <fieldset className="traffic-rows">
             <legend className="field-label">Versions and weights</legend>
             {rows.map((row, index) => {
               const errors = check.rowErrors[index];
               const versionError = shown(`v${index}`) ? errors.versionId : undefined;
               const weightError = shown(`w${index}`) ? errors.weight : undefined;
               return (
-                <div className="split-row" key={index} data-split-row={index + 1}>
-                  <span className="split-swatch" style={{ background: swatches[index] }} aria-hidden="true" />
-                  <div className="split-row-version">
+                <div className="traffic-row" key={index} data-split-row={index + 1}>
+                  <span className="traffic-swatch" style={{ background: swatches[index] }} aria-hidden="true" />
+                  <div className="traffic-row-version">
                     <Select
                       aria-label={`Version ${index + 1}`}
                       value={row.versionId}
@@ -165,7 +165,7 @@ export function SplitDialog({
                     </Select>
                     <FieldError id={`split-version-${index}-error`} message={versionError} />
                   </div>
-                  <div className="split-row-weight">
+                  <div className="traffic-row-weight">
                     <input
                       type="range"
                       min={1}
@@ -174,7 +174,7 @@ export function SplitDialog({
                       aria-label={`Weight slider of version ${index + 1}`}
                       onChange={(e) => (update(index, { weight: e.target.value }), touch(`w${index}`), clearError())}
                     />
-                    <div className="split-weight-input">
+                    <div className="traffic-weight-input">
                       <Input
                         inputMode="numeric"
                         aria-label={`Weight of version ${index + 1} (%)`}
@@ -201,7 +201,7 @@ export function SplitDialog({
               );
             })}
           </fieldset>
-          <div className="split-bar" aria-hidden="true">
+          <div className="traffic-bar" aria-hidden="true">
             {rows.map((row, index) => {
               const weight = Number(row.weight);
               return Number.isInteger(weight) && weight > 0 ? (
@@ -211,11 +211,14 @@ export function SplitDialog({
               ) : null;
             })}
             {check.total < splitLimits.totalWeight ? (
-              <span className="split-bar-rest" style={{ flexGrow: splitLimits.totalWeight - check.total }} />
+              <span className="traffic-bar-rest" style={{ flexGrow: splitLimits.totalWeight - check.total }} />
             ) : null}
           </div>
-          <div className="split-total">
-            <p role="status" className={check.total === splitLimits.totalWeight ? 'split-total-ok' : 'split-total-off'}>
+          <div className="traffic-total">
+            <p
+              role="status"
+              className={check.total === splitLimits.totalWeight ? 'traffic-total-ok' : 'traffic-total-off'}
+            >
               Total: <strong>{check.total}%</strong> of {splitLimits.totalWeight}%
             </p>
             <div className="inline">
@@ -253,7 +256,7 @@ export function SplitDialog({
             evalsBase={evalsBase}
             blocked={blocked}
           />
-          <details className="split-snippet">
+          <details className="traffic-snippet">
             <summary>How applications get a version (sticky per subject)</summary>
             <p className="subtle">
               Send a stable id of your end user as <code>Promptloop-Subject</code> (or <code>subject</code> in the SDK):

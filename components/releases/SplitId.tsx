@@ -7,7 +7,7 @@ import { useCopied } from '@/components/ui/useCopied';
 export function SplitId({ value }: { value: string }) {
   const { copied, copy } = useCopied();
   return (
-    <span className="copy-id split-id" data-split-id={value}>
+    <span className="copy-id traffic-id" data-split-id={value}>
       <code title={value}>{value}</code>
       <button
         type="button"

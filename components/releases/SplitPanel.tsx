@@ -9,7 +9,7 @@ import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { Select } from '@/components/ui/Field';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
-import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { EmptyState, Skeleton } from '@/components/ui/States';
 import { ActivityIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
@@ -91,6 +91,9 @@ export function SplitPanel({
   });
   const noSplit = stats.isError && readAppError(stats.error)?.code === 'invalid_state';
   const versions = stats.data?.versions ?? [];
+  const byVersion = new Map(versions.map((v) => [v.versionId, v]));
+  // The columns come from the label itself, so Promote works even while the figures load or fail.
+  const columns = label.split ?? [];
   const quiet = versions.length > 0 && versions.every((v) => v.retrievals === 0 && v.spans === 0);
 
   return (
@@ -103,7 +106,7 @@ export function SplitPanel({
         }
         description={
           stats.data ? (
-            <span className="split-meta">
+            <span className="traffic-meta">
               Since <span title={formatDateTime(stats.data.since)}>{formatRelative(stats.data.since)}</span>
               <SplitId value={stats.data.splitId} />
             </span>
@@ -140,31 +143,31 @@ export function SplitPanel({
           </div>
         }
       />
-      {stats.isPending ? (
-        <SkeletonRows rows={4} label="Loading split statistics" />
-      ) : noSplit ? (
+      {noSplit ? (
         <EmptyState title="No split any more" description={`${label.label} points at one version now.`} />
-      ) : stats.isError ? (
-        <QueryErrorState title="Could not load the split statistics" query={stats} />
       ) : (
         <>
           <div className="table-wrap">
-            <table className="table split-table" aria-label={`Split statistics of ${label.label}`}>
+            <table
+              className="table traffic-table"
+              aria-label={`Split statistics of ${label.label}`}
+              aria-busy={stats.isPending || undefined}
+            >
               <thead>
                 <tr>
                   <th scope="col">
                     <span className="visually-hidden">Metric</span>
                   </th>
-                  {versions.map((v) => (
-                    <th scope="col" key={v.versionId} data-split-version={v.version}>
-                      <div className="split-head">
+                  {columns.map((entry) => (
+                    <th scope="col" key={entry.versionId} data-split-version={entry.version}>
+                      <div className="traffic-head">
                         <span>
-                          <strong className="version-number">v{v.version}</strong>{' '}
-                          <Badge tone="accent">{v.weight}%</Badge>
+                          <strong className="version-number">v{entry.version}</strong>{' '}
+                          <Badge tone="accent">{entry.weight}%</Badge>
                         </span>
                         {canWrite ? (
-                          <Button size="sm" onClick={() => onPromote(v.versionId)}>
-                            Promote v{v.version}
+                          <Button size="sm" onClick={() => onPromote(entry.versionId)}>
+                            Promote v{entry.version}
                           </Button>
                         ) : null}
                       </div>
@@ -178,21 +181,32 @@ export function SplitPanel({
                     <th scope="row" title={metric.hint}>
                       {metric.name}
                     </th>
-                    {versions.map((v) => (
-                      <td key={v.versionId} className="split-value">
-                        {metric.value(v)}
-                      </td>
-                    ))}
+                    {columns.map((entry) => {
+                      const figures = byVersion.get(entry.versionId);
+                      return (
+                        <td key={entry.versionId} className="traffic-value">
+                          {figures ? (
+                            metric.value(figures)
+                          ) : stats.isPending ? (
+                            <Skeleton width={56} height={12} />
+                          ) : (
+                            <span className="subtle">—</span>
+                          )}
+                        </td>
+                      );
+                    })}
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          {quiet ? (
+          {stats.isError ? (
+            <QueryErrorState title="Could not load the split statistics" query={stats} />
+          ) : quiet ? (
             <EmptyState
               icon={<ActivityIcon size={20} />}
               title="No traffic in this range yet"
-              description="Figures appear as applications retrieve this label and send traces tagged with the version (the SDK's trace exporter does)."
+              description="Figures appear as applications retrieve this label with a subject and send traces tagged with the version (the SDK's trace exporter does)."
             />
           ) : null}
         </>

@@ -125,7 +125,7 @@ export function passRateDropText(fraction: number): string {
 export function regressionsText(max: number): string {
   return max === 0
     ? 'No case that passes on production may fail on the candidate.'
-    : `At most ${max} ${max === 1 ? 'case' : 'cases'} that pass on production may fail on the candidate.`;
+    : `At most ${max} ${max === 1 ? 'case that passes' : 'cases that pass'} on production may fail on the candidate.`;
 }
 
 // ---- The policy form: what the admin typed, checked next to each field ----

@@ -24,7 +24,7 @@ function VersionRef({ number }: { number: number | null | undefined }) {
 // A split in the history: "split v3 90% · v4 10%".
 function SplitRef({ split, numberOf }: { split: SplitEntry[]; numberOf: NumberOf }) {
   return (
-    <span className="split-ref" title="Traffic split">
+    <span className="traffic-ref" title="Traffic split">
       split {splitText(split, numberOf)}
     </span>
   );

@@ -42,8 +42,8 @@ function useRemoveLabel(scope: PromptScope) {
 // "v3 90% · v4 10%": each version of a split with its weight.
 function SplitCell({ label, numberOf }: { label: Label; numberOf: NumberOf }) {
   return (
-    <div className="split-cell">
-      <span className="split-text">
+    <div className="traffic-cell">
+      <span className="traffic-text">
         {label.split!.map((entry, index) => (
           <span key={entry.versionId}>
             {index > 0 ? <span className="subtle"> · </span> : null}

@@ -1,0 +1,205 @@
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test, uniqueName } from './fixtures';
+
+// Safe releases on the Versions page (API.md "Safe releases"): the release policy, a promotion the
+// policy blocks, an admin's override, an editor without one, and a traffic split from its dialog to
+// its statistics and its end. Data is seeded through the dashboard's own tRPC procedures.
+
+const shots = path.join(process.cwd(), 'test-results', 'screenshots');
+
+function api(page: Page) {
+  return {
+    mutate: async (procedure: string, input: unknown) => {
+      const response = await page.request.post(`/api/trpc/${procedure}`, { data: input });
+      expect(response.ok(), await response.text()).toBeTruthy();
+      return (await response.json()).result.data;
+    },
+    query: async (procedure: string, input: unknown) => {
+      const response = await page.request.get(
+        `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
+      );
+      expect(response.ok(), await response.text()).toBeTruthy();
+      return (await response.json()).result.data;
+    },
+  };
+}
+
+// An organization with an active prompt (baseline v1 on the local echo route: production and
+// staging at v1) and two more saved versions, v2 and v3.
+async function seedPrompt(page: Page, name: string) {
+  const { mutate, query } = api(page);
+  const organization = await mutate('organizations.create', { name: uniqueName(name) });
+  const prompt = await mutate('prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
+  const target = { organizationId: organization.id as string, promptId: prompt.id as string };
+  let revision = (await query('prompts.getDraft', target)).revision;
+  const write = async (content: string) => {
+    const saved = await mutate('prompts.updateDraft', {
+      ...target,
+      revision,
+      content: { messages: [{ role: 'system', content }], inputType: 'user_message' },
+    });
+    revision = saved.revision;
+  };
+  await write('Repeat the customer message.');
+  const dataset = await query('datasets.get', target);
+  await mutate('datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hi', expectedOutput: 'Hi' },
+  });
+  await mutate('evals.initialize', { ...target, draftRevision: revision, scoringMethod: 'expected' });
+  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  for (const content of ['Repeat the customer message, word for word.', 'Repeat the message exactly.']) {
+    await write(content);
+    await mutate('versions.save', { ...target, draftRevision: revision });
+  }
+  return { ...target, versionsPath: `/organizations/${target.organizationId}/prompts/${target.promptId}/versions` };
+}
+
+test('an admin requires a comparison, a promotion without one is blocked, the admin overrides, an editor cannot', async ({
+  adminPage: page,
+  signUpSecondUser,
+}) => {
+  test.setTimeout(180_000);
+  const seeded = await seedPrompt(page, 'Releases');
+  await page.goto(seeded.versionsPath);
+  await expect(page.locator('tr[data-version]')).toHaveCount(3);
+
+  // The default policy, in words.
+  const policy = page.getByRole('region', { name: 'Release policy' });
+  await expect(policy.getByTestId('protected-labels')).toHaveText('production');
+  await expect(policy.getByTestId('policy-evaluation')).toContainText('Not required');
+  await expect(policy).toContainText('The default policy');
+
+  // The admin edits it; each field says what is wrong next to it.
+  await policy.getByRole('button', { name: 'Edit policy' }).click();
+  const form = page.getByRole('dialog', { name: 'Edit release policy' });
+  await form.getByLabel('Protected labels').fill('Bad Label');
+  await form.getByRole('button', { name: 'Add label' }).click();
+  await expect(form.getByLabel('Protected labels')).toHaveAccessibleDescription(/lowercase letters/);
+  await form.getByLabel('Protected labels').fill('');
+  await form.getByRole('switch', { name: /Require a completed comparison/ }).check();
+  await form.getByLabel('Max pass-rate drop (%)').fill('150');
+  await form.getByRole('button', { name: 'Save policy' }).click();
+  await expect(form.getByLabel('Max pass-rate drop (%)')).toHaveAccessibleDescription(/from 0 to 100/);
+  await form.getByLabel('Max pass-rate drop (%)').fill('5');
+  await form.getByLabel('Max regressions').fill('1');
+  await form.getByRole('button', { name: 'Save policy' }).click();
+  await expect(form).toBeHidden();
+  await expect(policy.getByTestId('policy-evaluation')).toContainText('Requires a completed comparison');
+  await expect(policy).toContainText('may fall at most 5% below production’s');
+  await expect(policy).toContainText('At most 1 case that passes on production may fail on the candidate.');
+  await expect(page.locator('tr[data-label="production"]')).toContainText('Protected');
+
+  // Promoting v2 without a comparison: the dialog forecasts the refusal, the server refuses with its reasons.
+  await page.getByRole('button', { name: 'Promote v2 to production' }).click();
+  const promote = page.getByRole('dialog', { name: 'Promote v2 to production?' });
+  await expect(promote).toContainText('“production” is protected.');
+  await expect(promote.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'The release policy will refuse this move',
+  );
+  await promote.getByRole('button', { name: 'Move to v2' }).click();
+  const blocked = promote.getByRole('alert', { name: 'Why the release policy blocked this move' });
+  await expect(blocked).toContainText('The release policy blocked this move. Nothing changed.');
+  await expect(blocked).toContainText('requires an evaluation');
+  await page.screenshot({ path: path.join(shots, '40-promotion-blocked.png') });
+
+  // The admin overrides: the reason is required and kept in the history.
+  await promote.getByRole('button', { name: 'Override and move…' }).click();
+  const override = page.getByRole('dialog', { name: 'Override the release policy for production' });
+  await override.getByRole('button', { name: 'Override and move' }).click();
+  await expect(override.getByLabel('Reason for the override')).toHaveAccessibleDescription(/Say why/);
+  await override.getByLabel('Reason for the override').fill('Hotfix for the refund outage');
+  await override.getByRole('button', { name: 'Override and move' }).click();
+  await expect(override).toBeHidden();
+  await expect(page.locator('tr[data-label="production"]')).toContainText('v2');
+  await expect(page.getByText('production now serves v2 (release policy overridden).')).toBeVisible();
+  const latest = page.locator('#history tr[data-history-label="production"]').first();
+  await expect(latest).toContainText('v1 → v2');
+  await expect(latest).toContainText('Override');
+  await expect(latest).toContainText('Hotfix for the refund outage');
+
+  // An editor reads the policy, sees why Promote is disabled, and gets no override after a refusal.
+  const editor = await signUpSecondUser('release-editor');
+  await api(page).mutate('members.add', {
+    organizationId: seeded.organizationId,
+    email: editor.account.email,
+    role: 'editor',
+  });
+  await editor.page.goto(seeded.versionsPath);
+  const editorPolicy = editor.page.getByRole('region', { name: 'Release policy' });
+  await expect(editorPolicy).toContainText('Only admins change the release policy.');
+  await expect(editorPolicy.getByRole('button', { name: 'Edit policy' })).toHaveCount(0);
+  const promoteV3 = editor.page.getByRole('button', { name: 'Promote v3 to production' });
+  await expect(promoteV3).toBeDisabled();
+  await expect(editor.page.getByTestId('promote-blocked-3')).toHaveAttribute(
+    'title',
+    /production is protected: run a comparison of v3 against v2 first/,
+  );
+  // v1 is a rollback (production served it before): never refused.
+  await expect(editor.page.getByRole('button', { name: 'Promote v1 to production' })).toBeEnabled();
+  await editor.page.getByRole('button', { name: 'Move production' }).click();
+  const move = editor.page.getByRole('dialog', { name: 'Move production' });
+  await move.getByLabel('Version').selectOption({ label: 'v3' });
+  await move.getByRole('button', { name: 'Move to v3' }).click();
+  await expect(move.getByRole('alert', { name: 'Why the release policy blocked this move' })).toBeVisible();
+  await expect(move).toContainText('Only an admin can override the release policy.');
+  await expect(move.getByRole('button', { name: /Override/ })).toHaveCount(0);
+  await move.getByRole('button', { name: 'Cancel' }).click();
+  await expect(editor.page.locator('tr[data-label="production"]')).toContainText('v2');
+});
+
+test('a traffic split from its dialog, in the labels and the history, its statistics, and Promote vN ends it', async ({
+  adminPage: page,
+}) => {
+  test.setTimeout(180_000);
+  const seeded = await seedPrompt(page, 'Splits');
+  await page.goto(seeded.versionsPath);
+  const staging = page.locator('tr[data-label="staging"]');
+  await expect(staging).toContainText('v1');
+
+  // Weights must sum to 100: the total is shown live and nothing is sent until they do.
+  await page.getByRole('button', { name: 'Split traffic of staging' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Split staging traffic' });
+  await expect(dialog.getByLabel('Version 1', { exact: true })).toHaveValue(/ver_/);
+  await dialog.getByLabel('Version 2', { exact: true }).selectOption({ label: 'v3' });
+  await dialog.getByLabel('Weight of version 1 (%)').fill('85');
+  await expect(dialog.getByRole('status').filter({ hasText: 'Total' })).toContainText('95%');
+  await expect(dialog.getByText('The weights add up to 95%; they must add up to 100%.')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Split traffic' }).click();
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('Weight of version 1 (%)').fill('90');
+  await expect(dialog.getByText(/The weights add up to/)).toHaveCount(0);
+  await dialog.getByText('How applications get a version').click();
+  await expect(dialog.getByRole('tabpanel')).toContainText('Promptloop-Subject: usr_');
+  await dialog.getByRole('button', { name: 'Split traffic' }).click();
+  await expect(dialog).toBeHidden();
+
+  await expect(staging).toContainText('v1 90% · v3 10%');
+  await expect(staging.locator('[data-split-id^="spl_"]')).toBeVisible();
+  await expect(page.locator('tr[data-version="3"]')).toContainText('staging 10%');
+  const latest = page.locator('#history tr[data-history-label="staging"]').first();
+  await expect(latest).toContainText('v1 → split v1 90% · v3 10%');
+
+  // The split view: both versions side by side, a time range, and Promote vN.
+  const split = page.getByRole('region', { name: 'Traffic split of staging' });
+  const table = split.getByRole('table', { name: 'Split statistics of staging' });
+  await expect(table.locator('th[data-split-version]')).toHaveCount(2);
+  await expect(table.getByRole('row', { name: /Retrievals/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /Online score/ })).toContainText('—');
+  await split.getByLabel('Time range').selectOption('24h');
+  await expect(table.getByRole('row', { name: /Weight/ })).toContainText('90%');
+  await page.screenshot({ path: path.join(shots, '41-versions-split.png'), fullPage: true });
+
+  await split.getByRole('button', { name: 'Promote v3' }).click();
+  const end = page.getByRole('dialog', { name: 'End the split: move staging to v3?' });
+  await expect(end).toContainText('which ends the traffic split');
+  await end.getByRole('button', { name: 'Move to v3' }).click();
+  await expect(end).toBeHidden();
+  await expect(staging).not.toContainText('%');
+  await expect(staging).toContainText('v3');
+  await expect(split).toHaveCount(0);
+  await expect(latest).toContainText('split v1 90% · v3 10% → v3');
+  await expect(latest).toContainText('Split ended');
+});
