@@ -300,7 +300,7 @@ describe.each(surfaces)('%s', (_name, surfaceOf) => {
       expectOk(await s.move(f.admin, 'production', { versionId: f.v4.id, override: { reason: 'accepted risk' } })),
     ).toMatchObject({ versionId: f.v4.id, updatedBy: f.admin.id });
     expect((await f.history())[0]).toMatchObject({ toVersionId: f.v4.id, override: { reason: 'accepted risk' } });
-  });
+  }, 120_000); // the CLI runs a child process per command
 });
 
 describe('CLI output', () => {
@@ -346,5 +346,5 @@ describe('CLI output', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/requireEvaluation\s*:?\s*true/);
     expect(shown.stdout).toContain('production');
-  });
+  }, 120_000); // the CLI runs a child process per command
 });
