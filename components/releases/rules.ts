@@ -46,13 +46,17 @@ export function pointedAtBefore(current: Label | null, history: LabelHistoryItem
   return known;
 }
 
-/** Cases that passed on production and did not pass on the candidate, in case order (the gate's regressions). */
+/**
+ * Cases that passed on production and failed (scored as failed, or an error) on the candidate, in case
+ * order: the gate's regressions. A candidate case pending review is undecided; it blocks on its own.
+ */
 export function regressedCaseIds(candidate: EvalResult[], production: EvalResult[]): string[] {
   const passedOnProduction = new Set(
     production.filter((r) => r.status === 'scored' && r.passed === true).map((r) => r.caseId),
   );
+  const failed = (r: EvalResult) => r.status === 'error' || (r.status === 'scored' && r.passed !== true);
   return candidate
-    .filter((r) => passedOnProduction.has(r.caseId) && !(r.status === 'scored' && r.passed === true))
+    .filter((r) => passedOnProduction.has(r.caseId) && failed(r))
     .sort((a, b) => a.position - b.position)
     .map((r) => r.caseId);
 }

@@ -121,7 +121,7 @@ describe('the release gate as the dashboard forecasts it', () => {
     expect(split.reasons[0]).toMatch(/adds 2 versions/);
   });
 
-  it('counts as regressions the cases that passed on production and did not pass on the candidate', () => {
+  it('counts as regressions the cases that passed on production and failed or errored on the candidate', () => {
     const production = [
       result('c1', 0, 'scored', true),
       result('c2', 1, 'scored', true),
@@ -130,11 +130,12 @@ describe('the release gate as the dashboard forecasts it', () => {
     ];
     const candidate = [
       result('c4', 3, 'error', null),
-      result('c1', 0, 'scored', true),
+      result('c1', 0, 'scored', false),
       result('c2', 1, 'pending_review', null),
       result('c3', 2, 'scored', false),
     ];
-    expect(regressedCaseIds(candidate, production)).toEqual(['c2', 'c4']);
+    // c2 is still pending review (undecided: it blocks on its own); c3 did not pass on production either.
+    expect(regressedCaseIds(candidate, production)).toEqual(['c1', 'c4']);
   });
 
   it('treats every version the label served (now, moved to, or inside a split) as a rollback target', () => {
