@@ -25,6 +25,11 @@ function api(page: Page) {
   };
 }
 
+const target = (seeded: { organizationId: string; promptId: string }) => ({
+  organizationId: seeded.organizationId,
+  promptId: seeded.promptId,
+});
+
 // An organization with an active prompt (baseline v1 on the local echo route: production and
 // staging at v1) and two more saved versions, v2 and v3.
 async function seedPrompt(page: Page, name: string) {
@@ -148,6 +153,35 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await expect(move.getByRole('button', { name: /Override/ })).toHaveCount(0);
   await move.getByRole('button', { name: 'Cancel' }).click();
   await expect(editor.page.locator('tr[data-label="production"]')).toContainText('v2');
+
+  // With a completed comparison of v3 against v2, the editor picks it, sees it meets the policy, and promotes.
+  const versions = await api(page).query('versions.list', { ...target(seeded), limit: 10 });
+  const v3 = versions.items.find((version: { number: number }) => version.number === 3);
+  const comparison = await api(page).mutate('evals.start', { ...target(seeded), versionId: v3.id, scope: 'quick' });
+  await expect
+    .poll(
+      async () =>
+        (await api(page).query('evals.get', { organizationId: seeded.organizationId, evaluationId: comparison.id }))
+          .status,
+      {
+        timeout: 90_000,
+      },
+    )
+    .toBe('completed');
+  await editor.page.reload();
+  await expect(promoteV3).toBeEnabled();
+  await promoteV3.click();
+  const justified = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });
+  await justified.getByLabel('Justifying comparison').selectOption({ index: 1 });
+  await expect(justified.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'Meets the release policy: 0 regressions',
+  );
+  await justified.getByRole('button', { name: 'Move to v3' }).click();
+  await expect(justified).toBeHidden();
+  await expect(editor.page.locator('tr[data-label="production"]')).toContainText('v3');
+  const promoted = editor.page.locator('#history tr[data-history-label="production"]').first();
+  await expect(promoted).toContainText('v2 → v3');
+  await expect(promoted.getByRole('link', { name: comparison.id })).toBeVisible();
 });
 
 test('a traffic split from its dialog, in the labels and the history, its statistics, and Promote vN ends it', async ({
@@ -186,7 +220,8 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   const split = page.getByRole('region', { name: 'Traffic split of staging' });
   const table = split.getByRole('table', { name: 'Split statistics of staging' });
   await expect(table.locator('th[data-split-version]')).toHaveCount(2);
-  await expect(table.getByRole('row', { name: /Retrievals/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /Retrievals/ })).toContainText('0');
+  await expect(split.getByText('Could not load the split statistics')).toHaveCount(0);
   await expect(table.getByRole('row', { name: /Online score/ })).toContainText('—');
   await split.getByLabel('Time range').selectOption('24h');
   await expect(table.getByRole('row', { name: /Weight/ })).toContainText('90%');

@@ -33,7 +33,6 @@ function fromOf(range: Range): number | undefined {
 type Metric = { name: string; hint?: string; value: (v: SplitVersionStats) => ReactNode };
 
 const metrics: Metric[] = [
-  { name: 'Weight', value: (v) => `${v.weight}%` },
   { name: 'Retrievals', hint: 'Retrievals that chose this version', value: (v) => formatCount(v.retrievals) },
   { name: 'Model spans', hint: 'Finished model spans tagged with this version', value: (v) => formatCount(v.spans) },
   {
@@ -176,6 +175,14 @@ export function SplitPanel({
                 </tr>
               </thead>
               <tbody>
+                <tr>
+                  <th scope="row">Weight</th>
+                  {columns.map((entry) => (
+                    <td key={entry.versionId} className="traffic-value">
+                      {entry.weight}%
+                    </td>
+                  ))}
+                </tr>
                 {metrics.map((metric) => (
                   <tr key={metric.name}>
                     <th scope="row" title={metric.hint}>
