@@ -551,3 +551,24 @@ describe.skipIf(!process.env.DATABASE_URL)('split labels on the production entry
     }
   }, 120_000);
 });
+
+describe('OpenAPI', () => {
+  it('documents the Promptloop-Subject header (optional, 1–200 characters) and the optional `split` body field', async () => {
+    const { openApiDocument } = await import('@/server/api/router');
+    const operation = (openApiDocument() as any).paths['/api/v1/prompts/{promptId}'].get;
+    expect(operation.parameters).toContainEqual({
+      name: 'Promptloop-Subject',
+      in: 'header',
+      required: false,
+      schema: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 200 }),
+    });
+    const body = operation.responses['200'].content['application/json'].schema;
+    expect(body.required).not.toContain('split');
+    expect(body.properties.split).toMatchObject({
+      type: 'object',
+      required: ['id', 'weight'],
+      properties: { id: { type: 'string' }, weight: { type: 'integer', minimum: 1, maximum: 99 } },
+    });
+    expect(operation.description).toContain('Promptloop-Subject');
+  });
+});
