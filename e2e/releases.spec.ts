@@ -216,11 +216,26 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   const latest = page.locator('#history tr[data-history-label="staging"]').first();
   await expect(latest).toContainText('v1 → split v1 90% · v3 10%');
 
+  // An application retrieves staging with a subject: the version chosen for it counts one retrieval.
+  const { secret } = await api(page).mutate('retrievalKeys.create', { ...target(seeded), name: 'app' });
+  const retrieved = await page.request.get(`/api/v1/prompts/${seeded.promptId}?label=staging`, {
+    headers: { authorization: `Bearer ${secret}`, 'promptloop-subject': 'customer-42' },
+  });
+  expect(retrieved.status(), await retrieved.text()).toBe(200);
+  const chosen = (await retrieved.json()) as { version: number; split: { id: string; weight: number } };
+  expect(chosen.split.weight).toBe(chosen.version === 1 ? 90 : 10);
+
   // The split view: both versions side by side, a time range, and Promote vN.
   const split = page.getByRole('region', { name: 'Traffic split of staging' });
   const table = split.getByRole('table', { name: 'Split statistics of staging' });
   await expect(table.locator('th[data-split-version]')).toHaveCount(2);
-  await expect(table.getByRole('row', { name: /Retrievals/ })).toContainText('0');
+  const retrievals = table.getByRole('row', { name: /Retrievals/ }).locator('td');
+  // Counts reach the database within a second; Refresh reads them again.
+  await expect(async () => {
+    await split.getByRole('button', { name: 'Refresh' }).click();
+    await expect(retrievals.nth(chosen.version === 1 ? 0 : 1)).toHaveText('1', { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(retrievals.nth(chosen.version === 1 ? 1 : 0)).toHaveText('0');
   await expect(split.getByText('Could not load the split statistics')).toHaveCount(0);
   await expect(table.getByRole('row', { name: /Online score/ })).toContainText('—');
   await split.getByLabel('Time range').selectOption('24h');
