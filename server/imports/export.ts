@@ -1,6 +1,16 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { datasetCases, datasets, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
+import {
+  datasetCases,
+  datasets,
+  promptLabelHistory,
+  promptLabels,
+  promptReleasePolicies,
+  prompts,
+  promptSplitVersions,
+  promptVersions,
+} from '@/db/schema';
+import type { ReleasePolicy } from '../releases/schemas';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { invalidRequest } from '../errors';
@@ -56,7 +66,12 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
     .where(and(eq(promptVersions.organizationId, organizationId), inArray(promptVersions.promptId, ids)))
     .orderBy(asc(promptVersions.promptId), asc(promptVersions.number));
   const labels = await db
-    .select({ promptId: promptLabels.promptId, label: promptLabels.label, version: promptVersions.number })
+    .select({
+      promptId: promptLabels.promptId,
+      label: promptLabels.label,
+      version: promptVersions.number,
+      splitId: promptLabels.splitId,
+    })
     .from(promptLabels)
     .innerJoin(promptVersions, eq(promptVersions.id, promptLabels.versionId))
     .where(and(eq(promptLabels.organizationId, organizationId), inArray(promptLabels.promptId, ids)))
@@ -74,6 +89,20 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
     .leftJoin(toVersions, eq(toVersions.id, promptLabelHistory.toVersionId))
     .where(and(eq(promptLabelHistory.organizationId, organizationId), inArray(promptLabelHistory.promptId, ids)))
     .orderBy(asc(promptLabelHistory.id));
+  const splitRows = await db
+    .select({
+      splitId: promptSplitVersions.splitId,
+      version: promptVersions.number,
+      weight: promptSplitVersions.weight,
+    })
+    .from(promptSplitVersions)
+    .innerJoin(promptVersions, eq(promptVersions.id, promptSplitVersions.versionId))
+    .where(and(eq(promptSplitVersions.organizationId, organizationId), inArray(promptSplitVersions.promptId, ids)))
+    .orderBy(asc(promptSplitVersions.splitId), asc(promptSplitVersions.position));
+  const policies = await db
+    .select()
+    .from(promptReleasePolicies)
+    .where(and(eq(promptReleasePolicies.organizationId, organizationId), inArray(promptReleasePolicies.promptId, ids)));
   const cases = await db
     .select({
       promptId: datasets.promptId,
@@ -90,6 +119,9 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
   const labelsOf = byPrompt(labels);
   const historyOf = byPrompt(history);
   const casesOf = byPrompt(cases);
+  const splits = new Map<string, { version: number; weight: number }[]>();
+  for (const { splitId, ...entry } of splitRows) splits.set(splitId, [...(splits.get(splitId) ?? []), entry]);
+  const policyOf = new Map(policies.map((p) => [p.promptId, p]));
   return rows.map((prompt) => {
     const scoring = scoringView(prompt.scoring);
     // The untouched default policy (expected) exports as null, so an import leaves the default too.
@@ -102,12 +134,23 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
         content: v.content as DraftContent,
         createdAt: v.createdAt.toISOString(),
       })),
-      labels: labelsOf.get(prompt.id) ?? [],
+      labels: (labelsOf.get(prompt.id) ?? []).map(({ splitId, ...label }) => ({
+        ...label,
+        split: splitId ? (splits.get(splitId) ?? null) : null,
+      })),
       labelHistory: (historyOf.get(prompt.id) ?? []).map((h) => ({ ...h, at: h.at.toISOString() })),
       scoring: isDefault ? null : scoring,
+      releasePolicy: releasePolicyOf(policyOf.get(prompt.id)),
       dataset: { cases: casesOf.get(prompt.id) ?? [] },
     };
   });
+}
+
+// A saved release policy (the default one exports as null; a prompt in setup always has the default).
+function releasePolicyOf(row: typeof promptReleasePolicies.$inferSelect | undefined): ReleasePolicy | null {
+  if (!row) return null;
+  const { protectedLabels, requireEvaluation, maxPassRateDrop, maxRegressions } = row;
+  return { protectedLabels, requireEvaluation, maxPassRateDrop, maxRegressions };
 }
 
 function envelope(prompts: BundlePrompt[]): Bundle {

@@ -1,5 +1,14 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { datasetCases, datasets, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
+import {
+  datasetCases,
+  datasets,
+  promptLabelHistory,
+  promptLabels,
+  promptReleasePolicies,
+  prompts,
+  promptSplitVersions,
+  promptVersions,
+} from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
@@ -134,6 +143,8 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
   const versionRows: (typeof promptVersions.$inferInsert)[] = [];
   const labelRows: (typeof promptLabels.$inferInsert)[] = [];
   const historyRows: (typeof promptLabelHistory.$inferInsert)[] = [];
+  const splitRows: (typeof promptSplitVersions.$inferInsert)[] = [];
+  const policyRows: (typeof promptReleasePolicies.$inferInsert)[] = [];
   const datasetRows: (typeof datasets.$inferInsert)[] = [];
   const caseRows: (typeof datasetCases.$inferInsert)[] = [];
   creates.forEach((r, index) => {
@@ -168,9 +179,34 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
         createdAt: version.createdAt ?? now,
       });
     }
-    for (const { label, version } of prompt.labels) {
+    for (const { label, version, split } of prompt.labels) {
       const versionId = versionIds.get(version)!;
-      labelRows.push({ organizationId, promptId, label, versionId, updatedBy: userId, updatedAt: now });
+      const splitId = split ? newId('spl', now.getTime()) : null;
+      labelRows.push({
+        organizationId,
+        promptId,
+        label,
+        versionId,
+        updatedBy: userId,
+        updatedAt: now,
+        splitId,
+        splitSince: split ? now : null,
+      });
+      let lo = 0;
+      split?.forEach((entry, position) => {
+        splitRows.push({
+          splitId: splitId!,
+          position,
+          organizationId,
+          promptId,
+          label,
+          versionId: versionIds.get(entry.version)!,
+          weight: entry.weight,
+          lo,
+          hi: lo + entry.weight,
+        });
+        lo += entry.weight;
+      });
       historyRows.push({
         organizationId,
         promptId,
@@ -182,8 +218,11 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
         evaluationId: null,
         at: now,
         source: 'import',
+        toSplit: split?.map((entry) => ({ versionId: versionIds.get(entry.version)!, weight: entry.weight })) ?? null,
       });
     }
+    if (prompt.releasePolicy)
+      policyRows.push({ promptId, organizationId, ...prompt.releasePolicy, updatedBy: userId, updatedAt: now });
     const datasetId = newId('ds');
     datasetRows.push({ id: datasetId, organizationId, promptId });
     prompt.cases.forEach((row, i) =>
@@ -194,7 +233,9 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
   for (const rows of chunks(promptRows)) await db.insert(prompts).values(rows);
   for (const rows of chunks(versionRows)) await db.insert(promptVersions).values(rows);
   for (const rows of chunks(labelRows)) await db.insert(promptLabels).values(rows);
+  for (const rows of chunks(splitRows)) await db.insert(promptSplitVersions).values(rows);
   for (const rows of chunks(historyRows)) await db.insert(promptLabelHistory).values(rows);
+  for (const rows of chunks(policyRows)) await db.insert(promptReleasePolicies).values(rows);
   for (const rows of chunks(datasetRows)) await db.insert(datasets).values(rows);
   for (const rows of chunks(caseRows)) await db.insert(datasetCases).values(rows);
   await raiseNewDatasetsCapacityWarnings(

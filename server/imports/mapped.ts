@@ -23,10 +23,13 @@ export type MappedPrompt = {
   // A bundle's state; foreign sources leave it out (active with a production label, else setup).
   state?: 'setup' | 'active' | 'archived';
   versions: MappedVersion[];
-  labels: { label: string; version: number; path: string }[];
+  // `split`: a traffic split by version number (a bundle's label); `version` is then ignored.
+  labels: { label: string; version: number; path: string; split?: unknown }[];
   // The shape of set scoring's body ({ method, judgeModelRouteId?, rubric? }); null keeps the default.
   scoring: unknown | null;
   scoringPath?: string;
+  // The shape of set release policy's body; absent or null keeps the default (a bundle's).
+  releasePolicy?: unknown;
   // Dataset cases in add-case row shape ({ input, expectedOutput, inputFormat?, referenceFormat? }).
   cases: { row: unknown; path: string }[];
   // What could not be carried for this prompt, in words a user understands.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { caseFormats } from '../datasets/schemas';
 import { storedInt } from '../numbers';
 import { draftContentSchema, promptStates, scoringPolicyView } from '../prompts/schemas';
+import { releasePolicyInput } from '../releases/schemas';
 
 // Moving prompts in and out (API.md "Moving prompts in and out"): the lossless bundle every export
 // writes and every importer stores, the import request and its report. Pure zod, so the CLI and the
@@ -36,7 +37,14 @@ const bundlePromptSchema = z.object({
   name: z.string(),
   state: z.enum(promptStates),
   versions: z.array(bundleVersionSchema),
-  labels: z.array(z.object({ label: z.string(), version: z.number().int().min(1) })),
+  labels: z.array(
+    z.object({
+      label: z.string(),
+      version: z.number().int().min(1),
+      // A traffic split (M10), by version number in the order given; null when one version.
+      split: z.array(z.object({ version: z.number().int().min(1), weight: z.number().int() })).nullable(),
+    }),
+  ),
   labelHistory: z.array(
     z.object({
       label: z.string(),
@@ -46,6 +54,8 @@ const bundlePromptSchema = z.object({
     }),
   ),
   scoring: scoringPolicyView.nullable(),
+  // The release policy (M10); null for the default policy.
+  releasePolicy: releasePolicyInput.nullable(),
   dataset: z.object({ cases: z.array(bundleCaseSchema) }),
 });
 export type BundlePrompt = z.infer<typeof bundlePromptSchema>;

@@ -4,10 +4,13 @@ import { findRoute } from '../models/routes';
 import { resolveContent } from '../prompts/drafts';
 import { configuredRoutes } from '../models/routes';
 import { resolveScoringPolicy } from '../prompts/scoring';
+import { releasePolicyInput, type ReleasePolicy } from '../releases/schemas';
 import {
   draftContentInput,
   labelPattern,
   setScoringInput,
+  splitIssues,
+  splitLimits,
   type DraftContent,
   type ScoringPolicy,
 } from '../prompts/schemas';
@@ -37,14 +40,27 @@ export type ValidPrompt = {
   path: string;
   state: 'setup' | 'active' | 'archived';
   versions: { number: number; content: DraftContent; createdAt: Date | null }[];
-  labels: { label: string; version: number }[];
+  // With a split, `version` is its largest weight's (the first listed on a tie), as a move sets it.
+  labels: { label: string; version: number; split: { version: number; weight: number }[] | null }[];
   // null keeps the default policy.
   scoring: ScoringPolicy | null;
+  // null keeps the default release policy.
+  releasePolicy: ReleasePolicy | null;
   cases: ValidCaseRow[];
   notes: string[];
 };
 
 const isoDateTime = z.iso.datetime({ offset: true });
+
+// A bundle label's split: the label move's rules, by version number.
+const bundleSplit = z
+  .array(z.strictObject({ version: z.number().int().min(1), weight: z.number().int().min(1).max(99) }))
+  .min(splitLimits.minVersions)
+  .max(splitLimits.maxVersions)
+  .superRefine((split, ctx) => {
+    for (const { path, message } of splitIssues(split, (e) => e.version))
+      ctx.addIssue({ code: 'custom', path: path.slice(1), message });
+  });
 
 // A zod issue path appended to a pointer; unrecognised keys become one item per key.
 function zodItems(error: z.ZodError, base: string): ImportProblem[] {
@@ -135,14 +151,53 @@ class Validation {
       if (seen.has(label.label))
         return this.problem(label.path, `Label "${label.label}" is given more than once; a label names one version.`);
       seen.add(label.label);
+      if (label.split !== undefined) {
+        const split = this.split(label, numbers);
+        if (split)
+          valid.push({
+            label: label.label,
+            version: split.reduce((best, e) => (e.weight > best.weight ? e : best)).version,
+            split,
+          });
+        return;
+      }
       if (!numbers.has(label.version))
         return this.problem(
           label.path,
           `Label "${label.label}" points at version ${label.version}, which is not imported.`,
         );
-      valid.push({ label: label.label, version: label.version });
+      valid.push({ label: label.label, version: label.version, split: null });
     });
     return valid;
+  }
+
+  // A label's traffic split, as a split move takes it (by version number, each one imported).
+  private split(label: MappedPrompt['labels'][number], numbers: Set<number>): ValidPrompt['labels'][number]['split'] {
+    const parsed = bundleSplit.safeParse(label.split);
+    if (!parsed.success) {
+      this.problems.push(...zodItems(parsed.error, `${label.path}/split`));
+      return null;
+    }
+    const missing = parsed.data.findIndex((entry) => !numbers.has(entry.version));
+    if (missing !== -1) {
+      this.problem(
+        `${label.path}/split/${missing}/version`,
+        `Label "${label.label}" splits traffic onto version ${parsed.data[missing].version}, which is not imported.`,
+      );
+      return null;
+    }
+    return parsed.data;
+  }
+
+  // As set release policy takes it (all four fields).
+  private releasePolicy(prompt: MappedPrompt): ReleasePolicy | null {
+    if (prompt.releasePolicy === null || prompt.releasePolicy === undefined) return null;
+    const parsed = releasePolicyInput.safeParse(prompt.releasePolicy);
+    if (!parsed.success) {
+      this.problems.push(...zodItems(parsed.error, `${prompt.path}/releasePolicy`));
+      return null;
+    }
+    return parsed.data;
   }
 
   // As set scoring takes it: the body's rules, a judge route that exists here, then the stored form.
@@ -214,12 +269,18 @@ class Validation {
     const versions = this.versions(prompt, numbers);
     const labels = this.labels(prompt, numbers);
     const scoring = this.scoring(prompt);
+    let releasePolicy = this.releasePolicy(prompt);
     const notes = [...prompt.notes];
     const cases = this.cases(prompt, notes);
     if (this.problems.length > start) return null;
     const state =
       prompt.state === 'archived' ? 'archived' : labels.some((l) => l.label === 'production') ? 'active' : 'setup';
-    return { name, path: prompt.path, state, versions, labels, scoring, cases, notes };
+    // A prompt in setup has the default release policy (API.md "Safe releases").
+    if (releasePolicy && state === 'setup') {
+      notes.push('The release policy is not kept: a prompt in setup has the default policy.');
+      releasePolicy = null;
+    }
+    return { name, path: prompt.path, state, versions, labels, scoring, releasePolicy, cases, notes };
   }
 }
 

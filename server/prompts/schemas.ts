@@ -285,6 +285,25 @@ export const splitEntryInput = z.strictObject({
 });
 export type SplitEntry = z.infer<typeof splitEntryInput>;
 
+// The rules of a split across its entries (sum of weights, each version once), for the label move's
+// body (versions by id) and a bundle's label (versions by number).
+export function splitIssues<T extends { weight: number }>(
+  split: T[],
+  versionOf: (entry: T) => string | number,
+): { path: (string | number)[]; message: string }[] {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const total = split.reduce((sum, entry) => sum + entry.weight, 0);
+  if (total !== splitLimits.totalWeight)
+    issues.push({ path: ['split'], message: `The weights add up to ${total}; they must add up to 100.` });
+  const seen = new Set<string | number>();
+  split.forEach((entry, index) => {
+    const version = versionOf(entry);
+    if (seen.has(version)) issues.push({ path: ['split', index], message: 'This version is already in the split.' });
+    seen.add(version);
+  });
+  return issues;
+}
+
 // An admin's bypass of the release policy; its reason is kept in the label history.
 export const overrideInput = z.strictObject({
   reason: z
@@ -320,24 +339,8 @@ export const moveLabelInput = z
       });
       return;
     }
-    if (!input.split) return;
-    const total = input.split.reduce((sum, entry) => sum + entry.weight, 0);
-    if (total !== splitLimits.totalWeight)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['split'],
-        message: `The weights add up to ${total}; they must add up to 100.`,
-      });
-    const seen = new Set<string>();
-    input.split.forEach((entry, index) => {
-      if (seen.has(entry.versionId))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['split', index, 'versionId'],
-          message: 'This version is already in the split.',
-        });
-      seen.add(entry.versionId);
-    });
+    if (input.split)
+      for (const issue of splitIssues(input.split, (e) => e.versionId)) ctx.addIssue({ code: 'custom', ...issue });
   });
 export type MoveLabelInput = z.infer<typeof moveLabelInput>;
 

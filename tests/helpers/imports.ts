@@ -30,9 +30,10 @@ export function bundlePrompt(name: string, overrides: Json = {}, versions = 2): 
       content: storedContent(`${name} v${i + 1}`),
       createdAt: new Date(Date.UTC(2025, 0, i + 1, 12)).toISOString(),
     })),
-    labels: versions ? [{ label: 'production', version: versions }] : [],
+    labels: versions ? [{ label: 'production', version: versions, split: null }] : [],
     labelHistory: [],
     scoring: null,
+    releasePolicy: null,
     dataset: {
       cases: [
         { input: 'Hello', expectedOutput: 'Hi', inputFormat: 'text', referenceFormat: 'text' },

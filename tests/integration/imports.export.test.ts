@@ -10,8 +10,8 @@ describe('organization export, several prompts per read', () => {
     const { org, editor } = await newTeam();
     const prompts = Array.from({ length: 12 }, (_, p) => {
       const versions = (p % 4) + 1;
-      const labels = [{ label: 'production', version: versions }];
-      if (p % 3 === 0) labels.unshift({ label: 'canary', version: 1 });
+      const labels = [{ label: 'production', version: versions, split: null }];
+      if (p % 3 === 0) labels.unshift({ label: 'canary', version: 1, split: null });
       return bundlePrompt(
         `Prompt ${String(p).padStart(2, '0')}`,
         {

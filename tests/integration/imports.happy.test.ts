@@ -299,8 +299,8 @@ describe('export', () => {
           state: 'active',
           versions: versions.map((v: any) => ({ version: v.number, content: v.content, createdAt: v.createdAt })),
           labels: [
-            { label: 'production', version: 2 },
-            { label: 'staging', version: 1 },
+            { label: 'production', version: 2, split: null },
+            { label: 'staging', version: 1, split: null },
           ],
           labelHistory: [
             { label: 'staging', fromVersion: null, toVersion: 1, at: expect.any(String) },
@@ -310,6 +310,7 @@ describe('export', () => {
             { label: 'canary', fromVersion: 1, toVersion: null, at: expect.any(String) },
           ],
           scoring: null,
+          releasePolicy: null,
           dataset: {
             cases: [
               { input: 'b', expectedOutput: 'B', inputFormat: 'text', referenceFormat: 'text' },
@@ -350,6 +351,7 @@ describe('export', () => {
       labels: [],
       labelHistory: [],
       scoring: null,
+      releasePolicy: null,
       dataset: { cases: [] },
     });
     // Another organization's export stays its own; an empty one is one empty page.

@@ -139,6 +139,7 @@ describe('export files', () => {
         labels: [],
         labelHistory: [],
         scoring: null,
+        releasePolicy: null,
         dataset: { cases: [] },
       })),
     });

@@ -11,7 +11,16 @@ type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const promptFields = new Set(['name', 'state', 'versions', 'labels', 'labelHistory', 'scoring', 'dataset']);
+const promptFields = new Set([
+  'name',
+  'state',
+  'versions',
+  'labels',
+  'labelHistory',
+  'scoring',
+  'releasePolicy',
+  'dataset',
+]);
 const documentFields = new Set(['format', 'formatVersion', 'exportedAt', 'prompts']);
 const states = new Set(['setup', 'active', 'archived']);
 // Routes a judge policy falls back to; content falls back to the local echo route (API.md).
@@ -158,7 +167,12 @@ class BundleMapping {
       if (typeof label.label !== 'string') return this.problem(`${at}/label`, 'Must be a string.');
       if (typeof label.version !== 'number' || !Number.isInteger(label.version))
         return this.problem(`${at}/version`, 'Must be a whole number.');
-      labels.push({ label: label.label, version: label.version, path: at });
+      labels.push({
+        label: label.label,
+        version: label.version,
+        path: at,
+        ...(label.split !== undefined && label.split !== null ? { split: label.split } : {}),
+      });
     });
 
     const history = this.array(raw.labelHistory, `${path}/labelHistory`, true);
@@ -177,6 +191,7 @@ class BundleMapping {
       labels,
       scoring,
       scoringPath: `${path}/scoring`,
+      ...(raw.releasePolicy !== undefined && raw.releasePolicy !== null ? { releasePolicy: raw.releasePolicy } : {}),
       cases,
       notes,
       path,
