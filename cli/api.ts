@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store, StoredTokens } from './config';
 import { CliError, exitCodes, notLoggedIn } from './exit';
 import { refresh, type TokenSource } from './oauth';
+import { apiErrorText } from './output';
 
 // The management API client: bearer token (refreshed transparently, under a file lock, so the
 // rotating refresh token is used exactly once), an Idempotency-Key on every write that is kept for
@@ -200,9 +201,7 @@ export class Api {
         `The server no longer accepts ${this.tokens.description} (${envelope?.error.message ?? 'unauthorized'}). ${this.tokens.refusedHint}`,
       );
     }
-    const message = envelope
-      ? `${envelope.error.code}: ${envelope.error.message}${envelope.error.requestId ? ` (request ${envelope.error.requestId})` : ''}`
-      : `${method} ${path} answered HTTP ${status}`;
+    const message = envelope ? apiErrorText(envelope.error) : `${method} ${path} answered HTTP ${status}`;
     return new ApiError(status, envelope, message);
   }
 }

@@ -175,3 +175,33 @@ export function render(body: Json, json: boolean): string {
   if (isRecord(body)) return summary(body);
   return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
 }
+
+const percentOf = (value: Json): string | null =>
+  typeof value === 'number' ? `${Math.round(value * 1000) / 10}%` : null;
+
+/**
+ * The first line of an API error on stderr: `code: message (request id)`. A refused promotion
+ * (409 promotion_blocked) lists each reason on its own line instead of the message (which joins
+ * them), then the pass rates and the ids of the regressed cases from `details`.
+ */
+export function apiErrorText(error: {
+  code: string;
+  message: string;
+  details?: Record<string, Json>;
+  requestId?: string;
+}): string {
+  const request = error.requestId ? ` (request ${error.requestId})` : '';
+  const details = error.details ?? {};
+  const reasons = Array.isArray(details.reasons) ? details.reasons.filter((r) => typeof r === 'string') : [];
+  if (error.code !== 'promotion_blocked' || !reasons.length) return `${error.code}: ${error.message}${request}`;
+  const lines = [`${error.code}: the release policy blocks this move${request}`, ...reasons.map((r) => `  - ${r}`)];
+  const candidate = percentOf(details.candidatePassRate);
+  const production = percentOf(details.productionPassRate);
+  if (candidate !== null || production !== null)
+    lines.push(
+      `  pass rate: candidate ${candidate ?? '—'} · production ${production ?? '—'}${typeof details.evaluationId === 'string' ? ` (evaluation ${details.evaluationId})` : ''}`,
+    );
+  const regressions = Array.isArray(details.regressions) ? details.regressions : [];
+  if (regressions.length) lines.push(`  regressed cases (${regressions.length}): ${regressions.join(', ')}`);
+  return lines.join('\n');
+}

@@ -34,7 +34,9 @@ export async function loadMoveEvaluation(
   return evaluation;
 }
 
-// Cases that passed on the production side and did not pass on the candidate side, in case order.
+// Cases that passed on the production side and did not pass on the candidate side (scored as failed,
+// or an error), in case order. A candidate case still pending review is undecided: not counted here,
+// it blocks on its own.
 async function regressedCases(ctx: DbContext, evaluation: EvaluationRow): Promise<string[]> {
   if (!evaluation.productionRunId) return [];
   const rows = await ctx.db
@@ -43,7 +45,7 @@ async function regressedCases(ctx: DbContext, evaluation: EvaluationRow): Promis
     .where(
       and(
         eq(evalResults.runId, evaluation.candidateRunId),
-        sql`not (${evalResults.status} = 'scored' and ${evalResults.passed} is true)`,
+        sql`(${evalResults.status} = 'error' or (${evalResults.status} = 'scored' and ${evalResults.passed} is not true))`,
         sql`exists (select 1 from eval_results p where p.run_id = ${evaluation.productionRunId}
           and p.case_id = ${evalResults.caseId} and p.status = 'scored' and p.passed is true)`,
       ),
