@@ -184,6 +184,8 @@ export type Route = {
   auth: RouteAuth;
   params?: AnyObject;
   query?: AnyObject;
+  // Request headers documented as OpenAPI header parameters (read by the route's own handler).
+  headers?: AnyObject;
   body?: z.ZodType;
   status: number;
   response?: z.ZodType;

@@ -15,7 +15,7 @@ const standardErrors = ['400', '401', '403', '404', '409', '422', '429', '503'];
 
 function operationFor(route: Route): JsonSchema {
   const parameters: JsonSchema[] = [];
-  const addParams = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+  const addParams = (schema: z.ZodType | undefined, where: 'path' | 'query' | 'header') => {
     if (!schema) return;
     const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
@@ -29,6 +29,7 @@ function operationFor(route: Route): JsonSchema {
   };
   addParams(route.params, 'path');
   addParams(route.query, 'query');
+  addParams(route.headers, 'header');
   const isWrite = route.method !== 'GET';
   if (isWrite && route.auth === 'management') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 

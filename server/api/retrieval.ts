@@ -10,15 +10,16 @@ import { config } from '../config';
 import { labelName } from '../prompts/schemas';
 import { integerParam } from '../numbers';
 import { lookupRetrieval, type Selector } from '../retrieval/query';
-import { knownBody, rememberServed, selectorKey, storeBody, type VersionBody } from '../retrieval/body-cache';
-import { recordArchivedUse, recordKeyUse } from '../retrieval/activity';
+import { knownBodies, rememberServed, selectorKey, storeBody, type VersionBody } from '../retrieval/body-cache';
+import { recordArchivedUse, recordKeyUse, recordSplitRetrieval } from '../retrieval/activity';
 
 // GET /api/v1/prompts/{promptId}[?label=|?version=] with `Authorization: Bearer plr_…`. One function
 // serves the production entry's node:http hot path (serveRetrieval) and Next's catch-all / the
 // in-process router (retrievalFromRequest). Order of checks: method 405 → key 401 (missing,
-// malformed, unknown, revoked) → rate 429 → another prompt's id 403 → parameters 400 → unassigned
-// label / missing version 404 → If-None-Match 304 → 200. The key, its prompt and the label are read
-// in ONE statement on every request: nothing that can change is cached in this process.
+// malformed, unknown, revoked) → rate 429 → another prompt's id 403 → parameters and the
+// Promptloop-Subject header 400 → unassigned label / missing version 404 → If-None-Match 304 → 200.
+// The key, its prompt, the label and, for a split label, the version the request's bucket falls in
+// are read in ONE statement on every request: nothing that can change is cached in this process.
 
 const pathPrefix = '/api/v1/prompts/';
 
@@ -33,10 +34,16 @@ type RetrievalInput = {
   query: string;
   authorization: string | undefined;
   ifNoneMatch: string | undefined;
+  subject: string | undefined;
 };
 type RetrievalOutput = { status: number; headers: Record<string, string>; body: string | null };
 
+// Vary stays `Authorization` for a split label too: the subject picks the version, but Cache-Control
+// forbids shared caches and makes private ones revalidate every time, and a revalidation answers
+// 304 only for the version chosen for that request (docs/decisions.md, M10).
 const cacheHeaders = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
+const noBodies: VersionBody[] = [];
+const noIds: string[] = [];
 const jsonType = 'application/json; charset=utf-8';
 // Part of every ETag: a change to how bodies are written changes every tag.
 const bodyFormat = 'r1';
@@ -174,8 +181,34 @@ function noneMatch(header: string, etag: string): boolean {
   return false;
 }
 
-// Strong, and different whenever any byte of the 200 body would be: the body is fixed by the
-// prompt id, its name, the version id (number, content and createdAt are immutable) and the label.
+// The subject of a split label's retrieval (API.md "Safe releases"): 1–200 characters (HTTP header
+// octets, as both entries read them). This schema feeds the OpenAPI document; the hot path checks
+// the length by hand (checkSubject).
+export const subjectHeader = 'Promptloop-Subject';
+const subjectMaxLength = 200;
+export const retrievalHeaders = z.strictObject({
+  [subjectHeader]: z
+    .string()
+    .min(1)
+    .max(subjectMaxLength)
+    .optional()
+    .describe(
+      'Who the prompt is for (a user or session id, 1–200 characters). For a label split between versions, the same subject ' +
+        'gets the same version for as long as the split is unchanged; without it each request draws at random. Ignored otherwise.',
+    ),
+});
+
+function checkSubject(subject: string | undefined, issues: Issue[]): void {
+  if (subject === undefined) return;
+  if (subject.length === 0) issues.push({ path: subjectHeader, message: 'Header is empty.' });
+  else if (subject.length > subjectMaxLength)
+    issues.push({ path: subjectHeader, message: `Must be at most ${subjectMaxLength} characters.` });
+}
+
+// Strong, and different whenever any byte of the 200 body would be, except a split label's `split`
+// field: the body is fixed by the prompt id, its name, the version id (number, content and
+// createdAt are immutable) and the label. A split is left out on purpose (API.md: a tag from before
+// the split still matches when that version is chosen; docs/decisions.md, M10).
 function etagOf(promptId: string, name: string, versionId: string, label: string | null): string {
   const hash = createHash('sha256')
     .update(`${bodyFormat}\u0000${promptId}\u0000${name}\u0000${versionId}\u0000${label ?? '\u0001'}`)
@@ -191,23 +224,36 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
   limitKey(digest);
   const promptId = decodePathId(input.rawPromptId);
   const parsed = parseSelector(input.query);
+  const queryIssues = parsed.issues.length;
+  checkSubject(input.subject, parsed.issues);
+  const valid = parsed.issues.length === 0;
   const key =
-    promptId !== null && parsed.selector
+    promptId !== null && valid && parsed.selector
       ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`)
       : null;
-  const known: VersionBody | null = key ? knownBody(key) : null;
+  const known = key ? knownBodies(key) : noBodies;
 
   const database = await getDatabase();
   const row = await lookupRetrieval(database, {
     digest,
     promptId: promptId ?? '',
-    selector: parsed.selector,
-    knownVersionId: known?.versionId ?? null,
+    selector: valid ? parsed.selector : null,
+    knownVersionIds: known.length ? known.map((body) => body.versionId) : noIds,
+    subject: input.subject ?? null,
+    bucket: Math.floor(Math.random() * 100),
   });
   if (!row) throw unauthorized(true);
   if (row.keyPromptId !== promptId) throw new AppError('forbidden', 'This retrieval key belongs to another prompt.');
-  if (parsed.issues.length)
-    throw new AppError('invalid_request', 'The query string is not valid.', { issues: parsed.issues });
+  if (!valid)
+    throw new AppError(
+      'invalid_request',
+      queryIssues === parsed.issues.length
+        ? 'The query string is not valid.'
+        : queryIssues === 0
+          ? `The ${subjectHeader} header is not valid.`
+          : `The query string and the ${subjectHeader} header are not valid.`,
+      { issues: parsed.issues },
+    );
   recordKeyUse(row.keyId);
   const selector = parsed.selector!;
   if (row.versionId === null || row.version === null) {
@@ -220,20 +266,25 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
     });
   }
 
-  let body: VersionBody;
-  if (known && row.versionId === known.versionId) body = known;
-  else if (row.content !== null && row.createdAt !== null) body = storeBody(row.versionId, row.content, row.createdAt);
-  else throw new Error(`retrieval: no content returned for version ${row.versionId}`);
-  rememberServed(key!, row.versionId);
+  let body: VersionBody | undefined;
+  for (const held of known) if (held.versionId === row.versionId) body = held;
+  if (body === undefined) {
+    if (row.content === null || row.createdAt === null)
+      throw new Error(`retrieval: no content returned for version ${row.versionId}`);
+    body = storeBody(row.versionId, row.content, row.createdAt);
+  }
+  rememberServed(key!, body);
 
   const label = selector.kind === 'label' ? selector.label : null;
   const etag = etagOf(row.keyPromptId, row.name, row.versionId, label);
   if (row.archived)
     recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
+  if (row.splitId !== null) recordSplitRetrieval(row.splitId, row.versionId, row.organizationId);
   const headers = { etag, ...cacheHeaders, 'x-request-id': requestId };
   if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag))
     return { status: 304, headers, body: null };
-  const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${body.tail}`;
+  const split = row.splitId === null ? '' : `"split":{"id":${JSON.stringify(row.splitId)},"weight":${row.weight}},`;
+  const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${split}${body.tail}`;
   return { status: 200, headers: { 'content-type': jsonType, ...headers }, body: text };
 }
 
@@ -275,6 +326,7 @@ export async function serveRetrieval(req: IncomingMessage, res: ServerResponse):
     query: q === -1 ? '' : url.slice(q + 1),
     authorization: req.headers.authorization,
     ifNoneMatch: header(req, 'if-none-match'),
+    subject: header(req, 'promptloop-subject'),
   });
   if (output.body !== null) output.headers['content-length'] = String(Buffer.byteLength(output.body));
   res.writeHead(output.status, output.headers);
@@ -292,6 +344,7 @@ export async function retrievalFromRequest(request: Request): Promise<Response> 
     query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
     authorization: request.headers.get('authorization') ?? undefined,
     ifNoneMatch: request.headers.get('if-none-match') ?? undefined,
+    subject: request.headers.get('promptloop-subject') ?? undefined,
   });
   return new Response(output.body, { status: output.status, headers: output.headers });
 }

@@ -1,20 +1,24 @@
 import { getDatabase } from '@/db/client';
 import { log } from '../log';
 import { raiseWarning } from '../warnings/service';
-import { touchRetrievalKeys } from './query';
+import { addSplitCounts, touchRetrievalKeys, type SplitCount } from './query';
 
 // What retrieval records without a database write per request: each key's last use (flushed every
-// few seconds in one UPDATE that never moves last_used_at backwards) and each use of an archived
+// few seconds in one UPDATE that never moves last_used_at backwards), each use of an archived
 // prompt (flushed about every second as one archived_prompt_used warning per prompt, with
-// occurrences = the requests counted since the last flush). Both are flushed on shutdown too.
+// occurrences = the requests counted since the last flush) and the retrievals of split labels per
+// (split, version, minute) (flushed with the archived uses, added to retrieval_split_counts in one
+// statement: split-stats' `retrievals`). All are flushed on shutdown too. A failed flush keeps what
+// it held for the next one.
 
 const lastUsedEveryMs = Number(process.env.RETRIEVAL_LAST_USED_FLUSH_MS ?? 5000);
-const archivedEveryMs = Number(process.env.RETRIEVAL_ACTIVITY_FLUSH_MS ?? 1000);
+const activityEveryMs = Number(process.env.RETRIEVAL_ACTIVITY_FLUSH_MS ?? 1000);
 
 type ArchivedUse = { organizationId: string; name: string; keyId: string; count: number };
 
 let uses = new Map<string, number>();
 let archived = new Map<string, ArchivedUse>();
+let splitCounts = new Map<string, SplitCount>();
 let timers: NodeJS.Timeout[] = [];
 let running: Promise<void> | null = null;
 
@@ -23,7 +27,7 @@ function startTimers(): void {
   // Unref'ed: pending activity never keeps a process alive; shutdown calls flushRetrievalActivity.
   timers = [
     setInterval(() => void flushQuietly('uses'), lastUsedEveryMs),
-    setInterval(() => void flushQuietly('archived'), archivedEveryMs),
+    setInterval(() => void flushQuietly('activity'), activityEveryMs),
   ];
   for (const timer of timers) timer.unref();
 }
@@ -45,6 +49,41 @@ export function recordArchivedUse(
     entry.keyId = use.keyId;
   } else archived.set(promptId, { ...use, count: 1 });
   if (!timers.length) startTimers();
+}
+
+// One retrieval of a split label that chose `versionId` (200 or 304), counted in its minute.
+export function recordSplitRetrieval(
+  splitId: string,
+  versionId: string,
+  organizationId: string,
+  at = Date.now(),
+): void {
+  const minute = at - (at % 60_000);
+  const key = `${splitId}\u0000${versionId}\u0000${minute}`;
+  const entry = splitCounts.get(key);
+  if (entry) entry.count += 1;
+  else splitCounts.set(key, { splitId, versionId, organizationId, minute, count: 1 });
+  if (!timers.length) startTimers();
+}
+
+function requeueSplitCounts(batch: Map<string, SplitCount>): void {
+  for (const [key, count] of batch) {
+    const entry = splitCounts.get(key);
+    if (entry) entry.count += count.count;
+    else splitCounts.set(key, count);
+  }
+}
+
+async function flushSplitCounts(): Promise<void> {
+  if (splitCounts.size === 0) return;
+  const batch = splitCounts;
+  splitCounts = new Map();
+  try {
+    await addSplitCounts(await getDatabase(), [...batch.values()]);
+  } catch (error) {
+    requeueSplitCounts(batch);
+    throw error;
+  }
 }
 
 async function flushUses(): Promise<void> {
@@ -104,22 +143,32 @@ function holdSlot(written: Promise<void>, onFailure: (error: unknown) => void): 
   return running;
 }
 
+// The archived uses, then the split counts; each keeps its own batch on failure.
+async function flushActivity(): Promise<void> {
+  const failures: unknown[] = [];
+  for (const flush of [flushArchived, flushSplitCounts]) await flush().catch((error: unknown) => failures.push(error));
+  if (failures.length) throw failures[0];
+}
+
 // One flush at a time; a tick that finds one running skips (the next tick takes what accumulated).
-function flushQuietly(which: 'uses' | 'archived'): Promise<void> {
+function flushQuietly(which: 'uses' | 'activity'): Promise<void> {
   if (running) return running;
-  return holdSlot(which === 'uses' ? flushUses() : flushArchived(), (error) =>
+  return holdSlot(which === 'uses' ? flushUses() : flushActivity(), (error) =>
     log.warn({ err: error, job: `retrieval.${which}` }, 'retrieval activity flush failed; kept for the next one'),
   );
 }
 
-// Everything recorded so far, written now (shutdown, tests). Throws when a write fails.
+// Everything recorded so far, written now (shutdown, tests, split-stats before it reads). Every
+// kind is attempted; throws the first failure (what failed is kept for the next flush).
 // Each write takes the same one-at-a-time slot as the timers' flushes: a tick that fired meanwhile
 // cannot take a batch and still be writing it when this resolves.
 export async function flushRetrievalActivity(): Promise<void> {
-  for (const flush of [flushUses, flushArchived]) {
+  const failures: unknown[] = [];
+  for (const flush of [flushUses, flushActivity]) {
     while (running) await running;
     const written = flush();
-    void holdSlot(written, () => undefined); // the failure is thrown by the await below
-    await written;
+    void holdSlot(written, () => undefined); // the failure is reported below
+    await written.catch((error: unknown) => failures.push(error));
   }
+  if (failures.length) throw failures[0];
 }

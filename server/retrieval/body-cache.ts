@@ -11,30 +11,45 @@ const maxSelectors = 50_000;
 const bodies = new Map<string, VersionBody>();
 let totalBytes = 0;
 
-// The version last served per (prompt, selector): only a hint for the statement to skip the content
-// of that version when it still resolves there; the database decides which version is served.
-const lastServed = new Map<string, string>();
+// The versions last served per (prompt, selector), most recent first: only a hint for the statement
+// to skip the content of a version whose body is held here; the database decides which version is
+// served. Several, so that a split label (2–4 versions) does not ship content on every other request.
+const lastServed = new Map<string, string[]>();
+const servedPerSelector = 4;
 
 export function selectorKey(promptId: string, selector: string): string {
   return `${promptId}\u0000${selector}`;
 }
 
-// The cached body of the version this (prompt, selector) resolved to last time, if still held.
-export function knownBody(key: string): VersionBody | null {
-  const versionId = lastServed.get(key);
-  if (versionId === undefined) return null;
-  const body = bodies.get(versionId);
-  if (!body) return null;
-  // Least recently used goes first: a hit moves the entry to the end of the Map's order.
-  bodies.delete(versionId);
-  bodies.set(versionId, body);
-  return body;
+// The cached bodies of the versions this (prompt, selector) resolved to lately, those still held.
+export function knownBodies(key: string): VersionBody[] {
+  const versionIds = lastServed.get(key);
+  if (versionIds === undefined) return [];
+  const held: VersionBody[] = [];
+  for (const versionId of versionIds) {
+    const body = bodies.get(versionId);
+    if (body) held.push(body);
+  }
+  return held;
 }
 
-export function rememberServed(key: string, versionId: string): void {
-  if (lastServed.get(key) === versionId) return;
-  if (lastServed.size >= maxSelectors) lastServed.clear();
-  lastServed.set(key, versionId);
+// The body served for (prompt, selector): remembered, and moved to the recently used end of the LRU.
+export function rememberServed(key: string, body: VersionBody): void {
+  if (bodies.get(body.versionId) === body) {
+    bodies.delete(body.versionId);
+    bodies.set(body.versionId, body);
+  }
+  const versionIds = lastServed.get(key);
+  if (versionIds?.[0] === body.versionId) return;
+  if (versionIds === undefined) {
+    if (lastServed.size >= maxSelectors) lastServed.clear();
+    lastServed.set(key, [body.versionId]);
+    return;
+  }
+  const at = versionIds.indexOf(body.versionId);
+  if (at !== -1) versionIds.splice(at, 1);
+  else if (versionIds.length >= servedPerSelector) versionIds.pop();
+  versionIds.unshift(body.versionId);
 }
 
 // Builds (once per version) the immutable tail from the database's jsonb text and timestamp.

@@ -205,6 +205,7 @@ describe('OpenAPI', () => {
       'path:promptId',
       'query:label',
       'query:version',
+      'header:Promptloop-Subject',
     ]);
     expect(operation['x-error-codes']).toEqual(
       expect.arrayContaining([
