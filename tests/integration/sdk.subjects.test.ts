@@ -16,6 +16,7 @@ import { promptWithVersions } from '../helpers/prompts';
 import { newRetrievalKey } from '../helpers/retrieval';
 import { newIngestionKey, storedSpan } from '../helpers/ingestion';
 import { listenForSdk, type SdkListener } from '../helpers/sdk-listener';
+import { expectedFor, splitLabel } from '../helpers/splits';
 
 // The SDK's subject (Promptloop-Subject) and per-version span tagging, against the real handlers.
 beforeAll(() => getDb().then(() => undefined), 120_000);
@@ -178,5 +179,94 @@ describe('spans tagged with the Prompt from getPrompt', () => {
       status: 'success',
     });
     expect((await storedSpan(organizationId, otherId))?.promptVersionId).toBe(fixture.ids[1]);
+  });
+});
+
+describe('a sticky split, end to end', () => {
+  it('each subject keeps its version; spans exported with its Prompt are counted for that version', async () => {
+    const [v1, v2] = fixture.ids;
+    const split = [
+      { versionId: v1, weight: 30 },
+      { versionId: v2, weight: 70 },
+    ];
+    const splitId = await splitLabel(owner, fixture.base, split, 'canary');
+    const { secret: ingestionKey } = await newIngestionKey(organizationId);
+    const errors: TraceExportError[] = [];
+    const pl = new Promptloop({
+      baseUrl: listener.url,
+      apiKey: secret,
+      ingestionKey,
+      traces: { onError: (e) => errors.push(e) },
+    });
+    // Another process (its own cache): the same subject gets the same version there too.
+    const elsewhere = new Promptloop({ baseUrl: listener.url, apiKey: secret });
+    // Four subjects per version, found by the contract's hash rule.
+    const subjects: string[] = [];
+    for (const { versionId } of split)
+      for (let i = 0, found = 0; found < 4; i++) {
+        if (expectedFor(splitId, split, `user-${i}`).versionId !== versionId) continue;
+        subjects.push(`user-${i}`);
+        found++;
+      }
+    const retrievals = new Map([
+      [v1, 0],
+      [v2, 0],
+    ]);
+    const latencies = new Map<string, number[]>([
+      [v1, []],
+      [v2, []],
+    ]);
+    for (const [n, subject] of subjects.entries()) {
+      const { versionId, weight } = expectedFor(splitId, split, subject);
+      const first = await pl.getPrompt(fixture.prompt.id, { label: 'canary', subject });
+      expect(first).toMatchObject({ versionId, version: fixture.ids.indexOf(versionId) + 1, source: 'server' });
+      expect(first.split).toEqual({ id: splitId, weight });
+      const again = await pl.getPrompt(fixture.prompt.id, { label: 'canary', subject });
+      expect(again).toMatchObject({ versionId, source: 'revalidated', split: { id: splitId, weight } });
+      expect(await elsewhere.getPrompt(fixture.prompt.id, { label: 'canary', subject })).toMatchObject({ versionId });
+      retrievals.set(versionId, retrievals.get(versionId)! + 3);
+
+      // The call made with this prompt, tagged with it.
+      const spanId = newSpanId();
+      const startedAt = Date.now(); // after the split began: the default window is the split's life
+      const latency = 10 * (n + 1);
+      latencies.get(versionId)!.push(latency);
+      pl.traces.export(
+        {
+          traceId: newTraceId(),
+          spanId,
+          rootSpanId: spanId,
+          revision: 0,
+          name: 'answer',
+          service: 'support-bot',
+          kind: 'model',
+          status: n % 4 === 0 ? 'error' : 'success',
+          startedAt,
+          endedAt: startedAt + latency,
+          inputTokens: 100,
+          outputTokens: 10,
+        },
+        { prompt: again },
+      );
+    }
+    expect(await pl.traces.flush()).toBe(true);
+    expect(errors).toEqual([]);
+
+    const stats = await owner.call('GET', `${fixture.base}/labels/canary/split-stats`);
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({ splitId, versions: [{ versionId: v1 }, { versionId: v2 }] });
+    for (const [index, versionId] of [v1, v2].entries()) {
+      const sorted = [...latencies.get(versionId)!].sort((a, b) => a - b);
+      expect(stats.body.versions[index]).toMatchObject({
+        weight: split[index].weight,
+        retrievals: retrievals.get(versionId),
+        spans: 4,
+        errorRate: 1 / 4, // the first span of each version is an error
+        p50LatencyMs: sorted[1],
+        p95LatencyMs: sorted[3],
+        inputTokens: 400,
+        outputTokens: 40,
+      });
+    }
   });
 });

@@ -3,6 +3,8 @@ import { getDb } from '@/db/client';
 import { call, newOrganization, newTeam, newUser, type TestUser } from '../helpers/api';
 import { batch, newIngestionKey, span } from '../helpers/ingestion';
 import { promptWithVersions } from '../helpers/prompts';
+import { newRetrievalKey, retrieve } from '../helpers/retrieval';
+import { expectedFor } from '../helpers/splits';
 
 // GET …/labels/{label}/split-stats from spans ingested through the ingestion API (API.md "Safe releases").
 beforeAll(() => getDb().then(() => undefined), 120_000);
@@ -43,6 +45,7 @@ let team: Awaited<ReturnType<typeof newTeam>>;
 let fixture: Awaited<ReturnType<typeof promptWithVersions>>;
 let secret: string;
 let splitBody: { id: string; since: string };
+let split: { versionId: string; weight: number }[];
 
 const stats = (user: TestUser, label: string, query?: string) =>
   user.call('GET', `${fixture.base}/labels/${label}/split-stats`, { query });
@@ -51,14 +54,11 @@ beforeAll(async () => {
   team = await newTeam();
   fixture = await promptWithVersions(team.admin, team.org.id, 3);
   ({ secret } = await newIngestionKey(team.org.id));
-  const moved = await team.admin.call('PUT', `${fixture.base}/labels/canary`, {
-    body: {
-      split: [
-        { versionId: fixture.ids[1], weight: 30 },
-        { versionId: fixture.ids[0], weight: 70 },
-      ],
-    },
-  });
+  split = [
+    { versionId: fixture.ids[1], weight: 30 },
+    { versionId: fixture.ids[0], weight: 70 },
+  ];
+  const moved = await team.admin.call('PUT', `${fixture.base}/labels/canary`, { body: { split } });
   if (moved.status !== 200) throw new Error(JSON.stringify(moved.body));
   const listed = await team.admin.call('GET', `${fixture.base}/labels`);
   const canary = listed.body.items.find((item: { label: string }) => item.label === 'canary');
@@ -178,6 +178,57 @@ describe('split stats: figures', () => {
     expect(upToSince.body.versions.map((v: { spans: number }) => v.spans)).toEqual([0, 1]);
     const fromBefore = await stats(team.viewer, 'canary', `from=${since - 1}`);
     expect(fromBefore.body.versions.map((v: { spans: number }) => v.spans)).toEqual([1, 2]);
+  });
+});
+
+describe('split stats: retrievals', () => {
+  it('counts the retrievals (200 and 304) that chose each version, within the window’s minutes', async () => {
+    const { secret: retrievalSecret } = await newRetrievalKey(team.admin.call, fixture.base);
+    const expected = new Map(fixture.ids.map((id) => [id, 0]));
+    // Five subjects that the split sends to each version (found by the contract's hash rule).
+    const subjects: string[] = [];
+    for (const { versionId } of split) {
+      for (let i = 0, found = 0; found < 5; i++) {
+        if (expectedFor(splitBody.id, split, `subject-${i}`).versionId !== versionId) continue;
+        subjects.push(`subject-${i}`);
+        found++;
+      }
+    }
+    for (const subject of subjects) {
+      const headers = { 'promptloop-subject': subject };
+      const first = await retrieve(fixture.prompt.id, retrievalSecret, { query: 'label=canary', headers });
+      expect(first.status).toBe(200);
+      expect(first.body.versionId).toBe(expectedFor(splitBody.id, split, subject).versionId);
+      const again = await retrieve(fixture.prompt.id, retrievalSecret, {
+        query: 'label=canary',
+        headers: { ...headers, 'if-none-match': first.headers.get('etag')! },
+      });
+      expect(again.status).toBe(304);
+      expected.set(first.body.versionId, expected.get(first.body.versionId)! + 2);
+    }
+    // Not counted: a version number, an unsplit label, a refusal.
+    await retrieve(fixture.prompt.id, retrievalSecret, { query: 'version=2' });
+    await retrieve(fixture.prompt.id, retrievalSecret, { query: 'label=staging' });
+    await retrieve(fixture.prompt.id, retrievalSecret, {
+      query: 'label=canary',
+      headers: { 'promptloop-subject': '' },
+    });
+
+    // Read at once, without waiting for the activity flush.
+    const result = await stats(team.viewer, 'canary');
+    expect(result.status).toBe(200);
+    expect(result.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual([
+      expected.get(fixture.ids[1]),
+      expected.get(fixture.ids[0]),
+    ]);
+    expect([expected.get(fixture.ids[1]), expected.get(fixture.ids[0])]).toEqual([10, 10]);
+    // The retrievals happened this minute: a window that ends an hour ago has none; one up to now has all.
+    const old = await stats(team.viewer, 'canary', `from=${from}&to=${to}`);
+    expect(old.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual([0, 0]);
+    const upToNow = await stats(team.viewer, 'canary', `from=${Date.parse(splitBody.since)}&to=${Date.now()}`);
+    expect(upToNow.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual(
+      result.body.versions.map((v: { retrievals: number }) => v.retrievals),
+    );
   });
 });
 
