@@ -417,6 +417,16 @@ export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[
     rule: 'JSON Schema text, a configured model route and its model, a metric value that fits its type, unique metric names',
   },
   {
+    operationId: /^move_label$/,
+    path: /^(versionId|split|split\.\d+(\.versionId)?|override\.reason)$/,
+    rule: 'versionId or split, not both; split weights add up to 100, each version once; a reason that is not blank',
+  },
+  {
+    operationId: /^set_release_policy$/,
+    path: /^protectedLabels$/,
+    rule: 'each protected label once',
+  },
+  {
     operationId: /^review_evaluation_results$/,
     path: /^reviews\.\d+\.correctedOutput$/,
     rule: 'only accept_corrected takes a corrected output, and needs it',
