@@ -405,7 +405,7 @@ function mustRefuse(operation: Operation, built: Built): boolean {
 // yet): a schema-valid request refused by one of them is counted as a semantic refusal, not a
 // failure, when every issue of the 400 is one of these. Each names the field and the rule.
 export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[] = [
-  { operationId: /^list_traces$/, path: /^from$/, rule: '`from` must not be after `to`' },
+  { operationId: /^(list_traces|get_split_stats)$/, path: /^from$/, rule: '`from` must not be after `to`' },
   {
     operationId: /^set_scoring_policy$/,
     path: /^(judgeModelRouteId|rubric)$/,
@@ -415,6 +415,16 @@ export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[
     operationId: /^update_draft$/,
     path: /^content\.(outputSchema|modelRouteId|modelId|customMetrics\.\d+\.(value|name))$/,
     rule: 'JSON Schema text, a configured model route and its model, a metric value that fits its type, unique metric names',
+  },
+  {
+    operationId: /^move_label$/,
+    path: /^(versionId|split|split\.\d+(\.versionId)?|override\.reason)$/,
+    rule: 'versionId or split, not both; split weights add up to 100, each version once; a reason that is not blank',
+  },
+  {
+    operationId: /^set_release_policy$/,
+    path: /^protectedLabels$/,
+    rule: 'each protected label once',
   },
   {
     operationId: /^review_evaluation_results$/,

@@ -110,12 +110,13 @@ function typesFor(snapshot: Snapshot, source: string): string {
       lines.push(`    /** ${comment(entry.name)}: version ${entry.version} (${entry.content.inputType}) */`);
       lines.push(`    ${JSON.stringify(key)}: ${values};`);
       const [kind, value] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+      // `subject` (Promptloop-Subject) picks a version of a split label: the same variables either way.
       const selector =
         kind === 'version'
-          ? `selector: { version: ${value}; label?: never }`
+          ? `selector: { version: ${value}; label?: never; subject?: string }`
           : value === 'production'
-            ? `selector?: { label?: 'production'; version?: never }`
-            : `selector: { label: ${JSON.stringify(value)}; version?: never }`;
+            ? `selector?: { label?: 'production'; version?: never; subject?: string }`
+            : `selector: { label: ${JSON.stringify(value)}; version?: never; subject?: string }`;
       overloads.push(
         `    getPrompt(promptId: ${id}, ${selector}): Promise<TypedPrompt<PulledPrompts[${id}][${JSON.stringify(key)}]>>;`,
       );

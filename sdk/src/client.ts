@@ -9,6 +9,8 @@ export type StaleInfo = {
   promptId: string;
   /** The selector key (`label:production`, `version:3`). */
   selector: string;
+  /** The `subject` of the call, or null without one. */
+  subject: string | null;
   /** `stale` (the cached copy) or `fallback` (the snapshot). */
   source: Extract<PromptSource, 'stale' | 'fallback'>;
   /** Why the server could not be used: a NetworkError, RateLimitedError or UnavailableError. */
@@ -40,7 +42,7 @@ export type PromptloopOptions = {
   fallback?: Snapshot;
   /** Called (synchronously, errors swallowed) every time a stale or fallback copy is served. */
   onStale?: (info: StaleInfo) => void;
-  /** Most (promptId, selector) entries kept in memory (default 1000, oldest dropped first). */
+  /** Most (promptId, selector, subject) entries kept in memory (default 1000, oldest dropped first). */
   maxCacheEntries?: number;
   /** An ingestion key (`plt_…`) enables `client.traces`, a TraceExporter. */
   ingestionKey?: string;
@@ -50,7 +52,16 @@ export type PromptloopOptions = {
   traces?: Omit<TraceExporterOptions, 'url' | 'ingestionKey' | 'fetch'>;
 };
 
-type Cached = { body: RetrievedPrompt; etag: string; confirmedAt: number };
+// One cached copy per (promptId, selector key, subject): two subjects of a split label may be given
+// different versions, so they never share a body or an ETag.
+type Cached = {
+  promptId: string;
+  selector: string;
+  subject: string | undefined;
+  body: RetrievedPrompt;
+  etag: string;
+  confirmedAt: number;
+};
 
 // Cached bodies are shared by every Prompt returned for them: frozen, so an application cannot edit the cache by accident.
 function deepFreeze<T>(value: T): T {
@@ -62,6 +73,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 const labelPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+const maxSubjectCharacters = 200;
+// What a header value carries unchanged: printable ASCII and Latin-1, no space at either end (HTTP
+// trims it). fetch cannot send anything else, and a control character would end the header.
+const subjectPattern = /^(?:[\x21-\x7e\xa1-\xff](?:[\x20-\x7e\xa0-\xff]*[\x21-\x7e\xa1-\xff])?)$/;
 
 function localInvalid(message: string, path: string): InvalidRequestError {
   return new InvalidRequestError({
@@ -98,10 +113,15 @@ export class Promptloop {
    * is returned with `stale: true` and `onStale` is called; with neither, the error is thrown.
    * 400, 401, 403 and 404 are always thrown (and forget the cached copy): a revoked key or an
    * unassigned label never serves an old version.
+   *
+   * `subject` (1 to 200 characters, e.g. a user id) is sent as `Promptloop-Subject`: on a label with a
+   * traffic split the same subject keeps getting the same version while the split lasts, and the
+   * Prompt's `versionId`, `version` and `split` say which. Each subject has its own cached copy.
    */
   async getPrompt(promptId: string, selector: Selector = {}): Promise<Prompt> {
     const key = this.checkSelector(promptId, selector);
-    const cacheKey = `${promptId}\n${key}`;
+    const subject = selector.subject;
+    const cacheKey = JSON.stringify([promptId, key, subject ?? null]);
     const cached = this.cache.get(cacheKey);
     const every = this.options.revalidateEveryMs ?? 0;
     if (cached && every > 0 && Date.now() - cached.confirmedAt < every) return makePrompt(cached.body, 'cache');
@@ -113,6 +133,7 @@ export class Promptloop {
         accept: 'application/json',
         authorization: `Bearer ${this.keyFor(promptId)}`,
       };
+      if (subject !== undefined) headers['promptloop-subject'] = subject;
       if (cached?.etag) headers['if-none-match'] = cached.etag;
       const { response, text } = await request(
         this.fetchImpl,
@@ -139,6 +160,9 @@ export class Promptloop {
             message: `GET ${url} answered 200 with a body that is not a retrieved prompt.`,
           });
         this.remember(cacheKey, {
+          promptId,
+          selector: key,
+          subject,
           body: deepFreeze(body),
           etag: response.headers.get('etag') ?? '',
           confirmedAt: Date.now(),
@@ -162,9 +186,10 @@ export class Promptloop {
       if (failure.status >= 400 && failure.status < 500) this.cache.delete(cacheKey);
       throw failure;
     }
-    if (cached) return this.serveStale(promptId, key, cached.body, 'stale', failure, Date.now() - cached.confirmedAt);
+    const stale = { promptId, selector: key, subject: subject ?? null, error: failure };
+    if (cached) return this.serveStale(stale, cached.body, 'stale', Date.now() - cached.confirmedAt);
     const snapshotEntry = this.fallback?.prompts[promptId]?.[key];
-    if (snapshotEntry) return this.serveStale(promptId, key, snapshotEntry, 'fallback', failure, null);
+    if (snapshotEntry) return this.serveStale(stale, snapshotEntry, 'fallback', null);
     throw failure;
   }
 
@@ -173,21 +198,24 @@ export class Promptloop {
     this.fallback = snapshot === undefined ? undefined : deepFreeze(parseSnapshot(structuredClone(snapshot)));
   }
 
-  /** Everything retrieved so far, in the fallback snapshot format (to write to a file for the next cold start). */
+  /**
+   * Everything retrieved so far, in the fallback snapshot format (to write to a file for the next cold
+   * start). A snapshot has one entry per selector: the copy retrieved without a subject when there is
+   * one, else the latest one retrieved with a subject.
+   */
   snapshot(): Snapshot {
     const prompts: Snapshot['prompts'] = {};
-    for (const [cacheKey, { body }] of this.cache) {
-      const [promptId, key] = cacheKey.split('\n');
-      (prompts[promptId] ??= {})[key] = body;
-    }
+    const entries = [...this.cache.values()];
+    // Stable: copies with a subject first (oldest to newest), then those without, so the last write wins.
+    entries.sort((a, b) => Number(a.subject === undefined) - Number(b.subject === undefined));
+    for (const { promptId, selector, body } of entries) (prompts[promptId] ??= {})[selector] = body;
     return { version: 1, prompts };
   }
 
   /** Forgets cached copies: of one prompt, or all. */
   clearCache(promptId?: string): void {
     if (promptId === undefined) return this.cache.clear();
-    for (const cacheKey of [...this.cache.keys()])
-      if (cacheKey.startsWith(`${promptId}\n`)) this.cache.delete(cacheKey);
+    for (const [cacheKey, entry] of [...this.cache]) if (entry.promptId === promptId) this.cache.delete(cacheKey);
   }
 
   /** The trace exporter configured by `ingestionKey` (and `traceUrl`); throws when no ingestion key was given. */
@@ -220,6 +248,15 @@ export class Promptloop {
       );
     if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 1))
       throw localInvalid('A version is an integer of at least 1.', 'version');
+    const { subject } = selector as { subject?: unknown };
+    if (
+      subject !== undefined &&
+      (typeof subject !== 'string' || !subjectPattern.test(subject) || subject.length > maxSubjectCharacters)
+    )
+      throw localInvalid(
+        `A subject is 1 to ${maxSubjectCharacters} characters that an HTTP header carries as they are: printable ASCII or Latin-1, no space at either end (encode anything else, e.g. with encodeURIComponent, or hash it).`,
+        'subject',
+      );
     return selectorKey(selector);
   }
 
@@ -238,26 +275,16 @@ export class Promptloop {
   }
 
   private serveStale(
-    promptId: string,
-    selector: string,
+    call: Pick<StaleInfo, 'promptId' | 'selector' | 'subject' | 'error'>,
     body: RetrievedPrompt,
     source: 'stale' | 'fallback',
-    error: PromptloopError,
     ageMs: number | null,
   ): Prompt {
     try {
-      this.options.onStale?.({
-        promptId,
-        selector,
-        source,
-        error,
-        versionId: body.versionId,
-        version: body.version,
-        ageMs,
-      });
+      this.options.onStale?.({ ...call, source, versionId: body.versionId, version: body.version, ageMs });
     } catch {
       // A failing callback must not turn a served prompt into an error.
     }
-    return makePrompt(body, source, error);
+    return makePrompt(body, source, call.error);
   }
 }

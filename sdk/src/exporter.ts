@@ -9,7 +9,7 @@ import {
   type TraceExporterOptions,
   type TraceExporterStats,
 } from './exporter-options.js';
-import { spanProblem, type SpanSnapshot } from './spans.js';
+import { promptProblem, spanProblem, type ExportOptions, type SpanSnapshot } from './spans.js';
 import { batchEnvelopeBytes, SpanQueue, utf8Length, type Batch } from './span-queue.js';
 
 /**
@@ -63,21 +63,25 @@ export class TraceExporter {
    * Queues one span snapshot and returns at once. The snapshot is serialized now, so later changes
    * to the object do not leak into it and a retry sends exactly these bytes. Never throws: an
    * invalid span, a full queue or an export after shutdown is reported to `onError`.
+   *
+   * `{ prompt }`: the Prompt the span's call was made with; the snapshot is sent with its
+   * `promptVersionId`. Pass it with every snapshot of that span (each one replaces the last).
    */
-  export(span: SpanSnapshot): void {
+  export(span: SpanSnapshot, options?: ExportOptions): void {
     try {
       if (this.closed) {
         this.counters.droppedShutdown++;
         this.report('shutdown', 'The exporter is shut down; the span snapshot was dropped.', 1);
         return;
       }
-      const problem = spanProblem(span);
+      const prompt = options?.prompt;
+      const problem = spanProblem(span) || promptProblem(span, prompt);
       if (problem) {
         this.counters.droppedInvalid++;
         this.report('invalid_span', problem, 1, { spanId: (span as Partial<SpanSnapshot> | null)?.spanId ?? null });
         return;
       }
-      const json = JSON.stringify(span);
+      const json = JSON.stringify(prompt ? { ...span, promptVersionId: prompt.versionId } : span);
       const bytes = utf8Length(json);
       if (bytes + batchEnvelopeBytes > this.o.maxBatchBytes) {
         this.counters.droppedInvalid++;

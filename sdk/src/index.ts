@@ -13,6 +13,7 @@ export {
   type PromptContent,
   type PromptMessage,
   type PromptSource,
+  type PromptSplit,
   type PromptTool,
   type RetrievedPrompt,
 } from './prompt.js';
@@ -20,7 +21,14 @@ export { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snap
 export { promptSpanAttributes, type PromptSpanAttributes, type PromptVersionRef } from './span-attributes.js';
 export { TraceExporter } from './exporter.js';
 export { TraceExportError, type TraceExporterOptions, type TraceExporterStats } from './exporter-options.js';
-export { newSpanId, newTraceId, type SpanKind, type SpanSnapshot, type SpanStatus } from './spans.js';
+export {
+  newSpanId,
+  newTraceId,
+  type ExportOptions,
+  type SpanKind,
+  type SpanSnapshot,
+  type SpanStatus,
+} from './spans.js';
 export {
   AuthenticationError,
   CompileError,

@@ -32,6 +32,9 @@ export type PromptContent = {
   maxOutputTokens: number | null;
 };
 
+/** The traffic split a version was chosen from: its id (`spl_…`) and that version's weight (1 to 99). */
+export type PromptSplit = { id: string; weight: number };
+
 /** The body of `GET /api/v1/prompts/{promptId}` (API.md, RetrievedPrompt). */
 export type RetrievedPrompt = {
   promptId: string;
@@ -43,6 +46,11 @@ export type RetrievedPrompt = {
   content: PromptContent;
   /** When this version was saved (ISO 8601). */
   createdAt: string;
+  /**
+   * Present only when the label splits its traffic between versions: `versionId` and `version` are
+   * then the version chosen for this request (the same for the same `subject` while the split lasts).
+   */
+  split?: PromptSplit;
 };
 
 /**
@@ -165,7 +173,11 @@ export function compilePrompt(body: RetrievedPrompt, values: CompileInput = {}):
   };
 }
 
-/** A retrieved prompt, with where it came from and `compile()`. */
+/**
+ * A retrieved prompt, with where it came from and `compile()`. Pass it to the span of the call made
+ * with it (`exporter.export(span, { prompt })`, `promptSpanAttributes(prompt)`, `tagActiveSpan(prompt)`)
+ * so the outcome counts for the version this call was given.
+ */
 export type Prompt = RetrievedPrompt & {
   /** True when served from the cache or the fallback snapshot because the server failed. */
   readonly stale: boolean;
@@ -184,6 +196,7 @@ export function makePrompt(body: RetrievedPrompt, source: PromptSource, error: P
     label: body.label,
     content: body.content,
     createdAt: body.createdAt,
+    ...(body.split ? { split: body.split } : {}),
     stale: source === 'stale' || source === 'fallback',
     source,
     error,
@@ -211,6 +224,8 @@ export function isRetrievedPrompt(value: unknown): value is RetrievedPrompt {
     typeof value.version === 'number' &&
     (value.label === null || typeof value.label === 'string') &&
     typeof value.createdAt === 'string' &&
+    (value.split === undefined ||
+      (isRecord(value.split) && typeof value.split.id === 'string' && typeof value.split.weight === 'number')) &&
     Array.isArray(c.messages) &&
     c.messages.every((m) => isRecord(m) && typeof m.role === 'string' && typeof m.content === 'string') &&
     (c.inputType === 'user_message' || c.inputType === 'variables')

@@ -1,7 +1,13 @@
 import { isRetrievedPrompt, type RetrievedPrompt } from './prompt.js';
 
-/** Which version to retrieve: a label (default `production`) or an exact version number, never both. */
-export type Selector = { label?: string; version?: never } | { version: number; label?: never };
+/**
+ * Which version to retrieve: a label (default `production`) or an exact version number, never both.
+ * `subject` (1 to 200 characters, e.g. your user's or session's id) is sent as `Promptloop-Subject`:
+ * on a label with a traffic split, the same subject gets the same version for as long as the split
+ * is unchanged (without one, each request draws at random).
+ */
+export type Selector =
+  { label?: string; version?: never; subject?: string } | { version: number; label?: never; subject?: string };
 
 /**
  * A fallback snapshot: retrieved prompts kept next to the application for cold starts when the
@@ -24,7 +30,7 @@ export type Snapshot = {
 
 const defaultLabel = 'production';
 
-/** The snapshot and cache key of a selector: `label:production`, `label:staging`, `version:3`. */
+/** The snapshot key of a selector: `label:production`, `label:staging`, `version:3` (the subject is not part of it). */
 export function selectorKey(selector: Selector = {}): string {
   if (selector.version !== undefined) return `version:${selector.version}`;
   return `label:${selector.label ?? defaultLabel}`;

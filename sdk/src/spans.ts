@@ -1,5 +1,6 @@
 // A span snapshot as the exporter takes it (see exporter.ts), the checks it makes before queueing
 // one, and random trace and span ids.
+import type { PromptVersionRef } from './span-attributes.js';
 
 export type SpanKind = 'execution' | 'model' | 'attempt' | 'tool' | 'retrieval' | 'custom';
 export type SpanStatus = 'running' | 'success' | 'error' | 'cancelled';
@@ -60,6 +61,26 @@ export function spanProblem(span: SpanSnapshot): string {
     return 'name and service must be non-empty strings.';
   if (!kinds.has(span.kind) || !statuses.has(span.status)) return 'kind or status is not one of the allowed values.';
   if (!Number.isInteger(span.startedAt) || span.startedAt < 0) return 'startedAt must be Unix milliseconds.';
+  return '';
+}
+
+/** What `export()` takes besides the span snapshot. */
+export type ExportOptions = {
+  /**
+   * The Prompt from `getPrompt` that the span's call was made with (or its compiled prompt, or a
+   * snapshot entry): the snapshot is sent with that version's `promptVersionId`, so the outcome counts
+   * for the version this call was given (e.g. the version of a traffic split chosen for its subject).
+   */
+  prompt?: PromptVersionRef;
+};
+
+// `prompt` must name a version, and the same one as the span when the span already names one.
+export function promptProblem(span: SpanSnapshot, prompt: PromptVersionRef | undefined): string {
+  if (prompt === undefined) return '';
+  if (typeof prompt !== 'object' || prompt === null || typeof prompt.versionId !== 'string' || prompt.versionId === '')
+    return 'options.prompt must be a Prompt (or a compiled prompt) with a versionId.';
+  if (span.promptVersionId !== undefined && span.promptVersionId !== prompt.versionId)
+    return `The span names promptVersionId ${String(span.promptVersionId)} but was exported with the prompt of ${prompt.versionId}.`;
   return '';
 }
 

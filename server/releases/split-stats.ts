@@ -1,11 +1,145 @@
-import type { ServiceContext } from '../context';
+import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf } from '@/db/client';
+import { promptLabels } from '@/db/schema';
+import type { DbContext, ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import type { SplitStats } from './schemas';
+import { AppError, notFound } from '../errors';
+import { log } from '../log';
+import { authorizePromptRead } from '../access/organization';
+import { flushRetrievalActivity } from '../retrieval/activity';
+import type { SplitStats, SplitVersionStats } from './schemas';
 
-// GET …/labels/{label}/split-stats — being built (M10 helper "stats").
+// GET …/labels/{label}/split-stats (API.md "Safe releases"): each version of the label's current
+// split, side by side, from the finished model spans that carry its promptVersionId and from the
+// retrieval counters, within [from, to] (Unix ms; default the split's life).
+
+type OnlineScore = SplitVersionStats['onlineScore'];
+type Window = { organizationId: string; versionIds: string[]; from: number; to: number };
+
+const nothingScored: OnlineScore = { scored: 0, passed: 0, meanScore: null };
+
+// Online evaluation's figures per version over the window: the one place M11 fills in from its
+// scores. Until then nothing is ever scored.
+async function onlineScores(_ctx: DbContext, _window: Window): Promise<Map<string, OnlineScore>> {
+  return new Map();
+}
+
+type Row = {
+  versionId: string;
+  version: number;
+  weight: number;
+  spans: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsdNanos: number;
+  retrievals: number;
+};
+
+const minuteMs = 60_000;
+
+// One statement for every version of the split, in the split's order. Per version, the spans come
+// from one range scan of spans_org_version_started_idx (organization, version, started_at between
+// from and to): never the organization's other spans. Counts of one (split, version) are a range
+// of retrieval_split_counts' primary key, a version's number one primary-key lookup. Sums and percentiles come back as float8 so both drivers
+// answer numbers (exact below 2^53).
+async function readFigures(
+  ctx: DbContext,
+  { organizationId, splitId, from, to }: { organizationId: string; splitId: string; from: number; to: number },
+): Promise<Row[]> {
+  // A minute of counts belongs to the window when it overlaps it: the minutes are whole, so both
+  // bounds are whole minutes (whole seconds for to_timestamp, exact in float8).
+  const firstMinute = Math.floor(from / minuteMs) * 60;
+  const lastMinute = Math.floor(to / minuteMs) * 60;
+  const result = await ctx.db.execute(sql`
+    select sv.version_id as "versionId", sv.weight as "weight",
+      (select v.number from prompt_versions v where v.id = sv.version_id) as "version",
+      st.spans as "spans", st.errors as "errors", st.p50 as "p50", st.p95 as "p95",
+      st.input_tokens as "inputTokens", st.output_tokens as "outputTokens", st.cost as "costUsdNanos",
+      rc.retrievals as "retrievals"
+    from prompt_split_versions sv
+    cross join lateral (
+      select count(*)::int as spans,
+        (count(*) filter (where s.status = 'error'))::int as errors,
+        (percentile_disc(0.5) within group (order by s.ended_at - s.started_at))::float8 as p50,
+        (percentile_disc(0.95) within group (order by s.ended_at - s.started_at))::float8 as p95,
+        coalesce(sum(s.input_tokens), 0)::float8 as input_tokens,
+        coalesce(sum(s.output_tokens), 0)::float8 as output_tokens,
+        coalesce(sum(s.cost_usd_nanos), 0)::float8 as cost
+      from spans s
+      where s.organization_id = ${organizationId}
+        and s.prompt_version_id = sv.version_id
+        and s.started_at >= ${from}::bigint and s.started_at <= ${to}::bigint
+        and s.kind = 'model' and s.status <> 'running'
+    ) st
+    cross join lateral (
+      select coalesce(sum(r.count), 0)::float8 as retrievals
+      from retrieval_split_counts r
+      where r.split_id = sv.split_id and r.version_id = sv.version_id
+        and r.organization_id = ${organizationId}
+        and r.minute >= to_timestamp(${firstMinute}::float8)
+        and r.minute <= to_timestamp(${lastMinute}::float8)
+    ) rc
+    where sv.split_id = ${splitId} and sv.organization_id = ${organizationId}
+    order by sv.position
+  `);
+  return rowsOf<Row>(result);
+}
+
+// Retrievals are counted in memory and flushed every few seconds: a single process reads its own
+// at once. A failed flush keeps them for the next one; the figures answer without them meanwhile.
+async function flushRetrievals(): Promise<void> {
+  try {
+    await flushRetrievalActivity();
+  } catch (error) {
+    log.warn({ err: error, job: 'split-stats.flush' }, 'retrieval activity flush failed; retrievals may lag');
+  }
+}
+
 export async function getSplitStats(
-  _ctx: ServiceContext,
-  _input: OperationInput<'get_split_stats'>,
+  ctx: ServiceContext,
+  { organizationId, promptId, label, from, to }: OperationInput<'get_split_stats'>,
 ): Promise<SplitStats> {
-  throw new Error('split stats: not built yet');
+  const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
+  const [row] = await ctx.db
+    .select({ splitId: promptLabels.splitId, splitSince: promptLabels.splitSince, updatedAt: promptLabels.updatedAt })
+    .from(promptLabels)
+    .where(
+      and(
+        eq(promptLabels.promptId, prompt.id),
+        eq(promptLabels.organizationId, organizationId),
+        eq(promptLabels.label, label),
+      ),
+    );
+  if (!row) throw notFound('Label');
+  if (!row.splitId)
+    throw new AppError('invalid_state', `The label "${label}" points at one version: it has no traffic split.`, {
+      state: 'no_split',
+    });
+  const since = row.splitSince ?? row.updatedAt;
+  // A window that defaults into emptiness (to before the split began, from after now) has no figures.
+  const window = { organizationId, from: from ?? since.getTime(), to: to ?? Date.now() };
+  await flushRetrievals();
+  const rows = await readFigures(ctx, { ...window, splitId: row.splitId });
+  const scores = await onlineScores(ctx, { ...window, versionIds: rows.map((r) => r.versionId) });
+  return {
+    splitId: row.splitId,
+    since: since.toISOString(),
+    versions: rows.map((r) => ({
+      versionId: r.versionId,
+      version: Number(r.version),
+      weight: Number(r.weight),
+      retrievals: Number(r.retrievals),
+      spans: Number(r.spans),
+      errorRate: r.spans > 0 ? Number(r.errors) / Number(r.spans) : 0,
+      p50LatencyMs: r.p50 === null ? null : Number(r.p50),
+      p95LatencyMs: r.p95 === null ? null : Number(r.p95),
+      inputTokens: Number(r.inputTokens),
+      outputTokens: Number(r.outputTokens),
+      costUsdNanos: Number(r.costUsdNanos),
+      onlineScore: scores.get(r.versionId) ?? nothingScored,
+    })),
+  };
 }

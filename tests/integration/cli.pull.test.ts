@@ -157,6 +157,7 @@ const client = new Promptloop({ baseUrl: 'http://x', apiKey: 'plr_x' });
 export async function run() {
   (await client.getPrompt('${greeting.id}')).compile({ customer: 'Ada', topic: 'billing' });
   (await client.getPrompt('${greeting.id}', { label: 'staging' })).compile({ customer: 'Ada', country: 'NZ' });
+  (await client.getPrompt('${greeting.id}', { label: 'staging', subject: 'user-1' })).compile({ customer: 'Ada', country: 'NZ' });
   (await client.getPrompt('${greeting.id}', { version: 1 })).compile({ customer: 1, topic: { any: 'json' } });
   (await client.getPrompt('${chat.id}')).compile({ input: 'Where is my order?' });
 }
@@ -172,6 +173,7 @@ export async function wrong() {
   (await client.getPrompt('${greeting.id}')).compile({ customer: 'Ada' });
   (await client.getPrompt('${greeting.id}', { label: 'staging' })).compile({ customer: 'Ada', country: 'NZ', topic: 'x' });
   (await client.getPrompt('${chat.id}')).compile({ question: 'x' });
+  (await client.getPrompt('${chat.id}', { subject: 'user-1' })).compile({ question: 'x' });
 }
 `,
     );
@@ -180,7 +182,7 @@ export async function wrong() {
     expect(bad.stdout).toContain("Property 'topic' is missing");
     expect(bad.stdout).toContain("'topic' does not exist");
     expect(bad.stdout).toContain("'question' does not exist");
-    expect(bad.stdout.match(/error TS/g)).toHaveLength(3);
+    expect(bad.stdout.match(/error TS/g)).toHaveLength(4);
   }, 120_000);
 
   it('reads the prompt list and output paths from promptloop.json, and --json reports what it wrote', async () => {
