@@ -3,6 +3,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as ingestion from '@/components/ingestion-keys/snippets';
 import * as retrieval from '@/components/retrieval-keys/snippets';
+import { splitTypescriptSnippet } from '@/components/releases/snippets';
 
 // The TypeScript snippets of the key pages are type-checked against the SDK's own source (sdk/src),
 // exactly as a user pastes them into a module of their application (Node types for process.env).
@@ -60,6 +61,7 @@ describe('key page snippets', () => {
         inputType: 'variables',
         messages: [{ content: 'Hi' }],
       }),
+      'split-subject.ts': splitTypescriptSnippet(origin, 'prm_5', 'canary', "usr_o'brien"),
     });
     expect(errors).toEqual([]);
   }, 60_000);
