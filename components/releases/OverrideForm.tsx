@@ -3,7 +3,7 @@
 import { useId } from 'react';
 import { FieldError } from '@/components/ui/FieldError';
 
-export const overrideReasonMax = 500;
+const overrideReasonMax = 500;
 
 /** The problem with an override reason, or null (API.md: 1–500 characters, not only spaces). */
 export function overrideReasonError(reason: string): string | null {

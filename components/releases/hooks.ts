@@ -6,7 +6,15 @@ import type { Evaluation, Label, LabelHistoryItem } from '@/components/evals/typ
 import { useSideResults } from '@/components/evals/useResults';
 import { useTRPC } from '@/lib/trpc/client';
 import { can } from '@/server/auth/schemas';
-import { checkEvaluation, gateOn, pointedAtBefore, regressedCaseIds, type NumberOf, type Verdict } from './rules';
+import {
+  checkEvaluation,
+  currentVersionIds,
+  gateOn,
+  pointedAtBefore,
+  regressedCaseIds,
+  type NumberOf,
+  type Verdict,
+} from './rules';
 
 export type Target = { organizationId: string; promptId: string };
 
@@ -49,7 +57,7 @@ function useLabelHistory(target: Target, label: string, enabled: boolean) {
 }
 
 /** The prompt's comparisons, newest first (the last 100): the candidates for justifying a move. */
-export function useComparisons(target: Target, enabled = true) {
+function useComparisons(target: Target, enabled = true) {
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.evals.list.queryOptions({ ...target, limit: evaluationLimit }), enabled });
   const comparisons = ((query.data?.items ?? []) as Evaluation[]).filter((e) => e.kind === 'comparison');
@@ -123,7 +131,7 @@ export function useGate(
           policy: policy.data,
           label,
           newVersionIds,
-          current: current ? [current.versionId, ...(current.split ?? []).map((e) => e.versionId)] : [],
+          current: currentVersionIds(current),
           evaluation: chosen,
           regressions: chosen && !chosen.production ? [] : regressions,
           numberOf,
@@ -149,7 +157,7 @@ export function usePromoteBlocker(
   const on = gateOn(policy.data, labelName) && label !== null;
   const history = useLabelHistory(target, labelName, on && !isAdmin);
   const { comparisons } = useComparisons(target, on && !isAdmin);
-  const current = label ? [label.versionId, ...(label.split ?? []).map((e) => e.versionId)] : [];
+  const current = currentVersionIds(label);
   const before = pointedAtBefore(label, history.data?.items ?? []);
   return (versionId, versionName) => {
     if (label && label.split === null && label.versionId === versionId)

@@ -226,11 +226,6 @@ export function checkSplit(rows: SplitRow[]): SplitCheck {
   };
 }
 
-/** The version a split's label names: the largest weight, the first listed on a tie. */
-export function primaryOf(split: SplitEntry[]): string {
-  return split.reduce((best, entry) => (entry.weight > best.weight ? entry : best)).versionId;
-}
-
 export function sameSplit(a: SplitEntry[] | null, b: SplitEntry[]): boolean {
   return (
     a !== null &&

@@ -189,6 +189,16 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                               Diff v{older.number}
                             </Button>
                           ) : null}
+                          {versions.length > 1 && version.number !== to ? (
+                            <Button
+                              size="sm"
+                              variant="ghost"
+                              onClick={() => setCompare(version.number, to ?? version.number)}
+                              aria-label={`Compare v${version.number} with v${to}`}
+                            >
+                              Compare
+                            </Button>
+                          ) : null}
                           {scope.canWrite && production ? (
                             <span
                               className="button-reason"
@@ -212,16 +222,6 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                                 Promote
                               </Button>
                             </span>
-                          ) : null}
-                          {versions.length > 1 && version.number !== to ? (
-                            <Button
-                              size="sm"
-                              variant="ghost"
-                              onClick={() => setCompare(version.number, to ?? version.number)}
-                              aria-label={`Compare v${version.number} with v${to}`}
-                            >
-                              Compare
-                            </Button>
                           ) : null}
                         </div>
                       </td>
