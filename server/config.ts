@@ -38,6 +38,9 @@ export type Config = {
   // Evaluation credits per billing period (0 allowed: no evaluation can run).
   evalCreditsFree: number;
   evalCreditsPro: number;
+  // Webhook targets (API.md "Scale settings"): http:// and private addresses for local development and tests.
+  webhookAllowHttp: boolean;
+  webhookAllowPrivate: boolean;
 };
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -93,6 +96,8 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiBase: trimSlash(env.STRIPE_API_BASE?.trim() || 'https://api.stripe.com'),
     evalCreditsFree: intSetting(env.EVAL_CREDITS_FREE, 200, 0),
     evalCreditsPro: intSetting(env.EVAL_CREDITS_PRO, 10000, 0),
+    webhookAllowHttp: flag(env.WEBHOOK_ALLOW_HTTP, false),
+    webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE, false),
   };
 }
 

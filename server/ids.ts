@@ -21,7 +21,10 @@ export type IdPrefix =
   | 'dl'
   | 'sac'
   | 'sa'
-  | 'spl';
+  | 'spl'
+  | 'whk'
+  | 'whd'
+  | 'evt';
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';

@@ -9,6 +9,8 @@ export const warningKindMeta: Record<WarningKind, { label: string; icon: (size: 
   payment_failed: { label: 'Payment failed', icon: (size) => <AlertCircleIcon size={size} /> },
   dataset_near_capacity: { label: 'Dataset near capacity', icon: (size) => <InfoIcon size={size} /> },
   otlp_spans_rejected: { label: 'OTLP spans rejected', icon: (size) => <ActivityIcon size={size} /> },
+  webhook_failing: { label: 'Webhook failing', icon: (size) => <AlertCircleIcon size={size} /> },
+  online_evaluation_paused: { label: 'Online evaluation paused', icon: (size) => <ClockIcon size={size} /> },
 };
 
 export const warningKindOptions = Object.keys(warningKindMeta) as WarningKind[];

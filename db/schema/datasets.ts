@@ -41,6 +41,9 @@ export const datasetCases = pgTable(
       .notNull()
       .default('text'),
     createdAt: createdAt(),
+    // A case made from a production span (M11 "from a span to a case"): where it came from.
+    sourceTraceId: text(),
+    sourceSpanId: text(),
   },
   (t) => [index('dataset_cases_dataset_idx').on(t.datasetId, t.position)],
 );

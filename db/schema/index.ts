@@ -10,3 +10,5 @@ export * from './keys';
 export * from './oauth';
 export * from './billing';
 export * from './service-accounts';
+export * from './webhooks';
+export * from './online';

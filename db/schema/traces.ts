@@ -72,6 +72,10 @@ export const spans = pgTable(
     index('spans_org_version_started_idx')
       .on(t.organizationId, t.promptVersionId, t.startedAt)
       .where(sql`${t.promptVersionId} is not null`),
+    // The online-evaluation scanner reads spans that name a prompt version in the order they arrived.
+    index('spans_version_received_idx')
+      .on(t.receivedAt)
+      .where(sql`${t.promptVersionId} is not null`),
   ],
 );
 

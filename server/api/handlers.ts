@@ -17,6 +17,19 @@ import { listLabelHistory, listLabels, removeLabel } from '../prompts/labels';
 import { moveLabel } from '../releases/move-label';
 import { getReleasePolicy, setReleasePolicy } from '../releases/policy';
 import { getSplitStats } from '../releases/split-stats';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  getWebhookDelivery,
+  listWebhookDeliveries,
+  listWebhooks,
+  redeliverWebhookDelivery,
+  testWebhook,
+  updateWebhook,
+} from '../webhooks/service';
+import { getOnlineEvaluation, listOnlineScores, setOnlineEvaluation } from '../online/service';
+import { addCaseFromSpan } from '../online/from-span';
 import { getScoringPolicy, setScoringPolicy } from '../prompts/scoring';
 import { estimateEvaluation, startEvaluation } from '../evals/start';
 import { initializeBaseline } from '../evals/initialize';
@@ -127,6 +140,21 @@ export const services = {
   export_prompt: exportPrompt,
   export_organization: exportOrganization,
   import_prompts: importPrompts,
+
+  list_webhooks: listWebhooks,
+  create_webhook: createWebhook,
+  get_webhook: getWebhook,
+  update_webhook: updateWebhook,
+  delete_webhook: deleteWebhook,
+  test_webhook: testWebhook,
+  list_webhook_deliveries: listWebhookDeliveries,
+  get_webhook_delivery: getWebhookDelivery,
+  redeliver_webhook_delivery: redeliverWebhookDelivery,
+
+  get_online_evaluation: getOnlineEvaluation,
+  set_online_evaluation: setOnlineEvaluation,
+  list_online_scores: listOnlineScores,
+  add_case_from_span: addCaseFromSpan,
 } satisfies Services;
 
 // The table with its services: what REST routes and MCP tools run.

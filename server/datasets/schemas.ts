@@ -5,7 +5,7 @@ import { integerParam } from '../numbers';
 
 export const caseFormats = ['text', 'json'] as const;
 const importModes = ['append', 'replace'] as const;
-const caseLimits = { inputChars: 100_000, expectedOutputChars: 100_000 } as const;
+export const caseLimits = { inputChars: 100_000, expectedOutputChars: 100_000 } as const;
 export const planCapacity = { free: 10, pro: 500 } as const;
 
 // A JSON-format field must hold a JSON document; text holds anything.

@@ -1,9 +1,8 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { desc, gt } from 'drizzle-orm';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { getDb } from '@/db/client';
 import { oauthSigningKeys } from '@/db/schema';
-import { sessionSecret } from '../credentials/session-secret';
+import { seal, unseal } from '../credentials/sealed';
 import { log } from '../log';
 import { accessTokenTtlSeconds } from './issuer';
 import { newOpaqueId } from './secrets';
@@ -21,32 +20,10 @@ const rotateAfterMs = 30 * 24 * 3600_000;
 const cacheMs = 60_000;
 const publishedForMs = rotateAfterMs + cacheMs + accessTokenTtlSeconds * 1000 + 10 * 60_000;
 
-function encryptionKey(): Buffer {
-  const secret = process.env.OAUTH_KEY_SECRET || sessionSecret();
-  if (!secret) throw new Error('No secret to encrypt OAuth signing keys: set NEXTAUTH_SECRET or OAUTH_KEY_SECRET.');
-  return Buffer.from(hkdfSync('sha256', secret, 'promptloop-oauth-signing-keys', 'aes-256-gcm', 32));
-}
-
-function encrypt(plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', encryptionKey(), iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
-    '.',
-  );
-}
-
-function decrypt(sealed: string): string | null {
-  const [version, iv, tag, body] = sealed.split('.');
-  if (version !== 'v1' || !iv || !tag || !body) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', encryptionKey(), Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-  } catch {
-    return null; // sealed under another secret
-  }
-}
+// The info string the signing keys were always sealed with (server/credentials/sealed.ts adds `promptloop-`).
+const sealPurpose = 'oauth-signing-keys';
+const encrypt = (plain: string): string => seal(sealPurpose, plain);
+const decrypt = (sealed: string): string | null => unseal(sealPurpose, sealed);
 
 export type SigningKey = { kid: string; key: CryptoKey; createdAt: Date };
 type Published = { jwks: { keys: JWK[] }; keySet: ReturnType<typeof createLocalJWKSet>; loadedAt: number };

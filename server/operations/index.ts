@@ -13,6 +13,8 @@ import { traceOperations, warningOperations } from './observability';
 import { billingOperations } from './billing';
 import { serviceAccountOperations } from './service-accounts';
 import { importOperations } from './imports';
+import { webhookOperations } from './webhooks';
+import { onlineOperations } from './online';
 
 export const operations = {
   ...accountOperations,
@@ -28,6 +30,8 @@ export const operations = {
   ...billingOperations,
   ...serviceAccountOperations,
   ...importOperations,
+  ...webhookOperations,
+  ...onlineOperations,
 };
 
 export type Operations = typeof operations;

@@ -9,6 +9,8 @@ const warningKinds = [
   'payment_failed',
   'dataset_near_capacity',
   'otlp_spans_rejected',
+  'webhook_failing',
+  'online_evaluation_paused',
 ] as const;
 export type WarningKind = (typeof warningKinds)[number];
 

@@ -1,0 +1,82 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { webhookDeliveries, webhookEvents, webhooks } from '@/db/schema';
+import type { DbContext } from '../context';
+import { newId } from '../ids';
+import type { WebhookEventType } from './schemas';
+
+// The outbox (API.md "Webhooks"): an event is written by the transaction that made the change, with
+// one pending delivery per enabled endpoint of the organization that subscribes to its type, so a
+// rolled-back change has no event and a committed one is never lost. Nothing is written when no
+// endpoint listens. After the commit the deliveries are handed to the worker (a doorbell only: the
+// worker's sweep finds every due delivery anyway).
+
+export type OutboxEvent = {
+  organizationId: string;
+  type: WebhookEventType;
+  // The resource as the API returns it (Version, Label history item, Evaluation, Warning, …).
+  data: unknown;
+  at?: Date;
+};
+
+type DeliveryNotifier = (deliveryIds: string[]) => void;
+let notifier: DeliveryNotifier | null = null;
+
+// The delivery worker registers how to be told of new deliveries (server/webhooks/worker.ts).
+export function registerDeliveryNotifier(notify: DeliveryNotifier | null): void {
+  notifier = notify;
+}
+
+export function eventPayload(event: OutboxEvent & { at: Date }): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.at.toISOString(),
+    organizationId: event.organizationId,
+    data: event.data,
+  });
+}
+
+/**
+ * Writes the event and its deliveries in the caller's transaction. `webhookIds` narrows the
+ * endpoints (a test event goes to one, even though nobody subscribes to `webhook.test`).
+ * Returns the delivery ids (empty when no endpoint listens).
+ */
+export async function emitEvent(ctx: DbContext, event: OutboxEvent, webhookIds?: string[]): Promise<string[]> {
+  const at = event.at ?? new Date();
+  const targets = await ctx.db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(
+      and(
+        eq(webhooks.organizationId, event.organizationId),
+        eq(webhooks.enabled, true),
+        webhookIds
+          ? sql`${webhooks.id} = any(${sql.param(webhookIds)}::text[])`
+          : sql`${event.type} = any(${webhooks.events})`,
+      ),
+    );
+  if (!targets.length) return [];
+  const eventId = newId('evt', at.getTime());
+  await ctx.db.insert(webhookEvents).values({
+    id: eventId,
+    organizationId: event.organizationId,
+    type: event.type,
+    payload: eventPayload({ ...event, at }),
+    createdAt: at,
+  });
+  const rows = targets.map((target) => ({
+    id: newId('whd', at.getTime()),
+    organizationId: event.organizationId,
+    webhookId: target.id,
+    eventId,
+    type: event.type,
+    status: 'pending' as const,
+    nextAttemptAt: at,
+    createdAt: at,
+  }));
+  await ctx.db.insert(webhookDeliveries).values(rows);
+  const ids = rows.map((row) => row.id);
+  const notify = () => notifier?.(ids);
+  if (ctx.afterCommit) ctx.afterCommit(notify);
+  else notify();
+  return ids;
+}
