@@ -81,6 +81,7 @@ type Claimed = {
   url: string;
   secretSealed: string;
   payload: string;
+  failingSince: Date | string | null;
 };
 
 type AttemptOutcome =
@@ -111,7 +112,8 @@ async function claim(db: Db, deliveryId: string, s: AttemptSettings): Promise<Cl
       from due, webhooks w, webhook_events e
       where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
       returning d.id, d.attempts, d.webhook_id as "webhookId", d.organization_id as "organizationId",
-        d.event_id as "eventId", w.url, w.secret_sealed as "secretSealed", e.payload`),
+        d.event_id as "eventId", w.url, w.secret_sealed as "secretSealed", e.payload,
+        w.failing_since as "failingSince"`),
   );
   if (row) return { ...row, attempts: Number(row.attempts), claimedAt: now };
   // A pending delivery of a disabled webhook is never sent (disableWebhook fails them; this covers
@@ -124,8 +126,21 @@ async function claim(db: Db, deliveryId: string, s: AttemptSettings): Promise<Cl
   return null;
 }
 
+// Unsealed secrets by their sealed text (a key derivation per attempt would cost more than the
+// signature); a changed secret is a new sealed text. Bounded: cleared when full.
+const secrets = new Map<string, string | null>();
+function secretOf(sealed: string): string | null {
+  let secret = secrets.get(sealed);
+  if (secret === undefined) {
+    if (secrets.size >= 1_000) secrets.clear();
+    secret = unseal('webhook-secrets', sealed);
+    secrets.set(sealed, secret);
+  }
+  return secret;
+}
+
 async function post(claimed: Claimed, s: AttemptSettings): Promise<PostResult> {
-  const secret = unseal('webhook-secrets', claimed.secretSealed);
+  const secret = secretOf(claimed.secretSealed);
   if (!secret)
     return {
       statusCode: null,
@@ -163,6 +178,10 @@ async function recordAttempt(
 
 async function recordSuccess(db: Db, claimed: Claimed, result: PostResult, s: AttemptSettings): Promise<boolean> {
   const at = s.now();
+  // The usual case, one statement: the webhook was not failing when this attempt was claimed (a
+  // failure recorded since then by another attempt stays until the next 2xx clears it).
+  if (!claimed.failingSince)
+    return recordAttempt(db, claimed, result, { status: 'delivered', nextAttemptAt: null, at });
   return runInTransaction(db, async (tx) => {
     // The endpoint answers again: its run of failures is over. (The webhook row first, as
     // disableWebhook locks it: one lock order.)
@@ -244,13 +263,24 @@ export async function attemptDelivery(db: Db, deliveryId: string, s: AttemptSett
   return outcome;
 }
 
-/** Due pending deliveries, oldest due first (the worker's sweep). */
-export async function dueDeliveries(db: Db, now: Date, limit: number): Promise<string[]> {
-  const rows = rowsOf<{ id: string }>(
+export type SweepCursor = { nextAttemptAt: string; id: string };
+
+/**
+ * Due pending deliveries in (nextAttemptAt, id) order, after `cursor` when given (the worker's
+ * sweep pages through a backlog larger than one page, one page per round).
+ */
+export async function dueDeliveries(
+  db: Db,
+  now: Date,
+  limit: number,
+  cursor: SweepCursor | null,
+): Promise<SweepCursor[]> {
+  const after = cursor ? sql`and (next_attempt_at, id) > (${cursor.nextAttemptAt}::timestamptz, ${cursor.id})` : sql``;
+  const rows = rowsOf<{ id: string; nextAttemptAt: string | Date }>(
     await db.execute(sql`
-      select id from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= ${iso(now)}::timestamptz
-      order by next_attempt_at limit ${limit}::int`),
+      select id, next_attempt_at as "nextAttemptAt" from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${iso(now)}::timestamptz ${after}
+      order by next_attempt_at, id limit ${limit}::int`),
   );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, nextAttemptAt: new Date(r.nextAttemptAt).toISOString() }));
 }

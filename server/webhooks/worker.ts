@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { Database } from '@/db/client';
 import { log } from '../log';
-import { attemptDefaults, attemptDelivery, dueDeliveries, type AttemptSettings } from './attempt';
+import { attemptDefaults, attemptDelivery, dueDeliveries, type AttemptSettings, type SweepCursor } from './attempt';
 import { registerDeliveryNotifier } from './outbox';
 
 // The webhook delivery worker (API.md "Webhooks"): a pg-boss queue of { deliveryId } jobs (one
@@ -26,7 +26,7 @@ export type WorkerSettings = AttemptSettings & {
   sweepLimit: number;
 };
 
-const workerDefaults = { concurrency: 16, pollMs: 1_000, sweepMs: 2_000, sweepLimit: 1_000 };
+const workerDefaults = { concurrency: 16, pollMs: 1_000, sweepMs: 2_000, sweepLimit: 2_000 };
 
 async function createDeliveryQueue(boss: PgBoss): Promise<void> {
   // `short`: at most one queued job per delivery, while any number may be active. No pg-boss retry:
@@ -63,17 +63,27 @@ function ownDoorbell(owner: object, ring: ((ids: string[]) => void) | null): voi
   }
 }
 
-function queueLater(boss: PgBoss, ids: string[], then?: () => void): void {
-  sendDeliveries(boss, ids).then(then, (error: unknown) =>
-    log.error({ err: error, deliveries: ids.length }, 'could not queue webhook deliveries; the sweep will'),
-  );
+// The doorbell: deliveries committed in the same turn of the event loop go to pg-boss in one insert.
+function doorbell(boss: PgBoss, then?: () => void): (ids: string[]) => void {
+  let pending: string[] = [];
+  const flush = () => {
+    const ids = pending;
+    pending = [];
+    sendDeliveries(boss, ids).then(then, (error: unknown) =>
+      log.error({ err: error, deliveries: ids.length }, 'could not queue webhook deliveries; the sweep will'),
+    );
+  };
+  return (ids) => {
+    if (!pending.length) setImmediate(flush);
+    pending.push(...ids);
+  };
 }
 
 /** A process that emits events but delivers none (the web role): its doorbell queues the jobs. */
 export async function startWebhookSender(boss: PgBoss): Promise<{ stop(): Promise<void> }> {
   await createDeliveryQueue(boss);
   const owner = {};
-  ownDoorbell(owner, (ids) => queueLater(boss, ids));
+  ownDoorbell(owner, doorbell(boss));
   return { stop: async () => ownDoorbell(owner, null) };
 }
 
@@ -126,11 +136,14 @@ export async function startWebhookWorker(options: {
             batchSize: s.concurrency - active.size,
           });
           if (jobs.length) {
-            await boss.complete(
-              webhookDeliveryQueue,
-              jobs.map((job) => job.id),
-            );
             for (const job of jobs) if (!stopping) attempt(job.data.deliveryId);
+            // Done with the doorbells (not awaited: the attempts need nothing from it).
+            boss
+              .complete(
+                webhookDeliveryQueue,
+                jobs.map((job) => job.id),
+              )
+              .catch((error: unknown) => log.warn({ err: error }, 'could not complete webhook delivery jobs'));
             continue;
           }
         } catch (error) {
@@ -152,12 +165,17 @@ export async function startWebhookWorker(options: {
     }
   };
 
+  // A backlog larger than a page is swept one page per round, each after the last (so a page is
+  // not the same oldest rows again while they wait in the queue); a short page starts over.
   let sweeping = false;
+  let cursor: SweepCursor | null = null;
   const sweep = async () => {
     if (sweeping || stopping) return;
     sweeping = true;
     try {
-      const due = (await dueDeliveries(db, s.now(), s.sweepLimit)).filter((id) => !active.has(id));
+      const page = await dueDeliveries(db, s.now(), s.sweepLimit, cursor);
+      cursor = page.length === s.sweepLimit ? page[page.length - 1] : null;
+      const due = page.map((row) => row.id).filter((id) => !active.has(id));
       if (due.length) {
         await sendDeliveries(boss, due);
         ring();
@@ -170,7 +188,7 @@ export async function startWebhookWorker(options: {
   };
 
   const owner = {};
-  ownDoorbell(owner, (ids) => queueLater(boss, ids, ring));
+  ownDoorbell(owner, doorbell(boss, ring));
   const looping = loop();
   const sweepTimer = setInterval(() => void sweep(), s.sweepMs);
   void sweep();

@@ -176,13 +176,17 @@ export function testClock(): { now: () => Date; advance: (ms: number) => void } 
 
 let boss: PgBoss | undefined;
 
-/** The real worker on this file's database (one pg-boss per test file, stopped by stopDeliveryBoss). */
+/** This test file's pg-boss on its database (stopped by stopDeliveryBoss). */
+export async function deliveryBoss(): Promise<PgBoss> {
+  boss ??= await startBoss(await getDatabase(), process.env.DATABASE_URL || undefined);
+  return boss;
+}
+
+/** The real worker on this file's database. */
 export async function startDeliveryWorker(settings: Partial<WorkerSettings> = {}) {
-  const database = await getDatabase();
-  boss ??= await startBoss(database, process.env.DATABASE_URL || undefined);
   return startWebhookWorker({
-    database,
-    boss,
+    database: await getDatabase(),
+    boss: await deliveryBoss(),
     raiseWarning,
     settings: { policy: testPolicy, sweepMs: 100, jitter: 0, ...settings },
   });

@@ -9,10 +9,12 @@ import { raiseWarning } from '@/server/warnings/service';
 import { attemptDefaults, attemptDelivery, type AttemptSettings } from '@/server/webhooks/attempt';
 import { disableWebhook } from '@/server/webhooks/disable';
 import { emitEvent } from '@/server/webhooks/outbox';
+import { startWebhookSender } from '@/server/webhooks/worker';
 import { resolveTarget, type Resolver } from '@/server/webhooks/targets';
 import { isolatedDatabase } from '../helpers/evals-engine';
 import {
   createWebhookRow,
+  deliveryBoss,
   deliveryOrganization,
   deliveryRow,
   emit,
@@ -170,6 +172,36 @@ describe('webhook delivery', () => {
     expect(idsAt('/b').sort()).toEqual([...versions, completed].map((e) => e.eventId).sort());
     for (const r of rx.requests) verified(r, r.path === '/a' ? a.secret : b.secret);
     for (const row of await Promise.all(all.map(deliveryRow))) expect(row.attempts).toBe(1);
+  });
+
+  it('the sweep finds deliveries no doorbell announced, also when they are more than one page', async () => {
+    const rx = await receiver();
+    const organizationId = await deliveryOrganization();
+    await createWebhookRow({ organizationId, url: `${rx.url}/swept` });
+    // Emitted while no worker runs: nothing rings; the sweep's pages are 5 deliveries.
+    const events = [];
+    for (let i = 0; i < 12; i++) events.push(await emit(organizationId, { i }));
+    await worker({ sweepLimit: 5, sweepMs: 50 });
+    const ids = events.flatMap((e) => e.deliveryIds);
+    await waitFor('every delivery', async () =>
+      (await Promise.all(ids.map(deliveryRow))).every((row) => row.status === 'delivered'),
+    );
+    expect(rx.requests.map((r) => r.headers['webhook-id']).sort()).toEqual(events.map((e) => e.eventId).sort());
+  });
+
+  it('a process without a worker (the web role) queues a pg-boss job that a worker picks up', async () => {
+    const rx = await receiver();
+    const organizationId = await deliveryOrganization();
+    await createWebhookRow({ organizationId, url: `${rx.url}/queued` });
+    // A worker whose sweep never comes round again: only the job can bring the delivery to it.
+    await worker({ sweepMs: 3_600_000, pollMs: 100 });
+    const sender = await startWebhookSender(await deliveryBoss());
+    try {
+      const { deliveryIds } = await emit(organizationId, { queued: true });
+      await waitFor('the delivery', async () => (await deliveryRow(deliveryIds[0])).status === 'delivered');
+    } finally {
+      await sender.stop();
+    }
   });
 
   it('retries a 5xx with backoff: the same webhook-id, a new timestamp and signature; a 2xx clears failingSince', async () => {
