@@ -279,6 +279,9 @@ async function run(databaseUrl: string): Promise<boolean> {
     return clean && drainOk && pacedOk;
   } finally {
     await worker.stop();
+    // Its pool may still be ending when the database is dropped (force): not an error of the run.
+    boss.removeAllListeners('error');
+    boss.on('error', () => {});
     await boss.stop({ graceful: false, close: true, wait: true });
     await receiver.close();
     await database.close();
