@@ -9,6 +9,7 @@ const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>
   'otlp-cpu': () => import('./otlp-cpu'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
+  webhooks: () => import('./webhooks'),
 };
 
 const chosen = process.argv[2];

@@ -18,6 +18,8 @@ import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
+import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
+import { raiseWarning } from './warnings/service';
 import { exitAfterStop, onStop } from './stop';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
@@ -213,11 +215,18 @@ async function main(): Promise<void> {
       : role === 'web'
         ? await startEvalSender(database)
         : null;
+  // Webhook deliveries, on the same pg-boss: sent here in roles all and worker; the web role queues them.
+  const hooks = !evals
+    ? null
+    : role === 'web'
+      ? await startWebhookSender(evals.boss)
+      : await startWebhookWorker({ database, boss: evals.boss, raiseWarning });
+  const stopWorkers = () => Promise.all([evals?.stop(), hooks?.stop()]);
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
-    // Finish the cases in flight, leave eval_workers, close the pool, exit.
-    onStop(() => exitAfterStop(evals!.stop().finally(() => database.close())));
+    // Finish the cases and webhook attempts in flight, leave eval_workers, close the pool, exit.
+    onStop(() => exitAfterStop(stopWorkers().finally(() => database.close())));
     return;
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
@@ -235,7 +244,7 @@ async function main(): Promise<void> {
   // rest after 10 s), stop the worker, write retrieval's batched activity (key last use,
   // archived use), close the pool, exit 0.
   onStop(() => {
-    const evalsStopped = evals ? evals.stop() : Promise.resolve();
+    const evalsStopped = stopWorkers();
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     exitAfterStop(

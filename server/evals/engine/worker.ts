@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type PgBoss from 'pg-boss';
 import { sql } from 'drizzle-orm';
 import { getDatabase, type Database, type Db } from '@/db/client';
 import { config } from '@/server/config';
@@ -52,7 +53,10 @@ function startHeartbeat(engine: Engine): NodeJS.Timeout {
   }, engine.settings.heartbeatMs);
 }
 
-export async function startEvalWorker(options: { database?: Database } = {}): Promise<{ stop(): Promise<void> }> {
+// `boss`: the process's pg-boss instance, which other queues share (webhook deliveries).
+export async function startEvalWorker(
+  options: { database?: Database } = {},
+): Promise<{ boss: PgBoss; stop(): Promise<void> }> {
   const database = options.database ?? (await getDatabase());
   const cfg = config();
   const engine = newEngine(database.db, newWorkerId('wrk'));
@@ -111,6 +115,7 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
 
   let stopped: Promise<void> | undefined;
   return {
+    boss,
     stop() {
       stopped ??= (async () => {
         // Lanes finish the case they hold and claim no more; pg-boss waits for the handlers.
@@ -137,11 +142,12 @@ export async function startEvalWorker(options: { database?: Database } = {}): Pr
 }
 
 // The web role (no worker in the process): starts and evaluations are queued through pg-boss.
-export async function startEvalSender(database: Database): Promise<{ stop(): Promise<void> }> {
+export async function startEvalSender(database: Database): Promise<{ boss: PgBoss; stop(): Promise<void> }> {
   const { sendRuns, startBoss } = await import('./boss');
   const boss = await startBoss(database, config().databaseUrl, { sendOnly: true });
   registerRunSender((runIds) => sendRuns(boss, runIds));
   return {
+    boss,
     async stop() {
       registerRunSender(undefined);
       await boss
