@@ -18,6 +18,7 @@ import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
+import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
@@ -213,11 +214,13 @@ async function main(): Promise<void> {
       : role === 'web'
         ? await startEvalSender(database)
         : null;
+  // Online evaluation of production spans: sampled and scored here, never on the ingestion path.
+  const online = role === 'all' || role === 'worker' ? startOnlineEvaluation(database.db) : null;
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
     // Finish the cases in flight, leave eval_workers, close the pool, exit.
-    onStop(() => exitAfterStop(evals!.stop().finally(() => database.close())));
+    onStop(() => exitAfterStop(Promise.all([evals!.stop(), online?.stop()]).finally(() => database.close())));
     return;
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
@@ -235,7 +238,7 @@ async function main(): Promise<void> {
   // rest after 10 s), stop the worker, write retrieval's batched activity (key last use,
   // archived use), close the pool, exit 0.
   onStop(() => {
-    const evalsStopped = evals ? evals.stop() : Promise.resolve();
+    const evalsStopped = Promise.all([evals?.stop(), online?.stop()]);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     exitAfterStop(
