@@ -19,8 +19,20 @@ export async function runOnlineEvaluationPass(
   return { scan, score };
 }
 
+// ONLINE_EVAL_INTERVAL_MS (default 1000): the loop's period in this process; 0 leaves online
+// evaluation to the other worker processes (a test's extra worker on a shared database).
+function intervalFromEnv(): number {
+  const raw = process.env.ONLINE_EVAL_INTERVAL_MS;
+  const value = raw === undefined || raw.trim() === '' ? 1000 : Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : 1000;
+}
+
 export function startOnlineEvaluation(db: Db, options: OnlineEvaluationOptions = {}): { stop(): Promise<void> } {
-  const intervalMs = options.intervalMs ?? 1000;
+  const intervalMs = options.intervalMs ?? intervalFromEnv();
+  if (intervalMs === 0) {
+    log.info('online evaluation is off in this process (ONLINE_EVAL_INTERVAL_MS=0)');
+    return { stop: async () => {} };
+  }
   const claimLimit = options.score?.limit ?? 16;
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
