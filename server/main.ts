@@ -20,6 +20,8 @@ import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
 import { raiseWarning } from './warnings/service';
+
+import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
@@ -227,6 +229,14 @@ async function main(): Promise<void> {
     log.info({ role }, 'worker started');
     // Finish the cases and webhook attempts in flight, leave eval_workers, close the pool, exit.
     onStop(() => exitAfterStop(stopWorkers().finally(() => database.close())));
+
+  // Online evaluation of production spans: sampled and scored here, never on the ingestion path.
+  const online = role === 'all' || role === 'worker' ? startOnlineEvaluation(database.db) : null;
+  const handler = await buildHandler(role);
+  if (!handler) {
+    log.info({ role }, 'worker started');
+    // Finish the cases in flight, leave eval_workers, close the pool, exit.
+    onStop(() => exitAfterStop(Promise.all([evals!.stop(), online?.stop()]).finally(() => database.close())));
     return;
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
@@ -245,6 +255,8 @@ async function main(): Promise<void> {
   // archived use), close the pool, exit 0.
   onStop(() => {
     const evalsStopped = stopWorkers();
+
+    const evalsStopped = Promise.all([evals?.stop(), online?.stop()]);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     exitAfterStop(

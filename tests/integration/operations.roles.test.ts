@@ -81,6 +81,7 @@ beforeAll(async () => {
     save_version: { draftRevision: draft.revision },
     move_label: { versionId: 'ver_none' },
     set_scoring_policy: { method: scoring.method },
+    set_online_evaluation: { enabled: false },
     set_release_policy: {
       protectedLabels: ['production'],
       requireEvaluation: false,
