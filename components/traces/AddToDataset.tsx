@@ -166,7 +166,9 @@ function AddToDatasetDialog({
               </label>
               <textarea
                 id={ids.expected}
-                className={['textarea', row.referenceFormat === 'json' && 'mono'].filter(Boolean).join(' ')}
+                className={['input span-case-textarea', row.referenceFormat === 'json' && 'mono']
+                  .filter(Boolean)
+                  .join(' ')}
                 rows={5}
                 value={expectedOutput}
                 aria-invalid={expectedError ? true : undefined}
