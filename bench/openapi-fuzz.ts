@@ -437,6 +437,11 @@ export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[
     rule: 'a json-format field holds JSON text',
   },
   {
+    operationId: /^(create|update)_webhook$/,
+    path: /^(url|events)$/,
+    rule: 'an absolute https:// URL whose host resolves to a public address (unless the server allows http or private targets); each event type once',
+  },
+  {
     operationId: /./,
     path: /^(name|rubric|organizationName|application|environment)$/,
     rule: 'trimmed: a blank value is empty',

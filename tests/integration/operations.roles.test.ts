@@ -60,7 +60,14 @@ beforeAll(async () => {
 
   // Path parameters name real resources where there are some (fuzz target), made-up ids elsewhere:
   // either way the role is checked first. Members are changed and removed on a spare member.
-  const ids = { ...target.ids, userId: spare.id, keyId: target.ids.keyId, serviceAccountId: 'sa_none' };
+  const ids = {
+    ...target.ids,
+    userId: spare.id,
+    keyId: target.ids.keyId,
+    serviceAccountId: 'sa_none',
+    webhookId: 'whk_none',
+    deliveryId: 'whd_none',
+  };
   const fields: Partial<Record<OperationId, Record<string, unknown>>> = {
     set_default_organization: { organizationId: org.id },
     create_organization: { name: 'Role test' },
@@ -96,6 +103,9 @@ beforeAll(async () => {
     create_billing_checkout: { plan: 'pro' },
     cancel_subscription_renewal: { organizationName: org.name, periodEnd: '2030-01-31' },
     create_service_account: { name: 'Role', role: 'viewer' },
+    // A public address literal: no DNS lookup, and allowed without WEBHOOK_ALLOW_PRIVATE.
+    create_webhook: { url: 'https://93.184.216.34/hooks', events: ['prompt.version.created'] },
+    update_webhook: { enabled: true },
     import_prompts: {
       source: 'promptloop',
       document: {
