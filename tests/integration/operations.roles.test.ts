@@ -98,6 +98,7 @@ beforeAll(async () => {
     delete_dataset_case: { revision: dataset.revision },
     reorder_dataset: { revision: dataset.revision, caseIds: [target.ids.caseId] },
     import_dataset: { revision: dataset.revision, rows: [{ input: 'a', expectedOutput: 'b' }] },
+    add_case_from_span: { revision: dataset.revision, traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) },
     create_ingestion_key: { name: 'Role', application: 'app', environment: 'test' },
     create_retrieval_key: { name: 'Role' },
     create_billing_checkout: { plan: 'pro' },
