@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -9,7 +9,8 @@ import { createOrganization, expect, test, uniqueName } from './fixtures';
 // HTTP receiver started here (the e2e server runs with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE:
 // playwright.config.ts), copies the secret shown once, sends a test event, watches it arrive in the
 // delivery log with its payload, redelivers it, disables and enables the endpoint; an editor gets
-// no admin controls. Then the online evaluation card of a prompt: an editor's settings persist.
+// no admin controls. Then the online evaluation card of a prompt (an editor’s settings persist), and the
+// daily pass-rate chart drawn from spans really ingested and scored by the built-in judge.
 
 const shots = path.join(process.cwd(), 'test-results', 'screenshots');
 
@@ -112,7 +113,7 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
     await reveal.getByRole('button', { name: 'Done' }).click();
     await page.reload();
     await expect(page.getByText(secret)).toHaveCount(0);
-    await row.getByRole('link', { name: receiver.url }).click();
+    await row.getByRole('link', { name: receiver.url, exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/organizations/${organizationId}/webhooks/whk_`));
     const webhookId = page.url().split('/').pop()!;
     await expect(page.getByText('No deliveries yet')).toBeVisible();
@@ -177,7 +178,7 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
     await expect(page.getByRole('button', { name: 'Send test event' })).toBeDisabled();
     await page.getByRole('button', { name: 'Enable', exact: true }).first().click();
     const enable = page.getByRole('dialog', { name: 'Enable this endpoint?' });
-    await expect(enable).toContainText('are not sent');
+    await expect(enable).toContainText('What happened while it was disabled is not sent');
     await enable.getByRole('button', { name: 'Enable endpoint' }).click();
     await expect(enable).toBeHidden();
     await expect(page.getByText('nothing missed while it was disabled is sent')).toBeVisible();
@@ -206,7 +207,7 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
   }
 });
 
-test('online evaluation settings: an editor turns it on with a sample rate, and a reload shows them; a viewer reads', async ({
+test('online evaluation settings: turned on with a sample rate, kept across a reload; a viewer only reads them', async ({
   adminPage: page,
   signUpSecondUser,
 }) => {
@@ -219,7 +220,7 @@ test('online evaluation settings: an editor turns it on with a sample rate, and 
 
   await page.goto(versionsPath);
   const card = page.getByRole('region', { name: /Online evaluation/ });
-  await expect(card).toContainText('Off');
+  await expect(card.getByText('Off', { exact: true })).toBeVisible();
   await expect(card.getByRole('switch', { name: /Score production spans/ })).not.toBeChecked();
   await expect(card.getByLabel('Sample rate')).toHaveValue('10');
   // The rubric starts as the scoring policy's.
@@ -234,7 +235,7 @@ test('online evaluation settings: an editor turns it on with a sample rate, and 
   await card.getByLabel('Sample rate').fill('25');
   await card.getByRole('button', { name: 'Save' }).click();
   await expect(card.getByText('Saved.')).toBeVisible();
-  await expect(card).toContainText('On');
+  await expect(card.getByText('On', { exact: true })).toBeVisible();
 
   await page.reload();
   await expect(card.getByRole('switch', { name: /Score production spans/ })).toBeChecked();
@@ -254,4 +255,140 @@ test('online evaluation settings: an editor turns it on with a sample rate, and 
   await expect(viewerCard.getByLabel('Sample rate')).toHaveValue('25');
   await expect(viewerCard).toContainText('Only editors and admins change online evaluation.');
   await expect(viewerCard.getByRole('button', { name: 'Save' })).toHaveCount(0);
+});
+
+async function query(page: Page, procedure: string, input: unknown) {
+  const response = await page.request.get(`/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`);
+  expect(response.ok(), await response.text()).toBeTruthy();
+  return (await response.json()).result.data;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+test('the daily pass rate per version from real scored production spans, on the Versions page and in a split', async ({
+  adminPage: page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  // An active prompt: baseline v1 on the local echo route, then v2.
+  const organization = await mutate(page, 'organizations.create', { name: uniqueName('Chart org') });
+  const prompt = await mutate(page, 'prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
+  const target = { organizationId: organization.id as string, promptId: prompt.id as string };
+  let revision = (await query(page, 'prompts.getDraft', target)).revision;
+  const write = async (content: string) => {
+    const saved = await mutate(page, 'prompts.updateDraft', {
+      ...target,
+      revision,
+      content: { messages: [{ role: 'system', content }], inputType: 'user_message' },
+    });
+    revision = saved.revision;
+  };
+  await write('Repeat the customer message.');
+  const dataset = await query(page, 'datasets.get', target);
+  await mutate(page, 'datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hi', expectedOutput: 'Hi' },
+  });
+  await mutate(page, 'evals.initialize', { ...target, draftRevision: revision, scoringMethod: 'expected' });
+  await expect.poll(async () => (await query(page, 'prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  await write('Repeat the customer message, word for word.');
+  const v2 = await mutate(page, 'versions.save', { ...target, draftRevision: revision });
+  const v1 = await query(page, 'versions.get', { ...target, number: 1 });
+
+  // Every eligible span is scored by the built-in judge (it passes a non-empty output).
+  await mutate(page, 'online.set', {
+    ...target,
+    enabled: true,
+    sampleRate: 1,
+    judgeModelRouteId: 'local/judge',
+    rubric: 'Pass when the reply is not empty.',
+  });
+  const { secret } = await mutate(page, 'ingestionKeys.create', {
+    organizationId: target.organizationId,
+    name: 'Support bot',
+    application: 'support',
+    environment: 'production',
+  });
+
+  // Spans over the last five UTC days: v1 on days -4..-1, v2 on days -2..0; some outputs empty (fail).
+  const dayMs = 86_400_000;
+  const midday = Math.floor(Date.now() / dayMs) * dayMs + 12 * 3_600_000;
+  const plan: { versionId: string; daysAgo: number; outputs: string[] }[] = [
+    { versionId: v1.id, daysAgo: 4, outputs: ['Hi', 'Hello', '', 'Yes'] },
+    { versionId: v1.id, daysAgo: 3, outputs: ['Hi', '', '', 'Yes'] },
+    { versionId: v1.id, daysAgo: 2, outputs: ['Hi', 'Hello', 'Hey', ''] },
+    { versionId: v1.id, daysAgo: 1, outputs: ['', '', 'Hey', 'Yes'] },
+    { versionId: v2.id, daysAgo: 2, outputs: ['Hi', 'Hello', 'Hey', 'Yes'] },
+    { versionId: v2.id, daysAgo: 1, outputs: ['Hi', 'Hello', 'Hey', ''] },
+    { versionId: v2.id, daysAgo: 0, outputs: ['Hi', 'Hello', 'Hey', 'Yes'] },
+  ];
+  const events = plan.flatMap(({ versionId, daysAgo, outputs }) => {
+    const traceId = hex(16);
+    // Today's spans started seconds ago at most (never ahead of the server's clock).
+    const start = Math.min(midday - daysAgo * dayMs, Date.now() - 10_000);
+    const rootSpanId = hex(8);
+    return outputs.map((output, i) => ({
+      traceId,
+      spanId: i === 0 ? rootSpanId : hex(8),
+      ...(i === 0 ? {} : { parentSpanId: rootSpanId }),
+      rootSpanId,
+      revision: 0,
+      service: 'support',
+      name: 'answer ticket',
+      kind: 'model',
+      model: 'echo',
+      status: 'success',
+      startedAt: start + i * 1000,
+      endedAt: start + i * 1000 + 500,
+      promptVersionId: versionId,
+      contentJson: JSON.stringify({ input: 'Hi', output }),
+    }));
+  });
+  const sent = await request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    data: { version: 1, events },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+  await expect
+    .poll(
+      async () =>
+        (await query(page, 'online.scores', { ...target, from: midday - 6 * dayMs })).items.reduce(
+          (sum: number, item: { scored: number }) => sum + item.scored,
+          0,
+        ),
+      { timeout: 60_000 },
+    )
+    .toBe(events.length);
+
+  const versionsPath = `/organizations/${target.organizationId}/prompts/${target.promptId}/versions`;
+  await page.goto(versionsPath);
+  const chart = page.getByRole('region', { name: 'Production pass rate' });
+  const legend = chart.getByRole('list', { name: 'Versions' });
+  // v1: 10 of 16 passed; v2: 11 of 12.
+  await expect(legend.locator('[data-legend-version="1"]')).toContainText('62.5% passed · 16 scored');
+  await expect(legend.locator('[data-legend-version="2"]')).toContainText('91.7% passed · 12 scored');
+  await expect(chart).toContainText('Scored');
+  await expect(chart.locator('[data-series-version="1"] circle')).toHaveCount(4);
+  await expect(chart.locator('[data-series-version="2"] circle')).toHaveCount(3);
+  await chart.scrollIntoViewIfNeeded();
+  await chart.locator('.pass-chart-hit').hover();
+  await chart.screenshot({ path: path.join(shots, '55-online-pass-rate.png') });
+
+  // A split of staging between v1 and v2: its panel charts just those versions.
+  await mutate(page, 'versions.moveLabel', {
+    ...target,
+    label: 'staging',
+    split: [
+      { versionId: v1.id, weight: 50 },
+      { versionId: v2.id, weight: 50 },
+    ],
+  });
+  await page.reload();
+  const split = page.getByRole('region', { name: 'Traffic split of staging' });
+  await split.getByLabel('Time range').selectOption('7d');
+  const splitChart = split.getByRole('region', { name: 'Daily pass rate of staging' });
+  await expect(splitChart.locator('[data-legend-version="1"]')).toContainText('16 scored');
+  await expect(splitChart.locator('[data-legend-version="2"]')).toContainText('12 scored');
+  await split.screenshot({ path: path.join(shots, '56-split-pass-rate.png') });
 });

@@ -19,7 +19,15 @@ const ranges = [
 ] as const;
 
 // "How are the versions doing in production": the daily pass rate per version from online evaluation.
-export function OnlineScoresCard({ organizationId, promptId }: { organizationId: string; promptId: string }) {
+export function OnlineScoresCard({
+  organizationId,
+  promptId,
+  canWrite,
+}: {
+  organizationId: string;
+  promptId: string;
+  canWrite: boolean;
+}) {
   const trpc = useTRPC();
   const target = { organizationId, promptId };
   const [days, setDays] = useState<number>(30);
@@ -99,7 +107,9 @@ export function OnlineScoresCard({ organizationId, promptId }: { organizationId:
           emptyDescription={
             config.data?.enabled
               ? 'Online evaluation is on: scores appear as model spans tagged with a version of this prompt arrive with their input and output.'
-              : 'Turn on online evaluation below to score a sample of this prompt’s production spans.'
+              : canWrite
+                ? 'Turn on online evaluation below to score a sample of this prompt’s production spans.'
+                : 'Online evaluation is off: an editor can turn it on below to score a sample of production spans.'
           }
         />
       </CardBody>

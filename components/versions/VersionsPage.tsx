@@ -260,7 +260,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           onPromote={(versionId) => openMove({ label: label.label, current: label, versionId, fixed: true })}
         />
       ))}
-      <OnlineScoresCard organizationId={scope.organizationId} promptId={scope.promptId} />
+      <OnlineScoresCard organizationId={scope.organizationId} promptId={scope.promptId} canWrite={scope.canWrite} />
       <OnlineEvaluationCard scope={scope} />
       <ReleasePolicyCard scope={scope} knownLabels={(labelItems ?? []).map((label) => label.label)} />
       <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labelItems ?? []} />

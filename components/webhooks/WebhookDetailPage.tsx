@@ -56,7 +56,7 @@ function EnableDialog({
       open
       onClose={() => !pending && onClose()}
       title="Enable this endpoint?"
-      description="Events from now on are delivered again. Events that happened while it was disabled are not sent: they were marked failed when it was disabled, and you can redeliver any of them from the log."
+      description="Events from now on are delivered again. What happened while it was disabled is not sent, and deliveries that were waiting when it was disabled stay failed: redeliver any of those from the log if you need them."
       footer={
         <>
           <Button onClick={onClose} disabled={pending}>
@@ -99,8 +99,8 @@ function EndpointSummary({ webhook }: { webhook: Webhook }) {
           <dt>Status</dt>
           <dd className="inline">
             <EndpointStatusBadge enabled={webhook.enabled} disabledReason={webhook.disabledReason} />
-            {!webhook.enabled && webhook.disabledReason ? (
-              <span className="muted">{webhook.disabledReason}</span>
+            {!webhook.enabled ? (
+              <span className="muted">{webhook.disabledReason ?? 'Turned off by an admin.'}</span>
             ) : null}
           </dd>
           <dt>Created</dt>
@@ -246,7 +246,7 @@ function EndpointView({ org, webhookId }: { org: Org; webhookId: string }) {
             ) : undefined
           }
         >
-          {webhook.disabledReason ? `${webhook.disabledReason} ` : ''}
+          {webhook.disabledReason ? `Reason: ${webhook.disabledReason}. ` : 'An admin turned it off. '}
           Nothing is sent to it while it is disabled, and enabling it does not send what was missed.
         </Alert>
       ) : null}

@@ -81,8 +81,10 @@ function EndpointsTable({ organizationId, onCreate }: { organizationId: string; 
               <td>
                 <div className="stack-sm">
                   <EndpointStatusBadge enabled={endpoint.enabled} disabledReason={endpoint.disabledReason} />
-                  {!endpoint.enabled && endpoint.disabledReason ? (
-                    <span className="subtle webhook-reason">{endpoint.disabledReason}</span>
+                  {!endpoint.enabled ? (
+                    <span className="subtle webhook-reason">
+                      {endpoint.disabledReason ?? 'Turned off by an admin.'}
+                    </span>
                   ) : null}
                 </div>
               </td>
