@@ -43,7 +43,7 @@ export function OnlineScoresCard({
         title="Production pass rate"
         description="How each version does on real traffic: a sample of its production model spans scored by the judge of online evaluation."
         actions={
-          <div className="inline">
+          <div className="inline online-range">
             <Select
               compact
               aria-label="Days shown"
