@@ -69,6 +69,9 @@ export default defineConfig({
       STRIPE_WEBHOOK_SECRET: 'whsec_test_current',
       STRIPE_PRICE_PRO: 'price_test_pro',
       STRIPE_API_BASE: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT ?? 3199}`,
+      // Webhooks to the local receivers the e2e tests start (e2e/webhooks.spec.ts): plain http on loopback.
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
       ...databaseEnv(),
       ...(serverCommand
         ? {

@@ -405,7 +405,16 @@ function mustRefuse(operation: Operation, built: Built): boolean {
 // yet): a schema-valid request refused by one of them is counted as a semantic refusal, not a
 // failure, when every issue of the 400 is one of these. Each names the field and the rule.
 export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[] = [
-  { operationId: /^(list_traces|get_split_stats)$/, path: /^from$/, rule: '`from` must not be after `to`' },
+  {
+    operationId: /^(list_traces|get_split_stats|list_online_scores)$/,
+    path: /^from$/,
+    rule: '`from` must not be after `to`',
+  },
+  {
+    operationId: /^set_online_evaluation$/,
+    path: /^(judgeModelRouteId|rubric)$/,
+    rule: 'a configured, available model route; a rubric to enable without a judge scoring policy',
+  },
   {
     operationId: /^set_scoring_policy$/,
     path: /^(judgeModelRouteId|rubric)$/,
@@ -435,6 +444,11 @@ export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[
     operationId: /^(add|update)_dataset_case$/,
     path: /^row\.(input|expectedOutput)$/,
     rule: 'a json-format field holds JSON text',
+  },
+  {
+    operationId: /^(create|update)_webhook$/,
+    path: /^(url|events)$/,
+    rule: 'an absolute https:// URL whose host resolves to a public address (unless the server allows http or private targets); each event type once',
   },
   {
     operationId: /./,

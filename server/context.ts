@@ -29,8 +29,9 @@ function inTransaction(db: Db): boolean {
 /**
  * Joins the caller's transaction, or opens one on the root handle. Only for the few documented
  * owners whose edge opens no transaction: billing's cancelRenewal (after a Stripe call) and
- * requestPasswordReset (its counters commit on their own), plus the evaluation engine's refresh
- * and the OAuth code, which have their own owners. No other service calls it.
+ * requestPasswordReset (its counters commit on their own), plus the evaluation engine's refresh,
+ * the OAuth code, and raiseWarnings (a warning that opens commits with its webhook event), which
+ * have their own owners. No other service calls it.
  */
 export async function withTransaction<C extends DbContext, T>(ctx: C, fn: (ctx: C) => Promise<T>): Promise<T> {
   if (inTransaction(ctx.db)) return fn(ctx);

@@ -20,6 +20,7 @@ import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
 import { raiseWarning } from './warnings/service';
+import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
@@ -221,11 +222,13 @@ async function main(): Promise<void> {
     : role === 'web'
       ? await startWebhookSender(evals.boss)
       : await startWebhookWorker({ database, boss: evals.boss, raiseWarning });
-  const stopWorkers = () => Promise.all([evals?.stop(), hooks?.stop()]);
+  // Online evaluation of production spans: sampled and scored here, never on the ingestion path.
+  const online = role === 'all' || role === 'worker' ? startOnlineEvaluation(database.db) : null;
+  const stopWorkers = () => Promise.all([evals?.stop(), hooks?.stop(), online?.stop()]);
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
-    // Finish the cases and webhook attempts in flight, leave eval_workers, close the pool, exit.
+    // Finish the cases, webhook attempts and online scores in flight, leave eval_workers, close the pool, exit.
     onStop(() => exitAfterStop(stopWorkers().finally(() => database.close())));
     return;
   }

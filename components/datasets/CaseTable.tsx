@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useMutation } from '@tanstack/react-query';
 import { Fragment, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/Badge';
@@ -182,6 +183,16 @@ export function CaseTable({
                   </td>
                   <td>
                     <Preview text={row.input} format={row.inputFormat} />
+                    {row.source ? (
+                      <p className="case-source" data-testid="case-source">
+                        From{' '}
+                        <Link
+                          href={`/organizations/${scope.organizationId}/traces/${row.source.traceId}?span=${row.source.spanId}`}
+                        >
+                          span <code className="mono-sm">{row.source.spanId}</code>
+                        </Link>
+                      </p>
+                    ) : null}
                     {problems.has(row.id) ? (
                       <p className="case-warning" data-testid="case-warning">
                         <Badge tone="warning">Cannot run</Badge> <span>{problems.get(row.id)}</span>

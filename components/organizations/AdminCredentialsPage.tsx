@@ -21,14 +21,14 @@ export type CreateDialogProps<Created> = {
 };
 
 /**
- * The page of an organization's admin-only credentials (ingestion keys, service accounts): a "New …"
+ * The page of an organization's admin-only credentials (ingestion keys, service accounts, webhooks): a "New …"
  * button for admins (off while read-only), the secret revealed once after creation, the list, and
  * for everyone else an explanation of why they cannot see it.
  */
 export function AdminCredentialsPage<Created>(props: {
   organizationId: string;
-  // What managing these credentials needs (admin for both today).
-  permission: 'ingestionKeys.manage' | 'serviceAccounts.manage';
+  // What managing these credentials needs (admin for all of them today).
+  permission: 'ingestionKeys.manage' | 'serviceAccounts.manage' | 'webhooks.manage';
   title: string;
   description: string;
   newLabel: string;

@@ -12,6 +12,7 @@ import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, Skeleton } from '@/components/ui/States';
 import { ActivityIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
+import { OnlinePassRate, useOnlinePassRates } from '@/components/online/OnlinePassRate';
 import { readAppError } from '@/lib/trpc/errors';
 import type { SplitVersionStats } from '@/server/releases/schemas';
 import type { Target } from './hooks';
@@ -94,6 +95,13 @@ export function SplitPanel({
   // The columns come from the label itself, so Promote works even while the figures load or fail.
   const columns = label.split ?? [];
   const quiet = versions.length > 0 && versions.every((v) => v.retrievals === 0 && v.spans === 0);
+  // The daily pass rate of the split's versions over the same range (since the split began by default).
+  const since = stats.data ? Date.parse(stats.data.since) : undefined;
+  const online = useOnlinePassRates(
+    target,
+    from ?? since,
+    columns.map((entry) => entry.versionId),
+  );
 
   return (
     <Card flush id={`split-${label.label}`} aria-label={`Traffic split of ${label.label}`}>
@@ -216,6 +224,16 @@ export function SplitPanel({
               description="Figures appear as applications retrieve this label with a subject and send traces tagged with the version (the SDK's trace exporter does)."
             />
           ) : null}
+          <section className="split-online" aria-label={`Daily pass rate of ${label.label}`}>
+            <h3 className="split-online-title">Daily pass rate (online evaluation)</h3>
+            <OnlinePassRate
+              scores={online.scores}
+              data={online.data}
+              label={`Daily pass rate of ${label.label}`}
+              emptyTitle="No spans of these versions scored yet"
+              emptyDescription="With online evaluation on, a sample of each version’s production spans is scored by the judge; the daily pass rates appear here."
+            />
+          </section>
         </>
       )}
     </Card>

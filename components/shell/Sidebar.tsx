@@ -18,6 +18,7 @@ import {
   LogOutIcon,
   SettingsIcon,
   UsersIcon,
+  ZapIcon,
 } from '@/components/ui/icons';
 import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
@@ -78,6 +79,9 @@ export function Sidebar({ user }: { user: SessionUser }) {
             </NavLink>
             <NavLink href={`${base}/ingestion-keys`} icon={<KeyIcon />}>
               Ingestion keys
+            </NavLink>
+            <NavLink href={`${base}/webhooks`} icon={<ZapIcon />}>
+              Webhooks
             </NavLink>
             <NavLink href={`${base}/warnings`} icon={<AlertCircleIcon />}>
               Warnings

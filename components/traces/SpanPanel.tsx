@@ -2,28 +2,18 @@
 
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
 import type { Span } from '@/server/traces/schemas';
 import { useTRPC } from '@/lib/trpc/client';
 import { Badge } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { formatCount, formatDuration, formatPreciseTime, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { costSourceLabel, versionHref } from './format';
+import { AddToDataset, offersAddToDataset } from './AddToDataset';
+import { Fact, mono } from './Fact';
+import { OnlineScoreSection, type SpanOnlineScore } from './OnlineScore';
 import { SpanAttributesSection, SpanContentSection } from './SpanContent';
 import { SpanStatusBadge, kindLabel, statusLabel } from './StatusBadge';
 import { KindChip, spanEnd } from './Waterfall';
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  if (children === null || children === undefined || children === '') return null;
-  return (
-    <>
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </>
-  );
-}
-
-const mono = (value: string | null) => (value ? <code className="mono-sm">{value}</code> : null);
 
 // The version a span names, linked when it is one of this organization's prompt versions; the id as
 // sent stays visible either way.
@@ -67,6 +57,10 @@ function ParentSpan({ span, orphan }: { span: Span; orphan: boolean }) {
   return <span className="muted">{span.spanId === span.rootSpanId ? 'None (root)' : 'None'}</span>;
 }
 
+// The span field the trace API adds with online evaluation (absent from older answers).
+const onlineScoreOf = (span: Span): SpanOnlineScore | undefined =>
+  (span as Span & { onlineScore?: SpanOnlineScore }).onlineScore;
+
 // Everything stored for one span: the fields every span has (native or mapped from OpenTelemetry),
 // timing, the content as a transcript, the remaining attributes and the ids.
 export function SpanPanel({
@@ -74,19 +68,27 @@ export function SpanPanel({
   span,
   orphan,
   now,
+  canWrite,
 }: {
   organizationId: string;
   span: Span;
   orphan: boolean;
   now: number;
+  /** The viewer may write to prompts (editor or admin of a writable organization): offer "Add to dataset". */
+  canWrite: boolean;
 }) {
   return (
     <Card className="span-panel" aria-label="Span details">
       <div className="card-body stack-sm">
-        <h2 className="span-panel-title">
-          <KindChip kind={span.kind} />
-          <span>{span.name}</span>
-        </h2>
+        <div className="span-panel-head">
+          <h2 className="span-panel-title">
+            <KindChip kind={span.kind} />
+            <span>{span.name}</span>
+          </h2>
+          {canWrite && offersAddToDataset(span) ? (
+            <AddToDataset key={span.spanId} organizationId={organizationId} span={span} />
+          ) : null}
+        </div>
         <div className="inline">
           <SpanStatusBadge status={span.status} />
           {orphan ? (
@@ -125,6 +127,8 @@ export function SpanPanel({
           <Fact label="Environment">{span.environment}</Fact>
         </dl>
       </section>
+
+      <OnlineScoreSection score={onlineScoreOf(span)} />
 
       <section className="span-panel-section" aria-label="Timing">
         <h3>Timing</h3>

@@ -14,6 +14,7 @@ import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
+import { can } from '@/server/auth/schemas';
 import type { Span } from '@/server/traces/schemas';
 import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from '@/components/format';
 import { SpanPanel } from './SpanPanel';
@@ -64,10 +65,12 @@ function TraceView({
   organizationId,
   organizationName,
   traceId,
+  canWrite,
 }: {
   organizationId: string;
   organizationName: string;
   traceId: string;
+  canWrite: boolean;
 }) {
   const trpc = useTRPC();
   // The trace comes in pages of at most 1,000 spans; more load as the user scrolls to the end of
@@ -220,6 +223,7 @@ function TraceView({
           span={selected}
           orphan={Boolean(selected.parentSpanId && !ids.has(selected.parentSpanId))}
           now={now}
+          canWrite={canWrite}
         />
       </div>
     </div>
@@ -229,7 +233,14 @@ function TraceView({
 export function TraceDetailPage({ organizationId, traceId }: { organizationId: string; traceId: string }) {
   return (
     <OrganizationGate organizationId={organizationId}>
-      {(org) => <TraceView organizationId={org.id} organizationName={org.name} traceId={traceId} />}
+      {(org) => (
+        <TraceView
+          organizationId={org.id}
+          organizationName={org.name}
+          traceId={traceId}
+          canWrite={can(org.role, 'prompts.write') && !org.readOnly}
+        />
+      )}
     </OrganizationGate>
   );
 }

@@ -4,11 +4,21 @@ import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 
 // A freshly created secret with the "copy it now" warning: the server never returns it again.
-export function SecretOnce({ secret, testId, noun = 'key' }: { secret: string; testId: string; noun?: string }) {
+export function SecretOnce({
+  secret,
+  testId,
+  noun = 'key',
+  ifLost = 'If you lose it, revoke it and create a new one.',
+}: {
+  secret: string;
+  testId: string;
+  noun?: string;
+  ifLost?: string;
+}) {
   return (
     <>
       <Alert tone="warning" title={`Copy this ${noun} now`}>
-        It is shown once: you will not be able to see it again. If you lose it, revoke it and create a new one.
+        It is shown once: you will not be able to see it again. {ifLost}
       </Alert>
       <div className="secret-box">
         <code data-testid={testId}>{secret}</code>

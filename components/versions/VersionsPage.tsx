@@ -24,6 +24,8 @@ import { ReleasePolicyCard } from '@/components/releases/ReleasePolicyCard';
 import { SplitDialog } from '@/components/releases/SplitDialog';
 import { SplitPanel } from '@/components/releases/SplitPanel';
 import type { NumberOf } from '@/components/releases/rules';
+import { OnlineEvaluationCard } from '@/components/online/OnlineEvaluationCard';
+import { OnlineScoresCard } from '@/components/online/OnlineScoresCard';
 import { useLabels, useVersionList, useVersionNumbers } from './hooks';
 import { LabelHistory } from './LabelHistory';
 import { LabelsPanel } from './LabelsPanel';
@@ -258,6 +260,8 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           onPromote={(versionId) => openMove({ label: label.label, current: label, versionId, fixed: true })}
         />
       ))}
+      <OnlineScoresCard organizationId={scope.organizationId} promptId={scope.promptId} canWrite={scope.canWrite} />
+      <OnlineEvaluationCard scope={scope} />
       <ReleasePolicyCard scope={scope} knownLabels={(labelItems ?? []).map((label) => label.label)} />
       <LabelHistory organizationId={scope.organizationId} promptId={scope.promptId} labels={labelItems ?? []} />
       {moving ? (

@@ -25,6 +25,7 @@ export const permissions = {
   'playground.run': 'editor',
   'ingestionKeys.manage': 'admin',
   'serviceAccounts.manage': 'admin',
+  'webhooks.manage': 'admin',
   'traces.read': 'viewer',
   'warnings.read': 'viewer',
   'warnings.dismiss': 'editor',

@@ -87,6 +87,13 @@ export const importInput = z.strictObject({
 });
 export type ImportMode = (typeof importModes)[number];
 
+// Where a case came from: the production span it was made from (POST …/dataset/cases/from-span).
+const caseSourceSchema = z
+  .object({ traceId: z.string(), spanId: z.string() })
+  .nullable()
+  .describe('The span the case was made from (POST …/dataset/cases/from-span); null for any other case.');
+export type CaseSource = NonNullable<z.infer<typeof caseSourceSchema>>;
+
 const datasetCaseSchema = z.object({
   id: z.string(),
   position: z.number().int(),
@@ -94,6 +101,7 @@ const datasetCaseSchema = z.object({
   expectedOutput: z.string(),
   inputFormat: z.enum(caseFormats),
   referenceFormat: z.enum(caseFormats),
+  source: caseSourceSchema,
 });
 export type DatasetCase = z.infer<typeof datasetCaseSchema>;
 

@@ -15,6 +15,7 @@ import {
   caseRowSchema,
   planCapacity,
   type CaseRowPatch,
+  type CaseSource,
   type Dataset,
   type DatasetCase,
   type DatasetCaseResult,
@@ -37,6 +38,10 @@ function toCase(row: CaseRowRecord): DatasetCase {
     expectedOutput: row.expectedOutput,
     inputFormat: row.inputFormat,
     referenceFormat: row.referenceFormat,
+    source:
+      row.sourceTraceId !== null && row.sourceSpanId !== null
+        ? { traceId: row.sourceTraceId, spanId: row.sourceSpanId }
+        : null,
   };
 }
 
@@ -58,7 +63,7 @@ export async function casesOf(db: Tx, datasetId: string): Promise<CaseRowRecord[
     .orderBy(asc(datasetCases.position), asc(datasetCases.id));
 }
 
-async function countOf(db: Tx, datasetId: string): Promise<number> {
+export async function countOf(db: Tx, datasetId: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(datasetCases).where(eq(datasetCases.datasetId, datasetId));
   return row.n;
 }
@@ -94,7 +99,7 @@ export async function getDataset(
   return toDataset(ctx, await datasetOf(ctx.db, prompt), capacityOf(membership));
 }
 
-type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };
+export type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };
 
 // Every dataset write: authorize, lock the dataset row, check the expected revision, run the
 // change, then bump the revision, keep the dataset_near_capacity warning and audit, all in the caller's transaction. The row lock serializes
@@ -139,9 +144,14 @@ export async function writeDataset<T>(
   return outcome.result(bumped.revision);
 }
 
-// Input/expectedOutput pairs stay unique within a dataset.
-async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, exceptId?: string): Promise<void> {
-  const [existing] = await tx
+// Input/expectedOutput pairs stay unique within a dataset: the case that already holds the pair.
+export async function duplicateOf(
+  db: Tx,
+  datasetId: string,
+  row: Pick<ValidCaseRow, 'input' | 'expectedOutput'>,
+  exceptId?: string,
+): Promise<string | null> {
+  const found = await db
     .select({ id: datasetCases.id })
     .from(datasetCases)
     .where(
@@ -151,41 +161,57 @@ async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, e
         eq(datasetCases.expectedOutput, row.expectedOutput),
       ),
     );
-  if (existing && existing.id !== exceptId) {
+  return found.find((c) => c.id !== exceptId)?.id ?? null;
+}
+
+async function assertNoDuplicate(tx: Tx, datasetId: string, row: ValidCaseRow, exceptId?: string): Promise<void> {
+  const existing = await duplicateOf(tx, datasetId, row, exceptId);
+  if (existing) {
     throw new AppError('invalid_state', 'A case with the same input and expected output already exists.', {
       state: 'duplicate',
-      caseId: existing.id,
+      caseId: existing,
     });
   }
+}
+
+/**
+ * Appends one case under a dataset write (add case, and a case from a span): the capacity of the
+ * plan, then the unique input/expectedOutput pair, then the insert at the end of the order.
+ */
+export async function insertCase(
+  { ctx, tx, dataset, capacity }: DatasetWrite,
+  row: ValidCaseRow,
+  source: CaseSource | null = null,
+): Promise<{ result: () => Promise<DatasetCaseResult>; targetId: string }> {
+  const current = await countOf(tx, dataset.id);
+  if (current >= capacity) {
+    throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, {
+      state: 'at_capacity',
+      count: current,
+      capacity,
+    });
+  }
+  await assertNoDuplicate(tx, dataset.id, row);
+  const [inserted] = await tx
+    .insert(datasetCases)
+    .values({
+      id: newId('case'),
+      organizationId: dataset.organizationId,
+      datasetId: dataset.id,
+      position: current + 1,
+      ...row,
+      sourceTraceId: source?.traceId ?? null,
+      sourceSpanId: source?.spanId ?? null,
+    })
+    .returning();
+  return { result: () => toCaseResult(ctx, dataset, inserted), targetId: inserted.id };
 }
 
 export async function addCase(
   ctx: ServiceContext,
   { organizationId, promptId, revision, row }: OperationInput<'add_dataset_case'>,
 ): Promise<DatasetCaseResult> {
-  return writeDataset(
-    ctx,
-    organizationId,
-    promptId,
-    revision,
-    'dataset.addCase',
-    async ({ ctx: txCtx, tx, dataset, capacity }) => {
-      const current = await countOf(tx, dataset.id);
-      if (current >= capacity) {
-        throw new AppError('invalid_state', `The dataset is full (${capacity} cases on this plan).`, {
-          state: 'at_capacity',
-          count: current,
-          capacity,
-        });
-      }
-      await assertNoDuplicate(tx, dataset.id, row);
-      const [inserted] = await tx
-        .insert(datasetCases)
-        .values({ id: newId('case'), organizationId, datasetId: dataset.id, position: current + 1, ...row })
-        .returning();
-      return { result: () => toCaseResult(txCtx, dataset, inserted), targetId: inserted.id };
-    },
-  );
+  return writeDataset(ctx, organizationId, promptId, revision, 'dataset.addCase', (write) => insertCase(write, row));
 }
 
 async function loadCase(tx: Tx, datasetId: string, caseId: string): Promise<CaseRowRecord> {

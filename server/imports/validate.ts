@@ -58,7 +58,7 @@ const bundleSplit = z
   .min(splitLimits.minVersions)
   .max(splitLimits.maxVersions)
   .superRefine((split, ctx) => {
-    for (const { path, message } of splitIssues(split, (e) => e.version))
+    for (const { path, message } of splitIssues(split, 'version'))
       ctx.addIssue({ code: 'custom', path: path.slice(1), message });
   });
 

@@ -18,6 +18,14 @@ export function localJudgeVerdict(request: { expectedOutput: string; output: str
   return { pass: false, score: 0, reasoning: 'The output neither matches nor contains the expected output.' };
 }
 
+// With no expected output to compare with (online evaluation sends expectedOutput null), the only
+// thing the local judge can check is that there is an answer: a non-blank output passes.
+function localJudgeVerdictWithoutReference(output: string): { pass: boolean; score: number; reasoning: string } {
+  if (normalizeWhitespace(output) !== '')
+    return { pass: true, score: 1, reasoning: 'There is no expected output to compare with; the output is not empty.' };
+  return { pass: false, score: 0, reasoning: 'There is no expected output to compare with, and the output is empty.' };
+}
+
 // Built-in deterministic judge (route local/judge): reads the case the evaluation engine sends as
 // one JSON user message ({ rubric, input, expectedOutput, output }) and answers with a verdict
 // JSON, so judge scoring works with no provider. Any other conversation gets a failing verdict.
@@ -29,6 +37,8 @@ function verdictFor(request: ChatRequest): string {
   } catch {
     fields = null;
   }
+  if (fields && typeof fields === 'object' && typeof fields.output === 'string' && fields.expectedOutput === null)
+    return JSON.stringify(localJudgeVerdictWithoutReference(fields.output));
   if (
     !fields ||
     typeof fields !== 'object' ||

@@ -7,6 +7,7 @@ import { AppError, invalidRequest, notFound } from '../errors';
 import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
+import { emitEvent } from '../webhooks/outbox';
 import { labelPattern, type LabelHistoryItem, type LabelItem, type LabelSplitItem, type SplitEntry } from './schemas';
 
 // Labels: list, remove, history, and the reads a move shares (server/releases/move-label.ts moves
@@ -140,7 +141,7 @@ export async function removeLabel(
   if (!current) throw notFound('Label');
   await db.delete(promptLabels).where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
   if (current.splitId) await db.delete(promptSplitVersions).where(eq(promptSplitVersions.splitId, current.splitId));
-  await db.insert(promptLabelHistory).values({
+  const removal = await insertLabelHistory(ctx, {
     organizationId,
     promptId: prompt.id,
     label,
@@ -158,6 +159,57 @@ export async function removeLabel(
     targetId: prompt.id,
     details: { label, fromVersionId: current.versionId, ...(current.split ? { fromSplit: current.split } : {}) },
   });
+  await emitLabelMoved(ctx, organizationId, removal);
+}
+
+type HistoryRow = typeof promptLabelHistory.$inferSelect;
+
+// The Label history item of a row: the one mapping of the history list and of prompt.label.moved.
+function toLabelHistoryItem(entry: HistoryRow, fromVersion: number | null, toVersion: number | null): LabelHistoryItem {
+  return {
+    label: entry.label,
+    fromVersionId: entry.fromVersionId,
+    toVersionId: entry.toVersionId,
+    fromVersion,
+    toVersion,
+    userId: entry.userId,
+    clientId: entry.clientId,
+    evaluationId: entry.evaluationId,
+    at: entry.at.toISOString(),
+    source: entry.source,
+    toSplit: (entry.toSplit as SplitEntry[] | null) ?? null,
+    fromSplit: (entry.fromSplit as SplitEntry[] | null) ?? null,
+    override: entry.overrideReason === null ? null : { reason: entry.overrideReason },
+  };
+}
+
+/**
+ * Writes one history row (a move, rollback, split change or removal) and returns it as the history
+ * list shows it. Its event is emitLabelMoved's, once the change's own rows are written.
+ */
+export async function insertLabelHistory(
+  ctx: DbContext,
+  values: typeof promptLabelHistory.$inferInsert,
+): Promise<LabelHistoryItem> {
+  const [entry] = await ctx.db.insert(promptLabelHistory).values(values).returning();
+  const ids = [entry.fromVersionId, entry.toVersionId].filter((id): id is string => id !== null);
+  const numbers = new Map(
+    ids.length
+      ? (
+          await ctx.db
+            .select({ id: promptVersions.id, number: promptVersions.number })
+            .from(promptVersions)
+            .where(inArray(promptVersions.id, ids))
+        ).map((v) => [v.id, v.number])
+      : [],
+  );
+  const numberOf = (id: string | null) => (id === null ? null : (numbers.get(id) ?? null));
+  return toLabelHistoryItem(entry, numberOf(entry.fromVersionId), numberOf(entry.toVersionId));
+}
+
+// prompt.label.moved (API.md "Webhooks"): data is the Label history item.
+export async function emitLabelMoved(ctx: DbContext, organizationId: string, item: LabelHistoryItem): Promise<void> {
+  await emitEvent(ctx, { organizationId, type: 'prompt.label.moved', data: item });
 }
 
 const fromVersions = alias(promptVersions, 'from_versions');
@@ -190,20 +242,6 @@ export async function listLabelHistory(
     rows,
     query.limit,
     (r) => [r.entry.id],
-    (r) => ({
-      label: r.entry.label,
-      fromVersionId: r.entry.fromVersionId,
-      toVersionId: r.entry.toVersionId,
-      fromVersion: r.fromVersion,
-      toVersion: r.toVersion,
-      userId: r.entry.userId,
-      clientId: r.entry.clientId,
-      evaluationId: r.entry.evaluationId,
-      at: r.entry.at.toISOString(),
-      source: r.entry.source,
-      toSplit: (r.entry.toSplit as SplitEntry[] | null) ?? null,
-      fromSplit: (r.entry.fromSplit as SplitEntry[] | null) ?? null,
-      override: r.entry.overrideReason === null ? null : { reason: r.entry.overrideReason },
-    }),
+    (r) => toLabelHistoryItem(r.entry, r.fromVersion, r.toVersion),
   );
 }

@@ -287,18 +287,19 @@ export type SplitEntry = z.infer<typeof splitEntryInput>;
 
 // The rules of a split across its entries (sum of weights, each version once), for the label move's
 // body (versions by id) and a bundle's label (versions by number).
-export function splitIssues<T extends { weight: number }>(
-  split: T[],
-  versionOf: (entry: T) => string | number,
-): { path: (string | number)[]; message: string }[] {
+export function splitIssues<
+  K extends 'versionId' | 'version',
+  T extends { weight: number } & Record<K, string | number>,
+>(split: T[], versionKey: K): { path: (string | number)[]; message: string }[] {
   const issues: { path: (string | number)[]; message: string }[] = [];
   const total = split.reduce((sum, entry) => sum + entry.weight, 0);
   if (total !== splitLimits.totalWeight)
     issues.push({ path: ['split'], message: `The weights add up to ${total}; they must add up to 100.` });
   const seen = new Set<string | number>();
   split.forEach((entry, index) => {
-    const version = versionOf(entry);
-    if (seen.has(version)) issues.push({ path: ['split', index], message: 'This version is already in the split.' });
+    const version = entry[versionKey];
+    if (seen.has(version))
+      issues.push({ path: ['split', index, versionKey], message: 'This version is already in the split.' });
     seen.add(version);
   });
   return issues;
@@ -340,7 +341,7 @@ export const moveLabelInput = z
       return;
     }
     if (input.split)
-      for (const issue of splitIssues(input.split, (e) => e.versionId)) ctx.addIssue({ code: 'custom', ...issue });
+      for (const issue of splitIssues(input.split, 'versionId')) ctx.addIssue({ code: 'custom', ...issue });
   });
 export type MoveLabelInput = z.infer<typeof moveLabelInput>;
 

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
-import { drafts, promptLabelHistory, promptLabels, prompts, promptVersions } from '@/db/schema';
+import { drafts, promptLabels, prompts, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
@@ -7,8 +7,10 @@ import { newId } from '../ids';
 import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
+import { emitEvent } from '../webhooks/outbox';
 import { latestVersionContent } from './service';
-import type { DraftContent, Version } from './schemas';
+import { emitLabelMoved, insertLabelHistory } from './labels';
+import type { DraftContent, LabelHistoryItem, Version } from './schemas';
 
 type VersionRow = typeof promptVersions.$inferSelect;
 
@@ -42,6 +44,11 @@ async function labelsByVersion(
 
 async function withLabels(ctx: ServiceContext, row: VersionRow): Promise<Version> {
   return toVersion(row, (await labelsByVersion(ctx, row.promptId, [row.id])).get(row.id) ?? []);
+}
+
+// prompt.version.created (API.md "Webhooks"): data is the Version as GET …/versions/{n} returns it.
+async function emitVersionCreated(ctx: ServiceContext, organizationId: string, version: Version): Promise<void> {
+  await emitEvent(ctx, { organizationId, type: 'prompt.version.created', data: version });
 }
 
 async function versionFromDraft(
@@ -135,7 +142,10 @@ export async function saveVersion(
     targetId: prompt.id,
     details: { versionId: inserted.id, number, draftRevision: draftRevision },
   });
-  return toVersion(inserted, []);
+  // A new version has no labels (saving never moves one).
+  const version = toVersion(inserted, []);
+  await emitVersionCreated(ctx, organizationId, version);
+  return version;
 }
 
 // Newest first.
@@ -230,19 +240,23 @@ export async function publishBaselineVersion(
 
   const id = newId('ver');
   const number = prompt.versionCount + 1;
-  await db.insert(promptVersions).values({
-    id,
-    organizationId: input.organizationId,
-    promptId: prompt.id,
-    number,
-    content: input.content,
-    createdBy: ctx.actor.userId,
-    createdByClient: ctx.actor.clientId,
-    draftUserId: input.draftUserId,
-    draftRevision: input.draftRevision,
-    sourceEvaluationId: input.evaluationId,
-  });
+  const [inserted] = await db
+    .insert(promptVersions)
+    .values({
+      id,
+      organizationId: input.organizationId,
+      promptId: prompt.id,
+      number,
+      content: input.content,
+      createdBy: ctx.actor.userId,
+      createdByClient: ctx.actor.clientId,
+      draftUserId: input.draftUserId,
+      draftRevision: input.draftRevision,
+      sourceEvaluationId: input.evaluationId,
+    })
+    .returning();
   const now = new Date();
+  const moves: LabelHistoryItem[] = [];
   for (const label of ['staging', 'production']) {
     // An imported setup prompt may already have `staging` (never `production`: that makes it active).
     const [previous] = await db
@@ -264,17 +278,19 @@ export async function publishBaselineVersion(
         target: [promptLabels.promptId, promptLabels.label],
         set: { versionId: id, updatedBy: ctx.actor.userId, updatedAt: now },
       });
-    await db.insert(promptLabelHistory).values({
-      organizationId: input.organizationId,
-      promptId: prompt.id,
-      label,
-      fromVersionId: previous?.versionId ?? null,
-      toVersionId: id,
-      userId: ctx.actor.userId,
-      clientId: ctx.actor.clientId,
-      evaluationId: input.evaluationId,
-      at: now,
-    });
+    moves.push(
+      await insertLabelHistory(ctx, {
+        organizationId: input.organizationId,
+        promptId: prompt.id,
+        label,
+        fromVersionId: previous?.versionId ?? null,
+        toVersionId: id,
+        userId: ctx.actor.userId,
+        clientId: ctx.actor.clientId,
+        evaluationId: input.evaluationId,
+        at: now,
+      }),
+    );
   }
   await db.update(prompts).set({ state: 'active', versionCount: number }).where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {
@@ -284,5 +300,8 @@ export async function publishBaselineVersion(
     targetId: prompt.id,
     details: { versionId: id, number, evaluationId: input.evaluationId, draftRevision: input.draftRevision },
   });
+  // The version as it reads now (with staging and production), then the two label moves.
+  await emitVersionCreated(ctx, input.organizationId, await withLabels(ctx, inserted));
+  for (const move of moves) await emitLabelMoved(ctx, input.organizationId, move);
   return { id, number };
 }

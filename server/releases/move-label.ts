@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { promptLabelHistory, promptLabels, promptSplitVersions, promptVersions } from '@/db/schema';
+import { promptLabels, promptSplitVersions, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
@@ -7,7 +7,14 @@ import { isId, newId } from '../ids';
 import { recordAudit } from '../audit/service';
 import { assertNotArchived, authorizeOrganizationWrite, loadPrompt, type PromptRow } from '../access/organization';
 import type { EvaluationRow } from '../evals/serialize';
-import { assertLabelName, labelItem, lockLabel, type CurrentLabel } from '../prompts/labels';
+import {
+  assertLabelName,
+  emitLabelMoved,
+  insertLabelHistory,
+  labelItem,
+  lockLabel,
+  type CurrentLabel,
+} from '../prompts/labels';
 import type { LabelItem, SplitEntry } from '../prompts/schemas';
 import { enforceGate, loadMoveEvaluation } from './gate';
 import { loadReleasePolicy } from './policy';
@@ -226,7 +233,7 @@ export async function moveLabel(
 
   const fromVersionId = current?.versionId ?? null;
   const fromSplit = current?.split ?? null;
-  await db.insert(promptLabelHistory).values({
+  const moved = await insertLabelHistory(ctx, {
     organizationId,
     promptId: prompt.id,
     label,
@@ -255,5 +262,6 @@ export async function moveLabel(
       ...(override ? { override: { reason: override.reason } } : {}),
     },
   });
+  await emitLabelMoved(ctx, organizationId, moved);
   return labelItem(ctx, prompt.id, label);
 }

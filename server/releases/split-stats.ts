@@ -18,10 +18,32 @@ type Window = { organizationId: string; versionIds: string[]; from: number; to: 
 
 const nothingScored: OnlineScore = { scored: 0, passed: 0, meanScore: null };
 
-// Online evaluation's figures per version over the window: the one place M11 fills in from its
-// scores. Until then nothing is ever scored.
-async function onlineScores(_ctx: DbContext, _window: Window): Promise<Map<string, OnlineScore>> {
-  return new Map();
+// Online evaluation's figures per version over the window (API.md "Online evaluation"): the spans
+// scored by the judge among those that started in [from, to], one range of
+// online_scores_version_started_idx (version, started_at) per version. The mean is taken over the
+// scores as stored (real, cast through numeric so 0.8 stays 0.8).
+async function onlineScores(ctx: DbContext, window: Window): Promise<Map<string, OnlineScore>> {
+  if (window.versionIds.length === 0) return new Map();
+  const rows = rowsOf<{ versionId: string; scored: number; passed: number; meanScore: number | null }>(
+    await ctx.db.execute(sql`
+      select o.version_id as "versionId", count(*)::int as scored, (count(*) filter (where o.passed))::int as passed,
+        avg(o.score::numeric)::float8 as "meanScore"
+      from online_scores o
+      where o.version_id = any(${sql.param(window.versionIds)}::text[])
+        and o.started_at >= ${window.from}::bigint and o.started_at <= ${window.to}::bigint
+        and o.organization_id = ${window.organizationId} and o.status = 'scored'
+      group by o.version_id`),
+  );
+  return new Map(
+    rows.map((r) => [
+      r.versionId,
+      {
+        scored: Number(r.scored),
+        passed: Number(r.passed),
+        meanScore: r.meanScore === null ? null : Number(r.meanScore),
+      },
+    ]),
+  );
 }
 
 type Row = {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { prompts, promptVersions, spanKindBits, spans, traces } from '@/db/schema';
+import { onlineScores, prompts, promptVersions, spanKindBits, spans, traces } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
@@ -95,7 +95,9 @@ export async function listTraces(
   );
 }
 
-function toSpan(row: SpanRow): Span {
+type OnlineScore = Span['onlineScore'];
+
+function toSpan(row: SpanRow, onlineScore: OnlineScore = null): Span {
   return {
     traceId: row.traceId,
     spanId: row.spanId,
@@ -123,7 +125,50 @@ function toSpan(row: SpanRow): Span {
     omitted: (row.omitted ?? []) as Span['omitted'],
     application: row.application,
     environment: row.environment,
+    onlineScore,
   };
+}
+
+// The online evaluation verdicts of a page's spans: one lookup through online_scores_trace_idx
+// (organization, trace), at most one row per span of the page; only scored spans have one.
+async function onlineScoresOf(
+  ctx: ServiceContext,
+  organizationId: string,
+  traceId: string,
+  spanIds: string[],
+): Promise<Map<string, OnlineScore>> {
+  if (spanIds.length === 0) return new Map();
+  const o = onlineScores;
+  const rows = await ctx.db
+    .select({
+      spanId: o.spanId,
+      passed: o.passed,
+      score: o.score,
+      reasoning: o.reasoning,
+      judgeModelRouteId: o.judgeModelRouteId,
+      scoredAt: o.scoredAt,
+    })
+    .from(o)
+    .where(
+      and(
+        eq(o.organizationId, organizationId),
+        eq(o.traceId, traceId),
+        eq(o.status, 'scored'),
+        sql`${o.spanId} = any(${sql.param(spanIds)}::text[])`,
+      ),
+    );
+  return new Map(
+    rows.map((r) => [
+      r.spanId,
+      {
+        passed: r.passed,
+        score: r.score,
+        reasoning: r.reasoning,
+        judgeModelRouteId: r.judgeModelRouteId,
+        at: r.scoredAt?.toISOString() ?? null,
+      },
+    ]),
+  );
 }
 
 // One page of a trace's spans in (startedAt, spanId) order, at most traceSpanPageSize; nextCursor
@@ -152,8 +197,24 @@ export async function getTrace(
     .where(and(...where))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))
     .limit(traceSpanPageSize + 1);
-  const page = toPage(rows, traceSpanPageSize, (r) => [r.startedAt, r.spanId], toSpan);
-  return { traceId, spanCount: summary.spanCount, spans: page.items, nextCursor: page.nextCursor };
+  const page = toPage(
+    rows,
+    traceSpanPageSize,
+    (r) => [r.startedAt, r.spanId],
+    (r) => r,
+  );
+  const scores = await onlineScoresOf(
+    ctx,
+    organizationId,
+    traceId,
+    page.items.map((r) => r.spanId),
+  );
+  return {
+    traceId,
+    spanCount: summary.spanCount,
+    spans: page.items.map((r) => toSpan(r, scores.get(r.spanId) ?? null)),
+    nextCursor: page.nextCursor,
+  };
 }
 
 // A span's promptVersionId is whatever the application sent: it names a version of this organization's

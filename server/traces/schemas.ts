@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { integerParam, integerParamWithDefault } from '../numbers';
+import { spanOnlineScoreSchema } from '../online/schemas';
 
 export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
 export const spanStatuses = ['running', 'success', 'error', 'cancelled'] as const;
@@ -73,6 +74,9 @@ const spanSchema = z.object({
   omitted: z.array(z.enum(omittedParts)),
   application: z.string(),
   environment: z.string(),
+  onlineScore: spanOnlineScoreSchema.describe(
+    'The online evaluation judge’s verdict on this span (API.md "Online evaluation"); null when it was not scored.',
+  ),
 });
 export type Span = z.infer<typeof spanSchema>;
 

@@ -1,7 +1,7 @@
-import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { warnings } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { withTransaction, type DbContext, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId, newId } from '../ids';
@@ -9,6 +9,7 @@ import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { authorizeOrganizationWrite } from '../access/organization';
+import { emitEvent } from '../webhooks/outbox';
 import type { OpenWarningCount, Warning, WarningKind } from './schemas';
 
 // Operational warnings: one row per (organization, kind, subject), written by single upsert
@@ -77,11 +78,36 @@ function occurrencesOf(w: RaisedWarning): number {
   return Number.isFinite(n) && n >= 1 ? n : 1;
 }
 
+// Raisers of one warning queue on an advisory lock per subject (the warnings' own key space), taken
+// in one global order (the keys sorted) before any row: so a raiser reads whether a row is resolved
+// and upserts it with no other raiser in between, and concurrent batches never wait on each other in
+// a cycle. Held until the transaction ends, like the row locks.
+const warningLockClass = 0x5741524e; // 'WARN'
+async function lockSubjects(db: Db, subjects: RaisedWarning[]): Promise<void> {
+  const keys = [...new Set(subjects.map((w) => JSON.stringify([w.organizationId, w.kind, w.subjectId])))].sort();
+  await db.execute(
+    sql`select pg_advisory_xact_lock(${warningLockClass}::int, hashtext(k)) from unnest(${sql.param(keys)}::text[]) with ordinality as t(k, n) order by n`,
+  );
+}
+
 // One statement for many subjects. A new row starts open with its occurrences; an existing one adds
 // them (saturating), moves lastSeenAt, takes the latest message, merges details and reopens if it
 // was resolved; firstSeenAt is kept. A repeated occurrenceId leaves the row untouched.
-async function upsert(db: Db, rows: ReturnType<typeof valuesOf>[]): Promise<void> {
-  await db
+// Returns the rows this statement opened: inserted (xmax = 0), or reopened. Whether a row was
+// resolved is read just before, under the subjects' locks and FOR UPDATE (a resolve waits, or is seen).
+async function upsert(db: Db, rows: ReturnType<typeof valuesOf>[]): Promise<WarningRow[]> {
+  const previous = await db
+    .select({ id: warnings.id, resolvedAt: warnings.resolvedAt })
+    .from(warnings)
+    .where(
+      sql`(${warnings.organizationId}, ${warnings.kind}, ${warnings.subjectId}) in (${sql.join(
+        rows.map((r) => sql`(${r.organizationId}, ${r.kind}, ${r.subjectId})`),
+        sql`, `,
+      )})`,
+    )
+    .for('update');
+  const wasResolved = new Set(previous.filter((p) => p.resolvedAt !== null).map((p) => p.id));
+  const written = await db
     .insert(warnings)
     .values(rows)
     .onConflictDoUpdate({
@@ -97,7 +123,9 @@ async function upsert(db: Db, rows: ReturnType<typeof valuesOf>[]): Promise<void
         resolvedAt: sql`null`,
       },
       setWhere: sql`excluded."last_occurrence_id" is null or excluded."last_occurrence_id" is distinct from "warnings"."last_occurrence_id"`,
-    });
+    })
+    .returning({ ...getTableColumns(warnings), inserted: sql<boolean>`"warnings"."xmax" = 0` });
+  return written.flatMap(({ inserted, ...row }) => (inserted || wasResolved.has(row.id) ? [row] : []));
 }
 
 const subjectKey = (w: { organizationId: string; kind: string; subjectId: string }) =>
@@ -107,9 +135,12 @@ const subjectKey = (w: { organizationId: string; kind: string; subjectId: string
  * Raises (or counts again, or reopens) the warning of each (organization, kind, subject). Warnings
  * without an occurrenceId are merged per subject; those with one go in rounds of distinct subjects
  * (a subject's later occurrence is compared with the earlier one it follows). Each round is one
- * multi-row statement in a fixed order, so concurrent batches lock rows in the same order.
+ * multi-row statement in a fixed order, after the subjects' locks (lockSubjects).
+ * A warning that opens (new, or reopened after being resolved) writes its warning.opened event in
+ * the same transaction (one is opened here on the root handle): `target` is a handle, or a context
+ * whose afterCommit tells the delivery worker once it commits.
  */
-export async function raiseWarnings(db: Db, raised: RaisedWarning[]): Promise<void> {
+export async function raiseWarnings(target: Db | DbContext, raised: RaisedWarning[]): Promise<void> {
   const merged = new Map<string, { w: RaisedWarning; occurrences: number }>();
   const rounds: Map<string, RaisedWarning>[] = [];
   for (const w of raised) {
@@ -128,20 +159,23 @@ export async function raiseWarnings(db: Db, raised: RaisedWarning[]): Promise<vo
     });
   }
   const byKey = <T>(entries: [string, T][]) => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const statements: ReturnType<typeof valuesOf>[][] = [];
   if (merged.size > 0)
-    await upsert(
-      db,
-      byKey([...merged.entries()]).map(([, { w, occurrences }]) => valuesOf(w, occurrences)),
-    );
+    statements.push(byKey([...merged.entries()]).map(([, { w, occurrences }]) => valuesOf(w, occurrences)));
   for (const round of rounds)
-    await upsert(
-      db,
-      byKey([...round.entries()]).map(([, w]) => valuesOf(w, occurrencesOf(w))),
-    );
+    statements.push(byKey([...round.entries()]).map(([, w]) => valuesOf(w, occurrencesOf(w))));
+  if (!statements.length) return;
+  const ctx: DbContext = 'select' in target ? { db: target } : target;
+  await withTransaction(ctx, async (tx) => {
+    await lockSubjects(tx.db, raised);
+    for (const rows of statements)
+      for (const opened of await upsert(tx.db, rows))
+        await emitEvent(tx, { organizationId: opened.organizationId, type: 'warning.opened', data: toWarning(opened) });
+  });
 }
 
-export async function raiseWarning(db: Db, w: RaisedWarning): Promise<void> {
-  await raiseWarnings(db, [w]);
+export async function raiseWarning(target: Db | DbContext, w: RaisedWarning): Promise<void> {
+  await raiseWarnings(target, [w]);
 }
 
 // Marks the warning resolved when it is open; nothing when there is none or it is resolved already.

@@ -75,8 +75,37 @@ export async function emitEvent(ctx: DbContext, event: OutboxEvent, webhookIds?:
   }));
   await ctx.db.insert(webhookDeliveries).values(rows);
   const ids = rows.map((row) => row.id);
+  ringDoorbell(ctx, ids);
+  return ids;
+}
+
+/**
+ * Sends an event again to one endpoint (redeliver): a new pending delivery, due now, for the same
+ * event id (so the same `webhook-id` header), in the caller's transaction. Returns its id.
+ */
+export async function deliverAgain(
+  ctx: DbContext,
+  delivery: { organizationId: string; webhookId: string; eventId: string; type: string },
+  at: Date = new Date(),
+): Promise<string> {
+  const id = newId('whd', at.getTime());
+  await ctx.db.insert(webhookDeliveries).values({
+    id,
+    organizationId: delivery.organizationId,
+    webhookId: delivery.webhookId,
+    eventId: delivery.eventId,
+    type: delivery.type,
+    status: 'pending',
+    nextAttemptAt: at,
+    createdAt: at,
+  });
+  ringDoorbell(ctx, [id]);
+  return id;
+}
+
+// Tells the worker of new deliveries once they are committed (at once outside a transaction).
+function ringDoorbell(ctx: DbContext, ids: string[]): void {
   const notify = () => notifier?.(ids);
   if (ctx.afterCommit) ctx.afterCommit(notify);
   else notify();
-  return ids;
 }

@@ -153,10 +153,10 @@ describe('npx promptloop outside the repository', () => {
     });
     const moveHelp = await npx(['labels', 'move', '--help']);
     expect(moveHelp.code).toBe(0);
-    expect(moveHelp.stdout).toContain(
-      'Usage: promptloop labels move <promptId> <label> --version-id <versionId> [options]',
-    );
-    expect(moveHelp.stdout).toContain('   or: promptloop labels move <promptId> <label> <versionId> [options]');
+    // versionId is optional since a label can take a split instead (M10): the server says which is missing.
+    expect(moveHelp.stdout).toContain('Usage: promptloop labels move <promptId> <label> [options]');
+    expect(moveHelp.stdout).toContain('   or: promptloop labels move <promptId> <label> [versionId] [options]');
+    expect(moveHelp.stdout).toContain('--split <json>');
     const unknown = await npx(['prompts', 'frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown command: promptloop prompts frobnicate');
@@ -231,10 +231,11 @@ describe('npx promptloop outside the repository', () => {
     ]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('Give versionId once: as an argument or as --version-id.');
-    const none = await npx(['labels', 'move', fixture.prompt.id, 'staging', '--org', organizationId]);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('Missing --version-id (or give it in --body).');
     expect(app.requests.length).toBe(before);
+    // Neither a version nor a split: the server refuses it (one rule across fields) and nothing moves.
+    const none = await npx(['labels', 'move', fixture.prompt.id, 'staging', '--org', organizationId]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('invalid_request');
     const labels = await user.call('GET', `${fixture.base}/labels`);
     expect(labels.body.items.find((l: { label: string }) => l.label === 'staging')).toMatchObject({ versionId: v3 });
   });

@@ -27,6 +27,7 @@ describe('datasets', () => {
       expectedOutput: '4',
       inputFormat: 'text',
       referenceFormat: 'text',
+      source: null,
       warnings: [],
     });
     const b = await editor.call('POST', `${base}/cases`, {

@@ -36,6 +36,8 @@ function startWorker(): ChildProcess {
       EVAL_CONCURRENCY_PER_ROUTE: '8',
       EVAL_WORKER_HEARTBEAT_MS: '1000', // stale after 3 s: a busy CI machine can delay one beat well past 300 ms
       EVAL_SWEEP_MS: '300',
+      // Other test files' online evaluation is scored by their own passes (their routes and credits).
+      ONLINE_EVAL_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'inherit'],

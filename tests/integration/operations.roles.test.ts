@@ -60,7 +60,14 @@ beforeAll(async () => {
 
   // Path parameters name real resources where there are some (fuzz target), made-up ids elsewhere:
   // either way the role is checked first. Members are changed and removed on a spare member.
-  const ids = { ...target.ids, userId: spare.id, keyId: target.ids.keyId, serviceAccountId: 'sa_none' };
+  const ids = {
+    ...target.ids,
+    userId: spare.id,
+    keyId: target.ids.keyId,
+    serviceAccountId: 'sa_none',
+    webhookId: 'whk_none',
+    deliveryId: 'whd_none',
+  };
   const fields: Partial<Record<OperationId, Record<string, unknown>>> = {
     set_default_organization: { organizationId: org.id },
     create_organization: { name: 'Role test' },
@@ -74,6 +81,7 @@ beforeAll(async () => {
     save_version: { draftRevision: draft.revision },
     move_label: { versionId: 'ver_none' },
     set_scoring_policy: { method: scoring.method },
+    set_online_evaluation: { enabled: false },
     set_release_policy: {
       protectedLabels: ['production'],
       requireEvaluation: false,
@@ -90,11 +98,15 @@ beforeAll(async () => {
     delete_dataset_case: { revision: dataset.revision },
     reorder_dataset: { revision: dataset.revision, caseIds: [target.ids.caseId] },
     import_dataset: { revision: dataset.revision, rows: [{ input: 'a', expectedOutput: 'b' }] },
+    add_case_from_span: { revision: dataset.revision, traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) },
     create_ingestion_key: { name: 'Role', application: 'app', environment: 'test' },
     create_retrieval_key: { name: 'Role' },
     create_billing_checkout: { plan: 'pro' },
     cancel_subscription_renewal: { organizationName: org.name, periodEnd: '2030-01-31' },
     create_service_account: { name: 'Role', role: 'viewer' },
+    // A public address literal: no DNS lookup, and allowed without WEBHOOK_ALLOW_PRIVATE.
+    create_webhook: { url: 'https://93.184.216.34/hooks', events: ['prompt.version.created'] },
+    update_webhook: { enabled: true },
     import_prompts: {
       source: 'promptloop',
       document: {

@@ -322,7 +322,7 @@ describe('CLI output', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^promotion_blocked: the release policy blocks this move \(request req_\w+\)$/);
+    expect(lines[0]).toMatch(/^promotion_blocked: the release policy blocks this move \(request req_[\w-]+\)$/);
     expect(lines.slice(1)).toEqual([
       '  - The candidate’s pass rate (50%) is more than 0% below production’s (100%).',
       '  - 2 cases regressed (passed on production, not on the candidate); the policy allows 1.',
@@ -340,7 +340,7 @@ describe('CLI output', () => {
       '{"reason":"please"}',
     ]);
     expect(denied.code).toBe(1);
-    expect(denied.stderr.trim()).toMatch(/^admin_required: .+ \(request req_\w+\)$/);
+    expect(denied.stderr.trim()).toMatch(/^admin_required: .+ \(request req_[\w-]+\)$/);
     // The policy as people read it.
     const shown = await c.run(f.viewer, ['release-policy', 'get', f.prompt.id]);
     expect(shown.code).toBe(0);

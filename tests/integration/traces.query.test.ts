@@ -393,6 +393,8 @@ describe('get trace', () => {
       omitted: ['output'],
       application: 'checkout',
       environment: 'production',
+      // Present on every span; null until online evaluation scores it (M11).
+      onlineScore: null,
     });
     expect(result.body.spans[0]).toMatchObject({
       parentSpanId: null,

@@ -45,7 +45,7 @@ describe('bench/import-documents', () => {
     expect(Buffer.byteLength(JSON.stringify(document))).toBe(small.bytes);
     const prompts = check(mapOpenAiDocument(document, { routeIds }));
     expect(prompts.map((p) => [p.versions.length, p.labels])).toEqual(
-      Array.from({ length: 6 }, () => [3, [{ label: 'production', version: 3 }]]),
+      Array.from({ length: 6 }, () => [3, [{ label: 'production', version: 3, split: null }]]),
     );
     expect(countRows('openai', document)).toBe(18 + 6);
   });

@@ -191,8 +191,17 @@ describe('dataset import parsing', () => {
         expectedOutput: 'x',
         inputFormat: 'text',
         referenceFormat: 'text',
+        source: null,
       },
-      { id: 'c2', position: 2, input: '{"a":1}', expectedOutput: '[2]', inputFormat: 'json', referenceFormat: 'json' },
+      {
+        id: 'c2',
+        position: 2,
+        input: '{"a":1}',
+        expectedOutput: '[2]',
+        inputFormat: 'json',
+        referenceFormat: 'json',
+        source: { traceId: 't'.repeat(32), spanId: 's'.repeat(16) },
+      },
     ];
     const expected = cases.map(({ input, expectedOutput, inputFormat, referenceFormat }) => ({
       input,

@@ -17,6 +17,7 @@ const expected: Record<Permission, Record<Role, boolean>> = {
   'playground.run': { admin: true, editor: true, viewer: false },
   'ingestionKeys.manage': { admin: true, editor: false, viewer: false },
   'serviceAccounts.manage': { admin: true, editor: false, viewer: false },
+  'webhooks.manage': { admin: true, editor: false, viewer: false },
   'traces.read': { admin: true, editor: true, viewer: true },
   'warnings.read': { admin: true, editor: true, viewer: true },
   'warnings.dismiss': { admin: true, editor: true, viewer: false },

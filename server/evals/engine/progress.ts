@@ -5,8 +5,10 @@ import { withTransaction } from '@/server/context';
 import { AppError } from '@/server/errors';
 import { log } from '@/server/log';
 import { publishBaselineVersion } from '@/server/prompts/versions';
+import { emitEvent } from '@/server/webhooks/outbox';
 import type { ScoringPolicy } from '@/server/prompts/schemas';
 import { reuseKeyOf } from '../freeze';
+import { toEvaluation } from '../serialize';
 import type { EvaluationStatus } from '../schemas';
 import { rowsOf } from '@/db/client';
 
@@ -153,11 +155,20 @@ export async function refreshEvaluation(ctx: DbContext, evaluationId: string): P
         changes.error = `Version 1 was not published: ${error.message}`;
       }
     }
-    if (Object.keys(changes).length)
-      await tx
-        .update(evaluations)
-        .set({ ...changes, updatedAt: now })
-        .where(eq(evaluations.id, evaluation.id));
+    if (!Object.keys(changes).length) return;
+    const [updated] = await tx
+      .update(evaluations)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(evaluations.id, evaluation.id))
+      .returning();
+    // evaluation.completed / evaluation.failed, once per transition (a refresh that finds the
+    // status unchanged writes none), with the evaluation as it reads after this refresh.
+    if (changes.status === 'completed' || changes.status === 'failed')
+      await emitEvent(txCtx, {
+        organizationId: updated.organizationId,
+        type: changes.status === 'completed' ? 'evaluation.completed' : 'evaluation.failed',
+        data: await toEvaluation(txCtx, updated),
+      });
   });
 }
 

@@ -70,10 +70,11 @@ const judgeSystemPrompt = [
 
 // What a judge route receives: the instructions, then the case as one JSON document, so the
 // built-in local judge can read it back exactly and a real model sees unambiguous fields.
+// expectedOutput is null when there is none (online evaluation of production spans).
 export function judgeMessages(fields: {
   rubric: string;
   input: string;
-  expectedOutput: string;
+  expectedOutput: string | null;
   output: string;
 }): ChatMessage[] {
   return [

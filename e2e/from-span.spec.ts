@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test, uniqueName } from './fixtures';
+
+// From a span to a case (API.md "Online evaluation", last bullet): a production model span that
+// names a prompt version is added to that prompt's dataset from the trace explorer, a second try is
+// refused as a duplicate next to the expected output, and the dataset page shows the case with a
+// link back to its span. Data is seeded through the dashboard's own tRPC procedures and the
+// ingestion API.
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const shots = path.join(process.cwd(), 'test-results', 'screenshots');
+
+function api(page: Page) {
+  return {
+    mutate: async (procedure: string, input: unknown) => {
+      const response = await page.request.post(`/api/trpc/${procedure}`, { data: input });
+      expect(response.ok(), await response.text()).toBeTruthy();
+      return (await response.json()).result.data;
+    },
+    query: async (procedure: string, input: unknown) => {
+      const response = await page.request.get(
+        `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
+      );
+      expect(response.ok(), await response.text()).toBeTruthy();
+      return (await response.json()).result.data;
+    },
+  };
+}
+
+// An organization with an active prompt (baseline v1 on the local echo route, one case), its
+// version id, and an ingestion key.
+async function seed(page: Page) {
+  const { mutate, query } = api(page);
+  const organization = await mutate('organizations.create', { name: uniqueName('From span') });
+  const prompt = await mutate('prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
+  const target = { organizationId: organization.id as string, promptId: prompt.id as string };
+  const draft = await query('prompts.getDraft', target);
+  const saved = await mutate('prompts.updateDraft', {
+    ...target,
+    revision: draft.revision,
+    content: { messages: [{ role: 'system', content: 'Answer the customer briefly.' }], inputType: 'user_message' },
+  });
+  const dataset = await query('datasets.get', target);
+  await mutate('datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hi', expectedOutput: 'Hi' },
+  });
+  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
+  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  const versions = await query('versions.list', { ...target, limit: 10 });
+  const key = await mutate('ingestionKeys.create', {
+    organizationId: target.organizationId,
+    name: 'Production',
+    application: 'support',
+    environment: 'production',
+  });
+  return {
+    ...target,
+    promptName: prompt.name as string,
+    versionId: versions.items[0].id as string,
+    secret: key.secret,
+  };
+}
+
+test('a model span from production becomes a dataset case, with its span as the source', async ({
+  adminPage: page,
+}) => {
+  test.setTimeout(180_000);
+  const seeded = await seed(page);
+
+  // A trace with a model span that ran v1 and has content, and a model span without content.
+  const traceId = hex(16);
+  const root = hex(8);
+  const model = hex(8);
+  const bare = hex(8);
+  const start = Date.now() - 5000;
+  const common = { traceId, rootSpanId: root, revision: 1, service: 'support-api' };
+  const sent = await page.request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${seeded.secret}`, 'content-type': 'application/json' },
+    data: {
+      version: 1,
+      events: [
+        {
+          ...common,
+          spanId: root,
+          name: 'POST /answer',
+          kind: 'execution',
+          status: 'success',
+          startedAt: start,
+          endedAt: start + 2000,
+        },
+        {
+          ...common,
+          spanId: model,
+          parentSpanId: root,
+          name: 'answer customer',
+          kind: 'model',
+          status: 'success',
+          startedAt: start + 100,
+          endedAt: start + 1500,
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          promptVersionId: seeded.versionId,
+          contentJson: JSON.stringify({
+            input: [
+              { role: 'system', content: 'Answer the customer briefly.' },
+              { role: 'user', content: 'Where is my parcel?' },
+            ],
+            output: [{ role: 'assistant', content: 'It ships today.' }],
+          }),
+        },
+        {
+          ...common,
+          spanId: bare,
+          parentSpanId: root,
+          name: 'answer without content',
+          kind: 'model',
+          status: 'success',
+          startedAt: start + 1600,
+          endedAt: start + 1900,
+          promptVersionId: seeded.versionId,
+        },
+      ],
+    },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+
+  // A span without content offers nothing; the span with content offers "Add to dataset".
+  await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${bare}`);
+  const panel = page.getByRole('region', { name: 'Span details' });
+  await expect(panel.getByRole('heading', { name: 'answer without content' })).toBeVisible();
+  await expect(panel.getByRole('button', { name: 'Add to dataset' })).toHaveCount(0);
+  await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${model}`);
+  await expect(panel.getByRole('heading', { name: 'answer customer' })).toBeVisible();
+  await expect(panel.getByRole('link', { name: new RegExp(`${seeded.promptName} v1`) })).toBeVisible();
+  // Not scored by online evaluation: no online score section.
+  await expect(panel.getByRole('region', { name: 'Online score' })).toHaveCount(0);
+
+  // The dialog shows the case it will add: the user's message and the answer, which can be edited.
+  await panel.getByRole('button', { name: 'Add to dataset' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add to dataset' });
+  await expect(dialog).toContainText(
+    `To the dataset of ${seeded.promptName} (this span ran v1), which holds 1 of 10 cases`,
+  );
+  await expect(dialog.getByRole('group', { name: 'Input' })).toHaveText('Where is my parcel?');
+  const expected = dialog.getByLabel('Expected output');
+  await expect(expected).toHaveValue('It ships today.');
+  await expected.fill('It ships today; tracking follows by email.');
+  await page.screenshot({ path: path.join(shots, '50-span-add-to-dataset.png'), fullPage: true });
+  await dialog.getByRole('button', { name: 'Add case' }).click();
+  await expect(dialog.getByRole('status')).toContainText(`Case 2 of the dataset of ${seeded.promptName}`);
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toBeHidden();
+
+  // The same pair again: refused next to the expected output, nothing added.
+  await panel.getByRole('button', { name: 'Add to dataset' }).click();
+  await expect(dialog).toContainText('which holds 2 of 10 cases');
+  await dialog.getByLabel('Expected output').fill('It ships today; tracking follows by email.');
+  await dialog.getByRole('button', { name: 'Add case' }).click();
+  await expect(dialog.getByLabel('Expected output')).toHaveAccessibleDescription(
+    /already has a case with this input and this expected output/,
+  );
+  await dialog.getByLabel('Expected output').fill('It ships today.');
+  await dialog.getByRole('button', { name: 'Add case' }).click();
+  await expect(dialog.getByRole('status')).toContainText('Case 3 of the dataset');
+
+  // The dataset page lists the case with its source, which leads back to the span.
+  await dialog.getByRole('link', { name: 'Open the dataset' }).click();
+  await expect(page).toHaveURL(`/organizations/${seeded.organizationId}/prompts/${seeded.promptId}/dataset`);
+  const row = page.locator('tr[data-case]', { hasText: 'tracking follows by email' });
+  await expect(row).toContainText('Where is my parcel?');
+  await expect(row.getByTestId('case-source')).toContainText(model);
+  await expect(page.getByTestId('case-source')).toHaveCount(2);
+  await page.screenshot({ path: path.join(shots, '51-dataset-case-from-span.png'), fullPage: true });
+  await row.getByRole('link', { name: new RegExp(model) }).click();
+  await expect(page).toHaveURL(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${model}`);
+  await expect(panel.getByRole('heading', { name: 'answer customer' })).toBeVisible();
+});
