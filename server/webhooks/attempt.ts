@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '@/db/client';
-import { runInTransaction } from '../context';
+import { runInTransaction, type DbContext } from '../context';
 import { unseal } from '../credentials/sealed';
 import { log } from '../log';
 import { postWebhook, type PostResult } from './deliver';
@@ -41,7 +41,9 @@ type WebhookWarning = {
   details: Record<string, unknown>;
   at: Date;
 };
-type WarningRaiser = (db: Db, warning: WebhookWarning) => Promise<void>;
+// Given the outcome's transaction and its after-commit queue (the warning's `warning.opened` event
+// rings the doorbell once it commits).
+type WarningRaiser = (ctx: DbContext, warning: WebhookWarning) => Promise<void>;
 
 export type AttemptSettings = {
   now: () => Date;
@@ -199,7 +201,7 @@ async function recordFailure(
   s: AttemptSettings,
 ): Promise<AttemptOutcome> {
   const at = s.now();
-  return runInTransaction(db, async (tx) => {
+  return runInTransaction(db, async (tx, afterCommit) => {
     const [webhook] = rowsOf<{ failingSince: string | Date | null; enabled: boolean; url: string }>(
       await tx.execute(sql`
         select failing_since as "failingSince", enabled, url from webhooks where id = ${claimed.webhookId}
@@ -230,21 +232,24 @@ async function recordFailure(
       ? 'The endpoint answered 410 Gone.'
       : `Deliveries failed for more than ${Math.round(s.failingLimitMs / 3_600_000)} hours (since ${iso(failingSince!)}); the last: ${result.error}`;
     await disableWebhook({ db: tx }, claimed.webhookId, reason, at);
-    await s.raiseWarning(tx, {
-      organizationId: claimed.organizationId,
-      kind: 'webhook_failing',
-      subjectId: claimed.webhookId,
-      message: `The webhook ${webhook.url} was disabled: ${reason}`,
-      details: {
-        webhookId: claimed.webhookId,
-        url: webhook.url,
-        reason,
-        failingSince: failingSince ? iso(failingSince) : null,
-        lastStatusCode: result.statusCode,
-        lastError: result.error,
+    await s.raiseWarning(
+      { db: tx, afterCommit },
+      {
+        organizationId: claimed.organizationId,
+        kind: 'webhook_failing',
+        subjectId: claimed.webhookId,
+        message: `The webhook ${webhook.url} was disabled: ${reason}`,
+        details: {
+          webhookId: claimed.webhookId,
+          url: webhook.url,
+          reason,
+          failingSince: failingSince ? iso(failingSince) : null,
+          lastStatusCode: result.statusCode,
+          lastError: result.error,
+        },
+        at,
       },
-      at,
-    });
+    );
     return 'disabled';
   });
 }
