@@ -10,7 +10,7 @@ import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../ac
 import { resolveScoringPolicy } from '../prompts/scoring';
 import { configuredRoutes, localRouteId, requireRoute } from '../models/routes';
 import { resolveWarning } from '../warnings/service';
-import type { OnlineEvaluation, onlineScoresSchema } from './schemas';
+import type { OnlineEvaluation, onlineScoreDaySchema, onlineScoresSchema } from './schemas';
 
 // GET/PUT …/online-evaluation and GET …/online-scores (API.md "Online evaluation (production
 // traces)"). The worker that samples and scores spans is in scanner.ts, scorer.ts and worker.ts.
@@ -184,7 +184,7 @@ export async function listOnlineScores(
     .limit(maxScoreRows);
   rows.reverse();
   return {
-    items: rows.map((r) => ({
+    items: rows.map((r): z.infer<typeof onlineScoreDaySchema> => ({
       versionId: r.versionId,
       version: r.version,
       day: r.day,
