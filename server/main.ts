@@ -20,7 +20,6 @@ import { flushRetrievalActivity } from './retrieval/activity';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
 import { raiseWarning } from './warnings/service';
-
 import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
@@ -223,20 +222,14 @@ async function main(): Promise<void> {
     : role === 'web'
       ? await startWebhookSender(evals.boss)
       : await startWebhookWorker({ database, boss: evals.boss, raiseWarning });
-  const stopWorkers = () => Promise.all([evals?.stop(), hooks?.stop()]);
-  const handler = await buildHandler(role);
-  if (!handler) {
-    log.info({ role }, 'worker started');
-    // Finish the cases and webhook attempts in flight, leave eval_workers, close the pool, exit.
-    onStop(() => exitAfterStop(stopWorkers().finally(() => database.close())));
-
   // Online evaluation of production spans: sampled and scored here, never on the ingestion path.
   const online = role === 'all' || role === 'worker' ? startOnlineEvaluation(database.db) : null;
+  const stopWorkers = () => Promise.all([evals?.stop(), hooks?.stop(), online?.stop()]);
   const handler = await buildHandler(role);
   if (!handler) {
     log.info({ role }, 'worker started');
-    // Finish the cases in flight, leave eval_workers, close the pool, exit.
-    onStop(() => exitAfterStop(Promise.all([evals!.stop(), online?.stop()]).finally(() => database.close())));
+    // Finish the cases, webhook attempts and online scores in flight, leave eval_workers, close the pool, exit.
+    onStop(() => exitAfterStop(stopWorkers().finally(() => database.close())));
     return;
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
@@ -255,8 +248,6 @@ async function main(): Promise<void> {
   // archived use), close the pool, exit 0.
   onStop(() => {
     const evalsStopped = stopWorkers();
-
-    const evalsStopped = Promise.all([evals?.stop(), online?.stop()]);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     exitAfterStop(
