@@ -372,7 +372,11 @@ test('the daily pass rate per version from real scored production spans, on the 
   await expect(chart.locator('[data-series-version="1"] circle')).toHaveCount(4);
   await expect(chart.locator('[data-series-version="2"] circle')).toHaveCount(3);
   await chart.scrollIntoViewIfNeeded();
-  await chart.locator('.pass-chart-hit').hover();
+  // The readout of the last day but one, where both versions were scored.
+  const plot = chart.locator('.pass-chart-hit');
+  const box = (await plot.boundingBox())!;
+  await plot.hover({ position: { x: box.width * (1 - 1 / 29), y: box.height / 2 } });
+  await expect(chart.locator('.pass-chart-tooltip')).toContainText('v2 75%');
   await chart.screenshot({ path: path.join(shots, '55-online-pass-rate.png') });
 
   // A split of staging between v1 and v2: its panel charts just those versions.
