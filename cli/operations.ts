@@ -54,7 +54,9 @@ type JsonSchema = {
 };
 
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-const reserved = new Set(['url', 'json', 'help', 'org', 'body', 'wait']);
+// Global options: a field of the same name (create_webhook's `url`) is given with --body instead.
+export const reservedOptionNames = new Set(['url', 'json', 'help', 'org', 'body', 'wait']);
+const reserved = reservedOptionNames;
 
 function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema | undefined {
   if (!schema) return undefined;
