@@ -4,9 +4,9 @@ import type { Page } from '@playwright/test';
 import { expect, test, uniqueName } from './fixtures';
 
 // From a span to a case (API.md "Online evaluation", last bullet): a production model span that
-// names a prompt version is added to that prompt's dataset from the trace explorer, a second try is
-// refused as a duplicate next to the expected output, and the dataset page shows the case with a
-// link back to its span. Data is seeded through the dashboard's own tRPC procedures and the
+// names a prompt version shows its online score (the worker's judge) in the trace explorer and is
+// added to that prompt's dataset from there; a second try is refused as a duplicate next to the
+// expected output, and the dataset page shows the case with a link back to its span. Data is seeded through the dashboard's own tRPC procedures and the
 // ingestion API.
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -50,6 +50,14 @@ async function seed(page: Page) {
   });
   await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
   await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  // Online evaluation scores every model span of the prompt with the built-in judge.
+  await mutate('online.set', {
+    ...target,
+    enabled: true,
+    sampleRate: 1,
+    judgeModelRouteId: 'local/judge',
+    rubric: 'The answer tells the customer where the parcel is.',
+  });
   const versions = await query('versions.list', { ...target, limit: 10 });
   const key = await mutate('ingestionKeys.create', {
     organizationId: target.organizationId,
@@ -128,16 +136,31 @@ test('a model span from production becomes a dataset case, with its span as the 
   });
   expect(sent.status(), await sent.text()).toBe(200);
 
-  // A span without content offers nothing; the span with content offers "Add to dataset".
+  // The worker scores the span with content (after ingestion has answered); the other is skipped.
+  const { query } = api(page);
+  const onlineScoreOf = async (spanId: string) =>
+    (await query('traces.get', { organizationId: seeded.organizationId, traceId })).spans.find(
+      (s: { spanId: string }) => s.spanId === spanId,
+    ).onlineScore;
+  await expect.poll(() => onlineScoreOf(model), { timeout: 60_000 }).not.toBeNull();
+
+  // A span without content offers nothing and has no score; the span with content offers "Add to
+  // dataset" and shows the judge's verdict.
   await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${bare}`);
   const panel = page.getByRole('region', { name: 'Span details' });
   await expect(panel.getByRole('heading', { name: 'answer without content' })).toBeVisible();
   await expect(panel.getByRole('button', { name: 'Add to dataset' })).toHaveCount(0);
+  await expect(panel.getByRole('region', { name: 'Online score' })).toHaveCount(0);
   await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${model}`);
   await expect(panel.getByRole('heading', { name: 'answer customer' })).toBeVisible();
   await expect(panel.getByRole('link', { name: new RegExp(`${seeded.promptName} v1`) })).toBeVisible();
-  // Not scored by online evaluation: no online score section.
-  await expect(panel.getByRole('region', { name: 'Online score' })).toHaveCount(0);
+  const score = panel.getByRole('region', { name: 'Online score' });
+  await expect(score).toContainText('Passed');
+  await expect(score.getByTestId('online-score')).toHaveText('1.00');
+  await expect(score).toContainText('local/judge');
+  await expect(score).toContainText('There is no expected output to compare with; the output is not empty.');
+  await score.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(shots, '49-span-online-score.png') });
 
   // The dialog shows the case it will add: the user's message and the answer, which can be edited.
   await panel.getByRole('button', { name: 'Add to dataset' }).click();
