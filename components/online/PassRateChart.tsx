@@ -151,7 +151,12 @@ export function PassRateChart({ data, label }: { data: ChartData; label: string 
         {hoverDay ? (
           <div
             className="pass-chart-tooltip"
-            style={{ left: Math.min(Math.max(x(hover!), 90), width - 90) }}
+            // Beside the cursor, on the side with more room, so the lines under it stay visible.
+            style={
+              x(hover!) > width / 2
+                ? { left: x(hover!) - 12, transform: 'translateX(-100%)' }
+                : { left: x(hover!) + 12 }
+            }
             aria-hidden="true"
           >
             <strong>{formatLongDay(hoverDay)} (UTC)</strong>
