@@ -13,6 +13,7 @@ import { seal } from '../credentials/sealed';
 import { checkTargetUrl, resolveTarget, systemResolver, TargetRefused, targetPolicy, type Resolver } from './targets';
 import { deliverAgain, emitEvent } from './outbox';
 import { disableWebhook } from './disable';
+import { resolveWarning } from '../warnings/service';
 import type { Webhook, WebhookDelivery } from './schemas';
 
 // Webhook endpoints and their delivery log (API.md "Webhooks"): every route is admin-only. The
@@ -173,8 +174,8 @@ export async function getWebhook(
 
 /**
  * Changes url, events or description, or turns the endpoint off or on. Turning it off fails its
- * pending deliveries (disableWebhook); turning it on clears disabledReason and the failure run and
- * sends nothing that was missed. Fields equal to the current values change nothing and an update
+ * pending deliveries (disableWebhook); turning it on clears disabledReason and the failure run, resolves
+ * its webhook_failing warning and sends nothing that was missed. Fields equal to the current values change nothing and an update
  * that changes nothing records no audit entry.
  */
 export async function updateWebhook(
@@ -204,6 +205,8 @@ export async function updateWebhook(
       .update(webhooks)
       .set({ enabled: true, disabledReason: null, failingSince: null, updatedAt: now })
       .where(eq(webhooks.id, current.id));
+    // An admin turning it back on has dealt with whatever made it fail.
+    await resolveWarning(ctx.db, { organizationId, kind: 'webhook_failing', subjectId: current.id, at: now });
     toggled = 'enabled';
   }
   if (!Object.keys(changes).length && !toggled) return toWebhook(current);

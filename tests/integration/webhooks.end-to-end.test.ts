@@ -118,6 +118,14 @@ describe('webhooks end to end (management API → worker → receiver)', () => {
     const [delivery] = (await admin.call('GET', `${hooks}/${target.webhook.id}/deliveries`)).body.items;
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410, nextAttemptAt: null });
     const warnings = await admin.call('GET', `/organizations/${org.id}/warnings?kind=webhook_failing`);
-    expect(warnings.body.items).toEqual([expect.objectContaining({ subjectId: target.webhook.id })]);
+    expect(warnings.body.items).toEqual([expect.objectContaining({ subjectId: target.webhook.id, resolvedAt: null })]);
+
+    // Turning it back on resolves the warning.
+    const enabled = await admin.call('PATCH', `${hooks}/${target.webhook.id}`, { body: { enabled: true } });
+    expect(enabled.body).toMatchObject({ enabled: true, disabledReason: null });
+    const after = await admin.call('GET', `/organizations/${org.id}/warnings?kind=webhook_failing&state=all`);
+    expect(after.body.items).toEqual([
+      expect.objectContaining({ subjectId: target.webhook.id, resolvedAt: expect.any(String) }),
+    ]);
   });
 });
