@@ -2,23 +2,13 @@
 
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
-import { useCreateDialog } from '@/components/ui/useCreateDialog';
+import { useCreateDialog, type CreateDialogProps } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
 
 import type { CreatedIngestionKey as Created } from '@/server/keys/schemas';
 const empty = { name: '', application: '', environment: 'production' };
 
-export function CreateIngestionKeyDialog({
-  organizationId,
-  open,
-  onClose,
-  onCreated,
-}: {
-  organizationId: string;
-  open: boolean;
-  onClose: () => void;
-  onCreated: (created: Created) => void;
-}) {
+export function CreateIngestionKeyDialog({ organizationId, open, onClose, onCreated }: CreateDialogProps<Created>) {
   const trpc = useTRPC();
   const { values, setValues, create, error, close } = useCreateDialog(
     empty,

@@ -3,7 +3,7 @@
 import { roleOptions } from '@/components/format';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input, Select } from '@/components/ui/Field';
-import { useCreateDialog } from '@/components/ui/useCreateDialog';
+import { useCreateDialog, type CreateDialogProps } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import type { CreatedServiceAccount } from '@/server/service-accounts/schemas';
 
@@ -15,12 +15,7 @@ export function CreateServiceAccountDialog({
   open,
   onClose,
   onCreated,
-}: {
-  organizationId: string;
-  open: boolean;
-  onClose: () => void;
-  onCreated: (created: CreatedServiceAccount) => void;
-}) {
+}: CreateDialogProps<CreatedServiceAccount>) {
   const trpc = useTRPC();
   const { values, setValues, create, error, close } = useCreateDialog(
     empty,

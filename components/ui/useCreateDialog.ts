@@ -4,6 +4,14 @@ import { useMutation, useQueryClient, type QueryFilters, type UseMutationOptions
 import { useState } from 'react';
 import { readAppError } from '@/lib/trpc/errors';
 
+/** The props every "New …" dialog of an organization's admin pages takes. */
+export type CreateDialogProps<Created> = {
+  organizationId: string;
+  open: boolean;
+  onClose: () => void;
+  onCreated: (created: Created) => void;
+};
+
 /**
  * The state of a "New …" dialog that creates something and reveals it once: the field values
  * (cleared after a create and on close), the create mutation (which refreshes the list it adds to),

@@ -1,28 +1,16 @@
 'use client';
 
-import { useState } from 'react';
-import { FormDialog } from '@/components/ui/FormDialog';
-import { useCreateDialog } from '@/components/ui/useCreateDialog';
+import { useCreateDialog, type CreateDialogProps } from '@/components/ui/useCreateDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import type { Webhook } from '@/server/webhooks/schemas';
-import { WebhookFields } from './WebhookFields';
-import { checkValues, fieldNames, withFieldErrors, type WebhookFieldErrors, type WebhookValues } from './form';
+import type { WebhookValues } from './form';
+import { WebhookFormDialog } from './WebhookFormDialog';
 
 export type CreatedWebhook = { webhook: Webhook; secret: string };
 
 const empty: WebhookValues = { url: '', events: [], description: '' };
 
-export function CreateWebhookDialog({
-  organizationId,
-  open,
-  onClose,
-  onCreated,
-}: {
-  organizationId: string;
-  open: boolean;
-  onClose: () => void;
-  onCreated: (created: CreatedWebhook) => void;
-}) {
+export function CreateWebhookDialog({ organizationId, open, onClose, onCreated }: CreateDialogProps<CreatedWebhook>) {
   const trpc = useTRPC();
   const { values, setValues, create, error, close } = useCreateDialog(
     empty,
@@ -30,43 +18,24 @@ export function CreateWebhookDialog({
     trpc.webhooks.pathFilter(),
     { onCreated, onClose },
   );
-  const [checked, setChecked] = useState<WebhookFieldErrors>({});
-  const shown = withFieldErrors(error);
-
-  function submit() {
-    const problems = checkValues(values);
-    setChecked(problems);
-    if (Object.keys(problems).length > 0) return;
-    const description = values.description.trim();
-    create.mutate({
-      organizationId,
-      url: values.url.trim(),
-      events: values.events,
-      ...(description ? { description } : {}),
-    });
-  }
 
   return (
-    <FormDialog
+    <WebhookFormDialog
       open={open}
-      onClose={() => (setChecked({}), close())}
       title="New webhook endpoint"
       description="Promptloop POSTs a signed JSON event to this URL when something happens in the organization. Its signing secret is shown once."
       submitLabel="Add endpoint"
+      values={values}
+      onValues={(next) => {
+        setValues(next);
+        if (create.error) create.reset();
+      }}
       pending={create.isPending}
-      onSubmit={submit}
-      error={shown}
-      fieldNames={fieldNames}
-    >
-      <WebhookFields
-        values={values}
-        errors={{ ...shown?.fields, ...checked }}
-        onChange={(next) => {
-          setValues(next);
-          setChecked({});
-          if (create.error) create.reset();
-        }}
-      />
-    </FormDialog>
+      error={error}
+      onSubmit={({ url, events, description }) =>
+        create.mutate({ organizationId, url, events, ...(description ? { description } : {}) })
+      }
+      onClose={close}
+    />
   );
 }

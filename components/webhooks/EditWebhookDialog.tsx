@@ -2,19 +2,11 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { FormDialog } from '@/components/ui/FormDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { webhookEventTypes, type Webhook } from '@/server/webhooks/schemas';
-import { WebhookFields } from './WebhookFields';
-import {
-  checkValues,
-  fieldNames,
-  withFieldErrors,
-  type EventType,
-  type WebhookFieldErrors,
-  type WebhookValues,
-} from './form';
+import type { EventType, WebhookValues } from './form';
+import { WebhookFormDialog } from './WebhookFormDialog';
 
 const isEventType = (type: string): type is EventType => (webhookEventTypes as readonly string[]).includes(type);
 
@@ -37,7 +29,6 @@ export function EditWebhookDialog({
     events: webhook.events.filter(isEventType),
     description: webhook.description ?? '',
   });
-  const [checked, setChecked] = useState<WebhookFieldErrors>({});
   const update = useMutation(
     trpc.webhooks.update.mutationOptions({
       onSuccess: async () => {
@@ -47,43 +38,29 @@ export function EditWebhookDialog({
       },
     }),
   );
-  const shown = withFieldErrors(readAppError(update.error));
-
-  function submit() {
-    const problems = checkValues(values);
-    setChecked(problems);
-    if (Object.keys(problems).length > 0) return;
-    const description = values.description.trim();
-    update.mutate({
-      organizationId,
-      webhookId: webhook.id,
-      ...(values.url.trim() === webhook.url ? {} : { url: values.url.trim() }),
-      events: values.events,
-      description: description || null,
-    });
-  }
 
   return (
-    <FormDialog
-      open
-      onClose={() => !update.isPending && onClose()}
+    <WebhookFormDialog
       title="Edit endpoint"
       description="The signing secret and the delivery log stay as they are. Deliveries already queued go to the new URL."
       submitLabel="Save changes"
+      values={values}
+      onValues={(next) => {
+        setValues(next);
+        if (update.error) update.reset();
+      }}
       pending={update.isPending}
-      onSubmit={submit}
-      error={shown}
-      fieldNames={fieldNames}
-    >
-      <WebhookFields
-        values={values}
-        errors={{ ...shown?.fields, ...checked }}
-        onChange={(next) => {
-          setValues(next);
-          setChecked({});
-          if (update.error) update.reset();
-        }}
-      />
-    </FormDialog>
+      error={readAppError(update.error)}
+      onSubmit={({ url, events, description }) =>
+        update.mutate({
+          organizationId,
+          webhookId: webhook.id,
+          ...(url === webhook.url ? {} : { url }),
+          events,
+          description: description || null,
+        })
+      }
+      onClose={() => !update.isPending && onClose()}
+    />
   );
 }

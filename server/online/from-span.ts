@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { prompts, promptVersions, spans } from '@/db/schema';
+import { spans } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
@@ -17,6 +17,7 @@ import {
 } from '../datasets/service';
 import { draftContentSchema } from '../prompts/schemas';
 import { traceIdPattern } from '../traces/schemas';
+import { versionOfOrganization } from '../traces/query';
 import { caseFromSpanContent, spanContentOf, type Template } from './span-case';
 
 // POST …/prompts/{prompt}/dataset/cases/from-span (API.md "From a span to a case"): a production
@@ -49,20 +50,8 @@ async function loadSpan(db: Db, organizationId: string, traceId: string, spanId:
 type VersionRef = { promptId: string; promptName: string; version: number; content: unknown };
 
 // The version a span names, when it is one of this organization's (its content rendered the span's messages).
-async function namedVersion(db: Db, organizationId: string, versionId: string | null): Promise<VersionRef | null> {
-  if (versionId === null) return null;
-  const [row] = await db
-    .select({
-      promptId: prompts.id,
-      promptName: prompts.name,
-      version: promptVersions.number,
-      content: promptVersions.content,
-    })
-    .from(promptVersions)
-    .innerJoin(prompts, eq(prompts.id, promptVersions.promptId))
-    .where(and(eq(promptVersions.id, versionId), eq(promptVersions.organizationId, organizationId)));
-  return row ?? null;
-}
+const namedVersion = (db: Db, organizationId: string, versionId: string | null): Promise<VersionRef | null> =>
+  versionId === null ? Promise.resolve(null) : versionOfOrganization(db, organizationId, versionId);
 
 const templateSchema = draftContentSchema.pick({ messages: true, inputType: true });
 const templateOf = (content: unknown): Template | null => {

@@ -225,8 +225,19 @@ export async function findPromptVersion(
   versionId: string,
 ): Promise<PromptVersionRef | null> {
   await authorize(ctx, organizationId, 'prompts.read');
-  const [row] = await ctx.db
-    .select({ promptId: prompts.id, promptName: prompts.name, version: promptVersions.number })
+  const row = await versionOfOrganization(ctx.db, organizationId, versionId);
+  return row && { promptId: row.promptId, promptName: row.promptName, version: row.version };
+}
+
+/** The organization's version with that id, with its prompt's name and its content; null for any other. */
+export async function versionOfOrganization(db: ServiceContext['db'], organizationId: string, versionId: string) {
+  const [row] = await db
+    .select({
+      promptId: prompts.id,
+      promptName: prompts.name,
+      version: promptVersions.number,
+      content: promptVersions.content,
+    })
     .from(promptVersions)
     .innerJoin(prompts, eq(prompts.id, promptVersions.promptId))
     .where(and(eq(promptVersions.id, versionId), eq(promptVersions.organizationId, organizationId)));
