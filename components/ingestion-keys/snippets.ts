@@ -60,7 +60,7 @@ await exporter.shutdown();`;
 
 // OpenTelemetry (API.md "OTLP trace ingestion"): the same key, sent by any OTLP/HTTP exporter to
 // {origin}/api/v1/otel/v1/traces. Exporters configured by environment append /v1/traces themselves.
-export function otlpEndpoint(origin: string): string {
+function otlpEndpoint(origin: string): string {
   return `${origin}/api/v1/otel`;
 }
 

@@ -41,7 +41,7 @@ import { importCases } from '../datasets/import';
 import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '../keys/ingestion';
 import { createRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '../keys/retrieval';
 import { getTrace, listTraces } from '../traces/query';
-import { dismissWarning, listWarnings } from '../warnings/service';
+import { dismissWarning, listWarnings, resolveWarning } from '../warnings/service';
 import { getBillingState } from '../billing/state';
 import { cancelRenewal, createCheckout, createPortalSession } from '../billing/service';
 import {
@@ -144,7 +144,7 @@ export const services = {
   list_webhooks: listWebhooks,
   create_webhook: createWebhook,
   get_webhook: getWebhook,
-  update_webhook: updateWebhook,
+  update_webhook: (ctx, input) => updateWebhook(ctx, input, resolveWarning),
   delete_webhook: deleteWebhook,
   test_webhook: testWebhook,
   list_webhook_deliveries: listWebhookDeliveries,

@@ -184,7 +184,7 @@ function noneMatch(header: string, etag: string): boolean {
 // The subject of a split label's retrieval (API.md "Safe releases"): 1–200 characters (HTTP header
 // octets, as both entries read them). This schema feeds the OpenAPI document; the hot path checks
 // the length by hand (checkSubject).
-export const subjectHeader = 'Promptloop-Subject';
+const subjectHeader = 'Promptloop-Subject';
 const subjectMaxLength = 200;
 export const retrievalHeaders = z.strictObject({
   [subjectHeader]: z

@@ -258,7 +258,7 @@ export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema }
 export const versionNumber = integerParam(1);
 
 // A label's traffic split (M10): the versions in the order given, weights summing to 100.
-export const labelSplitItemSchema = z.object({
+const labelSplitItemSchema = z.object({
   versionId: z.string(),
   version: z.number().int(),
   weight: z.number().int().min(1).max(99),
@@ -279,7 +279,7 @@ export type LabelSplitItem = z.infer<typeof labelSplitItemSchema>;
 export const labelListSchema = z.object({ items: z.array(labelItemSchema) });
 
 export const splitLimits = { minVersions: 2, maxVersions: 4, totalWeight: 100 } as const;
-export const splitEntryInput = z.strictObject({
+const splitEntryInput = z.strictObject({
   versionId: z.string().min(1).max(100),
   weight: z.number().int().min(1).max(99),
 });
@@ -306,7 +306,7 @@ export function splitIssues<
 }
 
 // An admin's bypass of the release policy; its reason is kept in the label history.
-export const overrideInput = z.strictObject({
+const overrideInput = z.strictObject({
   reason: z
     .string()
     .min(1)
@@ -343,7 +343,6 @@ export const moveLabelInput = z
     if (input.split)
       for (const issue of splitIssues(input.split, 'versionId')) ctx.addIssue({ code: 'custom', ...issue });
   });
-export type MoveLabelInput = z.infer<typeof moveLabelInput>;
 
 const labelHistorySources = ['move', 'import'] as const;
 const historySplitSchema = z.array(z.object({ versionId: z.string(), weight: z.number().int() })).nullable();

@@ -71,13 +71,13 @@ export const splitStatsQuery = z
     path: ['from'],
   });
 
-export const onlineScoreSummary = z.object({
+const onlineScoreSummary = z.object({
   scored: z.number().int(),
   passed: z.number().int(),
   meanScore: z.number().nullable().describe('0–1; null when nothing was scored.'),
 });
 
-export const splitVersionStats = z.object({
+const splitVersionStats = z.object({
   versionId: z.string(),
   version: z.number().int(),
   weight: z.number().int(),

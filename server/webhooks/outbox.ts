@@ -26,7 +26,7 @@ export function registerDeliveryNotifier(notify: DeliveryNotifier | null): void 
   notifier = notify;
 }
 
-export function eventPayload(event: OutboxEvent & { at: Date }): string {
+function eventPayload(event: OutboxEvent & { at: Date }): string {
   return JSON.stringify({
     type: event.type,
     timestamp: event.at.toISOString(),

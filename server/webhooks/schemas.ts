@@ -62,7 +62,7 @@ export const createdWebhookSchema = z.object({
   secret: z.string().describe('whsec_ + base64 of 32 random bytes: shown once.'),
 });
 
-export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 export const webhookDeliverySchema = z.object({
   id: z.string(),
   eventId: z.string().describe('The `webhook-id` header: the same on every retry and redelivery.'),

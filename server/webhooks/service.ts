@@ -13,7 +13,6 @@ import { seal } from '../credentials/sealed';
 import { checkTargetUrl, resolveTarget, systemResolver, TargetRefused, targetPolicy, type Resolver } from './targets';
 import { deliverAgain, emitEvent } from './outbox';
 import { disableWebhook } from './disable';
-import { resolveWarning } from '../warnings/service';
 import type { Webhook, WebhookDelivery } from './schemas';
 
 // Webhook endpoints and their delivery log (API.md "Webhooks"): every route is admin-only. The
@@ -181,6 +180,7 @@ export async function getWebhook(
 export async function updateWebhook(
   ctx: ServiceContext,
   { organizationId, webhookId, url, events, enabled, description }: OperationInput<'update_webhook'>,
+  resolveWarning: ResolveFailingWarning,
 ): Promise<Webhook> {
   await authorizeOrganizationWrite(ctx, organizationId, 'webhooks.manage');
   const current = await findWebhook(ctx, organizationId, webhookId, { lock: true });
@@ -220,6 +220,13 @@ export async function updateWebhook(
   });
   return toWebhook(await findWebhook(ctx, organizationId, current.id));
 }
+
+// The warnings area's resolveWarning, handed in by the operation's binding (server/api/handlers.ts):
+// warnings already depend on webhooks (warning.opened is an event), so webhooks cannot import them.
+type ResolveFailingWarning = (
+  db: ServiceContext['db'],
+  warning: { organizationId: string; kind: 'webhook_failing'; subjectId: string; at: Date },
+) => Promise<void>;
 
 // The endpoint and its delivery log; events that no other endpoint's delivery still needs go too.
 export async function deleteWebhook(

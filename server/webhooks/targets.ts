@@ -45,7 +45,7 @@ function ipv6Groups(address: string): number[] | null {
 }
 
 /** Why an address may not be a webhook target, or null when it is a public address. */
-export function forbiddenAddress(address: string): string | null {
+function forbiddenAddress(address: string): string | null {
   const kind = isIP(address);
   if (kind === 4) {
     const [a, b] = ipv4Parts(address)!;
