@@ -5,6 +5,7 @@ import { preparedValues } from '@/db/prepared';
 import { config } from './config';
 import { awaitAfterCommit, type DbContext } from './context';
 import { AppError } from './errors';
+import { log } from './log';
 
 // Retrieval may read a Postgres hot standby (RETRIEVAL_DATABASE_URL, docs/deploy.md). A write that
 // changes what retrieval returns answers only once that standby has applied it, so a request sent
@@ -25,6 +26,20 @@ const longestPauseMs = 50;
 export function changesRetrieval(ctx: DbContext): void {
   if (config().retrievalDatabaseUrl) awaitAfterCommit(ctx, waitForRetrievalStandby);
 }
+
+/**
+ * Creating a retrieval key: it waits as changesRetrieval does, but past the wait it answers anyway,
+ * because its answer carries the one secret a 503 would lose. The new key may then be refused (401)
+ * until the standby applies it; nothing stale is served.
+ */
+export function addsRetrievalKey(ctx: DbContext): void {
+  if (config().retrievalDatabaseUrl) awaitAfterCommit(ctx, waitForNewKey);
+}
+
+const waitForNewKey = () =>
+  waitForRetrievalStandby().catch((error: unknown) =>
+    log.warn({ err: error }, 'a new retrieval key answered before the retrieval standby applied it'),
+  );
 
 /**
  * Resolves once the retrieval standby has applied everything committed on the primary before this

@@ -9,7 +9,7 @@ import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
 import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../access/organization';
-import { changesRetrieval } from '../standby';
+import { addsRetrievalKey, changesRetrieval } from '../standby';
 import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;
@@ -35,8 +35,8 @@ export async function createRetrievalKey(
   { organizationId, promptId, name }: OperationInput<'create_retrieval_key'>,
 ): Promise<CreatedRetrievalKey> {
   await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
-  // The new key works on the very next retrieval.
-  changesRetrieval(ctx);
+  // The new key works on the very next retrieval (its answer is never a 503: server/standby.ts).
+  addsRetrievalKey(ctx);
   const secret = newSecret('plr_');
   const [row] = await ctx.db
     .insert(retrievalKeys)

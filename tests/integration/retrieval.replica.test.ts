@@ -246,6 +246,22 @@ describe.skipIf(!binaries)(
       expect(await http(s.promptId, s.secret)).toMatchObject({ status: 200, version: 2 });
     }, 60_000);
 
+    it('creating a key while the standby is behind still answers 201 with its one-time secret', async () => {
+      const s = await retrievalSetup(1);
+      const [http] = gets;
+      await pair!.pauseReplay();
+      let secret: string;
+      try {
+        const created = await s.owner.call('POST', `${s.base}/keys`, { body: { name: 'late' } });
+        expect(created.status).toBe(201);
+        secret = created.body.secret;
+      } finally {
+        await pair!.resumeReplay();
+      }
+      await caughtUp();
+      expect(await http(s.promptId, secret)).toMatchObject({ status: 200, version: 1 });
+    }, 60_000);
+
     it('a stopped standby: retrieval answers 503, such writes answer 503; both recover when it is back', async () => {
       const s = await retrievalSetup(2);
       const [http] = gets;
