@@ -10,6 +10,7 @@ import { startRetrievalEntry } from '../helpers/retrieval-entry';
 import { retrievalSetup } from '../helpers/retrieval';
 import { postgresBinaries, startStandbyPair, type StandbyPair } from '../helpers/standby';
 import { splitLabel } from '../helpers/splits';
+import { caller, rejection } from '../helpers/trpc';
 
 // RETRIEVAL_DATABASE_URL (docs/deploy.md): retrieval reads a real streaming hot standby, made here
 // with pg_basebackup from a primary of this file's own (tests/helpers/standby.ts). Every write
@@ -237,6 +238,18 @@ describe.skipIf(!binaries)(
         expect(await http(s.promptId, s.secret)).toMatchObject({ status: 200, version: 1 });
         // A retry while the standby is still behind waits and answers 503 again.
         expect((await s.owner.call('PUT', `${s.base}/labels/production`, move)).status).toBe(503);
+        // The dashboard's procedure (tRPC) is the same service and transaction owner: the same answer.
+        const dashboard = await caller(s.owner.id);
+        const refused = await rejection(
+          dashboard.versions.moveLabel({
+            organizationId: s.org.id,
+            promptId: s.promptId,
+            label: 'staging',
+            versionId: s.ids[1],
+          }),
+        );
+        expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+        expect(refused.cause).toMatchObject({ code: 'unavailable', details: { reason: 'retrieval_standby_behind' } });
       } finally {
         await pair!.resumeReplay();
       }
