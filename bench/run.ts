@@ -7,6 +7,7 @@ const benchmarks: Record<string, () => Promise<{ main: () => Promise<boolean> }>
   'ingest-cpu': () => import('./ingest-cpu'),
   otlp: () => import('./otlp'),
   'otlp-cpu': () => import('./otlp-cpu'),
+  replica: () => import('./replica'),
   retrieval: () => import('./retrieval'),
   traces: () => import('./traces'),
   webhooks: () => import('./webhooks'),

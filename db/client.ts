@@ -38,9 +38,10 @@ function readerConnections(): number {
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 // `template`: PGlite only, a data directory to start from (PGlite's dumpDataDir; the test suite
-// migrates one copy and loads it in every test process).
+// migrates one copy and loads it in every test process). `readerUrl`: Postgres only, where the
+// reader pool connects (RETRIEVAL_DATABASE_URL, a hot standby: docs/deploy.md); `url` when unset.
 export async function openDatabase(
-  options: { url?: string; dataDir?: string; max?: number; template?: Blob } = {},
+  options: { url?: string; readerUrl?: string; dataDir?: string; max?: number; template?: Blob } = {},
 ): Promise<Database> {
   if (options.url) {
     const { default: postgres } = await import('postgres');
@@ -52,12 +53,12 @@ export async function openDatabase(
     });
     const db = drizzle({ client, schema, casing: 'snake_case' }) as unknown as Db;
     let reader: ReturnType<typeof postgres> | undefined;
-    const url = options.url;
+    const readerUrl = options.readerUrl ?? options.url;
     return {
       db,
       kind: 'postgres',
       reader: () =>
-        (reader ??= postgres(url, {
+        (reader ??= postgres(readerUrl, {
           max: readerConnections(),
           onnotice: () => {},
           connection: { application_name: 'promptloop-reader' },
@@ -120,6 +121,7 @@ async function open(): Promise<Database> {
   const url = process.env.DATABASE_URL || undefined;
   const database = await openDatabase({
     url,
+    readerUrl: (url && process.env.RETRIEVAL_DATABASE_URL) || undefined,
     dataDir: url ? undefined : process.env.PGLITE_DATA_DIR || './.data',
     max: poolSize,
   });

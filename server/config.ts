@@ -5,6 +5,10 @@ export type Config = {
   port: number;
   appUrl: string;
   databaseUrl: string | undefined;
+  // A Postgres hot standby that retrieval reads (API.md "Scale settings"); writes that change what
+  // retrieval returns wait up to retrievalStandbyWaitMs for it to apply them (docs/deploy.md).
+  retrievalDatabaseUrl: string | undefined;
+  retrievalStandbyWaitMs: number;
   oauthIssuer: string;
   oauthJwksUrl: string | undefined;
   oauthFetchTimeoutMs: number;
@@ -67,6 +71,8 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     appUrl,
     databaseUrl: env.DATABASE_URL || undefined,
+    retrievalDatabaseUrl: env.RETRIEVAL_DATABASE_URL || undefined,
+    retrievalStandbyWaitMs: intSetting(env.RETRIEVAL_STANDBY_WAIT_MS, 5000),
     // Kept exactly as configured: `iss` must equal it, trailing slash and all (API.md "Input hygiene").
     oauthIssuer: env.OAUTH_ISSUER || appUrl,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,

@@ -49,8 +49,39 @@ export async function runInTransaction<T>(
 ): Promise<T> {
   const tasks: CommitTask[] = [];
   const result = await db.transaction((tx) => fn(tx, (task) => tasks.push(task)));
-  void runTasks(tasks);
+  void runTasks(tasks.filter((task) => !answerWaits.has(task)));
+  // Each distinct awaited task once (several writes of one operation may queue the same wait).
+  for (const task of new Set(tasks.filter((task) => answerWaits.has(task)))) {
+    try {
+      await task();
+    } catch (error) {
+      if (error instanceof Error) committedBefore.add(error);
+      throw error;
+    }
+  }
   return result;
+}
+
+// Tasks queued with awaitAfterCommit, and the errors they threw.
+const answerWaits = new WeakSet<CommitTask>();
+const committedBefore = new WeakSet<Error>();
+
+/**
+ * Queues a task that the operation's answer waits for: it runs after the commit (after the other
+ * tasks are started) and its failure becomes the operation's failure, though the write stays
+ * committed (failedAfterCommit tells the idempotency record so). The retrieval standby's wait
+ * (server/standby.ts) is one. Only inside a transaction opened by runInTransaction.
+ */
+export function awaitAfterCommit(ctx: DbContext, task: CommitTask): void {
+  if (!inTransaction(ctx.db) || !ctx.afterCommit)
+    throw new Error('awaitAfterCommit outside a transaction opened by runInTransaction');
+  answerWaits.add(task);
+  ctx.afterCommit(task);
+}
+
+// Whether an operation failed after its transaction committed (a task queued with awaitAfterCommit).
+export function failedAfterCommit(error: unknown): boolean {
+  return error instanceof Error && committedBefore.has(error);
 }
 
 async function runTasks(tasks: CommitTask[]): Promise<void> {

@@ -22,6 +22,7 @@ import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
 import { raiseWarning } from './warnings/service';
 import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
+import { checkRetrievalStandby } from './standby';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
 type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
@@ -207,6 +208,14 @@ async function main(): Promise<void> {
       : `Migrating the database (embedded PGlite in ${cfg.dataDir})…`,
   );
   const database = await getDatabase();
+  // The roles that serve requests read retrieval's standby (retrieval) or wait for it (management
+  // writes): a wrong RETRIEVAL_DATABASE_URL stops the process here, with the reason (docs/deploy.md).
+  if (cfg.retrievalDatabaseUrl && (role === 'all' || role === 'web' || role === 'retrieval')) {
+    const kind = await checkRetrievalStandby(database);
+    if (kind === 'primary')
+      log.warn('RETRIEVAL_DATABASE_URL is not a standby: retrieval reads it as it is, without waiting');
+    else log.info({ role }, 'retrieval reads the standby of RETRIEVAL_DATABASE_URL');
+  }
   if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
   if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
   // Evaluation runs: worked here in roles all and worker; the web role only queues them.

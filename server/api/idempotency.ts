@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { runInTransaction, type CommitTask } from '../context';
+import { failedAfterCommit, runInTransaction, type CommitTask } from '../context';
+import { waitForRetrievalStandby } from '../standby';
 import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
@@ -160,7 +161,11 @@ export async function runIdempotent(
         { 'retry-after': '1' },
       );
     }
-    return { kind: 'replay', response: { status: existing.responseStatus ?? 200, body: existing.responseBody } };
+    const status = existing.responseStatus ?? 200;
+    // The first answer may have been a 503 from the retrieval standby's wait (its write committed
+    // with this record): a replayed success waits for the standby as the first one did.
+    if (status < 300) await waitForRetrievalStandby();
+    return { kind: 'replay', response: { status, body: existing.responseBody } };
   }
   if (!claimedIt)
     throw new AppError(
@@ -197,6 +202,8 @@ export async function runIdempotent(
     });
     return { kind: 'executed', response };
   } catch (error) {
+    // Committed with its answer stored, then the wait for the retrieval standby failed: a retry replays it.
+    if (failedAfterCommit(error)) throw error;
     const rendered = renderError(error);
     if (rendered && isRecordable(rendered.status, rendered.code)) {
       await db

@@ -18,6 +18,7 @@ import { authorizeOrganizationWrite } from '../access/organization';
 import { configuredRoutes } from '../models/routes';
 import { capacityOf } from '../datasets/service';
 import { raiseNewDatasetsCapacityWarnings } from '../datasets/capacity-warning';
+import { changesRetrieval } from '../standby';
 import type { MappedDocument, MapperOptions } from './mapped';
 import { mapBundleDocument } from './sources/bundle';
 import { mapOpenAiDocument } from './sources/openai';
@@ -271,8 +272,10 @@ export async function importPrompts(
   if (problems.length) throw rejection(problems);
 
   // Racing imports of one organization take turns from here, so two cannot both create one name.
-  if (!dryRun)
+  if (!dryRun) {
     await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`prompt-import:${organizationId}`}, 0))`);
+    changesRetrieval(ctx);
+  }
   const resolutions = await resolveNames(ctx, organizationId, valid, onConflict);
   const creates = resolutions.filter((r) => r.skipOf === null);
   const ids = dryRun ? new Map<Resolution, string>() : await store(ctx, organizationId, plan, creates);

@@ -9,6 +9,7 @@ import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
 import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../access/organization';
+import { addsRetrievalKey, changesRetrieval } from '../standby';
 import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;
@@ -34,6 +35,8 @@ export async function createRetrievalKey(
   { organizationId, promptId, name }: OperationInput<'create_retrieval_key'>,
 ): Promise<CreatedRetrievalKey> {
   await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  // The new key works on the very next retrieval (its answer is never a 503: server/standby.ts).
+  addsRetrievalKey(ctx);
   const secret = newSecret('plr_');
   const [row] = await ctx.db
     .insert(retrievalKeys)
@@ -94,6 +97,8 @@ export async function revokeRetrievalKey(
   await authorize(ctx, organizationId, 'prompts.write');
   await loadPrompt(ctx, organizationId, promptId);
   if (!isId('key', keyId)) throw notFound('Retrieval key');
+  // Also when already revoked: a retry after a 503 answers only once the standby has the revocation.
+  changesRetrieval(ctx);
   const [revoked] = await ctx.db
     .update(retrievalKeys)
     .set({ revokedAt: new Date() })

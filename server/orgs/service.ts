@@ -11,6 +11,7 @@ import { recordAudit } from '../audit/service';
 import { serviceAccountAccess } from '../credentials/service-accounts';
 import { config } from '../config';
 import { currentSubscription, renews } from '../billing/state';
+import { changesRetrieval } from '../standby';
 import type { DashboardLink, Organization } from './schemas';
 
 type OrganizationRow = typeof organizations.$inferSelect;
@@ -186,6 +187,8 @@ export async function deleteOrganization(
       },
     );
   }
+  // Its retrieval keys go with it (cascade).
+  changesRetrieval(ctx);
   await recordAudit(ctx, {
     organizationId,
     operation: 'organization.delete',

@@ -8,6 +8,7 @@ import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { emitEvent } from '../webhooks/outbox';
+import { changesRetrieval } from '../standby';
 import { labelPattern, type LabelHistoryItem, type LabelItem, type LabelSplitItem, type SplitEntry } from './schemas';
 
 // Labels: list, remove, history, and the reads a move shares (server/releases/move-label.ts moves
@@ -139,6 +140,7 @@ export async function removeLabel(
   }
   const current = await lockLabel(ctx, prompt.id, label);
   if (!current) throw notFound('Label');
+  changesRetrieval(ctx);
   await db.delete(promptLabels).where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
   if (current.splitId) await db.delete(promptSplitVersions).where(eq(promptSplitVersions.splitId, current.splitId));
   const removal = await insertLabelHistory(ctx, {

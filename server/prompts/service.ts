@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
+import { changesRetrieval } from '../standby';
 import {
   authorizeOrganizationWrite,
   authorizePromptRead,
@@ -121,6 +122,7 @@ export async function renamePrompt(
 ): Promise<Prompt> {
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  changesRetrieval(ctx);
   const [row] = await db.update(prompts).set({ name }).where(eq(prompts.id, prompt.id)).returning();
   await recordAudit(ctx, {
     organizationId,
@@ -140,6 +142,8 @@ export async function archivePrompt(
   const { db } = ctx;
   await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const prompt = await loadPrompt(ctx, organizationId, promptId, { lock: true });
+  // Also when already archived: a retry after a 503 answers only once the standby has the archive.
+  changesRetrieval(ctx);
   if (prompt.state === 'archived') return withLabels(ctx, prompt);
   const [row] = await db
     .update(prompts)

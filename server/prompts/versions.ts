@@ -8,6 +8,7 @@ import { integerCursor, toPage, type Page } from '../paging';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { emitEvent } from '../webhooks/outbox';
+import { changesRetrieval } from '../standby';
 import { latestVersionContent } from './service';
 import { emitLabelMoved, insertLabelHistory } from './labels';
 import type { DraftContent, LabelHistoryItem, Version } from './schemas';
@@ -84,6 +85,8 @@ export async function saveVersion(
   const userId = ctx.actor.userId;
   // Role, writable organization and a non-archived prompt first; the prompt row is locked.
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
+  // Retrieval by number sees the new version; a replayed save waits too (its first answer may have been 503).
+  changesRetrieval(ctx);
   const existing = await versionFromDraft(ctx, prompt.id, userId, draftRevision);
   if (existing) return withLabels(ctx, existing);
   if (prompt.state !== 'active') {

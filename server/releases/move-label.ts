@@ -16,6 +16,7 @@ import {
   type CurrentLabel,
 } from '../prompts/labels';
 import type { LabelItem, SplitEntry } from '../prompts/schemas';
+import { changesRetrieval } from '../standby';
 import { enforceGate, loadMoveEvaluation } from './gate';
 import { loadReleasePolicy } from './policy';
 
@@ -163,6 +164,7 @@ export async function moveLabel(
   await authorizeOrganizationWrite(ctx, organizationId, override ? 'prompts.releasePolicy' : 'prompts.write');
   const prompt = await loadPrompt(ctx, organizationId, promptId);
   assertNotArchived(prompt);
+  changesRetrieval(ctx);
   const split = splitInput ?? null;
   const targets = await requireVersions(ctx, prompt, split ? split.map((e) => e.versionId) : [versionId!]);
   const targetIds = targets.map((t) => t.id);
