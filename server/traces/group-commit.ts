@@ -1,13 +1,14 @@
 import type { Db } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
+import { config } from '../config';
 import { log } from '../log';
 import { databaseError, slimRows, textSlots, type TextRow } from './ingest-call';
 
 // Group commit for ingestion, shared by native batches (server/traces/ingest.ts) and OTLP exports
 // (server/otlp/store.ts). Each request is parsed, validated and resolved on its own first (its 400 or
 // 409 from the request alone stays its own); what reaches this stage is one database call ready to
-// go. While a group's store is in flight, new calls wait; then the waiting calls go together as one
-// call of ingest_groups (db/functions/ingest_groups.sql): one statement, one transaction, one
+// go. While the process has a group in flight on each of its database connections, new calls wait;
+// then the waiting calls go together as one call of ingest_groups (db/functions/ingest_groups.sql): one statement, one transaction, one
 // commit for all of them, and every request is answered only after that commit.
 // - Order: a group holds only calls touching distinct traces and spans (of their organization), so
 //   storing them together is storing them one after the other in any order. A call that shares a
@@ -46,9 +47,9 @@ type Waiter = {
 // twenty 50-event batches. 16 MiB of texts bounds what one statement sends.
 const maxGroupSlots = 1024;
 const maxGroupTextChars = 16 * 1024 * 1024;
-// One group in flight per process: the calls waiting behind it are what the next group is made of.
-// (Two ingest processes by default, so Postgres still sees two stores at a time.)
-const maxGroupsInFlight = 1;
+// As many groups in flight as the process has database connections (INGEST_DB_CONNECTIONS): the
+// calls waiting behind them are what the next group is made of.
+const maxGroupsInFlight = () => config().ingestDbConnections;
 
 // What a call touches, as keys of its organization: traces and spans (a span id is unique per
 // organization, whatever its trace).
@@ -89,7 +90,7 @@ class GroupCommit {
   }
 
   private dispatch(): void {
-    while (this.groupsInFlight < maxGroupsInFlight && this.waiting.length > 0) {
+    while (this.groupsInFlight < maxGroupsInFlight() && this.waiting.length > 0) {
       const group = this.takeGroup();
       if (group.length === 0) return; // every waiting call touches a group in flight
       this.groupsInFlight++;
@@ -167,18 +168,25 @@ function mergeByKey(calls: GroupCall<unknown>[]): MergedCall[] {
   return [...merged.values()];
 }
 
-// One prepared statement per power of two of slots (at least 64), as for OTLP ingestion.
+// One prepared statement per power of two of slots (at least 64), as for OTLP ingestion. The
+// arrays of the group travel as array literals in text parameters (the drivers' own array
+// parameters do not type arrays of a prepared statement alike).
 const preparedCalls = new Map<number, string>();
 function preparedCall(slotCount: number): string {
   let text = preparedCalls.get(slotCount);
   if (!text) {
     text =
-      `select ingest_groups($1::text::json, $2::text::json, ARRAY[${textSlots(3, slotCount)}]::text[], ` +
-      `ARRAY[${textSlots(3 + slotCount, slotCount)}]::text[])`;
+      `select ingest_groups($1::text::text[], $2::text::boolean[], $3::text::text[], $4::text::integer[], ` +
+      `$5::text::integer[], $6::text::text[], ARRAY[${textSlots(7, slotCount)}]::text[], ` +
+      `ARRAY[${textSlots(7 + slotCount, slotCount)}]::text[])`;
     preparedCalls.set(slotCount, text);
   }
   return text;
 }
+
+// A Postgres array literal: every element quoted, its quotes and backslashes escaped.
+const arrayLiteral = (items: (string | number | boolean)[]) =>
+  `{${items.map((item) => (typeof item === 'string' ? `"${item.replace(/[\\"]/g, '\\$&')}"` : String(item))).join(',')}}`;
 
 async function callIngestGroups(db: Db, calls: GroupCall<unknown>[]): Promise<void> {
   const merged = mergeByKey(calls);
@@ -186,23 +194,25 @@ async function callIngestGroups(db: Db, calls: GroupCall<unknown>[]): Promise<vo
   const slotCount = Math.max(64, 2 ** Math.ceil(Math.log2(total)));
   const content: (string | null)[] = new Array(slotCount).fill(null);
   const metadata: (string | null)[] = new Array(slotCount).fill(null);
-  const described: string[] = [];
+  const spans: string[] = [];
+  const from: number[] = [];
   const locks: string[] = [];
   let offset = 0;
   for (const call of merged) {
-    // The rows' JSON goes in as rendered, not parsed and rendered again.
-    const spans = slimRows(call.rows, offset, content, metadata);
-    described.push(
-      `{"key":${JSON.stringify(call.keyId)},"otlp":${call.otlp},"from":${offset},"count":${call.slots},"spans":${spans}}`,
-    );
+    spans.push(slimRows(call.rows, offset, content, metadata));
+    from.push(offset);
     if (merged.length > 1) locks.push(...call.traces);
     offset += call.slots;
   }
-  await preparedRows(
-    db,
-    preparedCall(slotCount),
-    ([`[${described.join(',')}]`, JSON.stringify(locks)] as (string | null)[]).concat(content, metadata),
-  );
+  const parameters = [
+    merged.map((call) => call.keyId),
+    merged.map((call) => call.otlp),
+    spans,
+    from,
+    merged.map((call) => call.slots),
+    locks,
+  ].map(arrayLiteral);
+  await preparedRows(db, preparedCall(slotCount), (parameters as (string | null)[]).concat(content, metadata));
 }
 
 const groups = new WeakMap<Db, GroupCommit>();
