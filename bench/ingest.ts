@@ -24,18 +24,15 @@ export const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 // weighs on both sides alike.
 export const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 export const batchSize = 50;
+// P2 (issue #25): committed spans/s at least the plain per-batch upsert's, both sides building
+// every batch from fresh objects (it was 0.5 with the cheaper generator of H1).
+const ratioTarget = 1.0;
 
-import { batchBodies, traceEvents, type Event } from './spans';
+import { batchBodies, eventBatches, type Event } from './spans';
 
-// An endless stream of 50-event batches for one client of the baseline.
-export function* batches(): Generator<Event[]> {
-  let pending: Event[] = [];
-  for (;;) {
-    while (pending.length < batchSize) pending = pending.concat(traceEvents(Date.now()));
-    yield pending.slice(0, batchSize);
-    pending = pending.slice(batchSize);
-  }
-}
+// An endless stream of 50-event batches for one client of the baseline: the same fresh objects the
+// HTTP side renders into its bodies.
+export const batches = () => eventBatches(batchSize);
 
 export type Result = { spans: number; seconds: number; latencies: number[]; errors: number };
 
@@ -97,7 +94,9 @@ function summarize(label: string, result: Result): number {
   return rate;
 }
 
+// BENCH_PORT pins the ingest process's port (a machine shared by several people), else any free one.
 export async function freePort(): Promise<number> {
+  if (process.env.BENCH_PORT) return Number(process.env.BENCH_PORT);
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -316,9 +315,9 @@ async function run(databaseUrl: string): Promise<boolean> {
     console.log(`spans stored through HTTP (distinct, latest revision): ${stored[0].n}`);
     const ratio = served / floor;
     console.log(`ratio (HTTP / baseline): ${ratio.toFixed(2)}`);
-    const ratioOk = ratio >= 0.5;
+    const ratioOk = ratio >= ratioTarget;
     const rateOk = served >= 10_000;
-    console.log(`${ratioOk ? 'PASS' : 'FAIL'} ratio ≥ 0.5 (${ratio.toFixed(2)})`);
+    console.log(`${ratioOk ? 'PASS' : 'FAIL'} ratio ≥ ${ratioTarget.toFixed(1)} (${ratio.toFixed(2)})`);
     console.log(`${rateOk ? 'PASS' : 'FAIL'} ≥ 10,000 spans/s committed (${served.toFixed(0)})`);
     return ratioOk && rateOk;
   } finally {

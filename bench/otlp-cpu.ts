@@ -2,7 +2,8 @@ import { costOf } from '../server/models/pricing';
 import { decodeProtobufRequest } from '../server/otlp/decode-protobuf';
 import { mapOtlpSpan, type MappedSpan } from '../server/otlp/mapping';
 import { otlpSchema } from '../server/otlp/schema';
-import { snapshotDigest, textArguments } from '../server/traces/ingest';
+import { snapshotDigest } from '../server/traces/ingest';
+import { textArguments } from '../server/traces/ingest-call';
 import { otlpBodies } from './otlp-spans';
 
 // `npm run bench -- otlp-cpu`: the JavaScript an ingest process spends on one 512-span OTLP

@@ -9,7 +9,7 @@ import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
 import { assertClockLead, parseTraceBatch } from '../traces/ingest-schema';
-import { readOnlyOrganization, storeBatch } from '../traces/ingest';
+import { commitBatch, readOnlyOrganization } from '../traces/ingest';
 
 // POST /api/v1/traces. One function serves both the production entry's node:http hot path
 // (serveIngest) and Next's catch-all (ingestFromRequest). Checks run in this order, each refusing
@@ -67,7 +67,7 @@ async function ingest(input: IngestInput): Promise<number> {
   limitIngestion(actor.keyId);
   assertClockLead(batch);
   try {
-    return await storeBatch(db, actor.keyId, batch);
+    return await commitBatch(db, actor, batch);
   } catch (error) {
     if ((error as AppError).code === 'unauthorized') forgetIngestionKey(actor.keyId);
     throw error;

@@ -12,7 +12,7 @@ import { decodeProtobufRequest } from '../otlp/decode-protobuf';
 import { maxInflatedBytes, maxWireBytes } from '../otlp/limits';
 import { mapOtlpSpan, type MappedSpan } from '../otlp/mapping';
 import { exportAnswer, otlpEncodingOf, statusAnswer, type OtlpEncoding } from '../otlp/response';
-import { storeOtlpSpans, type OtlpRejection, type OtlpStoreResult } from '../otlp/store';
+import { commitOtlpSpans, type OtlpRejection, type OtlpStoreResult } from '../otlp/store';
 import type { OtlpId, OtlpSpanInput } from '../otlp/types';
 
 // POST /api/v1/otel/v1/traces (API.md "OTLP trace ingestion"). One function serves both the
@@ -85,7 +85,7 @@ async function exportTraces(input: OtlpInput, encoding: OtlpEncoding | null): Pr
   // A request without spans is answered like a stored one, with nothing stored.
   if (!spans) return { rejectedSpans: 0 };
   try {
-    return await storeOtlpSpans(db, actor.keyId, spans.accepted, spans.rejected);
+    return await commitOtlpSpans(db, actor, spans.accepted, spans.rejected);
   } catch (error) {
     if ((error as AppError).code === 'unauthorized') forgetIngestionKey(actor.keyId);
     throw error;

@@ -2,8 +2,10 @@ import type { Db } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
 import { runInTransaction } from '../context';
 import { costOf } from '../models/pricing';
-import { databaseError, keyRefusal, snapshotDigest, textArguments, textSlots } from '../traces/ingest';
+import { keyRefusal, snapshotDigest } from '../traces/ingest';
+import { databaseError, textArguments, textSlots } from '../traces/ingest-call';
 import { raiseWarnings } from '../warnings/service';
+import { commitInGroup } from '../traces/group-commit';
 import { cutText } from './attributes';
 import type { MappedSpan } from './mapping';
 
@@ -122,15 +124,50 @@ function rejectionMessage(rejections: OtlpRejection[]): string {
  * `unauthorized` for an unknown or revoked key and `read_only` for a read-only organization, having
  * stored nothing. Resolves once everything, the warning included, has committed.
  */
-export async function storeOtlpSpans(
+export function storeOtlpSpans(
   db: Db,
   keyId: string,
   spans: { index: number; span: MappedSpan }[],
   rejected: OtlpRejection[],
 ): Promise<OtlpStoreResult> {
   const request = resolveRequest(spans);
+  return storeRows(db, keyId, request, toRows(request.winners), [...rejected, ...request.rejected]);
+}
+
+/**
+ * storeOtlpSpans through the group commit (server/traces/group-commit.ts) when nothing was rejected
+ * before the store: stored with the requests that wait beside it, in one transaction; same answers.
+ * A request with rejections keeps its own transaction, which also raises the warning.
+ */
+export async function commitOtlpSpans(
+  db: Db,
+  actor: { keyId: string; organizationId: string },
+  spans: { index: number; span: MappedSpan }[],
+  rejected: OtlpRejection[],
+): Promise<OtlpStoreResult> {
+  const request = resolveRequest(spans);
   const rows = toRows(request.winners);
   const known = [...rejected, ...request.rejected];
+  const storeAlone = () => storeRows(db, actor.keyId, request, rows, known);
+  if (known.length > 0) return storeAlone();
+  return commitInGroup(db, {
+    keyId: actor.keyId,
+    organizationId: actor.organizationId,
+    otlp: true,
+    rows,
+    slots: rows.length,
+    grouped: { rejectedSpans: 0 },
+    storeAlone,
+  });
+}
+
+async function storeRows(
+  db: Db,
+  keyId: string,
+  request: { winners: Entry[] },
+  rows: Row[],
+  known: OtlpRejection[],
+): Promise<OtlpStoreResult> {
   if (known.length === 0) {
     try {
       await callIngestOtlpSpans(db, keyId, rows, false);

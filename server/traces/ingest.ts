@@ -3,6 +3,8 @@ import type { Db } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
 import { AppError } from '../errors';
 import { maxEventsPerBatch, type SpanSnapshot, type TraceBatch } from './ingest-schema';
+import { databaseError, textArguments, textSlots } from './ingest-call';
+import { commitInGroup } from './group-commit';
 
 // Storage of a validated batch. Same-span events of the batch are resolved here first, in memory,
 // as if they were sent one by one in revision order; the database function ingest_spans
@@ -153,16 +155,6 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
   return rows;
 }
 
-export function databaseError(error: unknown): { code?: string; detail?: string } {
-  let current = error as { code?: unknown; detail?: unknown; cause?: unknown } | null;
-  for (let depth = 0; current && depth < 4; depth++) {
-    if (typeof current.code === 'string' && current.code.startsWith('PT'))
-      return { code: current.code, detail: typeof current.detail === 'string' ? current.detail : undefined };
-    current = current.cause as typeof current;
-  }
-  return {};
-}
-
 // The key refusals every ingestion function raises (ingest_spans, ingest_otlp_spans): PT401, PT403.
 export function keyRefusal(code: string | undefined): AppError | undefined {
   if (code === 'PT401')
@@ -176,41 +168,16 @@ export function keyRefusal(code: string | undefined): AppError | undefined {
   return undefined;
 }
 
-// The arguments of an ingestion function (ingest_spans, ingest_otlp_spans): the rows as JSON
-// without their contentJson and metadataJson, and those texts in two arrays of `slotCount` slots
-// (the row with index i in slot i + 1, null elsewhere). Each text travels as a parameter of its own,
-// so it is never escaped into a JSON string here nor parsed out of one by the database.
-type CallArguments = { rows: string; content: (string | null)[]; metadata: (string | null)[] };
-
-export function textArguments<Row extends { i: number; contentJson?: string; metadataJson?: string }>(
-  rows: Row[],
-  slotCount: number,
-): CallArguments {
-  const content: (string | null)[] = new Array(slotCount).fill(null);
-  const metadata: (string | null)[] = new Array(slotCount).fill(null);
-  const slim = rows.map(({ contentJson, metadataJson, ...row }) => {
-    if (contentJson !== undefined) content[row.i] = contentJson;
-    if (metadataJson !== undefined) metadata[row.i] = metadataJson;
-    return row;
-  });
-  return { rows: JSON.stringify(slim), content, metadata };
-}
-
-/** `$from, $from+1, …`: the placeholders of `count` slots. */
-export const textSlots = (from: number, count: number) =>
-  Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-
 // Every event index has a slot.
 const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${textSlots(3, maxEventsPerBatch)}]::text[], ARRAY[${textSlots(3 + maxEventsPerBatch, maxEventsPerBatch)}]::text[])`;
 
 // One prepared statement with a parameter per text (db/prepared.ts): one round trip per batch.
-function callIngestSpans(db: Db, keyId: string, args: CallArguments): Promise<unknown> {
+function callIngestSpans(db: Db, keyId: string, args: ReturnType<typeof textArguments>): Promise<unknown> {
   return preparedRows(db, preparedCall, ([keyId, args.rows] as (string | null)[]).concat(args.content, args.metadata));
 }
 
-// Stores the batch for the key's organization; resolves with the number of acknowledged events.
-export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
-  const rows = resolveBatch(batch);
+// The batch's rows stored on their own, with the batch's own answer: its conflict, its key's refusal.
+async function storeRows(db: Db, keyId: string, batch: TraceBatch, rows: SpanRow[]): Promise<number> {
   try {
     await callIngestSpans(db, keyId, textArguments(rows, maxEventsPerBatch));
   } catch (error) {
@@ -222,4 +189,30 @@ export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Prom
     throw keyRefusal(code) ?? error;
   }
   return batch.events.length;
+}
+
+// Stores the batch for the key's organization; resolves with the number of acknowledged events.
+export async function storeBatch(db: Db, keyId: string, batch: TraceBatch): Promise<number> {
+  return storeRows(db, keyId, batch, resolveBatch(batch));
+}
+
+/**
+ * storeBatch through the group commit (server/traces/group-commit.ts): stored with the batches that
+ * wait beside it, in one transaction, and answered once that has committed; same answers.
+ */
+export async function commitBatch(
+  db: Db,
+  actor: { keyId: string; organizationId: string },
+  batch: TraceBatch,
+): Promise<number> {
+  const rows = resolveBatch(batch);
+  return commitInGroup(db, {
+    keyId: actor.keyId,
+    organizationId: actor.organizationId,
+    otlp: false,
+    rows,
+    slots: batch.events.length,
+    grouped: batch.events.length,
+    storeAlone: () => storeRows(db, actor.keyId, batch, rows),
+  });
 }

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { batchBodies, traceEvents } from '../../bench/spans';
 import { parseTraceBatch } from '@/server/traces/ingest-schema';
 
-// The ingestion benchmark's load generator writes fresh ids into a copy of one rendered trace
-// instead of serializing every event: its bodies must be exactly what JSON.stringify of
-// traceEvents() would send, or the benchmark measures something else.
+// The ingestion benchmark's load generator renders fresh objects per batch, as a real client does:
+// its bodies must be valid batches of whole traces with fresh ids, or the benchmark measures
+// something else.
 
 type Event = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ function shape(events: Event[]): Event[] {
   }));
 }
 
-describe('bench: HTTP request bodies from the trace template', () => {
+describe('bench: HTTP request bodies rendered from fresh events', () => {
   const before = Date.now();
   const stream = batchBodies(50);
   const bodies = Array.from({ length: 6 }, () => stream.next().value as Buffer);
