@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -9,6 +9,7 @@ import { migrate, openDatabase } from '../db/client';
 import { newId, newSecret } from '../server/ids';
 import { retrievalSecretDigest } from '../server/auth/retrieval-key';
 import { percentile, withFreshDatabase } from './fresh-database';
+import { cpuDuring, type CpuSplit } from './process-cpu';
 
 // Retrieval throughput and latency: GET /api/v1/prompts/{id} through the production entry's
 // hot-path table (a child process, `--role=retrieval` by default) against, in the same run,
@@ -449,8 +450,27 @@ async function run(databaseUrl: string): Promise<boolean> {
       fixed: [],
     };
     const order = ['ours200', 'ours304', 'oursSplit', 'next', 'bare', 'fixed'] as const;
+    // CPU of each side's server process, of the database's backends, of the load generator and of
+    // the whole machine over the measured seconds: where the time goes, per request.
+    const pids: Record<keyof typeof phases, number> = {
+      ours200: ours.pid!,
+      ours304: ours.pid!,
+      oursSplit: ours.pid!,
+      next: next.pid!,
+      bare: bare.pid!,
+      fixed: fixed.pid!,
+    };
+    const cpu = Object.fromEntries(order.map((side) => [side, [] as CpuSplit[]])) as Record<
+      keyof typeof phases,
+      CpuSplit[]
+    >;
+    const window = [warmupSeconds * 1000, (warmupSeconds + seconds) * 1000] as const;
     for (let round = 0; round < rounds; round++) {
-      for (const side of round % 2 === 0 ? order : [...order].reverse()) results[side].push(await drive(phases[side]));
+      for (const side of round % 2 === 0 ? order : [...order].reverse()) {
+        const measured = await cpuDuring(sql, pids[side], ...window, () => drive(phases[side]));
+        results[side].push(measured.result);
+        cpu[side].push(measured.cpu);
+      }
     }
     const our200 = summarize(`GET /api/v1/prompts/{id} 200 (--role=${entryRole})`, merge(results.ours200));
     const our304 = summarize(`GET /api/v1/prompts/{id} 304 (--role=${entryRole})`, merge(results.ours304));
@@ -458,6 +478,14 @@ async function run(databaseUrl: string): Promise<boolean> {
     const a = summarize('(a) bare Next route, static JSON', merge(results.next));
     const b = summarize('(b) bare node:http + postgres-js lookup', merge(results.bare));
     const c = summarize('(c) bare node:http, static JSON from memory', merge(results.fixed));
+    for (const side of order) {
+      const requests = merge(results[side]).requests;
+      const sum = (group: keyof CpuSplit) => cpu[side].reduce((total, split) => total + split[group], 0);
+      const per = (group: keyof CpuSplit) => `${((sum(group) * 1000) / requests).toFixed(0).padStart(4)} µs`;
+      console.log(
+        `CPU per request, ${phases[side].name.padEnd(10)}: server ${per('ingest')}, postgres ${per('postgres')}, load generator ${per('generator')}, whole machine ${per('machine')} (machine ${((100 * sum('machine')) / (cpu[side].length * seconds * 1000 * availableParallelism())).toFixed(0)}% busy of ${availableParallelism()} cores)`,
+      );
+    }
     console.log(
       `ratios: 200/(b) ${(our200.rate / b.rate).toFixed(2)}×, 200/(c) ${(our200.rate / c.rate).toFixed(2)}×, 304/(b) ${(our304.rate / b.rate).toFixed(2)}×, 304/(c) ${(our304.rate / c.rate).toFixed(2)}×`,
     );
