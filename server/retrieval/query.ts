@@ -76,21 +76,19 @@ join prompts p on p.id = k.prompt_id
 left join prompt_versions v on v.prompt_id = k.prompt_id and k.prompt_id = $2 and v.number = $3::int4
 where k.secret_digest = $1 and k.revoked_at is null`;
 
-// Many lookups in ONE statement (server/retrieval/coalesce.ts): the inputs as one JSON array of
-// records (one parameter: JSON.stringify is native code, where postgres-js would escape every element
-// of seven arrays in JavaScript), unnested WITH ORDINALITY so that every row carries the position
-// (`n`) of the request it answers.
+// Many lookups in ONE statement (server/retrieval/coalesce.ts): the inputs as parallel arrays,
+// unnested WITH ORDINALITY so that every row carries the position (`n`) of the request it answers.
 // Both shapes in one chain: a label request has a label and no number, a version request the
 // reverse, a request without a valid selector neither, so at most one of the two version joins (v by
-// label, w by number) matches per row.
+// label, w by number) matches per row. Each request's held versions come as one array literal.
 const either = (column: string) => `coalesce(v.${column}, w.${column})`;
 const byGroup = `select r.n::int4, ${columns(
   { id: either('id'), number: either('number'), content: either('content'), createdAt: either('created_at') },
-  'r.known',
+  'r.known::text[]',
   'l.split_id',
   's.weight',
 )}
-from rows from (json_to_recordset($1::text::json) as (d text, p text, l text, v int4, s text, b int4, k text[]))
+from unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::int4[], $7::text[])
   with ordinality as r(digest, prompt_id, label, number, subject, bucket, known, n)
 join retrieval_keys k on k.secret_digest = r.digest and k.revoked_at is null
 join prompts p on p.id = k.prompt_id
@@ -143,18 +141,23 @@ export async function lookupOne(handle: Db | Reader, input: RetrievalInput): Pro
   return rows[0] ? rowOf(rows[0], 0) : null;
 }
 
+// A text[] literal (Postgres array input syntax), every element quoted and escaped.
+function arrayLiteral(values: string[]): string {
+  if (values.length === 0) return '{}';
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
 // Many lookups, one statement: the answers in the order of `inputs` (null: no key, or revoked).
 export async function lookupGroup(handle: Db | Reader, inputs: RetrievalInput[]): Promise<(RetrievalRow | null)[]> {
-  const records = inputs.map((input) => ({
-    d: input.digest,
-    p: input.promptId,
-    l: input.selector?.kind === 'label' ? input.selector.label : null,
-    v: input.selector?.kind === 'version' ? input.selector.number : null,
-    s: input.subject,
-    b: input.bucket,
-    k: input.knownVersionIds,
-  }));
-  const rows = await preparedValues(handle, byGroup, [JSON.stringify(records)]);
+  const rows = await preparedValues(handle, byGroup, [
+    inputs.map((input) => input.digest),
+    inputs.map((input) => input.promptId),
+    inputs.map((input) => (input.selector?.kind === 'label' ? input.selector.label : null)),
+    inputs.map((input) => (input.selector?.kind === 'version' ? input.selector.number : null)),
+    inputs.map((input) => input.subject),
+    inputs.map((input) => input.bucket),
+    inputs.map((input) => arrayLiteral(input.knownVersionIds)),
+  ]);
   const answers: (RetrievalRow | null)[] = inputs.map(() => null);
   for (const row of rows) {
     const n = Number(row[0]);
@@ -177,7 +180,7 @@ export function lookupRetrieval(database: Database, input: RetrievalInput): Prom
     lookup = coalesce<RetrievalInput, RetrievalRow | null>({
       one: (one) => lookupOne(handle, one),
       group: (group) => lookupGroup(handle, group),
-      inFlight: Number(process.env.TMP_IN_FLIGHT) || (database.reader ? readerConnections() : 1),
+      inFlight: database.reader ? readerConnections() : 1,
       maxGroup: 256,
       // Each of the group's lookups is then answered on its own; said, so that a group statement
       // that keeps failing (every lookup then costing two statements) does not go unnoticed.
