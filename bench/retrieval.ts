@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -9,12 +9,15 @@ import { migrate, openDatabase } from '../db/client';
 import { newId, newSecret } from '../server/ids';
 import { retrievalSecretDigest } from '../server/auth/retrieval-key';
 import { percentile, withFreshDatabase } from './fresh-database';
+import { cpuDuring, type CpuSplit } from './process-cpu';
 
 // Retrieval throughput and latency: GET /api/v1/prompts/{id} through the production entry's
 // hot-path table (a child process, `--role=retrieval` by default) against, in the same run,
 // (a) a bare Next route handler returning static JSON (bench/next-static, built on first use) and
 // (b) a bare node:http handler doing the same key → label → version lookup with postgres-js
-// (bench/retrieval-baseline.ts). 200 and 304 at peak (closed loop), then our p99 at half the peak.
+// (bench/retrieval-baseline.ts) and (c) a bare node:http handler answering our 200's body from
+// memory (bench/retrieval-static.ts, P2: what node:http serves with no database at all).
+// 200 and 304 at peak (closed loop), then our p99 at half the peak.
 // M10: a traffic-split case — another prompt whose production label splits 50/50 between two
 // versions, retrieved with a fresh Promptloop-Subject on every request (as real clients send one
 // per end user), so every request hashes a new subject in the statement and the two versions alternate.
@@ -331,7 +334,12 @@ async function run(databaseUrl: string): Promise<boolean> {
     sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
     const { promptId, secrets, splitPromptId, splitSecrets } = await seed(sql);
 
-    const [ourPort, nextPort, barePort] = [await freePort(), await freePort(), await freePort()];
+    const [ourPort, nextPort, barePort, staticPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
     const ours = start([...nodeArgs, '--import', 'tsx', 'server/main.ts', `--role=${entryRole}`], {
       PORT: String(ourPort),
@@ -379,6 +387,16 @@ async function run(databaseUrl: string): Promise<boolean> {
     if (bareReply.status !== 200) throw new Error(`baseline (b) sanity check failed: ${bareReply.status}`);
     const nextReply = await fetch(`http://127.0.0.1:${nextPort}/api/static`);
     if (nextReply.status !== 200) throw new Error(`baseline (a) sanity check failed: ${nextReply.status}`);
+    // Baseline (c) serves the bytes of our 200 body, so both sides write the same amount.
+    const ourBody = await (
+      await fetch(`http://127.0.0.1:${ourPort}${retrievalPath}`, { headers: { authorization: `Bearer ${secrets[0]}` } })
+    ).text();
+    const fixed = start(['--import', 'tsx', 'bench/retrieval-static.ts'], { PORT: String(staticPort), BODY: ourBody });
+    children.push(fixed);
+    await waitFor(fixed, `http://127.0.0.1:${staticPort}${retrievalPath}`, 'bench/retrieval-static.ts');
+    const staticReply = await fetch(`http://127.0.0.1:${staticPort}${retrievalPath}`);
+    if (staticReply.status !== 200 || (await staticReply.text()) !== ourBody)
+      throw new Error(`baseline (c) sanity check failed: ${staticReply.status}`);
 
     const auth = (secret: string) => ({ authorization: `Bearer ${secret}` });
     // A fresh subject on every request (a counter per connection: never repeats).
@@ -412,6 +430,12 @@ async function run(databaseUrl: string): Promise<boolean> {
         requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))),
         expect: 200,
       },
+      fixed: {
+        name: 'c',
+        port: staticPort,
+        requests: secrets.map((s) => requestBytes(retrievalPath, auth(s))),
+        expect: 200,
+      },
     } satisfies Record<string, Phase>;
 
     console.log(
@@ -423,16 +447,48 @@ async function run(databaseUrl: string): Promise<boolean> {
       oursSplit: [],
       next: [],
       bare: [],
+      fixed: [],
     };
-    const order = ['ours200', 'ours304', 'oursSplit', 'next', 'bare'] as const;
+    const order = ['ours200', 'ours304', 'oursSplit', 'next', 'bare', 'fixed'] as const;
+    // CPU of each side's server process, of the database's backends, of the load generator and of
+    // the whole machine over the measured seconds: where the time goes, per request.
+    const pids: Record<keyof typeof phases, number> = {
+      ours200: ours.pid!,
+      ours304: ours.pid!,
+      oursSplit: ours.pid!,
+      next: next.pid!,
+      bare: bare.pid!,
+      fixed: fixed.pid!,
+    };
+    const cpu = Object.fromEntries(order.map((side) => [side, [] as CpuSplit[]])) as Record<
+      keyof typeof phases,
+      CpuSplit[]
+    >;
+    const window = [warmupSeconds * 1000, (warmupSeconds + seconds) * 1000] as const;
     for (let round = 0; round < rounds; round++) {
-      for (const side of round % 2 === 0 ? order : [...order].reverse()) results[side].push(await drive(phases[side]));
+      for (const side of round % 2 === 0 ? order : [...order].reverse()) {
+        const measured = await cpuDuring(sql, pids[side], ...window, () => drive(phases[side]));
+        results[side].push(measured.result);
+        cpu[side].push(measured.cpu);
+      }
     }
     const our200 = summarize(`GET /api/v1/prompts/{id} 200 (--role=${entryRole})`, merge(results.ours200));
     const our304 = summarize(`GET /api/v1/prompts/{id} 304 (--role=${entryRole})`, merge(results.ours304));
     const ourSplit = summarize(`split 50/50, fresh subject, 200 (--role=${entryRole})`, merge(results.oursSplit));
     const a = summarize('(a) bare Next route, static JSON', merge(results.next));
     const b = summarize('(b) bare node:http + postgres-js lookup', merge(results.bare));
+    const c = summarize('(c) bare node:http, static JSON from memory', merge(results.fixed));
+    for (const side of order) {
+      const requests = merge(results[side]).requests;
+      const sum = (group: keyof CpuSplit) => cpu[side].reduce((total, split) => total + split[group], 0);
+      const per = (group: keyof CpuSplit) => `${((sum(group) * 1000) / requests).toFixed(0).padStart(4)} µs`;
+      console.log(
+        `CPU per request, ${phases[side].name.padEnd(10)}: server ${per('ingest')}, postgres ${per('postgres')}, load generator ${per('generator')}, whole machine ${per('machine')} (machine ${((100 * sum('machine')) / (cpu[side].length * seconds * 1000 * availableParallelism())).toFixed(0)}% busy of ${availableParallelism()} cores)`,
+      );
+    }
+    console.log(
+      `ratios: 200/(b) ${(our200.rate / b.rate).toFixed(2)}×, 200/(c) ${(our200.rate / c.rate).toFixed(2)}×, 304/(b) ${(our304.rate / b.rate).toFixed(2)}×, 304/(c) ${(our304.rate / c.rate).toFixed(2)}×`,
+    );
 
     // Latency at half of the measured peak (paced, all connections).
     const half200 = summarize(
@@ -458,6 +514,9 @@ async function run(databaseUrl: string): Promise<boolean> {
     const checks: [string, boolean][] = [
       [`200 ≥ 3.5× (a): ${(our200.rate / a.rate).toFixed(2)}×`, our200.rate >= 3.5 * a.rate],
       [`200 ≥ 0.8× (b): ${(our200.rate / b.rate).toFixed(2)}×`, our200.rate >= 0.8 * b.rate],
+      // P2: lookups coalesced into shared statements (server/retrieval/coalesce.ts).
+      [`200 ≥ 2.0× (b): ${(our200.rate / b.rate).toFixed(2)}×`, our200.rate >= 2 * b.rate],
+      [`200 ≥ 0.6× (c): ${(our200.rate / c.rate).toFixed(2)}×`, our200.rate >= 0.6 * c.rate],
       [`304 ≥ 4× (a): ${(our304.rate / a.rate).toFixed(2)}×`, our304.rate >= 4 * a.rate],
       [`200 p99 < 10 ms at half peak: ${half200.p99.toFixed(2)} ms`, half200.p99 < 10],
       [`304 p99 < 10 ms at half peak: ${half304.p99.toFixed(2)} ms`, half304.p99 < 10],

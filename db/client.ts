@@ -30,7 +30,7 @@ export type Reader = {
 
 // RETRIEVAL_DB_CONNECTIONS: connections of the reader pool (default 1; a retrieval process is one
 // thread, and one pipelined connection carried more than ten did on the 2-core machine).
-function readerConnections(): number {
+export function readerConnections(): number {
   const n = Number(process.env.RETRIEVAL_DB_CONNECTIONS);
   return Number.isInteger(n) && n >= 1 && n <= 100 ? n : 1;
 }

@@ -19,7 +19,9 @@ import { recordArchivedUse, recordKeyUse, recordSplitRetrieval } from '../retrie
 // malformed, unknown, revoked) → rate 429 → another prompt's id 403 → parameters and the
 // Promptloop-Subject header 400 → unassigned label / missing version 404 → If-None-Match 304 → 200.
 // The key, its prompt, the label and, for a split label, the version the request's bucket falls in
-// are read in ONE statement on every request: nothing that can change is cached in this process.
+// are read in ONE statement on every request — a statement that started after the request arrived,
+// shared with the lookups that arrived while another was out (server/retrieval/coalesce.ts): nothing
+// that can change is cached in this process.
 
 const pathPrefix = '/api/v1/prompts/';
 
