@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { test as base, expect, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import {
+  test as base,
+  expect,
+  type APIRequestContext,
+  type APIResponse,
+  type BrowserContext,
+  type Page,
+} from '@playwright/test';
 
 export type Account = { email: string; password: string; name: string };
 
@@ -50,6 +57,45 @@ export async function createOrganization(page: Page, name: string): Promise<stri
   await expect(page).toHaveURL(/\/organizations\/org_[0-9a-z]+$/);
   await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
   return page.url().split('/').pop()!;
+}
+
+// The dashboard's own tRPC procedures with the page's session: seeds what a test does not walk through.
+export function trpc(page: Page) {
+  const answer = async (response: APIResponse) => {
+    expect(response.ok(), await response.text()).toBeTruthy();
+    return (await response.json()).result.data;
+  };
+  return {
+    mutate: async (procedure: string, input: unknown) =>
+      answer(await page.request.post(`/api/trpc/${procedure}`, { data: input })),
+    query: async (procedure: string, input: unknown) =>
+      answer(await page.request.get(`/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`)),
+  };
+}
+
+// Makes a prompt in setup active: its draft gets one system message, its dataset one case (Hi → Hi),
+// and the baseline runs on the local echo route. Returns the draft's revision after the save.
+export async function activatePrompt(
+  page: Page,
+  target: { organizationId: string; promptId: string },
+  systemMessage: string,
+): Promise<number> {
+  const { mutate, query } = trpc(page);
+  const draft = await query('prompts.getDraft', target);
+  const saved = await mutate('prompts.updateDraft', {
+    ...target,
+    revision: draft.revision,
+    content: { messages: [{ role: 'system', content: systemMessage }], inputType: 'user_message' },
+  });
+  const dataset = await query('datasets.get', target);
+  await mutate('datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hi', expectedOutput: 'Hi' },
+  });
+  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
+  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  return saved.revision as number;
 }
 
 // Uncaught errors in the browser fail the test that caused them.

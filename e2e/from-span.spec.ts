@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, test, uniqueName } from './fixtures';
+import { activatePrompt, expect, test, trpc, uniqueName } from './fixtures';
 
 // From a span to a case (API.md "Online evaluation", last bullet): a production model span that
 // names a prompt version shows its online score (the worker's judge) in the trace explorer and is
@@ -12,44 +12,14 @@ import { expect, test, uniqueName } from './fixtures';
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const shots = path.join(process.cwd(), 'test-results', 'screenshots');
 
-function api(page: Page) {
-  return {
-    mutate: async (procedure: string, input: unknown) => {
-      const response = await page.request.post(`/api/trpc/${procedure}`, { data: input });
-      expect(response.ok(), await response.text()).toBeTruthy();
-      return (await response.json()).result.data;
-    },
-    query: async (procedure: string, input: unknown) => {
-      const response = await page.request.get(
-        `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
-      );
-      expect(response.ok(), await response.text()).toBeTruthy();
-      return (await response.json()).result.data;
-    },
-  };
-}
-
 // An organization with an active prompt (baseline v1 on the local echo route, one case), its
 // version id, and an ingestion key.
 async function seed(page: Page) {
-  const { mutate, query } = api(page);
+  const { mutate, query } = trpc(page);
   const organization = await mutate('organizations.create', { name: uniqueName('From span') });
   const prompt = await mutate('prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
   const target = { organizationId: organization.id as string, promptId: prompt.id as string };
-  const draft = await query('prompts.getDraft', target);
-  const saved = await mutate('prompts.updateDraft', {
-    ...target,
-    revision: draft.revision,
-    content: { messages: [{ role: 'system', content: 'Answer the customer briefly.' }], inputType: 'user_message' },
-  });
-  const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', {
-    ...target,
-    revision: dataset.revision,
-    row: { input: 'Hi', expectedOutput: 'Hi' },
-  });
-  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
-  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  await activatePrompt(page, target, 'Report the weather.');
   // Online evaluation scores every model span of the prompt with the built-in judge.
   await mutate('online.set', {
     ...target,
@@ -137,7 +107,7 @@ test('a model span from production becomes a dataset case, with its span as the 
   expect(sent.status(), await sent.text()).toBe(200);
 
   // The worker scores the span with content (after ingestion has answered); the other is skipped.
-  const { query } = api(page);
+  const { query } = trpc(page);
   const onlineScoreOf = async (spanId: string) =>
     (await query('traces.get', { organizationId: seeded.organizationId, traceId })).spans.find(
       (s: { spanId: string }) => s.spanId === spanId,

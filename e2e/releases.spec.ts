@@ -1,29 +1,12 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, test, uniqueName } from './fixtures';
+import { activatePrompt, expect, test, trpc, uniqueName } from './fixtures';
 
 // Safe releases on the Versions page (API.md "Safe releases"): the release policy, a promotion the
 // policy blocks, an admin's override, an editor without one, and a traffic split from its dialog to
 // its statistics and its end. Data is seeded through the dashboard's own tRPC procedures.
 
 const shots = path.join(process.cwd(), 'test-results', 'screenshots');
-
-function api(page: Page) {
-  return {
-    mutate: async (procedure: string, input: unknown) => {
-      const response = await page.request.post(`/api/trpc/${procedure}`, { data: input });
-      expect(response.ok(), await response.text()).toBeTruthy();
-      return (await response.json()).result.data;
-    },
-    query: async (procedure: string, input: unknown) => {
-      const response = await page.request.get(
-        `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
-      );
-      expect(response.ok(), await response.text()).toBeTruthy();
-      return (await response.json()).result.data;
-    },
-  };
-}
 
 const target = (seeded: { organizationId: string; promptId: string }) => ({
   organizationId: seeded.organizationId,
@@ -33,11 +16,11 @@ const target = (seeded: { organizationId: string; promptId: string }) => ({
 // An organization with an active prompt (baseline v1 on the local echo route: production and
 // staging at v1) and two more saved versions, v2 and v3.
 async function seedPrompt(page: Page, name: string) {
-  const { mutate, query } = api(page);
+  const { mutate } = trpc(page);
   const organization = await mutate('organizations.create', { name: uniqueName(name) });
   const prompt = await mutate('prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
   const target = { organizationId: organization.id as string, promptId: prompt.id as string };
-  let revision = (await query('prompts.getDraft', target)).revision;
+  let revision = await activatePrompt(page, target, 'Repeat the customer message.');
   const write = async (content: string) => {
     const saved = await mutate('prompts.updateDraft', {
       ...target,
@@ -46,15 +29,6 @@ async function seedPrompt(page: Page, name: string) {
     });
     revision = saved.revision;
   };
-  await write('Repeat the customer message.');
-  const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', {
-    ...target,
-    revision: dataset.revision,
-    row: { input: 'Hi', expectedOutput: 'Hi' },
-  });
-  await mutate('evals.initialize', { ...target, draftRevision: revision, scoringMethod: 'expected' });
-  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
   for (const content of ['Repeat the customer message, word for word.', 'Repeat the message exactly.']) {
     await write(content);
     await mutate('versions.save', { ...target, draftRevision: revision });
@@ -127,7 +101,7 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
 
   // An editor reads the policy, sees why Promote is disabled, and gets no override after a refusal.
   const editor = await signUpSecondUser('release-editor');
-  await api(page).mutate('members.add', {
+  await trpc(page).mutate('members.add', {
     organizationId: seeded.organizationId,
     email: editor.account.email,
     role: 'editor',
@@ -155,13 +129,13 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await expect(editor.page.locator('tr[data-label="production"]')).toContainText('v2');
 
   // With a completed comparison of v3 against v2, the editor picks it, sees it meets the policy, and promotes.
-  const versions = await api(page).query('versions.list', { ...target(seeded), limit: 10 });
+  const versions = await trpc(page).query('versions.list', { ...target(seeded), limit: 10 });
   const v3 = versions.items.find((version: { number: number }) => version.number === 3);
-  const comparison = await api(page).mutate('evals.start', { ...target(seeded), versionId: v3.id, scope: 'quick' });
+  const comparison = await trpc(page).mutate('evals.start', { ...target(seeded), versionId: v3.id, scope: 'quick' });
   await expect
     .poll(
       async () =>
-        (await api(page).query('evals.get', { organizationId: seeded.organizationId, evaluationId: comparison.id }))
+        (await trpc(page).query('evals.get', { organizationId: seeded.organizationId, evaluationId: comparison.id }))
           .status,
       {
         timeout: 90_000,
@@ -217,7 +191,7 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await expect(latest).toContainText('v1 → split v1 90% · v3 10%');
 
   // An application retrieves staging with a subject: the version chosen for it counts one retrieval.
-  const { secret } = await api(page).mutate('retrievalKeys.create', { ...target(seeded), name: 'app' });
+  const { secret } = await trpc(page).mutate('retrievalKeys.create', { ...target(seeded), name: 'app' });
   const retrieved = await page.request.get(`/api/v1/prompts/${seeded.promptId}?label=staging`, {
     headers: { authorization: `Bearer ${secret}`, 'promptloop-subject': 'customer-42' },
   });

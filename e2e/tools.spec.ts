@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 
 const draftStatus = (page: Page) => page.getByRole('status', { name: /Draft status/ });
 
@@ -10,32 +10,10 @@ test('add a tool and an output token limit in the editor, save a version and see
   const organizationId = await createOrganization(page, uniqueName('Tools'));
   // An active prompt (a baseline run on the local echo route) through the dashboard's own tRPC
   // procedures; the setup path has its own test (evals.spec.ts).
-  const mutate = async (path: string, input: unknown) => {
-    const response = await page.request.post(`/api/trpc/${path}`, { data: input });
-    expect(response.ok(), await response.text()).toBeTruthy();
-    return (await response.json()).result.data;
-  };
-  const query = async (path: string, input: unknown) => {
-    const response = await page.request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
-    expect(response.ok(), await response.text()).toBeTruthy();
-    return (await response.json()).result.data;
-  };
+  const { mutate } = trpc(page);
   const prompt = await mutate('prompts.create', { organizationId, name: uniqueName('Weather') });
   const target = { organizationId, promptId: prompt.id as string };
-  const draft = await query('prompts.getDraft', target);
-  const saved = await mutate('prompts.updateDraft', {
-    ...target,
-    revision: draft.revision,
-    content: { messages: [{ role: 'system', content: 'Report the weather.' }], inputType: 'user_message' },
-  });
-  const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', {
-    ...target,
-    revision: dataset.revision,
-    row: { input: 'Hi', expectedOutput: 'Hi' },
-  });
-  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
-  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  await activatePrompt(page, target, 'Report the weather.');
 
   const editorPath = `/organizations/${organizationId}/prompts/${prompt.id}`;
   await page.goto(editorPath);
