@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { ingestionKeys, spans, traces, warnings } from '@/db/schema';
+import { ingestionKeys, spans, traces } from '@/db/schema';
 import { AppError } from '@/server/errors';
 import { costOf } from '@/server/models/pricing';
 import { mapOtlpSpan, type MappedSpan } from '@/server/otlp/mapping';
@@ -11,6 +11,7 @@ import { storeBatch } from '@/server/traces/ingest';
 import type { TraceBatch } from '@/server/traces/ingest-schema';
 import { newOrganization, newUser, type TestUser } from '../helpers/api';
 import { hex, newIngestionKey, setReadOnly, storedSpan } from '../helpers/ingestion';
+import { warningRow } from '../helpers/warnings';
 
 // The storage step of OTLP ingestion (server/otlp/store.ts, db/functions/ingest_otlp_spans.sql),
 // against a real database: spans and summaries, order independence, resends, partial rejection
@@ -95,20 +96,8 @@ async function expectSummaryIsAggregate(organizationId: string, traceId: string)
   expect(await summaryOf(organizationId, traceId)).toEqual(before);
 }
 
-async function rejectionWarning(organizationId: string, keyId: string) {
-  const db = await getDb();
-  const [row] = await db
-    .select()
-    .from(warnings)
-    .where(
-      and(
-        eq(warnings.organizationId, organizationId),
-        eq(warnings.kind, 'otlp_spans_rejected'),
-        eq(warnings.subjectId, keyId),
-      ),
-    );
-  return row;
-}
+const rejectionWarning = (organizationId: string, keyId: string) =>
+  warningRow(organizationId, 'otlp_spans_rejected', keyId);
 
 describe('OTLP storage: order does not matter', () => {
   let inOrder: Tenant;

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { warnings, webhookDeliveries } from '@/db/schema';
+import { webhookDeliveries } from '@/db/schema';
 import { runInTransaction } from '@/server/context';
 import { newId } from '@/server/ids';
 import { raiseWarning } from '@/server/warnings/service';
@@ -31,6 +31,7 @@ import {
   webhookRow,
   type Receiver,
 } from '../helpers/webhook-delivery';
+import { warningRow } from '../helpers/warnings';
 
 // Webhook delivery (API.md "Webhooks"): the real worker (pg-boss on the test database) posting to a
 // real local receiver, every request checked with the official standardwebhooks package. Clocks
@@ -60,20 +61,8 @@ function attemptSettings(settings: Partial<AttemptSettings> = {}): AttemptSettin
 const held: ServerResponse[] = [];
 const hold = (_req: unknown, res: ServerResponse) => void held.push(res);
 
-async function openWarning(organizationId: string, subjectId: string) {
-  const db = await getDb();
-  const [row] = await db
-    .select()
-    .from(warnings)
-    .where(
-      and(
-        eq(warnings.organizationId, organizationId),
-        eq(warnings.kind, 'webhook_failing'),
-        eq(warnings.subjectId, subjectId),
-      ),
-    );
-  return row;
-}
+const openWarning = (organizationId: string, subjectId: string) =>
+  warningRow(organizationId, 'webhook_failing', subjectId);
 
 beforeAll(async () => {
   dropDatabase = await isolatedDatabase();
