@@ -45,6 +45,8 @@ export type Config = {
   // Webhook targets (API.md "Scale settings"): http:// and private addresses for local development and tests.
   webhookAllowHttp: boolean;
   webhookAllowPrivate: boolean;
+  // Days a trace is kept per plan (API.md "Scale settings"), 1–3650; server/traces/retention.ts.
+  traceRetentionDays: { free: number; pro: number };
 };
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -73,6 +75,10 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     retrievalDatabaseUrl: env.RETRIEVAL_DATABASE_URL || undefined,
     retrievalStandbyWaitMs: intSetting(env.RETRIEVAL_STANDBY_WAIT_MS, 5000),
+    traceRetentionDays: {
+      free: Math.min(intSetting(env.TRACE_RETENTION_DAYS_FREE, 30), 3650),
+      pro: Math.min(intSetting(env.TRACE_RETENTION_DAYS_PRO, 90), 3650),
+    },
     // Kept exactly as configured: `iss` must equal it, trailing slash and all (API.md "Input hygiene").
     oauthIssuer: env.OAUTH_ISSUER || appUrl,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,

@@ -23,6 +23,7 @@ import { raiseWarning } from './warnings/service';
 import { startOnlineEvaluation } from './online/worker';
 import { exitAfterStop, onStop } from './stop';
 import { checkRetrievalStandby } from './standby';
+import { dropExpiredTracePartitions, prepareTraceStore } from './traces/retention';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
 
 type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
@@ -157,12 +158,22 @@ function withRequestLog(handler: Handler): Handler {
 }
 
 // Hourly, and once at start: expired idempotency records and deletion links are removed.
-function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], keepAlive: boolean): void {
+// Trace retention rides along: partitions created ahead, and those whose week has passed dropped.
+function startHousekeeping(database: Awaited<ReturnType<typeof getDatabase>>, keepAlive: boolean): void {
+  const { db } = database;
   const run = () =>
-    purgeExpired(db).then(
-      (removed) => log.info({ job: 'purgeExpired', ...removed }, 'housekeeping'),
-      (error: unknown) => log.error({ job: 'purgeExpired', err: error }, 'housekeeping failed'),
-    );
+    Promise.all([
+      purgeExpired(db).then(
+        (removed) => log.info({ job: 'purgeExpired', ...removed }, 'housekeeping'),
+        (error: unknown) => log.error({ job: 'purgeExpired', err: error }, 'housekeeping failed'),
+      ),
+      prepareTraceStore(db)
+        .then(async (created) => ({ created, dropped: await dropExpiredTracePartitions(database) }))
+        .then(
+          ({ created, dropped }) => log.info({ job: 'traceRetention', created, dropped }, 'housekeeping'),
+          (error: unknown) => log.error({ job: 'traceRetention', err: error }, 'housekeeping failed'),
+        ),
+    ]);
   void run();
   const timer = setInterval(run, 60 * 60 * 1000);
   // A worker has nothing else to keep it running; the web process has its server.
@@ -173,6 +184,7 @@ function startHousekeeping(db: Awaited<ReturnType<typeof getDatabase>>['db'], ke
 // port): a batch is CPU work in JavaScript (parse, validate, digest) before its one database call.
 async function forkIngestProcesses(count: number): Promise<void> {
   const database = await getDatabase(); // migrate once, before the copies start
+  await prepareTraceStore(database.db);
   await database.close();
   // The copies run this file (also when `npm start` runs it inside scripts/start.mjs).
   cluster.setupPrimary({
@@ -208,6 +220,8 @@ async function main(): Promise<void> {
       : `Migrating the database (embedded PGlite in ${cfg.dataDir})…`,
   );
   const database = await getDatabase();
+  // Retention days where ingestion reads them, and the partitions a trace stored now needs.
+  await prepareTraceStore(database.db);
   // The roles that serve requests read retrieval's standby (retrieval) or wait for it (management
   // writes): a wrong RETRIEVAL_DATABASE_URL stops the process here, with the reason (docs/deploy.md).
   if (cfg.retrievalDatabaseUrl && (role === 'all' || role === 'web' || role === 'retrieval')) {
@@ -216,7 +230,7 @@ async function main(): Promise<void> {
       log.warn('RETRIEVAL_DATABASE_URL is not a standby: retrieval reads it as it is, without waiting');
     else log.info({ role }, 'retrieval reads the standby of RETRIEVAL_DATABASE_URL');
   }
-  if (role === 'all' || role === 'worker') startHousekeeping(database.db, role === 'worker');
+  if (role === 'all' || role === 'worker') startHousekeeping(database, role === 'worker');
   if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
   // Evaluation runs: worked here in roles all and worker; the web role only queues them.
   const evals =

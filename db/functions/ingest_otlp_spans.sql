@@ -36,8 +36,13 @@ DECLARE
   v_done text[];
   v_traces text[];
   v_stale text[];
+  v_known text[];
+  v_known_keep date[];
+  v_keep date;
+  v_moved integer[];
 BEGIN
-  SELECT ik.id, ik.name, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only
+  SELECT ik.id, ik.name, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
+      (SELECT r.days FROM trace_retention r WHERE r.plan = o.plan) AS days
     INTO k
     FROM ingestion_keys ik JOIN organizations o ON o.id = ik.organization_id
     WHERE ik.id = p_key_id AND ik.revoked_at IS NULL;
@@ -57,6 +62,31 @@ BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended(k.organization_id || '/' || x.t, 0))
     FROM (SELECT DISTINCT e."traceId" AS t FROM unnest(v_in) e ORDER BY 1) x;
 
+  -- Partitions, as in ingest_spans: a new trace is kept until v_keep, a stored one keeps its own
+  -- (found by one probe per partition of traces_trace_org_idx).
+  v_keep := current_date + coalesce(k.days, 30);
+  SELECT coalesce(array_agg(t.id), '{}'), coalesce(array_agg(st.keep_until), '{}') INTO v_known, v_known_keep
+    FROM (SELECT DISTINCT e."traceId" AS id FROM unnest(v_in) e) t
+    CROSS JOIN LATERAL (
+      SELECT tr.keep_until FROM traces tr WHERE tr.trace_id = t.id AND tr.organization_id || '' = k.organization_id LIMIT 1
+    ) st;
+  -- A span id stored in another partition is stored under another trace, which the upsert cannot
+  -- see: such spans are rejected like those it leaves (below), before anything is written.
+  v_moved := ARRAY(
+    SELECT e."i" FROM unnest(v_in) e
+    WHERE EXISTS (
+      SELECT 1 FROM spans s
+      WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id
+        AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
+    )
+    ORDER BY e."i");
+  IF cardinality(v_moved) > 0 THEN
+    IF NOT p_partial THEN
+      RAISE EXCEPTION 'A span id is stored under another trace.' USING ERRCODE = 'PT422';
+    END IF;
+    v_in := ARRAY(SELECT e FROM unnest(v_in) e WHERE NOT e."i" = ANY (v_moved) ORDER BY e."spanId");
+  END IF;
+
   WITH guess AS (
     -- Each trace's root by this request alone, the rule below applied to its spans here: exact for a
     -- trace none of whose spans was stored before, a first guess for the others.
@@ -70,14 +100,14 @@ BEGIN
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
-      application, environment)
+      application, environment, keep_until)
     SELECT k.organization_id, e."traceId", e."spanId", g.root, e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
-      k.application, k.environment
+      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
     FROM unnest(v_in) e JOIN guess g ON g.trace_id = e."traceId"
     ORDER BY e."spanId"
-    ON CONFLICT (span_id, organization_id) DO UPDATE SET
+    ON CONFLICT (span_id, organization_id, keep_until) DO UPDATE SET
       parent_span_id = excluded.parent_span_id, revision = s.revision + 1, name = excluded.name, service = excluded.service,
       kind = excluded.kind, status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
       session_id = excluded.session_id, end_user_id = excluded.end_user_id, provider = excluded.provider, model = excluded.model,
@@ -88,7 +118,7 @@ BEGIN
       environment = excluded.environment, received_at = now()
     WHERE s.trace_id = excluded.trace_id AND s.snapshot_digest <> excluded.snapshot_digest
     RETURNING s.trace_id, s.span_id, s.root_span_id, s.name, s.service, s.kind, s.status, s.started_at, s.ended_at,
-      s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
+      s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos, s.keep_until
   ), fresh AS (
     -- Every stored span's trace has its summary row, so a trace without one has no spans but those
     -- just written: its summary is their aggregate, defined as in recompute_trace_summaries (kept in
@@ -96,13 +126,13 @@ BEGIN
     -- here and is recomputed below.
     INSERT INTO traces AS t (organization_id, trace_id, root_span_id, head_span_id, head_started_at, name, service, status,
       head_session_id, head_end_user_id, min_session_id, min_end_user_id, session_id, end_user_id, started_at, max_ended_at,
-      running_count, span_count, input_tokens, output_tokens, cost_usd_nanos, kinds)
+      running_count, span_count, input_tokens, output_tokens, cost_usd_nanos, kinds, keep_until)
     SELECT k.organization_id, a.trace_id, a.root_span_id, h.span_id, h.started_at, h.name, h.service, h.status,
       h.session_id, h.end_user_id, a.min_session_id, a.min_end_user_id,
       coalesce(h.session_id, a.min_session_id), coalesce(h.end_user_id, a.min_end_user_id), a.started_at, a.max_ended_at,
-      a.running_count, a.span_count, a.input_tokens, a.output_tokens, a.cost_usd_nanos, a.kinds
+      a.running_count, a.span_count, a.input_tokens, a.output_tokens, a.cost_usd_nanos, a.kinds, a.keep_until
     FROM (
-      SELECT w.trace_id, min(w.root_span_id) AS root_span_id,
+      SELECT w.trace_id, min(w.root_span_id) AS root_span_id, min(w.keep_until) AS keep_until,
         min(w.session_id) AS min_session_id, min(w.end_user_id) AS min_end_user_id,
         min(w.started_at) AS started_at, max(w.ended_at) AS max_ended_at,
         count(*) FILTER (WHERE w.status = 'running')::integer AS running_count, count(*)::integer AS span_count,
@@ -117,7 +147,7 @@ BEGIN
       ORDER BY w.trace_id, (w.span_id = w.root_span_id) DESC, w.started_at, w.span_id
     ) h ON h.trace_id = a.trace_id
     ORDER BY a.trace_id
-    ON CONFLICT (organization_id, trace_id) DO NOTHING
+    ON CONFLICT (organization_id, trace_id, keep_until) DO NOTHING
     RETURNING t.trace_id
   )
   SELECT (SELECT array_agg(w.span_id) FROM written w), (SELECT array_agg(DISTINCT w.trace_id) FROM written w),
@@ -138,6 +168,9 @@ BEGIN
       -- A rejected span may have counted in its trace's guess: every written trace is set right below.
       v_stale := v_traces;
     END IF;
+  END IF;
+  IF cardinality(v_moved) > 0 THEN
+    rejected := ARRAY(SELECT x FROM unnest(rejected || v_moved) x ORDER BY 1);
   END IF;
 
   IF cardinality(v_stale) > 0 THEN

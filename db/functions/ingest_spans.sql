@@ -74,9 +74,12 @@ DECLARE
   v_rest text[];
   v_stale text[];
   v_known text[];
+  v_known_keep date[];
+  v_keep date;
   v_wrong_root integer;
 BEGIN
-  SELECT ik.id, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only
+  SELECT ik.id, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
+      (SELECT r.days FROM trace_retention r WHERE r.plan = o.plan) AS days
     INTO k
     FROM ingestion_keys ik JOIN organizations o ON o.id = ik.organization_id
     WHERE ik.id = p_key_id AND ik.revoked_at IS NULL;
@@ -86,6 +89,9 @@ BEGIN
   IF k.read_only THEN
     RAISE EXCEPTION 'The organization is read-only.' USING ERRCODE = 'PT403';
   END IF;
+  -- A trace first stored now is kept until this day (its partition: db/schema/traces.ts); a stored
+  -- trace keeps its own, and every span of a trace is stored with the trace's.
+  v_keep := current_date + coalesce(k.days, 30);
 
   -- Sorted by span id: every batch inserts and locks in the same order, so batches never deadlock.
   v_in := ARRAY(SELECT e FROM json_populate_recordset(NULL::ingest_span, p_spans) e ORDER BY e."spanId");
@@ -102,18 +108,41 @@ BEGIN
   -- the batch through traces_trace_org_idx: trace_id leads it, and `organization_id || ''` keeps
   -- every other index of traces (all lead with organization_id) out, so a generic plan cached while
   -- the table was small cannot read the whole organization (the estimates of those indexes tie with
-  -- the primary key's on a small table). The same lookup tells which traces are stored already.
-  SELECT coalesce(array_agg(x."traceId") FILTER (WHERE x.stored IS NOT NULL), '{}'), min(x."i") FILTER (WHERE x.stored <> x."rootSpanId")
-    INTO v_known, v_wrong_root
+  -- the primary key's on a small table). The same lookup tells which traces are stored already, and
+  -- in which partition (one probe of that index per partition: the trace's keep_until is not known).
+  SELECT coalesce(array_agg(x."traceId") FILTER (WHERE x.stored IS NOT NULL), '{}'),
+      coalesce(array_agg(x.keep) FILTER (WHERE x.stored IS NOT NULL), '{}'),
+      min(x."i") FILTER (WHERE x.stored <> x."rootSpanId")
+    INTO v_known, v_known_keep, v_wrong_root
     FROM (
-      SELECT t."i", t."traceId", t."rootSpanId",
-        (SELECT tr.root_span_id FROM traces tr WHERE tr.trace_id = t."traceId" AND tr.organization_id || '' = k.organization_id) AS stored
+      SELECT t."i", t."traceId", t."rootSpanId", st.root_span_id AS stored, st.keep_until AS keep
       FROM (SELECT DISTINCT ON (e."traceId") e."i", e."traceId", e."rootSpanId" FROM unnest(v_in) e ORDER BY e."traceId", e."i") t
+      LEFT JOIN LATERAL (
+        SELECT tr.root_span_id, tr.keep_until FROM traces tr
+        WHERE tr.trace_id = t."traceId" AND tr.organization_id || '' = k.organization_id LIMIT 1
+      ) st ON true
     ) x;
   IF v_wrong_root IS NOT NULL THEN
     SELECT e."i", e."traceId", e."spanId" INTO c FROM unnest(v_in) e WHERE e."i" = v_wrong_root;
     RAISE EXCEPTION 'The span names another root than the trace already stored.' USING ERRCODE = 'PT409',
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
+  END IF;
+
+  -- A span id stored in another partition is stored under another trace (all spans of a trace
+  -- share its partition), which the upsert below cannot see: refused as an identity change, whatever
+  -- its revision. (Within one partition the upsert meets it and the rules below classify it.)
+  SELECT e."i", e."traceId", e."spanId", s.revision INTO c
+    FROM unnest(v_in) e
+    CROSS JOIN LATERAL (
+      SELECT s.revision FROM spans s
+      WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id
+        AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
+      LIMIT 1
+    ) s
+    ORDER BY e."i" LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'The span is stored under another trace.' USING ERRCODE = 'PT409',
+      DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId", 'storedRevision', c.revision)::text;
   END IF;
 
   WITH old AS MATERIALIZED (
@@ -130,20 +159,21 @@ BEGIN
       SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
       -- `organization_id || ''` is not indexable: only the unique (span_id, organization_id) index can
       -- serve this lookup, whatever a generic plan cached on a small table estimated.
-      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id LIMIT 1
+      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id
+        AND s.keep_until = v_known_keep[array_position(v_known, e."traceId")] LIMIT 1
     ) s
     WHERE e."traceId" = ANY (v_known)
   ), written AS (
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
-      application, environment)
+      application, environment, keep_until)
     SELECT k.organization_id, e."traceId", e."spanId", e."rootSpanId", e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
-      k.application, k.environment
+      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
     FROM unnest(v_in) e ORDER BY e."spanId"
-    ON CONFLICT (span_id, organization_id) DO UPDATE SET
+    ON CONFLICT (span_id, organization_id, keep_until) DO UPDATE SET
       revision = excluded.revision, name = excluded.name, service = excluded.service, kind = excluded.kind, status = excluded.status,
       started_at = excluded.started_at, ended_at = excluded.ended_at, session_id = excluded.session_id, end_user_id = excluded.end_user_id,
       provider = excluded.provider, model = excluded.model, prompt_version_id = excluded.prompt_version_id, pricing_version = excluded.pricing_version,
@@ -163,7 +193,7 @@ BEGIN
             OR (s.status <> 'running' AND e."maxRunning" > s.revision))
       )
     RETURNING s.trace_id, s.span_id, s.root_span_id, s.name, s.service, s.kind, s.status, s.started_at, s.ended_at,
-      s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
+      s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos, s.keep_until
   ), change AS (
     SELECT w.*, o.span_id IS NOT NULL AS existed, o.kind AS o_kind, o.status AS o_status, o.started_at AS o_started_at,
       o.ended_at AS o_ended_at, o.session_id AS o_session_id, o.end_user_id AS o_end_user_id, o.input_tokens AS o_input_tokens,
@@ -171,7 +201,7 @@ BEGIN
     FROM written w LEFT JOIN old o ON o.span_id = w.span_id
   ), delta AS (
     -- Per trace: what the written spans add to each aggregate.
-    SELECT d.trace_id, min(d.root_span_id) AS root_span_id,
+    SELECT d.trace_id, min(d.root_span_id) AS root_span_id, min(d.keep_until) AS keep_until,
       min(d.session_id) AS min_session_id, min(d.end_user_id) AS min_end_user_id,
       min(d.started_at) AS started_at, max(d.ended_at) AS max_ended_at,
       (count(*) FILTER (WHERE d.status = 'running') - count(*) FILTER (WHERE d.o_status = 'running'))::integer AS running_count,
@@ -201,13 +231,13 @@ BEGIN
     -- candidate is the head itself (updated) or starts before it.
     INSERT INTO traces AS t (organization_id, trace_id, root_span_id, head_span_id, head_started_at, name, service, status,
       head_session_id, head_end_user_id, min_session_id, min_end_user_id, session_id, end_user_id, started_at, max_ended_at,
-      running_count, span_count, input_tokens, output_tokens, cost_usd_nanos, kinds)
+      running_count, span_count, input_tokens, output_tokens, cost_usd_nanos, kinds, keep_until)
     SELECT k.organization_id, x.trace_id, x.root_span_id, h.span_id, h.started_at, h.name, h.service, h.status,
       h.session_id, h.end_user_id, x.min_session_id, x.min_end_user_id, coalesce(h.session_id, x.min_session_id),
       coalesce(h.end_user_id, x.min_end_user_id), x.started_at, x.max_ended_at, x.running_count, x.span_count,
-      x.input_tokens, x.output_tokens, x.cost_usd_nanos, x.kinds
+      x.input_tokens, x.output_tokens, x.cost_usd_nanos, x.kinds, x.keep_until
     FROM delta x JOIN head h ON h.trace_id = x.trace_id ORDER BY x.trace_id
-    ON CONFLICT (organization_id, trace_id) DO UPDATE SET
+    ON CONFLICT (organization_id, trace_id, keep_until) DO UPDATE SET
       (head_span_id, head_started_at, name, service, status, head_session_id, head_end_user_id, session_id, end_user_id) = (
         SELECT CASE WHEN m.head THEN excluded.head_span_id ELSE t.head_span_id END, CASE WHEN m.head THEN excluded.head_started_at ELSE t.head_started_at END, CASE WHEN m.head THEN excluded.name ELSE t.name END, CASE WHEN m.head THEN excluded.service ELSE t.service END, CASE WHEN m.head THEN excluded.status ELSE t.status END,
           CASE WHEN m.head THEN excluded.head_session_id ELSE t.head_session_id END, CASE WHEN m.head THEN excluded.head_end_user_id ELSE t.head_end_user_id END,

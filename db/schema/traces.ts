@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -23,6 +23,22 @@ export const ingestionKeys = pgTable(
   },
   (t) => [index('ingestion_keys_org_idx').on(t.organizationId, t.id)],
 );
+
+// How long a trace first seen under each plan is kept (TRACE_RETENTION_DAYS_FREE/PRO, written by
+// every process at start: server/traces/retention.ts). The ingestion functions read it to set a new
+// trace's keepUntil.
+export const traceRetention = pgTable('trace_retention', {
+  plan: text().primaryKey(),
+  days: integer().notNull(),
+});
+
+// Retention (P2, docs/decisions.md "Partitioned trace store"): spans and traces are partitioned
+// by RANGE (keep_until), one partition per week (spans_kYYYYMMDD, traces_kYYYYMMDD from that
+// Monday), created ahead and detached and dropped by the worker once the week has passed
+// (server/traces/retention.ts), never deleted row by row. keep_until is the trace's: the day it
+// was first stored plus its organization's retention then; all spans of a trace share it, so a
+// trace and its spans live and go together. The migration that partitions them is hand-written
+// (0039); Drizzle sees plain tables with keep_until in every unique key, as Postgres requires.
 
 // The latest accepted snapshot of every span. Times are Unix ms as the spec sends them.
 export const spans = pgTable(
@@ -61,13 +77,15 @@ export const spans = pgTable(
     application: text().notNull(),
     environment: text().notNull(),
     receivedAt: ts('received_at').notNull().defaultNow(),
+    keepUntil: date({ mode: 'string' }).notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.traceId, t.spanId] }),
+    primaryKey({ columns: [t.organizationId, t.traceId, t.spanId, t.keepUntil] }),
     index('spans_org_started_idx').on(t.organizationId, t.startedAt),
     // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
     // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
-    uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId),
+    // Unique within a partition here; across partitions the ingestion functions look before they write.
+    uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId, t.keepUntil),
     // Split stats and online scores per version (M10/M11): only spans that name a prompt version.
     index('spans_org_version_started_idx')
       .on(t.organizationId, t.promptVersionId, t.startedAt)
@@ -117,13 +135,14 @@ export const traces = pgTable(
     costUsdNanos: bigint({ mode: 'number' }),
     // OR of spanKindBits over the trace's spans.
     kinds: integer().notNull(),
+    keepUntil: date({ mode: 'string' }).notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.traceId] }),
+    primaryKey({ columns: [t.organizationId, t.traceId, t.keepUntil] }),
     // trace_id leads, so ingest_spans' lookup of a batch's traces (`trace_id = … AND
     // organization_id || '' = …`) can only take this index, whatever a cached generic plan estimated
     // (every other index leads with organization_id, which ties on a small table).
-    uniqueIndex('traces_trace_org_idx').on(t.traceId, t.organizationId),
+    uniqueIndex('traces_trace_org_idx').on(t.traceId, t.organizationId, t.keepUntil),
     // The list is newest first on (startedAt, traceId), read by scanning these backwards; each
     // equality filter has its own prefix. (DESC NULLS LAST columns would not match ORDER BY … DESC.)
     index('traces_org_started_idx').on(t.organizationId, t.startedAt, t.traceId),

@@ -67,6 +67,7 @@ function send(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  configuredTimeoutMs: number,
 ): Promise<PostResult> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === 'https:';
@@ -97,7 +98,7 @@ function send(
       finish(
         response
           ? resultOf(response, chunks)
-          : { statusCode: null, error: `No answer within ${secondsText(timeoutMs)}.`, excerpt: null },
+          : { statusCode: null, error: `No answer within ${secondsText(configuredTimeoutMs)}.`, excerpt: null },
       );
       request.destroy();
     }, timeoutMs);
@@ -158,5 +159,6 @@ export async function postWebhook(
       error: `No answer within ${secondsText(options.timeoutMs)} (the host name did not resolve in time).`,
       excerpt: null,
     };
-  return send(target, addresses, headers, body, left);
+  // What is left of the deadline bounds the request; the message names the configured timeout.
+  return send(target, addresses, headers, body, left, options.timeoutMs);
 }

@@ -48,6 +48,8 @@ function expectedSummaries(rows: SpanRow[]): Summary[] {
         outputTokens: sumOf(group.map((s) => s.outputTokens)),
         costUsdNanos: sumOf(group.map((s) => s.costUsdNanos)),
         kinds: group.reduce((bits, s) => bits | spanKindBits[s.kind as keyof typeof spanKindBits], 0),
+        // Every span of a trace lives in the trace's partition.
+        keepUntil: group.every((s) => s.keepUntil === head.keepUntil) ? head.keepUntil : 'spans in several partitions',
       };
     })
     .sort((a, b) => (a.traceId < b.traceId ? -1 : 1));

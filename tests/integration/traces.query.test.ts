@@ -15,6 +15,9 @@ type SpanInsert = typeof spans.$inferInsert;
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const t0 = 1_760_000_000_000;
 
+// The day a trace first stored today is kept until with `days` of retention.
+const keepUntil = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
 // Stored snapshots as the ingestion endpoint leaves them (spans and their traces' summaries); tests
 // write the spans directly and have the summaries computed from them.
 async function insertSpans(organizationId: string, rows: Partial<SpanInsert>[]) {
@@ -34,6 +37,7 @@ async function insertSpans(organizationId: string, rows: Partial<SpanInsert>[]) 
     ingestionKeyId: 'ikey_test',
     application: 'checkout',
     environment: 'production',
+    keepUntil: keepUntil(30),
     ...row,
   })) as SpanInsert[];
   const db = await getDb();

@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Database, type Db } from '@/db/client';
+import { traceRetention } from '@/db/schema';
+import { config } from '../config';
+
+// Trace retention (API.md "Scale settings", docs/decisions.md "Partitioned trace store"). spans and
+// traces are partitioned by keep_until, a week per partition (db/schema/traces.ts): a trace is kept
+// for its plan's days from the day it was first stored, and goes with its whole partition in the
+// week after that. Nothing is deleted row by row.
+
+export type RetentionDays = { free: number; pro: number };
+
+const partitionDays = 7;
+
+/** What a plan keeps, as the dashboard says it: "kept for N days". */
+export function traceRetentionDays(plan: 'free' | 'pro', days: RetentionDays = config().traceRetentionDays): number {
+  return days[plan];
+}
+
+/**
+ * At every start and hourly: the configured days where the ingestion functions read them, and
+ * the partitions a trace stored from now until the next run can need (two weeks past the longest
+ * retention). Answers how many partition tables it created.
+ */
+export async function prepareTraceStore(db: Db, days: RetentionDays = config().traceRetentionDays): Promise<number> {
+  await db
+    .insert(traceRetention)
+    .values([
+      { plan: 'free', days: days.free },
+      { plan: 'pro', days: days.pro },
+    ])
+    .onConflictDoUpdate({
+      target: traceRetention.plan,
+      set: { days: sql`excluded.days` },
+      setWhere: sql`${traceRetention.days} <> excluded.days`,
+    });
+  const ahead = Math.max(days.free, days.pro) + 2 * partitionDays;
+  const [{ created }] = rowsOf<{ created: number }>(
+    await db.execute(sql`select ensure_trace_partitions(current_date + ${ahead}::integer) as created`),
+  );
+  return created;
+}
+
+/**
+ * Hourly in the worker: the partitions whose week has passed are detached (CONCURRENTLY on
+ * Postgres, so ingestion and reads never wait on it; one left half-way by a crash is finalized)
+ * and dropped, spans and traces of a week alike. Answers the tables dropped.
+ */
+export async function dropExpiredTracePartitions(database: Pick<Database, 'db' | 'kind'>): Promise<string[]> {
+  const { db } = database;
+  const expired = rowsOf<{ parent: string; partition: string; attached: boolean; pending: boolean }>(
+    await db.execute(sql`select parent, "partition", attached, pending from expired_trace_partitions()`),
+  );
+  for (const table of expired) {
+    // Names come from the catalog and match ^(spans|traces)_k[0-9]{8}$ (expired_trace_partitions).
+    const [parent, partition] = [sql.identifier(table.parent), sql.identifier(table.partition)];
+    if (table.attached) {
+      const how = table.pending ? sql`finalize` : database.kind === 'postgres' ? sql`concurrently` : sql``;
+      await db.execute(sql`alter table ${parent} detach partition ${partition} ${how}`);
+    }
+    await db.execute(sql`drop table if exists ${partition}`);
+  }
+  return expired.map((table) => table.partition);
+}
