@@ -72,6 +72,8 @@ export default defineConfig({
       // Webhooks to the local receivers the e2e tests start (e2e/webhooks.spec.ts): plain http on loopback.
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // Not the default, so that the Billing page is seen to show the configured retention.
+      TRACE_RETENTION_DAYS_PRO: '60',
       ...databaseEnv(),
       ...(serverCommand
         ? {

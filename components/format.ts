@@ -105,3 +105,6 @@ export const roleOptions = [
   { value: 'editor', label: 'Editor', description: 'Can edit prompts and datasets' },
   { value: 'viewer', label: 'Viewer', description: 'Read-only access' },
 ] as const;
+
+/** How long traces are kept: "30 days" (TRACE_RETENTION_DAYS_FREE/PRO). */
+export const retentionText = (days: number) => (days === 1 ? '1 day' : `${days.toLocaleString()} days`);

@@ -138,11 +138,13 @@ function BillingView({
   organization,
   checkout,
   credits,
+  retention,
   stripe,
 }: {
   organization: Organization;
   checkout: CheckoutReturn;
   credits: PlanAllowances;
+  retention: PlanAllowances;
   stripe: StripeSetup;
 }) {
   const router = useRouter();
@@ -214,10 +216,11 @@ function BillingView({
           state={state}
           redirects={redirects}
           configured={pro ? stripe.payments : stripe.checkout}
+          retentionDays={retention[state.plan]}
         />
         <UsageCard state={state} />
       </div>
-      <PlanComparison current={state.plan} credits={credits} />
+      <PlanComparison current={state.plan} credits={credits} retention={retention} />
       {canCancel ? (
         <CancelRenewalCard
           organization={organization}
@@ -235,17 +238,25 @@ export function BillingPage({
   organizationId,
   checkout,
   credits,
+  retention,
   stripe,
 }: {
   organizationId: string;
   checkout: CheckoutReturn;
   credits: PlanAllowances;
+  retention: PlanAllowances;
   stripe: StripeSetup;
 }) {
   return (
     <OrganizationGate organizationId={organizationId}>
       {(organization) => (
-        <BillingView organization={organization} checkout={checkout} credits={credits} stripe={stripe} />
+        <BillingView
+          organization={organization}
+          checkout={checkout}
+          credits={credits}
+          retention={retention}
+          stripe={stripe}
+        />
       )}
     </OrganizationGate>
   );

@@ -1,5 +1,6 @@
 'use client';
 
+import { retentionText } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Badge, type BadgeTone } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
@@ -61,11 +62,13 @@ export function PlanCard({
   state,
   redirects,
   configured,
+  retentionDays,
 }: {
   organization: Organization;
   state: BillingState;
   redirects: ReturnType<typeof useStripeRedirects>;
   configured: boolean;
+  retentionDays: number;
 }) {
   const pro = state.plan === 'pro';
   // Checkout and the Stripe portal need the same role.
@@ -99,7 +102,8 @@ export function PlanCard({
         <p className="muted">
           {pro
             ? `Comprehensive evaluations over every case, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits each billing period.`
-            : `Quick evaluations on the first ${quickEvaluationSize} cases, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits a month.`}
+            : `Quick evaluations on the first ${quickEvaluationSize} cases, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits a month.`}{' '}
+          Traces are kept for {retentionText(retentionDays)}.
         </p>
         <RenewalLine state={state} />
         <dl className="billing-facts">

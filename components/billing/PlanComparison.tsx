@@ -1,3 +1,4 @@
+import { retentionText } from '@/components/format';
 import type { ReactNode } from 'react';
 import { Badge } from '@/components/ui/Badge';
 import { Card, CardHeader } from '@/components/ui/Card';
@@ -21,7 +22,15 @@ function Included({ children }: { children: ReactNode }) {
 }
 
 // Free and Pro side by side; the credit allowances are the server's configuration.
-export function PlanComparison({ current, credits }: { current: Plan; credits: PlanAllowances }) {
+export function PlanComparison({
+  current,
+  credits,
+  retention,
+}: {
+  current: Plan;
+  credits: PlanAllowances;
+  retention: PlanAllowances;
+}) {
   const rows: Row[] = [
     { label: 'Cases per dataset', free: planCapacity.free.toLocaleString(), pro: planCapacity.pro.toLocaleString() },
     {
@@ -33,6 +42,11 @@ export function PlanComparison({ current, credits }: { current: Plan; credits: P
       label: 'Evaluation credits',
       free: `${credits.free.toLocaleString()} a month`,
       pro: `${credits.pro.toLocaleString()} each billing period`,
+    },
+    {
+      label: 'Traces kept for',
+      free: retentionText(retention.free),
+      pro: retentionText(retention.pro),
     },
     {
       label: 'Versions, labels, traces and keys',

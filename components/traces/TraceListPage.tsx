@@ -5,7 +5,15 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { formatCount, formatDuration, formatRelative, formatTimestamp, formatUsdNanos } from '@/components/format';
+import {
+  formatCount,
+  formatDuration,
+  formatRelative,
+  formatTimestamp,
+  formatUsdNanos,
+  retentionText,
+} from '@/components/format';
+import type { Plan } from '@/server/billing/schemas';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { OrganizationPageHeader } from '@/components/organizations/OrganizationPageHeader';
 import { Button, ButtonLink } from '@/components/ui/Button';
@@ -147,7 +155,14 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
   );
 }
 
-export function TraceListPage({ organizationId }: { organizationId: string }) {
+/** `retention`: the days a trace is kept per plan (TRACE_RETENTION_DAYS_FREE/PRO). */
+export function TraceListPage({
+  organizationId,
+  retention,
+}: {
+  organizationId: string;
+  retention: Record<Plan, number>;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -170,7 +185,7 @@ export function TraceListPage({ organizationId }: { organizationId: string }) {
           <OrganizationPageHeader
             org={org}
             title="Traces"
-            description="What your applications did: every trace with its spans, timing, tokens and cost."
+            description={`What your applications did: every trace with its spans, timing, tokens and cost. Traces are kept for ${retentionText(retention[org.plan])} on the ${org.plan === 'pro' ? 'Pro' : 'Free'} plan.`}
             actions={
               <Button
                 onClick={() => {

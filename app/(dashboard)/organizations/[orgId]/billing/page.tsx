@@ -13,12 +13,13 @@ export default async function Page({
   searchParams: Promise<{ checkout?: string | string[] }>;
 }) {
   const [{ orgId }, { checkout }] = await Promise.all([params, searchParams]);
-  const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro } = config();
+  const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro, traceRetentionDays } = config();
   return (
     <BillingPage
       organizationId={orgId}
       checkout={checkout === 'success' || checkout === 'cancelled' ? checkout : null}
       credits={{ free: evalCreditsFree, pro: evalCreditsPro }}
+      retention={traceRetentionDays}
       stripe={{ payments: Boolean(stripeSecretKey), checkout: Boolean(stripeSecretKey && stripePricePro) }}
     />
   );
