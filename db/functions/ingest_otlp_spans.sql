@@ -72,13 +72,12 @@ BEGIN
     ) st;
   -- A span id stored in another partition is stored under another trace, which the upsert cannot
   -- see: such spans are rejected like those it leaves (below), before anything is written.
+  -- (One scan of each partition's span_id index with all the request's ids, as in ingest_spans.)
   v_moved := ARRAY(
-    SELECT e."i" FROM unnest(v_in) e
-    WHERE EXISTS (
-      SELECT 1 FROM spans s
-      WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id
-        AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
-    )
+    SELECT DISTINCT e."i" FROM spans s
+    JOIN unnest(v_in) e ON e."spanId" = s.span_id
+    WHERE s.span_id = ANY (ARRAY(SELECT x."spanId" FROM unnest(v_in) x)) AND s.organization_id || '' = k.organization_id
+      AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
     ORDER BY e."i");
   IF cardinality(v_moved) > 0 THEN
     IF NOT p_partial THEN
