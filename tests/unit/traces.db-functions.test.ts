@@ -15,7 +15,7 @@ describe('db/functions', () => {
     ).toEqual([]);
   });
 
-  it('holds the ingestion functions (native, OTLP and their group commit) with their type and helpers, the audit trigger with its function, and the evaluation claim, charge and credit period', () => {
+  it('holds the ingestion functions (native, OTLP and their group commit) with their type and helpers, the trace partitions, the audit trigger with its function, and the evaluation claim, charge and credit period', () => {
     expect(
       sourceDefinitions()
         .map((d) => d.object)
@@ -26,6 +26,8 @@ describe('db/functions', () => {
         'function charge_eval_case',
         'function claim_eval_case',
         'function credit_period',
+        'function ensure_trace_partitions',
+        'function expired_trace_partitions',
         'function ingest_groups',
         'function ingest_otlp_spans',
         'function ingest_spans',
