@@ -8,14 +8,9 @@ import { config } from '../config';
 // for its plan's days from the day it was first stored, and goes with its whole partition in the
 // week after that. Nothing is deleted row by row.
 
-export type RetentionDays = { free: number; pro: number };
+type RetentionDays = { free: number; pro: number };
 
 const partitionDays = 7;
-
-/** What a plan keeps, as the dashboard says it: "kept for N days". */
-export function traceRetentionDays(plan: 'free' | 'pro', days: RetentionDays = config().traceRetentionDays): number {
-  return days[plan];
-}
 
 /**
  * At every start and hourly: the configured days where the ingestion functions read them, and
