@@ -216,7 +216,6 @@ function BillingView({
           state={state}
           redirects={redirects}
           configured={pro ? stripe.payments : stripe.checkout}
-          retentionDays={retention[state.plan]}
         />
         <UsageCard state={state} />
       </div>

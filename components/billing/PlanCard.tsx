@@ -62,13 +62,11 @@ export function PlanCard({
   state,
   redirects,
   configured,
-  retentionDays,
 }: {
   organization: Organization;
   state: BillingState;
   redirects: ReturnType<typeof useStripeRedirects>;
   configured: boolean;
-  retentionDays: number;
 }) {
   const pro = state.plan === 'pro';
   // Checkout and the Stripe portal need the same role.
@@ -103,7 +101,7 @@ export function PlanCard({
           {pro
             ? `Comprehensive evaluations over every case, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits each billing period.`
             : `Quick evaluations on the first ${quickEvaluationSize} cases, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits a month.`}{' '}
-          Traces are kept for {retentionText(retentionDays)}.
+          Traces are kept for {retentionText(state.traceRetentionDays)}.
         </p>
         <RenewalLine state={state} />
         <dl className="billing-facts">

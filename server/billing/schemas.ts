@@ -31,6 +31,12 @@ export const billingStateSchema = z.object({
   creditsUsed: z.number().int(),
   creditsPerPeriod: z.number().int(),
   datasetCapacity: z.number().int().describe('Cases per dataset on this plan (Free 10, Pro 500).'),
+  traceRetentionDays: z
+    .number()
+    .int()
+    .describe(
+      'Days a trace first stored now is kept on this plan (TRACE_RETENTION_DAYS_FREE / _PRO, default 30 / 90); it is removed within the week after.',
+    ),
   paymentMethodManageable: z
     .boolean()
     .describe('True when a Stripe customer exists, so an admin can open the customer portal.'),

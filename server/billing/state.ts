@@ -92,6 +92,7 @@ function billingStateOf(
     creditsUsed: credits.used,
     creditsPerPeriod: credits.allowance,
     datasetCapacity: planCapacity[plan],
+    traceRetentionDays: config().traceRetentionDays[plan],
     paymentMethodManageable: hasCustomer,
   };
 }

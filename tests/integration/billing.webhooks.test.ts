@@ -195,6 +195,7 @@ describe('plans from webhook state', () => {
       creditsPerPeriod: 10000,
       creditsRemaining: 10000,
       datasetCapacity: 500,
+      traceRetentionDays: 90,
       paymentMethodManageable: true,
     });
     const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id));
@@ -229,6 +230,7 @@ describe('plans from webhook state', () => {
       creditsUsed: 0,
       creditsPerPeriod: 200,
       datasetCapacity: 10,
+      traceRetentionDays: 30,
       paymentMethodManageable: false,
     });
   });
