@@ -157,8 +157,9 @@ describe('one statement for many lookups', () => {
       }),
       { numRuns: 60 },
     );
-    // The mixes did resolve versions (not only unknown keys).
-    expect(answered).toBeGreaterThan(100);
+    // The mixes did resolve versions (not only unknown keys). fast-check's arrays are mostly short,
+    // so 60 runs resolve about 100–300 lookups; 100 was once hit exactly, and failed a run.
+    expect(answered).toBeGreaterThan(30);
   }, 120_000);
 
   it('concurrent retrievals of every kind, sent at once, each get their own answer', async () => {
