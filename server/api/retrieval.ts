@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { getDatabase } from '@/db/client';
@@ -43,7 +43,9 @@ type RetrievalOutput = { status: number; headers: Record<string, string>; body: 
 // Vary stays `Authorization` for a split label too: the subject picks the version, but Cache-Control
 // forbids shared caches and makes private ones revalidate every time, and a revalidation answers
 // 304 only for the version chosen for that request (docs/decisions.md, M10).
-const cacheHeaders = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
+// The headers of a 200 and a 304, written out (no spread: one object of a fixed shape per response).
+const cacheControl = 'private, no-cache';
+const vary = 'Authorization';
 const noBodies: VersionBody[] = [];
 const noIds: string[] = [];
 const jsonType = 'application/json; charset=utf-8';
@@ -212,10 +214,12 @@ function checkSubject(subject: string | undefined, issues: Issue[]): void {
 // createdAt are immutable) and the label. A split is left out on purpose (API.md: a tag from before
 // the split still matches when that version is chosen; docs/decisions.md, M10).
 function etagOf(promptId: string, name: string, versionId: string, label: string | null): string {
-  const hash = createHash('sha256')
-    .update(`${bodyFormat}\u0000${promptId}\u0000${name}\u0000${versionId}\u0000${label ?? '\u0001'}`)
-    .digest('base64url');
-  return `"${hash.slice(0, 27)}"`;
+  const digest = hash(
+    'sha256',
+    `${bodyFormat}\u0000${promptId}\u0000${name}\u0000${versionId}\u0000${label ?? '\u0001'}`,
+    'base64url',
+  );
+  return `"${digest.slice(0, 27)}"`;
 }
 
 async function retrieve(input: RetrievalInput, requestId: string): Promise<RetrievalOutput> {
@@ -282,12 +286,16 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
   if (row.archived)
     recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
   if (row.splitId !== null) recordSplitRetrieval(row.splitId, row.versionId, row.organizationId);
-  const headers = { etag, ...cacheHeaders, 'x-request-id': requestId };
   if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag))
-    return { status: 304, headers, body: null };
+    return {
+      status: 304,
+      headers: { etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId },
+      body: null,
+    };
   const split = row.splitId === null ? '' : `"split":{"id":${JSON.stringify(row.splitId)},"weight":${row.weight}},`;
   const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${split}${body.tail}`;
-  return { status: 200, headers: { 'content-type': jsonType, ...headers }, body: text };
+  const headers = { 'content-type': jsonType, etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId };
+  return { status: 200, headers, body: text };
 }
 
 async function handleRetrieval(input: RetrievalInput): Promise<RetrievalOutput> {
