@@ -36,13 +36,46 @@ export async function prepareTraceStore(db: Db, days: RetentionDays = config().t
   return created;
 }
 
+type ReservedConnection = {
+  unsafe: (text: string) => Promise<Record<string, unknown>[]>;
+  release: () => void;
+};
+type PostgresPool = { reserve: () => Promise<ReservedConnection> };
+
+const sweepLock = `hashtextextended('drop_expired_trace_partitions', 0)`;
+
+// One sweep at a time across processes (several workers, or `all` beside a worker, whose hours can
+// coincide): a session advisory lock held on a connection of its own for the sweep, since DETACH …
+// CONCURRENTLY cannot run inside a transaction (so a transaction's lock cannot cover it). A process
+// that does not get the lock skips its run: another one is sweeping. PGlite is one process.
+async function oneSweepAtATime(database: Pick<Database, 'db' | 'kind'>, sweep: () => Promise<string[]>) {
+  if (database.kind !== 'postgres') return sweep();
+  const pool = (database.db as unknown as { $client: PostgresPool }).$client;
+  const held = await pool.reserve();
+  try {
+    const [{ locked }] = await held.unsafe(`select pg_try_advisory_lock(${sweepLock}) as locked`);
+    if (locked !== true) return [];
+    try {
+      return await sweep();
+    } finally {
+      await held.unsafe(`select pg_advisory_unlock(${sweepLock})`);
+    }
+  } finally {
+    held.release();
+  }
+}
+
 /**
  * Hourly in the worker: the partitions whose week has passed are detached (CONCURRENTLY on
  * Postgres, so ingestion and reads never wait on it; one left half-way by a crash is finalized)
- * and dropped, spans and traces of a week alike. Answers the tables dropped.
+ * and dropped, spans and traces of a week alike. Answers the tables dropped (none when another
+ * process was sweeping at the same time).
  */
-export async function dropExpiredTracePartitions(database: Pick<Database, 'db' | 'kind'>): Promise<string[]> {
-  const { db } = database;
+export function dropExpiredTracePartitions(database: Pick<Database, 'db' | 'kind'>): Promise<string[]> {
+  return oneSweepAtATime(database, () => sweepExpired(database));
+}
+
+async function sweepExpired({ db, kind }: Pick<Database, 'db' | 'kind'>): Promise<string[]> {
   const expired = rowsOf<{ parent: string; partition: string; attached: boolean; pending: boolean }>(
     await db.execute(sql`select parent, "partition", attached, pending from expired_trace_partitions()`),
   );
@@ -50,7 +83,7 @@ export async function dropExpiredTracePartitions(database: Pick<Database, 'db' |
     // Names come from the catalog and match ^(spans|traces)_k[0-9]{8}$ (expired_trace_partitions).
     const [parent, partition] = [sql.identifier(table.parent), sql.identifier(table.partition)];
     if (table.attached) {
-      const how = table.pending ? sql`finalize` : database.kind === 'postgres' ? sql`concurrently` : sql``;
+      const how = table.pending ? sql`finalize` : kind === 'postgres' ? sql`concurrently` : sql``;
       await db.execute(sql`alter table ${parent} detach partition ${partition} ${how}`);
     }
     await db.execute(sql`drop table if exists ${partition}`);

@@ -175,3 +175,54 @@ describe('trace retention', () => {
     expect(await dropExpiredTracePartitions(database)).toEqual([]);
   });
 });
+
+describe.skipIf(!process.env.DATABASE_URL)('one sweep at a time (Postgres: several worker processes)', () => {
+  type Reserved = { unsafe: (text: string) => Promise<Record<string, unknown>[]>; release: () => void };
+  const lock = `hashtextextended('drop_expired_trace_partitions', 0)`;
+
+  async function expiredWeek(monday: string) {
+    const db = await getDb();
+    const to = sql`(${monday}::date + 7)::text`;
+    const [{ until }] = rowsOf<{ until: string }>(await db.execute(sql`select ${to} as until`));
+    for (const table of ['traces', 'spans'])
+      await db.execute(
+        sql.raw(
+          `create table if not exists ${table}_k${monday.replaceAll('-', '')} partition of ${table} for values from ('${monday}') to ('${until}')`,
+        ),
+      );
+  }
+
+  it('skips its run while another process holds the sweep, and drops nothing', async () => {
+    const database = await getDatabase();
+    await expiredWeek('2019-03-04');
+    const other = await (database.db as unknown as { $client: { reserve: () => Promise<Reserved> } }).$client.reserve();
+    try {
+      const [{ locked }] = await other.unsafe(`select pg_try_advisory_lock(${lock}) as locked`);
+      expect(locked).toBe(true);
+      expect(await dropExpiredTracePartitions(database)).toEqual([]);
+      expect(await tableExists('spans_k20190304')).toBe(true);
+      expect(await tableExists('traces_k20190304')).toBe(true);
+    } finally {
+      await other.unsafe(`select pg_advisory_unlock(${lock})`);
+      other.release();
+    }
+    expect(await dropExpiredTracePartitions(database)).toEqual(
+      expect.arrayContaining(['traces_k20190304', 'spans_k20190304']),
+    );
+    expect(await tableExists('spans_k20190304')).toBe(false);
+  });
+
+  it('two sweeps at once: each expired table is dropped once, and neither fails', async () => {
+    const database = await getDatabase();
+    for (const monday of ['2019-04-01', '2019-04-08', '2019-04-15']) await expiredWeek(monday);
+    const [first, second] = await Promise.all([
+      dropExpiredTracePartitions(database),
+      dropExpiredTracePartitions(database),
+    ]);
+    const all = [...first, ...second];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all).toEqual(expect.arrayContaining(['spans_k20190401', 'traces_k20190408', 'spans_k20190415']));
+    for (const monday of ['20190401', '20190408', '20190415'])
+      for (const table of ['spans', 'traces']) expect(await tableExists(`${table}_k${monday}`)).toBe(false);
+  });
+});
