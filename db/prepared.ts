@@ -20,7 +20,11 @@ type PostgresClient = {
 type PgliteClient = {
   query: (text: string, params: unknown[], options?: { rowMode: 'array' | 'object' }) => Promise<{ rows: unknown[] }>;
 };
-type RawClient = Partial<PostgresClient & PgliteClient>;
+type ReservedConnection = {
+  unsafe: (text: string) => Promise<Record<string, unknown>[]>;
+  release: () => void;
+};
+type RawClient = Partial<PostgresClient & PgliteClient & { reserve: () => Promise<ReservedConnection> }>;
 
 const prepared = { prepare: true };
 
@@ -57,4 +61,14 @@ export async function preparedValues(handle: Db | Reader, text: string, params: 
   if (typeof client?.query === 'function')
     return (await client.query(text, params, { rowMode: 'array' })).rows as unknown[][];
   throw new Error('preparedValues: needs a database handle, not a transaction');
+}
+
+/**
+ * Postgres only: one connection of the pool held until `release`, for what must stay on one
+ * session (a session advisory lock around statements that cannot run in a transaction).
+ */
+export async function reserveConnection(db: Db): Promise<ReservedConnection> {
+  const client = rawClientOf(db);
+  if (typeof client?.reserve !== 'function') throw new Error('reserveConnection: needs a postgres-js handle');
+  return client.reserve();
 }

@@ -158,23 +158,24 @@ function withRequestLog(handler: Handler): Handler {
 }
 
 // Hourly, and once at start: expired idempotency records and deletion links are removed.
-// Trace retention rides along: partitions created ahead, and those whose week has passed dropped.
+// Trace retention rides along: partitions created ahead (at start main has just done it), and those
+// whose week has passed dropped.
 function startHousekeeping(database: Awaited<ReturnType<typeof getDatabase>>, keepAlive: boolean): void {
   const { db } = database;
-  const run = () =>
+  const run = (prepared = false) =>
     Promise.all([
       purgeExpired(db).then(
         (removed) => log.info({ job: 'purgeExpired', ...removed }, 'housekeeping'),
         (error: unknown) => log.error({ job: 'purgeExpired', err: error }, 'housekeeping failed'),
       ),
-      prepareTraceStore(db)
+      (prepared ? Promise.resolve(0) : prepareTraceStore(db))
         .then(async (created) => ({ created, dropped: await dropExpiredTracePartitions(database) }))
         .then(
           ({ created, dropped }) => log.info({ job: 'traceRetention', created, dropped }, 'housekeeping'),
           (error: unknown) => log.error({ job: 'traceRetention', err: error }, 'housekeeping failed'),
         ),
     ]);
-  void run();
+  void run(true);
   const timer = setInterval(run, 60 * 60 * 1000);
   // A worker has nothing else to keep it running; the web process has its server.
   if (!keepAlive) timer.unref();
@@ -183,8 +184,7 @@ function startHousekeeping(database: Awaited<ReturnType<typeof getDatabase>>, ke
 // The ingest role on Postgres runs INGEST_PROCESSES copies of itself (node:cluster, one shared
 // port): a batch is CPU work in JavaScript (parse, validate, digest) before its one database call.
 async function forkIngestProcesses(count: number): Promise<void> {
-  const database = await getDatabase(); // migrate once, before the copies start
-  await prepareTraceStore(database.db);
+  const database = await getDatabase(); // migrate once, before the copies start (each prepares the trace store)
   await database.close();
   // The copies run this file (also when `npm start` runs it inside scripts/start.mjs).
   cluster.setupPrimary({

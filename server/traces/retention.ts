@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Db } from '@/db/client';
 import { traceRetention } from '@/db/schema';
+import { reserveConnection } from '@/db/prepared';
 import { config } from '../config';
 
 // Trace retention (API.md "Scale settings", docs/decisions.md "Partitioned trace store"). spans and
@@ -36,12 +37,6 @@ export async function prepareTraceStore(db: Db, days: RetentionDays = config().t
   return created;
 }
 
-type ReservedConnection = {
-  unsafe: (text: string) => Promise<Record<string, unknown>[]>;
-  release: () => void;
-};
-type PostgresPool = { reserve: () => Promise<ReservedConnection> };
-
 const sweepLock = `hashtextextended('drop_expired_trace_partitions', 0)`;
 
 // One sweep at a time across processes (several workers, or `all` beside a worker, whose hours can
@@ -50,8 +45,7 @@ const sweepLock = `hashtextextended('drop_expired_trace_partitions', 0)`;
 // that does not get the lock skips its run: another one is sweeping. PGlite is one process.
 async function oneSweepAtATime(database: Pick<Database, 'db' | 'kind'>, sweep: () => Promise<string[]>) {
   if (database.kind !== 'postgres') return sweep();
-  const pool = (database.db as unknown as { $client: PostgresPool }).$client;
-  const held = await pool.reserve();
+  const held = await reserveConnection(database.db);
   try {
     const [{ locked }] = await held.unsafe(`select pg_try_advisory_lock(${sweepLock}) as locked`);
     if (locked !== true) return [];

@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDatabase, getDb, rowsOf } from '@/db/client';
 import { organizations, spans, traceRetention, traces } from '@/db/schema';
+import { reserveConnection } from '@/db/prepared';
 import { storeOtlpSpans } from '@/server/otlp/store';
 import { dropExpiredTracePartitions, prepareTraceStore } from '@/server/traces/retention';
 import { batch, child, hex, newIngestion, span } from '../helpers/ingestion';
@@ -177,7 +178,6 @@ describe('trace retention', () => {
 });
 
 describe.skipIf(!process.env.DATABASE_URL)('one sweep at a time (Postgres: several worker processes)', () => {
-  type Reserved = { unsafe: (text: string) => Promise<Record<string, unknown>[]>; release: () => void };
   const lock = `hashtextextended('drop_expired_trace_partitions', 0)`;
 
   async function expiredWeek(monday: string) {
@@ -195,7 +195,7 @@ describe.skipIf(!process.env.DATABASE_URL)('one sweep at a time (Postgres: sever
   it('skips its run while another process holds the sweep, and drops nothing', async () => {
     const database = await getDatabase();
     await expiredWeek('2019-03-04');
-    const other = await (database.db as unknown as { $client: { reserve: () => Promise<Reserved> } }).$client.reserve();
+    const other = await reserveConnection(database.db);
     try {
       const [{ locked }] = await other.unsafe(`select pg_try_advisory_lock(${lock}) as locked`);
       expect(locked).toBe(true);
