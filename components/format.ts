@@ -106,5 +106,8 @@ export const roleOptions = [
   { value: 'viewer', label: 'Viewer', description: 'Read-only access' },
 ] as const;
 
+/** A plan as people read it: "Free", "Pro". */
+export const planName = (plan: string) => (plan === 'pro' ? 'Pro' : 'Free');
+
 /** How long traces are kept: "30 days" (TRACE_RETENTION_DAYS_FREE/PRO). */
 export const retentionText = (days: number) => (days === 1 ? '1 day' : `${days.toLocaleString()} days`);

@@ -1,6 +1,6 @@
 'use client';
 
-import { retentionText } from '@/components/format';
+import { planName, retentionText } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Badge, type BadgeTone } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
@@ -93,7 +93,7 @@ export function PlanCard({
         <div className="billing-plan-head">
           <div className="billing-plan-title">
             <span className="billing-eyebrow">Current plan</span>
-            <h2 className="billing-plan-name">{pro ? 'Pro' : 'Free'}</h2>
+            <h2 className="billing-plan-name">{planName(state.plan)}</h2>
           </div>
           <StatusBadge state={state} />
         </div>

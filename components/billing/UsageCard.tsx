@@ -1,3 +1,4 @@
+import { planName } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ListIcon, ZapIcon } from '@/components/ui/icons';
@@ -54,7 +55,7 @@ export function UsageCard({ state }: { state: BillingState }) {
           </span>
           <span>
             <strong>{state.datasetCapacity.toLocaleString()} cases</strong>{' '}
-            <span className="muted">per dataset on the {state.plan === 'pro' ? 'Pro' : 'Free'} plan</span>
+            <span className="muted">per dataset on the {planName(state.plan)} plan</span>
           </span>
         </div>
       </CardBody>

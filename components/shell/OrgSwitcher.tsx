@@ -5,7 +5,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useOrganization, useOrganizationChoices } from '@/components/organizations/hooks';
 import { RoleBadge } from '@/components/ui/Badge';
 import { CheckIcon, ChevronsUpDownIcon, ListIcon, PlusIcon } from '@/components/ui/icons';
-import { initials } from '@/components/format';
+import { initials, planName } from '@/components/format';
 
 export function OrgSwitcher({ organizationId }: { organizationId: string | undefined }) {
   const [open, setOpen] = useState(false);
@@ -35,7 +35,7 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
     : 'Select organization';
   const orgs = choices.data?.items ?? [];
   const subtitle = current.data
-    ? `${current.data.plan === 'pro' ? 'Pro' : 'Free'} plan`
+    ? `${planName(current.data.plan)} plan`
     : choices.data
       ? `${orgs.length}${choices.data.nextCursor ? '+' : ''} organization${orgs.length === 1 ? '' : 's'}`
       : 'Organization';

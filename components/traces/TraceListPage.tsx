@@ -11,6 +11,7 @@ import {
   formatRelative,
   formatTimestamp,
   formatUsdNanos,
+  planName,
   retentionText,
 } from '@/components/format';
 import type { Plan } from '@/server/billing/schemas';
@@ -185,7 +186,7 @@ export function TraceListPage({
           <OrganizationPageHeader
             org={org}
             title="Traces"
-            description={`What your applications did: every trace with its spans, timing, tokens and cost. Traces are kept for ${retentionText(retention[org.plan])} on the ${org.plan === 'pro' ? 'Pro' : 'Free'} plan.`}
+            description={`What your applications did: every trace with its spans, timing, tokens and cost. Traces are kept for ${retentionText(retention[org.plan])} on the ${planName(org.plan)} plan.`}
             actions={
               <Button
                 onClick={() => {

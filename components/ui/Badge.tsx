@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { planName } from '@/components/format';
 
 export type BadgeTone = 'neutral' | 'accent' | 'success' | 'warning' | 'danger';
 
@@ -26,5 +27,5 @@ export function RoleBadge({ role }: { role: string }) {
 }
 
 export function PlanBadge({ plan }: { plan: string }) {
-  return <Badge tone={plan === 'pro' ? 'warning' : 'neutral'}>{plan === 'pro' ? 'Pro' : 'Free'}</Badge>;
+  return <Badge tone={plan === 'pro' ? 'warning' : 'neutral'}>{planName(plan)}</Badge>;
 }
