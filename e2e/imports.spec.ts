@@ -57,8 +57,13 @@ test('import OpenAI bodies from the empty prompts page, see the prompt and its h
   );
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Prompts' }).click();
 
-  await page.getByRole('button', { name: 'Import prompts' }).click();
+  // Reached by a client-side navigation: a click that lands before the page has hydrated opens
+  // nothing, so it is repeated until the dialog shows.
   let dialog = page.getByRole('dialog', { name: 'Import prompts' });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await page.getByRole('button', { name: 'Import prompts' }).click();
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(dialog.getByRole('radio', { name: /OpenAI request bodies/ })).toBeChecked();
 
   // Not JSON: the message sits next to the field and nothing is sent.
