@@ -76,25 +76,26 @@ join prompts p on p.id = k.prompt_id
 left join prompt_versions v on v.prompt_id = k.prompt_id and k.prompt_id = $2 and v.number = $3::int4
 where k.secret_digest = $1 and k.revoked_at is null`;
 
-// Many lookups in ONE statement (server/retrieval/coalesce.ts): the inputs as parallel arrays,
-// unnested WITH ORDINALITY so that every row carries the position (`n`) of the request it answers.
-// Per input row, the chain of one lookup in a LATERAL subquery: its LIMIT keeps the planner from
-// flattening it into one join over all rows, which it would plan with hash joins over whole tables
-// (measured: ~500 µs of Postgres CPU per request on the benchmark's small tables); planned for one
-// row, every step is an index probe, as in the single statements. Both shapes in one chain: a label
-// request has a label and no number, a version request the reverse, a request without a valid
-// selector neither, so at most one of the two version joins (v by label, w by number) matches.
-// Each request's held versions come as one array literal.
+// Many lookups in ONE statement (server/retrieval/coalesce.ts): the inputs as one JSON array whose
+// elements carry the position (`n`) of the request they stand for, and the answers as ONE JSON text
+// (an array of `[n, …columns]`): one parameter and one value cross the driver, however many lookups
+// the group holds (arrays of parameters and a row per lookup cost the driver more than the rest of
+// the request: docs/performance.md, P2). Per input row, the chain of one lookup in a LATERAL
+// subquery: its LIMIT keeps the planner from flattening it into one join over all rows, which it
+// would plan with hash joins over whole tables (measured: ~500 µs of Postgres CPU per request on
+// the benchmark's small tables); planned for one row, every step is an index probe, as in the
+// single statements. Both shapes in one chain: a label request has a label and no number, a version
+// request the reverse, a request without a valid selector neither, so at most one of the two
+// version joins (v by label, w by number) matches.
 const either = (column: string) => `coalesce(v.${column}, w.${column})`;
-const byGroup = `select r.n::int4, x.*
-from unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::int4[], $7::text[])
-  with ordinality as r(digest, prompt_id, label, number, subject, bucket, known, n)
-join lateral (select ${columns(
+const byGroup = `select coalesce(json_agg(x.a), '[]')::text
+from json_to_recordset($1::text::json) as r(n int4, digest text, prompt_id text, label text, number int4, subject text, bucket int4, known text[])
+join lateral (select json_build_array(r.n, ${columns(
   { id: either('id'), number: either('number'), content: either('content'), createdAt: either('created_at') },
-  'r.known::text[]',
+  'r.known',
   'l.split_id',
   's.weight',
-)}
+)}) as a
   from retrieval_keys k
   join prompts p on p.id = k.prompt_id
   left join prompt_labels l on r.label is not null and l.prompt_id = k.prompt_id and k.prompt_id = r.prompt_id and l.label = r.label
@@ -148,25 +149,24 @@ export async function lookupOne(handle: Db | Reader, input: RetrievalInput): Pro
   return rows[0] ? rowOf(rows[0], 0) : null;
 }
 
-// A text[] literal (Postgres array input syntax), every element quoted and escaped.
-function arrayLiteral(values: string[]): string {
-  if (values.length === 0) return '{}';
-  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-}
-
 // Many lookups, one statement: the answers in the order of `inputs` (null: no key, or revoked).
 export async function lookupGroup(handle: Db | Reader, inputs: RetrievalInput[]): Promise<(RetrievalRow | null)[]> {
   const rows = await preparedValues(handle, byGroup, [
-    inputs.map((input) => input.digest),
-    inputs.map((input) => input.promptId),
-    inputs.map((input) => (input.selector?.kind === 'label' ? input.selector.label : null)),
-    inputs.map((input) => (input.selector?.kind === 'version' ? input.selector.number : null)),
-    inputs.map((input) => input.subject),
-    inputs.map((input) => input.bucket),
-    inputs.map((input) => arrayLiteral(input.knownVersionIds)),
+    JSON.stringify(
+      inputs.map((input, i) => ({
+        n: i + 1,
+        digest: input.digest,
+        prompt_id: input.promptId,
+        label: input.selector?.kind === 'label' ? input.selector.label : null,
+        number: input.selector?.kind === 'version' ? input.selector.number : null,
+        subject: input.subject,
+        bucket: input.bucket,
+        known: input.knownVersionIds,
+      })),
+    ),
   ]);
   const answers: (RetrievalRow | null)[] = inputs.map(() => null);
-  for (const row of rows) {
+  for (const row of JSON.parse(rows[0][0] as string) as unknown[][]) {
     const n = Number(row[0]);
     if (!(n >= 1 && n <= inputs.length) || answers[n - 1] !== null)
       throw new Error(`retrieval: a grouped lookup answered position ${n} of ${inputs.length} twice or out of range`);

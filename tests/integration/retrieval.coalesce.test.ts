@@ -204,7 +204,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a group on Postgres', () => {
       await pause(10);
     }
   }
-  const grouped = (q: string) => q.includes('with ordinality');
+  const grouped = (q: string) => q.includes('json_to_recordset');
 
   it('lookups that arrive while one is out go as one statement; when it fails, each is answered on its own', async () => {
     const f = await fixture();
