@@ -269,7 +269,15 @@ test('the daily pass rate per version from real scored production spans, on the 
   adminPage: page,
   request,
 }) => {
-  test.setTimeout(180_000);
+  // The chart counts UTC days, and the spans below are placed by days ago. A run that crossed
+  // midnight put "today" and "yesterday" on one date (a fresh-clone CI at 23:58 UTC did). Started
+  // within five minutes of a UTC day's end, or in its first minute, the test first waits until a
+  // minute into the next day: the rest of it takes less than three minutes.
+  const dayMs = 86_400_000;
+  const intoDay = Date.now() % dayMs;
+  const wait = intoDay > dayMs - 5 * 60_000 ? dayMs - intoDay + 60_000 : Math.max(0, 60_000 - intoDay);
+  test.setTimeout(180_000 + wait);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   // An active prompt: baseline v1 on the local echo route, then v2.
   const organization = await mutate(page, 'organizations.create', { name: uniqueName('Chart org') });
   const prompt = await mutate(page, 'prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
@@ -312,7 +320,6 @@ test('the daily pass rate per version from real scored production spans, on the 
   });
 
   // Spans over the last five UTC days: v1 on days -4..-1, v2 on days -2..0; some outputs empty (fail).
-  const dayMs = 86_400_000;
   const midday = Math.floor(Date.now() / dayMs) * dayMs + 12 * 3_600_000;
   const plan: { versionId: string; daysAgo: number; outputs: string[] }[] = [
     { versionId: v1.id, daysAgo: 4, outputs: ['Hi', 'Hello', '', 'Yes'] },
