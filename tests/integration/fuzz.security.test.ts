@@ -245,7 +245,11 @@ describe('fuzz: never a 5xx, poisoned input is refused and stores nothing', () =
           if (idemKey !== null) headers['idempotency-key'] = idemKey;
           const response = await send(route.method, path, { query, body, headers });
           const text = await response.text();
-          expect(response.status, describeFailure(route.method, path, response.status, text)).toBeLessThan(500);
+          // The documented 503 of a server without Stripe settings (API.md "Billing") is configuration, not
+          // a failure: a valid billing call on the fuzzer's own organization meets it (a CI run drew one).
+          const billingNotConfigured = response.status === 503 && text.includes('"reason":"billing_not_configured"');
+          if (!billingNotConfigured)
+            expect(response.status, describeFailure(route.method, path, response.status, text)).toBeLessThan(500);
           const parsed = text ? JSON.parse(text) : null;
           if (response.status >= 400) expect(parsed?.error?.code, text).toEqual(expect.any(String));
         },
