@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { exportJWK, generateKeyPair } from 'jose';
 import postgres from 'postgres';
@@ -13,6 +14,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     testEnv: Record<string, string>;
     issuerPrivateJwk: string;
+    cliBundle: string;
   }
 }
 
@@ -79,13 +81,29 @@ async function startIssuer(): Promise<{ env: Record<string, string>; privateJwk:
   };
 }
 
+// The CLI the tests run: the installable bundle (cli/build.mjs) built once per run from the current
+// source into a directory of this run's own, so that `npm pack` rebuilding cli/dist in
+// tests/integration/cli.package.test.ts never rewrites it under a running test. Starting the bundle
+// takes a third of the time that compiling the TypeScript through tsx on every command does, and it
+// is what users install; bin/promptloop.mjs (the repository's own `npx promptloop`) is run by
+// e2e/cli.spec.ts and tests/integration/cli.imports.test.ts.
+async function buildCliBundle(): Promise<{ outfile: string; remove: () => void }> {
+  const { buildCli } = (await import(pathToFileURL(path.join(import.meta.dirname, '../cli/build.mjs')).href)) as {
+    buildCli: (options: { outfile: string }) => Promise<{ outfile: string }>;
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'promptloop-cli-bundle-'));
+  const { outfile } = await buildCli({ outfile: path.join(dir, 'promptloop.mjs') });
+  return { outfile, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 export default async function setup(project: TestProject) {
-  const databaseEnv = await prepareDatabase();
-  const issuer = await startIssuer();
+  const [databaseEnv, issuer, cli] = await Promise.all([prepareDatabase(), startIssuer(), buildCliBundle()]);
   project.provide('testEnv', { ...databaseEnv, ...issuer.env });
   project.provide('issuerPrivateJwk', issuer.privateJwk);
+  project.provide('cliBundle', cli.outfile);
   return async () => {
     await new Promise((resolve) => issuerServer?.close(resolve));
     await dropDatabase?.();
+    cli.remove();
   };
 }

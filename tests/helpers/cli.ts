@@ -10,6 +10,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { dispatch } from '@/server/api/router';
 import { isRetrievalPath, serveRetrieval } from '@/server/api/retrieval';
 import { sendResponse, toRequest } from './node-http';
@@ -17,7 +18,8 @@ import { Store, type StoredTokens } from '@/cli/config';
 
 // The CLI against a running server: the app's /api/v1 handlers (and the retrieval hot path, and
 // any extra handlers a test mounts, such as the OAuth endpoints) behind a real node:http listener,
-// and `bin/promptloop.mjs` run as a child process, exactly as a user runs it.
+// and the CLI run as a child process, exactly as a user runs it: the installable bundle, built from
+// the current source once per run (tests/global-setup.ts).
 
 const root = path.resolve(import.meta.dirname, '../..');
 export const appOrigin = 'http://localhost:3999';
@@ -150,7 +152,7 @@ export function runCli(
     env?: Record<string, string>;
     cwd?: string;
     onStdout?: (text: string) => void;
-    /** The program to run instead of the repository's bin/promptloop.mjs (e.g. `['npx', 'promptloop']` in an installed project). */
+    /** The program to run instead of this run's CLI bundle (e.g. `['npx', 'promptloop']` in an installed project). */
     program?: string[];
   },
 ): Promise<CliResult> {
@@ -165,7 +167,7 @@ export function runCli(
     ...options.env,
   };
   return new Promise((resolve, reject) => {
-    const [command, ...programArgs] = options.program ?? [process.execPath, path.join(root, 'bin/promptloop.mjs')];
+    const [command, ...programArgs] = options.program ?? [process.execPath, inject('cliBundle')];
     const child = spawn(command, [...programArgs, ...args], {
       cwd: options.cwd ?? root,
       env,
