@@ -55,7 +55,11 @@ function runCheck(check) {
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
+    let finished = false;
+    // 'close' can follow 'error' (a command that could not start): report once.
     const finish = (passed, extra = '') => {
+      if (finished) return;
+      finished = true;
       const text = Buffer.concat(output).toString() + extra;
       if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       console.log(
