@@ -22,6 +22,9 @@ export type Database = {
   // use. Queries pipeline on its one or two connections, so Postgres wakes a few backends for
   // thousands of lookups a second instead of ten; writes never queue on it (docs/performance.md, M5).
   reader?: () => Reader;
+  // Postgres only: LISTEN on a connection of its own; `onListen` runs each time it (re)connects
+  // (notifications sent while it was away are lost: server/retrieval/answer-cache.ts).
+  listen?: (channel: string, onNotify: (payload: string) => void, onListen: () => void) => Promise<void>;
 };
 
 export type Reader = {
@@ -63,6 +66,9 @@ export async function openDatabase(
           onnotice: () => {},
           connection: { application_name: 'promptloop-reader' },
         })) as unknown as Reader,
+      listen: async (channel, onNotify, onListen) => {
+        await client.listen(channel, onNotify, onListen);
+      },
       close: async () => {
         await reader?.end({ timeout: 5 });
         await client.end({ timeout: 5 });
@@ -107,14 +113,33 @@ let current: Promise<Database> | undefined;
 const devKey = Symbol.for('promptloop.devDatabase');
 const devHolder = process.env.NODE_ENV === 'development' ? (globalThis as { [devKey]?: Promise<Database> }) : null;
 
+// The same database once opened, without a promise (a hot path's synchronous answer: retrieval).
+let opened: Database | undefined;
+
+function use(pending: Promise<Database>): Promise<Database> {
+  current = pending;
+  opened = undefined;
+  void pending.then(
+    (database) => {
+      if (current === pending) opened = database;
+    },
+    () => undefined,
+  );
+  return pending;
+}
+
 export function setDatabase(database: Promise<Database>): void {
-  current = database;
+  void use(database);
 }
 
 export async function getDatabase(): Promise<Database> {
-  current ??= devHolder?.[devKey] ?? open();
+  current ??= use(devHolder?.[devKey] ?? open());
   if (devHolder) devHolder[devKey] = current;
   return current;
+}
+
+export function openedDatabase(): Database | undefined {
+  return opened;
 }
 
 async function open(): Promise<Database> {

@@ -9,6 +9,10 @@ export type Config = {
   // retrieval returns wait up to retrievalStandbyWaitMs for it to apply them (docs/deploy.md).
   retrievalDatabaseUrl: string | undefined;
   retrievalStandbyWaitMs: number;
+  // Retrieval answers kept in memory until a change (server/retrieval/answer-cache.ts): on unless
+  // RETRIEVAL_CACHE=false; a process that stops renewing its lease is waited for at most this long.
+  retrievalCache: boolean;
+  retrievalCacheLeaseMs: number;
   oauthIssuer: string;
   oauthJwksUrl: string | undefined;
   oauthFetchTimeoutMs: number;
@@ -75,6 +79,8 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     retrievalDatabaseUrl: env.RETRIEVAL_DATABASE_URL || undefined,
     retrievalStandbyWaitMs: intSetting(env.RETRIEVAL_STANDBY_WAIT_MS, 5000),
+    retrievalCache: flag(env.RETRIEVAL_CACHE, true),
+    retrievalCacheLeaseMs: Math.min(Math.max(intSetting(env.RETRIEVAL_CACHE_LEASE_MS, 1000), 100), 60_000),
     traceRetentionDays: {
       free: Math.min(intSetting(env.TRACE_RETENTION_DAYS_FREE, 30), 3650),
       pro: Math.min(intSetting(env.TRACE_RETENTION_DAYS_PRO, 90), 3650),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getDatabase, setPoolSize } from '@/db/client';
 import { config } from './config';
-import { log } from './log';
+import { log, logRequest } from './log';
 import { errorBody, newRequestId } from './api/http';
 import { guardServer } from './api/entry-socket';
 import { AppError } from './errors';
@@ -17,6 +17,7 @@ import { otlpTracesPath, serveOtlp } from './api/otlp';
 import { loopbackRedirect } from './http/loopback';
 import { isRetrievalPath, serveRetrieval } from './api/retrieval';
 import { flushRetrievalActivity } from './retrieval/activity';
+import { stopAnswerCache } from './retrieval/answer-cache';
 import { startEvalSender, startEvalWorker } from './evals/engine/worker';
 import { startWebhookSender, startWebhookWorker } from './webhooks/worker';
 import { raiseWarning } from './warnings/service';
@@ -131,30 +132,34 @@ async function buildHandler(role: Role): Promise<Handler | null> {
 }
 
 function withRequestLog(handler: Handler): Handler {
-  return async (req, res) => {
+  return (req, res) => {
     const started = performance.now();
     res.on('finish', () => {
       const path = (req.url ?? '/').split('?')[0];
       if (path.startsWith('/_next/static')) return;
-      log.info(
-        {
-          requestId: res.getHeader('x-request-id') ?? undefined,
-          method: req.method,
-          route: path,
-          status: res.statusCode,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
+      const requestId = res.getHeader('x-request-id');
+      logRequest(
+        typeof requestId === 'string' ? requestId : undefined,
+        req.method,
+        path,
+        res.statusCode,
+        Math.round((performance.now() - started) * 10) / 10,
       );
     });
+    // A synchronous answer (retrieval from memory) stays synchronous: no promise per request.
     try {
-      await handler(req, res);
+      const done = handler(req, res);
+      if (done instanceof Promise) return done.catch((error: unknown) => unhandled(error, res));
     } catch (error) {
-      log.error({ err: error }, 'unhandled request error');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end();
+      unhandled(error, res);
     }
   };
+}
+
+function unhandled(error: unknown, res: ServerResponse): void {
+  log.error({ err: error }, 'unhandled request error');
+  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+  res.end();
 }
 
 // Hourly, and once at start: expired idempotency records and deletion links are removed.
@@ -268,7 +273,7 @@ async function main(): Promise<void> {
 
   // Stop accepting, let in-flight requests finish (idle keep-alive connections close at once, the
   // rest after 10 s), stop the worker, write retrieval's batched activity (key last use,
-  // archived use), close the pool, exit 0.
+  // archived use), leave retrieval_caches (writers stop waiting for this process), close the pool, exit 0.
   onStop(() => {
     const evalsStopped = stopWorkers();
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -280,6 +285,7 @@ async function main(): Promise<void> {
             log.error({ err: error }, 'retrieval activity flush failed at shutdown'),
           ),
         )
+        .then(() => stopAnswerCache(database))
         .finally(() => database.close()),
     );
   });

@@ -6,6 +6,7 @@ import { config } from './config';
 import { awaitAfterCommit, type DbContext } from './context';
 import { AppError } from './errors';
 import { log } from './log';
+import { waitForRetrievalCaches } from './retrieval/answer-cache';
 
 // Retrieval may read a Postgres hot standby (RETRIEVAL_DATABASE_URL, docs/deploy.md). A write that
 // changes what retrieval returns answers only once that standby has applied it, so a request sent
@@ -26,16 +27,34 @@ function pauseBefore(look: number): number {
 /**
  * Called inside its transaction by every write that changes what retrieval reads (retrieval_keys,
  * prompts' name and state, prompt_versions, prompt_labels, prompt_split_versions): after the commit,
- * the answer waits for the retrieval standby. Costs nothing when none is configured.
+ * the answer waits for the retrieval standby, when one is configured, then for every retrieval
+ * process that keeps answers in memory to drop them (server/retrieval/answer-cache.ts).
  */
 export function changesRetrieval(ctx: DbContext): void {
-  if (config().retrievalDatabaseUrl) awaitAfterCommit(ctx, waitForRetrievalStandby);
+  awaitAfterCommit(ctx, () => waitForRetrievalReaders());
 }
 
 /**
- * Creating a retrieval key: it waits as changesRetrieval does, but past the wait it answers anyway,
- * because its answer carries the one secret a 503 would lose. The new key may then be refused (401)
- * until the standby applies it; nothing stale is served.
+ * The standby first, then the processes' kept answers (only processes that read the primary keep
+ * any: server/retrieval/answer-cache.ts), even when the standby's wait fails. A replay
+ * (`announce: false`, server/api/idempotency.ts) waits for what its first answer may have left
+ * waiting (a 503), without dropping anything again.
+ */
+export async function waitForRetrievalReaders(announce = true): Promise<void> {
+  const standby = waitForRetrievalStandby().then(
+    () => null,
+    (error: unknown) => error,
+  );
+  const failed = await standby;
+  await waitForRetrievalCaches(await getDatabase(), announce);
+  if (failed) throw failed;
+}
+
+/**
+ * Creating a retrieval key: it waits for the standby as changesRetrieval does, but past the wait it
+ * answers anyway, because its answer carries the one secret a 503 would lose. The new key may then
+ * be refused (401) until the standby applies it; nothing stale is served. (No process keeps an
+ * answer for a key it has not seen, so there is nothing to drop.)
  */
 export function addsRetrievalKey(ctx: DbContext): void {
   if (config().retrievalDatabaseUrl) awaitAfterCommit(ctx, waitForNewKey);

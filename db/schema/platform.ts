@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgSequence, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 
 // Idempotency-Key records: one atomic claim per (user, client, organization, operation, key).
@@ -41,3 +41,17 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_org_idx').on(t.organizationId, t.id)],
 );
+
+// The retrieval processes that answer from memory (server/retrieval/answer-cache.ts), one row each
+// while it runs: `leaseUntil` is how long it may answer without hearing of a change, `acked` the last
+// change it has dropped its answers for. A write that changes what retrieval returns takes the next
+// value of `retrieval_changes`, tells every process (NOTIFY), and answers once each live lease has
+// acked it or run out (docs/decisions.md, "P2 retrieval answers kept until a change").
+export const retrievalCaches = pgTable('retrieval_caches', {
+  id: text().primaryKey(),
+  leaseUntil: ts('lease_until').notNull(),
+  acked: bigint({ mode: 'number' }).notNull().default(0),
+  createdAt: createdAt(),
+});
+
+export const retrievalChanges = pgSequence('retrieval_changes');

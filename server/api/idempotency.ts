@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { failedAfterCommit, runInTransaction, type CommitTask } from '../context';
-import { waitForRetrievalStandby } from '../standby';
+import { waitForRetrievalReaders } from '../standby';
 import { idempotencyRecords, memberships, users } from '@/db/schema';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
@@ -162,9 +162,9 @@ export async function runIdempotent(
       );
     }
     const status = existing.responseStatus ?? 200;
-    // The first answer may have been a 503 from the retrieval standby's wait (its write committed
-    // with this record): a replayed success waits for the standby as the first one did.
-    if (status < 300) await waitForRetrievalStandby();
+    // The first answer may have been a 503 from the wait for the retrieval standby or processes (its
+    // write committed with this record): a replayed success waits for them as the first one did.
+    if (status < 300) await waitForRetrievalReaders(false);
     return { kind: 'replay', response: { status, body: existing.responseBody } };
   }
   if (!claimedIt)

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { getDatabase } from '@/db/client';
+import { getDatabase, openedDatabase } from '@/db/client';
 import { AppError, type Issue } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { parseRetrievalBearer, retrievalSecretDigest } from '../auth/retrieval-key';
@@ -9,7 +9,8 @@ import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
 import { labelName } from '../prompts/schemas';
 import { integerParam } from '../numbers';
-import { lookupRetrieval, type Selector } from '../retrieval/query';
+import { lookupRetrieval, subjectBucket, type RetrievalRow, type Selector } from '../retrieval/query';
+import { answerCache } from '../retrieval/answer-cache';
 import { knownBodies, rememberServed, selectorKey, storeBody, type VersionBody } from '../retrieval/body-cache';
 import { recordArchivedUse, recordKeyUse, recordSplitRetrieval } from '../retrieval/activity';
 
@@ -19,9 +20,12 @@ import { recordArchivedUse, recordKeyUse, recordSplitRetrieval } from '../retrie
 // malformed, unknown, revoked) → rate 429 → another prompt's id 403 → parameters and the
 // Promptloop-Subject header 400 → unassigned label / missing version 404 → If-None-Match 304 → 200.
 // The key, its prompt, the label and, for a split label, the version the request's bucket falls in
-// are read in ONE statement on every request — a statement that started after the request arrived,
-// shared with the lookups that arrived while another was out (server/retrieval/coalesce.ts): nothing
-// that can change is cached in this process.
+// are read in ONE statement — a statement that started after the request arrived, shared with the
+// lookups that arrived while another was out (server/retrieval/coalesce.ts). On Postgres, what it
+// answered (with the 200 body and ETag built from it) is then kept in memory for the same key,
+// prompt and selector until any change to what retrieval reads: every write of that kind answers
+// only once this process has dropped it (server/retrieval/answer-cache.ts), so a change acknowledged
+// before a request arrives is always seen.
 
 const pathPrefix = '/api/v1/prompts/';
 
@@ -38,7 +42,7 @@ type RetrievalInput = {
   ifNoneMatch: string | undefined;
   subject: string | undefined;
 };
-type RetrievalOutput = { status: number; headers: Record<string, string>; body: string | null };
+type RetrievalOutput = { status: number; headers: Record<string, string>; body: string | Buffer | null };
 
 // Vary stays `Authorization` for a split label too: the subject picks the version, but Cache-Control
 // forbids shared caches and makes private ones revalidate every time, and a revalidation answers
@@ -222,7 +226,60 @@ function etagOf(promptId: string, name: string, versionId: string, label: string
   return `"${digest.slice(0, 27)}"`;
 }
 
-async function retrieve(input: RetrievalInput, requestId: string): Promise<RetrievalOutput> {
+// An answer: the lookup's row, and for a version found its 200 body (bytes) and ETag, built once.
+// Kept per key, prompt and selector until a change (server/retrieval/answer-cache.ts): one answer,
+// or a split label's answers, one per range of buckets seen so far.
+type Answer = { row: RetrievalRow; etag: string; body: Buffer | null };
+
+function answerOf(row: RetrievalRow, body: VersionBody | undefined, label: string | null): Answer {
+  if (row.versionId === null || row.version === null || body === undefined) return { row, etag: '', body: null };
+  const split = row.splitId === null ? '' : `"split":{"id":${JSON.stringify(row.splitId)},"weight":${row.weight}},`;
+  const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${split}${body.tail}`;
+  return {
+    row: { ...row, content: null, createdAt: null },
+    etag: etagOf(row.keyPromptId, row.name, row.versionId, label),
+    body: Buffer.from(text),
+  };
+}
+
+function keptAnswer(kept: Answer[] | undefined, subject: string | undefined, bucket: number): Answer | undefined {
+  if (kept === undefined) return undefined;
+  const first = kept[0].row;
+  if (first.splitId === null) return kept[0];
+  const chosen = subject === undefined ? bucket : subjectBucket(first.splitId, subject);
+  for (const answer of kept) {
+    const { lo, hi } = answer.row;
+    if (lo !== null && hi !== null && lo <= chosen && chosen < hi) return answer;
+  }
+  return undefined;
+}
+
+// A split label's answers gather the ranges seen; anything else is one answer.
+function withAnswer(kept: Answer[] | undefined, answer: Answer): Answer[] {
+  const { splitId, lo } = answer.row;
+  if (splitId === null || kept === undefined || kept[0].row.splitId !== splitId) return [answer];
+  return [...kept.filter((other) => other.row.lo !== lo), answer];
+}
+
+const answerBytes = (answers: Answer[]) => answers.reduce((sum, answer) => sum + 512 + (answer.body?.length ?? 0), 0);
+
+// What a request asks, checked as far as it can be before the lookup.
+type Request_ = {
+  input: RetrievalInput;
+  requestId: string;
+  digest: string;
+  promptId: string | null;
+  parsed: Parsed;
+  queryIssues: number;
+  valid: boolean;
+  // The body cache's (prompt, selector) and the answer cache's (key, prompt, selector); null when not valid.
+  key: string | null;
+  answerKey: string;
+  bucket: number;
+};
+
+// Synchronous when the answer is kept in memory (no promise on that path); else the lookup's promise.
+function retrieve(input: RetrievalInput, requestId: string): RetrievalOutput | Promise<RetrievalOutput> {
   if (input.method !== 'GET') throw new AppError('method_not_allowed', 'Use GET on this path.', {}, { allow: 'GET' });
   const secret = parseRetrievalBearer(input.authorization);
   if (secret === null) throw unauthorized(Boolean(input.authorization));
@@ -237,32 +294,76 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
     promptId !== null && valid && parsed.selector
       ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`)
       : null;
-  const known = key ? knownBodies(key) : noBodies;
-
-  const database = await getDatabase();
-  const row = await lookupRetrieval(database, {
+  const bucket = Math.floor(Math.random() * 100);
+  const request: Request_ = {
+    input,
+    requestId,
     digest,
-    promptId: promptId ?? '',
-    selector: valid ? parsed.selector : null,
-    knownVersionIds: known.length ? known.map((body) => body.versionId) : noIds,
+    promptId,
+    parsed,
+    queryIssues,
+    valid,
+    key,
+    answerKey: '',
+    bucket,
+  };
+  const database = openedDatabase();
+  const cache = key && database ? answerCache<Answer[]>(database) : null;
+  if (cache) {
+    request.answerKey = `${digest}\u0000${key}`;
+    const kept = keptAnswer(cache.get(request.answerKey), input.subject, bucket);
+    if (kept) return respond(request, kept);
+  }
+  return lookUp(request);
+}
+
+async function lookUp(request: Request_): Promise<RetrievalOutput> {
+  const { key, parsed, input } = request;
+  const database = await getDatabase();
+  const cache = key ? answerCache<Answer[]>(database) : null;
+  if (cache && !request.answerKey) request.answerKey = `${request.digest}\u0000${key}`;
+  const known = key ? knownBodies(key) : noBodies;
+  const token = cache ? cache.token() : -1;
+  const row = await lookupRetrieval(database, {
+    digest: request.digest,
+    promptId: request.promptId ?? '',
+    selector: request.valid ? parsed.selector : null,
+    knownVersionIds: known.length ? known.map((held) => held.versionId) : noIds,
     subject: input.subject ?? null,
-    bucket: Math.floor(Math.random() * 100),
+    bucket: request.bucket,
   });
   if (!row) throw unauthorized(true);
-  if (row.keyPromptId !== promptId) throw new AppError('forbidden', 'This retrieval key belongs to another prompt.');
-  if (!valid)
+  let body: VersionBody | undefined;
+  for (const held of known) if (held.versionId === row.versionId) body = held;
+  if (body === undefined && row.versionId !== null) {
+    if (row.content === null || row.createdAt === null)
+      throw new Error(`retrieval: no content returned for version ${row.versionId}`);
+    body = storeBody(row.versionId, row.content, row.createdAt);
+  }
+  if (body !== undefined) rememberServed(key!, body);
+  const answer = answerOf(row, body, parsed.label);
+  cache?.keep(token, request.answerKey, (kept) => withAnswer(kept, answer), answerBytes);
+  return respond(request, answer);
+}
+
+function respond(request: Request_, answer: Answer): RetrievalOutput {
+  const { row } = answer;
+  const { parsed, input, requestId } = request;
+  if (row.keyPromptId !== request.promptId)
+    throw new AppError('forbidden', 'This retrieval key belongs to another prompt.');
+  if (!request.valid)
     throw new AppError(
       'invalid_request',
-      queryIssues === parsed.issues.length
+      request.queryIssues === parsed.issues.length
         ? 'The query string is not valid.'
-        : queryIssues === 0
+        : request.queryIssues === 0
           ? `The ${subjectHeader} header is not valid.`
           : `The query string and the ${subjectHeader} header are not valid.`,
       { issues: parsed.issues },
     );
   recordKeyUse(row.keyId);
   const selector = parsed.selector!;
-  if (row.versionId === null || row.version === null) {
+  if (row.versionId === null || answer.body === null) {
     if (selector.kind === 'label')
       throw new AppError('label_not_assigned', `The label "${selector.label}" points at no version of this prompt.`, {
         label: selector.label,
@@ -271,18 +372,7 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
       version: selector.number,
     });
   }
-
-  let body: VersionBody | undefined;
-  for (const held of known) if (held.versionId === row.versionId) body = held;
-  if (body === undefined) {
-    if (row.content === null || row.createdAt === null)
-      throw new Error(`retrieval: no content returned for version ${row.versionId}`);
-    body = storeBody(row.versionId, row.content, row.createdAt);
-  }
-  rememberServed(key!, body);
-
-  const label = selector.kind === 'label' ? selector.label : null;
-  const etag = etagOf(row.keyPromptId, row.name, row.versionId, label);
+  const { etag } = answer;
   if (row.archived)
     recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
   if (row.splitId !== null) recordSplitRetrieval(row.splitId, row.versionId, row.organizationId);
@@ -292,30 +382,34 @@ async function retrieve(input: RetrievalInput, requestId: string): Promise<Retri
       headers: { etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId },
       body: null,
     };
-  const split = row.splitId === null ? '' : `"split":{"id":${JSON.stringify(row.splitId)},"weight":${row.weight}},`;
-  const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${split}${body.tail}`;
   const headers = { 'content-type': jsonType, etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId };
-  return { status: 200, headers, body: text };
+  return { status: 200, headers, body: answer.body };
 }
 
-async function handleRetrieval(input: RetrievalInput): Promise<RetrievalOutput> {
+function failed(error: unknown, requestId: string): RetrievalOutput {
+  const appError = toAppError(error);
+  reportServerError(requestId, 'retrieve_prompt', error, appError);
+  return {
+    status: appError.status,
+    headers: {
+      'content-type': jsonType,
+      'cache-control': 'no-store',
+      vary: 'Authorization',
+      'x-request-id': requestId,
+      ...errorHeaders(appError),
+    },
+    body: JSON.stringify(errorBody(appError, requestId)),
+  };
+}
+
+// Every outcome as an output, never a throw: synchronous when retrieve is.
+function handleRetrieval(input: RetrievalInput): RetrievalOutput | Promise<RetrievalOutput> {
   const requestId = newRequestId();
   try {
-    return await retrieve(input, requestId);
+    const output = retrieve(input, requestId);
+    return output instanceof Promise ? output.catch((error: unknown) => failed(error, requestId)) : output;
   } catch (error) {
-    const appError = toAppError(error);
-    reportServerError(requestId, 'retrieve_prompt', error, appError);
-    return {
-      status: appError.status,
-      headers: {
-        'content-type': jsonType,
-        'cache-control': 'no-store',
-        vary: 'Authorization',
-        'x-request-id': requestId,
-        ...errorHeaders(appError),
-      },
-      body: JSON.stringify(errorBody(appError, requestId)),
-    };
+    return failed(error, requestId);
   }
 }
 
@@ -325,12 +419,12 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 // The production entry's hot path: node:http straight to the handler, no Web Request in between.
-export async function serveRetrieval(req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function serveRetrieval(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   let path = q === -1 ? url : url.slice(0, q);
   if (path.endsWith('/')) path = path.slice(0, -1);
-  const output = await handleRetrieval({
+  const output = handleRetrieval({
     method: req.method ?? 'GET',
     rawPromptId: path.slice(pathPrefix.length),
     query: q === -1 ? '' : url.slice(q + 1),
@@ -338,7 +432,15 @@ export async function serveRetrieval(req: IncomingMessage, res: ServerResponse):
     ifNoneMatch: header(req, 'if-none-match'),
     subject: header(req, 'promptloop-subject'),
   });
-  if (output.body !== null) output.headers['content-length'] = String(Buffer.byteLength(output.body));
+  if (output instanceof Promise) return output.then((done) => send(res, done));
+  send(res, output);
+}
+
+function send(res: ServerResponse, output: RetrievalOutput): void {
+  if (output.body !== null)
+    output.headers['content-length'] = String(
+      typeof output.body === 'string' ? Buffer.byteLength(output.body) : output.body.length,
+    );
   res.writeHead(output.status, output.headers);
   res.end(output.body ?? undefined);
 }
@@ -356,5 +458,6 @@ export async function retrievalFromRequest(request: Request): Promise<Response> 
     ifNoneMatch: request.headers.get('if-none-match') ?? undefined,
     subject: request.headers.get('promptloop-subject') ?? undefined,
   });
-  return new Response(output.body, { status: output.status, headers: output.headers });
+  const body = typeof output.body === 'string' || output.body === null ? output.body : new Uint8Array(output.body);
+  return new Response(body, { status: output.status, headers: output.headers });
 }

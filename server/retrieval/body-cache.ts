@@ -1,7 +1,7 @@
 // Exact versions are immutable (spec: Versioning 4), so the serialized end of a retrieval body —
 // `"content":…,"createdAt":"…"}` — is kept per version id in a bounded LRU and never goes stale.
-// Nothing mutable is cached here: the key, the prompt's name and what a label points at are read
-// from the database on every request (server/retrieval/query.ts).
+// Nothing mutable is kept here: the key, the prompt's name and what a label points at come from the
+// lookup (server/retrieval/query.ts) or from an answer kept until a change (answer-cache.ts).
 
 export type VersionBody = { versionId: string; tail: string; bytes: number };
 

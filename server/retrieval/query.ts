@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { readerConnections, type Database, type Db, type Reader } from '@/db/client';
 import { log } from '../log';
 import { coalesce } from './coalesce';
@@ -27,15 +28,23 @@ export type RetrievalRow = {
   // Only when versionId is not one of knownVersionIds.
   content: string | null;
   createdAt: string | null;
-  // A split label: the split and the chosen version's weight; null otherwise.
+  // A split label: the split, the chosen version's weight and the buckets it owns ([lo, hi)); null otherwise.
   splitId: string | null;
   weight: number | null;
+  lo: number | null;
+  hi: number | null;
 };
 
 // The bucket of a subject: the first 32 bits of md5(split id || subject), sign bit cleared, mod
 // 100. The same on Postgres and PGlite (both have md5 and bit-string casts); null without a subject.
 const bucketOf = (subject: string) =>
   `((('x' || substr(md5(l.split_id || ${subject}), 1, 8))::bit(32)::int4 & 2147483647) % 100)`;
+
+// The same bucket computed here (server/retrieval/answer-cache.ts: a split label's answer kept in
+// memory is found by it). Node hashes a string as UTF-8, as Postgres does its text.
+export function subjectBucket(splitId: string, subject: string): number {
+  return (Number.parseInt(hash('md5', splitId + subject, 'hex').slice(0, 8), 16) & 0x7fffffff) % 100;
+}
 
 // The columns of a RetrievalRow, from the chosen version's columns and the ids held (`known`).
 type VersionColumns = { id: string; number: string; content: string; createdAt: string };
@@ -44,11 +53,12 @@ const columns = (
   known: string,
   splitId: string,
   weight: string,
+  range: string,
 ) => `k.id, k.organization_id, k.prompt_id, p.name,
   p.state = 'archived', ${v.id}, ${v.number},
   case when ${v.id} <> all(${known}) then ${v.content}::text end,
   case when ${v.id} <> all(${known}) then to_char(${v.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end,
-  ${splitId}, ${weight}`;
+  ${splitId}, ${weight}, ${range}`;
 const versionColumns = (v: string): VersionColumns => ({
   id: `${v}.id`,
   number: `${v}.number`,
@@ -61,7 +71,7 @@ const versionColumns = (v: string): VersionColumns => ({
 // prompt_split_versions (split_id, lo, hi) when the label is split → prompt_versions (id), or
 // prompt_versions (prompt_id, number). With no valid selector the label shape runs with a null
 // label: the key alone (the request is refused after authentication).
-const byLabel = `select ${columns(versionColumns('v'), '$4::text[]', 'l.split_id', 's.weight')}
+const byLabel = `select ${columns(versionColumns('v'), '$4::text[]', 'l.split_id', 's.weight', 's.lo, s.hi')}
 from retrieval_keys k
 join prompts p on p.id = k.prompt_id
 left join prompt_labels l on l.prompt_id = k.prompt_id and k.prompt_id = $2 and l.label = $3::text
@@ -70,7 +80,7 @@ left join prompt_split_versions s on s.split_id = l.split_id and s.lo <= b.bucke
 left join prompt_versions v on v.id = coalesce(s.version_id, l.version_id)
 where k.secret_digest = $1 and k.revoked_at is null`;
 
-const byVersion = `select ${columns(versionColumns('v'), '$4::text[]', 'null::text', 'null::int4')}
+const byVersion = `select ${columns(versionColumns('v'), '$4::text[]', 'null::text', 'null::int4', 'null::int4, null::int4')}
 from retrieval_keys k
 join prompts p on p.id = k.prompt_id
 left join prompt_versions v on v.prompt_id = k.prompt_id and k.prompt_id = $2 and v.number = $3::int4
@@ -95,6 +105,7 @@ join lateral (select json_build_array(r.n, ${columns(
   'r.known',
   'l.split_id',
   's.weight',
+  's.lo, s.hi',
 )}) as a
   from retrieval_keys k
   join prompts p on p.id = k.prompt_id
@@ -120,6 +131,8 @@ function selectorValue(selector: Selector): string | number | null {
   return selector === null ? null : selector.kind === 'version' ? selector.number : selector.label;
 }
 
+const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+
 function rowOf(row: unknown[], at: number): RetrievalRow {
   return {
     keyId: row[at] as string,
@@ -132,7 +145,9 @@ function rowOf(row: unknown[], at: number): RetrievalRow {
     content: (row[at + 7] as string | null) ?? null,
     createdAt: (row[at + 8] as string | null) ?? null,
     splitId: (row[at + 9] as string | null) ?? null,
-    weight: row[at + 10] === null || row[at + 10] === undefined ? null : Number(row[at + 10]),
+    weight: numberOrNull(row[at + 10]),
+    lo: numberOrNull(row[at + 11]),
+    hi: numberOrNull(row[at + 12]),
   };
 }
 
