@@ -7,6 +7,7 @@ import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } 
 import { parseRetrievalBearer, retrievalSecretDigest } from '../auth/retrieval-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
+import { log } from '../log';
 import { labelName } from '../prompts/schemas';
 import { integerParam } from '../numbers';
 import { lookupRetrieval, subjectBucket, type RetrievalRow, type Selector } from '../retrieval/query';
@@ -433,7 +434,26 @@ export function serveRetrieval(req: IncomingMessage, res: ServerResponse): void 
     subject: header(req, 'promptloop-subject'),
   });
   if (output instanceof Promise) return output.then((done) => send(res, done));
-  send(res, output);
+  answerSoon(res, output);
+}
+
+// Answers made synchronously (from memory) are written together after the loop has read every
+// request that arrived with them (setImmediate runs after the I/O phase): a burst of writes wakes a
+// client waiting on several connections once instead of once per response.
+const soon: { res: ServerResponse; output: RetrievalOutput }[] = [];
+function answerSoon(res: ServerResponse, output: RetrievalOutput): void {
+  if (soon.push({ res, output }) === 1) setImmediate(writeSoon);
+}
+function writeSoon(): void {
+  for (const { res, output } of soon.splice(0)) {
+    try {
+      send(res, output);
+    } catch (error) {
+      // Not thrown from a timer (that would stop the process): this response alone fails.
+      log.error({ err: error }, 'retrieval: an answer could not be written');
+      res.destroy();
+    }
+  }
 }
 
 function send(res: ServerResponse, output: RetrievalOutput): void {
