@@ -31,8 +31,11 @@ function pauseBefore(look: number): number {
  * process that keeps answers in memory to drop them (server/retrieval/answer-cache.ts).
  */
 export function changesRetrieval(ctx: DbContext): void {
-  awaitAfterCommit(ctx, () => waitForRetrievalReaders());
+  awaitAfterCommit(ctx, afterRetrievalChange);
 }
+
+// One function, so that an operation making several such writes waits once (runInTransaction).
+const afterRetrievalChange = () => waitForRetrievalReaders();
 
 /**
  * The standby first, then the processes' kept answers (only processes that read the primary keep

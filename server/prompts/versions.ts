@@ -224,6 +224,8 @@ export async function publishBaselineVersion(
     .where(and(eq(prompts.id, input.promptId), eq(prompts.organizationId, input.organizationId)))
     .for('update');
   if (!prompt) throw notFound('Prompt');
+  // Labels move and version 1 appears: retrieval's readers (standby, kept answers) are waited for.
+  changesRetrieval(ctx);
   if (prompt.state !== 'setup') {
     if (prompt.state === 'active') {
       const [published] = await db

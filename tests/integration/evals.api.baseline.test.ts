@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { evalResults, prompts } from '@/db/schema';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
+import { newRetrievalKey, retrieve } from '../helpers/retrieval';
 import {
   auditOps,
   drain,
@@ -53,7 +54,13 @@ describe('initialize baseline', () => {
       scoring: { method: 'expected' },
     });
     expect((await f.editor.call('GET', `${f.base}/scoring`)).body.method).toBe('expected');
+    // An application already asking for production gets 404 until the baseline publishes, then
+    // version 1 (on Postgres the 404 is kept in memory: the publish must drop it).
+    const key = await newRetrievalKey(f.editor.call, f.base);
+    for (let i = 0; i < 3; i++)
+      expect((await retrieve(f.prompt.id, key.secret)).body.error.code).toBe('label_not_assigned');
     await drain();
+    expect((await retrieve(f.prompt.id, key.secret)).body).toMatchObject({ version: 1, label: 'production' });
 
     const done = (await f.editor.call('GET', evalPath(f.org.id, initialized.body.id))).body;
     expect(done).toMatchObject({ status: 'completed', scoredCases: 3, passedCases: 3, passRate: 1, version: 1 });
