@@ -68,7 +68,12 @@ export class AnswerCache<T> {
   /** Starts listening and renewing (once); answers come from memory once the first lease is granted. */
   start(): void {
     this.started ??= this.listenAndRenew().catch((error: unknown) => {
-      log.warn({ err: error }, 'retrieval: answers are read from the database on every request (no change listener)');
+      log.warn({ err: error }, 'retrieval: no change listener yet; every request is looked up (retried in 5 s)');
+      // Tried again later: a database that was down when the first request came is not the end of it.
+      setTimeout(() => {
+        this.started = undefined;
+        if (!this.stopped) this.start();
+      }, 5000).unref();
     });
   }
 
