@@ -265,7 +265,7 @@ function withAnswer(kept: Answer[] | undefined, answer: Answer): Answer[] {
 const answerBytes = (answers: Answer[]) => answers.reduce((sum, answer) => sum + 512 + (answer.body?.length ?? 0), 0);
 
 // What a request asks, checked as far as it can be before the lookup.
-type Request_ = {
+type Asked = {
   input: RetrievalInput;
   requestId: string;
   digest: string;
@@ -296,7 +296,7 @@ function retrieve(input: RetrievalInput, requestId: string): RetrievalOutput | P
       ? selectorKey(promptId, parsed.label ?? `#${(parsed.selector as { number: number }).number}`)
       : null;
   const bucket = Math.floor(Math.random() * 100);
-  const request: Request_ = {
+  const request: Asked = {
     input,
     requestId,
     digest,
@@ -318,7 +318,7 @@ function retrieve(input: RetrievalInput, requestId: string): RetrievalOutput | P
   return lookUp(request);
 }
 
-async function lookUp(request: Request_): Promise<RetrievalOutput> {
+async function lookUp(request: Asked): Promise<RetrievalOutput> {
   const { key, parsed, input } = request;
   const database = await getDatabase();
   const cache = key ? answerCache<Answer[]>(database) : null;
@@ -347,7 +347,7 @@ async function lookUp(request: Request_): Promise<RetrievalOutput> {
   return respond(request, answer);
 }
 
-function respond(request: Request_, answer: Answer): RetrievalOutput {
+function respond(request: Asked, answer: Answer): RetrievalOutput {
   const { row } = answer;
   const { parsed, input, requestId } = request;
   if (row.keyPromptId !== request.promptId)
