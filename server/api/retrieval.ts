@@ -305,13 +305,12 @@ function retrieve(input: RetrievalInput, requestId: string): RetrievalOutput | P
     queryIssues,
     valid,
     key,
-    answerKey: '',
+    answerKey: key ? `${digest}\u0000${key}` : '',
     bucket,
   };
   const database = openedDatabase();
   const cache = key && database ? answerCache<Answer[]>(database) : null;
   if (cache) {
-    request.answerKey = `${digest}\u0000${key}`;
     const kept = keptAnswer(cache.get(request.answerKey), input.subject, bucket);
     if (kept) return respond(request, kept);
   }
@@ -322,7 +321,6 @@ async function lookUp(request: Asked): Promise<RetrievalOutput> {
   const { key, parsed, input } = request;
   const database = await getDatabase();
   const cache = key ? answerCache<Answer[]>(database) : null;
-  if (cache && !request.answerKey) request.answerKey = `${request.digest}\u0000${key}`;
   const known = key ? knownBodies(key) : noBodies;
   const token = cache ? cache.token() : -1;
   const row = await lookupRetrieval(database, {

@@ -9,6 +9,7 @@ import { subjectBucket } from '@/server/retrieval/query';
 import { selectorKey } from '@/server/retrieval/body-cache';
 import { retrievalSecretDigest } from '@/server/auth/retrieval-key';
 import { isolatedDatabase } from '../helpers/evals-engine';
+import { waitFor } from '../helpers/webhook-delivery';
 import { retrievalSetup, retrieve } from '../helpers/retrieval';
 import { expectedFor, splitLabel } from '../helpers/splits';
 
@@ -32,16 +33,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => dropDatabase());
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => Promise<boolean> | boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(10);
-  }
-}
-
 async function one<T>(query: ReturnType<typeof sql>): Promise<T> {
   const db = await getDb();
   return rowsOf<T>(await db.execute(query))[0];
@@ -50,10 +41,14 @@ async function one<T>(query: ReturnType<typeof sql>): Promise<T> {
 // Retrieves until the answer for the production label is kept (a process's first requests go before its first lease).
 async function warm(promptId: string, secret: string, cache: AnswerCache<unknown>) {
   const kept = `${retrievalSecretDigest(secret)}\u0000${selectorKey(promptId, 'production')}`;
-  await until(async () => {
-    expect((await retrieve(promptId, secret)).status).toBe(200);
-    return cache.get(kept) !== undefined;
-  }, 'a kept answer');
+  await waitFor(
+    'a kept answer',
+    async () => {
+      expect((await retrieve(promptId, secret)).status).toBe(200);
+      return cache.get(kept) !== undefined;
+    },
+    5000,
+  );
 }
 
 describe('the bucket of a subject', () => {
@@ -111,15 +106,19 @@ describe.skipIf(!process.env.DATABASE_URL)('answers kept until a change (Postgre
     await db.execute(sql`update retrieval_keys set revoked_at = now() where id = ${s.keyId}`);
     // The sequence moves, but nothing is sent on the channel.
     const { change } = await one<{ change: string }>(sql`select nextval('retrieval_changes')::text as change`);
-    await until(async () => {
-      const row = await one<{ acked: string }>(sql`select acked::text from retrieval_caches where id = ${cache.id}`);
-      return BigInt(row.acked) >= BigInt(change);
-    }, 'the renewal to ack the change');
+    await waitFor(
+      'the renewal to ack the change',
+      async () => {
+        const row = await one<{ acked: string }>(sql`select acked::text from retrieval_caches where id = ${cache.id}`);
+        return BigInt(row.acked) >= BigInt(change);
+      },
+      5000,
+    );
     expect((await retrieve(s.promptId, s.secret)).status).toBe(401);
   });
 
   it('a lookup that started before a change never refills what the change dropped', async () => {
-    await until(() => cache.token() >= 0, 'a lease');
+    await waitFor('a lease', () => cache.token() >= 0, 5000);
     const before = cache.token();
     await waitForRetrievalCaches(database);
     cache.keep(
@@ -214,10 +213,16 @@ describe.skipIf(!process.env.DATABASE_URL)('answers kept until a change (Postgre
   it('a process that stops leaves retrieval_caches at once (writers stop waiting for it)', async () => {
     const other = new AnswerCache<unknown>(database, 400);
     other.start();
-    await until(async () => {
-      const row = await one<{ n: number }>(sql`select count(*)::int as n from retrieval_caches where id = ${other.id}`);
-      return row.n === 1;
-    }, 'the second cache to register');
+    await waitFor(
+      'the second cache to register',
+      async () => {
+        const row = await one<{ n: number }>(
+          sql`select count(*)::int as n from retrieval_caches where id = ${other.id}`,
+        );
+        return row.n === 1;
+      },
+      5000,
+    );
     await other.stop();
     const row = await one<{ n: number }>(sql`select count(*)::int as n from retrieval_caches where id = ${other.id}`);
     expect(row.n).toBe(0);
