@@ -1,8 +1,8 @@
 -- Group commit for ingestion (server/traces/group-commit.ts): the calls of several requests that
 -- arrived together, stored by one statement in one transaction, so that they share one commit.
--- Call n is what its request alone would call: ingest_spans, or ingest_otlp_spans without partial
--- results (p_otlp[n]), for key p_keys[n] with the rows p_spans[n] (JSON, as those functions take
--- them). The caller puts in one group only requests that touch distinct traces and spans, so their
+-- Call n is what its request alone would call: ingest_spans, or ingest_otlp_spans (p_otlp[n]), for
+-- key p_keys[n] with the rows p_spans[n] (JSON, as those functions take them). The caller puts in
+-- one group only requests that touch distinct traces (so distinct spans), so their
 -- order does not change what is stored, and may merge the requests of one key into one call. Any
 -- error raises and rolls the whole group back; the caller then stores each request on its own, so
 -- that each gets the answer it would have had alone.
@@ -25,7 +25,7 @@ BEGIN
   FOR n IN 1 .. cardinality(p_keys) LOOP
     IF p_otlp[n] THEN
       PERFORM ingest_otlp_spans(p_keys[n], p_spans[n]::json, p_content[p_from[n] + 1 : p_from[n] + p_count[n]],
-        p_metadata[p_from[n] + 1 : p_from[n] + p_count[n]], false);
+        p_metadata[p_from[n] + 1 : p_from[n] + p_count[n]]);
     ELSE
       PERFORM ingest_spans(p_keys[n], p_spans[n]::json, p_content[p_from[n] + 1 : p_from[n] + p_count[n]],
         p_metadata[p_from[n] + 1 : p_from[n] + p_count[n]]);

@@ -1,11 +1,10 @@
 -- OTLP trace ingestion stores the spans of one request in one call (server/otlp/store.ts): one
 -- round trip, one implicit transaction, all or nothing. An OTLP span is a finished snapshot with no
 -- revision or root of its own, so the rules differ from ingest_spans':
--- - A span not stored yet is inserted (revision 0). One stored under the same trace is replaced by a
---   different snapshot (revision + 1, never a conflict) and left alone, unwritten, by an identical
---   one (same digest; the digest leaves out revision and rootSpanId). One stored under another trace
---   of the organization is rejected: its row index is returned in `rejected`, or, when p_partial is
---   false, PT422 is raised (the caller then retries inside its transaction, beside the warning).
+-- - A span is named by its trace and span ids (OpenTelemetry's rule). One not stored yet is inserted
+--   (revision 0); a stored one is replaced by a different snapshot (revision + 1, never a conflict)
+--   and left alone, unwritten, by an identical one (same digest; the digest leaves out revision and
+--   rootSpanId).
 -- - The root of a trace is its earliest parentless span by (startedAt, spanId) among all its stored
 --   spans; until one has arrived, the parent of its earliest span (that parent is not stored, so it
 --   is the best guess of the top). Every span of a trace gets that root and the trace's summary is
@@ -14,32 +13,29 @@
 -- - A trace seen for the first time (the common case) gets root and summary from the request's rows
 --   in the statement that inserts them; a trace stored before gets its root from all its spans and
 --   its summary from recompute_trace_summaries afterwards.
--- The caller resolves the request first (server/otlp/store.ts): one row per spanId (the last of a
--- (traceId, spanId) in request order wins; a spanId under a second traceId is rejected there), each
--- with its digest and cost. Rows come as ingest_span (rootSpanId, revs, digests and maxRunning stay
--- empty): p_spans holds them without contentJson and metadataJson, which travel in p_content[i + 1]
--- and p_metadata[i + 1], one parameter each, as for ingest_spans. Errors: PT401 key unknown or
--- revoked, PT403 organization read-only, PT422 a span rejected while p_partial is false.
+-- The caller resolves the request first (server/otlp/store.ts): one row per (traceId, spanId) (the
+-- last in request order wins), each with its digest and cost. Rows come as ingest_span (rootSpanId,
+-- revs, digests and maxRunning stay empty): p_spans holds them without contentJson and metadataJson,
+-- which travel in p_content[i + 1] and p_metadata[i + 1], one parameter each, as for ingest_spans.
+-- It returns the key's organization and name (for the warning of a request with spans the mapping
+-- rejected). Errors: PT401 key unknown or revoked, PT403 organization read-only.
 -- Locks: the trace locks of ingest_spans (the same key, taken in the same order), so native and
--- OTLP writers of one trace take turns and never deadlock; rows are inserted in spanId order.
+-- OTLP writers of one trace take turns and never deadlock; rows are inserted in (traceId, spanId) order.
 -- The statements that read a stored trace's spans run through EXECUTE (planned with the call's
 -- values): no index leads with trace_id, and a generic plan cached while the table was small could
 -- walk the organization's spans by start time; `started_at + 0` keeps that index's order out of it.
 -- No JIT: recompute_trace_summaries' statement is planned generically, and its estimate for a grown
 -- organization passed jit_above_cost, so each call compiled it (a quarter of the backend's time).
-CREATE OR REPLACE FUNCTION ingest_otlp_spans(p_key_id text, p_spans json, p_content text[], p_metadata text[], p_partial boolean,
-  OUT org_id text, OUT key_name text, OUT rejected integer[])
+CREATE OR REPLACE FUNCTION ingest_otlp_spans(p_key_id text, p_spans json, p_content text[], p_metadata text[],
+  OUT org_id text, OUT key_name text)
 LANGUAGE plpgsql SET plan_cache_mode = auto SET enable_seqscan = off SET jit = off AS $$
 DECLARE
   k record;
   v_in ingest_span[];
-  v_done text[];
-  v_traces text[];
   v_stale text[];
   v_known text[];
   v_known_keep date[];
   v_keep date;
-  v_moved integer[];
 BEGIN
   SELECT ik.id, ik.name, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
       (SELECT r.days FROM trace_retention r WHERE r.plan = o.plan) AS days
@@ -54,9 +50,8 @@ BEGIN
   END IF;
   org_id := k.organization_id;
   key_name := k.name;
-  rejected := '{}';
 
-  v_in := ARRAY(SELECT e FROM json_populate_recordset(NULL::ingest_span, p_spans) e ORDER BY e."spanId");
+  v_in := ARRAY(SELECT e FROM json_populate_recordset(NULL::ingest_span, p_spans) e ORDER BY e."traceId", e."spanId");
 
   -- The trace locks of ingest_spans: same key, same order.
   PERFORM pg_advisory_xact_lock(hashtextextended(k.organization_id || '/' || x.t, 0))
@@ -70,22 +65,6 @@ BEGIN
     CROSS JOIN LATERAL (
       SELECT tr.keep_until FROM traces tr WHERE tr.trace_id = t.id AND tr.organization_id || '' = k.organization_id LIMIT 1
     ) st;
-  -- A span id stored in another partition is stored under another trace, which the upsert cannot
-  -- see: such spans are rejected like those it leaves (below), before anything is written.
-  -- (One scan of each partition's span_id index with all the request's ids, as in ingest_spans.)
-  v_moved := ARRAY(
-    SELECT DISTINCT e."i" FROM spans s
-    JOIN unnest(v_in) e ON e."spanId" = s.span_id
-    WHERE s.span_id = ANY (ARRAY(SELECT x."spanId" FROM unnest(v_in) x)) AND s.organization_id || '' = k.organization_id
-      AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
-    ORDER BY e."i");
-  IF cardinality(v_moved) > 0 THEN
-    IF NOT p_partial THEN
-      RAISE EXCEPTION 'A span id is stored under another trace.' USING ERRCODE = 'PT422';
-    END IF;
-    v_in := ARRAY(SELECT e FROM unnest(v_in) e WHERE NOT e."i" = ANY (v_moved) ORDER BY e."spanId");
-  END IF;
-
   WITH guess AS (
     -- Each trace's root by this request alone, the rule below applied to its spans here: exact for a
     -- trace none of whose spans was stored before, a first guess for the others.
@@ -94,8 +73,7 @@ BEGIN
     FROM unnest(v_in) e
     ORDER BY e."traceId", e."parentSpanId" IS NOT NULL, e."startedAt", e."spanId"
   ), written AS (
-    -- A replaced span keeps its stored root until the root update below. ON CONFLICT locks the rows
-    -- it leaves alone too, so the leftovers are classified under that lock.
+    -- A replaced span keeps its stored root until the root update below.
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
@@ -105,8 +83,8 @@ BEGIN
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
       k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
     FROM unnest(v_in) e JOIN guess g ON g.trace_id = e."traceId"
-    ORDER BY e."spanId"
-    ON CONFLICT (span_id, organization_id, keep_until) DO UPDATE SET
+    ORDER BY e."traceId", e."spanId"
+    ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
       parent_span_id = excluded.parent_span_id, revision = s.revision + 1, name = excluded.name, service = excluded.service,
       kind = excluded.kind, status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
       session_id = excluded.session_id, end_user_id = excluded.end_user_id, provider = excluded.provider, model = excluded.model,
@@ -115,7 +93,7 @@ BEGIN
       content_json = excluded.content_json, metadata_json = excluded.metadata_json, omitted = excluded.omitted,
       snapshot_digest = excluded.snapshot_digest, ingestion_key_id = excluded.ingestion_key_id, application = excluded.application,
       environment = excluded.environment, received_at = now()
-    WHERE s.trace_id = excluded.trace_id AND s.snapshot_digest <> excluded.snapshot_digest
+    WHERE s.snapshot_digest <> excluded.snapshot_digest
     RETURNING s.trace_id, s.span_id, s.root_span_id, s.name, s.service, s.kind, s.status, s.started_at, s.ended_at,
       s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos, s.keep_until
   ), fresh AS (
@@ -149,28 +127,8 @@ BEGIN
     ON CONFLICT (organization_id, trace_id, keep_until) DO NOTHING
     RETURNING t.trace_id
   )
-  SELECT (SELECT array_agg(w.span_id) FROM written w), (SELECT array_agg(DISTINCT w.trace_id) FROM written w),
-    ARRAY(SELECT DISTINCT w.trace_id FROM written w WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.trace_id = w.trace_id) ORDER BY 1)
-    INTO v_done, v_traces, v_stale;
-
-  -- Left by the upsert: identical resends (same trace) and spans stored under another trace.
-  IF coalesce(cardinality(v_done), 0) < cardinality(v_in) THEN
-    EXECUTE $q$
-      SELECT coalesce(array_agg(e."i" ORDER BY e."i"), '{}')
-      FROM unnest($1) e JOIN spans s ON s.span_id = e."spanId" AND s.organization_id = $3
-      WHERE NOT e."spanId" = ANY ($2) AND s.trace_id <> e."traceId"
-    $q$ INTO rejected USING v_in, coalesce(v_done, '{}'), k.organization_id;
-    IF cardinality(rejected) > 0 THEN
-      IF NOT p_partial THEN
-        RAISE EXCEPTION 'A span id is stored under another trace.' USING ERRCODE = 'PT422';
-      END IF;
-      -- A rejected span may have counted in its trace's guess: every written trace is set right below.
-      v_stale := v_traces;
-    END IF;
-  END IF;
-  IF cardinality(v_moved) > 0 THEN
-    rejected := ARRAY(SELECT x FROM unnest(rejected || v_moved) x ORDER BY 1);
-  END IF;
+  SELECT ARRAY(SELECT DISTINCT w.trace_id FROM written w WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.trace_id = w.trace_id) ORDER BY 1)
+    INTO v_stale;
 
   IF cardinality(v_stale) > 0 THEN
     -- The traces stored before: each one's root over all its stored spans (once per trace;

@@ -71,7 +71,6 @@ DECLARE
   c record;
   v_in ingest_span[];
   v_done text[];
-  v_rest text[];
   v_stale text[];
   v_known text[];
   v_known_keep date[];
@@ -93,8 +92,10 @@ BEGIN
   -- trace keeps its own, and every span of a trace is stored with the trace's.
   v_keep := current_date + coalesce(k.days, 30);
 
-  -- Sorted by span id: every batch inserts and locks in the same order, so batches never deadlock.
-  v_in := ARRAY(SELECT e FROM json_populate_recordset(NULL::ingest_span, p_spans) e ORDER BY e."spanId");
+  -- A span is named by its trace and span ids (OpenTelemetry's rule): the same span id under another
+  -- trace is another span. Sorted by them: every batch inserts and locks in the same order, so
+  -- batches never deadlock.
+  v_in := ARRAY(SELECT e FROM json_populate_recordset(NULL::ingest_span, p_spans) e ORDER BY e."traceId", e."spanId");
 
   -- Batches naming the same trace take its lock (in trace order, so never a deadlock) before the
   -- root probe: a concurrent first batch of the trace has committed its root by then, so two
@@ -128,37 +129,16 @@ BEGIN
       DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId")::text;
   END IF;
 
-  -- A span id stored in another partition is stored under another trace (all spans of a trace
-  -- share its partition), which the upsert below cannot see: refused as an identity change, whatever
-  -- its revision. (Within one partition the upsert meets it and the rules below classify it.)
-  -- One scan of each partition's span_id index with all the batch's ids (a lateral probe per span
-  -- restarted every partition's scan for each span, and cost more than the rest of the batch).
-  SELECT e."i", e."traceId", e."spanId", s.revision INTO c
-    FROM spans s
-    JOIN unnest(v_in) e ON e."spanId" = s.span_id
-    WHERE s.span_id = ANY (ARRAY(SELECT x."spanId" FROM unnest(v_in) x)) AND s.organization_id || '' = k.organization_id
-      AND s.keep_until <> coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
-    ORDER BY e."i" LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'The span is stored under another trace.' USING ERRCODE = 'PT409',
-      DETAIL = json_build_object('state', 'identity_changed', 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId", 'storedRevision', c.revision)::text;
-  END IF;
-
   WITH old AS MATERIALIZED (
-    -- The stored snapshots of the batch's spans, before the write: one unique-index lookup per span,
-    -- once. (A cached plan for `span_id = ANY (…)` walked all the organization's spans; without
-    -- LIMIT the planner flattens the lateral into a join that can do the same; inlined into the
-    -- join below it ran once per written span.) Only spans of traces stored already are looked up:
-    -- every stored span's trace has its summary row, so a span of a new trace is not stored under
-    -- this trace, and if its id is stored under another, the upsert refuses it (identity changed)
-    -- and it never reaches `change`.
+    -- The stored snapshots of the batch's spans, before the write: one primary-key lookup per span,
+    -- once. (Without LIMIT the planner flattens the lateral into a join that can walk the
+    -- organization's spans; inlined into the join below it ran once per written span.) Only spans
+    -- of traces stored already are looked up: every stored span's trace has its summary row.
     SELECT s.*
     FROM unnest(v_in) e
     CROSS JOIN LATERAL (
-      SELECT s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
-      -- `organization_id || ''` is not indexable: only the unique (span_id, organization_id) index can
-      -- serve this lookup, whatever a generic plan cached on a small table estimated.
-      FROM spans s WHERE s.span_id = e."spanId" AND s.organization_id || '' = k.organization_id
+      SELECT s.trace_id, s.span_id, s.kind, s.status, s.started_at, s.ended_at, s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos
+      FROM spans s WHERE s.organization_id = k.organization_id AND s.trace_id = e."traceId" AND s.span_id = e."spanId"
         AND s.keep_until = v_known_keep[array_position(v_known, e."traceId")] LIMIT 1
     ) s
     WHERE e."traceId" = ANY (v_known)
@@ -171,8 +151,8 @@ BEGIN
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
       k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
-    FROM unnest(v_in) e ORDER BY e."spanId"
-    ON CONFLICT (span_id, organization_id, keep_until) DO UPDATE SET
+    FROM unnest(v_in) e ORDER BY e."traceId", e."spanId"
+    ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
       revision = excluded.revision, name = excluded.name, service = excluded.service, kind = excluded.kind, status = excluded.status,
       started_at = excluded.started_at, ended_at = excluded.ended_at, session_id = excluded.session_id, end_user_id = excluded.end_user_id,
       provider = excluded.provider, model = excluded.model, prompt_version_id = excluded.prompt_version_id, pricing_version = excluded.pricing_version,
@@ -183,11 +163,10 @@ BEGIN
     -- Only a valid successor of the stored snapshot is written; what is refused here is either kept
     -- (an older revision, an identical retry) or classified as a conflict below.
     WHERE excluded.revision > s.revision
-      AND s.trace_id = excluded.trace_id AND s.root_span_id = excluded.root_span_id
-      AND s.parent_span_id IS NOT DISTINCT FROM excluded.parent_span_id
+      AND s.root_span_id = excluded.root_span_id AND s.parent_span_id IS NOT DISTINCT FROM excluded.parent_span_id
       AND NOT EXISTS (
         SELECT 1 FROM unnest(v_in) e
-        WHERE e."spanId" = excluded.span_id
+        WHERE e."traceId" = excluded.trace_id AND e."spanId" = excluded.span_id
           AND ((s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)])
             OR (s.status <> 'running' AND e."maxRunning" > s.revision))
       )
@@ -197,7 +176,7 @@ BEGIN
     SELECT w.*, o.span_id IS NOT NULL AS existed, o.kind AS o_kind, o.status AS o_status, o.started_at AS o_started_at,
       o.ended_at AS o_ended_at, o.session_id AS o_session_id, o.end_user_id AS o_end_user_id, o.input_tokens AS o_input_tokens,
       o.output_tokens AS o_output_tokens, o.cost_usd_nanos AS o_cost_usd_nanos
-    FROM written w LEFT JOIN old o ON o.span_id = w.span_id
+    FROM written w LEFT JOIN old o ON o.trace_id = w.trace_id AND o.span_id = w.span_id
   ), delta AS (
     -- Per trace: what the written spans add to each aggregate.
     SELECT d.trace_id, min(d.root_span_id) AS root_span_id, min(d.keep_until) AS keep_until,
@@ -256,31 +235,32 @@ BEGIN
       cost_usd_nanos = CASE WHEN excluded.cost_usd_nanos IS NULL THEN t.cost_usd_nanos ELSE coalesce(t.cost_usd_nanos, 0) + excluded.cost_usd_nanos END,
       kinds = t.kinds | excluded.kinds
   )
-  SELECT (SELECT coalesce(array_agg(span_id), '{}') FROM written), (SELECT array_agg(trace_id) FROM delta WHERE stale)
+  SELECT (SELECT coalesce(array_agg(trace_id || span_id), '{}') FROM written), (SELECT array_agg(trace_id) FROM delta WHERE stale)
     INTO v_done, v_stale;
 
   -- Rules decided here (they need the stored snapshot, read under the upsert's row lock), against
   -- each span the upsert left: its stored revision sent again with other content (revision_conflict);
-  -- a newer revision under another trace, root or parent (identity_changed); a running revision newer
+  -- a newer revision naming another root or parent (identity_changed); a running revision newer
   -- than a stored finished one (reopened). Each condition is written once: a span none of them names
-  -- is an older revision or an identical retry, acknowledged without a write.
+  -- is an older revision or an identical retry, acknowledged without a write. A span the upsert left
+  -- is stored, so its trace is stored: in its partition, one primary-key lookup finds it.
   IF cardinality(v_done) < cardinality(v_in) THEN
-    v_rest := ARRAY(SELECT e."spanId" FROM unnest(v_in) e WHERE NOT e."spanId" = ANY (v_done));
     EXECUTE $q$
       SELECT x.* FROM (
         SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
           CASE
             WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
-            WHEN e."revision" > s.revision AND (s.trace_id <> e."traceId" OR s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
+            WHEN e."revision" > s.revision AND (s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
             WHEN s.status <> 'running' AND e."maxRunning" > s.revision THEN 'reopened'
           END AS state
-        FROM spans s
-        JOIN unnest($1) e ON e."spanId" = s.span_id
-        WHERE s.span_id = ANY ($2) AND s.organization_id = $3
+        FROM unnest($1) e
+        JOIN spans s ON s.organization_id = $3 AND s.trace_id = e."traceId" AND s.span_id = e."spanId"
+          AND s.keep_until = $5[array_position($4, e."traceId")]
+        WHERE NOT (e."traceId" || e."spanId") = ANY ($2)
       ) x
       WHERE x.state IS NOT NULL
       ORDER BY x."i" LIMIT 1
-    $q$ INTO c USING v_in, v_rest, k.organization_id;
+    $q$ INTO c USING v_in, v_done, k.organization_id, v_known, v_known_keep;
     IF c.state IS NOT NULL THEN -- EXECUTE does not set FOUND
       RAISE EXCEPTION 'The span conflicts with its stored state.' USING ERRCODE = 'PT409',
         DETAIL = json_build_object('state', c.state, 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId", 'storedRevision', c.stored)::text;

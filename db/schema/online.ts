@@ -57,8 +57,8 @@ export const onlineScores = pgTable(
     scoredAt: ts('scored_at'),
   },
   (t) => [
-    primaryKey({ columns: [t.organizationId, t.spanId] }),
-    index('online_scores_trace_idx').on(t.organizationId, t.traceId),
+    // A span is named by its trace and span ids; the key also serves the lookups of a trace's scores.
+    primaryKey({ columns: [t.organizationId, t.traceId, t.spanId] }),
     index('online_scores_version_started_idx').on(t.versionId, t.startedAt),
     index('online_scores_pending_idx')
       .on(t.createdAt)

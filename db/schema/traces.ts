@@ -80,12 +80,10 @@ export const spans = pgTable(
     keepUntil: date({ mode: 'string' }).notNull(),
   },
   (t) => [
+    // A span is named by its trace and span ids (OpenTelemetry's rule): the same spanId under another
+    // traceId is another span. All spans of a trace share its partition (keep_until).
     primaryKey({ columns: [t.organizationId, t.traceId, t.spanId, t.keepUntil] }),
     index('spans_org_started_idx').on(t.organizationId, t.startedAt),
-    // A spanId names one span in its organization: the same id under another traceId is an identity change (409).
-    // span_id leads, so lookups of a trace's spans (organization_id, trace_id) always take the primary key.
-    // Unique within a partition here; across partitions the ingestion functions look before they write.
-    uniqueIndex('spans_span_org_idx').on(t.spanId, t.organizationId, t.keepUntil),
     // Split stats and online scores per version (M10/M11): only spans that name a prompt version.
     index('spans_org_version_started_idx')
       .on(t.organizationId, t.promptVersionId, t.startedAt)

@@ -133,7 +133,7 @@ export async function scanOnlineSpans(db: Db, options: ScanOptions = {}): Promis
           ), inserted as (
             insert into online_scores (organization_id, trace_id, span_id, prompt_id, version_id, started_at, day, status)
             select organization_id, trace_id, span_id, prompt_id, version_id, started_at, day, status
-            from candidates order by organization_id, span_id
+            from candidates order by organization_id, trace_id, span_id
             on conflict do nothing
             returning organization_id, prompt_id, version_id, day, status
           ), daily as (

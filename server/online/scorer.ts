@@ -47,6 +47,7 @@ export type ScoreResult = { claimed: number; scored: number; failed: number; pau
 
 type Claimed = {
   organizationId: string;
+  traceId: string;
   spanId: string;
   promptId: string;
   charged: boolean;
@@ -127,9 +128,10 @@ async function claim(
   return runInTransaction(db, async (tx) => {
     const rows = rowsOf<Claimed>(
       await tx.execute(sql`
-        select o.organization_id as "organizationId", o.span_id as "spanId", o.prompt_id as "promptId", o.charged, o.attempts,
-          c.judge_model_route_id as "judgeModelRouteId", c.rubric,
-          (select s.content_json from spans s where s.span_id = o.span_id and s.organization_id = o.organization_id) as "contentJson"
+        select o.organization_id as "organizationId", o.trace_id as "traceId", o.span_id as "spanId", o.prompt_id as "promptId",
+          o.charged, o.attempts, c.judge_model_route_id as "judgeModelRouteId", c.rubric,
+          (select s.content_json from spans s
+            where s.organization_id = o.organization_id and s.trace_id = o.trace_id and s.span_id = o.span_id limit 1) as "contentJson"
         from online_scores o
         join online_eval_configs c on c.prompt_id = o.prompt_id
         where o.status = 'pending' and (o.claimed_until is null or o.claimed_until < now())
@@ -165,16 +167,19 @@ async function claim(
       }
       claimed.push({ ...row, ...judged });
     }
-    const keys = (list: Claimed[]) => JSON.stringify(list.map((r) => ({ o: r.organizationId, s: r.spanId })));
+    const keys = (list: Claimed[]) =>
+      JSON.stringify(list.map((r) => ({ o: r.organizationId, t: r.traceId, s: r.spanId })));
     if (claimed.length)
       await tx.execute(sql`
         update online_scores set claimed_until = now() + ${settings.leaseMs}::int * interval '1 millisecond',
           attempts = attempts + 1, charged = true
-        where (organization_id, span_id) in (select x.o, x.s from json_to_recordset(${keys(claimed)}::json) as x(o text, s text))`);
+        where (organization_id, trace_id, span_id) in
+          (select x.o, x.t, x.s from json_to_recordset(${keys(claimed)}::json) as x(o text, t text, s text))`);
     if (unusable.length)
       await tx.execute(sql`
         update online_scores set status = 'error', error = 'The span no longer carries input and output.', claimed_until = null
-        where (organization_id, span_id) in (select x.o, x.s from json_to_recordset(${keys(unusable)}::json) as x(o text, s text))`);
+        where (organization_id, trace_id, span_id) in
+          (select x.o, x.t, x.s from json_to_recordset(${keys(unusable)}::json) as x(o text, t text, s text))`);
     let paused = 0;
     if (toPause.size) {
       const pausedRows = rowsOf<{ promptId: string; organizationId: string }>(
@@ -238,7 +243,8 @@ async function judge(row: Claimed & Judged): Promise<Outcome> {
 // The verdict and the day's figures in one statement; a row no longer pending (taken over after its
 // lease and stored by the other worker) changes nothing.
 async function store(db: Db, row: Claimed, outcome: Outcome, settings: typeof defaults & ScoreOptions): Promise<void> {
-  const key = sql`organization_id = ${row.organizationId} and span_id = ${row.spanId} and status = 'pending'`;
+  const key = sql`organization_id = ${row.organizationId} and trace_id = ${row.traceId} and span_id = ${row.spanId}
+    and status = 'pending'`;
   if (outcome.kind === 'scored') {
     await db.execute(sql`
       with done as (

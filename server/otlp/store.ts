@@ -12,8 +12,8 @@ import type { MappedSpan } from './mapping';
 // The storage step of OTLP ingestion (API.md "OTLP trace ingestion"): the spans the mapping
 // accepted become stored spans and trace summaries, in one call of ingest_otlp_spans
 // (db/functions/ingest_otlp_spans.sql), which decides what needs the stored spans (replace or keep,
-// a spanId under another trace, the trace's root and summary). What the request alone decides is
-// settled here first: one row per spanId, its cost and digest.
+// the trace's root and summary). What the request alone decides is settled here first: one row per
+// span (a span is named by its traceId and spanId), its cost and digest.
 // Nothing of a request is stored unless all of it is: a request with rejections stores its spans
 // and raises the warning otlp_spans_rejected in one transaction this module owns; a request without
 // any is the single function call (the function's own implicit transaction).
@@ -23,7 +23,7 @@ export type OtlpStoreResult = { rejectedSpans: number; errorMessage?: string };
 
 type Entry = { index: number; span: MappedSpan };
 
-// One row per spanId, as the ingest_span type of the database function reads it; `i` is its slot.
+// One row per span, as the ingest_span type of the database function reads it; `i` is its slot.
 type Row = MappedSpan & {
   i: number;
   revision: number;
@@ -32,29 +32,12 @@ type Row = MappedSpan & {
   digest: string;
 };
 
-// Within a request, a spanId belongs to the first traceId it comes with: a later span naming it
-// under another traceId is rejected, and of the spans of that (traceId, spanId) the last one wins
-// (one upsert cannot write a row twice).
-function resolveRequest(spans: Entry[]): { winners: Entry[]; rejected: OtlpRejection[] } {
-  const owners = new Map<string, string>();
+// Of the spans of one (traceId, spanId) in a request, the last one wins (one upsert cannot write a
+// row twice).
+function resolveRequest(spans: Entry[]): Entry[] {
   const winners = new Map<string, Entry>();
-  const rejected: OtlpRejection[] = [];
-  for (const entry of spans) {
-    const { traceId, spanId } = entry.span;
-    const owner = owners.get(spanId);
-    if (owner === undefined) owners.set(spanId, traceId);
-    else if (owner !== traceId) {
-      rejected.push({
-        index: entry.index,
-        reason: `spanId ${spanId} comes earlier in the request under another traceId`,
-        traceId,
-        spanId,
-      });
-      continue;
-    }
-    winners.set(spanId, entry);
-  }
-  return { winners: [...winners.values()], rejected };
+  for (const entry of spans) winners.set(entry.span.traceId + entry.span.spanId, entry); // 32 + 16 characters
+  return [...winners.values()];
 }
 
 // The cost of a span with a model, from the price catalog; pricingVersion stays unset.
@@ -79,8 +62,8 @@ function preparedCall(slotCount: number): string {
   let text = preparedCalls.get(slotCount);
   if (!text) {
     text =
-      `select * from ingest_otlp_spans($1, $2::text::json, ARRAY[${textSlots(4, slotCount)}]::text[], ` +
-      `ARRAY[${textSlots(4 + slotCount, slotCount)}]::text[], $3::text::boolean)`;
+      `select * from ingest_otlp_spans($1, $2::text::json, ARRAY[${textSlots(3, slotCount)}]::text[], ` +
+      `ARRAY[${textSlots(3 + slotCount, slotCount)}]::text[])`;
     preparedCalls.set(slotCount, text);
   }
   return text;
@@ -90,9 +73,9 @@ function preparedCall(slotCount: number): string {
 const maxSlots = 16384;
 const slotCountFor = (rows: number) => Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(rows, 1))));
 
-type CallResult = { org_id: string; key_name: string; rejected: number[] };
+type CallResult = { org_id: string; key_name: string };
 
-async function callIngestOtlpSpans(db: Db, keyId: string, rows: Row[], partial: boolean): Promise<CallResult> {
+async function callIngestOtlpSpans(db: Db, keyId: string, rows: Row[]): Promise<CallResult> {
   const slotCount = slotCountFor(rows.length);
   if (slotCount > maxSlots) throw new Error(`storeOtlpSpans: ${rows.length} spans in one call (at most ${maxSlots})`);
   const args = textArguments(rows, slotCount);
@@ -100,15 +83,13 @@ async function callIngestOtlpSpans(db: Db, keyId: string, rows: Row[], partial: 
     const [result] = await preparedRows<CallResult>(
       db,
       preparedCall(slotCount),
-      ([keyId, args.rows, String(partial)] as (string | null)[]).concat(args.content, args.metadata),
+      ([keyId, args.rows] as (string | null)[]).concat(args.content, args.metadata),
     );
     return result;
   } catch (error) {
     throw keyRefusal(databaseError(error).code) ?? error;
   }
 }
-
-const spansStoredElsewhere = 'PT422';
 
 // "2 spans rejected; first: span 3 (traceId …, spanId …): reason", well under 1 KiB.
 function rejectionMessage(rejections: OtlpRejection[]): string {
@@ -130,8 +111,7 @@ export function storeOtlpSpans(
   spans: { index: number; span: MappedSpan }[],
   rejected: OtlpRejection[],
 ): Promise<OtlpStoreResult> {
-  const request = resolveRequest(spans);
-  return storeRows(db, keyId, request, toRows(request.winners), [...rejected, ...request.rejected]);
+  return storeRows(db, keyId, toRows(resolveRequest(spans)), rejected);
 }
 
 /**
@@ -145,11 +125,9 @@ export async function commitOtlpSpans(
   spans: { index: number; span: MappedSpan }[],
   rejected: OtlpRejection[],
 ): Promise<OtlpStoreResult> {
-  const request = resolveRequest(spans);
-  const rows = toRows(request.winners);
-  const known = [...rejected, ...request.rejected];
-  const storeAlone = () => storeRows(db, actor.keyId, request, rows, known);
-  if (known.length > 0) return storeAlone();
+  const rows = toRows(resolveRequest(spans));
+  const storeAlone = () => storeRows(db, actor.keyId, rows, rejected);
+  if (rejected.length > 0) return storeAlone();
   return commitInGroup(db, {
     keyId: actor.keyId,
     organizationId: actor.organizationId,
@@ -161,34 +139,14 @@ export async function commitOtlpSpans(
   });
 }
 
-async function storeRows(
-  db: Db,
-  keyId: string,
-  request: { winners: Entry[] },
-  rows: Row[],
-  known: OtlpRejection[],
-): Promise<OtlpStoreResult> {
-  if (known.length === 0) {
-    try {
-      await callIngestOtlpSpans(db, keyId, rows, false);
-      return { rejectedSpans: 0 };
-    } catch (error) {
-      // A spanId stored under another trace: that call stored nothing; store again with the warning.
-      if (databaseError(error).code !== spansStoredElsewhere) throw error;
-    }
+async function storeRows(db: Db, keyId: string, rows: Row[], rejected: OtlpRejection[]): Promise<OtlpStoreResult> {
+  if (rejected.length === 0) {
+    await callIngestOtlpSpans(db, keyId, rows);
+    return { rejectedSpans: 0 };
   }
   return runInTransaction(db, async (tx) => {
-    const result = await callIngestOtlpSpans(tx, keyId, rows, true);
-    const rejections = known.concat(
-      result.rejected.map((i) => ({
-        index: request.winners[i].index,
-        reason: `spanId ${rows[i].spanId} is already stored under another traceId`,
-        traceId: rows[i].traceId,
-        spanId: rows[i].spanId,
-      })),
-    );
-    if (rejections.length === 0) return { rejectedSpans: 0 };
-    rejections.sort((a, b) => a.index - b.index);
+    const result = await callIngestOtlpSpans(tx, keyId, rows);
+    const rejections = [...rejected].sort((a, b) => a.index - b.index);
     const errorMessage = rejectionMessage(rejections);
     await raiseWarnings(tx, [
       {

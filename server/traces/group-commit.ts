@@ -51,13 +51,12 @@ const maxGroupTextChars = 16 * 1024 * 1024;
 // calls waiting behind them are what the next group is made of.
 const maxGroupsInFlight = () => config().ingestDbConnections;
 
-// What a call touches, as keys of its organization: traces and spans (a span id is unique per
-// organization, whatever its trace).
+// What a call touches, as keys of its organization: its traces (a span is named by its trace and
+// span ids, so distinct traces mean distinct spans).
 function footprintOf(call: GroupCall<unknown>): string[] {
-  const keys: string[] = [];
-  for (const row of call.rows)
-    keys.push(`${call.organizationId}/${row.traceId}`, `${call.organizationId}#${row.spanId}`);
-  return keys;
+  const keys = new Set<string>();
+  for (const row of call.rows) keys.add(`${call.organizationId}/${row.traceId}`);
+  return [...keys];
 }
 
 function textChars(rows: TextRow[]): number {

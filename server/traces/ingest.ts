@@ -78,8 +78,7 @@ type SpanState = 'revision_conflict' | 'identity_changed' | 'reopened';
 
 const stateMessages: Record<SpanState, string> = {
   revision_conflict: 'A span was sent again with the same revision but different content.',
-  identity_changed:
-    'A span update changes its traceId, rootSpanId or parentSpanId, or names another root than its trace.',
+  identity_changed: 'A span update changes its rootSpanId or parentSpanId, or names another root than its trace.',
   reopened: 'A finished span cannot go back to running.',
 };
 
@@ -104,8 +103,10 @@ type SpanRow = SpanSnapshot & {
   maxRunning: number | null;
 };
 
+// A span is named by its traceId and spanId (OpenTelemetry's rule): the same spanId under another
+// traceId is another span. Its root and parent never change.
 function sameIdentity(a: SpanSnapshot, b: SpanSnapshot): boolean {
-  return a.traceId === b.traceId && a.rootSpanId === b.rootSpanId && a.parentSpanId === b.parentSpanId;
+  return a.rootSpanId === b.rootSpanId && a.parentSpanId === b.parentSpanId;
 }
 
 // Same-span events in revision order must be a valid sequence on their own; the last one is stored.
@@ -146,9 +147,10 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
     if (root === undefined) rootOfTrace.set(span.traceId, span.rootSpanId);
     else if (root !== span.rootSpanId) throw conflict('identity_changed', index, span);
     const entry = { index, span, digest: snapshotDigest(span) };
-    const entries = bySpan.get(span.spanId);
+    const key = span.traceId + span.spanId; // fixed lengths: 32 + 16
+    const entries = bySpan.get(key);
     if (entries) entries.push(entry);
-    else bySpan.set(span.spanId, [entry]);
+    else bySpan.set(key, [entry]);
   });
   const rows: SpanRow[] = [];
   for (const entries of bySpan.values()) rows.push(resolveSpan(entries));

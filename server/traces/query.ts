@@ -129,8 +129,8 @@ function toSpan(row: SpanRow, onlineScore: OnlineScore = null): Span {
   };
 }
 
-// The online evaluation verdicts of a page's spans: one lookup through online_scores_trace_idx
-// (organization, trace), at most one row per span of the page; only scored spans have one.
+// The online evaluation verdicts of a page's spans: one lookup through online_scores' primary key
+// (organization, trace, span), at most one row per span of the page; only scored spans have one.
 async function onlineScoresOf(
   ctx: ServiceContext,
   organizationId: string,

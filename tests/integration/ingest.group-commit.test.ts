@@ -6,7 +6,7 @@ import { ingestionKeys, spans, traces } from '@/db/schema';
 import { config } from '@/server/config';
 import { AppError } from '@/server/errors';
 import type { MappedSpan } from '@/server/otlp/mapping';
-import { commitOtlpSpans } from '@/server/otlp/store';
+import { commitOtlpSpans, type OtlpRejection } from '@/server/otlp/store';
 import { commitBatch, storeBatch } from '@/server/traces/ingest';
 import type { SpanSnapshot, TraceBatch } from '@/server/traces/ingest-schema';
 import { newOrganization, newUser } from '../helpers/api';
@@ -325,12 +325,12 @@ describe('group commit of OTLP exports', () => {
     const first = otlpSpans(3);
     const exports = [otlpSpans(4), otlpSpans(2), otlpSpans(3)];
     const native = traceEvents();
-    const otlp = (actor: Actor, sent: MappedSpan[]) =>
+    const otlp = (actor: Actor, sent: MappedSpan[], rejected: OtlpRejection[] = []) =>
       commitOtlpSpans(
         db,
         actor,
         sent.map((span, index) => ({ index, span })),
-        [],
+        rejected,
       ).then(
         (result) => ({ ok: true as const, result }),
         (error: AppError) => ({ ok: false as const, code: error.code }),
@@ -370,12 +370,20 @@ describe('group commit of OTLP exports', () => {
     await expectSummariesMatch(a.organizationId);
     await expectSummariesMatch(b.organizationId);
 
-    // The same exports again, together with one naming a stored span under another trace: that one
-    // gets its partial answer (and warning) on its own; the resends change nothing.
-    const moved = { ...exports[0][1], traceId: hex(16), parentSpanId: undefined };
-    const again = await Promise.all([otlp(a, first), otlp(a, first), otlp(a, [moved]), otlp(b, exports[1])]);
-    expect(again.map((r) => (r.ok ? r.result.rejectedSpans : r.code))).toEqual([0, 0, 1, 0]);
-    expect(await storedRows(a.organizationId, [moved.spanId])).toMatchObject([{ revision: 0 }]);
+    // The same exports again, together with one whose mapping rejected a span (that one gets its
+    // partial answer and warning on its own) and one reusing a stored spanId under another trace
+    // (another span, stored); the resends change nothing.
+    const reused = { ...exports[0][1], traceId: hex(16), parentSpanId: undefined };
+    const rejected = [{ index: 1, reason: 'end time is before start time' }];
+    const again = await Promise.all([
+      otlp(a, first),
+      otlp(a, first),
+      otlp(a, otlpSpans(1), rejected),
+      otlp(a, [reused]),
+      otlp(b, exports[1]),
+    ]);
+    expect(again.map((r) => (r.ok ? r.result.rejectedSpans : r.code))).toEqual([0, 0, 1, 0, 0]);
+    expect(await storedRows(a.organizationId, [reused.spanId])).toMatchObject([{ revision: 0 }, { revision: 0 }]);
     await expectSummariesMatch(a.organizationId);
   });
 

@@ -223,6 +223,28 @@ describe('online evaluation: sampling and scoring', () => {
     expect(items).toEqual([expect.objectContaining({ sampled: 5, scored: 5, passed: 5 })]);
   });
 
+  it('one spanId in two traces is two spans: each scored once, with its own verdict in its trace', async () => {
+    const f = await onlineFixture();
+    const first = modelSpan(f.ids[0], talk);
+    const second = modelSpan(f.ids[0], { ...talk, output: 'Another answer.' }, { spanId: first.spanId });
+    await ingest(f.secret, [first, second]);
+    expect(await f.run()).toMatchObject({ sampled: 2, scored: 2 });
+    await ingest(f.secret, [first, second]);
+    expect(await f.run()).toMatchObject({ sampled: 0, scored: 0 });
+    const rows = await scoreRows(f.org.id);
+    expect(rows.map((r) => [r.traceId, r.spanId, r.status]).sort()).toEqual(
+      [
+        [first.traceId, first.spanId, 'scored'],
+        [second.traceId, first.spanId, 'scored'],
+      ].sort(),
+    );
+    expect(await creditsUsed(f.org.id)).toBe(2);
+    for (const sent of [first, second]) {
+      const trace = await f.viewer.call('GET', `/organizations/${f.org.id}/traces/${sent.traceId as string}`);
+      expect(trace.body.spans).toMatchObject([{ spanId: first.spanId, onlineScore: { passed: expect.any(Boolean) } }]);
+    }
+  });
+
   it('spans received while disabled (or before the first configuration) are never scored, also after enabling', async () => {
     const team = await newTeam();
     const { prompt, base, v1 } = await activePrompt(team.admin, team.org.id);

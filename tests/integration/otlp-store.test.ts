@@ -347,90 +347,84 @@ describe('OTLP storage: roots', () => {
   });
 });
 
-describe('OTLP storage: partial rejection and its warning', () => {
-  it('a spanId stored under another trace is rejected, the rest stored, and the warning raised in the same commit', async () => {
+describe('OTLP storage: span identity, partial rejection and its warning', () => {
+  it('a spanId stored under another trace is another span there: stored, nothing rejected (OpenTelemetry)', async () => {
     const tenant = await newTenant();
     const [traceA, traceB] = [hex(16), hex(16)];
-    const taken = otlpSpan({ traceId: traceA, spanId: hex(8) });
+    const taken = otlpSpan({ traceId: traceA, spanId: hex(8), name: 'in A' });
     await store(tenant.keyId, [taken]);
-    expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toBeUndefined();
 
     const root = otlpSpan({ traceId: traceB, spanId: hex(8) });
     const other = otlpSpan({ traceId: traceB, spanId: hex(8), parentSpanId: root.spanId });
-    const result = await store(tenant.keyId, [root, { ...taken, traceId: traceB, parentSpanId: root.spanId }, other]);
-    expect(result).toEqual({
-      rejectedSpans: 1,
-      errorMessage: `1 span rejected; first: span 1 (traceId ${traceB}, spanId ${taken.spanId}): spanId ${taken.spanId} is already stored under another traceId`,
-    });
+    const reused = { ...taken, traceId: traceB, parentSpanId: root.spanId, name: 'in B' };
+    expect(await store(tenant.keyId, [root, reused, other])).toEqual({ rejectedSpans: 0 });
     expect((await spansOf(tenant.organizationId, traceB)).map((span) => span.spanId).sort()).toEqual(
-      [root.spanId, other.spanId].sort(),
+      [root.spanId, taken.spanId, other.spanId].sort(),
     );
-    expect(await storedSpan(tenant.organizationId, taken.spanId)).toMatchObject({ traceId: traceA, revision: 0 });
-    expect(await summaryOf(tenant.organizationId, traceB)).toMatchObject({ spanCount: 2 });
+    expect(await spansOf(tenant.organizationId, traceA)).toMatchObject([
+      { spanId: taken.spanId, name: 'in A', revision: 0 },
+    ]);
+    expect(await summaryOf(tenant.organizationId, traceB)).toMatchObject({ spanCount: 3, rootSpanId: root.spanId });
     await expectSummaryIsAggregate(tenant.organizationId, traceB);
-    const warning = await rejectionWarning(tenant.organizationId, tenant.keyId);
-    expect(warning).toMatchObject({
-      keyId: tenant.keyId,
-      count: 1,
-      message: result.errorMessage,
-      details: { rejectedSpans: 1, firstIndex: 1, keyName: 'test key' },
-      resolvedAt: null,
-    });
+    await expectSummaryIsAggregate(tenant.organizationId, traceA);
+    expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toBeUndefined();
+  });
 
-    // A second request with rejections counts once more and carries the latest message; the
-    // mapping's rejections and the store's are reported together, first in request order.
+  it("the mapping's rejections are reported beside the stored spans, with the warning in the same commit", async () => {
+    const tenant = await newTenant();
+    const traceB = hex(16);
     const mappingRejections = [
       { index: 4, reason: 'end time is before start time', traceId: traceB, spanId: hex(8) },
       { index: 2, reason: 'traceId is all zeros' },
     ];
-    const second = await store(
-      tenant.keyId,
-      [otlpSpan({ traceId: traceB, spanId: hex(8) }), { ...taken, traceId: traceB }],
-      mappingRejections,
-    );
-    expect(second).toEqual({
-      rejectedSpans: 3,
-      errorMessage:
-        '3 spans rejected; first: span 1 (traceId ' +
-        traceB +
-        `, spanId ${taken.spanId}): spanId ${taken.spanId} is already stored under another traceId`,
-    });
-    const third = await store(tenant.keyId, [], mappingRejections);
-    expect(third).toEqual({ rejectedSpans: 2, errorMessage: '2 spans rejected; first: span 2: traceId is all zeros' });
+    const kept = otlpSpan({ traceId: traceB, spanId: hex(8) });
+    const first = await store(tenant.keyId, [kept], mappingRejections);
+    expect(first).toEqual({ rejectedSpans: 2, errorMessage: '2 spans rejected; first: span 2: traceId is all zeros' });
+    expect((await spansOf(tenant.organizationId, traceB)).map((span) => span.spanId)).toEqual([kept.spanId]);
     expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toMatchObject({
-      count: 3,
-      message: third.errorMessage,
-      details: { rejectedSpans: 2, firstIndex: 2 },
+      keyId: tenant.keyId,
+      count: 1,
+      message: first.errorMessage,
+      details: { rejectedSpans: 2, firstIndex: 2, keyName: 'test key' },
+      resolvedAt: null,
+    });
+    // A second request with rejections counts once more and carries the latest message.
+    const second = await store(tenant.keyId, [], [mappingRejections[0]]);
+    expect(second).toEqual({
+      rejectedSpans: 1,
+      errorMessage: `1 span rejected; first: span 4 (traceId ${traceB}, spanId ${mappingRejections[0].spanId}): end time is before start time`,
+    });
+    expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toMatchObject({
+      count: 2,
+      message: second.errorMessage,
+      details: { rejectedSpans: 1, firstIndex: 4 },
     });
     // Listed by the warnings API with its label's kind.
     const listed = await tenant.owner.call('GET', `/organizations/${tenant.organizationId}/warnings`, {
       query: 'kind=otlp_spans_rejected',
     });
     expect(listed.status).toBe(200);
-    expect(listed.body.items).toMatchObject([{ kind: 'otlp_spans_rejected', subjectId: tenant.keyId, count: 3 }]);
+    expect(listed.body.items).toMatchObject([{ kind: 'otlp_spans_rejected', subjectId: tenant.keyId, count: 2 }]);
   });
 
-  it('a rejected span takes no part in its trace: not its root, not in its summary', async () => {
+  it('a reused spanId takes its part in its own trace: its root and its summary', async () => {
     const tenant = await newTenant();
     const [traceA, traceB] = [hex(16), hex(16)];
     const taken = otlpSpan({ traceId: traceA, spanId: hex(8), startedAt: t0 });
     await store(tenant.keyId, [taken]);
-    const parent = hex(8);
-    const child = otlpSpan({ traceId: traceB, spanId: hex(8), parentSpanId: parent, startedAt: t0 + 50 });
-    // The rejected span would be traceB's earliest parentless span, so its root.
-    const result = await store(tenant.keyId, [{ ...taken, traceId: traceB }, child]);
-    expect(result.rejectedSpans).toBe(1);
-    expect(await storedSpan(tenant.organizationId, child.spanId)).toMatchObject({ rootSpanId: parent });
+    const child = otlpSpan({ traceId: traceB, spanId: hex(8), parentSpanId: taken.spanId, startedAt: t0 + 50 });
+    // The reused span is traceB's earliest parentless span, so its root.
+    expect(await store(tenant.keyId, [{ ...taken, traceId: traceB }, child])).toEqual({ rejectedSpans: 0 });
     expect(await summaryOf(tenant.organizationId, traceB)).toMatchObject({
-      rootSpanId: parent,
-      headSpanId: child.spanId,
-      spanCount: 1,
-      startedAt: t0 + 50,
+      rootSpanId: taken.spanId,
+      headSpanId: taken.spanId,
+      spanCount: 2,
+      startedAt: t0,
     });
     await expectSummaryIsAggregate(tenant.organizationId, traceB);
   });
 
-  it('duplicates within one request: the last of a (traceId, spanId) wins; a spanId under a second traceId is rejected', async () => {
+  it('duplicates within one request: the last of a (traceId, spanId) wins; the spanId under a second traceId is another span', async () => {
     const tenant = await newTenant();
     const [traceA, traceB] = [hex(16), hex(16)];
     const spanId = hex(8);
@@ -439,17 +433,11 @@ describe('OTLP storage: partial rejection and its warning', () => {
       otlpSpan({ traceId: traceB, spanId, name: 'elsewhere' }),
       otlpSpan({ traceId: traceA, spanId, name: 'last' }),
     ]);
-    expect(result).toEqual({
-      rejectedSpans: 1,
-      errorMessage: `1 span rejected; first: span 1 (traceId ${traceB}, spanId ${spanId}): spanId ${spanId} comes earlier in the request under another traceId`,
-    });
-    expect(await storedSpan(tenant.organizationId, spanId)).toMatchObject({
-      traceId: traceA,
-      name: 'last',
-      revision: 0,
-    });
-    expect(await summaryOf(tenant.organizationId, traceB)).toBeUndefined();
-    expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toMatchObject({ count: 1 });
+    expect(result).toEqual({ rejectedSpans: 0 });
+    expect(await spansOf(tenant.organizationId, traceA)).toMatchObject([{ spanId, name: 'last', revision: 0 }]);
+    expect(await spansOf(tenant.organizationId, traceB)).toMatchObject([{ spanId, name: 'elsewhere', revision: 0 }]);
+    expect(await summaryOf(tenant.organizationId, traceB)).toMatchObject({ spanCount: 1 });
+    expect(await rejectionWarning(tenant.organizationId, tenant.keyId)).toBeUndefined();
   });
 
   it('the message stays under 1 KiB whatever the reason', async () => {

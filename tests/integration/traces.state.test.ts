@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { ingestionKeys } from '@/db/schema';
+import { ingestionKeys, traces } from '@/db/schema';
 import { batch, child, hex, newIngestion, newIngestionKey, span, storedSpan, storedSpans } from '../helpers/ingestion';
 
 // Opening (and, on PGlite, migrating) the database can take longer than one test's timeout.
@@ -175,11 +175,55 @@ describe('span state: revisions', () => {
   });
 });
 
+describe('span identity: traceId and spanId name a span (OpenTelemetry)', () => {
+  it('the same spanId under another traceId is another span: both stored, each updated on its own', async () => {
+    const { send, organizationId } = await newIngestion();
+    const first = span();
+    expect((await send(batch(first))).status).toBe(200);
+    // Another trace whose root, and a child of it, reuse span ids of the first trace.
+    const second = span({ spanId: first.spanId });
+    const reused = child(second, { spanId: hex(8) });
+    const inFirst = child(first, { spanId: reused.spanId });
+    const sent = await send(batch(second, reused, inFirst));
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const rows = await storedSpans(organizationId);
+    expect(rows.map((r) => [r.traceId, r.spanId]).sort()).toEqual(
+      [
+        [first.traceId, first.spanId],
+        [first.traceId, reused.spanId],
+        [second.traceId, first.spanId],
+        [second.traceId, reused.spanId],
+      ].sort(),
+    );
+    // A newer revision of one of them changes that one only; an identical retry changes nothing.
+    expect((await send(batch(finished(second, 1, { name: 'second done' })))).status).toBe(200);
+    expect((await send(batch(second, reused, inFirst))).status).toBe(200);
+    const after = await storedSpans(organizationId);
+    const named = (traceId: unknown) => after.find((r) => r.traceId === traceId && r.spanId === first.spanId);
+    expect(named(second.traceId)).toMatchObject({ revision: 1, name: 'second done', status: 'success' });
+    expect(named(first.traceId)).toMatchObject({ revision: 0, name: first.name, status: 'running' });
+    // Each trace's summary counts its own spans.
+    const db = await getDb();
+    const summaries = await db.select().from(traces).where(eq(traces.organizationId, organizationId));
+    expect(Object.fromEntries(summaries.map((t) => [t.traceId, t.spanCount]))).toEqual({
+      [first.traceId as string]: 2,
+      [second.traceId as string]: 2,
+    });
+  });
+
+  it('two events of one batch with the same spanId under two traces are two spans', async () => {
+    const { send, organizationId } = await newIngestion();
+    const a = span();
+    const b = span({ spanId: a.spanId });
+    expect((await send(batch(a, b))).body).toEqual({ accepted: 2 });
+    expect((await storedSpans(organizationId)).map((r) => r.traceId).sort()).toEqual([a.traceId, b.traceId].sort());
+  });
+});
+
 describe('span state: identity and reopening → 409, nothing stored', () => {
   it.each([
     ['parentSpanId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, parentSpanId: hex(8) })],
     ['rootSpanId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, rootSpanId: hex(8) })],
-    ['traceId changes', (c: Record<string, unknown>) => ({ ...c, revision: 1, traceId: hex(16) })],
   ])('%s', async (_label, change) => {
     const { send, organizationId } = await newIngestion();
     const root = span();

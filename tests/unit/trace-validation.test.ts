@@ -297,6 +297,16 @@ describe('snapshot digest and in-batch resolution', () => {
     expect(rows[0].revs).toEqual([0]);
   });
 
+  it('keeps a spanId under two traceIds as two spans (a span is named by traceId and spanId)', () => {
+    const rows = resolveBatch(parse(root(), root({ revision: 1, traceId: 'f'.repeat(32) })));
+    expect(rows.map((r) => [r.traceId, r.revision]).sort()).toEqual(
+      [
+        [root().traceId, 0],
+        ['f'.repeat(32), 1],
+      ].sort(),
+    );
+  });
+
   it.each([
     ['same revision, different content', [root(), root({ name: 'other' })], 'revision_conflict'],
     [
@@ -305,7 +315,6 @@ describe('snapshot digest and in-batch resolution', () => {
       'reopened',
     ],
     ['a changed parent', [child(), child({ revision: 1, parentSpanId: 'e'.repeat(16) })], 'identity_changed'],
-    ['a changed trace', [root(), root({ revision: 1, traceId: 'f'.repeat(32) })], 'identity_changed'],
     [
       'two roots for one trace',
       [root(), child({ spanId: 'd'.repeat(16), rootSpanId: childId, parentSpanId: rootId })],
