@@ -363,7 +363,7 @@ BEGIN
   -- a newer revision naming another root or parent (identity_changed); a running revision newer
   -- than a stored finished one (reopened). Each condition is written once: a span none of them names
   -- is an older revision or an identical retry, acknowledged without a write. A span the upsert left
-  -- is stored, so its trace is stored: in its partition, one primary-key lookup finds it.
+  -- is in the partition the upsert wrote to: one primary-key lookup finds it.
   IF cardinality(v_done) < cardinality(v_in) THEN
     EXECUTE $q$
       SELECT x.* FROM (
@@ -375,12 +375,12 @@ BEGIN
           END AS state
         FROM unnest($1) e
         JOIN spans s ON s.organization_id = $3 AND s.trace_id = e."traceId" AND s.span_id = e."spanId"
-          AND s.keep_until = $5[array_position($4, e."traceId")]
+          AND s.keep_until = coalesce($5[array_position($4, e."traceId")], $6)
         WHERE NOT (e."traceId" || e."spanId") = ANY ($2)
       ) x
       WHERE x.state IS NOT NULL
       ORDER BY x."i" LIMIT 1
-    $q$ INTO c USING v_in, v_done, k.organization_id, v_known, v_known_keep;
+    $q$ INTO c USING v_in, v_done, k.organization_id, v_known, v_known_keep, v_keep;
     IF c.state IS NOT NULL THEN -- EXECUTE does not set FOUND
       RAISE EXCEPTION 'The span conflicts with its stored state.' USING ERRCODE = 'PT409',
         DETAIL = json_build_object('state', c.state, 'index', c."i", 'traceId', c."traceId", 'spanId', c."spanId", 'storedRevision', c.stored)::text;
