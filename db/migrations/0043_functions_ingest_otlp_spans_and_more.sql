@@ -37,6 +37,10 @@ DECLARE
   v_known text[];
   v_known_keep date[];
   v_keep date;
+  -- received_at (the online-evaluation scanner's cursor, server/online/scanner.ts): the clock now,
+  -- inside the call, so after this transaction shows in pg_stat_activity. A scanner pass that did not
+  -- see it there read before this instant, so its bound is below every span stamped here.
+  v_received timestamptz := clock_timestamp();
 BEGIN
   SELECT ik.id, ik.name, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
       (SELECT r.days FROM trace_retention r WHERE r.plan = o.plan) AS days
@@ -78,11 +82,11 @@ BEGIN
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
-      application, environment, keep_until)
+      application, environment, keep_until, received_at)
     SELECT k.organization_id, e."traceId", e."spanId", g.root, e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
-      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
+      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep), v_received
     FROM unnest(v_in) e JOIN guess g ON g.trace_id = e."traceId"
     ORDER BY e."traceId", e."spanId"
     ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
@@ -93,7 +97,7 @@ BEGIN
       output_tokens = excluded.output_tokens, cost_usd_nanos = excluded.cost_usd_nanos, cost_source = excluded.cost_source,
       content_json = excluded.content_json, metadata_json = excluded.metadata_json, omitted = excluded.omitted,
       snapshot_digest = excluded.snapshot_digest, ingestion_key_id = excluded.ingestion_key_id, application = excluded.application,
-      environment = excluded.environment, received_at = now()
+      environment = excluded.environment, received_at = v_received
     WHERE s.snapshot_digest <> excluded.snapshot_digest
     RETURNING s.trace_id, s.span_id, s.root_span_id, s.name, s.service, s.kind, s.status, s.started_at, s.ended_at,
       s.session_id, s.end_user_id, s.input_tokens, s.output_tokens, s.cost_usd_nanos, s.keep_until
@@ -195,6 +199,10 @@ DECLARE
   v_known text[];
   v_known_keep date[];
   v_keep date;
+  -- received_at (the online-evaluation scanner's cursor, server/online/scanner.ts): the clock now,
+  -- inside the call, so after this transaction shows in pg_stat_activity. A scanner pass that did not
+  -- see it there read before this instant, so its bound is below every span stamped here.
+  v_received timestamptz := clock_timestamp();
   v_wrong_root integer;
 BEGIN
   SELECT ik.id, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
@@ -266,11 +274,11 @@ BEGIN
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
-      application, environment, keep_until)
+      application, environment, keep_until, received_at)
     SELECT k.organization_id, e."traceId", e."spanId", e."rootSpanId", e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
-      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep)
+      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep), v_received
     FROM unnest(v_in) e ORDER BY e."traceId", e."spanId"
     ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
       revision = excluded.revision, name = excluded.name, service = excluded.service, kind = excluded.kind, status = excluded.status,
@@ -279,7 +287,7 @@ BEGIN
       input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, cost_usd_nanos = excluded.cost_usd_nanos,
       cost_source = excluded.cost_source, content_json = excluded.content_json, metadata_json = excluded.metadata_json, omitted = excluded.omitted,
       snapshot_digest = excluded.snapshot_digest, ingestion_key_id = excluded.ingestion_key_id, application = excluded.application,
-      environment = excluded.environment, received_at = now()
+      environment = excluded.environment, received_at = v_received
     -- Only a valid successor of the stored snapshot is written; what is refused here is either kept
     -- (an older revision, an identical retry) or classified as a conflict below.
     WHERE excluded.revision > s.revision

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { eq, sql } from 'drizzle-orm';
+import { getDb, rowsOf } from '@/db/client';
+import { runInTransaction } from '@/server/context';
+import { storeBatch } from '@/server/traces/ingest';
+import type { TraceBatch } from '@/server/traces/ingest-schema';
 import { ingestionKeys, traces } from '@/db/schema';
 import { batch, child, hex, newIngestion, newIngestionKey, span, storedSpan, storedSpans } from '../helpers/ingestion';
 
@@ -217,6 +220,27 @@ describe('span identity: traceId and spanId name a span (OpenTelemetry)', () => 
     const b = span({ spanId: a.spanId });
     expect((await send(batch(a, b))).body).toEqual({ accepted: 2 });
     expect((await storedSpans(organizationId)).map((r) => r.traceId).sort()).toEqual([a.traceId, b.traceId].sort());
+  });
+});
+
+describe('span state: received_at', () => {
+  // The online-evaluation scanner's bound (server/online/scanner.ts) relies on it: a transaction
+  // shows in pg_stat_activity before its spans are stamped, so a pass that did not see it there read
+  // earlier than every stamp.
+  it('is the clock when the call writes, not the start of its transaction', async () => {
+    const { organizationId, keyId } = await newIngestion();
+    const db = await getDb();
+    const root = span();
+    const began = await runInTransaction(db, async (tx) => {
+      const [{ at }] = rowsOf<{ at: string }>(await tx.execute(sql`select now()::text as at, pg_sleep(0.2)`));
+      await storeBatch(tx, keyId, { version: 1, events: [root] } as TraceBatch);
+      return at;
+    });
+    const [row] = rowsOf<{ late: boolean }>(
+      await db.execute(sql`select received_at >= ${began}::timestamptz + interval '200 milliseconds' as late
+        from spans where organization_id = ${organizationId}`),
+    );
+    expect(row.late).toBe(true);
   });
 });
 
