@@ -38,8 +38,10 @@ DECLARE
   v_keep date;
   -- received_at (the online-evaluation scanner's cursor, server/online/scanner.ts): the clock now,
   -- inside the call, so after this transaction shows in pg_stat_activity. A scanner pass that did not
-  -- see it there read before this instant, so its bound is below every span stamped here.
-  v_received timestamptz := clock_timestamp();
+  -- see it there read before this instant, so its bound is below every span stamped here. Rounded up
+  -- to the column's milliseconds: the column would round to the nearest, and rounding down could put
+  -- the stamp before this transaction's start, where a pass's bound may already be.
+  v_received timestamptz := date_trunc('milliseconds', clock_timestamp() + interval '999 microseconds');
 BEGIN
   SELECT ik.id, ik.name, ik.organization_id, ik.application, ik.environment, ik.last_used_at, o.read_only,
       (SELECT r.days FROM trace_retention r WHERE r.plan = o.plan) AS days

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, real, text } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 import { prompts } from './prompts';
@@ -91,8 +102,9 @@ export const onlineScoreDaily = pgTable(
 );
 
 // The scanner's position in the stream of ingested spans (one row): spans received after it that
-// name a prompt version are the candidates for sampling.
+// name a prompt version are the candidates for sampling. Microseconds, unlike other timestamps: a
+// pass's bound comes from transaction starts, and a cursor rounded up past it would skip spans.
 export const onlineEvalScanner = pgTable('online_eval_scanner', {
   id: integer().primaryKey(),
-  scannedUntil: ts('scanned_until').notNull(),
+  scannedUntil: timestamp('scanned_until', { withTimezone: true, precision: 6 }).notNull(),
 });

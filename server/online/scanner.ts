@@ -14,14 +14,16 @@ import { samplePointSql } from './sampling';
  *
  * - One scanner at a time: the pass holds the scanner row (FOR UPDATE; SKIP LOCKED in the loop, so
  *   a second worker process skips its turn instead of queueing).
- * - Nothing committed late is missed: ingestion writes received_at = now(), its transaction's start,
- *   and may commit after a pass has looked. A pass reads only up to the start of the oldest
- *   transaction still open in this database (pg_stat_activity, younger than 10 minutes, so a session
- *   forgotten in a transaction cannot stop the scanner for good) and at least `lagMs` in the past.
+ * - Nothing committed late is missed: ingestion stamps received_at with the clock inside its call
+ *   (after its transaction shows in pg_stat_activity), rounded up to the column's milliseconds, and
+ *   may commit after a pass has looked. A pass reads only up to the start of the oldest transaction
+ *   still open in this database (pg_stat_activity, younger than 10 minutes, so a session forgotten in
+ *   a transaction cannot stop the scanner for good) and at least `lagMs` in the past. The cursor keeps
+ *   microseconds: rounded up to a millisecond, it could pass the stamps of a transaction still open.
  * - Bounded: about `limit` spans per pass. The cut falls after the limit-th span's received_at and
  *   includes every span of that same instant (one ingestion call shares one received_at), so the
  *   cursor never splits spans of one instant; the next pass goes on from there.
- * - Idempotent: online_scores' primary key (organization, span) with ON CONFLICT DO NOTHING, and the
+ * - Idempotent: online_scores' primary key (organization, trace, span) with ON CONFLICT DO NOTHING, and the
  *   daily counts are added from the rows actually inserted: a retried batch, a re-upserted span (a
  *   newer revision moves received_at) or a span read twice adds nothing.
  * - Cheap when nothing is enabled: one probe of online_eval_configs, no lock, no write, no span read.

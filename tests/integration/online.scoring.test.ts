@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb, rowsOf } from '@/db/client';
+import { runInTransaction } from '@/server/context';
 import { isSampled, samplePoint, samplePointSql } from '@/server/online/sampling';
 import { newOrganization, newTeam, newUser } from '../helpers/api';
 import { child, newIngestionKey, span } from '../helpers/ingestion';
@@ -481,5 +482,26 @@ describe('online evaluation: the scanner', () => {
     expect((await f.viewer.call('GET', `${f.base}/online-scores`)).body.items).toEqual([
       expect.objectContaining({ sampled: 72, scored: 72 }),
     ]);
+  });
+
+  // A pass's bound is a transaction start less a microsecond. Stored rounded to the millisecond, the
+  // cursor could land past spans of a transaction still open, and the next pass would start after them.
+  it('the cursor is stored exactly as the pass computed it, to the microsecond', async () => {
+    const f = await onlineFixture();
+    await ingest(f.secret, [modelSpan(f.ids[0], talk)]);
+    const db = await getDb();
+    const { scanOnlineSpans } = await import('@/server/online/scanner');
+    for (let i = 0; i < 3; i++) {
+      // In one transaction with the pass, so that no other pass moves the cursor in between.
+      const [pass, row] = await runInTransaction(db, async (tx) => {
+        const result = await scanOnlineSpans(tx, { lagMs: 0, wait: true });
+        const [stored] = rowsOf<{ same: boolean; at: string }>(
+          await tx.execute(sql`select scanned_until = ${result.scannedUntil}::timestamptz as same,
+            scanned_until::text as at from online_eval_scanner where id = 1`),
+        );
+        return [result, stored] as const;
+      });
+      expect(row, `stored ${row.at}, computed ${pass.scannedUntil}`).toMatchObject({ same: true });
+    }
   });
 });

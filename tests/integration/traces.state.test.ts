@@ -242,6 +242,35 @@ describe('span state: received_at', () => {
     );
     expect(row.late).toBe(true);
   });
+
+  // The column keeps milliseconds. Rounded to the nearest, a stamp taken less than half a millisecond
+  // after the transaction began could be stored before that start, inside a scanner pass's bound
+  // while still uncommitted: that pass skipped it for good. Twenty calls, each stored no earlier than
+  // the clock read just before it (rounding to the nearest fails this for about a third of calls).
+  it('is never stored before the clock it was taken from (rounded up to the millisecond)', async () => {
+    const { organizationId, keyId } = await newIngestion();
+    const db = await getDb();
+    const checks: { spanId: string; before: string }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const event = span();
+      // Both statements are sent at once (pipelined), so the clock is read just before the call's.
+      const before = await runInTransaction(db, async (tx) => {
+        const clock = tx
+          .execute(sql`select clock_timestamp()::text as at`)
+          .then((r) => rowsOf<{ at: string }>(r)[0].at);
+        await storeBatch(tx, keyId, { version: 1, events: [event] } as TraceBatch);
+        return clock;
+      });
+      checks.push({ spanId: event.spanId as string, before });
+    }
+    for (const { spanId, before } of checks) {
+      const [row] = rowsOf<{ ok: boolean; at: string }>(
+        await db.execute(sql`select received_at >= ${before}::timestamptz as ok, received_at::text as at
+          from spans where organization_id = ${organizationId} and span_id = ${spanId}`),
+      );
+      expect(row, `${row.at} before ${before}`).toMatchObject({ ok: true });
+    }
+  });
 });
 
 describe('span state: identity and reopening → 409, nothing stored', () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "online_eval_scanner" ALTER COLUMN "scanned_until" SET DATA TYPE timestamp (6) with time zone;
