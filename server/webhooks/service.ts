@@ -10,7 +10,15 @@ import { authorize } from '../access/permissions';
 import { authorizeOrganizationWrite } from '../access/organization';
 import { recordAudit } from '../audit/service';
 import { seal } from '../credentials/sealed';
-import { checkTargetUrl, resolveTarget, systemResolver, TargetRefused, targetPolicy, type Resolver } from './targets';
+import {
+  checkTargetUrl,
+  resolveTarget,
+  systemResolver,
+  TargetRefused,
+  targetPolicy,
+  TargetUnresolved,
+  type Resolver,
+} from './targets';
 import { deliverAgain, emitEvent } from './outbox';
 import { disableWebhook } from './disable';
 import type { Webhook, WebhookDelivery } from './schemas';
@@ -65,11 +73,17 @@ const boundedResolver: Resolver = (hostname) =>
       .finally(() => clearTimeout(timer));
   });
 
-// The URL rules and where its host resolves (SSRF), as a 400 on the `url` field.
+// The URL rules and where its host resolves (SSRF), as a 400 on the `url` field. A name that does
+// not resolve (not yet, or not from this machine) is accepted: only an address can be unsafe, and
+// every delivery resolves it again and refuses it then (deliver.ts), so its log shows why it failed.
+// With WEBHOOK_ALLOW_PRIVATE no address is refused, so the name is not looked up at all.
 async function assertTarget(url: string): Promise<void> {
   try {
-    await resolveTarget(checkTargetUrl(url), targetPolicy(), boundedResolver);
+    const policy = targetPolicy();
+    const target = checkTargetUrl(url, policy);
+    if (!policy.allowPrivate) await resolveTarget(target, policy, boundedResolver);
   } catch (error) {
+    if (error instanceof TargetUnresolved) return;
     if (!(error instanceof TargetRefused)) throw error;
     throw invalidRequest(`The webhook URL cannot be used: ${error.message}`, [{ path: 'url', message: error.message }]);
   }

@@ -83,6 +83,9 @@ export class TargetRefused extends Error {
   }
 }
 
+/** A host name with no address (yet): a delivery cannot go, but nothing says the name is unsafe. */
+export class TargetUnresolved extends TargetRefused {}
+
 /** The URL's own rules (scheme, no credentials): throws TargetRefused. */
 export function checkTargetUrl(raw: string, policy: TargetPolicy = targetPolicy()): URL {
   let url: URL;
@@ -118,10 +121,10 @@ export async function resolveTarget(
     try {
       addresses = await resolve(host);
     } catch {
-      throw new TargetRefused(`The host "${host}" could not be resolved.`);
+      throw new TargetUnresolved(`The host "${host}" could not be resolved.`);
     }
   }
-  if (!addresses.length) throw new TargetRefused(`The host "${host}" could not be resolved.`);
+  if (!addresses.length) throw new TargetUnresolved(`The host "${host}" could not be resolved.`);
   if (!policy.allowPrivate)
     for (const { address } of addresses) {
       const why = forbiddenAddress(address);

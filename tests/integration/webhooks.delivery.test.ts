@@ -593,6 +593,23 @@ describe('webhook targets at delivery time (SSRF)', () => {
     expect(rx.requests).toHaveLength(0);
   });
 
+  it('a name that resolves nowhere is not sent, and the attempt says why (it was accepted when saved)', async () => {
+    const rx = await receiver();
+    const organizationId = await deliveryOrganization();
+    await createWebhookRow({ organizationId, url: `http://hooks.nowhere.test:${rx.port}/gone` });
+    const { deliveryIds } = await emit(organizationId, { nowhere: true });
+    const resolve: Resolver = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND hooks.nowhere.test'), { code: 'ENOTFOUND' });
+    };
+    const policy = () => ({ allowHttp: true, allowPrivate: false });
+    const db = await getDb();
+    expect(await attemptDelivery(db, deliveryIds[0], attemptSettings({ policy, resolve }))).toBe('retry');
+    expect((await deliveryRow(deliveryIds[0])).lastError).toBe(
+      'Not sent: The host "hooks.nowhere.test" could not be resolved.',
+    );
+    expect(rx.requests).toHaveLength(0);
+  });
+
   it('connects to the vetted address only, with the host name kept in the request', async () => {
     const rx = await receiver();
     const organizationId = await deliveryOrganization();

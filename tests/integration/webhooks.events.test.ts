@@ -84,6 +84,13 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE', () => {
     for (const url of ['http://localhost:9/hook', 'http://127.0.0.1:9/', 'https://10.0.0.7/hook', 'http://[::1]:9/'])
       expect((await subscribe(admin, org.id, ['warning.opened'], url)).id).toMatch(/^whk_/);
   });
+
+  it('a name is not looked up when it is saved: one that resolves nowhere is accepted too', async () => {
+    const { org, admin } = await newTeam();
+    expect((await subscribe(admin, org.id, ['warning.opened'], 'https://no-such-host.invalid/hook')).id).toMatch(
+      /^whk_/,
+    );
+  });
 });
 
 describe('prompt.version.created', () => {
