@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { findDuplicateKey, maxBodyBytes } from './strict-input';
 import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
+import { isJsonMediaType } from '../http/media-type';
 import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
 import { RateLimiter } from '../rate-limit';
@@ -53,7 +54,7 @@ async function ingest(input: IngestInput): Promise<number> {
   const db = await getDb();
   const actor = await authenticateIngestionKey(db, input.header('authorization'));
   const type = input.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type))
+  if (!isJsonMediaType(type))
     throw new AppError(
       'unsupported_media_type',
       'Send the batch as uncompressed JSON with Content-Type: application/json.',

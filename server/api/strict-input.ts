@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { invalidRequest, zodIssues, type Issue } from '../errors';
 import { assertCleanParams, jsonStringEnd, parseCleanJson } from '../input-hygiene';
-import { readBody } from '../http/body';
+import { readBody, utf8Text } from '../http/body';
+import { isJsonMediaType } from '../http/media-type';
 
 // JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
 // JSON only; strings are stepped over from quote to quote, so large string values cost little.
@@ -72,7 +73,7 @@ export function parseQuery<T extends z.ZodType>(
 export const maxBodyBytes = 1024 * 1024;
 
 async function readText(request: Request, limit: number): Promise<string> {
-  return (await readBody(request, { limit })).toString('utf8');
+  return utf8Text(await readBody(request, { limit }));
 }
 
 // Returns the parsed body; operations without a body accept only nothing or {}. `limit` is the
@@ -88,8 +89,7 @@ export async function parseBody<T extends z.ZodType>(
     throw invalidRequest('This operation takes no request body.');
   }
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type))
-    throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
+  if (!isJsonMediaType(type)) throw invalidRequest('Send the body as JSON with Content-Type: application/json.');
   // Nesting and unstorable strings are refused before anything else reads the value.
   const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);

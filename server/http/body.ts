@@ -92,3 +92,17 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
     req.on('close', onCutOff);
   });
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON body's text. Bytes that are not UTF-8 make it malformed JSON (RFC 8259 §8.1): `400
+ * invalid_request`, never U+FFFD stored in their place. (A leading byte order mark is dropped.)
+ */
+export function utf8Text(body: Uint8Array): string {
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new AppError('invalid_request', 'The request body is not valid UTF-8.');
+  }
+}

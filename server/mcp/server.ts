@@ -19,7 +19,7 @@ import { errorBody, errorResponse, newRequestId, reportServerError, toAppError }
 import { execute, limitManagement, type Executable } from '../api/define';
 import { executables } from '../api/handlers';
 import { maxBodyBytes } from '../api/strict-input';
-import { readBody } from '../http/body';
+import { readBody, utf8Text } from '../http/body';
 import { findOperation } from '../operations';
 import { rawInputOf, toolOf } from './tools';
 import { getMcpPrompt, listMcpPrompts } from './prompts';
@@ -156,9 +156,20 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
 // answers an empty batch with nothing). A batch with one invalid message is not run at all, as the
 // SDK does. Text that is not JSON stays the SDK's -32700.
 function invalidMessage(body: Buffer): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | null {
+  let text: string;
+  try {
+    text = utf8Text(body);
+  } catch {
+    // Not UTF-8: malformed JSON, refused before the SDK (which would read U+FFFD) sees it.
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid UTF-8.' },
+    };
+  }
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { jsonStringEnd } from '../input-hygiene';
+import { jsonStringEnd, jsonTextDepth, maxBodyDepth } from '../input-hygiene';
 import {
   maxDecodedValues,
   maxSpansPerRequest,
@@ -222,6 +222,9 @@ export function decodeJsonRequest(body: Buffer, maxValues: number = maxDecodedVa
   const source = bodyText(body);
   let values = jsonValueCount(source, maxValues);
   if (values > maxValues) throw tooManyValues(maxValues);
+  // Input hygiene (API.md): no JSON body nests deeper than 64 levels, checked before parsing.
+  if (jsonTextDepth(source, maxBodyDepth) > maxBodyDepth)
+    throw undecodable(`the body nests more than ${maxBodyDepth} levels`);
   let request: unknown;
   try {
     // V8's JSON.parse is iterative: any nesting parses; only the fields read below are walked.

@@ -1,4 +1,5 @@
 import { otlpSchema } from './schema';
+import { isJsonMediaType } from '../http/media-type';
 
 // OTLP/HTTP answers, encoded like the request (API.md "OTLP trace ingestion"): a 200 carries an
 // ExportTraceServiceResponse, every failure a google.rpc.Status { code, message }.
@@ -33,7 +34,7 @@ const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer
 export function otlpEncodingOf(contentType: string | undefined): OtlpEncoding | null {
   const type = contentType?.split(';', 1)[0].trim().toLowerCase();
   if (type === 'application/x-protobuf') return 'protobuf';
-  if (type === 'application/json') return 'json';
+  if (type === 'application/json') return isJsonMediaType(contentType) ? 'json' : null;
   return null;
 }
 

@@ -2,7 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
 import { AppError, isAppError } from '@/server/errors';
 import { maxBodyBytes } from '@/server/api/strict-input';
-import { readBody } from '@/server/http/body';
+import { readBody, utf8Text } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/credentials/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
 import type { Actor } from '@/server/context';
@@ -54,6 +54,7 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
     if (!refusal) {
       try {
         body = await readBody(req, { limit: maxBodyBytes });
+        utf8Text(body); // bytes that are not UTF-8 are refused, never stored as U+FFFD
       } catch (error) {
         if (!isAppError(error)) throw error;
         refusal = error;

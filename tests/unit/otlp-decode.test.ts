@@ -431,21 +431,26 @@ describe('decodeJsonRequest', () => {
     });
   });
 
-  it('attribute values nested past 48 levels are 400; deep unknown fields are never walked', () => {
+  it('a body nested past 64 levels is 400 (input hygiene), counted on the text, unknown fields too', () => {
     const nest = (levels: number) => {
       let value: Record<string, unknown> = { stringValue: 'x' };
       for (let i = 0; i < levels; i++) value = { arrayValue: { values: [value] } };
       return value;
     };
+    // The attribute's value object is level 10 of the request; each array value adds 3 levels.
     const body = (levels: number) =>
       jsonBody(jsonRequest([jsonSpan({ attributes: [{ key: 'n', value: nest(levels) }] })]));
-    expect(decodeJsonRequest(body(47))).toHaveLength(1);
-    expect(outcome(() => decodeJsonRequest(body(48)))).toMatchObject({
+    expect(decodeJsonRequest(body(18))).toHaveLength(1);
+    expect(outcome(() => decodeJsonRequest(body(19)))).toMatchObject({
       status: 400,
-      message: expect.stringMatching(/nests/),
+      message: expect.stringMatching(/nests more than 64 levels/),
     });
+    // Scanned, never parsed or walked recursively: no stack is at risk at any depth.
     const deepUnknown = `{"somethingElse":${'['.repeat(100_000)}${']'.repeat(100_000)},"resourceSpans":[]}`;
-    expect(decodeJsonRequest(Buffer.from(deepUnknown))).toEqual([]);
+    expect(outcome(() => decodeJsonRequest(Buffer.from(deepUnknown)))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/nests more than 64 levels/),
+    });
   });
 
   it('10,001 spans are 413, counted over every resource and scope', () => {

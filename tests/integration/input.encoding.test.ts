@@ -1,0 +1,188 @@
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { organizations } from '@/db/schema';
+import { dispatch } from '@/server/api/router';
+import { handleMcp } from '@/server/mcp/server';
+import { serveTrpc } from '@/server/trpc/http';
+import { newOrganization, newUser, type TestUser } from '../helpers/api';
+import { signToken } from '../helpers/issuer';
+import { batch, newIngestion, span, storedSpans } from '../helpers/ingestion';
+import { jsonRequest, jsonSpan } from '../helpers/otlp';
+
+// Bodies whose bytes are not UTF-8, or whose Content-Type names another charset, on every JSON
+// edge (API.md "Input hygiene", RFC 8259 §8.1: JSON text is UTF-8): 400 (415 on the ingestion
+// paths, which answer a wrong media type so), nothing stored, never U+FFFD stored in their place.
+
+const origin = 'http://localhost:3999';
+// A JSON object whose one string holds `bytes` between two letters.
+const withBytes = (field: string, ...bytes: number[]) =>
+  Buffer.concat([Buffer.from(`{"${field}":"a`), Buffer.from(bytes), Buffer.from('b"}')]);
+// Not UTF-8: a lone continuation byte, a truncated sequence, a CESU-8 surrogate, an overlong form.
+const notUtf8: [string, number[]][] = [
+  ['0xff 0xfe', [0xff, 0xfe]],
+  ['a truncated sequence (0xc3 then ASCII)', [0xc3, 0x28]],
+  ['an encoded lone surrogate (0xed 0xa0 0x80)', [0xed, 0xa0, 0x80]],
+  ['an overlong slash (0xc0 0xaf)', [0xc0, 0xaf]],
+];
+
+let user: TestUser;
+beforeAll(async () => {
+  user = await newUser();
+});
+
+async function organizationsNamed(prefix: string): Promise<string[]> {
+  const rows = await (
+    await getDb()
+  )
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.createdBy, user.id));
+  return rows.map((r) => r.name).filter((name) => name.startsWith(prefix));
+}
+
+describe('management REST', () => {
+  it.each(notUtf8)('a body with %s is 400 invalid_request and stores nothing', async (_label, bytes) => {
+    const before = await organizationsNamed('a');
+    const response = await dispatch(
+      new Request(`${origin}/api/v1/organizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+        body: withBytes('name', ...bytes),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ code: 'invalid_request', message: /not valid UTF-8/ });
+    expect(await organizationsNamed('a')).toEqual(before);
+  });
+
+  it('the same name in UTF-8 is stored as sent, and a charset other than UTF-8 is 400', async () => {
+    const ok = await user.call('POST', '/organizations', {
+      rawBody: '{"name":"aéb"}',
+      headers: { 'content-type': 'application/json; charset="UTF-8"' },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.name).toBe('aéb');
+    for (const type of ['application/json; charset=utf-16', 'application/json; charset=latin1']) {
+      const refused = await user.call('POST', '/organizations', {
+        rawBody: '{"name":"Latin"}',
+        headers: { 'content-type': type },
+      });
+      expect(refused.status, type).toBe(400);
+      expect(refused.body.error.code).toBe('invalid_request');
+    }
+    expect(await organizationsNamed('Latin')).toEqual([]);
+  });
+});
+
+describe('dashboard tRPC', () => {
+  it('a body that is not UTF-8 is refused with BAD_REQUEST before any procedure runs', async () => {
+    const response = await serveTrpc(
+      new Request(`${origin}/api/trpc/organizations.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: withBytes('name', 0xff, 0xfe),
+      }),
+      { actor: { userId: user.id, clientId: 'dashboard', human: true } },
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain('not valid UTF-8');
+    expect(await organizationsNamed('a\ufffd')).toEqual([]);
+  });
+});
+
+describe('MCP', () => {
+  it('a message that is not UTF-8 is a JSON-RPC parse error (400) and runs no tool', async () => {
+    const organizationId = (await newOrganization(user)).id;
+    const token = await signToken({ sub: user.sub, audience: `${origin}/mcp`, clientId: 'encoding-agent' });
+    const message = (name: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_prompt","arguments":{"organizationId":"${organizationId}","name":"`,
+        ),
+        name,
+        Buffer.from('"}}}'),
+      ]);
+    const send = (body: Buffer) =>
+      handleMcp(
+        new Request(`${origin}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body,
+        }),
+      );
+    const refused = await send(message(Buffer.from([0x61, 0xff, 0x62])));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not valid UTF-8.' },
+    });
+    const prompts = await user.call('GET', `/organizations/${organizationId}/prompts`);
+    expect(prompts.body.items).toEqual([]);
+    // The same call in UTF-8 runs.
+    const ran = await send(message(Buffer.from('aéb')));
+    expect(ran.status).toBe(200);
+    expect((await ran.json()).result.structuredContent.name).toBe('aéb');
+  });
+});
+
+describe('trace ingestion', () => {
+  it.each(['application/json; charset=utf-16', 'application/json; charset=iso-8859-1'])(
+    'native batches with %s → 415, nothing stored',
+    async (type) => {
+      const { secret, organizationId } = await newIngestion();
+      const result = await dispatch(
+        new Request(`${origin}/api/v1/traces`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': type },
+          body: JSON.stringify(batch(span())),
+        }),
+      );
+      expect(result.status).toBe(415);
+      expect((await result.json()).error.code).toBe('unsupported_media_type');
+      expect(await storedSpans(organizationId)).toHaveLength(0);
+    },
+  );
+
+  const otlp = (secret: string, body: string, type = 'application/json') =>
+    dispatch(
+      new Request(`${origin}/api/v1/otel/v1/traces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': type },
+        body,
+      }),
+    );
+
+  it('OTLP/JSON with a charset other than UTF-8 → 415, nothing stored', async () => {
+    const { secret, organizationId } = await newIngestion();
+    const result = await otlp(secret, JSON.stringify(jsonRequest([jsonSpan()])), 'application/json; charset=utf-16');
+    expect(result.status).toBe(415);
+    expect(await storedSpans(organizationId)).toHaveLength(0);
+    const ok = await otlp(secret, JSON.stringify(jsonRequest([jsonSpan()])), 'application/json; charset=utf-8');
+    expect(ok.status).toBe(200);
+    expect(await storedSpans(organizationId)).toHaveLength(1);
+  });
+
+  it('an OTLP/JSON body nested deeper than 64 levels → 400 before it is parsed, even in a field OTLP ignores', async () => {
+    const { secret, organizationId } = await newIngestion();
+    // The request object is level 1, the ignored field's arrays add the rest.
+    const nested = (levels: number) =>
+      JSON.stringify({
+        ...jsonRequest([jsonSpan()]),
+        extra: JSON.parse('['.repeat(levels - 1) + ']'.repeat(levels - 1)),
+      });
+    const refused = await otlp(secret, nested(65));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ code: 3, message: expect.stringMatching(/more than 64 levels/) });
+    expect(await storedSpans(organizationId)).toHaveLength(0);
+    const accepted = await otlp(secret, nested(64));
+    expect(accepted.status).toBe(200);
+    expect(await storedSpans(organizationId)).toHaveLength(1);
+  });
+});
