@@ -110,6 +110,25 @@ describe('assertions', () => {
     expect(run('😀😀', [{ name: 'm', type: 'max_chars', value: 2 }])[0].passed).toBe(true);
   });
 
+  // A pattern that backtracks catastrophically (about 2^34 steps here) would hold the server's event
+  // loop for minutes; it is stopped after patternTimeoutMs and the assertion fails, saying why.
+  it('a regular expression or a schema pattern that backtracks is stopped and fails the assertion', () => {
+    const output = `${'a'.repeat(34)}b`;
+    const [regex] = run(output, [{ name: 'r', type: 'matches_regex', value: '(a+)+$' }]);
+    expect(regex).toEqual({ name: 'r', passed: false, message: expect.stringMatching(/took longer than 100 ms/) });
+    const schema = JSON.stringify({ type: 'string', pattern: '^(a+)+$' });
+    const [viaSchema, viaMetric] = run(
+      JSON.stringify(output),
+      [{ name: 's', type: 'matches_schema', value: schema }],
+      schema,
+    );
+    expect(viaSchema).toMatchObject({ name: 'outputSchema', passed: false, message: expect.stringMatching(/100 ms/) });
+    expect(viaMetric).toMatchObject({ name: 's', passed: false, message: expect.stringMatching(/100 ms/) });
+    // The same patterns still decide ordinary outputs.
+    expect(run('aaa', [{ name: 'r', type: 'matches_regex', value: '(a+)+$' }])[0].passed).toBe(true);
+    expect(run('"aaa"', [], schema)[0].passed).toBe(true);
+  });
+
   it('outputSchema and matches_schema (own schema or the output schema)', () => {
     const schema = JSON.stringify({ type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } });
     const own = JSON.stringify({ type: 'object', required: ['n'] });

@@ -2,6 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import type { CustomMetric } from '@/server/prompts/schemas';
 import type { ChatMessage } from '@/server/models/types';
 import { normalizeWhitespace } from '@/server/text';
+import { patternTimeoutMs, timedOut, withinTime } from './time-bound';
 
 // Pure scoring of one evaluation output: the scoring method decides `passed`/`score`; the prompt's
 // outputSchema and custom metrics add assertions that are shown but never change `passed` (an
@@ -138,7 +139,14 @@ function schemaAssertion(name: string, output: string, schemaText: string): Asse
   const validate = validatorFor(schemaText);
   if (validate instanceof Error)
     return { name, passed: false, message: `The schema cannot be used: ${validate.message}` };
-  if (validate(parsed.value)) return { name, passed: true, message: 'The output matches the schema.' };
+  const valid = withinTime(() => validate(parsed.value));
+  if (valid === timedOut)
+    return {
+      name,
+      passed: false,
+      message: `Checking the output against the schema took longer than ${patternTimeoutMs} ms (a pattern that backtracks); it was stopped.`,
+    };
+  if (valid) return { name, passed: true, message: 'The output matches the schema.' };
   return { name, passed: false, message: `The output does not match the schema: ${ajv.errorsText(validate.errors)}.` };
 }
 
@@ -176,7 +184,13 @@ function metricAssertion(metric: CustomMetric, output: string, outputSchema: str
       } catch (error) {
         return { name, passed: false, message: `The regular expression is not valid: ${(error as Error).message}` };
       }
-      const passed = regex.test(output);
+      const passed = withinTime(() => regex.test(output));
+      if (passed === timedOut)
+        return {
+          name,
+          passed: false,
+          message: `Matching /${String(value)}/ took longer than ${patternTimeoutMs} ms on this output (the expression backtracks); it was stopped.`,
+        };
       return {
         name,
         passed,
