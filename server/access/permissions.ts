@@ -38,17 +38,16 @@ export async function authorize(
   const row = await membershipOf(ctx, organizationId);
   // Another organization's id looks exactly like a missing one.
   if (!row) throw notFound('Organization');
-  if (!can(row.role, permission)) {
-    const needed = permissions[permission];
-    if (needed === 'admin')
-      throw new AppError('admin_required', 'Only an admin of this organization can do this.', {
-        requiredRole: 'admin',
-        role: row.role,
-      });
-    throw new AppError('forbidden', `Your role (${row.role}) does not allow this.`, {
-      requiredRole: needed,
-      role: row.role,
-    });
-  }
+  if (!can(row.role, permission)) throw roleRefusal(row.role, permissions[permission]);
   return { organizationId, role: row.role, organization: row.organization };
+}
+
+/** The 403 for a role below the one needed: `admin_required` for admin-only work, else `forbidden`. */
+export function roleRefusal(role: Role, needed: Role): AppError {
+  if (needed === 'admin')
+    return new AppError('admin_required', 'Only an admin of this organization can do this.', {
+      requiredRole: 'admin',
+      role,
+    });
+  return new AppError('forbidden', `Your role (${role}) does not allow this.`, { requiredRole: needed, role });
 }

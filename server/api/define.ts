@@ -43,6 +43,8 @@ export type Executable = Pick<
   | 'dryRunField'
 > & {
   operationId: string;
+  // The least role that may call it (management operations): a replay re-checks it.
+  role?: OperationSpec<undefined, undefined, undefined>['role'];
   handler: Handler;
 };
 
@@ -151,7 +153,7 @@ export async function execute(
       const appError = toAppError(error);
       return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
     },
-    { transaction: transactional },
+    { transaction: transactional, role: operation.role },
   );
   if (
     outcome.kind === 'replay' &&
@@ -193,6 +195,7 @@ export type Route = {
   idempotentReplay?: 'secret_unavailable';
   dryRunField?: string;
   maxBodyBytes?: number;
+  role?: OperationSpec<undefined, undefined, undefined>['role'];
   // Parts of the OpenAPI operation written by hand, replacing the generated ones: a route whose
   // bodies are not JSON or whose errors are not the envelope (OTLP).
   openapi?: { requestBody?: Record<string, unknown>; responses?: Record<string, unknown> };

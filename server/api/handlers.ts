@@ -166,7 +166,7 @@ export const executables: Executable[] = operationList.map((operation) => ({
 
 // Every management operation as a REST route, in table order.
 export const managementRoutes: Route[] = operationList.map((operation) => {
-  const { id, role: _role, effect: _effect, cli: _cli, ...declaration } = operation;
+  const { id, effect: _effect, cli: _cli, ...declaration } = operation;
   return defineRoute({
     ...declaration,
     operationId: id,

@@ -8,6 +8,9 @@ import { AppError, invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { canonical } from '../canonical-json';
 import { serviceAccountAccess } from '../credentials/service-accounts';
+import { hasRole } from '../auth/schemas';
+import { roleRefusal } from '../access/permissions';
+import type { RequiredRole } from '../operations/declare';
 
 export type IdempotencyScope = {
   userId: string;
@@ -75,22 +78,26 @@ function isRecordable(status: number, code?: string): boolean {
 }
 
 // A stored answer is only given to someone who could still ask: a member of the record's
-// organization, or for operations outside one, an account that still exists. Anyone else gets
-// what a live call would answer.
-async function assertStillEntitled(db: Db, scope: IdempotencyScope): Promise<void> {
-  if (isId('sac', scope.userId)) {
-    // A service account: still unrevoked, and (for an organization's operation) in that organization.
-    if (await serviceAccountAccess(db, scope.userId, scope.organizationId || undefined)) return;
-    if (scope.organizationId) throw notFound('Organization');
-    throw new AppError('unauthorized', 'This service account has been revoked.');
-  }
+// organization whose role still allows the operation (`role`, its least role), or for operations
+// outside one, an account that still exists. Anyone else gets what a live call would answer.
+async function assertStillEntitled(db: Db, scope: IdempotencyScope, role: RequiredRole): Promise<void> {
   if (scope.organizationId) {
-    const [member] = await db
-      .select({ userId: memberships.userId })
-      .from(memberships)
-      .where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, scope.userId)));
-    if (!member) throw notFound('Organization');
+    const access = isId('sac', scope.userId)
+      ? // A service account: still unrevoked and in that organization, with its own role.
+        await serviceAccountAccess(db, scope.userId, scope.organizationId)
+      : (
+          await db
+            .select({ role: memberships.role })
+            .from(memberships)
+            .where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, scope.userId)))
+        )[0];
+    if (!access) throw notFound('Organization');
+    if (role !== 'user' && !hasRole(access.role, role)) throw roleRefusal(access.role, role);
     return;
+  }
+  if (isId('sac', scope.userId)) {
+    if (await serviceAccountAccess(db, scope.userId)) return;
+    throw new AppError('unauthorized', 'This service account has been revoked.');
   }
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, scope.userId));
   if (!user) throw new AppError('unauthorized', 'This account no longer exists.');
@@ -108,7 +115,7 @@ export async function runIdempotent(
   digest: string,
   execute: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<ExecutedResponse>,
   renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
-  options: { transaction?: boolean } = {},
+  options: { transaction?: boolean; role?: RequiredRole } = {},
 ): Promise<Outcome> {
   const t = idempotencyRecords;
   const token = randomBytes(16).toString('hex');
@@ -147,7 +154,7 @@ export async function runIdempotent(
     }
     const [existing] = await db.select().from(t).where(scopeWhere(scope));
     if (!existing) continue; // released between our two statements: claim again
-    await assertStillEntitled(db, scope);
+    await assertStillEntitled(db, scope, options.role ?? 'user');
     if (existing.requestDigest !== digest) {
       throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request.', {
         key: scope.key,

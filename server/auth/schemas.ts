@@ -37,6 +37,10 @@ export const permissions = {
 } as const satisfies Record<string, Role>;
 export type Permission = keyof typeof permissions;
 
+export function hasRole(role: Role, needed: Role): boolean {
+  return rank[role] >= rank[needed];
+}
+
 export function can(role: Role, permission: Permission): boolean {
-  return rank[role] >= rank[permissions[permission]];
+  return hasRole(role, permissions[permission]);
 }

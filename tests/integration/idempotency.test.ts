@@ -304,6 +304,35 @@ describe('Idempotency-Key', () => {
     expect(JSON.stringify(refused.body)).not.toContain(created.body.id);
   });
 
+  it('a replay is refused to a member whose role no longer allows the operation: the live 403, and the record stays', async () => {
+    const { org, admin, editor } = await newTeam();
+    const k = key();
+    const send = () =>
+      editor.call('POST', `/organizations/${org.id}/prompts`, {
+        body: { name: 'Demoted' },
+        headers: { 'idempotency-key': k },
+      });
+    const created = await send();
+    expect(created.status).toBe(201);
+    const demote = (role: string) =>
+      admin.call('PATCH', `/organizations/${org.id}/members/${editor.id}`, { body: { role } });
+    expect((await demote('viewer')).status).toBe(200);
+    const refused = await send();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      code: 'forbidden',
+      details: { requiredRole: 'editor', role: 'viewer' },
+    });
+    expect(refused.headers.get('idempotency-replayed')).toBeNull();
+    expect(JSON.stringify(refused.body)).not.toContain(created.body.id);
+    // Given the role back, the same key replays the first answer (the refusal was not recorded).
+    expect((await demote('editor')).status).toBe(200);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body.id).toBe(created.body.id);
+  });
+
   it('concurrent duplicates run the operation once; the others get 409 idempotency_in_progress or the replay', async () => {
     const user = await newUser();
     const k = key();
