@@ -48,7 +48,7 @@ describe('management REST', () => {
       new Request(`${origin}/api/v1/organizations`, {
         method: 'POST',
         headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-        body: withBytes('name', ...bytes),
+        body: new Uint8Array(withBytes('name', ...bytes)),
       }),
     );
     expect(response.status).toBe(400);
@@ -81,7 +81,7 @@ describe('dashboard tRPC', () => {
       new Request(`${origin}/api/trpc/organizations.create`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: withBytes('name', 0xff, 0xfe),
+        body: new Uint8Array(withBytes('name', 0xff, 0xfe)),
       }),
       { actor: { userId: user.id, clientId: 'dashboard', human: true } },
     );
@@ -113,7 +113,7 @@ describe('MCP', () => {
             accept: 'application/json, text/event-stream',
             'mcp-protocol-version': '2025-06-18',
           },
-          body,
+          body: new Uint8Array(body),
         }),
       );
     const refused = await send(message(Buffer.from([0x61, 0xff, 0x62])));
