@@ -73,9 +73,10 @@ async function versionFromDraft(
 
 /**
  * Saves the caller's personal draft, exactly as it is at `draftRevision`, as the next immutable
- * version. Saving the same (user, draftRevision) again returns the version it made (spec:
- * "save version replays return the original version"), even after the draft moved on. Never
- * touches labels. Saves of one prompt serialize on the prompt row, which allocates the number.
+ * version. A revision that is not the draft's current one is `409 draft_conflict`, also when a
+ * version was saved from it (only an Idempotency-Key replay returns that answer again); saving the
+ * current revision again returns the version it made instead of a copy. Never touches labels.
+ * Saves of one prompt serialize on the prompt row, which allocates the number.
  */
 export async function saveVersion(
   ctx: ServiceContext,
@@ -87,8 +88,6 @@ export async function saveVersion(
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
   // Retrieval by number sees the new version; a replayed save waits too (its first answer may have been 503).
   changesRetrieval(ctx);
-  const existing = await versionFromDraft(ctx, prompt.id, userId, draftRevision);
-  if (existing) return withLabels(ctx, existing);
   if (prompt.state !== 'active') {
     throw new AppError(
       'invalid_state',
@@ -114,6 +113,9 @@ export async function saveVersion(
       },
     );
   }
+  // The draft has not moved since a version was saved from it: that version, not a copy.
+  const existing = await versionFromDraft(ctx, prompt.id, userId, draftRevision);
+  if (existing) return withLabels(ctx, existing);
   const content = draft?.content ?? (await latestVersionContent(ctx, prompt.id));
 
   const number = prompt.versionCount + 1;

@@ -184,7 +184,7 @@ describe('save version', () => {
     expect(fresh.body).toMatchObject({ number: 3, content: draft.content });
   });
 
-  it('saving the same draft revision again returns the same version, with or without an Idempotency-Key, even after the draft moved on', async () => {
+  it('saving the same draft revision again returns the same version, with or without an Idempotency-Key; once the draft moved on, that revision is stale (409) except for a keyed replay', async () => {
     const { org, admin } = await newTeam();
     const { prompt, base } = await activePrompt(admin, org.id);
     const draft = await writeDraft(admin, org.id, prompt.id, 'Take two');
@@ -201,15 +201,26 @@ describe('save version', () => {
     expect(again.headers.get('idempotency-replayed')).toBeNull();
     expect(again.body.id).toBe(first.body.id);
 
-    await writeDraft(admin, org.id, prompt.id, 'Take three');
+    const moved = await writeDraft(admin, org.id, prompt.id, 'Take three');
     const late = await admin.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } });
-    expect(late.status).toBe(201);
-    expect(late.body.id).toBe(first.body.id);
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'draft_conflict', details: { currentRevision: moved.revision } });
+    // The keyed replay still answers what it answered first.
+    const keyed = await admin.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision }, headers });
+    expect(keyed.status).toBe(201);
+    expect(keyed.headers.get('idempotency-replayed')).toBe('true');
+    expect(keyed.body.id).toBe(first.body.id);
     expect((await admin.call('GET', base)).body.versionCount).toBe(2);
+  });
 
-    // Saving the revision version 1 was published from returns version 1.
-    const fromBaseline = await admin.call('POST', `${base}/versions`, { body: { draftRevision: 1 } });
+  it('a draft never written since initialize saves as version 1 again, not a copy', async () => {
+    const { org, admin } = await newTeam();
+    const { base } = await activePrompt(admin, org.id);
+    const draft = (await admin.call('GET', `${base}/draft`)).body;
+    const fromBaseline = await admin.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } });
+    expect(fromBaseline.status).toBe(201);
     expect(fromBaseline.body.number).toBe(1);
+    expect((await admin.call('GET', base)).body.versionCount).toBe(1);
   });
 
   it('two identical saves racing make one version; different users’ saves racing get distinct numbers', async () => {
