@@ -11,6 +11,7 @@ import { retrievalSecretDigest } from '../auth/retrieval-key';
 import { authorizePromptRead, authorizePromptWrite, loadPrompt } from '../access/organization';
 import { addsRetrievalKey, changesRetrieval } from '../standby';
 import type { CreatedRetrievalKey, RetrievalKey } from './schemas';
+import { flushBeforeRead } from '../retrieval/activity';
 
 type RetrievalKeyRow = typeof retrievalKeys.$inferSelect;
 
@@ -67,6 +68,7 @@ export async function listRetrievalKeys(
   { organizationId, promptId, ...page }: OperationInput<'list_retrieval_keys'>,
 ): Promise<Page<RetrievalKey>> {
   await authorizePromptRead(ctx, organizationId, promptId);
+  await flushBeforeRead('retrieval-keys'); // lastUsedAt of this process's requests
   const conditions = [eq(retrievalKeys.organizationId, organizationId), eq(retrievalKeys.promptId, promptId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
   if (page.cursor) conditions.push(lt(retrievalKeys.id, String(decodeCursor(page.cursor, 1)[0])));

@@ -4,9 +4,8 @@ import { promptLabels } from '@/db/schema';
 import type { DbContext, ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
-import { log } from '../log';
 import { authorizePromptRead } from '../access/organization';
-import { flushRetrievalActivity } from '../retrieval/activity';
+import { flushBeforeRead } from '../retrieval/activity';
 import type { SplitStats, SplitVersionStats } from './schemas';
 
 // GET …/labels/{label}/split-stats (API.md "Safe releases"): each version of the label's current
@@ -110,16 +109,6 @@ async function readFigures(
   return rowsOf<Row>(result);
 }
 
-// Retrievals are counted in memory and flushed every few seconds: a single process reads its own
-// at once. A failed flush keeps them for the next one; the figures answer without them meanwhile.
-async function flushRetrievals(): Promise<void> {
-  try {
-    await flushRetrievalActivity();
-  } catch (error) {
-    log.warn({ err: error, job: 'split-stats.flush' }, 'retrieval activity flush failed; retrievals may lag');
-  }
-}
-
 export async function getSplitStats(
   ctx: ServiceContext,
   { organizationId, promptId, label, from, to }: OperationInput<'get_split_stats'>,
@@ -143,7 +132,7 @@ export async function getSplitStats(
   const since = row.splitSince ?? row.updatedAt;
   // A window that defaults into emptiness (to before the split began, from after now) has no figures.
   const window = { organizationId, from: from ?? since.getTime(), to: to ?? Date.now() };
-  await flushRetrievals();
+  await flushBeforeRead('split-stats');
   const rows = await readFigures(ctx, { ...window, splitId: row.splitId });
   const scores = await onlineScores(ctx, { ...window, versionIds: rows.map((r) => r.versionId) });
   return {

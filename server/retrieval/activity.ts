@@ -172,3 +172,17 @@ export async function flushRetrievalActivity(): Promise<void> {
   }
   if (failures.length) throw failures[0];
 }
+
+/**
+ * Before a read of what this activity feeds (warnings, a key's lastUsedAt, split-stats): what this
+ * process counted is written first, so a single-process server (the default) shows a retrieval on
+ * the very next read; other processes' counts follow within their flush interval. Nothing pending
+ * costs two awaits. A failed flush keeps its counts for the next one; the read answers without them.
+ */
+export async function flushBeforeRead(reader: string): Promise<void> {
+  try {
+    await flushRetrievalActivity();
+  } catch (error) {
+    log.warn({ err: error, job: `${reader}.flush` }, 'retrieval activity flush failed; the read may lag');
+  }
+}

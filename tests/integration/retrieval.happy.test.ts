@@ -166,6 +166,24 @@ describe('activity', () => {
       });
   });
 
+  it('the next read in this process sees what retrieval counted: the archived-use warning and lastUsedAt', async () => {
+    const s = await retrievalSetup(1);
+    expect((await s.owner.call('POST', `${s.base}/archive`)).status).toBe(200);
+    await flushRetrievalActivity(); // the archive's own state settled; nothing counted yet
+    expect((await s.owner.call('GET', `${s.base}/keys`)).body.items[0].lastUsedAt).toBeNull();
+    expect((await retrieve(s.promptId, s.secret)).status).toBe(200);
+    // No flush here: the reads write what is pending before they read.
+    const listed = await s.owner.call('GET', `/organizations/${s.org.id}/warnings`);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ kind: 'archived_prompt_used', promptId: s.promptId, count: 1, resolvedAt: null }),
+    ]);
+    expect((await retrieve(s.promptId, s.secret)).status).toBe(200);
+    const keys = await s.owner.call('GET', `${s.base}/keys`);
+    expect(keys.body.items[0].lastUsedAt).toEqual(expect.any(String));
+    const again = await s.owner.call('GET', `/organizations/${s.org.id}/warnings`);
+    expect(again.body.items[0].count).toBe(2);
+  });
+
   it('flushes lastUsedAt without a write per request, and it never moves backwards', async () => {
     const s = await retrievalSetup(1);
     const db = await getDb();
