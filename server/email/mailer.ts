@@ -47,9 +47,10 @@ export async function sendEmail(message: EmailMessage): Promise<boolean> {
       log.info({ email: { to: message.to, subject: message.subject } }, 'email sent');
     } else {
       const file = await writeToOutbox(message, cfg.emailFrom);
-      // The link is the content, so it stays in the file and out of the log.
+      // API.md: without SMTP_URL emails are written to the log and to .data/outbox/, so whoever runs
+      // a single-machine install can follow a link from either (the text holds the links).
       log.info(
-        { email: { to: message.to, subject: message.subject, outbox: file } },
+        { email: { to: message.to, subject: message.subject, outbox: file, text: message.text } },
         'email written to the outbox (SMTP_URL is not set)',
       );
     }

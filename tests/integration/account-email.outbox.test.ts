@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '@/server/config';
 import { outboxDir } from '@/server/email/mailer';
+import { log } from '@/server/log';
 import { createCaller } from '@/server/trpc/root';
 import { createTrpcContext } from '@/server/trpc/init';
 import { newOrganization, newUser } from '../helpers/api';
@@ -14,6 +15,8 @@ beforeAll(() => {
   delete process.env.SMTP_URL;
   delete process.env.REQUIRE_EMAIL_VERIFICATION;
 });
+// The log lines (watched, still written).
+const info = vi.spyOn(log, 'info');
 
 type OutboxEmail = { from: string; to: string; subject: string; text: string; html: string; file: string };
 
@@ -42,6 +45,11 @@ describe('outbox fallback (SMTP_URL unset)', () => {
 
     const message = await outboxFor(email, /Confirm your email/);
     expect(message.file.startsWith(path.resolve('.data', 'outbox'))).toBe(true);
+    // The log line carries the same text, links included (API.md: "written to the log and to .data/outbox/").
+    const logged = info.mock.calls.find(
+      ([fields]) => (fields as { email?: { to?: string } })?.email?.to === email,
+    )?.[0] as { email: { subject: string; outbox: string; text: string } };
+    expect(logged.email).toEqual({ to: email, subject: message.subject, outbox: message.file, text: message.text });
     expect(message.from).toBe('Promptloop <no-reply@localhost>');
     const link = /https?:\/\/\S+\/verify-email\?token=[\w-]+/.exec(message.text)?.[0];
     expect(link).toBeDefined();
