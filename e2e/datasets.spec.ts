@@ -108,6 +108,19 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
   await expect(dialog.getByText('Not enough room')).toBeVisible();
   await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
+
+  // A row the server refuses outright (U+0000: 400 before any preview) is named, and can be removed.
+  const poisoned = [
+    JSON.stringify({ input: 'Fine', expectedOutput: 'ok' }),
+    JSON.stringify({ input: 'Bad \u0000 byte', expectedOutput: 'no' }),
+  ].join('\n');
+  await dialog.getByLabel('Or paste').fill(poisoned);
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await expect(dialog.getByText('Remove or fix the rows named below.')).toBeVisible();
+  const named = dialog.getByRole('listitem').filter({ hasText: 'Row 2' });
+  await expect(named).toContainText('input: Must not contain');
+  await named.getByRole('button', { name: /Remove/ }).click();
+  await expect(dialog.getByText('Not enough room')).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await page.goto(datasetPath);
   await expect(caseRows(page)).toHaveCount(10);

@@ -11,7 +11,7 @@ import { readAppError } from '@/lib/trpc/errors';
 import { detectKind, parseImportText, type ParseProblem, type SourceRow } from './importFile';
 import type { DatasetScope, useDataset } from './useDataset';
 import { ImportModeField } from './ImportModeField';
-import { ImportPreviewPanel, rejectedRows } from './ImportPreviewPanel';
+import { ImportPreviewPanel, rejectedRows, rowErrorsOfIssues } from './ImportPreviewPanel';
 import type { Dataset, ImportMode, ImportPreview, ImportResult } from './types';
 
 export function ImportDialog({
@@ -51,9 +51,13 @@ export function ImportDialog({
   const importError = readAppError(runImport.error);
   const importDetails =
     importError?.code === 'import_rejected' ? (importError.details as Partial<ImportPreview>) : null;
+  // A row the server refuses outright (U+0000, a lone surrogate: 400 before any preview) is named too.
+  const previewError = readAppError(preview.error);
+  const refusedRows = [...rowErrorsOfIssues(previewError?.fields), ...rowErrorsOfIssues(importError?.fields)];
   const rejected = rejectedRows(rows, problems, [
     ...(previewData?.rowErrors ?? []),
     ...(importDetails?.rowErrors ?? []),
+    ...refusedRows,
   ]);
   const skipped = (previewData?.skippedRows ?? []).map((skip) => rows[skip.row - 1]?.sourceRow ?? skip.row);
 
@@ -220,7 +224,12 @@ export function ImportDialog({
             ) : null}
 
             {fatal ? <Alert tone="error">{fatal}</Alert> : null}
-            {preview.isError ? <Alert tone="error">{readAppError(preview.error)?.message}</Alert> : null}
+            {preview.isError ? (
+              <Alert tone="error">
+                {previewError?.message}
+                {refusedRows.length ? ' Remove or fix the rows named below.' : null}
+              </Alert>
+            ) : null}
             {importError && !importDetails ? <Alert tone="error">{importError.message}</Alert> : null}
             {data.notice ? <Alert tone="warning">{data.notice}</Alert> : null}
 
