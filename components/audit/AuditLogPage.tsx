@@ -25,7 +25,57 @@ const operationLabels: Record<string, string> = {
   'profile.setDefaultOrganization': 'Set default organization',
   'ingestionKey.create': 'Created an ingestion key',
   'ingestionKey.revoke': 'Revoked an ingestion key',
+  'retrievalKey.create': 'Created a retrieval key',
+  'retrievalKey.revoke': 'Revoked a retrieval key',
+  'serviceAccount.create': 'Created a service account',
+  'serviceAccount.revoke': 'Revoked a service account',
+  'prompt.create': 'Created a prompt',
+  'prompt.rename': 'Renamed a prompt',
+  'prompt.archive': 'Archived a prompt',
+  'prompt.import': 'Imported prompts',
+  'prompt.release_policy': 'Changed a release policy',
+  'scoring.update': 'Changed a scoring policy',
+  'version.save': 'Saved a version',
+  'version.publish_baseline': 'Published a baseline',
+  'label.move': 'Moved a label',
+  'label.remove': 'Removed a label',
+  'dataset.addCase': 'Added a case',
+  'dataset.updateCase': 'Edited a case',
+  'dataset.deleteCase': 'Deleted a case',
+  'dataset.reorder': 'Reordered cases',
+  'dataset.import': 'Imported cases',
+  'evaluation.start': 'Started an evaluation',
+  'evaluation.initialize': 'Initialized a baseline',
+  'evaluation.cancel': 'Cancelled an evaluation',
+  'evaluation.resume': 'Resumed an evaluation',
+  'evaluation.retry': 'Retried an evaluation side',
+  'evaluation.review': 'Reviewed results',
+  'online_evaluation.update': 'Changed online evaluation',
+  'webhook.create': 'Created a webhook',
+  'webhook.update': 'Changed a webhook',
+  'webhook.delete': 'Deleted a webhook',
+  'webhook.test': 'Sent a test event',
+  'webhook.redeliver': 'Redelivered an event',
+  'warning.dismiss': 'Dismissed a warning',
+  'billing.checkout': 'Started a checkout',
+  'billing.portal': 'Opened the billing portal',
+  'billing.cancelRenewal': 'Cancelled the renewal',
+  'billing.planChanged': 'The plan changed',
 };
+
+// An operation without a label yet still reads as words: `webhook.create` → "Webhook: create".
+function operationLabel(operation: string): string {
+  const label = operationLabels[operation];
+  if (label) return label;
+  const [area, ...rest] = operation.split('.');
+  const words = (text: string) =>
+    text
+      .replace(/_/g, ' ')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+  const head = words(area);
+  return rest.length ? `${head[0].toUpperCase()}${head.slice(1)}: ${words(rest.join(' '))}` : head;
+}
 
 function summarize(details: Record<string, unknown>): string {
   if (typeof details.from === 'string' && typeof details.to === 'string') return `${details.from} → ${details.to}`;
@@ -88,7 +138,7 @@ function AuditTable({ organizationId }: { organizationId: string }) {
                 </td>
                 <td>
                   <div className="person-text">
-                    <span>{operationLabels[entry.operation] ?? entry.operation}</span>
+                    <span>{operationLabel(entry.operation)}</span>
                     <code className="subtle">{entry.operation}</code>
                   </div>
                 </td>
