@@ -16,8 +16,14 @@ test.describe('sign up', () => {
     await page.goto('/sign-up');
     await expect(page.getByRole('heading', { name: 'Create your account' })).toBeVisible();
     await page.getByLabel('Name').fill(account.name);
-    await page.getByLabel('Email').fill(account.email);
+    // Two bad fields are both named after one submit.
+    await page.getByLabel('Email').fill('notanemail');
     await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByLabel('Email')).toHaveAccessibleDescription(/Enter a valid email address/);
+    await expect(page.getByLabel('Password')).toHaveAccessibleDescription(/Use at least 10 characters/);
+
+    await page.getByLabel('Email').fill(account.email);
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
     await expect(page.getByLabel('Password')).toHaveAccessibleDescription(/Use at least 10 characters/);

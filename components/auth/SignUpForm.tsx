@@ -9,6 +9,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
+import { passwordProblem } from '@/lib/password-rules';
 import { safeRedirectPath } from '@/lib/redirects';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
@@ -25,6 +26,10 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
 
   const error = readAppError(signUp.error);
   const fields = error?.fields ?? {};
+  // The server stops at the first field it refuses (the email's format comes before the password
+  // rules): a weak password is named at once too, by the same rules.
+  const passwordError =
+    fields.password ?? (fields.email && password ? (passwordProblem(password) ?? undefined) : undefined);
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -86,7 +91,7 @@ export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
           ) : null}
           <Field
             label="Password"
-            error={fields.password}
+            error={passwordError}
             hint="At least 10 characters, mixing letters with digits or symbols."
           >
             <Input

@@ -56,11 +56,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return { valid, needsRehash: valid && (N < current.N || r < current.r || p < current.p) };
 }
 
-// A weak password is refused with a reason the form can show next to the field.
-export function passwordProblem(password: string): string | null {
-  if (password.length < 10) return 'Use at least 10 characters.';
-  if (password.length > 200) return 'Use at most 200 characters.';
-  if (!/[a-zA-Z]/.test(password) || !/[0-9\W_]/.test(password)) return 'Mix letters with digits or symbols.';
-  if (/^(.)\1+$/.test(password)) return 'Do not repeat one character.';
-  return null;
-}
+// A weak password is refused with a reason the form can show next to the field (lib/password-rules.ts:
+// the sign-up form runs the same rules in the browser).
+export { passwordProblem } from '@/lib/password-rules';
