@@ -45,8 +45,9 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   await expect(snippet).toContainText(`Authorization: Bearer ${secret}`);
   await expect(snippet).toContainText('?label=staging');
   await expect(snippet).toContainText('If-None-Match');
+  await expect(snippet).toContainText('Promptloop-Subject: user-42');
   await reveal.getByRole('tab', { name: 'TypeScript' }).click();
-  await expect(snippet).toContainText(`pl.getPrompt('${promptId}', { label: 'production' })`);
+  await expect(snippet).toContainText(`pl.getPrompt('${promptId}', { label: 'production', subject: 'user-42' })`);
   await expect(snippet).toContainText(secret);
   // The same variable as the SDK's README.
   await expect(snippet).toContainText(`apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'`);

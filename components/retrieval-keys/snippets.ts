@@ -26,9 +26,11 @@ export function curlSnippet(origin: string, promptId: string, secret: string | n
     `curl '${url}?label=staging' \\`,
     `  -H ${auth}`,
     '',
-    '# Revalidate: 304 Not Modified while the ETag still matches',
+    '# Revalidate: 304 Not Modified while the ETag still matches. Promptloop-Subject (your end',
+    "# user's id) keeps a traffic-split label on one version per user; without it each call draws.",
     `curl -i '${url}' \\`,
     `  -H ${auth} \\`,
+    `  -H 'Promptloop-Subject: user-42' \\`,
     `  -H 'If-None-Match: "<ETag of the last response>"'`,
   ].join('\n');
 }
@@ -48,6 +50,7 @@ export function typescriptSnippet(
 const pl = new Promptloop({ baseUrl: '${origin}', apiKey: ${apiKey} });
 
 // Revalidated with If-None-Match on every call: a label move counts from the next request.
-const prompt = await pl.getPrompt('${promptId}', { label: 'production' });
+// \`subject\` (your end user's id) keeps a traffic-split label on one version per user.
+const prompt = await pl.getPrompt('${promptId}', { label: 'production', subject: 'user-42' });
 const { messages, model } = prompt.compile(${compileArguments(content)});`;
 }
