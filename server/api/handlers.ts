@@ -42,6 +42,7 @@ import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '../ke
 import { createRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '../keys/retrieval';
 import { getTrace, listTraces } from '../traces/query';
 import { dismissWarning, listWarnings, resolveWarning } from '../warnings/service';
+import { flushBeforeRead } from '../retrieval/activity';
 import { getBillingState } from '../billing/state';
 import { cancelRenewal, createCheckout, createPortalSession } from '../billing/service';
 import {
@@ -124,7 +125,11 @@ export const services = {
 
   list_traces: listTraces,
   get_trace: getTrace,
-  list_warnings: listWarnings,
+  // After what this process's retrievals have counted (archived-prompt uses): the next read shows them.
+  list_warnings: async (ctx, input) => {
+    await flushBeforeRead('warnings');
+    return listWarnings(ctx, input);
+  },
   resolve_warning: dismissWarning,
 
   get_billing: getBillingState,

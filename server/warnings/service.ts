@@ -11,8 +11,6 @@ import { recordAudit } from '../audit/service';
 import { authorizeOrganizationWrite } from '../access/organization';
 import { emitEvent } from '../webhooks/outbox';
 import type { OpenWarningCount, Warning, WarningKind } from './schemas';
-// A cycle (activity raises warnings), used only inside functions: safe.
-import { flushBeforeRead } from '../retrieval/activity';
 
 // Operational warnings: one row per (organization, kind, subject), written by single upsert
 // statements so that any number of processes can raise and resolve the same warning at once.
@@ -202,7 +200,6 @@ export async function listWarnings(
   { organizationId, ...query }: OperationInput<'list_warnings'>,
 ): Promise<Page<Warning>> {
   await authorize(ctx, organizationId, 'warnings.read');
-  await flushBeforeRead('warnings'); // archived-prompt uses this process has counted
   const where: SQL[] = [eq(warnings.organizationId, organizationId)];
   if (query.state === 'open') where.push(isNull(warnings.resolvedAt));
   if (query.state === 'resolved') where.push(isNotNull(warnings.resolvedAt));
@@ -227,7 +224,6 @@ export async function listWarnings(
 // The navigation badge: one count over the organization's open rows (one row per subject, so few).
 export async function countOpenWarnings(ctx: ServiceContext, organizationId: string): Promise<OpenWarningCount> {
   await authorize(ctx, organizationId, 'warnings.read');
-  await flushBeforeRead('warnings');
   const [row] = await ctx.db
     .select({ open: count() })
     .from(warnings)
