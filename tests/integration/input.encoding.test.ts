@@ -9,6 +9,7 @@ import { newOrganization, newUser, type TestUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
 import { batch, newIngestion, span, storedSpans } from '../helpers/ingestion';
 import { jsonRequest, jsonSpan } from '../helpers/otlp';
+import { mcpHeaders } from '../helpers/mcp';
 
 // Bodies whose bytes are not UTF-8, or whose Content-Type names another charset, on every JSON
 // edge (API.md "Input hygiene", RFC 8259 §8.1: JSON text is UTF-8): 400 (415 on the ingestion
@@ -107,12 +108,7 @@ describe('MCP', () => {
       handleMcp(
         new Request(`${origin}/mcp`, {
           method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-06-18',
-          },
+          headers: mcpHeaders(token),
           body: new Uint8Array(body),
         }),
       );

@@ -7,6 +7,7 @@ import { handleMcp } from '@/server/mcp/server';
 import { isWrite, operationList } from '@/server/operations';
 import { newOrganization, newUser, type TestUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
+import { mcpHeaders } from '../helpers/mcp';
 
 // Property-based probes of every MCP tool (API.md "Input hygiene" covers MCP): generated arguments
 // never give a server failure, and poisoned arguments are isError invalid_request and store nothing.
@@ -38,12 +39,7 @@ async function callTool(
   const response = await handleMcp(
     new Request('http://localhost:3999/mcp', {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: mcpHeaders(token),
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     }),
   );

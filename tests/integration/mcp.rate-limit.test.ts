@@ -5,6 +5,7 @@ import { memberships } from '@/db/schema';
 import { handleMcp } from '@/server/mcp/server';
 import { newUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
+import { mcpHeaders } from '../helpers/mcp';
 
 // Its own worker with a tiny limit, set before configuration is first read.
 process.env.MANAGEMENT_RATE_LIMIT_PER_MINUTE = '5';
@@ -16,12 +17,7 @@ function toolCall(token: string, name: string, args: Record<string, unknown>): P
   return handleMcp(
     new Request('http://localhost:3999/mcp', {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: mcpHeaders(token),
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     }),
   );

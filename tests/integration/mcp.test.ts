@@ -13,6 +13,7 @@ import { call, newOrganization, newUser, type TestUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
 import { publishBaseline } from '../helpers/prompts';
 import { comparisonFixture, drain } from '../helpers/evals';
+import { mcpHeaders } from '../helpers/mcp';
 
 // The hosted MCP server behind a real node:http listener (the adapter the production entry uses),
 // driven by the official SDK's Client over Streamable HTTP.
@@ -185,12 +186,7 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
   async function rpc(token: string, body: string) {
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: mcpHeaders(token),
       body,
     });
     const text = await response.text();
