@@ -10,7 +10,6 @@ import type { ImportPreview, RowError } from './types';
 
 type Rejected = { sourceRow: number; messages: string[] };
 
-// Server row numbers are 1-based positions in the rows sent; show the file's own row numbers.
 // A 400 from input hygiene names its fields by path (`rows.3.input`, zero-based): as row errors.
 export function rowErrorsOfIssues(fields: Record<string, string> | undefined): RowError[] {
   return Object.entries(fields ?? {}).flatMap(([path, message]) => {
@@ -19,6 +18,7 @@ export function rowErrorsOfIssues(fields: Record<string, string> | undefined): R
   });
 }
 
+// Server row numbers are 1-based positions in the rows sent; show the file's own row numbers.
 export function rejectedRows(rows: SourceRow[], problems: ParseProblem[], rowErrors: RowError[]): Rejected[] {
   const byRow = new Map<number, string[]>();
   const add = (sourceRow: number, message: string) => byRow.set(sourceRow, [...(byRow.get(sourceRow) ?? []), message]);

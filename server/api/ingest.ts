@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { findDuplicateKey, maxBodyBytes } from './strict-input';
 import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
+import { utf8Text } from '../http/body';
 import { isJsonMediaType } from '../http/media-type';
 import { parseCleanJson } from '../input-hygiene';
 import { authenticateIngestionKey, forgetIngestionKey } from '../auth/ingestion-key';
@@ -21,8 +22,6 @@ export const ingestPath = '/api/v1/traces';
 
 type IngestInput = EdgeInput;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 // One bucket per ingestion key for both ingestion paths (native batches and OTLP exports).
 let limiter: RateLimiter | undefined;
 export function limitIngestion(keyId: string): void {
@@ -32,12 +31,7 @@ export function limitIngestion(keyId: string): void {
 }
 
 function parseJson(body: Buffer): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    throw new AppError('invalid_request', 'The request body is not valid UTF-8 JSON.');
-  }
+  const text = utf8Text(body);
   // Nesting, JSON syntax, U+0000 and lone surrogates: 400 before the schema reads anything.
   const value = parseCleanJson(text, 'request body');
   const duplicate = findDuplicateKey(text);
