@@ -38,7 +38,9 @@ export function UsageCard({ state }: { state: BillingState }) {
           <div className="billing-meter-foot">
             <span className="billing-meter-left">{remaining.toLocaleString()} left</span>
             <span className="subtle">
-              Resets to {allowance.toLocaleString()} on {resets}
+              {state.plan === 'pro' && state.cancelAtPeriodEnd
+                ? `Moves to the Free plan's allowance on ${resets}`
+                : `Resets to ${allowance.toLocaleString()} on ${resets}`}
             </span>
           </div>
         </div>

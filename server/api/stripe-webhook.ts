@@ -26,7 +26,11 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
         { 'retry-after': '3600' },
       );
     }
-    const payload = await readBody(request, { limit: maxWebhookBytes });
+    // API.md: "A rejected delivery is `400`": an oversized one included.
+    const payload = await readBody(request, { limit: maxWebhookBytes }).catch((error: unknown) => {
+      if (toAppError(error).code !== 'payload_too_large') throw error;
+      throw new AppError('invalid_request', 'The event is larger than 1 MiB.', { reason: 'payload_too_large' });
+    });
     verifySignature(payload, request.headers.get('stripe-signature'), secrets);
     const event = parseEvent(payload);
     const applied = await applyStripeEvent(await getDb(), event);

@@ -43,22 +43,31 @@ export async function createCheckout(
     throw new AppError('invalid_state', 'This organization is already on the Pro plan.', { state: 'pro', plan: 'pro' });
   }
   const customer = await customerOf(ctx.db, organizationId);
-  const [user] = customer
-    ? []
-    : await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
   const page = billingPage(organizationId);
-  const session = await callStripe('checkout.sessions.create', () =>
-    client.checkout.sessions.create({
-      mode: 'subscription',
-      line_items: [{ price: pricePro, quantity: 1 }],
-      client_reference_id: organizationId,
-      metadata: { organizationId },
-      subscription_data: { metadata: { organizationId } },
-      ...(customer ? { customer } : user?.email ? { customer_email: user.email } : {}),
-      success_url: `${page}?checkout=success`,
-      cancel_url: `${page}?checkout=cancelled`,
-    }),
-  );
+  const open = (payer: { customer: string } | { customer_email: string } | object) =>
+    callStripe('checkout.sessions.create', () =>
+      client.checkout.sessions.create({
+        mode: 'subscription',
+        line_items: [{ price: pricePro, quantity: 1 }],
+        client_reference_id: organizationId,
+        metadata: { organizationId },
+        subscription_data: { metadata: { organizationId } },
+        ...payer,
+        success_url: `${page}?checkout=success`,
+        cancel_url: `${page}?checkout=cancelled`,
+      }),
+    );
+  const byEmail = async () => {
+    const [user] = await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, ctx.actor.userId));
+    return user?.email ? { customer_email: user.email } : {};
+  };
+  // A customer deleted in Stripe since the last checkout would block every upgrade: start afresh.
+  const session = customer
+    ? await open({ customer }).catch(async (error: unknown) => {
+        if (!(error instanceof AppError) || error.details.providerCode !== 'resource_missing') throw error;
+        return open(await byEmail());
+      })
+    : await open(await byEmail());
   if (!session.url)
     throw new AppError(
       'unavailable',
@@ -151,6 +160,15 @@ export async function cancelRenewal(
     const replied = reply as unknown as Record<string, unknown>;
     const saved =
       isObj(replied) && typeof replied.id === 'string' ? parseSubscription(replied, false, subscription.status) : null;
+    if (saved && replied.cancel_at_period_end !== undefined && !saved.cancelAtPeriodEnd) {
+      // Stripe answered, but the subscription still renews: say so, record nothing.
+      throw new AppError(
+        'unavailable',
+        'The payment provider did not cancel the renewal. Try again in a moment.',
+        { reason: 'payment_provider_error' },
+        { 'retry-after': '60' },
+      );
+    }
     const t = billingSubscriptions;
     // Its own transaction (one owner): the edge opens none around a Stripe call (`transaction: false`).
     await withTransaction(ctx, async (txCtx) => {
@@ -158,8 +176,8 @@ export async function cancelRenewal(
         .update(t)
         .set({
           status: saved?.status ?? subscription.status,
-          // What Stripe answered; a reply without the field is taken as the change we asked for.
-          cancelAtPeriodEnd: typeof replied?.cancel_at_period_end === 'boolean' ? replied.cancel_at_period_end : true,
+          // A reply without the field is taken as the change we asked for.
+          cancelAtPeriodEnd: true,
           currentPeriodStart: saved?.currentPeriodStart ?? subscription.currentPeriodStart,
           currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
           updatedAt: new Date(),

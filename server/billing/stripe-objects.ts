@@ -41,6 +41,9 @@ export function parseSubscription(o: Obj, deleted: boolean, fallbackStatus?: str
   // Period on the subscription (older API versions) or on its item (2025-03-31 and later).
   const start = int(o.current_period_start) ?? int(firstItem?.current_period_start);
   const end = int(o.current_period_end) ?? int(firstItem?.current_period_end);
+  // Stripe ends a subscription at `cancel_at` (its dashboard sets that rather than
+  // cancel_at_period_end): one that ends by the close of this period does not renew.
+  const cancelAt = int(o.cancel_at);
   return {
     id,
     customerId: idOf(o.customer),
@@ -49,6 +52,6 @@ export function parseSubscription(o: Obj, deleted: boolean, fallbackStatus?: str
     organizationId: str(path(o, 'metadata', 'organizationId')),
     currentPeriodStart: at(start),
     currentPeriodEnd: at(end),
-    cancelAtPeriodEnd: o.cancel_at_period_end === true,
+    cancelAtPeriodEnd: o.cancel_at_period_end === true || (cancelAt !== null && (end === null || cancelAt <= end)),
   };
 }

@@ -8,9 +8,10 @@ import { existingOrganization, organizationOfCustomer, type Applied, type Stripe
 
 /**
  * Writes the subscription as the event describes it, unless the stored row was written by a
- * later event (an equal `created` applies: arrival order). The organization comes from metadata.organizationId, else the
- * customer recorded at checkout, else the row already stored; none yet leaves it unlinked until
- * its checkout.session.completed adopts it.
+ * later event (an equal `created` applies: arrival order), or the subscription has ended:
+ * `canceled` and `incomplete_expired` are final in Stripe, so nothing brings it back. The organization
+ * comes from metadata.organizationId, else the customer recorded at checkout, else the row already
+ * stored; none yet leaves it unlinked until its checkout.session.completed adopts it.
  */
 export async function applySubscription(
   db: Db,
@@ -24,6 +25,15 @@ export async function applySubscription(
     (await organizationOfCustomer(db, sub.customerId));
   const t = billingSubscriptions;
   const now = new Date();
+  // On an equal `created`, a later arrival applies (API.md), except the creation event: whatever
+  // was written in the same second (its activation, say) already describes the newer state.
+  const newer = sql`(${t.lastEventCreated} is null or excluded.last_event_created ${
+    event.type === 'customer.subscription.created' ? sql`>` : sql`>=`
+  } ${t.lastEventCreated})`;
+  // A row that only a paid checkout wrote (no period yet) is our guess, not Stripe's state: an
+  // older event still brings the period and price, and its status when that status entitles.
+  const guessed = sql`${t.currentPeriodEnd} is null`;
+  const ended = sql`(${t.status} in ('canceled', 'incomplete_expired') and excluded.status <> ${t.status})`;
   const written = await db
     .insert(t)
     .values({
@@ -44,16 +54,17 @@ export async function applySubscription(
       set: {
         organizationId: sql`coalesce(${t.organizationId}, excluded.organization_id)`,
         customerId: sql`coalesce(excluded.customer_id, ${t.customerId})`,
-        status: sql`excluded.status`,
+        status: sql`case when ${newer} or excluded.status in ('active', 'trialing', 'past_due')
+          then excluded.status else ${t.status} end`,
         priceId: sql`coalesce(excluded.price_id, ${t.priceId})`,
         currentPeriodStart: sql`coalesce(excluded.current_period_start, ${t.currentPeriodStart})`,
         currentPeriodEnd: sql`coalesce(excluded.current_period_end, ${t.currentPeriodEnd})`,
         cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
-        lastEventCreated: sql`excluded.last_event_created`,
-        lastEventId: sql`excluded.last_event_id`,
+        lastEventCreated: sql`greatest(${t.lastEventCreated}, excluded.last_event_created)`,
+        lastEventId: sql`case when ${newer} then excluded.last_event_id else ${t.lastEventId} end`,
         updatedAt: now,
       },
-      setWhere: sql`${t.lastEventCreated} is null or excluded.last_event_created >= ${t.lastEventCreated}`,
+      setWhere: sql`(${newer} or ${guessed}) and not ${ended}`,
     })
     .returning({ organizationId: t.organizationId });
   if (written.length === 0) {
@@ -86,7 +97,8 @@ export async function applySubscription(
  * checkout.session.completed: ties the customer (and the subscription) to the organization named
  * by client_reference_id (or metadata.organizationId) and adopts subscriptions that arrived
  * before it. A paid session whose subscription is not known yet records it as active, with the
- * session's `created` as its watermark, so any later subscription event corrects it.
+ * session's `created` as its watermark: a later subscription event corrects it, and an earlier one
+ * (Stripe creates the subscription first and may deliver it later) fills in its period and price.
  */
 export async function applyCheckoutCompleted(db: Db, event: StripeEvent): Promise<Applied> {
   const session = event.data.object;

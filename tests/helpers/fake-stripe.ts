@@ -20,6 +20,8 @@ export type StripeRequest = {
   headers: IncomingMessage['headers'];
 };
 
+export type Scripted = { status: number; type?: string; code?: string; message?: string; body?: unknown };
+
 export type FakeStripe = {
   baseUrl: string;
   requests: StripeRequest[];
@@ -27,8 +29,8 @@ export type FakeStripe = {
   subscriptions: Map<string, Record<string, unknown>>;
   // Runs before each API request is answered (the request waits for it).
   onRequest: ((request: StripeRequest) => Promise<void>) | null;
-  // The next calls fail with this HTTP status and Stripe error (once per entry).
-  failNext: (...failures: { status: number; type?: string; message?: string }[]) => void;
+  // The next calls answer with this HTTP status and Stripe error, or with `body` (once per entry).
+  failNext: (...failures: Scripted[]) => void;
   close: () => Promise<void>;
 };
 
@@ -44,7 +46,7 @@ function readForm(req: IncomingMessage): Promise<Record<string, string>> {
 export async function startFakeStripe(options: { port?: number } = {}): Promise<FakeStripe> {
   const requests: StripeRequest[] = [];
   const subscriptions = new Map<string, Record<string, unknown>>();
-  const failures: { status: number; type?: string; message?: string }[] = [];
+  const failures: Scripted[] = [];
   let sequence = 0;
   let baseUrl = '';
   const fake = { onRequest: null } as FakeStripe;
@@ -71,9 +73,16 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const failure = failures.shift();
     if (failure)
-      return send(failure.status, {
-        error: { type: failure.type ?? 'api_error', message: failure.message ?? 'Scripted failure.' },
-      });
+      return send(
+        failure.status,
+        failure.body ?? {
+          error: {
+            type: failure.type ?? 'api_error',
+            ...(failure.code ? { code: failure.code } : {}),
+            message: failure.message ?? 'Scripted failure.',
+          },
+        },
+      );
     const id = (prefix: string) => `${prefix}_test_${++sequence}`;
     if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
       const sessionId = id('cs');
@@ -130,7 +139,7 @@ export async function startFakeStripe(options: { port?: number } = {}): Promise<
     baseUrl,
     requests,
     subscriptions,
-    failNext: (...f: { status: number; type?: string; message?: string }[]) => failures.push(...f),
+    failNext: (...f: Scripted[]) => failures.push(...f),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
   return fake;
@@ -184,6 +193,7 @@ export type SubscriptionFields = {
   periodStart?: number;
   periodEnd?: number;
   cancelAtPeriodEnd?: boolean;
+  cancelAt?: number | null;
 };
 
 // A subscription object in the current API version's shape (the period on its item).
@@ -196,6 +206,7 @@ export function subscription(fields: SubscriptionFields): Record<string, unknown
     customer: fields.customer ?? 'cus_test_default',
     status: fields.status ?? 'active',
     cancel_at_period_end: fields.cancelAtPeriodEnd ?? false,
+    cancel_at: fields.cancelAt ?? null,
     metadata: fields.organizationId ? { organizationId: fields.organizationId } : {},
     items: {
       object: 'list',

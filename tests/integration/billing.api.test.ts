@@ -137,6 +137,40 @@ describe('checkout', () => {
   });
 });
 
+describe('checkout after Stripe lost the customer', () => {
+  it('starts afresh with the email when the recorded customer no longer exists in Stripe', async () => {
+    const team = await proTeam();
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({ id: team.subscriptionId, organizationId: team.org.id, customer: team.customer }),
+      ),
+    );
+    const before = stripeCalls('/v1/checkout/sessions').length;
+    fake.failNext({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: `No such customer: '${team.customer}'`,
+    });
+    const checkout = await team.admin.call('POST', `${team.billing}/checkout`, { body: { plan: 'pro' } });
+    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+    const calls = stripeCalls('/v1/checkout/sessions').slice(before);
+    expect(calls.map((c) => [c.form.customer, c.form.customer_email])).toEqual([
+      [team.customer, undefined],
+      [undefined, team.admin.email],
+    ]);
+    // Any other refusal is not retried.
+    fake.failNext({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', message: 'No.' });
+    expectError(
+      await team.admin.call('POST', `${team.billing}/checkout`, { body: { plan: 'pro' } }),
+      503,
+      'unavailable',
+    );
+    expect(stripeCalls('/v1/checkout/sessions').slice(before)).toHaveLength(3);
+  });
+});
+
 describe('customer portal', () => {
   it('opens for admins once a customer exists', async () => {
     const { org, admin, editor } = await newTeam();
@@ -285,6 +319,19 @@ describe('cancel renewal', () => {
     });
     expectError(failed, 503, 'unavailable');
     expect((await team.admin.call('GET', team.billing)).body.cancelAtPeriodEnd).toBe(false);
+  });
+
+  it('is 503 and records nothing when Stripe answers that the subscription still renews', async () => {
+    const team = await proTeam();
+    fake.failNext({ status: 200, body: team.subscription });
+    const refused = await team.admin.call('POST', `${team.billing}/cancel-renewal`, {
+      body: { organizationName: team.org.name, periodEnd: new Date(team.periodEnd * 1000).toISOString() },
+    });
+    expectError(refused, 503, 'unavailable');
+    expect(refused.body.error.details.reason).toBe('payment_provider_error');
+    expect((await team.admin.call('GET', team.billing)).body).toMatchObject({ cancelAtPeriodEnd: false });
+    const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, team.org.id));
+    expect(audit.filter((a) => a.operation === 'billing.cancelRenewal')).toEqual([]);
   });
 });
 

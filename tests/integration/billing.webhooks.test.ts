@@ -12,6 +12,7 @@ import {
   event,
   invoice,
   oldWebhookSecret,
+  pricePro,
   signatureFor,
   startFakeStripe,
   subscription,
@@ -157,7 +158,8 @@ describe('webhook signatures', () => {
       expectRejected(await deliverRaw(body, signatureFor(body)));
     }
     const huge = JSON.stringify(event('product.created', { id: 'prod_7', blob: 'x'.repeat(1024 * 1024) }));
-    expect((await deliverRaw(huge, signatureFor(huge))).status).toBe(413);
+    // API.md: "A rejected delivery is `400`", an oversized one included.
+    expectRejected(await deliverRaw(huge, signatureFor(huge)));
     const missingId = JSON.stringify(
       event('customer.subscription.updated', { object: 'subscription', status: 'active' }),
     );
@@ -433,6 +435,108 @@ describe('plans from webhook state', () => {
     expect(await planOf(other.admin, other.org.id)).toBe('free');
   });
 
+  it('a subscription created before its checkout, delivered after it, brings the status and period Stripe gave it', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const customer = uniqueId('cus');
+    const t = now() - 100;
+    await deliver(
+      event(
+        'checkout.session.completed',
+        checkoutCompleted({ organizationId: org.id, customer, subscription: id, paymentStatus: 'no_payment_required' }),
+        { created: t },
+      ),
+    );
+    const trialEnd = t + 14 * 86400;
+    await deliver(
+      event(
+        'customer.subscription.created',
+        subscription({
+          id,
+          customer,
+          organizationId: org.id,
+          status: 'trialing',
+          periodStart: t - 1,
+          periodEnd: trialEnd,
+        }),
+        { created: t - 1 },
+      ),
+    );
+    expect(await billing(admin, org.id)).toMatchObject({
+      plan: 'pro',
+      status: 'trialing',
+      periodEnd: new Date(trialEnd * 1000).toISOString(),
+      renewsAt: new Date(trialEnd * 1000).toISOString(),
+    });
+    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
+    expect(row).toMatchObject({ priceId: pricePro, lastEventCreated: t });
+    // Once Stripe's own state is stored, an older event is stale again.
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, customer, organizationId: org.id, status: 'active' }), {
+        created: t - 1,
+      }),
+    );
+    expect((await billing(admin, org.id)).status).toBe('trialing');
+  });
+
+  it('ties follow Stripe: a creation never overrides the same second, and an ended subscription stays ended', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const t = now() - 100;
+    await deliver(
+      event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), {
+        created: t,
+      }),
+    );
+    await deliver(
+      event('customer.subscription.created', subscription({ id, organizationId: org.id, status: 'incomplete' }), {
+        created: t,
+      }),
+    );
+    expect(await billing(admin, org.id)).toMatchObject({ plan: 'pro', status: 'active' });
+    await deliver(
+      event('customer.subscription.deleted', subscription({ id, organizationId: org.id, status: 'canceled' }), {
+        created: t + 20,
+      }),
+    );
+    for (const created of [t + 20, t + 30])
+      await deliver(
+        event('customer.subscription.updated', subscription({ id, organizationId: org.id, status: 'active' }), {
+          created,
+        }),
+      );
+    expect(await billing(admin, org.id)).toMatchObject({ plan: 'free', status: null });
+    const [row] = await (await getDb()).select().from(billingSubscriptions).where(eq(billingSubscriptions.id, id));
+    expect(row.status).toBe('canceled');
+  });
+
+  it('a subscription set to end by cancel_at at or before its period end does not renew', async () => {
+    const { admin, org } = await ownedOrganization();
+    const id = uniqueId('sub');
+    const start = now() - 100;
+    const end = start + 30 * 86400;
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({ id, organizationId: org.id, periodStart: start, periodEnd: end, cancelAt: end }),
+        { created: start },
+      ),
+    );
+    expect(await billing(admin, org.id)).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: true, renewsAt: null });
+    // Ending at a later period's close: this period still renews.
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({ id, organizationId: org.id, periodStart: start, periodEnd: end, cancelAt: end + 60 * 86400 }),
+        { created: start + 1 },
+      ),
+    );
+    expect(await billing(admin, org.id)).toMatchObject({
+      cancelAtPeriodEnd: false,
+      renewsAt: new Date(end * 1000).toISOString(),
+    });
+  });
+
   it('ignores events naming an organization that does not exist, and other event types', async () => {
     const ghost = event(
       'customer.subscription.created',
@@ -530,7 +634,7 @@ describe('ordering, as a property', () => {
   const statuses = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const;
   const entitles = (status: string) => ['active', 'trialing', 'past_due'].includes(status);
 
-  it('whatever the arrival order and redeliveries, the state is that of the newest event (the last to arrive among equals)', async () => {
+  it('whatever the arrival order and redeliveries, the state is that of the newest event (the last to arrive among equals), and an ended subscription stays ended', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(
@@ -559,9 +663,13 @@ describe('ordering, as a property', () => {
             if (item.spec.redeliver) arrivals.push(item);
           }
           for (const item of arrivals) expect((await deliver(item.e)).status).toBe(200);
-          // Expected: among first arrivals, the newest `created` wins, the later arrival among equals.
+          // Expected: among first arrivals, the newest `created` wins, the later arrival among equals,
+          // except that nothing follows `canceled` (final in Stripe) but `canceled` itself.
           let winner = events[0];
-          for (const item of events) if (item.e.created >= winner.e.created) winner = item;
+          for (const item of events.slice(1)) {
+            const ended = winner.spec.status === 'canceled' && item.spec.status !== 'canceled';
+            if (item.e.created >= winner.e.created && !ended) winner = item;
+          }
           const [row] = await (
             await getDb()
           )
