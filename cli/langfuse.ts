@@ -212,12 +212,17 @@ export async function fetchLangfuseDocument(
   if (!options.datasets.length) return { document: prompts, prompts: metas.length, versions: prompts.length, items: 0 };
 
   const names = new Set(metas.map((meta) => meta.name));
+  // The project's datasets first (GET /api/public/v2/datasets, as API.md names it), so a wrong name
+  // is a clear "not found" rather than an empty list.
+  const known = new Set(
+    (await client.all<{ name?: unknown }>('/api/public/v2/datasets', {}, 'datasets')).map((d) => d?.name),
+  );
   const datasets: { name: string; prompt: string; items: unknown[] }[] = [];
   for (const { dataset, prompt } of options.datasets) {
     if (!names.has(prompt))
       throw usageError(`--dataset-map ${dataset}=${prompt}: the Langfuse project has no prompt named "${prompt}".`);
-    // The dataset itself first, so a wrong name is a clear "not found" rather than an empty list.
-    await client.get(`/api/public/v2/datasets/${encodeURIComponent(dataset)}`);
+    if (!known.has(dataset))
+      throw usageError(`--dataset-map ${dataset}=${prompt}: the Langfuse project has no dataset named "${dataset}".`);
     const items = await client.all<unknown>(
       '/api/public/dataset-items',
       { datasetName: dataset },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, json, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 import { prompts } from './prompts';
@@ -65,7 +65,8 @@ export const evalRuns = pgTable(
       .notNull()
       .references(() => prompts.id, { onDelete: 'cascade' }),
     versionId: text(), // null for a baseline's draft snapshot
-    content: jsonb().notNull(),
+    // json, not jsonb: keys stay in the order written (a tool's JSON Schema orders what a model writes).
+    content: json().notNull(),
     scoring: jsonb().notNull(),
     casesDigest: text().notNull(),
     reuseKey: text().notNull(), // digest of (versionId, casesDigest, scoring)

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgSequence, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, json, jsonb, pgSequence, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 
 // Idempotency-Key records: one atomic claim per (user, client, organization, operation, key).
@@ -14,7 +14,8 @@ export const idempotencyRecords = pgTable(
     claimToken: text().notNull(),
     state: text({ enum: ['in_progress', 'completed'] }).notNull(),
     responseStatus: integer(),
-    responseBody: jsonb(),
+    // json, not jsonb: keys stay in the order written (a tool's JSON Schema orders what a model writes).
+    responseBody: json(),
     lockedUntil: ts('locked_until').notNull(),
     expiresAt: ts('expires_at').notNull(),
     createdAt: createdAt(),

@@ -6,6 +6,7 @@ import {
   doublePrecision,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -51,7 +52,8 @@ export const promptVersions = pgTable(
       .notNull()
       .references(() => prompts.id, { onDelete: 'cascade' }),
     number: integer().notNull(),
-    content: jsonb().notNull(),
+    // json, not jsonb: keys stay in the order written (a tool's JSON Schema orders what a model writes).
+    content: json().notNull(),
     createdBy: text().notNull(),
     createdByClient: text().notNull(),
     createdAt: createdAt(),
@@ -199,7 +201,8 @@ export const drafts = pgTable(
       .notNull()
       .references(() => prompts.id, { onDelete: 'cascade' }),
     userId: text().notNull(),
-    content: jsonb().notNull(),
+    // json, not jsonb: keys stay in the order written (a tool's JSON Schema orders what a model writes).
+    content: json().notNull(),
     revision: integer().notNull().default(0),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

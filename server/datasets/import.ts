@@ -130,6 +130,7 @@ export async function importCases(
       const details = { mode, added: added.length, skipped: plan.skippedRows.length };
       return {
         details,
+        unchanged: mode === 'append' && added.length === 0,
         result: (revision) => ({
           added: added.length,
           skipped: plan.skippedRows.length,

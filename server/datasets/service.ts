@@ -112,7 +112,13 @@ export async function writeDataset<T>(
   operation: string,
   change: (
     write: DatasetWrite,
-  ) => Promise<{ result: (revision: number) => Promise<T> | T; details?: Record<string, unknown>; targetId?: string }>,
+  ) => Promise<{
+    result: (revision: number) => Promise<T> | T;
+    details?: Record<string, unknown>;
+    targetId?: string;
+    // Nothing changed (an import whose rows were all duplicates): the revision stays.
+    unchanged?: boolean;
+  }>,
 ): Promise<T> {
   const { db } = ctx;
   const { membership, prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
@@ -129,11 +135,13 @@ export async function writeDataset<T>(
     { organizationId, promptId: prompt.id, datasetId: dataset.id, count },
     membership.organization.plan,
   );
-  const [bumped] = await db
-    .update(datasets)
-    .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
-    .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
-    .returning({ revision: datasets.revision });
+  const [bumped] = outcome.unchanged
+    ? [{ revision: expectedRevision }]
+    : await db
+        .update(datasets)
+        .set({ revision: sql`${datasets.revision} + 1`, updatedAt: new Date() })
+        .where(and(eq(datasets.id, dataset.id), eq(datasets.revision, expectedRevision)))
+        .returning({ revision: datasets.revision });
   await recordAudit(ctx, {
     organizationId,
     operation,

@@ -141,13 +141,17 @@ export async function startLangfuseServer(options: FakeLangfuseOptions): Promise
         });
       return send(res, 200, found);
     }
-    const dataset = /^\/api\/public\/v2\/datasets\/([^/]+)$/.exec(rawPath);
-    if (dataset) {
-      const found = datasets.find((d) => d.name === decodeURIComponent(dataset[1]));
-      if (!found) return send(res, 404, { message: 'Dataset not found', error: 'LangfuseNotFoundError' });
-      const { items: _items, ...rest } = found;
-      return send(res, 200, rest);
-    }
+    // Only the endpoints API.md names (Langfuse also has GET …/datasets/{name}; the CLI must not need it).
+    if (rawPath === '/api/public/v2/datasets')
+      return send(
+        res,
+        200,
+        paged(
+          datasets.map(({ items: _items, ...rest }) => rest),
+          url,
+          maxLimit,
+        ),
+      );
     if (rawPath === '/api/public/dataset-items') {
       const found = datasets.find((d) => d.name === url.searchParams.get('datasetName'));
       return send(res, 200, paged(found?.items ?? [], url, maxLimit));

@@ -515,8 +515,8 @@ describe('promptloop import langfuse --host', () => {
         ['import', 'langfuse', '--host', langfuse.url, '--dataset-map', 'nope=movie-critic', '--org', org.id],
         keys,
       );
-      expect(unknownDataset.code).toBe(1);
-      expect(unknownDataset.stderr).toMatch(/datasets\/nope answered 404/);
+      expect(unknownDataset.code).toBe(2);
+      expect(unknownDataset.stderr).toContain('the Langfuse project has no dataset named "nope"');
       expect(importPosts().length).toBe(before);
       expect(await promptsOf(org.id)).toEqual([]);
     } finally {

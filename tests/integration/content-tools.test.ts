@@ -233,12 +233,64 @@ describe('saved versions and retrieval carry tools and maxOutputTokens', () => {
   });
 });
 
+describe('key order', () => {
+  it('a tool’s parameters keep the order of their keys through draft, version, retrieval, export and replay', async () => {
+    const { org, editor, admin } = await newTeam();
+    const { prompt, base } = await activePrompt(editor, org.id);
+    // Strict structured outputs write properties in schema order: "reasoning" before "answer" matters.
+    const ordered = {
+      type: 'function',
+      name: 'grade',
+      description: 'Grade the answer.',
+      parameters: {
+        type: 'object',
+        properties: {
+          reasoning: { type: 'string' },
+          answer: { type: 'string' },
+          confidence: { type: 'number', maximum: 1, minimum: 0 },
+        },
+        required: ['reasoning', 'answer', 'confidence'],
+        additionalProperties: false,
+      },
+    };
+    const keysOf = (content: any) => [
+      Object.keys(content.tools[0].parameters),
+      Object.keys(content.tools[0].parameters.properties),
+      Object.keys(content.tools[0].parameters.properties.confidence),
+    ];
+    const expected = keysOf({ tools: [ordered] });
+    expect(expected[1]).toEqual(['reasoning', 'answer', 'confidence']);
+    const current = (await editor.call('GET', `${base}/draft`)).body;
+    const draft = await editor.call('PUT', `${base}/draft`, {
+      body: { content: withTools({ tools: [ordered] }), revision: current.revision },
+    });
+    expect(keysOf(draft.body.content)).toEqual(expected);
+    expect(keysOf((await editor.call('GET', `${base}/draft`)).body.content)).toEqual(expected);
+    const headers = { 'idempotency-key': `order-${prompt.id}` };
+    const body = { draftRevision: draft.body.revision };
+    const saved = await editor.call('POST', `${base}/versions`, { body, headers });
+    expect(keysOf(saved.body.content)).toEqual(expected);
+    const replay = await editor.call('POST', `${base}/versions`, { body, headers });
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(keysOf(replay.body.content)).toEqual(expected);
+    expect(keysOf((await editor.call('GET', `${base}/versions/2`)).body.content)).toEqual(expected);
+    await admin.call('PUT', `${base}/labels/staging`, { body: { versionId: saved.body.id } });
+    const { secret } = await newRetrievalKey(admin.call, base);
+    expect(keysOf((await retrieve(prompt.id, secret, { query: 'label=staging' })).body.content)).toEqual(expected);
+    const exported = await editor.call('GET', `${base}/export`);
+    expect(keysOf(exported.body.prompts[0].versions.at(-1).content)).toEqual(expected);
+  });
+});
+
 // The statements of migration 0034, run again over rows written the way older code wrote them.
+// Since 0047 the columns are json (not jsonb), so the statements read them as jsonb.
 function migration0034(): string[] {
   const file = path.resolve(import.meta.dirname, '../../db/migrations/0034_content_tools_max_output_tokens.sql');
   return readFileSync(file, 'utf8')
     .split('--> statement-breakpoint')
-    .map((statement) => statement.trim())
+    .map((statement) =>
+      statement.trim().replaceAll('"content" ?', '"content"::jsonb ?').replace('|| "content"', '|| "content"::jsonb'),
+    )
     .filter(Boolean);
 }
 

@@ -56,6 +56,23 @@ describe('dataset import', () => {
     ]);
   });
 
+  it('an append that adds nothing keeps the revision, so no other client is told the dataset changed', async () => {
+    const { editor, base } = await setup();
+    await editor.call('POST', `${base}/import`, { body: { revision: 0, rows: [row('a', 'A'), row('b', 'B')] } });
+    const again = await editor.call('POST', `${base}/import`, { body: { revision: 1, rows: [row('a', 'A')] } });
+    expect(again.body).toMatchObject({ added: 0, skipped: 1, count: 2, revision: 1 });
+    const empty = await editor.call('POST', `${base}/import`, { body: { revision: 1, rows: [] } });
+    expect(empty.body).toMatchObject({ added: 0, count: 2, revision: 1 });
+    expect((await editor.call('GET', base)).body.revision).toBe(1);
+    // A client still holding revision 1 writes without a conflict.
+    const added = await editor.call('POST', `${base}/cases`, { body: { revision: 1, row: row('c', 'C') } });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    // A stale revision is still refused, even when nothing would be added.
+    const stale = await editor.call('POST', `${base}/import`, { body: { revision: 1, rows: [row('a', 'A')] } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: 'dataset_conflict', details: { currentRevision: 2 } });
+  });
+
   it('replace only when asked: existing rows go, duplicates are counted within the request only', async () => {
     const { editor, base } = await setup();
     await editor.call('POST', `${base}/import`, {
