@@ -27,7 +27,10 @@ export const prompts = pgTable(
     state: text({ enum: ['setup', 'active', 'archived'] })
       .notNull()
       .default('setup'),
+    // How many versions the prompt has, and the highest number among them (the next save gets
+    // that plus one). They differ after an import with gaps in its numbers.
     versionCount: integer().notNull().default(0),
+    lastVersionNumber: integer().notNull().default(0),
     createdBy: text().notNull(),
     createdAt: createdAt(),
     archivedAt: ts('archived_at'),

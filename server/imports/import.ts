@@ -158,8 +158,9 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
       organizationId,
       name: r.name,
       state: prompt.state,
-      // The highest number: the next save gets max+1 (gaps are kept).
-      versionCount: prompt.versions.reduce((max, v) => Math.max(max, v.number), 0),
+      // Gaps are kept: the next save gets the highest number plus one.
+      versionCount: prompt.versions.length,
+      lastVersionNumber: prompt.versions.reduce((max, v) => Math.max(max, v.number), 0),
       createdBy: userId,
       createdAt: now,
       archivedAt: prompt.state === 'archived' ? now : null,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { drafts, promptLabels, prompts, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
@@ -118,7 +118,7 @@ export async function saveVersion(
   if (existing) return withLabels(ctx, existing);
   const content = draft?.content ?? (await latestVersionContent(ctx, prompt.id));
 
-  const number = prompt.versionCount + 1;
+  const number = prompt.lastVersionNumber + 1;
   const [inserted] = await db
     .insert(promptVersions)
     .values({
@@ -139,7 +139,10 @@ export async function saveVersion(
   // Only reachable without the prompt lock (never today): another save of this revision won.
   if (!inserted) return withLabels(ctx, (await versionFromDraft(ctx, prompt.id, userId, draftRevision))!);
 
-  await db.update(prompts).set({ versionCount: number }).where(eq(prompts.id, prompt.id));
+  await db
+    .update(prompts)
+    .set({ versionCount: sql`${prompts.versionCount} + 1`, lastVersionNumber: number })
+    .where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {
     organizationId,
     operation: 'version.save',
@@ -246,7 +249,7 @@ export async function publishBaselineVersion(
   }
 
   const id = newId('ver');
-  const number = prompt.versionCount + 1;
+  const number = prompt.lastVersionNumber + 1;
   const [inserted] = await db
     .insert(promptVersions)
     .values({
@@ -299,7 +302,10 @@ export async function publishBaselineVersion(
       }),
     );
   }
-  await db.update(prompts).set({ state: 'active', versionCount: number }).where(eq(prompts.id, prompt.id));
+  await db
+    .update(prompts)
+    .set({ state: 'active', versionCount: sql`${prompts.versionCount} + 1`, lastVersionNumber: number })
+    .where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {
     organizationId: input.organizationId,
     operation: 'version.publish_baseline',
