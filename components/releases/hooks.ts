@@ -5,6 +5,7 @@ import { useOrganization } from '@/components/organizations/hooks';
 import type { Evaluation, Label, LabelHistoryItem } from '@/components/evals/types';
 import { useSideResults } from '@/components/evals/useResults';
 import { useTRPC } from '@/lib/trpc/client';
+import { useLabels } from '@/components/versions/hooks';
 import { can } from '@/server/auth/schemas';
 import {
   checkEvaluation,
@@ -46,6 +47,13 @@ export function useMoveLabel(target: Target) {
       },
     }),
   );
+}
+
+// What a label is compared with: itself, or production's versions while it points at nothing.
+function useBaseline(target: Target, label: string, current: Label | null): Label | null {
+  const labels = useLabels(target);
+  if (current || label === 'production') return current;
+  return labels.data?.items.find((item) => item.label === 'production') ?? null;
 }
 
 function useLabelHistory(target: Target, label: string, enabled: boolean) {
@@ -93,7 +101,9 @@ export function useGate(
 ): Gate {
   const { label, current, versionIds, evaluationId, numberOf } = input;
   const policy = useReleasePolicy(target);
-  const on = gateOn(policy.data, label) && current !== null;
+  const on = gateOn(policy.data, label);
+  // A protected label that points at nothing yet is compared with what production serves.
+  const baseline = useBaseline(target, label, current);
   const history = useLabelHistory(target, label, on);
   const { query: evaluations, comparisons } = useComparisons(target);
   const items: LabelHistoryItem[] = history.data?.items ?? [];
@@ -131,7 +141,8 @@ export function useGate(
           policy: policy.data,
           label,
           newVersionIds,
-          current: currentVersionIds(current),
+          current: currentVersionIds(baseline),
+          baselineLabel: current ? label : 'production',
           evaluation: chosen,
           regressions: chosen && !chosen.production ? [] : regressions,
           numberOf,
@@ -154,10 +165,11 @@ export function usePromoteBlocker(
   isAdmin: boolean,
 ): (versionId: string, versionName: string) => string | null {
   const policy = useReleasePolicy(target);
-  const on = gateOn(policy.data, labelName) && label !== null;
+  const on = gateOn(policy.data, labelName);
   const history = useLabelHistory(target, labelName, on && !isAdmin);
   const { comparisons } = useComparisons(target, on && !isAdmin);
-  const current = currentVersionIds(label);
+  const baseline = useBaseline(target, labelName, label);
+  const current = currentVersionIds(baseline);
   const before = pointedAtBefore(label, history.data?.items ?? []);
   return (versionId, versionName) => {
     if (label && label.split === null && label.versionId === versionId)
@@ -171,7 +183,11 @@ export function usePromoteBlocker(
         current.includes(e.productionVersionId),
     );
     if (justified) return null;
-    const serves = label?.split ? 'the versions it splits between' : `v${label?.version}`;
+    const serves = baseline?.split
+      ? 'the versions it splits between'
+      : baseline
+        ? `v${baseline.version}${label ? '' : ' (production)'}`
+        : 'production';
     return `${labelName} is protected: run a comparison of ${versionName} against ${serves} first (only an admin can override).`;
   };
 }

@@ -80,8 +80,11 @@ export function checkEvaluation(input: {
   evaluation: Evaluation | null;
   regressions: string[] | null;
   numberOf: NumberOf;
+  // Whose versions `current` are: the label's own, or production's while the label points at nothing.
+  baselineLabel?: string;
 }): Verdict {
   const { policy, label, newVersionIds, current, evaluation, regressions, numberOf } = input;
+  const serving = input.baselineLabel && input.baselineLabel !== label ? `“${input.baselineLabel}”` : 'it';
   const reasons: string[] = [];
   const names = newVersionIds.map((id) => versionName(numberOf, id)).join(', ');
   if (newVersionIds.length > 1)
@@ -90,7 +93,7 @@ export function checkEvaluation(input: {
     );
   if (!evaluation) {
     reasons.push(
-      `“${label}” is protected and requires a completed comparison of ${names} against ${current.map((id) => versionName(numberOf, id)).join(', ')}, the version it serves now.`,
+      `“${label}” is protected and requires a completed comparison of ${names} against ${current.map((id) => versionName(numberOf, id)).join(', ')}, the version ${serving} serves now.`,
     );
     return { reasons, counting: false, regressions: null };
   }
@@ -101,7 +104,7 @@ export function checkEvaluation(input: {
     reasons.push(`The evaluation’s candidate is ${evaluation.version ? `v${evaluation.version}` : 'another version'}.`);
   if (!evaluation.productionVersionId || !current.includes(evaluation.productionVersionId))
     reasons.push(
-      `It compared against ${evaluation.productionVersion ? `v${evaluation.productionVersion}` : 'another version'}, not the version “${label}” serves now: run a new comparison.`,
+      `It compared against ${evaluation.productionVersion ? `v${evaluation.productionVersion}` : 'another version'}, not the version ${serving === 'it' ? `“${label}”` : serving} serves now: run a new comparison.`,
     );
   const pendingReview = evaluation.candidate.pendingReviewCases + (evaluation.production?.pendingReviewCases ?? 0);
   if (pendingReview > 0)

@@ -15,7 +15,7 @@ import { labelPattern, type LabelHistoryItem, type LabelItem, type LabelSplitIte
 // labels, since a move goes through the release policy's gate).
 
 // The label every retrieval without a selector resolves: it can be moved, never removed.
-const productionLabel = 'production';
+export const productionLabel = 'production';
 
 export function assertLabelName(label: string): void {
   if (!labelPattern.test(label)) {

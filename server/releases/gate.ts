@@ -73,10 +73,12 @@ export async function enforceGate(
     label: string;
     newVersions: { id: string; number: number }[];
     currentVersionIds: string[];
+    // Whose versions those are: the label's own, or production's while the label points at nothing.
+    baselineLabel: string;
     evaluation: EvaluationRow | null;
   },
 ): Promise<void> {
-  const { policy, label, newVersions, evaluation } = input;
+  const { policy, label, newVersions, evaluation, baselineLabel } = input;
   const reasons: string[] = [];
   const details: PromotionBlockedDetails = {
     reasons,
@@ -92,7 +94,7 @@ export async function enforceGate(
     );
   if (!evaluation) {
     reasons.push(
-      `"${label}" is protected and requires an evaluation: compare ${names} with the version "${label}" points at now, then pass its evaluationId.`,
+      `"${label}" is protected and requires an evaluation: compare ${names} with the version "${baselineLabel}" points at now, then pass its evaluationId.`,
     );
     throw blocked(details);
   }
@@ -107,7 +109,7 @@ export async function enforceGate(
     reasons.push(`The evaluation’s candidate is another version than v${target.number}.`);
   if (!evaluation.productionVersionId || !input.currentVersionIds.includes(evaluation.productionVersionId))
     reasons.push(
-      `The evaluation compared against another version than the one "${label}" points at now; run a new comparison.`,
+      `The evaluation compared against another version than the one "${baselineLabel}" points at now; run a new comparison.`,
     );
   const pendingReview = view.candidate.pendingReviewCases + (view.production?.pendingReviewCases ?? 0);
   if (pendingReview > 0)

@@ -13,6 +13,7 @@ import {
   insertLabelHistory,
   labelItem,
   lockLabel,
+  productionLabel,
   type CurrentLabel,
 } from '../prompts/labels';
 import type { LabelItem, SplitEntry } from '../prompts/schemas';
@@ -81,9 +82,9 @@ async function pointedAtBefore(
   promptId: string,
   label: string,
   versionIds: string[],
-  current: CurrentLabel,
+  current: CurrentLabel | null,
 ): Promise<Set<string>> {
-  const known = new Set([current.versionId, ...(current.split ?? []).map((e) => e.versionId)]);
+  const known = new Set(current ? [current.versionId, ...(current.split ?? []).map((e) => e.versionId)] : []);
   const unknown = versionIds.filter((id) => !known.has(id));
   if (!unknown.length) return known;
   const rows = await ctx.db
@@ -171,13 +172,37 @@ export async function moveLabel(
   const targetVersionId = split ? primaryOf(split) : targets[0].id;
   const evaluation = evaluationId === undefined ? null : await loadMoveEvaluation(ctx, prompt, evaluationId);
 
+  // The release policy's gate (or, without it, that a named evaluation fits the move), against what
+  // the label points at now (nothing, for a new label).
+  // A protected label that points at nothing yet is compared with what `production` serves.
+  const checkMove = async (current: CurrentLabel | null) => {
+    if (override) return;
+    const policy = await loadReleasePolicy(ctx, prompt);
+    if (policy.protectedLabels.includes(label) && policy.requireEvaluation) {
+      const before = await pointedAtBefore(ctx, prompt.id, label, targetIds, current);
+      const newVersions = targets.filter((t) => !before.has(t.id));
+      const baseline = current ?? (label === productionLabel ? null : await lockLabel(ctx, prompt.id, productionLabel));
+      if (newVersions.length)
+        await enforceGate(ctx, {
+          policy,
+          label,
+          newVersions,
+          currentVersionIds: baseline ? [baseline.versionId, ...(baseline.split ?? []).map((e) => e.versionId)] : [],
+          baselineLabel: current ? label : productionLabel,
+          evaluation,
+        });
+    } else if (evaluation) assertJustifies(evaluation, targetIds);
+  };
+
   const now = new Date();
   let current: CurrentLabel | null;
   for (;;) {
     current = await lockLabel(ctx, prompt.id, label);
     if (current) break;
     // A new label: the insert waits for a concurrent creator and then does nothing; the loop
-    // then locks the row that one made. (A label that points at nothing has nothing to protect.)
+    // then locks the row that one made. A protected label that points at nothing is gated too
+    // (against production), else removing and re-creating it would bypass the policy.
+    await checkMove(null);
     const [created] = await db
       .insert(promptLabels)
       .values({
@@ -203,21 +228,7 @@ export async function moveLabel(
       ? sameSplit(current.split, split)
       : current.split === null && current.versionId === targetVersionId;
     if (unchanged) return labelItem(ctx, prompt.id, label);
-    if (!override) {
-      const policy = await loadReleasePolicy(ctx, prompt);
-      if (policy.protectedLabels.includes(label) && policy.requireEvaluation) {
-        const before = await pointedAtBefore(ctx, prompt.id, label, targetIds, current);
-        const newVersions = targets.filter((t) => !before.has(t.id));
-        if (newVersions.length)
-          await enforceGate(ctx, {
-            policy,
-            label,
-            newVersions,
-            currentVersionIds: [current.versionId, ...(current.split ?? []).map((e) => e.versionId)],
-            evaluation,
-          });
-      } else if (evaluation) assertJustifies(evaluation, targetIds);
-    }
+    await checkMove(current);
     const splitId = split ? newId('spl', now.getTime()) : null;
     if (current.splitId) await db.delete(promptSplitVersions).where(eq(promptSplitVersions.splitId, current.splitId));
     await db
@@ -231,7 +242,7 @@ export async function moveLabel(
       })
       .where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
     if (split && splitId) await insertSplit(ctx, prompt, label, splitId, split);
-  } else if (evaluation && !override) assertJustifies(evaluation, targetIds);
+  }
 
   const fromVersionId = current?.versionId ?? null;
   const fromSplit = current?.split ?? null;

@@ -239,15 +239,38 @@ describe('the gate refuses', () => {
     expect((await f.move('staging', { versionId: f.v3.id, evaluationId: e3.id })).status).toBe(200);
   });
 
-  it('a label that does not exist yet is not gated; once it exists it is', async () => {
+  it('a protected label that points at nothing is gated against production, so removing it bypasses nothing', async () => {
     const f = await gateFixture();
     await f.policy({ protectedLabels: ['production', 'canary'] });
-    const created = await f.move('canary', { versionId: f.v5.id });
-    expect(created.status).toBe(200);
+    const error = expectBlocked(await f.move('canary', { versionId: f.v5.id }), {}, [/requires an evaluation/]);
+    expect(error.details.reasons[0]).toContain('with the version "production" points at now');
+    const labels = (await f.viewer.call('GET', `${f.base}/labels`)).body.items.map((l: any) => l.label);
+    expect(labels).not.toContain('canary');
+    // v5 regresses against production (v1): blocked; v2 does not: canary starts there.
+    const e5 = await f.compare(f.v5);
+    expectBlocked(await f.move('canary', { versionId: f.v5.id, evaluationId: e5.id }), {}, [
+      /below production/,
+      /regressed/,
+    ]);
+    const e2 = await f.compare(f.v2);
+    expect((await f.move('canary', { versionId: f.v2.id, evaluationId: e2.id })).status).toBe(200);
     expectBlocked(await f.move('canary', { versionId: f.v4.id }));
-    // Removed and created again: a label that does not exist has nothing to protect.
+    // Removed and created again: back at a version it pointed at before is a rollback; any other is gated.
     expect((await f.editor.call('DELETE', `${f.base}/labels/canary`)).status).toBe(204);
-    expect((await f.move('canary', { versionId: f.v4.id })).status).toBe(200);
+    expectBlocked(await f.move('canary', { versionId: f.v4.id }));
+    expectBlocked(await f.move('canary', { versionId: f.v3.id, evaluationId: e2.id }), {}, [
+      /candidate is another version than v3/,
+    ]);
+    expect((await f.move('canary', { versionId: f.v2.id })).status).toBe(200);
+    // A label the policy does not protect is never gated.
+    expect((await f.move('beta', { versionId: f.v5.id })).status).toBe(200);
+    // An admin's override starts a protected label anywhere.
+    const overridden = await f.move(
+      'canary',
+      { versionId: f.v5.id, override: { reason: 'Hotfix, evaluated by hand.' } },
+      f.admin,
+    );
+    expect(overridden.status, JSON.stringify(overridden.body)).toBe(200);
   });
 });
 

@@ -72,6 +72,19 @@ describe('the release gate as the dashboard forecasts it', () => {
     expect(verdict.reasons[0]).toContain('requires a completed comparison of v2 against v1');
   });
 
+  it('names production as the baseline of a protected label that points at nothing yet', () => {
+    const canary = { ...base, label: 'canary', baselineLabel: 'production' };
+    const verdict = checkEvaluation({ ...canary, evaluation: null, regressions: null });
+    expect(verdict.reasons[0]).toContain('against v1, the version “production” serves now');
+    const stale = checkEvaluation({
+      ...canary,
+      current: ['ver_c'],
+      evaluation: evaluation(),
+      regressions: [],
+    });
+    expect(stale.reasons.join(' ')).toContain('not the version “production” serves now');
+  });
+
   it('passes a completed comparison of the candidate against the current version within the thresholds', () => {
     const verdict = checkEvaluation({ ...base, evaluation: evaluation(), regressions: [] });
     expect(verdict).toEqual({ reasons: [], counting: false, regressions: [] });
