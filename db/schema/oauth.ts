@@ -69,6 +69,8 @@ export const oauthCodes = pgTable(
     expiresAt: ts('expires_at').notNull(),
     usedAt: ts('used_at'),
     grantId: text(),
+    // Set by a second redemption: a first one still issuing sees it and issues nothing.
+    reusedAt: ts('reused_at'),
     createdAt: createdAt(),
   },
   (t) => [index('oauth_codes_expires_idx').on(t.expiresAt)],

@@ -25,18 +25,19 @@ async function clientOf(db: Db, params: Map<string, string>): Promise<Client> {
   return client;
 }
 
-// The audience of the token: the requested resource, which must be one of ours and within what the
-// authorization named; else the authorization's resource; else the management API.
+// The audience of the token: the resource the authorization named, else the management API (an
+// authorization asked without `resource` is for /api/v1: RFC 8707 binds the whole grant to it). A
+// requested resource must be that one.
 function audienceFor(params: Map<string, string>, authorized: string | null): string {
+  const granted = authorized ?? resources().api;
   const asked = params.get('resource');
   if (asked !== undefined) {
     if (!isKnownResource(asked))
       throw new OAuthError('invalid_target', "resource must be this service's /api/v1 or /mcp URL.");
-    if (authorized !== null && asked !== authorized)
+    if (asked !== granted)
       throw new OAuthError('invalid_target', 'resource is not the one this authorization was granted for.');
-    return asked;
   }
-  return authorized ?? resources().api;
+  return granted;
 }
 
 async function redeemCode(db: Db, params: Map<string, string>): Promise<Response> {
@@ -56,20 +57,30 @@ async function redeemCode(db: Db, params: Map<string, string>): Promise<Response
     .set({ usedAt: new Date() })
     .where(and(eq(oauthCodes.codeDigest, codeDigest), isNull(oauthCodes.usedAt)))
     .returning();
+  // The client, its redirect URI and the PKCE verifier are checked before anything else: a request
+  // that fails them learns nothing and, holding a leaked code alone, revokes nothing (RFC 6749 4.1.3).
+  const checkRedemption = (row: typeof oauthCodes.$inferSelect) => {
+    if (row.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client.');
+    if (row.redirectUri !== redirectUri)
+      throw invalidGrant('redirect_uri does not match the one of the authorization request.');
+    if (s256(verifier) !== row.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
+  };
   if (!claimed) {
-    const [used] = await db
-      .select({ grantId: oauthCodes.grantId })
-      .from(oauthCodes)
-      .where(eq(oauthCodes.codeDigest, codeDigest));
-    // A second redemption: what the first issued is revoked (RFC 6749 section 4.1.2).
-    if (used?.grantId) await revokeGrant(db, used.grantId, 'code_reused');
-    throw invalidGrant(used ? 'The authorization code was already used.' : 'The authorization code is not valid.');
+    const [used] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeDigest, codeDigest));
+    if (!used) throw invalidGrant('The authorization code is not valid.');
+    checkRedemption(used);
+    // A second redemption: what the first issued is revoked (RFC 6749 section 4.1.2). A first one
+    // still issuing waits on this row, then sees `reusedAt` and issues nothing.
+    const [marked] = await db
+      .update(oauthCodes)
+      .set({ reusedAt: new Date() })
+      .where(eq(oauthCodes.codeDigest, codeDigest))
+      .returning({ grantId: oauthCodes.grantId });
+    if (marked?.grantId) await revokeGrant(db, marked.grantId, 'code_reused');
+    throw invalidGrant('The authorization code was already used.');
   }
   if (claimed.expiresAt.getTime() <= Date.now()) throw invalidGrant('The authorization code has expired.');
-  if (claimed.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client.');
-  if (claimed.redirectUri !== redirectUri)
-    throw invalidGrant('redirect_uri does not match the one of the authorization request.');
-  if (s256(verifier) !== claimed.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
+  checkRedemption(claimed);
   const audience = audienceFor(params, claimed.resource);
   const key = await currentSigningKey(); // before the transaction: see signAccessToken
   const body = await db.transaction(async (tx) => {
@@ -79,7 +90,12 @@ async function redeemCode(db: Db, params: Map<string, string>): Promise<Response
       scope: claimed.scope,
       resource: claimed.resource,
     });
-    await tx.update(oauthCodes).set({ grantId: grant.id }).where(eq(oauthCodes.codeDigest, codeDigest));
+    const [linked] = await tx
+      .update(oauthCodes)
+      .set({ grantId: grant.id })
+      .where(eq(oauthCodes.codeDigest, codeDigest))
+      .returning({ reusedAt: oauthCodes.reusedAt });
+    if (linked?.reusedAt) throw invalidGrant('The authorization code was already used.');
     return tokenResponse(tx, key, grant, audience, grant.scope);
   });
   return oauthJson(200, body);
@@ -155,7 +171,8 @@ async function clientCredentials(db: Db, params: Map<string, string>, authorizat
   const asked = params.get('scope')?.split(' ').filter(Boolean);
   if (asked && (asked.length === 0 || asked.some((s) => s !== managementScope)))
     throw new OAuthError('invalid_scope', `The only scope is "${managementScope}".`);
-  const audience = audienceFor(params, null);
+  // No authorization came before: the client names its resource here (/api/v1 by default).
+  const audience = audienceFor(params, params.get('resource') ?? null);
   const accessToken = await signAccessToken(
     await currentSigningKey(),
     { subject: account.id, clientId: account.clientId },

@@ -281,6 +281,62 @@ describe('token endpoint', () => {
     );
   });
 
+  it('redemptions at the same moment: one wins, the rest are refused, and what the winner got is revoked', async () => {
+    const { verifier, challenge } = pkce();
+    const code = await codeFor(userId, cliParams(challenge));
+    const redeem = () =>
+      token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: cliRedirect,
+        client_id: 'promptloop-cli',
+        code_verifier: verifier,
+      });
+    const replies = await Promise.all(Array.from({ length: 6 }, redeem));
+    const won = replies.filter((r) => r.status === 200);
+    expect(replies.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(
+      replies.length - won.length,
+    );
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const winner of won) {
+      expect((await me(winner.body.access_token)).status).toBe(401);
+      expect(
+        (
+          await token({
+            grant_type: 'refresh_token',
+            refresh_token: winner.body.refresh_token,
+            client_id: 'promptloop-cli',
+          })
+        ).status,
+      ).toBe(400);
+    }
+  });
+
+  it('a used code with a wrong verifier, client or redirect URI is refused and revokes nothing', async () => {
+    const { verifier, challenge } = pkce();
+    const code = await codeFor(userId, cliParams(challenge));
+    const base = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: cliRedirect,
+      client_id: 'promptloop-cli',
+      code_verifier: verifier,
+    };
+    const first = await token(base);
+    expect(first.status).toBe(200);
+    const other = await register({ client_name: 'Someone else', redirect_uris: ['http://127.0.0.1:9/callback'] });
+    for (const wrong of [
+      { code_verifier: pkce().verifier },
+      { redirect_uri: 'http://127.0.0.1:1/callback' },
+      { client_id: other.body.client_id },
+    ])
+      expectOAuthError(await token({ ...base, ...wrong }), 400, 'invalid_grant');
+    expect((await me(first.body.access_token)).status).toBe(200);
+    // The real client's own replay still revokes.
+    expectOAuthError(await token(base), 400, 'invalid_grant');
+    expect((await me(first.body.access_token)).status).toBe(401);
+  });
+
   it('an expired code is invalid_grant', async () => {
     const { verifier, challenge } = pkce();
     const code = await codeFor(userId, cliParams(challenge));
@@ -446,6 +502,24 @@ describe('token endpoint', () => {
         client_id: 'promptloop-cli',
         resource: `${appUrl}/other`,
       }),
+      400,
+      'invalid_target',
+    );
+    // An authorization asked without `resource` is for /api/v1 only (RFC 8707: the whole grant).
+    expectOAuthError(
+      await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: 'promptloop-cli',
+        resource: mcpResource,
+      }),
+      400,
+      'invalid_target',
+    );
+    const bare = pkce();
+    const bareCode = await codeFor(userId, cliParams(bare.challenge));
+    expectOAuthError(
+      await token({ ...base, code: bareCode, code_verifier: bare.verifier, resource: mcpResource }),
       400,
       'invalid_target',
     );

@@ -1,0 +1,1 @@
+ALTER TABLE "oauth_codes" ADD COLUMN "reused_at" timestamp (3) with time zone;
