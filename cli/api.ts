@@ -21,13 +21,38 @@ function isErrorBody(body: unknown): body is ApiErrorBody {
   return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).error?.code === 'string';
 }
 
+type OrganizationChoice = { id: string; name: string; role?: string };
+
+// API.md CLI: "an inaccessible default prints the `choose_organization` choices and exits 2".
+function chooseOrganizationMessage(envelope: ApiErrorBody): string {
+  const listed = envelope.error.details.organizations;
+  const choices = (Array.isArray(listed) ? (listed as OrganizationChoice[]) : []).filter(
+    (o) => o && typeof o.id === 'string',
+  );
+  const lines = [`choose_organization: ${envelope.error.message || 'Choose an organization.'}`];
+  if (choices.length) {
+    lines.push('', 'Organizations you can use:');
+    const width = Math.max(...choices.map((o) => o.id.length));
+    for (const o of choices) lines.push(`  ${o.id.padEnd(width)}  ${o.name}${o.role ? `  (${o.role})` : ''}`);
+    lines.push('', 'Pass --org <id>, or save a context with `promptloop org use <id>`.');
+  } else {
+    lines.push('', 'You belong to no organization yet: create one with `promptloop orgs create --name <name>`.');
+  }
+  return lines.join('\n');
+}
+
 export class ApiError extends CliError {
   constructor(
     readonly status: number,
     readonly envelope: ApiErrorBody | null,
     message: string,
   ) {
-    super(message, status === 401 ? exitCodes.notLoggedIn : exitCodes.apiError, envelope ?? undefined);
+    const choose = envelope?.error.code === 'choose_organization';
+    super(
+      choose ? chooseOrganizationMessage(envelope!) : message,
+      status === 401 ? exitCodes.notLoggedIn : choose ? exitCodes.usage : exitCodes.apiError,
+      envelope ?? undefined,
+    );
   }
   get code(): string {
     return this.envelope?.error.code ?? `http_${this.status}`;

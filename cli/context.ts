@@ -1,6 +1,6 @@
-import { Api, ApiError, StoredLogin } from './api';
+import { Api, StoredLogin } from './api';
 import { normalizeUrl, Store, type Env, type StoredTokens } from './config';
-import { CliError, exitCodes, usageError } from './exit';
+import { usageError } from './exit';
 import { ClientCredentials } from './oauth';
 
 // What every command gets: the server URL, the config store, the API client and output helpers.
@@ -87,8 +87,6 @@ export function makeContext(flags: Record<string, unknown>, env: Env = process.e
   };
 }
 
-type OrganizationChoice = { id: string; name: string; role?: string };
-
 /**
  * The organization a command acts on: --org, else the saved context (`promptloop org use`), else
  * the account default. An unset or inaccessible default is the API's 409 choose_organization: the
@@ -98,28 +96,8 @@ export async function resolveOrganization(ctx: Context, flag: unknown): Promise<
   if (typeof flag === 'string' && flag !== '') return flag;
   const saved = ctx.store.organizationId();
   if (saved) return saved;
-  try {
-    const answer = await ctx.api.request('GET', '/me/default-organization');
-    const organization = answer.body as { id: string; name: string };
-    return organization.id;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'choose_organization') throw chooseOrganization(error);
-    throw error;
-  }
-}
-
-function chooseOrganization(error: ApiError): CliError {
-  const choices = ((error.envelope?.error.details.organizations as OrganizationChoice[] | undefined) ?? []).filter(
-    (o) => o && typeof o.id === 'string',
-  );
-  const lines = [`choose_organization: ${error.envelope?.error.message ?? 'Choose an organization.'}`];
-  if (choices.length) {
-    lines.push('', 'Organizations you can use:');
-    const width = Math.max(...choices.map((o) => o.id.length));
-    for (const o of choices) lines.push(`  ${o.id.padEnd(width)}  ${o.name}${o.role ? `  (${o.role})` : ''}`);
-    lines.push('', 'Pass --org <id>, or save a context with `promptloop org use <id>`.');
-  } else {
-    lines.push('', 'You belong to no organization yet: create one with `promptloop orgs create --name <name>`.');
-  }
-  return new CliError(lines.join('\n'), exitCodes.usage, error.envelope ?? undefined);
+  // 409 choose_organization is an ApiError that lists the choices and exits 2 (cli/api.ts).
+  const answer = await ctx.api.request('GET', '/me/default-organization');
+  const organization = answer.body as { id: string; name: string };
+  return organization.id;
 }

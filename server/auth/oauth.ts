@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { config } from '../config';
 import { AppError } from '../errors';
 import { log } from '../log';
+import { hygieneIssues } from '../input-hygiene';
 import type { Actor } from '../context';
 import { provisionOAuthUser } from '../account/service';
 import { grantClaim, grantIsLive } from '../oauth/grants';
@@ -261,6 +262,11 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.client_id !== 'string' || !payload.client_id) {
     throw invalidToken('sub and client_id must be strings', audience);
   }
+  // Claims that cannot be stored (U+0000, a lone surrogate) make a bad credential, not a bad request.
+  if (
+    hygieneIssues({ sub: payload.sub, client_id: payload.client_id, email: payload.email, name: payload.name }).length
+  )
+    throw invalidToken('a claim holds characters that cannot be stored', audience);
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
   if (!scopes.includes(managementScope)) throw insufficientScope(audience);
   const cfg = config();

@@ -104,6 +104,10 @@ describe('management token rules', () => {
     await expectInvalidToken(`${header}.${payload}.`);
   });
 
+  it('claims that cannot be stored (U+0000, a lone surrogate) are a bad credential, not a bad request', async () => {
+    for (const claims of [{ sub: 'a\u0000b' }, { sub: 'a\ud800b' }, { sub: 'ok-sub', extra: { name: 'x\u0000' } }])
+      expectInvalidToken(await signToken(claims));
+  });
   it('a tampered payload', async () => {
     const token = await signToken({ sub: 's1' });
     const [h, , s] = token.split('.');

@@ -266,6 +266,11 @@ describe('promptloop: organization context', () => {
       code: 'choose_organization',
       details: { organizations: [expect.objectContaining({ id: own.id })] },
     });
+    // The command whose whole job is resolving the default says the same.
+    const resolved = await cli(['account', 'default-org']);
+    expect(resolved.code).toBe(2);
+    expect(resolved.stderr).toContain('Organizations you can use:');
+    expect(resolved.stderr).toContain(own.id);
     // An explicit choice works.
     expect((await cli(['prompts', 'create', 'Lands in Own', '--org', own.id])).code).toBe(0);
   });
