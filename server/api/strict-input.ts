@@ -6,33 +6,38 @@ import { isJsonMediaType } from '../http/media-type';
 
 // JSON.parse keeps the last of two equal keys; the contract rejects them instead. Runs on valid
 // JSON only; strings are stepped over from quote to quote, so large string values cost little.
+// Answers the duplicate's dotted path (`document.0.input.0.role`), or null.
 export function findDuplicateKey(text: string): string | null {
-  const stack: (Set<string> | null)[] = [];
+  // One frame per open object (its keys, and the key being read) or array (the element's index).
+  const frames: { keys: Set<string> | null; at: string | number }[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
       const j = jsonStringEnd(text, i);
       if (j === -1) return null; // not valid JSON: never called so
-      const top = stack[stack.length - 1];
-      if (top && expectKey) {
+      const top = frames[frames.length - 1];
+      if (top?.keys && expectKey) {
         const raw = text.slice(i + 1, j);
         const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-        if (top.has(key)) return key;
-        top.add(key);
+        if (top.keys.has(key)) return [...frames.slice(0, -1).map((f) => f.at), key].join('.');
+        top.keys.add(key);
+        top.at = key;
         expectKey = false;
       }
       i = j;
     } else if (c === 0x7b) {
-      stack.push(new Set());
+      frames.push({ keys: new Set(), at: '' });
       expectKey = true;
     } else if (c === 0x5b) {
-      stack.push(null);
+      frames.push({ keys: null, at: 0 });
     } else if (c === 0x7d || c === 0x5d) {
-      stack.pop();
+      frames.pop();
       expectKey = false;
     } else if (c === 0x2c) {
-      expectKey = stack[stack.length - 1] instanceof Set;
+      const top = frames[frames.length - 1];
+      if (top && !top.keys) top.at = (top.at as number) + 1;
+      expectKey = Boolean(top?.keys);
     }
   }
   return null;

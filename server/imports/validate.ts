@@ -306,5 +306,15 @@ export function validateDocument(
     const valid = validation.prompt(prompt, names);
     if (valid) prompts.push(valid);
   });
-  return { prompts, problems: validation.problems };
+  return { prompts, problems: withoutRepeats(validation.problems) };
+}
+
+// A content problem the mapper already reported at its exact place is not said again, vaguer, at
+// the version ("Content field /tools: …" at /0 beside "…" at /0/tools).
+function withoutRepeats(problems: ImportProblem[]): ImportProblem[] {
+  const exact = problems.filter((p) => !p.message.startsWith('Content field '));
+  return problems.filter((p) => {
+    const repeat = /^Content field [^:]*: ([\s\S]*)$/.exec(p.message);
+    return !repeat || !exact.some((q) => q.message === repeat[1] && q.path.startsWith(p.path));
+  });
 }

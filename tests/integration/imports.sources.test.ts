@@ -109,6 +109,33 @@ describe('import from OpenAI request bodies', () => {
     expect((await missing.viewer.call('GET', `/organizations/${missing.org.id}/prompts`)).body.items).toEqual([]);
   });
 
+  it('a problem is said once, at its exact place; a duplicated key is named by its full path', async () => {
+    const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object' } } });
+    const body = (tools: unknown[]) => ({
+      name: 'Tooled',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools,
+    });
+    const many = await importDocument('openai', [body(Array.from({ length: 65 }, (_, i) => tool(`t${i}`)))]);
+    expect(many.result.status).toBe(422);
+    expect(many.result.body.error.details.items).toEqual([{ path: '/0/tools', message: expect.stringMatching(/64/) }]);
+    const twice = await importDocument('openai', [body([tool('same'), tool('same')])]);
+    expect(twice.result.body.error.details.items).toHaveLength(1);
+    expect(twice.result.body.error.details.items[0].path).toMatch(/^\/0\/tools\/1/);
+
+    const { org, editor } = await newTeam();
+    const raw = await editor.call('POST', importPath(org.id), {
+      headers: { 'content-type': 'application/json' },
+      rawBody:
+        '{"source":"openai","document":[{"name":"x","model":"gpt-4o","messages":[{"role":"user","role":"system","content":"a"}]}]}',
+    });
+    expect(raw.status).toBe(400);
+    expect(raw.body.error.details.issues).toEqual([
+      { path: 'document.0.messages.0.role', message: 'Field given more than once.' },
+    ]);
+  });
+
   it('Responses bodies import; a dry run answers 200 with the same report and stores nothing', async () => {
     const document = fixture('openai-responses');
     const { org, editor, viewer } = await newTeam();

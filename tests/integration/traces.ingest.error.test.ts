@@ -101,7 +101,7 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
     const event = JSON.stringify(span()).replace(/^\{/, '{"name":"first",');
     const result = await send(`{"version":1,"events":[${event}]}`);
     expectError(result, 400, 'invalid_request');
-    expect(result.body.error.details.issues).toEqual([{ path: 'name', message: expect.any(String) }]);
+    expect(result.body.error.details.issues).toEqual([{ path: 'events.0.name', message: expect.any(String) }]);
     expect(await storedSpans(organizationId)).toHaveLength(0);
   });
 

@@ -8,8 +8,10 @@ import { hashPassword, passwordProblem, verifyPassword } from '@/server/credenti
 describe('findDuplicateKey', () => {
   it.each([
     ['{"a":1,"a":2}', 'a'],
-    ['{"a":{"b":1,"b":2}}', 'b'],
-    ['[{"x":1},{"x":2,"x":3}]', 'x'],
+    ['{"a":{"b":1,"b":2}}', 'a.b'],
+    ['[{"x":1},{"x":2,"x":3}]', '1.x'],
+    ['{"document":[{"name":"x","input":[{"role":"user","role":"system"}]}]}', 'document.0.input.0.role'],
+    ['{"a":[1,[2,3],{"k":[],"k":1}]}', 'a.2.k'],
     ['{"a":"}\\"a\\"","a":1}', 'a'],
     ['{"\\u0061":1,"a":2}', 'a'],
   ])('finds the duplicate in %s', (text, key) => expect(findDuplicateKey(text)).toBe(key));
