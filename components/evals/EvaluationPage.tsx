@@ -46,8 +46,10 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
       </Card>
     );
   }
-  if (query.isError) {
-    const missing = readAppError(query.error)?.code === 'not_found';
+  // An evaluation of another prompt is not found here, as the description below says.
+  const elsewhere = query.data !== undefined && query.data.promptId !== scope.promptId;
+  if (query.isError || elsewhere) {
+    const missing = elsewhere || readAppError(query.error)?.code === 'not_found';
     return (
       <Card>
         {missing ? (

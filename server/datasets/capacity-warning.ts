@@ -14,13 +14,21 @@ function nearCapacityThreshold(capacity: number): number {
   return Math.max(1, Math.ceil(capacity * nearCapacityShare));
 }
 
-type DatasetCount = { organizationId: string; promptId: string; datasetId: string; count: number };
+type DatasetCount = {
+  organizationId: string;
+  promptId: string;
+  // Named in the message, so a list of these warnings says which prompt each is about.
+  promptName: string;
+  datasetId: string;
+  count: number;
+};
 
 function warningOf(d: DatasetCount, capacity: number, plan: string): RaisedWarning {
   const full = d.count >= capacity;
+  const dataset = `The dataset of “${d.promptName}”`;
   const message = full
-    ? `The dataset is full: ${d.count} of ${capacity} cases on the ${plan === 'pro' ? 'Pro' : 'Free'} plan. Remove cases${plan === 'pro' ? '' : ' or upgrade to Pro (500 cases)'} to add more.`
-    : `The dataset holds ${d.count} of ${capacity} cases allowed on the ${plan === 'pro' ? 'Pro' : 'Free'} plan.${plan === 'pro' ? '' : ' Upgrade to Pro for 500 cases per dataset.'}`;
+    ? `${dataset} is full: ${d.count} of ${capacity} cases on the ${plan === 'pro' ? 'Pro' : 'Free'} plan. Remove cases${plan === 'pro' ? '' : ' or upgrade to Pro (500 cases)'} to add more.`
+    : `${dataset} holds ${d.count} of ${capacity} cases allowed on the ${plan === 'pro' ? 'Pro' : 'Free'} plan.${plan === 'pro' ? '' : ' Upgrade to Pro for 500 cases per dataset.'}`;
   return {
     organizationId: d.organizationId,
     kind: 'dataset_near_capacity',
@@ -70,12 +78,12 @@ export async function syncOrganizationCapacityWarnings(
 ): Promise<void> {
   const capacity = planCapacity[plan];
   const threshold = nearCapacityThreshold(capacity);
-  const crowded = rowsOf<{ datasetId: string; promptId: string; count: number }>(
+  const crowded = rowsOf<{ datasetId: string; promptId: string; promptName: string; count: number }>(
     await db.execute(sql`
-    select d.id as "datasetId", d.prompt_id as "promptId", count(c.id)::int as count
-    from datasets d join dataset_cases c on c.dataset_id = d.id
+    select d.id as "datasetId", d.prompt_id as "promptId", p.name as "promptName", count(c.id)::int as count
+    from datasets d join dataset_cases c on c.dataset_id = d.id join prompts p on p.id = d.prompt_id
     where d.organization_id = ${organizationId}
-    group by d.id, d.prompt_id
+    group by d.id, d.prompt_id, p.name
     having count(c.id) >= ${threshold}
     order by d.id
     limit ${sweepLimit}`),

@@ -132,7 +132,7 @@ export async function writeDataset<T>(
   const count = await countOf(db, dataset.id);
   await syncDatasetCapacityWarning(
     db,
-    { organizationId, promptId: prompt.id, datasetId: dataset.id, count },
+    { organizationId, promptId: prompt.id, promptName: prompt.name, datasetId: dataset.id, count },
     membership.organization.plan,
   );
   const [bumped] = outcome.unchanged

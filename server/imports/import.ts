@@ -245,6 +245,7 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
     creates.map((r, i) => ({
       organizationId,
       promptId: ids.get(r)!,
+      promptName: r.name,
       datasetId: datasetRows[i].id,
       count: r.prompt.cases.length,
     })),

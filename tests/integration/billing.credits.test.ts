@@ -227,6 +227,7 @@ describe('plan capacities', () => {
     expect(open.body.items).toEqual([
       expect.objectContaining({
         promptId: prompt.id,
+        message: expect.stringContaining(`The dataset of “${prompt.name}” is full`),
         details: expect.objectContaining({ count: 12, capacity: 10, plan: 'free' }),
       }),
     ]);
@@ -268,7 +269,7 @@ describe('plan capacities', () => {
         promptId: prompt.id,
         count: 1,
         resolvedAt: null,
-        message: expect.stringContaining('8 of 10'),
+        message: expect.stringContaining('The dataset of “Growing dataset” holds 8 of 10'),
       }),
     ]);
     dataset = (await viewer.call('GET', base)).body;

@@ -572,9 +572,10 @@ describe('dry run and idempotency', () => {
     expect(result.body.prompts[0].cases).toBe(500);
     // At the edge of capacity: the dataset_near_capacity warning is raised as for any dataset write.
     const warnings = (await editor.call('GET', `/organizations/${org.id}/warnings`)).body.items;
-    expect(warnings.map((w: any) => [w.kind, w.promptId])).toContainEqual([
+    expect(warnings.map((w: any) => [w.kind, w.promptId, w.message.slice(0, 26)])).toContainEqual([
       'dataset_near_capacity',
       result.body.prompts[0].promptId,
+      'The dataset of “Big” is fu',
     ]);
   });
 });
