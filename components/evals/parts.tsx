@@ -80,13 +80,20 @@ export function PassRate({ summary }: { summary: SideSummary | null | undefined 
   );
 }
 
-// userId → a readable name, from the organization's members (ids shown for anyone else).
+// userId → a readable name, from the organization's members and service accounts (ids shown for
+// anyone else).
 export function usePeople(organizationId: string) {
   const trpc = useTRPC();
   const members = useQuery(trpc.members.list.queryOptions({ organizationId, limit: 100 }, { staleTime: 60_000 }));
-  const byId = new Map(
-    (members.data?.items ?? []).map((member) => [member.userId, member.name || member.email || member.userId]),
+  const accounts = useQuery(
+    trpc.organizations.serviceAccountNames.queryOptions({ organizationId }, { staleTime: 60_000 }),
   );
+  const byId = new Map([
+    ...(accounts.data ?? []).map((account) => [account.id, account.name] as const),
+    ...(members.data?.items ?? []).map(
+      (member) => [member.userId, member.name || member.email || member.userId] as const,
+    ),
+  ]);
   return (userId: string | null | undefined) => (userId ? (byId.get(userId) ?? userId) : '—');
 }
 

@@ -150,3 +150,24 @@ export async function serviceAccountProfile(ctx: ServiceContext): Promise<Profil
     kind: 'service_account',
   };
 }
+
+// How many service accounts the dashboard names by their name (the newest first); older ones show ids.
+const namedAccounts = 200;
+
+/**
+ * Any member: the names of the organization's service accounts (revoked ones too), keyed by their
+ * `sac_` id and their `sa_` client id, so label history, versions and the audit log can say who
+ * acted instead of showing an id.
+ */
+export async function serviceAccountNames(
+  ctx: ServiceContext,
+  organizationId: string,
+): Promise<{ id: string; clientId: string; name: string }[]> {
+  await authorize(ctx, organizationId, 'members.read');
+  return ctx.db
+    .select({ id: serviceAccounts.id, clientId: serviceAccounts.clientId, name: serviceAccounts.name })
+    .from(serviceAccounts)
+    .where(eq(serviceAccounts.organizationId, organizationId))
+    .orderBy(desc(serviceAccounts.createdAt))
+    .limit(namedAccounts);
+}

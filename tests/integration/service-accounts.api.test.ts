@@ -230,6 +230,21 @@ describe('managing service accounts', () => {
       ['serviceAccount.revoke', 'dashboard'],
     ]);
   });
+
+  it('any member reads the names of the accounts (revoked ones too), so history can say who acted', async () => {
+    const { org, admin, viewer } = await builtInTeam(url);
+    const dashboard = await caller(admin.id);
+    const created = await dashboard.serviceAccounts.create({ organizationId: org.id, name: 'CI gate', role: 'editor' });
+    const names = await (await caller(viewer.id)).organizations.serviceAccountNames({ organizationId: org.id });
+    expect(names).toEqual([
+      { id: created.serviceAccount.id, clientId: created.serviceAccount.clientId, name: 'CI gate' },
+    ]);
+    const stranger = await builtInTeam(url);
+    const refused = await rejection(
+      (await caller(stranger.admin.id)).organizations.serviceAccountNames({ organizationId: org.id }),
+    );
+    expect(refused.cause.code).toBe('not_found');
+  });
 });
 
 describe('acting as a service account', () => {

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { checkDeletionLink, deleteOrganization } from '@/server/orgs/service';
 import { deleteOrganizationInput } from '@/server/orgs/schemas';
+import { serviceAccountNames } from '@/server/service-accounts/service';
 import { protectedProcedure } from '../init';
 import { orgIdInput } from './paging';
 
-// Deleting an organization through its emailed link: dashboard only (the table has the link itself).
+// Deleting an organization through its emailed link: dashboard only (the table has the link itself);
+// and the names of its service accounts, for the pages that show who acted.
 export const organizationProcedures = {
+  serviceAccountNames: protectedProcedure
+    .input(orgIdInput)
+    .query(({ ctx, input }) => serviceAccountNames(ctx, input.organizationId)),
   checkDeletionLink: protectedProcedure
     .input(orgIdInput.extend({ token: z.string().min(1) }))
     .query(({ ctx, input }) => checkDeletionLink(ctx, input.organizationId, input.token)),
