@@ -501,6 +501,7 @@ describe('datasets (fixture)', () => {
     expect(echo.notes).toEqual([
       'No model is given: local/echo is used.',
       'Dataset “echo-dataset”: item metadata is not carried (1 item).',
+      'Dataset “echo-dataset”: 1 item has no expected output; the case’s expected output is empty.',
     ]);
     expect(mapped.notes).toContain(
       'Langfuse’s dataset item ids, dates, statuses and source trace links are not carried.',
@@ -539,6 +540,7 @@ describe('datasets: rules', () => {
       'No model is given: local/echo is used.',
       'Dataset “d”: 2 archived items were skipped.',
       'Dataset “d”: 2 items without input were skipped.',
+      'Dataset “d”: 1 item has no expected output; the case’s expected output is empty.',
     ]);
   });
 

@@ -230,6 +230,22 @@ describe('case inputs', () => {
     expect(map(document({ prompt: prompt('Plain.'), items: [{ item: { question: 'q' } }] })).problems).toEqual([
       { path: '/items/0/item', message: 'Has no input, and the prompt’s messages use no item field ({{item.…}}).' },
     ]);
+    // A nested path is a template, but not one field: the message says so.
+    const nested = map(
+      document({ prompt: prompt('{{item.user.question}}'), items: [{ item: { user: { question: 'q' } } }] }),
+    );
+    expect(nested.problems).toEqual([
+      { path: '/items/0/item', message: expect.stringContaining('nested paths such as {{item.a.b}} cannot be mapped') },
+    ]);
+  });
+
+  it('notes inputs that are JSON rather than text (a chat-message array, say)', () => {
+    const mapped = only(
+      document({ prompt: prompt('Plain.'), items: [{ item: { input: [{ role: 'user', content: 'Hello' }] } }] }),
+    );
+    expect(mapped.notes).toContain(
+      '1 item’s input is JSON (messages or several fields) rather than text: kept as JSON cases.',
+    );
   });
 
   it('notes templates it cannot turn into variables', () => {

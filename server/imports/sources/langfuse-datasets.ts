@@ -55,6 +55,7 @@ function mapItems(list: unknown[], path: string, state: DatasetTarget, label: st
   let archived = 0;
   let empty = 0;
   let metadata = 0;
+  let unexpected = 0;
   list.forEach((item: unknown, m) => {
     const itemPath = `${path}/${m}`;
     if (!isRecord(item)) return problems.push({ path: itemPath, message: 'Give each dataset item as an object.' });
@@ -63,6 +64,7 @@ function mapItems(list: unknown[], path: string, state: DatasetTarget, label: st
     if (!isGiven(input) || input === '') return empty++;
     if (saysSomething(own(item, 'metadata'))) metadata++;
     const expected = own(item, 'expectedOutput');
+    if (!isGiven(expected)) unexpected++;
     const row = {
       input: textOf(input),
       expectedOutput: isGiven(expected) ? textOf(expected) : '',
@@ -81,4 +83,8 @@ function mapItems(list: unknown[], path: string, state: DatasetTarget, label: st
   if (empty > 0)
     state.notes.add(`${label}: ${counted(empty, 'item without input was', 'items without input were')} skipped`);
   if (metadata > 0) state.notes.add(`${label}: item metadata is not carried (${counted(metadata, 'item', 'items')})`);
+  if (unexpected > 0)
+    state.notes.add(
+      `${label}: ${counted(unexpected, 'item has', 'items have')} no expected output; the case’s expected output is empty`,
+    );
 }

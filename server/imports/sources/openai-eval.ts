@@ -68,18 +68,21 @@ export function mapOpenAiEvalDocument(document: unknown, options: MapperOptions)
   const scope: Scope = { problems, notes: new Notebook(), routeIds: options.routeIds };
 
   const fields: string[] = [];
+  let unmapped = false;
   const content = mapOpenAiBody(body, '/prompt', scope, (text) => {
     const rewritten = text.replace(itemRef, (_, field: string) => {
       if (!fields.includes(field)) fields.push(field);
       return `{{${field}}}`;
     });
-    if (otherRef.test(rewritten))
+    if (otherRef.test(rewritten)) {
+      unmapped = true;
       scope.notes.add('Templates other than {{item.<field>}} in the prompt are kept as written');
+    }
     return rewritten;
   });
   const grading = mapGraders(own(evalRecord, 'testing_criteria'), '/eval/testing_criteria', scope);
   noteEvalFields(evalRecord, scope);
-  const cases = Array.isArray(items) ? mapItems(items, fields, grading.reference, scope) : [];
+  const cases = Array.isArray(items) ? mapItems(items, fields, grading.reference, scope, unmapped) : [];
   if (name === null) return mapped;
   const prompt: MappedPrompt = {
     name,
@@ -126,18 +129,26 @@ function noteEvalFields(evalRecord: JsonRecord, scope: Scope): void {
  * them when it uses several), else `item.input`; the expected output is the string check's
  * reference with the item's fields filled in.
  */
-function mapItems(items: unknown[], fields: string[], reference: Reference | undefined, scope: Scope) {
+function mapItems(
+  items: unknown[],
+  fields: string[],
+  reference: Reference | undefined,
+  scope: Scope,
+  unmapped: boolean,
+) {
   const cases: MappedPrompt['cases'] = [];
   let samples = 0;
   let unreferenced = 0;
+  let structured = 0;
   items.forEach((line: unknown, i) => {
     const linePath = `/items/${i}`;
     const item = isRecord(line) ? own(line, 'item') : undefined;
     if (!isRecord(line) || !isRecord(item)) return refuse(scope, linePath, 'Give each line as { "item": { … } }.');
     if (isGiven(own(line, 'sample'))) samples++;
     const itemPath = `${linePath}/item`;
-    const input = caseInput(item, itemPath, fields, scope);
+    const input = caseInput(item, itemPath, fields, scope, unmapped);
     if (!input) return;
+    if (input.format === 'json') structured++;
     const expected: Text = reference
       ? expectedOf(reference.template, item, itemPath)
       : { text: '', format: 'text', path: itemPath };
@@ -155,6 +166,10 @@ function mapItems(items: unknown[], fields: string[], reference: Reference | und
     checkCase(row, origins, linePath, scope.problems);
     cases.push({ row, path: linePath });
   });
+  if (structured > 0)
+    scope.notes.add(
+      `${structured} item${structured === 1 ? '’s input is' : 's’ inputs are'} JSON (messages or several fields) rather than text: kept as JSON cases`,
+    );
   if (samples > 0)
     scope.notes.add(`The model outputs (sample) of ${samples} item${samples === 1 ? '' : 's'} are not carried`);
   if (unreferenced > 0)
@@ -166,12 +181,18 @@ function mapItems(items: unknown[], fields: string[], reference: Reference | und
 
 type Text = { text: string; format: 'text' | 'json'; path: string; missing?: boolean };
 
-function caseInput(item: JsonRecord, path: string, fields: string[], scope: Scope): Text | null {
+function caseInput(item: JsonRecord, path: string, fields: string[], scope: Scope, unmapped: boolean): Text | null {
   if (fields.length === 0) {
     const input = own(item, 'input');
     if (isGiven(input))
       return { text: textOf(input), format: typeof input === 'string' ? 'text' : 'json', path: `${path}/input` };
-    refuse(scope, path, 'Has no input, and the prompt’s messages use no item field ({{item.…}}).');
+    refuse(
+      scope,
+      path,
+      unmapped
+        ? 'Has no input, and the prompt’s item templates name no single field ({{item.<field>}}; nested paths such as {{item.a.b}} cannot be mapped).'
+        : 'Has no input, and the prompt’s messages use no item field ({{item.…}}).',
+    );
     return null;
   }
   const missing = fields.filter((field) => !isGiven(own(item, field)));
