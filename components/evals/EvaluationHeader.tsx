@@ -40,7 +40,7 @@ export function EvaluationHeader({
     <CardHeader
       title={
         <span className="inline">
-          {title} <EvalStatusBadge status={evaluation.status} />
+          {title} <EvalStatusBadge status={evaluation.status} pendingReview={evaluation.pendingReviewCases} />
         </span>
       }
       description={

@@ -118,7 +118,7 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
                       <div className="subtle mono">{evaluation.id}</div>
                     </td>
                     <td>
-                      <EvalStatusBadge status={evaluation.status} />
+                      <EvalStatusBadge status={evaluation.status} pendingReview={evaluation.pendingReviewCases} />
                     </td>
                     <td>
                       <Badge>{evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'}</Badge>

@@ -220,7 +220,8 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
           >
             {baseline ? (
               <p className="inline">
-                <span className="muted">Latest baseline:</span> <EvalStatusBadge status={baseline.status} />
+                <span className="muted">Latest baseline:</span>{' '}
+                <EvalStatusBadge status={baseline.status} pendingReview={baseline.pendingReviewCases} />
                 <Link href={`${base}/evals/${baseline.id}`}>{baselineRunning ? 'View progress' : 'View results'}</Link>
               </p>
             ) : null}

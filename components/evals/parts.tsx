@@ -22,7 +22,14 @@ const statusLabel: Record<EvaluationStatus, string> = {
   cancelled: 'Cancelled',
 };
 
-export function EvalStatusBadge({ status }: { status: EvaluationStatus }) {
+// A completed run whose cases still wait for a person's review has not decided anything yet.
+export function EvalStatusBadge({ status, pendingReview = 0 }: { status: EvaluationStatus; pendingReview?: number }) {
+  if (status === 'completed' && pendingReview > 0)
+    return (
+      <Badge tone="warning" title={`${pendingReview} ${pendingReview === 1 ? 'case waits' : 'cases wait'} for review`}>
+        Awaiting review
+      </Badge>
+    );
   return (
     <Badge tone={statusTone[status]}>
       {status === 'running' || status === 'pending' ? <span className="live-dot" aria-hidden="true" /> : null}
