@@ -143,9 +143,7 @@ function AuditTable({ organizationId }: { organizationId: string }) {
                   </div>
                 </td>
                 <td>
-                  <div className="details-json" title={summary}>
-                    {summary || '—'}
-                  </div>
+                  <div className="details-json">{summary || '—'}</div>
                 </td>
               </tr>
             );

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { ExportPromptButton } from '@/components/imports/ExportButtons';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { PageHeader } from '@/components/ui/PageHeader';
@@ -26,6 +26,18 @@ export type { PromptScope } from './types';
 
 function Tabs({ base }: { base: string }) {
   const pathname = usePathname();
+  const navRef = useRef<HTMLElement>(null);
+  // On a narrow screen the tab bar scrolls sideways: bring the current tab into view (without
+  // scrolling the page, as scrollIntoView would).
+  useEffect(() => {
+    const nav = navRef.current;
+    const current = nav?.querySelector('[aria-current="page"]');
+    if (!nav || !current) return;
+    const bar = nav.getBoundingClientRect();
+    const tab = current.getBoundingClientRect();
+    if (tab.right > bar.right) nav.scrollLeft += tab.right - bar.right;
+    else if (tab.left < bar.left) nav.scrollLeft -= bar.left - tab.left;
+  }, [pathname]);
   const tabs = [
     { href: base, label: 'Editor' },
     { href: `${base}/dataset`, label: 'Dataset' },
@@ -34,7 +46,7 @@ function Tabs({ base }: { base: string }) {
     { href: `${base}/keys`, label: 'Keys' },
   ];
   return (
-    <nav className="tabs" aria-label="Prompt sections">
+    <nav className="tabs" aria-label="Prompt sections" ref={navRef}>
       {tabs.map((tab) => (
         <Link
           key={tab.href}

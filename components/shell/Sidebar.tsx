@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useParams, usePathname } from 'next/navigation';
 import { signOut } from 'next-auth/react';
-import { useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { Button } from '@/components/ui/Button';
 import {
@@ -54,89 +54,124 @@ export function Sidebar({ user }: { user: SessionUser }) {
   const organization = useOrganization(organizationId);
   const [signingOut, setSigningOut] = useState(false);
   const base = organizationId ? `/organizations/${organizationId}` : null;
+  // Narrow screens show a top bar with a Menu button; the menu stays open only on the page it was
+  // opened on, so navigating closes it.
+  const pathname = usePathname();
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  if (openOn !== null && openOn !== pathname) setOpenOn(null);
+  const open = openOn === pathname;
+  const panelId = useId();
+  const menuButton = useRef<HTMLButtonElement>(null);
+
+  function onKeyDown(event: KeyboardEvent) {
+    // Escape inside an open organization switcher closes only the switcher.
+    const inSwitcher = (event.target as Element).closest('.switcher-menu, .switcher-button[aria-expanded="true"]');
+    if (event.key !== 'Escape' || !open || inSwitcher) return;
+    setOpenOn(null);
+    menuButton.current?.focus();
+  }
+
+  function onPanelClick(event: MouseEvent) {
+    if ((event.target as Element).closest('a')) setOpenOn(null);
+  }
 
   return (
-    <aside className="sidebar" aria-label="Main navigation">
-      <Link href="/" className="brand">
-        <span className="brand-mark" aria-hidden="true">
-          P
-        </span>
-        Promptloop
-      </Link>
-      <OrgSwitcher organizationId={organizationId} />
-      <nav className="nav" aria-label="Sections">
-        {base ? (
-          <>
-            <p className="nav-label">Organization</p>
-            <NavLink href={base} icon={<HomeIcon />} exact>
-              Overview
-            </NavLink>
-            <NavLink href={`${base}/prompts`} icon={<FileTextIcon />}>
-              Prompts
-            </NavLink>
-            <NavLink href={`${base}/traces`} icon={<ActivityIcon />}>
-              Traces
-            </NavLink>
-            <NavLink href={`${base}/ingestion-keys`} icon={<KeyIcon />}>
-              Ingestion keys
-            </NavLink>
-            <NavLink href={`${base}/webhooks`} icon={<ZapIcon />}>
-              Webhooks
-            </NavLink>
-            <NavLink href={`${base}/warnings`} icon={<AlertCircleIcon />}>
-              Warnings
-              {organizationId ? <WarningsNavBadge organizationId={organizationId} /> : null}
-            </NavLink>
-            <NavLink href={`${base}/members`} icon={<UsersIcon />}>
-              Members
-            </NavLink>
-            <NavLink href={`${base}/billing`} icon={<CreditCardIcon />}>
-              Billing
-            </NavLink>
-            <NavLink href={`${base}/settings`} icon={<SettingsIcon />}>
-              Settings
-            </NavLink>
-            {organization.data && can(organization.data.role, 'audit.read') ? (
-              <NavLink href={`${base}/audit`} icon={<ListIcon />}>
-                Audit log
-              </NavLink>
-            ) : null}
-          </>
-        ) : null}
-        <p className="nav-label">Workspace</p>
-        <NavLink href="/organizations" icon={<BuildingIcon />} exact>
-          All organizations
-        </NavLink>
-        <NavLink href="/account/applications" icon={<KeyIcon />}>
-          Authorized applications
-        </NavLink>
-      </nav>
-      <div className="sidebar-footer">
-        <Link href="/account" className="user-chip" aria-label="Account settings">
-          <span className="avatar" aria-hidden="true">
-            {initials(user.name || user.email)}
+    <aside className="sidebar" aria-label="Main navigation" onKeyDown={onKeyDown}>
+      <div className="sidebar-bar">
+        <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            P
           </span>
-          <span className="user-chip-text">
-            <span style={{ fontWeight: 550 }}>{user.name || 'Your account'}</span>
-            <span className="subtle" style={{ fontSize: 12 }}>
-              {user.email}
-            </span>
-          </span>
+          Promptloop
         </Link>
-        <Button
-          variant="ghost"
-          size="sm"
-          block
-          icon={<LogOutIcon size={14} />}
-          loading={signingOut}
-          onClick={() => {
-            setSigningOut(true);
-            void signOut({ callbackUrl: '/sign-in' });
-          }}
-          style={{ justifyContent: 'flex-start' }}
+        <button
+          ref={menuButton}
+          type="button"
+          className="btn btn-sm sidebar-menu-button"
+          aria-expanded={open}
+          aria-controls={panelId}
+          onClick={() => setOpenOn(open ? null : pathname)}
         >
-          Sign out
-        </Button>
+          Menu
+        </button>
+      </div>
+      {/* A followed link closes the menu (also when it leads to the current page). */}
+      <div className="sidebar-panel" id={panelId} data-open={open} onClick={onPanelClick}>
+        <OrgSwitcher organizationId={organizationId} />
+        <nav className="nav" aria-label="Sections">
+          {base ? (
+            <>
+              <p className="nav-label">Organization</p>
+              <NavLink href={base} icon={<HomeIcon />} exact>
+                Overview
+              </NavLink>
+              <NavLink href={`${base}/prompts`} icon={<FileTextIcon />}>
+                Prompts
+              </NavLink>
+              <NavLink href={`${base}/traces`} icon={<ActivityIcon />}>
+                Traces
+              </NavLink>
+              <NavLink href={`${base}/ingestion-keys`} icon={<KeyIcon />}>
+                Ingestion keys
+              </NavLink>
+              <NavLink href={`${base}/webhooks`} icon={<ZapIcon />}>
+                Webhooks
+              </NavLink>
+              <NavLink href={`${base}/warnings`} icon={<AlertCircleIcon />}>
+                Warnings
+                {organizationId ? <WarningsNavBadge organizationId={organizationId} /> : null}
+              </NavLink>
+              <NavLink href={`${base}/members`} icon={<UsersIcon />}>
+                Members
+              </NavLink>
+              <NavLink href={`${base}/billing`} icon={<CreditCardIcon />}>
+                Billing
+              </NavLink>
+              <NavLink href={`${base}/settings`} icon={<SettingsIcon />}>
+                Settings
+              </NavLink>
+              {organization.data && can(organization.data.role, 'audit.read') ? (
+                <NavLink href={`${base}/audit`} icon={<ListIcon />}>
+                  Audit log
+                </NavLink>
+              ) : null}
+            </>
+          ) : null}
+          <p className="nav-label">Workspace</p>
+          <NavLink href="/organizations" icon={<BuildingIcon />} exact>
+            All organizations
+          </NavLink>
+          <NavLink href="/account/applications" icon={<KeyIcon />}>
+            Authorized applications
+          </NavLink>
+        </nav>
+        <div className="sidebar-footer">
+          <Link href="/account" className="user-chip" aria-label="Account settings">
+            <span className="avatar" aria-hidden="true">
+              {initials(user.name || user.email)}
+            </span>
+            <span className="user-chip-text">
+              <span style={{ fontWeight: 550 }}>{user.name || 'Your account'}</span>
+              <span className="subtle" style={{ fontSize: 12 }}>
+                {user.email}
+              </span>
+            </span>
+          </Link>
+          <Button
+            variant="ghost"
+            size="sm"
+            block
+            icon={<LogOutIcon size={14} />}
+            loading={signingOut}
+            onClick={() => {
+              setSigningOut(true);
+              void signOut({ callbackUrl: '/sign-in' });
+            }}
+            style={{ justifyContent: 'flex-start' }}
+          >
+            Sign out
+          </Button>
+        </div>
       </div>
     </aside>
   );
