@@ -1,5 +1,6 @@
 'use client';
 
+import { usePeople } from '@/components/evals/parts';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { formatDateTime } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
@@ -87,6 +88,8 @@ function summarize(details: Record<string, unknown>): string {
 }
 
 function AuditTable({ organizationId }: { organizationId: string }) {
+  // Service accounts (and people without an email) by name.
+  const personName = usePeople(organizationId);
   const trpc = useTRPC();
   const log = useInfiniteQuery(
     trpc.audit.list.infiniteQueryOptions(
@@ -128,7 +131,7 @@ function AuditTable({ organizationId }: { organizationId: string }) {
                 <td className="cell-nowrap muted">{formatDateTime(entry.createdAt)}</td>
                 <td>
                   <div className="person-text">
-                    <span>{entry.userEmail ?? entry.userId}</span>
+                    <span>{entry.userEmail ?? personName(entry.userId)}</span>
                     <span>
                       <Badge tone={entry.clientId === 'dashboard' ? 'neutral' : 'accent'}>
                         {entry.clientId === 'dashboard' ? 'Dashboard' : entry.clientId}
