@@ -82,6 +82,9 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   const blocked = promote.getByRole('alert', { name: 'Why the release policy blocked this move' });
   await expect(blocked).toContainText('The release policy blocked this move. Nothing changed.');
   await expect(blocked).toContainText('requires an evaluation');
+  // In the dashboard's words: choose a comparison here (the API's "pass its evaluationId" is not for users).
+  await expect(blocked).toContainText('choose a completed comparison of v2 against v1');
+  await expect(blocked).not.toContainText('evaluationId');
   await page.screenshot({ path: path.join(shots, '40-promotion-blocked.png') });
 
   // The admin overrides: the reason is required and kept in the history.
@@ -121,8 +124,11 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await editor.page.getByRole('button', { name: 'Move production' }).click();
   const move = editor.page.getByRole('dialog', { name: 'Move production' });
   await move.getByLabel('Version').selectOption({ label: 'v3' });
-  await move.getByRole('button', { name: 'Move to v3' }).click();
-  await expect(move.getByRole('alert', { name: 'Why the release policy blocked this move' })).toBeVisible();
+  // The dialog says the policy will refuse the move: for someone who cannot override, nothing to send.
+  await expect(move.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'The release policy will refuse this move',
+  );
+  await expect(move.getByRole('button', { name: 'Move to v3' })).toBeDisabled();
   await expect(move).toContainText('Only an admin can override the release policy.');
   await expect(move.getByRole('button', { name: /Override/ })).toHaveCount(0);
   await move.getByRole('button', { name: 'Cancel' }).click();

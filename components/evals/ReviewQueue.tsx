@@ -145,7 +145,9 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
         description={
           done > 0
             ? `${done} decided in this session. The evaluation updates as you go.`
-            : 'These outputs need a person to decide. Keyboard shortcuts work anywhere on this page.'
+            : canWrite
+              ? 'These outputs need a person to decide. Keyboard shortcuts work anywhere on this page.'
+              : 'These outputs need a person to decide.'
         }
         actions={
           <div className="inline">
@@ -278,13 +280,15 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
             <p className="muted">Editors and admins can review results.</p>
           )}
         </div>
-        <p className="shortcut-help subtle" aria-label="Keyboard shortcuts">
-          {shortcuts.map((shortcut) => (
-            <span key={shortcut.key}>
-              <kbd>{shortcut.key}</kbd> {shortcut.label}
-            </span>
-          ))}
-        </p>
+        {canWrite ? (
+          <p className="shortcut-help subtle" aria-label="Keyboard shortcuts">
+            {shortcuts.map((shortcut) => (
+              <span key={shortcut.key}>
+                <kbd>{shortcut.key}</kbd> {shortcut.label}
+              </span>
+            ))}
+          </p>
+        ) : null}
       </CardBody>
     </Card>
   );

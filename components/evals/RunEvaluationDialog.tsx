@@ -5,7 +5,9 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { billingPath } from '@/components/billing/links';
-import { Field, Select } from '@/components/ui/Field';
+import { Field } from '@/components/ui/Field';
+import { VersionPicker } from '@/components/versions/VersionPicker';
+import { useVersionChoices } from '@/components/versions/hooks';
 import { FieldError } from '@/components/ui/FieldError';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { useTRPC } from '@/lib/trpc/client';
@@ -75,7 +77,9 @@ export function RunEvaluationDialog({
   );
 
   const proOnly = plan !== 'pro';
-  const chosen = versions.find((version) => version.id === versionId);
+  // Every version can be chosen, not only the page the list has loaded (VersionPicker).
+  const choices = useVersionChoices({ organizationId, promptId });
+  const chosen = choices.versions.find((version) => version.id === versionId);
   const blocked = estimate.data ? !estimate.data.allowed : false;
   // When credits are short, say when they renew (the billing state knows the period).
   const creditsShort = estimate.data
@@ -107,15 +111,13 @@ export function RunEvaluationDialog({
       }}
     >
       <Field label="Candidate version" error={error?.fields.versionId}>
-        <Select value={versionId} onChange={(e) => setVersionId(e.target.value)}>
-          {versions.length === 0 ? <option value="">No saved versions</option> : null}
-          {versions.map((version) => (
-            <option key={version.id} value={version.id}>
-              v{version.number}
-              {version.labels.length ? ` · ${version.labels.join(', ')}` : ''}
-            </option>
-          ))}
-        </Select>
+        <VersionPicker
+          target={{ organizationId, promptId }}
+          value={versionId}
+          placeholder={choices.versions.length === 0 ? 'No saved versions' : undefined}
+          onChange={(version) => setVersionId(version.id)}
+          note={(version) => (version.labels.length ? ` · ${version.labels.join(', ')}` : '')}
+        />
       </Field>
       <fieldset className="choice-group">
         <legend className="field-label">Scope</legend>

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { percent } from '@/components/evals/types';
 import type { PromotionBlockedDetails } from '@/server/releases/schemas';
+import { dashboardReason } from './rules';
 
 /** error.details of 409 promotion_blocked, read defensively (it crossed the wire). */
 export function blockedDetails(details: Record<string, unknown>): PromotionBlockedDetails {
@@ -16,16 +17,26 @@ export function blockedDetails(details: Record<string, unknown>): PromotionBlock
   };
 }
 
-// Why the server refused a move: each reason, the pass rates it compared, and the regressed cases,
-// each linked to the evaluation's results.
-export function BlockedExplanation({ details, evalsBase }: { details: PromotionBlockedDetails; evalsBase: string }) {
+// Why the server refused a move: each reason (in the dashboard's words: the user chooses a comparison
+// here, they pass no evaluationId), the pass rates it compared, and the regressed cases, each linked
+// to the evaluation's results.
+export function BlockedExplanation({
+  details,
+  evalsBase,
+  baselineText,
+}: {
+  details: PromotionBlockedDetails;
+  evalsBase: string;
+  // What the label (or production, for a new label) serves now, e.g. "v2": names the comparison to choose.
+  baselineText: string | null;
+}) {
   const evaluationHref = details.evaluationId ? `${evalsBase}/${details.evaluationId}` : null;
   return (
     <div className="blocked" role="alert" aria-label="Why the release policy blocked this move">
       <p className="blocked-title">The release policy blocked this move. Nothing changed.</p>
       <ul className="blocked-reasons">
         {details.reasons.map((reason) => (
-          <li key={reason}>{reason}</li>
+          <li key={reason}>{dashboardReason(reason, baselineText)}</li>
         ))}
       </ul>
       {details.evaluationId ? (

@@ -106,6 +106,12 @@ export function GateSection({
                   <li key={reason}>{reason}</li>
                 ))}
               </ul>
+              {gate.historyComplete ? null : (
+                <p className="subtle">
+                  Unless “{label}” served {names} before the moves the dashboard read: its history is longer, so the
+                  server decides when you move.
+                </p>
+              )}
             </div>
           </div>
         ) : verdict.counting ? (

@@ -69,8 +69,17 @@ export function GatedMoveDialog({
   const [error, setError] = useState<AppErrorInfo | null>(null);
   const move = useMoveLabel(target);
   const blocked = error?.code === 'promotion_blocked' ? blockedDetails(error.details) : null;
-  const refused = blocked !== null || (gate.verdict?.reasons.length ?? 0) > 0;
+  const forecastRefuses = (gate.verdict?.reasons.length ?? 0) > 0;
+  const refused = blocked !== null || forecastRefuses;
   const canOverride = isAdmin && overridable && refused;
+  // The dialog says the policy will refuse the move (and the label's whole history was read, so it
+  // is not a rollback the dashboard cannot see): sending it could only fail. Admins override instead.
+  const refusedForSure = forecastRefuses && gate.historyComplete && !isAdmin;
+  const disabledReason =
+    submitDisabled ??
+    (refusedForSure
+      ? 'The release policy will refuse this move: choose a comparison that meets it (only an admin can override).'
+      : null);
 
   function submit(override?: { reason: string }) {
     const input = body();
@@ -136,11 +145,12 @@ export function GatedMoveDialog({
                 Override and move…
               </Button>
             ) : null}
-            <span className="button-reason" title={submitDisabled ?? undefined}>
+            <span className="button-reason" title={disabledReason ?? undefined}>
               <Button
                 variant="primary"
                 loading={move.isPending}
-                disabled={submitDisabled !== null}
+                disabled={disabledReason !== null}
+                aria-description={disabledReason ?? undefined}
                 onClick={() => submit()}
               >
                 {submitLabel}
@@ -160,8 +170,12 @@ export function GatedMoveDialog({
       ) : (
         <div className="stack-sm move-body">
           {children({ blocked: blocked !== null, error, clearError: () => setError(null) })}
-          {blocked ? <BlockedExplanation details={blocked} evalsBase={evalsBase} /> : null}
-          {blocked && !isAdmin ? <p className="subtle">Only an admin can override the release policy.</p> : null}
+          {blocked ? (
+            <BlockedExplanation details={blocked} evalsBase={evalsBase} baselineText={gate.baselineText} />
+          ) : null}
+          {(blocked || refusedForSure) && !isAdmin ? (
+            <p className="subtle">Only an admin can override the release policy.</p>
+          ) : null}
         </div>
       )}
       {message ? <Alert tone="error">{message}</Alert> : null}

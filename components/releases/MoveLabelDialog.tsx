@@ -1,8 +1,9 @@
 'use client';
 
 import { useState } from 'react';
-import type { Label, Version } from '@/components/evals/types';
-import { Field, Select } from '@/components/ui/Field';
+import type { Label } from '@/components/evals/types';
+import { Field } from '@/components/ui/Field';
+import { VersionPicker } from '@/components/versions/VersionPicker';
 import { GatedMoveDialog } from './GatedMoveDialog';
 import { GateSection } from './GateSection';
 import { useGate, type Target } from './hooks';
@@ -28,7 +29,6 @@ export function servesText(label: Label | null, numberOf: NumberOf): string | nu
 export function MoveLabelDialog({
   target,
   request,
-  versions,
   numberOf,
   isAdmin,
   evalsBase,
@@ -37,7 +37,6 @@ export function MoveLabelDialog({
 }: {
   target: Target;
   request: MoveRequest;
-  versions: Version[];
   numberOf: NumberOf;
   isAdmin: boolean;
   evalsBase: string;
@@ -55,7 +54,9 @@ export function MoveLabelDialog({
   const inSplit = (id: string) => Boolean(current?.split?.some((entry) => entry.versionId === id));
   const endsSplit = inSplit(versionId);
   const unchanged = current !== null && current.split === null && current.versionId === versionId;
-  const rollback = current !== null && number !== undefined && !endsSplit && number < current.version;
+  // A rollback is a move back to a version the label pointed at before (API.md), by its history:
+  // not any move to a lower number (staging v7 → v2 is no rollback when staging never served v2).
+  const rollback = !endsSplit && !unchanged && gate.pointedBefore;
 
   const title = endsSplit
     ? `End the split: move ${label} to ${name}?`
@@ -87,7 +88,7 @@ export function MoveLabelDialog({
       description={description}
       submitLabel={rollback ? `Roll back to ${name}` : `Move to ${name}`}
       submitDisabled={unchanged ? `${label} already serves ${name}.` : null}
-      overridable={current !== null && !unchanged}
+      overridable={!unchanged}
       body={() => ({ versionId })}
       fieldNames={['versionId']}
       evaluationId={evaluationId}
@@ -101,17 +102,15 @@ export function MoveLabelDialog({
         <>
           {!fixed ? (
             <Field label="Version" error={error?.fields.versionId}>
-              <Select
+              <VersionPicker
+                target={target}
                 value={versionId}
-                onChange={(e) => (setVersionId(e.target.value), setEvaluationId(''), clearError())}
-              >
-                {versions.map((version) => (
-                  <option key={version.id} value={version.id}>
-                    v{version.number}
-                    {inSplit(version.id) ? ' (in the split)' : version.id === current?.versionId ? ' (current)' : ''}
-                  </option>
-                ))}
-              </Select>
+                selectedNumber={number}
+                onChange={(version) => (setVersionId(version.id), setEvaluationId(''), clearError())}
+                note={(version) =>
+                  inSplit(version.id) ? ' (in the split)' : version.id === current?.versionId ? ' (current)' : ''
+                }
+              />
             </Field>
           ) : null}
           {unchanged ? (

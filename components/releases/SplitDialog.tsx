@@ -1,10 +1,13 @@
 'use client';
 
 import { useMemo, useState } from 'react';
-import type { Label, Version } from '@/components/evals/types';
+import type { Label } from '@/components/evals/types';
 import { Button } from '@/components/ui/Button';
 import { FieldError } from '@/components/ui/FieldError';
-import { Input, Select } from '@/components/ui/Field';
+import { Input } from '@/components/ui/Field';
+import type { VersionChoice } from '@/components/versions/choices';
+import { useVersionChoices } from '@/components/versions/hooks';
+import { VersionPicker } from '@/components/versions/VersionPicker';
 import { SnippetTabs } from '@/components/ui/SnippetTabs';
 import { TrashIcon } from '@/components/ui/icons';
 import { splitLimits } from '@/server/prompts/schemas';
@@ -17,7 +20,7 @@ import { splitCurlSnippet, splitTypescriptSnippet } from './snippets';
 
 const swatches = ['var(--accent)', '#0ea5e9', '#f59e0b', '#10b981'];
 
-function initialRows(current: Label, versions: Version[]): SplitRow[] {
+function initialRows(current: Label, versions: VersionChoice[]): SplitRow[] {
   if (current.split)
     return current.split.map((entry) => ({ versionId: entry.versionId, weight: String(entry.weight) }));
   const other = versions.find((version) => version.id !== current.versionId);
@@ -39,7 +42,6 @@ function evenWeights(count: number): string[] {
 export function SplitDialog({
   target,
   label,
-  versions,
   numberOf,
   isAdmin,
   evalsBase,
@@ -49,7 +51,6 @@ export function SplitDialog({
 }: {
   target: Target;
   label: Label;
-  versions: Version[];
   numberOf: NumberOf;
   isAdmin: boolean;
   evalsBase: string;
@@ -58,6 +59,9 @@ export function SplitDialog({
   onClose: () => void;
   onMoved: (message: string) => void;
 }) {
+  // The versions loaded for the pickers (newest first); each row's picker reaches the older ones.
+  const choices = useVersionChoices(target);
+  const versions = choices.versions;
   const [rows, setRows] = useState<SplitRow[]>(() => initialRows(label, versions));
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
@@ -149,20 +153,21 @@ export function SplitDialog({
                 <div className="traffic-row" key={index} data-split-row={index + 1}>
                   <span className="traffic-swatch" style={{ background: swatches[index] }} aria-hidden="true" />
                   <div className="traffic-row-version">
-                    <Select
+                    <VersionPicker
+                      target={target}
+                      compact
                       aria-label={`Version ${index + 1}`}
+                      numberLabel={`Version number of row ${index + 1}`}
                       value={row.versionId}
+                      selectedNumber={row.versionId ? numberOf(row.versionId) : undefined}
                       aria-invalid={versionError ? true : undefined}
                       aria-describedby={versionError ? `split-version-${index}-error` : undefined}
-                      onChange={(e) => (update(index, { versionId: e.target.value }), touch(`v${index}`), clearError())}
-                    >
-                      <option value="">Choose…</option>
-                      {versions.map((version) => (
-                        <option key={version.id} value={version.id}>
-                          v{version.number}
-                        </option>
-                      ))}
-                    </Select>
+                      onChange={(version) => (
+                        update(index, { versionId: version.id }),
+                        touch(`v${index}`),
+                        clearError()
+                      )}
+                    />
                     <FieldError id={`split-version-${index}-error`} message={versionError} />
                   </div>
                   <div className="traffic-row-weight">
@@ -236,7 +241,9 @@ export function SplitDialog({
               <Button
                 size="sm"
                 onClick={addRow}
-                disabled={rows.length >= splitLimits.maxVersions || rows.length >= versions.length}
+                disabled={
+                  rows.length >= splitLimits.maxVersions || (!choices.hasOlder && rows.length >= versions.length)
+                }
               >
                 Add version
               </Button>

@@ -13,6 +13,7 @@ import {
   gateOn,
   pointedAtBefore,
   regressedCaseIds,
+  splitText,
   type NumberOf,
   type Verdict,
 } from './rules';
@@ -88,6 +89,14 @@ export type Gate = {
   verdict: Verdict | null;
   // The chosen evaluation's results could not be read: its regressions are the server's to count.
   countFailed: boolean;
+  // Every version of the move is one the label pointed at before, by the history read (gate on or
+  // off): the move is a rollback in the API's sense, and is worded as one.
+  pointedBefore: boolean;
+  // The label's whole history was read: a version missing from it was never served by the label, so
+  // the forecast is certain (with a longer history, only the server can tell a rollback).
+  historyComplete: boolean;
+  // What the move is compared with: the label's versions now, or production's for a new label.
+  baselineText: string | null;
 };
 
 /**
@@ -104,10 +113,18 @@ export function useGate(
   const on = gateOn(policy.data, label);
   // A protected label that points at nothing yet is compared with what production serves.
   const baseline = useBaseline(target, label, current);
-  const history = useLabelHistory(target, label, on);
+  // Read gate on or off: the dialog calls a move a rollback only when the label pointed there before.
+  const history = useLabelHistory(target, label, true);
   const { query: evaluations, comparisons } = useComparisons(target);
   const items: LabelHistoryItem[] = history.data?.items ?? [];
   const before = pointedAtBefore(current, items);
+  const pointedBefore = versionIds.length > 0 && versionIds.every((id) => before.has(id));
+  const historyComplete = history.isSuccess && !history.data.nextCursor;
+  const baselineText = baseline
+    ? baseline.split
+      ? splitText(baseline.split, numberOf)
+      : `v${baseline.version}`
+    : null;
   const newVersionIds = on ? versionIds.filter((id) => !before.has(id)) : [];
   const rollback = on && versionIds.length > 0 && newVersionIds.length === 0;
   const candidates = on ? newVersionIds : versionIds;
@@ -149,7 +166,19 @@ export function useGate(
         })
       : null;
   const countFailed = checking && (candidateResults.query.isError || productionResults.query.isError);
-  return { ready, on, newVersionIds, rollback, choices, running, verdict, countFailed };
+  return {
+    ready,
+    on,
+    newVersionIds,
+    rollback,
+    choices,
+    running,
+    verdict,
+    countFailed,
+    pointedBefore,
+    historyComplete,
+    baselineText,
+  };
 }
 
 /**

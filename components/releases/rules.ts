@@ -47,6 +47,60 @@ export function pointedAtBefore(current: Label | null, history: LabelHistoryItem
 }
 
 /**
+ * For each history entry (newest first, as listed), whether it moved its label back to versions the
+ * label had pointed at before it (API.md: any version in that label's earlier history, as
+ * toVersionId or inside a toSplit, or what it pointed at just before the move). Only the entries
+ * given are read: an entry whose earlier history is not among them is not called a rollback (it may
+ * still be one; the dashboard says only what it knows). Ending a split on one of its own versions
+ * is shown as "Split ended", not as a rollback; an import or a removal is never one.
+ */
+export function historyRollbacks(items: LabelHistoryItem[]): boolean[] {
+  const seen = new Map<string, Set<string>>();
+  const result = new Array<boolean>(items.length).fill(false);
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index];
+    const before = seen.get(item.label) ?? new Set<string>();
+    seen.set(item.label, before);
+    if (item.fromVersionId) before.add(item.fromVersionId);
+    for (const entry of item.fromSplit ?? []) before.add(entry.versionId);
+    const targets = item.toSplit
+      ? item.toSplit.map((entry) => entry.versionId)
+      : item.toVersionId
+        ? [item.toVersionId]
+        : [];
+    const endsOwnSplit =
+      !item.toSplit && Boolean(item.fromSplit?.some((entry) => entry.versionId === item.toVersionId));
+    result[index] =
+      item.source !== 'import' && targets.length > 0 && !endsOwnSplit && targets.every((id) => before.has(id));
+    for (const id of targets) before.add(id);
+  }
+  return result;
+}
+
+/**
+ * A reason of the server's 409 promotion_blocked, in the dashboard's words: the API asks a client to
+ * "pass its evaluationId"; here the user chooses a completed comparison in the dialog.
+ * `baselineText` is what the label (or production, for a label that points at nothing) serves now.
+ */
+export function dashboardReason(reason: string, baselineText: string | null): string {
+  const missing =
+    /^["“](.+?)["”] is protected and requires an evaluation: compare (.+) with the version ["“](.+?)["”] points at now, then pass its evaluationId\.$/.exec(
+      reason,
+    );
+  if (missing) {
+    const [, label, names, baseline] = missing;
+    const against = baselineText
+      ? `${baselineText}, the version “${baseline}” serves now`
+      : `what “${baseline}” serves now`;
+    return `“${label}” is protected and requires an evaluation: choose a completed comparison of ${names} against ${against} (run one on the Evaluations page if there is none).`;
+  }
+  return reason
+    .replace(/,? ?then pass its evaluationId/g, ', then choose it as the justifying comparison')
+    .replace(/\bevaluationId\b/g, 'justifying comparison')
+    .replace(/"([^"]+)"/g, '“$1”');
+}
+
+/**
  * Cases that passed on production and failed (scored as failed, or an error) on the candidate, in case
  * order: the gate's regressions. A candidate case pending review is undecided; it blocks on its own.
  */

@@ -14,8 +14,8 @@ import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
 import { ClockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
-import { splitText, type NumberOf, type SplitEntry } from '@/components/releases/rules';
-import { useVersionNumbers } from './hooks';
+import { historyRollbacks, splitText, type NumberOf, type SplitEntry } from '@/components/releases/rules';
+import { useVersionChoices } from './hooks';
 
 function VersionRef({ number }: { number: number | null | undefined }) {
   return number ? <strong>v{number}</strong> : <span className="subtle">none</span>;
@@ -63,8 +63,17 @@ export function LabelHistory({
     ),
   );
   const items: LabelHistoryItem[] = history.data?.pages.flatMap((page) => page.items) ?? [];
-  const { numberOf: knownNumber } = useVersionNumbers({ organizationId, promptId });
-  const numberOf: NumberOf = (versionId) => knownNumber(versionId);
+  const choices = useVersionChoices({ organizationId, promptId });
+  // A split names its versions by id: their numbers from the pickers' versions (the newest 100 and any
+  // found by number), or the history rows themselves (each names the numbers of its one-version sides).
+  const numberOf: NumberOf = (versionId) =>
+    choices.numberOf(versionId) ??
+    items.find((item) => item.toVersionId === versionId)?.toVersion ??
+    items.find((item) => item.fromVersionId === versionId)?.fromVersion ??
+    undefined;
+  // A rollback moves a label back to a version it pointed at before (API.md), by the rows loaded:
+  // not any move to a lower number.
+  const rollbacks = historyRollbacks(items);
   const base = `/organizations/${organizationId}/prompts/${promptId}`;
 
   return (
@@ -107,12 +116,7 @@ export function LabelHistory({
             </thead>
             <tbody>
               {items.map((item, index) => {
-                const rollback =
-                  !item.toSplit &&
-                  !item.fromSplit &&
-                  item.fromVersion &&
-                  item.toVersion &&
-                  item.toVersion < item.fromVersion;
+                const rollback = rollbacks[index];
                 return (
                   <tr key={`${item.at}-${item.label}-${index}`} data-history-label={item.label}>
                     <td className="cell-nowrap muted" title={formatDateTime(item.at)}>

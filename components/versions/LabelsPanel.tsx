@@ -8,13 +8,14 @@ import type { Label, Version } from '@/components/evals/types';
 import type { PromptScope } from '@/components/prompts/PromptShell';
 import type { MoveRequest } from '@/components/releases/MoveLabelDialog';
 import { useMoveLabel } from '@/components/releases/hooks';
-import { gateOn, type NumberOf } from '@/components/releases/rules';
+import { dashboardReason, gateOn, type NumberOf } from '@/components/releases/rules';
+import { blockedDetails } from '@/components/releases/BlockedExplanation';
 import { SplitId } from '@/components/releases/SplitId';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { Field, Input, Select } from '@/components/ui/Field';
+import { Field, Input } from '@/components/ui/Field';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
@@ -23,6 +24,7 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import type { ReleasePolicy } from '@/server/releases/schemas';
 import type { useLabels } from './hooks';
+import { VersionPicker } from './VersionPicker';
 
 function useRemoveLabel(scope: PromptScope) {
   const trpc = useTRPC();
@@ -102,13 +104,22 @@ export function LabelsPanel({
       });
     if (!versionId) return;
     const existing = items.find((item) => item.label === name);
-    // An existing label is a move: the move dialog shows the release policy's rules for it.
-    if (existing) return onMove({ label: name, current: existing, versionId });
+    // An existing label is a move, and so is a protected one the gate checks against production: the
+    // move dialog shows the release policy's rules for it (and the comparison to choose).
+    if (existing || gateOn(policy, name)) return onMove({ label: name, current: existing ?? null, versionId });
     move.mutate(
       { ...target, label: name, versionId },
       {
         onSuccess: () => setNewLabel(''),
-        onError: (e) => setAddError(readAppError(e)),
+        onError: (e) => {
+          const info = readAppError(e);
+          // Refused by a policy changed meanwhile: say why in the dashboard's words, next to the field.
+          if (info?.code === 'promotion_blocked') {
+            const reasons = blockedDetails(info.details).reasons.map((reason) => dashboardReason(reason, null));
+            return setAddError({ ...info, message: reasons.join(' ') || info.message });
+          }
+          setAddError(info);
+        },
       },
     );
   }
@@ -225,13 +236,12 @@ export function LabelsPanel({
             <Input value={newLabel} onChange={(e) => setNewLabel(e.target.value)} placeholder="canary" maxLength={64} />
           </Field>
           <Field label="Points at" error={addError?.fields.versionId}>
-            <Select value={newVersionId || versions[0]?.id} onChange={(e) => setNewVersionId(e.target.value)}>
-              {versions.map((version) => (
-                <option key={version.id} value={version.id}>
-                  v{version.number}
-                </option>
-              ))}
-            </Select>
+            <VersionPicker
+              target={target}
+              value={newVersionId || versions[0]?.id || ''}
+              selectedNumber={newVersionId ? numberOf(newVersionId) : versions[0]?.number}
+              onChange={(version) => (setNewVersionId(version.id), setAddError(null))}
+            />
           </Field>
           <Button type="submit" loading={move.isPending}>
             Add label

@@ -2,7 +2,6 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
-import { Select } from '@/components/ui/Field';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Badge } from '@/components/ui/Badge';
@@ -10,6 +9,8 @@ import { splitRows, type SplitCell } from '@/components/evals/diff';
 import { DiffView } from '@/components/evals/DiffView';
 import type { Version } from '@/components/evals/types';
 import { useTRPC } from '@/lib/trpc/client';
+import { useVersionChoices } from './hooks';
+import { VersionPicker } from './VersionPicker';
 
 type Target = { organizationId: string; promptId: string };
 type Message = Version['content']['messages'][number];
@@ -233,6 +234,14 @@ export function VersionCompare({
     enabled: to !== null,
   });
 
+  const choices = useVersionChoices(target);
+  // The pickers hold version ids; the URL holds numbers (?compare=1..106 may name a version no page loaded).
+  const idOf = (number: number | null, loaded: { id: string; number: number } | undefined) =>
+    number === null
+      ? ''
+      : (choices.versions.find((version) => version.number === number)?.id ??
+        (loaded?.number === number ? loaded.id : ''));
+
   if (versions.length < 2 || from === null || to === null) {
     return (
       <Card>
@@ -252,31 +261,27 @@ export function VersionCompare({
         description="Messages side by side with changed lines and words marked, then the settings and tools that differ."
         actions={
           <div className="inline">
-            <Select
+            <VersionPicker
+              target={target}
               compact
               aria-label="Base version"
-              value={from}
-              onChange={(e) => onChange(Number(e.target.value), to)}
-            >
-              {versions.map((version) => (
-                <option key={version.id} value={version.number}>
-                  v{version.number}
-                </option>
-              ))}
-            </Select>
+              numberLabel="Base version number"
+              value={idOf(from, a.data)}
+              selectedNumber={from}
+              placeholder={`v${from}`}
+              onChange={(version) => onChange(version.number, to)}
+            />
             <span className="muted">→</span>
-            <Select
+            <VersionPicker
+              target={target}
               compact
               aria-label="Compared version"
-              value={to}
-              onChange={(e) => onChange(from, Number(e.target.value))}
-            >
-              {versions.map((version) => (
-                <option key={version.id} value={version.number}>
-                  v{version.number}
-                </option>
-              ))}
-            </Select>
+              numberLabel="Compared version number"
+              value={idOf(to, b.data)}
+              selectedNumber={to}
+              placeholder={`v${to}`}
+              onChange={(version) => onChange(from, version.number)}
+            />
           </div>
         }
       />

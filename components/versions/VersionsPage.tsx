@@ -26,7 +26,7 @@ import { SplitPanel } from '@/components/releases/SplitPanel';
 import type { NumberOf } from '@/components/releases/rules';
 import { OnlineEvaluationCard } from '@/components/online/OnlineEvaluationCard';
 import { OnlineScoresCard } from '@/components/online/OnlineScoresCard';
-import { useLabels, useVersionList, useVersionNumbers } from './hooks';
+import { useLabels, useVersionChoices, useVersionList } from './hooks';
 import { LabelHistory } from './LabelHistory';
 import { LabelsPanel } from './LabelsPanel';
 import { SaveVersionButton } from './SaveVersionButton';
@@ -70,6 +70,15 @@ function labelsOn(version: Version, labels: Label[] | undefined): LabelOn[] {
   });
 }
 
+function labelNumberOf(labels: Label[] | undefined, versionId: string): number | undefined {
+  for (const label of labels ?? []) {
+    if (label.versionId === versionId) return label.version;
+    const entry = label.split?.find((item) => item.versionId === versionId);
+    if (entry) return entry.version;
+  }
+  return undefined;
+}
+
 function VersionsView({ scope }: { scope: PromptScope }) {
   const trpc = useTRPC();
   const target = { organizationId: scope.organizationId, promptId: scope.promptId };
@@ -84,10 +93,15 @@ function VersionsView({ scope }: { scope: PromptScope }) {
   const isAdmin = useIsAdmin(scope.organizationId);
   const policy = useReleasePolicy(target);
   const profile = useProfile();
-  const known = useVersionNumbers(target);
-  const numberOf: NumberOf = (versionId) =>
-    versions.find((version) => version.id === versionId)?.number ?? known.numberOf(versionId);
+  // What the pickers loaded (the newest 100 first) or found by number, shared by every picker on the page.
+  const choices = useVersionChoices(target);
   const labelItems = labels.data?.items;
+  // A version's number from anything the page read: the table, the pickers, and the labels themselves
+  // (a label may serve v1 of 200 versions, which no page loaded).
+  const numberOf: NumberOf = (versionId) =>
+    versions.find((version) => version.id === versionId)?.number ??
+    choices.numberOf(versionId) ??
+    labelNumberOf(labelItems, versionId);
   const production = labelItems?.find((label) => label.label === 'production') ?? null;
   const promoteBlocker = usePromoteBlocker(target, 'production', production, isAdmin);
   const [moving, setMoving] = useState<MoveRequest | null>(null);
@@ -268,7 +282,6 @@ function VersionsView({ scope }: { scope: PromptScope }) {
         <MoveLabelDialog
           target={target}
           request={moving}
-          versions={versions}
           numberOf={numberOf}
           isAdmin={isAdmin}
           evalsBase={evalsBase}
@@ -280,7 +293,6 @@ function VersionsView({ scope }: { scope: PromptScope }) {
         <SplitDialog
           target={target}
           label={splitting}
-          versions={versions}
           numberOf={numberOf}
           isAdmin={isAdmin}
           evalsBase={evalsBase}
