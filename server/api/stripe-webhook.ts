@@ -29,7 +29,13 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
     // API.md: "A rejected delivery is `400`": an oversized one included.
     const payload = await readBody(request, { limit: maxWebhookBytes }).catch((error: unknown) => {
       if (toAppError(error).code !== 'payload_too_large') throw error;
-      throw new AppError('invalid_request', 'The event is larger than 1 MiB.', { reason: 'payload_too_large' });
+      // The rest of the body is not read: the connection closes, as after any 413.
+      throw new AppError(
+        'invalid_request',
+        'The event is larger than 1 MiB.',
+        { reason: 'payload_too_large' },
+        { connection: 'close' },
+      );
     });
     verifySignature(payload, request.headers.get('stripe-signature'), secrets);
     const event = parseEvent(payload);

@@ -202,15 +202,18 @@ describe('D3: a 413 never leaves its connection waiting', () => {
     'GET /api/v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n',
   ];
 
+  // Stripe's webhook answers every rejected delivery 400 (API.md), an oversized one included.
+  const refusedStatus = (target: string) => (target === '/api/webhooks/stripe' ? 400 : 413);
+
   it.each([
     ['/api/webhooks/stripe', () => ''],
     ['/api/trpc/account.signUp', () => ''],
     [`/api/v1/organizations/{org}/prompts`, () => `Authorization: Bearer ${user.token}\r\n`],
   ])(
-    'POST %s with a body over 1 MiB and a second request on the same connection: 413 with Connection: close, and the connection closes',
+    'POST %s with a body over 1 MiB and a second request on the same connection: 413 (400 for Stripe) with Connection: close, and the connection closes',
     async (target, auth) => {
       const { responses, closedByServer } = await exchange(chunked(target.replace('{org}', orgId), auth()));
-      expect(responses[0].status).toBe(413);
+      expect(responses[0].status).toBe(refusedStatus(target));
       expect(responses[0].headers.connection).toBe('close');
       expect(closedByServer).toBe(true);
     },
@@ -227,7 +230,7 @@ describe('D3: a 413 never leaves its connection waiting', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
         body: 'x'.repeat(1024 * 1024 + 1),
       });
-      expect(refused.status, target).toBe(413);
+      expect(refused.status, target).toBe(refusedStatus(target));
       await refused.text();
       const next = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`);
       expect(next.status).toBe(200);

@@ -334,11 +334,13 @@ describe('reading Langfuse', () => {
       expectedOutput: 'Yes',
     });
     const paths = langfuse.requests.map((r) => r.path);
-    expect(paths).toContain('/api/public/v2/datasets/critic%2Fqa');
+    // Only the endpoints API.md names: the dataset list, then the items.
+    expect(paths).toContain('/api/public/v2/datasets?page=1&limit=50');
+    expect(paths.some((path) => path.startsWith('/api/public/v2/datasets/'))).toBe(false);
     expect(paths).toContain('/api/public/dataset-items?datasetName=critic%2Fqa&page=2&limit=50');
   });
 
-  it('names the keys on 401, the dataset on 404 and the prompt of a bad mapping; gives up on endless 429s', async () => {
+  it('names the keys on 401, the dataset and the prompt of a bad mapping; gives up on endless 429s', async () => {
     langfuse = await startLangfuseServer({ ...keys, prompts: documentedPrompts() });
     const failure = async (options: Partial<Parameters<typeof fetchLangfuseDocument>[0]>) => {
       try {
@@ -353,7 +355,10 @@ describe('reading Langfuse', () => {
     expect(wrong.code).toBe(exitCodes.apiError);
     expect(wrong.message).toMatch(/Langfuse refused the API keys \(401\).*LANGFUSE_PUBLIC_KEY.*LANGFUSE_SECRET_KEY/);
     const missing = await failure({ datasets: [{ dataset: 'nope', prompt: 'movie-critic' }] });
-    expect(missing.message).toMatch(/GET \/api\/public\/v2\/datasets\/nope answered 404: Dataset not found/);
+    expect(missing).toEqual({
+      code: exitCodes.usage,
+      message: '--dataset-map nope=movie-critic: the Langfuse project has no dataset named "nope".',
+    });
     const unmapped = await failure({ datasets: [{ dataset: 'x', prompt: 'no-such-prompt' }] });
     expect(unmapped).toEqual({
       code: exitCodes.usage,
