@@ -110,9 +110,7 @@ export async function writeDataset<T>(
   promptId: string,
   expectedRevision: number,
   operation: string,
-  change: (
-    write: DatasetWrite,
-  ) => Promise<{
+  change: (write: DatasetWrite) => Promise<{
     result: (revision: number) => Promise<T> | T;
     details?: Record<string, unknown>;
     targetId?: string;
