@@ -44,6 +44,22 @@ beforeAll(async () => {
   userId = await newBuiltInUser();
 });
 
+// A fresh code for promptloop-cli and the token request that redeems it.
+async function redemption() {
+  const { verifier, challenge } = pkce();
+  const code = await codeFor(userId, cliParams(challenge));
+  return {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: cliRedirect,
+    client_id: 'promptloop-cli',
+    code_verifier: verifier,
+  };
+}
+
+const refreshWith = (refreshToken: string, extra: Record<string, string> = {}) =>
+  token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'promptloop-cli', ...extra });
+
 describe('metadata', () => {
   it('RFC 8414 authorization server metadata names every endpoint from APP_URL', async () => {
     const body = await metadataResponse().json();
@@ -282,17 +298,8 @@ describe('token endpoint', () => {
   });
 
   it('redemptions at the same moment: one wins, the rest are refused, and what the winner got is revoked', async () => {
-    const { verifier, challenge } = pkce();
-    const code = await codeFor(userId, cliParams(challenge));
-    const redeem = () =>
-      token({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: cliRedirect,
-        client_id: 'promptloop-cli',
-        code_verifier: verifier,
-      });
-    const replies = await Promise.all(Array.from({ length: 6 }, redeem));
+    const base = await redemption();
+    const replies = await Promise.all(Array.from({ length: 6 }, () => token(base)));
     const won = replies.filter((r) => r.status === 200);
     expect(replies.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(
       replies.length - won.length,
@@ -300,28 +307,12 @@ describe('token endpoint', () => {
     expect(won.length).toBeLessThanOrEqual(1);
     for (const winner of won) {
       expect((await me(winner.body.access_token)).status).toBe(401);
-      expect(
-        (
-          await token({
-            grant_type: 'refresh_token',
-            refresh_token: winner.body.refresh_token,
-            client_id: 'promptloop-cli',
-          })
-        ).status,
-      ).toBe(400);
+      expect((await refreshWith(winner.body.refresh_token)).status).toBe(400);
     }
   });
 
   it('a used code with a wrong verifier, client or redirect URI is refused and revokes nothing', async () => {
-    const { verifier, challenge } = pkce();
-    const code = await codeFor(userId, cliParams(challenge));
-    const base = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: cliRedirect,
-      client_id: 'promptloop-cli',
-      code_verifier: verifier,
-    };
+    const base = await redemption();
     const first = await token(base);
     expect(first.status).toBe(200);
     const other = await register({ client_name: 'Someone else', redirect_uris: ['http://127.0.0.1:9/callback'] });
@@ -482,15 +473,7 @@ describe('token endpoint', () => {
   });
 
   it('resource → aud; anything but /api/v1 or /mcp is invalid_target', async () => {
-    const { verifier, challenge } = pkce();
-    const code = await codeFor(userId, cliParams(challenge));
-    const base = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: cliRedirect,
-      client_id: 'promptloop-cli',
-      code_verifier: verifier,
-    };
+    const base = await redemption();
     expectOAuthError(await token({ ...base, resource: 'https://other.example/api' }), 400, 'invalid_target');
     const mcp = await cliTokens(userId, { resource: mcpResource });
     expect(decodeJwt(mcp.access_token).aud).toBe(mcpResource);
@@ -516,13 +499,7 @@ describe('token endpoint', () => {
       400,
       'invalid_target',
     );
-    const bare = pkce();
-    const bareCode = await codeFor(userId, cliParams(bare.challenge));
-    expectOAuthError(
-      await token({ ...base, code: bareCode, code_verifier: bare.verifier, resource: mcpResource }),
-      400,
-      'invalid_target',
-    );
+    expectOAuthError(await token({ ...(await redemption()), resource: mcpResource }), 400, 'invalid_target');
     // An authorization bound to /mcp cannot be turned into an /api/v1 token.
     expectOAuthError(
       await token({
