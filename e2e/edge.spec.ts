@@ -96,13 +96,15 @@ test.describe('the production entry in front of Next', () => {
 
   test('after a 413 on a keep-alive connection the connection closes instead of hanging (D3)', async () => {
     const body = Buffer.alloc(3 * 1024 * 1024, 'a');
+    // Stripe's webhook answers every rejected delivery 400 (API.md), an oversized one included.
+    const refusedStatus = (route: string) => (route === '/api/webhooks/stripe' ? 400 : 413);
     for (const route of ['/api/webhooks/stripe', '/api/trpc/account.signUp']) {
       const { statuses, text, closed } = await exchange([
         `POST ${route} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`,
         body,
         '\r\n0\r\n\r\nGET /api/v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n',
       ]);
-      expect(statuses[0], route).toBe(413);
+      expect(statuses[0], route).toBe(refusedStatus(route));
       expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n');
       expect(closed).toBe(true);
     }
@@ -112,7 +114,7 @@ test.describe('the production entry in front of Next', () => {
       headers: { 'content-type': 'application/json' },
       body: 'x'.repeat(1024 * 1024 + 1),
     });
-    expect(refused.status).toBe(413);
+    expect(refused.status).toBe(400);
     await refused.text();
     expect((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status).toBe(200);
   });
