@@ -173,25 +173,26 @@ export async function moveLabel(
   const evaluation = evaluationId === undefined ? null : await loadMoveEvaluation(ctx, prompt, evaluationId);
 
   // The release policy's gate (or, without it, that a named evaluation fits the move), against what
-  // the label points at now (nothing, for a new label).
-  // A protected label that points at nothing yet is compared with what `production` serves.
+  // the label points at now; a protected label that points at nothing is compared with production.
   const checkMove = async (current: CurrentLabel | null) => {
     if (override) return;
     const policy = await loadReleasePolicy(ctx, prompt);
-    if (policy.protectedLabels.includes(label) && policy.requireEvaluation) {
-      const before = await pointedAtBefore(ctx, prompt.id, label, targetIds, current);
-      const newVersions = targets.filter((t) => !before.has(t.id));
-      const baseline = current ?? (label === productionLabel ? null : await lockLabel(ctx, prompt.id, productionLabel));
-      if (newVersions.length)
-        await enforceGate(ctx, {
-          policy,
-          label,
-          newVersions,
-          currentVersionIds: baseline ? [baseline.versionId, ...(baseline.split ?? []).map((e) => e.versionId)] : [],
-          baselineLabel: current ? label : productionLabel,
-          evaluation,
-        });
-    } else if (evaluation) assertJustifies(evaluation, targetIds);
+    if (!policy.protectedLabels.includes(label) || !policy.requireEvaluation) {
+      if (evaluation) assertJustifies(evaluation, targetIds);
+      return;
+    }
+    const before = await pointedAtBefore(ctx, prompt.id, label, targetIds, current);
+    const newVersions = targets.filter((t) => !before.has(t.id));
+    if (!newVersions.length) return;
+    const baseline = current ?? (label === productionLabel ? null : await lockLabel(ctx, prompt.id, productionLabel));
+    await enforceGate(ctx, {
+      policy,
+      label,
+      newVersions,
+      currentVersionIds: baseline ? [baseline.versionId, ...(baseline.split ?? []).map((e) => e.versionId)] : [],
+      baselineLabel: current ? label : productionLabel,
+      evaluation,
+    });
   };
 
   const now = new Date();
