@@ -125,6 +125,9 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   const adminRow = page.locator(`tr[data-member="${admin.email}"]`);
   await adminRow.getByRole('combobox').selectOption('viewer');
   await expect(adminRow.getByRole('alert')).toContainText('at least one admin');
+  // Nor leave: the row says why instead of offering a button the service would refuse.
+  await expect(adminRow.getByTestId('sole-admin')).toContainText('Only admin');
+  await expect(page.getByRole('button', { name: `Remove ${admin.email}` })).toHaveCount(0);
 
   await page.getByRole('button', { name: `Remove ${teammate.account.email}` }).click();
   const dialog = page.getByRole('dialog', { name: 'Remove member?' });

@@ -23,6 +23,13 @@ test('create a prompt, find it in the list and rename it', async ({ adminPage: p
   await createPrompt(page, organizationId, uniqueName('Classifier'));
   await page.goto(`/organizations/${organizationId}/prompts`);
   await expect(page.locator('tr[data-prompt]')).toHaveCount(2);
+  // A second prompt of the same name is allowed, but the form says so before it is created.
+  await page.getByRole('button', { name: 'New prompt' }).click();
+  await dialog.getByLabel('Prompt name').fill(name.toUpperCase());
+  await expect(dialog.getByLabel('Prompt name')).toHaveAccessibleDescription(/already exists/);
+  await dialog.getByLabel('Prompt name').fill(`${name} 2`);
+  await expect(dialog.getByLabel('Prompt name')).toHaveAccessibleDescription(/For example/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
   await page.getByLabel('Search prompts by name').fill('Support');
   await expect(page).toHaveURL(/q=Support/);
   await expect(page.locator('tr[data-prompt]')).toHaveCount(1);

@@ -42,6 +42,8 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
     ),
   );
   const members = list.data?.pages.flatMap((page) => page.items) ?? [];
+  // With every member loaded, the page can say before the click what the server would refuse.
+  const soleAdmin = !list.hasNextPage && members.filter((member) => member.role === 'admin').length === 1;
 
   const refresh = () =>
     Promise.all([
@@ -143,14 +145,20 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                 <td className="cell-nowrap muted">{formatDate(member.joinedAt)}</td>
                 {isAdmin ? (
                   <td className="cell-actions">
-                    <Button
-                      size="sm"
-                      variant="danger-outline"
-                      onClick={() => (remove.reset(), setRemoving(member))}
-                      aria-label={`Remove ${label}`}
-                    >
-                      {member.userId === me ? 'Leave' : 'Remove'}
-                    </Button>
+                    {soleAdmin && member.role === 'admin' ? (
+                      <span className="muted" data-testid="sole-admin">
+                        Only admin: make someone else admin first
+                      </span>
+                    ) : (
+                      <Button
+                        size="sm"
+                        variant="danger-outline"
+                        onClick={() => (remove.reset(), setRemoving(member))}
+                        aria-label={`Remove ${label}`}
+                      >
+                        {member.userId === me ? 'Leave' : 'Remove'}
+                      </Button>
+                    )}
                   </td>
                 ) : null}
               </tr>

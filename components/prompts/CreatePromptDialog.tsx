@@ -1,8 +1,8 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
@@ -21,6 +21,7 @@ export function CreatePromptDialog({
   const queryClient = useQueryClient();
   const router = useRouter();
   const [name, setName] = useState('');
+  const sameName = useSameNamedPrompt(organizationId, open ? name : '');
   const create = useMutation(
     trpc.prompts.create.mutationOptions({
       onSuccess: async (prompt) => {
@@ -57,7 +58,11 @@ export function CreatePromptDialog({
       <Field
         label="Prompt name"
         error={error?.fields.name}
-        hint="For example “Support reply” or “Ticket classifier”. You can rename it later."
+        hint={
+          sameName
+            ? `A prompt named “${sameName.name}” already exists${sameName.archived ? ' (archived)' : ''}. You can still create another; they are told apart by their ids.`
+            : 'For example “Support reply” or “Ticket classifier”. You can rename it later.'
+        }
       >
         <Input
           name="name"
@@ -70,4 +75,24 @@ export function CreatePromptDialog({
       </Field>
     </FormDialog>
   );
+}
+
+/** The first prompt of the organization whose name equals `name` (ignoring case), looked up once typing pauses. */
+function useSameNamedPrompt(organizationId: string, name: string) {
+  const trpc = useTRPC();
+  const wanted = name.trim();
+  const [settled, setSettled] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(wanted), 300);
+    return () => clearTimeout(timer);
+  }, [wanted]);
+  const found = useQuery(
+    trpc.prompts.list.queryOptions(
+      { organizationId, limit: 25, search: settled },
+      { enabled: settled.length > 0 && settled.length <= 200 },
+    ),
+  );
+  if (!settled || settled !== wanted) return null;
+  const match = found.data?.items.find((prompt) => prompt.name.toLowerCase() === settled.toLowerCase());
+  return match ? { name: match.name, archived: match.archivedAt !== null } : null;
 }
