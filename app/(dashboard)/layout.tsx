@@ -5,6 +5,8 @@ import { SignInRedirect } from '@/components/shell/SignInRedirect';
 import { getDb } from '@/db/client';
 import { getEmailStatus } from '@/server/account/email-verification';
 import { getSessionActor, getSessionUser } from '@/server/auth/nextauth';
+import { CheckoutAvailability } from '@/components/billing/checkout-availability';
+import { config } from '@/server/config';
 
 // Every page in this group needs a session; nothing below renders without one. A session that a
 // password reset ended counts as none.
@@ -19,15 +21,18 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     );
   }
   const email = await getEmailStatus({ db: await getDb(), actor });
+  const { stripeSecretKey, stripePricePro } = config();
   return (
-    <div className="shell">
-      <Sidebar user={{ email: user.email, name: user.name }} />
-      <main className="main" id="main">
-        {email.verificationRequired && email.email && !email.verified ? (
-          <VerifyEmailBanner email={email.email} />
-        ) : null}
-        {children}
-      </main>
-    </div>
+    <CheckoutAvailability available={Boolean(stripeSecretKey && stripePricePro)}>
+      <div className="shell">
+        <Sidebar user={{ email: user.email, name: user.name }} />
+        <main className="main" id="main">
+          {email.verificationRequired && email.email && !email.verified ? (
+            <VerifyEmailBanner email={email.email} />
+          ) : null}
+          {children}
+        </main>
+      </div>
+    </CheckoutAvailability>
   );
 }

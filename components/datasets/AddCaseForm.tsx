@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { billingPath } from '@/components/billing/links';
+import { useCheckoutAvailable } from '@/components/billing/checkout-availability';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { PlusIcon } from '@/components/ui/icons';
@@ -47,9 +48,10 @@ export function AddCaseForm({
     }),
   );
   const full = dataset.count >= dataset.capacity;
+  const checkoutAvailable = useCheckoutAvailable();
   // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
   const upgrade =
-    dataset.capacity < planCapacity.pro ? (
+    dataset.capacity < planCapacity.pro && checkoutAvailable ? (
       <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
     ) : null;
 

@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { billingPath } from '@/components/billing/links';
+import { useCheckoutAvailable } from '@/components/billing/checkout-availability';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { planCapacity } from '@/server/datasets/schemas';
@@ -120,10 +121,11 @@ function CapacityOutcome({
   countAfter: number | null;
   organizationId: string;
 }) {
+  const checkoutAvailable = useCheckoutAvailable();
   const over = preview.requestedAddition > preview.availableCapacity;
   if (over) {
     // Below Pro's capacity the organization is on Free: a bigger dataset is one upgrade away.
-    const onFree = capacity < planCapacity.pro;
+    const onFree = capacity < planCapacity.pro && checkoutAvailable;
     return (
       <Alert tone="error" title="Not enough room">
         {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so{' '}

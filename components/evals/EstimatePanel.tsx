@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { billingPath, formatBillingDate } from '@/components/billing/links';
+import { useCheckoutAvailable } from '@/components/billing/checkout-availability';
 import { Alert } from '@/components/ui/Alert';
 import { FieldError } from '@/components/ui/FieldError';
 import { Skeleton } from '@/components/ui/States';
@@ -41,12 +42,14 @@ function CreditsNotice({
 }) {
   const billing = billingPath(organizationId);
   const renewDate = resetsAt ? formatBillingDate(resetsAt) : null;
+  const checkoutAvailable = useCheckoutAvailable();
+  const upgradable = plan !== 'pro' && checkoutAvailable;
   if (estimate.reason === 'usage_exhausted') {
     return (
       <Alert tone="warning" title="No evaluation credits left this period">
         Credits renew {renewDate ? `on ${renewDate}` : 'at the start of the next billing period'}
-        {plan === 'pro' ? '.' : '; upgrading to Pro adds more at once.'}{' '}
-        <Link href={billing}>{plan === 'pro' ? 'See usage in Billing' : 'Upgrade in Billing'}</Link>
+        {upgradable ? '; upgrading to Pro adds more at once.' : '.'}{' '}
+        <Link href={billing}>{upgradable ? 'Upgrade in Billing' : 'See usage in Billing'}</Link>
       </Alert>
     );
   }
@@ -101,6 +104,7 @@ export function EstimatePanel({
   plan: 'free' | 'pro';
   resetsAt: string | null;
 }) {
+  const checkoutAvailable = useCheckoutAvailable();
   if (error) return <FieldError message={error.message} />;
   if (pending || !estimate) {
     return (
@@ -151,7 +155,12 @@ export function EstimatePanel({
         <p className="field-error" role="alert">
           <AlertCircleIcon size={14} />
           <span>
-            {reasonText(estimate.reason)} <Link href={billingPath(organizationId)}>Upgrade in Billing</Link>
+            {reasonText(estimate.reason)}{' '}
+            {checkoutAvailable ? (
+              <Link href={billingPath(organizationId)}>Upgrade in Billing</Link>
+            ) : (
+              'This installation does not sell the Pro plan.'
+            )}
           </span>
         </p>
       ) : !estimate.allowed && estimate.reason !== 'usage_exhausted' ? (

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { billingPath } from '@/components/billing/links';
+import { useCheckoutAvailable } from '@/components/billing/checkout-availability';
 import { Field } from '@/components/ui/Field';
 import { VersionPicker } from '@/components/versions/VersionPicker';
 import { useVersionChoices } from '@/components/versions/hooks';
@@ -77,6 +78,7 @@ export function RunEvaluationDialog({
   );
 
   const proOnly = plan !== 'pro';
+  const checkoutAvailable = useCheckoutAvailable();
   // Every version can be chosen, not only the page the list has loaded (VersionPicker).
   const choices = useVersionChoices({ organizationId, promptId });
   const chosen = choices.versions.find((version) => version.id === versionId);
@@ -152,7 +154,14 @@ export function RunEvaluationDialog({
             <span className="choice-text">
               {proOnly ? (
                 <>
-                  Every case. <Link href={billingPath(organizationId)}>Upgrade to Pro</Link> to run the whole dataset.
+                  Every case.{' '}
+                  {checkoutAvailable ? (
+                    <>
+                      <Link href={billingPath(organizationId)}>Upgrade to Pro</Link> to run the whole dataset.
+                    </>
+                  ) : (
+                    'It needs the Pro plan, which this installation does not sell.'
+                  )}
                 </>
               ) : (
                 'Every case in the dataset.'
