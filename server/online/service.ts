@@ -140,7 +140,9 @@ export async function setOnlineEvaluation(
   return view;
 }
 
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+// Past year 9999 an ISO string gains a sign and six year digits; every stored day is before that.
+const lastDay = Date.UTC(9999, 11, 31);
+const dayOf = (ms: number) => new Date(Math.min(ms, lastDay)).toISOString().slice(0, 10);
 
 /**
  * Daily figures per version from online_score_daily, for the UTC days (of the spans' start) that

@@ -156,6 +156,13 @@ describe('online evaluation: sampling and scoring', () => {
       query: `from=${now - 1000}&to=${now + 1000}&versionId=${v2}`,
     });
     expect(today.body.items).toEqual([expect.objectContaining({ versionId: v2, day: dayOf(now), scored: 1 })]);
+    // A window reaching past year 9999 (the largest Unix ms a date holds) still counts today.
+    for (const to of [253402300800000, 8640000000000000]) {
+      const far = await f.viewer.call('GET', `${f.base}/online-scores`, {
+        query: `from=${now - 1000}&to=${to}&versionId=${v2}`,
+      });
+      expect(far.body.items).toEqual([expect.objectContaining({ versionId: v2, day: dayOf(now), scored: 1 })]);
+    }
 
     // The trace explorer: the scored span carries the verdict, the root (not a model span) null.
     const trace = await f.viewer.call('GET', `/organizations/${f.org.id}/traces/${root.traceId}`);
