@@ -54,6 +54,7 @@ test('a model span from production becomes a dataset case, with its span as the 
   const root = hex(8);
   const model = hex(8);
   const bare = hex(8);
+  const long = hex(8);
   const start = Date.now() - 5000;
   const common = { traceId, rootSpanId: root, revision: 1, service: 'support-api' };
   const sent = await page.request.post('/api/v1/traces', {
@@ -100,6 +101,22 @@ test('a model span from production becomes a dataset case, with its span as the 
           startedAt: start + 1600,
           endedAt: start + 1900,
           promptVersionId: seeded.versionId,
+        },
+        {
+          ...common,
+          spanId: long,
+          parentSpanId: root,
+          name: 'answer to a long question',
+          kind: 'model',
+          status: 'success',
+          startedAt: start + 1700,
+          endedAt: start + 1950,
+          promptVersionId: seeded.versionId,
+          // A user message longer than a case's input may be.
+          contentJson: JSON.stringify({
+            input: [{ role: 'user', content: `Q: ${'x'.repeat(200_000)}` }],
+            output: 'A.',
+          }),
         },
       ],
     },
@@ -171,4 +188,10 @@ test('a model span from production becomes a dataset case, with its span as the 
   await row.getByRole('link', { name: new RegExp(model) }).click();
   await expect(page).toHaveURL(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${model}`);
   await expect(panel.getByRole('heading', { name: 'answer customer' })).toBeVisible();
+
+  // A span whose input is too long for a case: the dialog says why instead of a bare disabled button.
+  await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${long}`);
+  await panel.getByRole('button', { name: 'Add to dataset' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('cannot be a case');
+  await expect(dialog.getByRole('button', { name: 'Add case' })).toBeDisabled();
 });

@@ -58,6 +58,12 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await expect(otlp.getByRole('tabpanel')).toContainText(`endpoint="${origin}/api/v1/otel/v1/traces"`);
   await expect(otlp.getByRole('button', { name: 'Copy code' })).toBeVisible();
   await otlp.getByRole('tab', { name: 'Environment' }).click();
+  // On a phone the tabs and the copy button stay inside the page: nothing scrolls sideways.
+  await page.setViewportSize({ width: 375, height: 800 });
+  const copyVariables = await otlp.getByRole('button', { name: 'Copy variables' }).boundingBox();
+  expect(copyVariables!.x + copyVariables!.width).toBeLessThanOrEqual(375);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await page.setViewportSize({ width: 1280, height: 800 });
   const row = page.locator('tr', { hasText: 'Checkout API' });
   await expect(row).toContainText(secret.slice(0, 12));
   await expect(row).toContainText('Active');
@@ -352,16 +358,21 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
       endedAt: start + 46_000,
     },
   ];
-  for (let i = 0; events.length < 1200; i++)
+  // The first 20 rows nest, each inside the one before: a deep chain keeps its names readable.
+  let previous = root;
+  for (let i = 0; events.length < 1200; i++) {
+    const spanId = hex(8);
     events.push({
       ...common,
-      spanId: hex(8),
-      parentSpanId: root,
+      spanId,
+      parentSpanId: i > 0 && i < 20 ? previous : root,
       name: `row ${i}`,
       kind: 'tool',
       startedAt: start + 10 + i * 30,
       endedAt: start + 20 + i * 30,
     });
+    previous = spanId;
+  }
   for (let i = 0; i < events.length; i += 50) {
     const sent = await request.post('/api/v1/traces', {
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
@@ -377,6 +388,10 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
   // Its parent is not loaded yet: the early child sits at the top level, marked.
   await expect(timeline.locator(`[data-span="${earlyChild}"]`)).toContainText('orphan');
   await expect(timeline.locator(`[data-span="${lateParent}"]`)).toHaveCount(0);
+  // Depth 20: indentation stops at depth 6, the depth shows as a number, and the name keeps its room.
+  const deepest = timeline.locator('.waterfall-row').filter({ has: page.getByText('row 19', { exact: true }) });
+  await expect(deepest.locator('.waterfall-depth')).toHaveText('20');
+  expect((await deepest.locator('.waterfall-label-name').boundingBox())!.width).toBeGreaterThan(30);
 
   // Scrolling to the end of the waterfall loads the rest.
   await timeline.locator('.waterfall-row').last().scrollIntoViewIfNeeded();

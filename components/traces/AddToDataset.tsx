@@ -148,7 +148,8 @@ function AddToDatasetDialog({
           <Alert tone="warning">The dataset is full. Remove a case, or upgrade the plan, to add this one.</Alert>
         ) : null}
         {error && error.field === null ? <Alert tone="error">{error.message}</Alert> : null}
-        {problem && problem.field === null ? <Alert tone="error">{problem.message}</Alert> : null}
+        {/* Without a case to show, a problem of the input or output has no field to sit beside. */}
+        {problem && (problem.field === null || !row) ? <Alert tone="error">{problem.message}</Alert> : null}
         {row ? (
           <>
             <div className="span-case-field">

@@ -138,8 +138,18 @@ export function Waterfall({
                 ) : (
                   <span className="waterfall-toggle-space" aria-hidden="true" />
                 )}
+                {depth > 6 ? (
+                  <span className="waterfall-depth" title={`Depth ${depth}`}>
+                    {depth}
+                  </span>
+                ) : null}
                 <KindChip kind={span.kind} />
-                <button type="button" className="waterfall-select" aria-pressed={span.spanId === selectedId}>
+                <button
+                  type="button"
+                  className="waterfall-select"
+                  aria-pressed={span.spanId === selectedId}
+                  title={span.name}
+                >
                   <span className="waterfall-label-name">{span.name}</span>
                 </button>
                 {hidden > 0 ? <span className="waterfall-hidden">+{hidden}</span> : null}
