@@ -138,6 +138,11 @@ test('add a member, change their role and remove them', async ({ adminPage: page
 
   await teammate.page.goto(`/organizations/${organizationId}`);
   await expect(teammate.page.getByText('Organization not found')).toBeVisible();
+
+  // The audit log names the member each change was about.
+  await page.goto(`/organizations/${organizationId}/audit`);
+  const removal = page.getByRole('row', { name: /Removed a member/ });
+  await expect(removal.getByTestId('audit-target')).toHaveText(teammate.account.email);
 });
 
 test('delete an organization through its deletion link by typing its name', async ({ adminPage: page }) => {

@@ -126,6 +126,13 @@ function AuditTable({ organizationId }: { organizationId: string }) {
         <tbody>
           {entries.map((entry) => {
             const summary = summarize(entry.details);
+            // Whom a member change was about; other targets are named by their id.
+            const target =
+              entry.targetType === 'user'
+                ? (entry.targetEmail ?? personName(entry.targetId))
+                : entry.targetType === 'organization'
+                  ? null
+                  : entry.targetId;
             return (
               <tr key={entry.id}>
                 <td className="cell-nowrap muted">{formatDateTime(entry.createdAt)}</td>
@@ -146,7 +153,14 @@ function AuditTable({ organizationId }: { organizationId: string }) {
                   </div>
                 </td>
                 <td>
-                  <div className="details-json">{summary || '—'}</div>
+                  <div className="person-text">
+                    {target ? (
+                      <span data-testid="audit-target" className={entry.targetType === 'user' ? undefined : 'mono-sm'}>
+                        {target}
+                      </span>
+                    ) : null}
+                    <div className="details-json">{summary || (target ? '' : '—')}</div>
+                  </div>
                 </td>
               </tr>
             );

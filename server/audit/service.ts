@@ -1,4 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { auditLog, users } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { newId } from '../ids';
@@ -12,6 +13,8 @@ export type AuditEntry = {
   targetId: string;
   userId: string;
   userEmail: string | null;
+  /** The email of the member the entry is about, when its target is a user. */
+  targetEmail: string | null;
   clientId: string;
   details: Record<string, unknown>;
   createdAt: string;
@@ -55,10 +58,12 @@ export async function listAuditLog(
   await authorize(ctx, organizationId, 'audit.read');
   const conditions = [eq(auditLog.organizationId, organizationId)];
   if (page.cursor) conditions.push(lt(auditLog.id, String(decodeCursor(page.cursor, 1)[0])));
+  const targets = alias(users, 'target_user');
   const rows = await ctx.db
-    .select({ entry: auditLog, email: users.email })
+    .select({ entry: auditLog, email: users.email, targetEmail: targets.email })
     .from(auditLog)
     .leftJoin(users, eq(users.id, auditLog.userId))
+    .leftJoin(targets, and(eq(auditLog.targetType, 'user'), eq(targets.id, auditLog.targetId)))
     .where(and(...conditions))
     .orderBy(desc(auditLog.id))
     .limit(page.limit + 1);
@@ -73,6 +78,7 @@ export async function listAuditLog(
       targetId: r.entry.targetId,
       userId: r.entry.userId,
       userEmail: r.email,
+      targetEmail: r.targetEmail,
       clientId: r.entry.clientId,
       details: r.entry.details as Record<string, unknown>,
       createdAt: r.entry.createdAt.toISOString(),

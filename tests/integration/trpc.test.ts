@@ -91,6 +91,13 @@ describe('dashboard procedures (tRPC)', () => {
       clientId: 'dashboard',
       userId: owner.profile.id,
       userEmail: owner.profile.email,
+      targetEmail: null,
+    });
+    // A member change names the member it was about.
+    expect(page.items[1]).toMatchObject({
+      targetType: 'user',
+      targetId: viewer.profile.id,
+      targetEmail: viewer.profile.email,
     });
     expect((await rejection(viewer.trpc.audit.list({ organizationId: org.id, limit: 25 }))).cause.code).toBe(
       'admin_required',
