@@ -1,6 +1,8 @@
 // Copy-paste commands of the guide "Coming from OpenAI prompts / Langfuse": the import route with curl,
 // the CLI's import and export, and fetching an OpenAI eval. Shell-safe: ids and URLs hold no quote.
 
+import { shellQuote } from '@/lib/shell-quote';
+
 export type GuideTarget = { origin: string; organizationId: string };
 
 // Two versions of one prompt, as the Responses API bodies an application sends (plus our `name`).
@@ -40,7 +42,7 @@ export function curlImportSnippet(target: GuideTarget): string {
       `  -H "Authorization: Bearer $ACCESS_TOKEN" \\`,
       `  -H 'Content-Type: application/json' \\`,
       ...(dryRun ? [] : [`  -H 'Idempotency-Key: import-support-reply-0001' \\`]),
-      `  -d '${body(dryRun)}'`,
+      `  -d ${shellQuote(body(dryRun))}`,
     ].join('\n');
   return [
     tokenComment,

@@ -1,4 +1,6 @@
 // Copy-paste examples that send one finished root span to POST /api/v1/traces.
+import { shellQuote } from '@/lib/shell-quote';
+
 function randomHex(bytes: number): string {
   const values = crypto.getRandomValues(new Uint8Array(bytes));
   return Array.from(values, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -29,7 +31,7 @@ export function curlSnippet(origin: string, secret: string, service: string): st
     `curl -X POST '${origin}/api/v1/traces' \\`,
     `  -H 'Authorization: Bearer ${secret}' \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d '${JSON.stringify(batch)}'`,
+    `  -d ${shellQuote(JSON.stringify(batch))}`,
   ].join('\n');
 }
 
@@ -75,10 +77,6 @@ export function otlpEnvSnippet(origin: string, secret: string, service: string):
     `export OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer ${secret}'`,
     `export OTEL_SERVICE_NAME=${shellQuote(service)}`,
   ].join('\n');
-}
-
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 // The OpenTelemetry Node SDK with the OTLP/HTTP protobuf exporter (README "Send OpenTelemetry traces").

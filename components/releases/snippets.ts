@@ -1,5 +1,6 @@
 // Copy-paste examples for retrieving a split label with a sticky subject (API.md "Traffic splits").
 // Without a secret on screen, the examples read the retrieval key from PROMPTLOOP_RETRIEVAL_KEY.
+import { shellQuote } from '@/lib/shell-quote';
 
 function quoted(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
@@ -11,7 +12,7 @@ export function splitCurlSnippet(origin: string, promptId: string, label: string
     `# The same subject gets the same version of "${label}" for as long as the split is unchanged`,
     `curl '${url}' \\`,
     '  -H "Authorization: Bearer $PROMPTLOOP_RETRIEVAL_KEY" \\',
-    `  -H 'Promptloop-Subject: ${subject.replace(/'/g, "'\\''")}'`,
+    `  -H ${shellQuote(`Promptloop-Subject: ${subject}`)}`,
     '',
     '# The body names the version chosen and the split: "split": { "id": "spl_…", "weight": 10 }',
   ].join('\n');

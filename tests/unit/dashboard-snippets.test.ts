@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as ingestion from '@/components/ingestion-keys/snippets';
 import * as retrieval from '@/components/retrieval-keys/snippets';
-import { splitTypescriptSnippet } from '@/components/releases/snippets';
+import { splitCurlSnippet, splitTypescriptSnippet } from '@/components/releases/snippets';
 
 // The TypeScript snippets of the key pages are type-checked against the SDK's own source (sdk/src),
 // exactly as a user pastes them into a module of their application (Node types for process.env).
@@ -99,5 +100,18 @@ describe('key page snippets', () => {
       retrieval.typescriptSnippet(origin, 'prm_1', null, null),
     ])
       expect(code).not.toContain('PROMPTLOOP_API_KEY');
+  });
+
+  it('the shell snippets hand curl exactly the data they show, whatever quotes a name holds', () => {
+    // bash runs each snippet with a curl that prints its arguments, one per line.
+    const argumentsOf = (snippet: string) =>
+      execFileSync('bash', ['-c', `curl() { printf '%s\\n' "$@"; }\n${snippet}`], { encoding: 'utf8' }).split('\n');
+    const service = `o'brien "app" $HOME \\ \``;
+    const sent = argumentsOf(ingestion.curlSnippet(origin, ingestionSecret, service));
+    const body = JSON.parse(sent[sent.indexOf('-d') + 1]) as { events: { service: string }[] };
+    expect(body.events[0].service).toBe(service);
+    expect(sent).toContain(`Authorization: Bearer ${ingestionSecret}`);
+    const split = argumentsOf(splitCurlSnippet(origin, 'prm_1', 'production', service));
+    expect(split).toContain(`Promptloop-Subject: ${service}`);
   });
 });
