@@ -191,6 +191,10 @@ export type Route = {
   body?: z.ZodType;
   status: number;
   response?: z.ZodType;
+  // Response headers of the success answer (name → description), documented in OpenAPI.
+  responseHeaders?: Record<string, string>;
+  // A conditional GET: the description of its `304 Not Modified` (same headers, no body).
+  notModified?: string;
   errors?: OperationSpec<undefined, undefined, undefined>['errors'];
   idempotentReplay?: 'secret_unavailable';
   dryRunField?: string;

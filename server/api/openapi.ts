@@ -34,10 +34,21 @@ function operationFor(route: Route): JsonSchema {
   if (isWrite && route.auth === 'management') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
   const responses: Record<string, unknown> = {};
-  responses[String(route.status)] =
-    route.status === 204 || !route.response
+  const headers = route.responseHeaders
+    ? Object.fromEntries(
+        Object.entries(route.responseHeaders).map(([name, description]) => [
+          name,
+          { description, schema: { type: 'string' } },
+        ]),
+      )
+    : undefined;
+  responses[String(route.status)] = {
+    ...(route.status === 204 || !route.response
       ? { description: 'Success, no content' }
-      : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } };
+      : { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }),
+    ...(headers ? { headers } : {}),
+  };
+  if (route.notModified) responses['304'] = { description: route.notModified, ...(headers ? { headers } : {}) };
   if (route.dryRunField && route.response)
     responses['200'] = {
       description: `Dry run (\`${route.dryRunField}: true\`): the same answer, nothing written`,

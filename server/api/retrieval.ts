@@ -196,6 +196,10 @@ function noneMatch(header: string, etag: string): boolean {
 const subjectHeader = 'Promptloop-Subject';
 const subjectMaxLength = 200;
 export const retrievalHeaders = z.strictObject({
+  'If-None-Match': z
+    .string()
+    .optional()
+    .describe('ETags of copies you hold (weak comparison; a list or `*`): 304 when the chosen version matches one.'),
   [subjectHeader]: z
     .string()
     .min(1)

@@ -105,6 +105,14 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('documents conditional retrieval: If-None-Match, the 304 and the caching headers', () => {
+    const retrieve = committed.paths['/api/v1/prompts/{promptId}'].get;
+    expect(retrieve.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
+    for (const status of ['200', '304'])
+      expect(Object.keys(retrieve.responses[status].headers)).toEqual(['ETag', 'Cache-Control', 'Vary']);
+    expect(retrieve.responses['304'].content).toBeUndefined();
+  });
+
   it('documents the draft content shape, custom metric items and import rows', () => {
     const put = committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/draft'].put;
     const content = put.requestBody.content['application/json'].schema.properties.content;

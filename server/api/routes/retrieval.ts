@@ -54,6 +54,12 @@ export const retrievalRoutes: Route[] = [
     headers: retrievalHeaders,
     status: 200,
     response: retrievedPrompt,
+    responseHeaders: {
+      ETag: 'Strong tag of the version served (and of what it is served as); send it back in If-None-Match',
+      'Cache-Control': '`private, no-cache`: keep a copy, but revalidate it on every use',
+      Vary: '`Authorization`',
+    },
+    notModified: 'Not modified: the chosen version matches If-None-Match. No body; the same headers as 200.',
     errors: [
       'invalid_request',
       'unauthorized',
