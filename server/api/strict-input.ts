@@ -88,6 +88,12 @@ export async function parseBody<T extends z.ZodType>(
   request: Request,
   limit: number = maxBodyBytes,
 ): Promise<z.infer<T> | undefined> {
+  // Bodies are read as sent: a compressed one would only fail later as "not UTF-8", which misleads.
+  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    await readText(request, limit).catch(() => undefined);
+    throw invalidRequest(`Send the body uncompressed: Content-Encoding ${encoding} is not accepted here.`);
+  }
   const text = await readText(request, limit);
   if (!schema) {
     if (text.trim() === '' || /^\{\s*\}$/.test(text.trim())) return undefined;

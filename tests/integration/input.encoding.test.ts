@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -55,6 +56,27 @@ describe('management REST', () => {
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ code: 'invalid_request', message: /not valid UTF-8/ });
     expect(await organizationsNamed('a')).toEqual(before);
+  });
+
+  it('a gzip-encoded body is 400 naming the encoding, not "not UTF-8", and stores nothing', async () => {
+    const before = await organizationsNamed('gz');
+    const response = await dispatch(
+      new Request(`${origin}/api/v1/organizations`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${user.token}`,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+        },
+        body: new Uint8Array(gzipSync('{"name":"gz"}')),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({
+      code: 'invalid_request',
+      message: 'Send the body uncompressed: Content-Encoding gzip is not accepted here.',
+    });
+    expect(await organizationsNamed('gz')).toEqual(before);
   });
 
   it('the same name in UTF-8 is stored as sent, and a charset other than UTF-8 is 400', async () => {
