@@ -69,7 +69,22 @@ function backoffMs(attempt: number, baseMs: number): number {
   return baseMs * 2 ** (attempt - 1) + Math.random() * baseMs;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Waits `ms`, or less when `signal` aborts first.
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+// A call whose caller stopped wanting it (an evaluation cancelled while the call failed): not retried.
+const stopped = (route: RouteConfig, last: AppError) =>
+  unavailable(route, `${last.message} Not retried: the work it was for was cancelled.`, { reason: 'stopped' });
 
 async function providerMessage(reply: Reply): Promise<string> {
   const text = await reply.text().catch(() => '');
@@ -135,7 +150,12 @@ export async function attempt(route: RouteConfig, body: Record<string, unknown>,
   );
 }
 
-export async function withRetries<T>(route: RouteConfig, run: (attemptNumber: number) => Promise<T>): Promise<T> {
+// `signal`: once it aborts, a failed attempt is not retried (the one in flight still finishes).
+export async function withRetries<T>(
+  route: RouteConfig,
+  run: (attemptNumber: number) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   const { retryBaseMs } = settings();
   for (let n = 1; ; n++) {
     try {
@@ -144,7 +164,9 @@ export async function withRetries<T>(route: RouteConfig, run: (attemptNumber: nu
       if (!(error instanceof Retryable)) throw error;
       if (n >= maxAttempts) throw error.appError;
       if (error.retryAfterMs !== null && error.retryAfterMs > maxRetryAfterMs) throw error.appError;
-      await sleep(error.retryAfterMs ?? backoffMs(n, retryBaseMs));
+      if (signal?.aborted) throw stopped(route, error.appError);
+      await pause(error.retryAfterMs ?? backoffMs(n, retryBaseMs), signal);
+      if (signal?.aborted) throw stopped(route, error.appError);
     }
   }
 }

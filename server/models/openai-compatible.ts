@@ -56,44 +56,49 @@ function malformed(route: RouteConfig, what: string): AppError {
   });
 }
 
-export async function complete(route: RouteConfig, request: ChatRequest): Promise<Completion> {
+export async function complete(route: RouteConfig, request: ChatRequest, signal?: AbortSignal): Promise<Completion> {
   const { timeoutMs } = settings();
   const started = Date.now();
   const body = requestBody(route, request, false);
-  return withRetries(route, async () => {
-    const { reply, clearTimer, controller } = await attempt(route, body, timeoutMs);
-    let text: string;
-    try {
-      text = await reply.text();
-    } catch (error) {
-      throw new Retryable(
-        transportFailure(
-          route,
-          controller,
-          `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`,
-          `The reply from ${route.provider} was cut off.`,
-        ),
-        null,
-      );
-    } finally {
-      clearTimer();
-    }
-    let parsed: {
-      choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
-      usage?: unknown;
-    };
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw malformed(route, 'not JSON');
-    }
-    const choice = Array.isArray(parsed?.choices) ? parsed.choices[0] : undefined;
-    const finishReason = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
-    const calls = toolCalls(route, choice?.message?.tool_calls);
-    if (calls.length) return finish(route, started, toolCallsOutput(calls), parsed.usage, finishReason);
-    if (!choice || typeof choice.message?.content !== 'string') throw malformed(route, 'no choices[0].message.content');
-    return finish(route, started, choice.message.content, parsed.usage, finishReason);
-  });
+  return withRetries(
+    route,
+    async () => {
+      const { reply, clearTimer, controller } = await attempt(route, body, timeoutMs);
+      let text: string;
+      try {
+        text = await reply.text();
+      } catch (error) {
+        throw new Retryable(
+          transportFailure(
+            route,
+            controller,
+            `The model provider (${route.provider}) did not answer within ${timeoutMs} ms.`,
+            `The reply from ${route.provider} was cut off.`,
+          ),
+          null,
+        );
+      } finally {
+        clearTimer();
+      }
+      let parsed: {
+        choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[];
+        usage?: unknown;
+      };
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw malformed(route, 'not JSON');
+      }
+      const choice = Array.isArray(parsed?.choices) ? parsed.choices[0] : undefined;
+      const finishReason = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
+      const calls = toolCalls(route, choice?.message?.tool_calls);
+      if (calls.length) return finish(route, started, toolCallsOutput(calls), parsed.usage, finishReason);
+      if (!choice || typeof choice.message?.content !== 'string')
+        throw malformed(route, 'no choices[0].message.content');
+      return finish(route, started, choice.message.content, parsed.usage, finishReason);
+    },
+    signal,
+  );
 }
 
 // `message.tool_calls` of a reply: `[{ id, type: "function", function: { name, arguments } }]`.

@@ -16,10 +16,15 @@ function assertAvailable(route: RouteConfig): void {
 }
 
 // The one entry point for running a model, used by the playground and (later) evaluations.
-export async function complete(route: RouteConfig, request: ChatRequest): Promise<Completion> {
+// `signal` (evaluations): once it aborts, a failed call is not retried.
+export async function complete(
+  route: RouteConfig,
+  request: ChatRequest,
+  options: { signal?: AbortSignal } = {},
+): Promise<Completion> {
   assertAvailable(route);
   if (route.kind === 'local') return route.id === localJudgeRouteId ? completeJudge(request) : completeLocal(request);
-  return openAiCompatible.complete(route, request);
+  return openAiCompatible.complete(route, request, options.signal);
 }
 
 export function stream(route: RouteConfig, request: ChatRequest): AsyncGenerator<StreamEvent> {

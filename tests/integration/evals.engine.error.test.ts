@@ -45,6 +45,33 @@ const cases = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
 
 describe('evaluation engine: provider failures', () => {
+  it('cancelling stops the retries of a call in flight: its failure is not tried again, and says why', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    scripted.script([{ kind: 'status', status: 500 }]);
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'stop me', expectedOutput: 'stop me' }],
+      content: { modelRouteId: 'test/scripted' },
+    });
+    const before = scripted.requests.length;
+    // Retries would come 2 s and 4 s later; the heartbeat that notices the cancel every 50 ms.
+    process.env.MODEL_RETRY_BASE_MS = '2000';
+    try {
+      const drained = drain({ heartbeatMs: 50 });
+      await expect.poll(() => scripted.requests.length - before, { timeout: 10_000, interval: 20 }).toBe(1);
+      await cancelEvaluation(evaluationId);
+      await drained;
+    } finally {
+      process.env.MODEL_RETRY_BASE_MS = '10';
+    }
+    expect(scripted.requests.length - before).toBe(1);
+    const [result] = await resultsOf(runIds[0]);
+    expect(result).toMatchObject({ status: 'error' });
+    expect(result.error).toMatch(/failed with HTTP 500\. Not retried: the work it was for was cancelled\./);
+    expect((await evaluationRow(evaluationId)).status).toBe('cancelled');
+  });
+
   it('429 with Retry-After and a 503 are retried, then the case succeeds', async () => {
     const { organizationId, userId } = await engineOrganization();
     scripted.script([

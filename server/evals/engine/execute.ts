@@ -71,16 +71,18 @@ export function preModelCheck(
   return 'error' in rendered ? rendered : { route, messages: rendered.messages };
 }
 
+// `signal` aborts when the run is cancelled: a failed call is then not retried.
 export async function executeCase(
   run: RunInfo,
   claimed: ClaimedCase,
   prepared: PreparedRun = prepareRun(run),
+  signal?: AbortSignal,
 ): Promise<CaseOutcome> {
   const call = preModelCheck(run, claimed, prepared);
   if ('error' in call) return failed(call.error);
   let completion: Completion;
   try {
-    completion = await complete(call.route, chatRequest(run.content, call.messages));
+    completion = await complete(call.route, chatRequest(run.content, call.messages), { signal });
   } catch (error) {
     return failed(message(error));
   }
@@ -111,15 +113,19 @@ export async function executeCase(
         });
       let answer: Completion;
       try {
-        answer = await complete(judge, {
-          messages: judgeMessages({
-            rubric: run.scoring.rubric ?? defaultRubric,
-            input: claimed.input,
-            expectedOutput: claimed.expectedOutput,
-            output: completion.output,
-          }),
-          temperature: 0,
-        });
+        answer = await complete(
+          judge,
+          {
+            messages: judgeMessages({
+              rubric: run.scoring.rubric ?? defaultRubric,
+              input: claimed.input,
+              expectedOutput: claimed.expectedOutput,
+              output: completion.output,
+            }),
+            temperature: 0,
+          },
+          { signal },
+        );
       } catch (error) {
         return failed(`The judge failed: ${message(error)}`, { ...measured, assertions });
       }

@@ -42,6 +42,8 @@ type RunEntry = {
   finished: boolean;
   done: Promise<void>;
   resolve: () => void;
+  // Aborted once the run is cancelled (the heartbeat sees it): its failed calls are not retried.
+  stop: AbortController;
 };
 
 type Group = { key: string; organizationId: string; routeKey: string; runs: RunEntry[]; cursor: number; lanes: number };
@@ -83,7 +85,18 @@ export function enlist(engine: Engine, run: RunInfo, prepared: PreparedRun): Run
       maxInFlightPerOrg: settings.perOrg,
       maxAttempts: settings.maxAttempts,
     };
-    entry = { run, prepared, claimSettings, held: 0, drained: false, error: undefined, finished: false, done, resolve };
+    entry = {
+      run,
+      prepared,
+      claimSettings,
+      held: 0,
+      drained: false,
+      error: undefined,
+      finished: false,
+      done,
+      resolve,
+      stop: new AbortController(),
+    };
     group.runs.push(entry);
   }
   const lanes = Math.max(1, Math.min(settings.perOrg, settings.perRoute));
@@ -180,7 +193,7 @@ async function lane(engine: Engine, group: Group): Promise<void> {
           const { claimed } = outcome;
           // The run was pending: it shows as running (and so does its evaluation) while this case executes.
           if (claimed.firstOfRun) scheduleRefresh(engine.db, entry.run.id, 0);
-          held = { entry, claimed, outcome: await executeCase(entry.run, claimed, entry.prepared) };
+          held = { entry, claimed, outcome: await executeCase(entry.run, claimed, entry.prepared, entry.stop.signal) };
           // Another group waits for a slot: store now and give the slots back (fair turns).
           if (orgSemaphore.contended || routeSemaphore.contended) {
             const h = held;
@@ -211,4 +224,15 @@ async function lane(engine: Engine, group: Group): Promise<void> {
       if (engine.groups.get(group.key) === group && group.runs.length === 0) engine.groups.delete(group.key);
     }
   }
+}
+
+// A cancelled run: its cases in flight finish, but their failed calls are not retried, and nothing
+// more of it is claimed here.
+export function stopRun(engine: Engine, runId: string): void {
+  for (const group of engine.groups.values())
+    for (const entry of group.runs)
+      if (entry.run.id === runId) {
+        entry.stop.abort();
+        entry.drained = true;
+      }
 }

@@ -4,7 +4,7 @@ import { config } from '@/server/config';
 import { log } from '@/server/log';
 import { loadRun } from './claim';
 import { prepareRun } from './execute';
-import { enlist, type Engine, type EngineSettings } from './lanes';
+import { enlist, stopRun, type Engine, type EngineSettings } from './lanes';
 import { settlePreModelFailures } from './pre-model';
 import { refreshRun } from './progress';
 import { settledRefresh } from './progress-refresh';
@@ -37,10 +37,19 @@ export function newEngine(db: Db, workerId: string, settings = engineSettings())
   return { db, workerId, settings, stopping: false, activeRuns: new Map(), groups: new Map() };
 }
 
+// Also stops this process's work on runs cancelled since the last beat (cancel is another process's write).
 export async function heartbeat(engine: Engine): Promise<void> {
   await engine.db.execute(sql`
     insert into eval_workers (id, created_at, heartbeat_at) values (${engine.workerId}, now(), now())
     on conflict (id) do update set heartbeat_at = now()`);
+  const active = [...engine.activeRuns.keys()];
+  if (active.length === 0) return;
+  const cancelled = rowsOf<{ id: string }>(
+    await engine.db.execute(sql`
+      select id from eval_runs where id in (select jsonb_array_elements_text(${JSON.stringify(active)}::jsonb))
+        and status = 'cancelled'`),
+  );
+  for (const { id } of cancelled) stopRun(engine, id);
 }
 
 export async function removeWorker(engine: Engine): Promise<void> {
