@@ -78,10 +78,12 @@ describe('@promptloop/sdk build', () => {
       probe,
       [
         "import { Promptloop } from '@promptloop/sdk';",
-        "import { tagActiveSpan, promptSpanAttributes } from '@promptloop/sdk/otel';",
+        "import { tagActiveSpan, promptSpanAttributes, withPromptVersion, PromptVersionSpanProcessor } from '@promptloop/sdk/otel';",
         'const attributes = promptSpanAttributes({ promptId: "prm_1", versionId: "ver_1", version: 3 });',
         // No OpenTelemetry SDK registered: nothing to tag, and no error.
-        'console.log(JSON.stringify({ client: typeof Promptloop, tagged: tagActiveSpan({ promptId: "prm_1", versionId: "ver_1", version: 3 }), attributes }));',
+        'const ran = withPromptVersion({ promptId: "prm_1", versionId: "ver_1", version: 3 }, () => "ran");',
+        'await new PromptVersionSpanProcessor().shutdown();',
+        'console.log(JSON.stringify({ client: typeof Promptloop, tagged: tagActiveSpan({ promptId: "prm_1", versionId: "ver_1", version: 3 }), ran, attributes }));',
       ].join('\n'),
     );
     const result = spawnSync(process.execPath, [probe], { encoding: 'utf8', cwd: scratch });
@@ -89,6 +91,7 @@ describe('@promptloop/sdk build', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       client: 'function',
       tagged: false,
+      ran: 'ran',
       attributes: {
         'promptloop.prompt.version_id': 'ver_1',
         'promptloop.prompt.id': 'prm_1',
