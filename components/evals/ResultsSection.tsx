@@ -9,9 +9,9 @@ import { ChevronRightIcon, ListIcon } from '@/components/ui/icons';
 import { CaseDetail } from './CaseDetail';
 import { ResultBadge } from './parts';
 import type { EvalResult } from './types';
-import type { CaseRow, Category } from './useResults';
+import { matchesFilter, type CaseRow, type Category, type Filter } from './useResults';
 
-const filters: { value: 'all' | Category; label: string }[] = [
+const filters: { value: 'all' | Filter; label: string }[] = [
   { value: 'all', label: 'All' },
   { value: 'regression', label: 'Regressions' },
   { value: 'failed', label: 'Failed' },
@@ -56,14 +56,15 @@ export function ResultsSection({
   comparison: boolean;
   loading: boolean;
 }) {
-  const [filter, setFilter] = useState<'all' | Category>('all');
+  const [filter, setFilter] = useState<'all' | Filter>('all');
   const [open, setOpen] = useState<Set<string>>(new Set());
   const counts = useMemo(() => {
     const map = new Map<string, number>();
-    for (const row of rows) map.set(row.category, (map.get(row.category) ?? 0) + 1);
+    for (const { value } of filters)
+      if (value !== 'all') map.set(value, rows.filter((row) => matchesFilter(row, value)).length);
     return map;
   }, [rows]);
-  const visible = filter === 'all' ? rows : rows.filter((row) => row.category === filter);
+  const visible = filter === 'all' ? rows : rows.filter((row) => matchesFilter(row, filter));
   const toggle = (key: string) =>
     setOpen((current) => {
       const next = new Set(current);

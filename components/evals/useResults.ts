@@ -73,6 +73,25 @@ function categorize(candidate: EvalResult | null, production: EvalResult | null)
   return 'passed';
 }
 
+// The results filters overlap where a case is more than one thing: a regression whose candidate
+// errored is under Regressions and under Errors, as the run's error count says.
+export type Filter = 'regression' | 'failed' | 'error' | 'review' | 'improved';
+
+export function matchesFilter(row: CaseRow, filter: Filter): boolean {
+  const c = outcome(row.candidate);
+  const p = outcome(row.production);
+  switch (filter) {
+    case 'failed':
+      return c === 'failed';
+    case 'error':
+      return c === 'error' || p === 'error';
+    case 'review':
+      return c === 'review' || p === 'review';
+    default:
+      return row.category === filter;
+  }
+}
+
 const order: Record<Category, number> = {
   regression: 0,
   failed: 1,
