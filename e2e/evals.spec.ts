@@ -59,6 +59,8 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(setup).toContainText('3 cases in the dataset.');
   await setup.getByRole('radio', { name: /Expected output/ }).check();
   await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  // What it costs, before it starts.
+  await expect(setup).toContainText(/on 3 cases: 3 credits, [\d,]+ left this period\./);
   await setup.getByRole('button', { name: 'Initialize baseline' }).click();
 
   // The baseline evaluation page follows the run live and announces the publication.

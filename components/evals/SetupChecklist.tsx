@@ -43,6 +43,15 @@ type Props = {
   contentValid: boolean;
 };
 
+// "…: 8 credits, 112 left this period." (a case that cannot run under the input type is not charged).
+function costText(cases: number, remaining: number | undefined): string {
+  const credits = `${cases.toLocaleString()} ${cases === 1 ? 'credit' : 'credits'}`;
+  if (remaining === undefined) return `: ${credits}.`;
+  if (remaining < cases)
+    return `: ${credits}, and ${remaining.toLocaleString()} are left this period, so it pauses when they run out.`;
+  return `: ${credits}, ${remaining.toLocaleString()} left this period.`;
+}
+
 function Step({ n, done, title, children }: { n: number; done: boolean; title: string; children?: React.ReactNode }) {
   return (
     <li className="setup-step" data-done={done || undefined}>
@@ -70,6 +79,11 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   const dataset = useQuery(trpc.datasets.get.queryOptions(target));
   const scoring = useQuery(trpc.versions.getScoring.queryOptions(target));
   const models = useQuery(trpc.models.list.queryOptions({ organizationId: scope.organizationId }));
+  // What the baseline costs beside what is left: one credit per case executed.
+  const billing = useQuery({
+    ...trpc.billing.state.queryOptions({ organizationId: scope.organizationId }),
+    enabled: scope.canWrite,
+  });
   const evaluations = useQuery({
     ...trpc.evals.list.queryOptions({ ...target, limit: 5 }),
     refetchInterval: (q) =>
@@ -241,7 +255,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
                         ? 'Saving your draft…'
                         : baselineRunning
                           ? 'A baseline is already running.'
-                          : `Runs revision ${revision} of your draft on ${count} ${count === 1 ? 'case' : 'cases'}.`}
+                          : `Runs revision ${revision} of your draft on ${count} ${count === 1 ? 'case' : 'cases'}${costText(count, billing.data?.creditsRemaining)}`}
               </span>
             </div>
           </Step>
