@@ -44,12 +44,25 @@ function warningOf(d: DatasetCount, capacity: number, plan: string): RaisedWarni
 export async function syncDatasetCapacityWarning(db: Db, d: DatasetCount, plan: 'free' | 'pro'): Promise<void> {
   const capacity = planCapacity[plan];
   if (d.count >= nearCapacityThreshold(capacity)) await raiseWarnings(db, [warningOf(d, capacity, plan)]);
-  else
+  else {
     await resolveWarning(db, {
       organizationId: d.organizationId,
       kind: 'dataset_near_capacity',
       subjectId: d.datasetId,
     });
+    await forgetLastCount(db, d.organizationId, [d.datasetId]);
+  }
+}
+
+// Below the zone, the count last seen is forgotten: climbing back to it is the cause coming back, and
+// reopens the warning (a repeated occurrence id otherwise leaves a warning as it is).
+async function forgetLastCount(db: Db, organizationId: string, datasetIds: string[] | 'all-resolved'): Promise<void> {
+  await db.execute(sql`
+    update warnings set last_occurrence_id = null
+    where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is not null
+      and (${datasetIds === 'all-resolved'} or subject_id in (select jsonb_array_elements_text(${JSON.stringify(
+        datasetIds === 'all-resolved' ? [] : datasetIds,
+      )}::jsonb)))`);
 }
 
 // New datasets filled in one write (an import): one statement raising the warning for those in the zone.
@@ -92,6 +105,7 @@ export async function syncOrganizationCapacityWarnings(
     update warnings set resolved_at = now()
     where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is null
       and subject_id not in (select jsonb_array_elements_text(${JSON.stringify(crowded.map((d) => d.datasetId))}::jsonb))`);
+  await forgetLastCount(db, organizationId, 'all-resolved');
   if (crowded.length)
     await raiseWarnings(
       db,
