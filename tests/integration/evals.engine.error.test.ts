@@ -33,6 +33,8 @@ beforeAll(async () => {
     { id: 'test/slow', baseUrl: slow.baseUrl },
     { id: 'test/scripted', baseUrl: scripted.baseUrl },
     { id: 'test/chatty-judge', baseUrl: judgeServer.baseUrl },
+    // Not on this machine and without a key: listed, but not available.
+    { id: 'test/keyless', baseUrl: 'https://models.example.invalid/v1' },
   ]);
 });
 afterAll(async () => {
@@ -45,6 +47,27 @@ const cases = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
 
 describe('evaluation engine: provider failures', () => {
+  it('a route without credentials fails every case before any model call, and charges none', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: cases(2, 'keyless'),
+      content: { modelRouteId: 'test/keyless' },
+    });
+    await drain();
+    const results = await resultsOf(runIds[0]);
+    expect(results).toHaveLength(2);
+    for (const result of results)
+      expect(result).toMatchObject({
+        status: 'error',
+        charged: false,
+        attempts: 0,
+        error: 'The model route test/keyless has no credentials configured on this server.',
+      });
+    expect((await evaluationRow(evaluationId)).status).toBe('failed');
+  });
+
   it('cancelling stops the retries of a call in flight: its failure is not tried again, and says why', async () => {
     const { organizationId, userId } = await engineOrganization();
     scripted.script([{ kind: 'status', status: 500 }]);

@@ -67,6 +67,8 @@ export function preModelCheck(
 ): { route: RouteConfig; messages: ChatMessage[] } | { error: string } {
   const { route } = prepared;
   if (!route) return { error: `The model route "${run.content.modelRouteId}" is not configured on this server.` };
+  // No credentials here: the call would never leave the server, so the case is not charged either.
+  if (!route.available) return { error: `The model route ${route.id} has no credentials configured on this server.` };
   const rendered = caseMessages(run.content, item, prepared.variables);
   return 'error' in rendered ? rendered : { route, messages: rendered.messages };
 }
