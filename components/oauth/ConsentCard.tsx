@@ -46,8 +46,8 @@ export function ConsentCard({
           {builtIn
             ? 'Published by Promptloop.'
             : `Registered by its developer, not reviewed by Promptloop (client ${clientId}).`}{' '}
-          After you choose, you return to <strong>{redirectHost}</strong>. You can revoke access any time under Authorized
-          applications, in the sidebar of the dashboard.
+          After you choose, you return to <strong>{redirectHost}</strong>. You can revoke access any time under
+          Authorized applications, in the sidebar of the dashboard.
         </p>
         <form method="post" action="/oauth/authorize" className="inline" style={{ gap: 12 }}>
           {fields.map(([name, value]) => (
