@@ -223,6 +223,7 @@ describe('OpenAPI', () => {
       'path:promptId',
       'query:label',
       'query:version',
+      'header:If-None-Match',
       'header:Promptloop-Subject',
     ]);
     expect(operation['x-error-codes']).toEqual(
@@ -235,7 +236,7 @@ describe('OpenAPI', () => {
       ]),
     );
     expect(Object.keys(operation.responses)).toEqual(
-      expect.arrayContaining(['200', '400', '401', '403', '404', '429', '503']),
+      expect.arrayContaining(['200', '304', '400', '401', '403', '404', '429', '503']),
     );
   });
 });
