@@ -56,13 +56,13 @@ export async function syncDatasetCapacityWarning(db: Db, d: DatasetCount, plan: 
 
 // Below the zone, the count last seen is forgotten: climbing back to it is the cause coming back, and
 // reopens the warning (a repeated occurrence id otherwise leaves a warning as it is).
-async function forgetLastCount(db: Db, organizationId: string, datasetIds: string[] | 'all-resolved'): Promise<void> {
+async function forgetLastCount(db: Db, organizationId: string, datasetIds: string[] | null): Promise<void> {
+  // null: every resolved one of the organization (after a plan change).
   await db.execute(sql`
     update warnings set last_occurrence_id = null
     where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is not null
-      and (${datasetIds === 'all-resolved'} or subject_id in (select jsonb_array_elements_text(${JSON.stringify(
-        datasetIds === 'all-resolved' ? [] : datasetIds,
-      )}::jsonb)))`);
+      and (${datasetIds === null}
+        or subject_id in (select jsonb_array_elements_text(${JSON.stringify(datasetIds ?? [])}::jsonb)))`);
 }
 
 // New datasets filled in one write (an import): one statement raising the warning for those in the zone.
@@ -105,7 +105,7 @@ export async function syncOrganizationCapacityWarnings(
     update warnings set resolved_at = now()
     where organization_id = ${organizationId} and kind = 'dataset_near_capacity' and resolved_at is null
       and subject_id not in (select jsonb_array_elements_text(${JSON.stringify(crowded.map((d) => d.datasetId))}::jsonb))`);
-  await forgetLastCount(db, organizationId, 'all-resolved');
+  await forgetLastCount(db, organizationId, null);
   if (crowded.length)
     await raiseWarnings(
       db,
