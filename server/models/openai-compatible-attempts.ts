@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors';
 import { postJson, type Reply } from './http-post';
 import type { RouteConfig } from './routes';
@@ -67,19 +68,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 function backoffMs(attempt: number, baseMs: number): number {
   return baseMs * 2 ** (attempt - 1) + Math.random() * baseMs;
-}
-
-// Waits `ms`, or less when `signal` aborts first.
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 // A call whose caller stopped wanting it (an evaluation cancelled while the call failed): not retried.
@@ -164,8 +152,8 @@ export async function withRetries<T>(
       if (!(error instanceof Retryable)) throw error;
       if (n >= maxAttempts) throw error.appError;
       if (error.retryAfterMs !== null && error.retryAfterMs > maxRetryAfterMs) throw error.appError;
-      if (signal?.aborted) throw stopped(route, error.appError);
-      await pause(error.retryAfterMs ?? backoffMs(n, retryBaseMs), signal);
+      // The wait ends early (rejected) when the signal aborts, also when it already has.
+      await sleep(error.retryAfterMs ?? backoffMs(n, retryBaseMs), undefined, { signal }).catch(() => undefined);
       if (signal?.aborted) throw stopped(route, error.appError);
     }
   }

@@ -5,16 +5,15 @@ import { preModelCheck, type PreparedRun } from './execute';
 
 /**
  * Cases that would fail before any model call (the run's model route is not configured here or has
- * no credentials, an
- * input the prompt's input type cannot take, a missing variable) are recorded as errors before any
- * lane claims them, so they never take a credit: claim_eval_case charges every case it claims, and
- * these are never claimed. Only pending cases are settled (a claimed one was charged when it was
+ * no credentials, an input the prompt's input type cannot take, a missing variable) are recorded as
+ * errors before any lane claims them, so they never take a credit: claim_eval_case charges every case
+ * it claims, and these are never claimed. Only pending cases are settled (a claimed one was charged when it was
  * claimed). Safe against concurrent claims: the update waits for a claim's row lock and then skips
  * the row, no longer pending; a row it holds is skipped by the claim's SKIP LOCKED, and is no
  * longer pending afterwards. Returns how many cases it settled.
  */
 export async function settlePreModelFailures(db: Db, run: RunInfo, prepared: PreparedRun): Promise<number> {
-  // A user_message prompt on a configured route runs every (non-empty) input: nothing to read.
+  // A user_message prompt on a usable route runs every (non-empty) input: nothing to read.
   if (prepared.route?.available && run.content.inputType === 'user_message') return 0;
   const pending = rowsOf<{ id: string; input: string; inputFormat: 'text' | 'json' }>(
     await db.execute(
