@@ -35,19 +35,24 @@ export async function authorizeOrganizationWrite(
   return membership;
 }
 
+// How a read of the prompt row locks it: `true` FOR UPDATE (a write to the prompt itself: archive,
+// rename, a saved version…), `'share'` FOR SHARE (a write under the prompt, which must not land once
+// an archive has answered: the archive waits for it, or it waits for the archive and sees it).
+type PromptLock = { lock?: true | 'share' };
+
 // Reads the prompt inside the caller's organization; another organization's prompt looks missing.
 export async function loadPrompt(
   ctx: ServiceContext,
   organizationId: string,
   promptId: string,
-  options: { lock?: boolean } = {},
+  options: PromptLock = {},
 ): Promise<PromptRow> {
   if (!isId('prm', promptId)) throw notFound('Prompt');
   const query = ctx.db
     .select()
     .from(prompts)
     .where(and(eq(prompts.id, promptId), eq(prompts.organizationId, organizationId)));
-  const [row] = options.lock ? await query.for('update') : await query;
+  const [row] = options.lock ? await query.for(options.lock === 'share' ? 'share' : 'update') : await query;
   if (!row) throw notFound('Prompt');
   return row;
 }
@@ -59,14 +64,15 @@ export function assertNotArchived(prompt: PromptRow): void {
 
 // The checks every write to a prompt, its drafts or its dataset goes through, in this order:
 // membership and role, a writable organization, the prompt exists, the prompt is not archived.
+// The prompt row stays locked until the write commits (FOR SHARE unless the caller asks for more).
 export async function authorizePromptWrite(
   ctx: ServiceContext,
   organizationId: string,
   promptId: string,
-  options: { lock?: boolean } = {},
+  options: PromptLock = {},
 ): Promise<{ membership: Membership; prompt: PromptRow }> {
   const membership = await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
-  const prompt = await loadPrompt(ctx, organizationId, promptId, options);
+  const prompt = await loadPrompt(ctx, organizationId, promptId, { lock: options.lock ?? 'share' });
   assertNotArchived(prompt);
   return { membership, prompt };
 }

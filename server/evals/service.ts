@@ -19,8 +19,9 @@ const unfinished = ['pending', 'running', 'paused'] as const;
 
 /**
  * Every write to an evaluation: editor or admin, a writable organization, the evaluation (locked,
- * so writes to it and the engine's refresh serialize), and its prompt, which must not be archived
- * unless the operation only stops work.
+ * so writes to it and the engine's refresh serialize), and its prompt (locked too, so an archive
+ * waits for the write or the write sees the archive), which must not be archived unless the
+ * operation only stops work.
  */
 export async function authorizeEvaluationWrite(
   ctx: ServiceContext,
@@ -30,7 +31,8 @@ export async function authorizeEvaluationWrite(
 ): Promise<{ evaluation: EvaluationRow; prompt: PromptRow }> {
   await authorizeOrganizationWrite(ctx, organizationId, 'prompts.write');
   const evaluation = await loadEvaluation(ctx, organizationId, evaluationId, { lock: true });
-  const prompt = await loadPrompt(ctx, organizationId, evaluation.promptId);
+  // FOR UPDATE, not SHARE: a write here may go on to publish a baseline, which updates the prompt.
+  const prompt = await loadPrompt(ctx, organizationId, evaluation.promptId, { lock: true });
   if (!options.allowArchived) assertNotArchived(prompt);
   return { evaluation, prompt };
 }

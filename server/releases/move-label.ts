@@ -163,7 +163,7 @@ export async function moveLabel(
   // Only an admin may override the release policy (anyone else: 403 admin_required, right after
   // membership, before the organization's or the prompt's state is looked at).
   await authorizeOrganizationWrite(ctx, organizationId, override ? 'prompts.releasePolicy' : 'prompts.write');
-  const prompt = await loadPrompt(ctx, organizationId, promptId);
+  const prompt = await loadPrompt(ctx, organizationId, promptId, { lock: 'share' });
   assertNotArchived(prompt);
   changesRetrieval(ctx);
   const split = splitInput ?? null;
