@@ -4,6 +4,10 @@ import { z } from 'zod';
 // is a 400 naming its field, never a database error; and the bound shows in the OpenAPI document.
 const maxStoredInt = 2_147_483_647;
 
+// The last millisecond a JavaScript Date (and so every page that shows a time) can hold: every
+// Unix-milliseconds field and parameter is bounded by it.
+export const maxUnixMs = 8.64e15;
+
 export function storedInt(min: number, max: number = maxStoredInt) {
   return z.number().int().min(min).max(max);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integerParam } from '../numbers';
+import { integerParam, maxUnixMs } from '../numbers';
 import { revisionSchema } from '../prompts/schemas';
 import { caseLimits } from '../datasets/schemas';
 
@@ -34,7 +34,7 @@ export const onlineEvaluationSchema = z.object({
 });
 export type OnlineEvaluation = z.infer<typeof onlineEvaluationSchema>;
 
-const unixMs = integerParam(0, 8.64e15);
+const unixMs = integerParam(0, maxUnixMs);
 export const onlineScoresQuery = z
   .strictObject({
     from: unixMs.optional().describe('Unix ms; default 30 days ago.'),

@@ -1,12 +1,11 @@
 import { stringProblem } from '../input-hygiene';
+import { maxUnixMs } from '../numbers';
 import type { AnyValue, KeyValue, OtlpId, OtlpInt, OtlpSpanInput } from './types';
 
 // The checks that reject one span (API.md "OTLP trace ingestion", per span): ids, times, strings.
 
 const maxClockLeadMs = 5 * 60 * 1000;
 const nanosPerMs = 1_000_000n;
-// The latest time a JS Date holds; later end times are not real times.
-const maxUnixMs = 8.64e15;
 
 /** Lowercase hex of an id, or a rejection reason. Raw bytes are hex-encoded first. */
 export function hexId(id: OtlpId | undefined, bytes: 8 | 16, what: string): { id: string } | { reason: string } {

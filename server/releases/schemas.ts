@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integerParam } from '../numbers';
+import { integerParam, maxUnixMs } from '../numbers';
 import { labelName } from '../prompts/schemas';
 
 // ---- Safe releases (M10, API.md "Safe releases: promotion gates and traffic splits") ----
@@ -60,7 +60,7 @@ export type PromotionBlockedDetails = {
 };
 
 // GET …/labels/{label}/split-stats?from=&to= (Unix ms; default the split's life).
-const unixMs = integerParam(0, 8.64e15);
+const unixMs = integerParam(0, maxUnixMs);
 export const splitStatsQuery = z
   .strictObject({
     from: unixMs.optional().describe('Unix ms; default: when the split began.'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, invalidRequest, zodIssues, type Issue } from '../errors';
 import { jsonTextProblem } from '../input-hygiene';
+import { maxUnixMs } from '../numbers';
 import { costSources, omittedParts, spanKinds, spanStatuses, traceIdPattern } from './schemas';
 
 // The trace batch of the spec's "Trace ingestion" section. One zod schema validates every event
@@ -45,7 +46,7 @@ function text(max: number, min = 0) {
     .meta(min ? { minLength: min, maxLength: max } : { maxLength: max });
 }
 
-const unixMs = z.int().min(0).describe('Unix milliseconds');
+const unixMs = z.int().min(0).max(maxUnixMs).describe('Unix milliseconds');
 const count = z.int().min(0);
 
 const spanSnapshotSchema = z.strictObject({
@@ -170,6 +171,7 @@ const isText =
   (v: unknown) =>
     typeof v === 'string' && v.length >= min && (v.length <= max || characterCount(v) <= max);
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const isUnixMs = (v: unknown) => isCount(v) && (v as number) <= maxUnixMs;
 const isOneOf = (values: readonly string[]) => (v: unknown) => typeof v === 'string' && values.includes(v);
 const isString = (v: unknown) => typeof v === 'string';
 const isOmittedPart = isOneOf(omittedParts);
@@ -184,12 +186,12 @@ const requiredChecks: [string, (v: unknown) => boolean][] = [
   ['service', isText(100, 1)],
   ['kind', isOneOf(spanKinds)],
   ['status', isOneOf(spanStatuses)],
-  ['startedAt', isCount],
+  ['startedAt', isUnixMs],
 ];
 const fieldChecks = new Map<string, (v: unknown) => boolean>([
   ...requiredChecks,
   ['parentSpanId', isHex(16)],
-  ['endedAt', isCount],
+  ['endedAt', isUnixMs],
   ['sessionId', isText(200)],
   ['endUserId', isText(200)],
   ['provider', isText(100)],

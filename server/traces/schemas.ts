@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integerParam, integerParamWithDefault } from '../numbers';
+import { integerParam, integerParamWithDefault, maxUnixMs } from '../numbers';
 import { spanOnlineScoreSchema } from '../online/schemas';
 
 export const spanKinds = ['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom'] as const;
@@ -9,7 +9,7 @@ export const omittedParts = ['input', 'output', 'error', 'metadata'] as const;
 
 export const traceIdPattern = /^[0-9a-f]{32}$/;
 
-const unixMs = integerParam(0, 8.64e15);
+const unixMs = integerParam(0, maxUnixMs);
 
 export const listTracesQuery = z
   .strictObject({

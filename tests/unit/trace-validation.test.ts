@@ -54,6 +54,7 @@ describe('trace batch validation: accepted', () => {
     ['a child with parent', child()],
     ['revision 1,000,000', root({ revision: 1_000_000 })],
     ['startedAt 0', root({ startedAt: 0 })],
+    ['endedAt at the last time a Date holds', root({ status: 'success', endedAt: 8.64e15 })],
     ['name of 200 characters', root({ name: 'n'.repeat(200) })],
     ['name of 200 astral characters (400 UTF-16 units)', root({ name: '😀'.repeat(200) })],
     ['service of 100 characters', root({ service: 's'.repeat(100) })],
@@ -141,6 +142,9 @@ describe('trace batch validation: rejected with the offending path', () => {
     ['finished span without endedAt', batch(root({ status: 'success' })), 'events.0.endedAt'],
     ['cancelled span without endedAt', batch(root({ status: 'cancelled' })), 'events.0.endedAt'],
     ['endedAt before startedAt', batch(root({ status: 'success', endedAt: 1_699_999_999_999 })), 'events.0.endedAt'],
+    // Past the last time a JavaScript Date holds (the explorer could not show it).
+    ['startedAt past 8.64e15', batch(root({ startedAt: 8.64e15 + 1 })), 'events.0.startedAt'],
+    ['endedAt past 8.64e15', batch(root({ status: 'success', endedAt: 8.64e15 + 5 })), 'events.0.endedAt'],
     ['root with parentSpanId', batch(root({ parentSpanId: childId })), 'events.0.parentSpanId'],
     ['child without parentSpanId', batch(child({ parentSpanId: undefined })), 'events.0.parentSpanId'],
     ['span that is its own parent', batch(child({ parentSpanId: childId })), 'events.0.parentSpanId'],
