@@ -1,5 +1,6 @@
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
+import { retryOnConflict } from './conflicts';
 import { log } from './log';
 
 // Who is calling: a person in the dashboard, an OAuth client acting for a user, or a service account.
@@ -27,6 +28,15 @@ function inTransaction(db: Db): boolean {
 }
 
 /**
+ * Runs several reads on one snapshot (a read-only REPEATABLE READ transaction), so that what they
+ * answer together was true together at one moment; inside a transaction, on that one.
+ */
+export function inSnapshot<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (inTransaction(db)) return fn(db);
+  return db.transaction((tx) => fn(tx), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+/**
  * Joins the caller's transaction, or opens one on the root handle. Only for the few documented
  * owners whose edge opens no transaction: billing's cancelRenewal (after a Stripe call) and
  * requestPasswordReset (its counters commit on their own), plus the evaluation engine's refresh,
@@ -47,8 +57,13 @@ export async function runInTransaction<T>(
   db: Db,
   fn: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<T>,
 ): Promise<T> {
-  const tasks: CommitTask[] = [];
-  const result = await db.transaction((tx) => fn(tx, (task) => tasks.push(task)));
+  const run = async () => {
+    const tasks: CommitTask[] = [];
+    return { result: await db.transaction((tx) => fn(tx, (task) => tasks.push(task))), tasks };
+  };
+  // A deadlock or serialization failure rolled the operation back whole: it runs again (a few times)
+  // instead of answering 500. Not inside a transaction: the caller's locks would meet the same cycle.
+  const { result, tasks } = inTransaction(db) ? await run() : await retryOnConflict(run);
   void runTasks(tasks.filter((task) => !answerWaits.has(task)));
   // Each distinct awaited task once (several writes of one operation may queue the same wait).
   for (const task of new Set(tasks.filter((task) => answerWaits.has(task)))) {

@@ -112,12 +112,17 @@ export function isUnavailableError(error: unknown): boolean {
   return cause !== undefined && cause !== error && isUnavailableError(cause);
 }
 
+// The SQLSTATE of a database error (postgres-js, PGlite, or drizzle's wrapper of either).
+export function sqlState(error: unknown): string | undefined {
+  for (let current = error as { code?: unknown; cause?: unknown } | null, depth = 0; current && depth < 4; depth++) {
+    if (typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) return current.code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
+}
+
 // SQLSTATE class 22 (data exception: a value the column cannot hold). Input checks run first, so
 // reaching this is a gap in them; it is still the client's value, never a reason to answer 5xx.
 export function isDataException(error: unknown): boolean {
-  for (let current = error as { code?: unknown; cause?: unknown } | null, depth = 0; current && depth < 4; depth++) {
-    if (typeof current.code === 'string' && /^22[0-9A-Z]{3}$/.test(current.code)) return true;
-    current = current.cause as typeof current;
-  }
-  return false;
+  return sqlState(error)?.startsWith('22') ?? false;
 }

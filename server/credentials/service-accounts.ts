@@ -88,13 +88,16 @@ export async function serviceAccountAccess(
   db: Db,
   id: string,
   organizationId?: string,
+  // A write holds the row until it commits, so a revocation waits for it (server/access/permissions.ts).
+  lock = false,
 ): Promise<ServiceAccountAccess | null> {
   const conditions = [eq(serviceAccounts.id, id), isNull(serviceAccounts.revokedAt)];
   if (organizationId !== undefined) conditions.push(eq(serviceAccounts.organizationId, organizationId));
-  const [row] = await db
+  const query = db
     .select({ role: serviceAccounts.role, organization: organizations })
     .from(serviceAccounts)
     .innerJoin(organizations, eq(organizations.id, serviceAccounts.organizationId))
     .where(and(...conditions));
+  const [row] = lock ? await query.for('share', { of: serviceAccounts }) : await query;
   return row ?? null;
 }

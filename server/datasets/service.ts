@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { datasetCases, datasets, drafts } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { inSnapshot, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound, zodIssues } from '../errors';
 import { newId } from '../ids';
@@ -96,7 +96,10 @@ export async function getDataset(
   { organizationId, promptId }: OperationInput<'get_dataset'>,
 ): Promise<Dataset> {
   const { membership, prompt } = await authorizePromptRead(ctx, organizationId, promptId);
-  return toDataset(ctx, await datasetOf(ctx.db, prompt), capacityOf(membership));
+  // One snapshot: the revision answered is the revision of the rows answered.
+  return inSnapshot(ctx.db, async (db) =>
+    toDataset({ ...ctx, db }, await datasetOf(db, prompt), capacityOf(membership)),
+  );
 }
 
 export type DatasetWrite = { ctx: ServiceContext; tx: Tx; dataset: DatasetRow; capacity: number };

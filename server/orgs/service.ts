@@ -169,6 +169,16 @@ export async function deleteOrganization(
   input: { token: string; confirmName: string },
 ): Promise<void> {
   const { db } = ctx;
+  // The organization row first: writes under way hold it (KEY SHARE, server/access/permissions.ts),
+  // so the deletion waits for them before it takes anything else, and a write that starts now waits
+  // for the deletion and then finds no organization (404). The cascade meets no write halfway.
+  // Only an admin gets to wait for the lock; the check runs again under it.
+  await authorize(ctx, organizationId, 'organization.delete');
+  await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId))
+    .for('update');
   const link = await checkDeletionLink(ctx, organizationId, input.token);
   if (input.confirmName !== link.name) {
     throw new AppError('confirmation_mismatch', 'Type the organization name exactly as shown to confirm.', {

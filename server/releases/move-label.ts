@@ -195,10 +195,12 @@ export async function moveLabel(
     });
   };
 
-  const now = new Date();
+  let now: Date;
   let current: CurrentLabel | null;
   for (;;) {
     current = await lockLabel(ctx, prompt.id, label);
+    // Read once the lock is held: moves of one label are stamped in the order they commit.
+    now = new Date();
     if (current) break;
     // A new label: the insert waits for a concurrent creator and then does nothing; the loop
     // then locks the row that one made. A protected label that points at nothing is gated too

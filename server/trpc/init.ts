@@ -123,6 +123,7 @@ const inTransaction = t.middleware(async ({ ctx, type, meta, next }) => {
   let failed: Awaited<ReturnType<typeof next>> | undefined;
   try {
     return await runInTransaction(ctx.db, async (tx, afterCommit) => {
+      failed = undefined; // a deadlock runs the mutation again (runInTransaction)
       const result = await next({ ctx: { db: tx, afterCommit } });
       if (!result.ok) {
         failed = result;

@@ -53,7 +53,10 @@ export async function emitEvent(ctx: DbContext, event: OutboxEvent, webhookIds?:
           ? sql`${webhooks.id} = any(${sql.param(webhookIds)}::text[])`
           : sql`${event.type} = any(${webhooks.events})`,
       ),
-    );
+    )
+    // Held until the commit: an endpoint deleted meanwhile is waited for and then skipped, never a
+    // delivery whose endpoint is gone (a foreign key failure that would undo the caller's write).
+    .for('key share');
   if (!targets.length) return [];
   const eventId = newId('evt', at.getTime());
   await ctx.db.insert(webhookEvents).values({

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import postgres from 'postgres';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { newTeam, type TestUser } from '../helpers/api';
 import { promptWithVersions, writeDraft } from '../helpers/prompts';
+import { holdLock } from '../helpers/row-lock';
 
 // A write under a prompt (a label move or removal, a dataset case, a draft) that was already on its
 // way when an archive took the prompt must not land after the archive answered: it waits for the
@@ -10,40 +10,18 @@ import { promptWithVersions, writeDraft } from '../helpers/prompts';
 // archive: it locks the prompt row, lets the write start, archives and commits.
 // Two connections are needed, so this runs on Postgres only.
 describe.skipIf(!process.env.DATABASE_URL)('writes racing an archive', () => {
-  let archiver: postgres.Sql;
-  beforeAll(async () => {
-    await getDb();
-    archiver = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
-  }, 120_000);
-  afterAll(() => archiver?.end());
-
-  async function waitingOnALock(tx: postgres.TransactionSql): Promise<boolean> {
-    const [row] = await tx`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
-    return row.n > 0;
-  }
+  beforeAll(() => getDb().then(() => undefined), 120_000);
 
   // Holds the prompt row as an archive does, starts the write, archives once the write is either
   // waiting or done, and returns the write's answer.
   async function duringArchive(promptId: string, write: () => Promise<{ status: number; body: any }>) {
-    return archiver
-      .begin(async (tx) => {
-        await tx`select id from prompts where id = ${promptId} for update`;
-        const pending = write();
-        let settled = false;
-        void pending.then(
-          () => (settled = true),
-          () => (settled = true),
-        );
-        const deadline = Date.now() + 10_000;
-        while (!settled && !(await waitingOnALock(tx)) && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        await tx`update prompts set state = 'archived', archived_at = now() where id = ${promptId}`;
-        return { pending };
-      })
-      .then(({ pending }) => pending);
+    const archive = await holdLock((sql) => sql`select id from prompts where id = ${promptId} for update`);
+    const pending = write();
+    await archive.waitForWaiters(1, pending);
+    await archive.release(
+      (sql) => sql`update prompts set state = 'archived', archived_at = now() where id = ${promptId}`,
+    );
+    return pending;
   }
 
   async function labelsOf(user: TestUser, base: string) {

@@ -8,7 +8,7 @@ import { config } from '@/server/config';
 import type { EvaluationScope } from '../schemas';
 import { rowsOf } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
-import { retryOnConflict } from './sql';
+import { retryOnConflict } from '../../conflicts';
 import { raiseWarnings } from '@/server/warnings/service';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
