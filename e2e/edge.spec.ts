@@ -118,4 +118,49 @@ test.describe('the production entry in front of Next', () => {
     await refused.text();
     expect((await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).status).toBe(200);
   });
+
+  test('sign-in bodies are bounded (over 16 KiB, declared or chunked without end: 413) and JSON ones checked (400)', async () => {
+    const form = 'application/x-www-form-urlencoded';
+    for (const route of ['/api/auth/callback/credentials', '/api/auth/signout', '/api/auth/_log']) {
+      const declared = await fetch(`http://127.0.0.1:${port}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': form },
+        body: `email=a%40b.test&password=${'a'.repeat(16 * 1024)}`,
+      });
+      expect(declared.status, route).toBe(413);
+      expect((await declared.json()).error.code).toBe('payload_too_large');
+    }
+    // A chunked body that never ends is answered once 16 KiB have arrived, and the connection closes.
+    const endless = exchange([
+      `POST /api/auth/callback/credentials HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${form}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      ...Array.from({ length: 8 }, () => `1000\r\n${'a'.repeat(4096)}\r\n`),
+    ]);
+    const { statuses, closed } = await endless;
+    expect(statuses[0]).toBe(413);
+    expect(closed).toBe(true);
+    // next-auth would parse a JSON body itself and throw (500): one that is not an object is a 400.
+    for (const body of ['', 'garbage', 'null', '[1]']) {
+      const refused = await fetch(`http://127.0.0.1:${port}/api/auth/signout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(refused.status, body).toBe(400);
+      expect((await refused.json()).error.code).toBe('invalid_request');
+    }
+    // A small form still reaches next-auth: a wrong password is its usual refusal, not a 413.
+    const csrf = await (await fetch(`http://127.0.0.1:${port}/api/auth/csrf`)).json();
+    const small = await fetch(`http://127.0.0.1:${port}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': form },
+      body: new URLSearchParams({
+        email: 'nobody@example.test',
+        password: 'wrong',
+        csrfToken: csrf.csrfToken,
+        json: 'true',
+      }),
+      redirect: 'manual',
+    });
+    expect([302, 401]).toContain(small.status);
+  });
 });

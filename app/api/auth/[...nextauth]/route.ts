@@ -1,7 +1,8 @@
 import NextAuth from 'next-auth';
 import { authOptions } from '@/server/auth/nextauth';
+import { withBoundedBody } from '@/server/auth/bounded-body';
 import { withSignInStatus } from '@/server/auth/sign-in-status';
 
-const handler = withSignInStatus(NextAuth(authOptions));
+const handler = withBoundedBody(withSignInStatus(NextAuth(authOptions)));
 
 export { handler as GET, handler as POST };
