@@ -10,16 +10,16 @@ export class RateLimiter {
     private readonly burst: number = ratePerMinute,
   ) {}
 
-  // Throws 429 rate_limited with Retry-After when the key has no token left.
-  take(key: string, now = Date.now()): void {
+  // Takes `tokens` (all or none); throws 429 rate_limited with Retry-After when the key has too few left.
+  take(key: string, now = Date.now(), tokens = 1): void {
     if (this.ratePerMinute <= 0) return;
     const perMs = this.ratePerMinute / 60_000;
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updated: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.updated) * perMs);
     bucket.updated = now;
-    if (bucket.tokens < 1) {
+    if (bucket.tokens < tokens) {
       this.buckets.set(key, bucket);
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
+      const retryAfter = Math.max(1, Math.ceil((Math.min(tokens, this.burst) - bucket.tokens) / perMs / 1000));
       throw new AppError(
         'rate_limited',
         'Too many requests. Slow down and retry after the indicated time.',
@@ -27,7 +27,7 @@ export class RateLimiter {
         { 'retry-after': String(retryAfter) },
       );
     }
-    bucket.tokens -= 1;
+    bucket.tokens -= tokens;
     this.buckets.set(key, bucket);
     if (this.buckets.size > 50_000) this.evictFull(now, perMs);
   }

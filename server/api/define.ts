@@ -71,10 +71,10 @@ function withoutSecret(result: unknown, secretField: string): Record<string, unk
 }
 
 let managementLimiter: RateLimiter | undefined;
-// One token per request to the management API or /mcp, per user.
-export function limitManagement(userId: string): void {
+// One token per request to the management API or /mcp, per user (and per message of an MCP batch).
+export function limitManagement(userId: string, tokens = 1): void {
   managementLimiter ??= new RateLimiter(config().managementRatePerMinute);
-  managementLimiter.take(userId);
+  managementLimiter.take(userId, Date.now(), tokens);
 }
 
 async function parseBodyValue(schema: z.ZodType | undefined, value: unknown): Promise<unknown> {

@@ -155,35 +155,46 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
 // body: an empty batch, or JSON that is not a JSON-RPC message (the SDK calls both a parse error, or
 // answers an empty batch with nothing). A batch with one invalid message is not run at all, as the
 // SDK does. Text that is not JSON stays the SDK's -32700.
-function invalidMessage(body: Buffer): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | null {
+type InvalidMessage = { jsonrpc: '2.0'; id: null; error: { code: number; message: string } };
+
+// The messages a body holds (a batch counts each), or the answer that refuses it.
+function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: number } {
   let text: string;
   try {
     text = utf8Text(body);
   } catch {
     // Not UTF-8: malformed JSON, refused before the SDK (which would read U+FFFD) sees it.
     return {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid UTF-8.' },
+      invalid: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid UTF-8.' },
+      },
     };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return null;
+    return { count: 1 };
   }
   const refuse = (message: string) => ({
-    jsonrpc: '2.0' as const,
-    id: null,
-    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
+    invalid: {
+      jsonrpc: '2.0' as const,
+      id: null,
+      error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
+    },
   });
   if (Array.isArray(value)) {
     if (value.length === 0) return refuse('an empty batch holds no message.');
     const at = value.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
-    return at === -1 ? null : refuse(`message ${at} of the batch is not a JSON-RPC 2.0 message; nothing was run.`);
+    return at === -1
+      ? { count: value.length }
+      : refuse(`message ${at} of the batch is not a JSON-RPC 2.0 message; nothing was run.`);
   }
-  return JSONRPCMessageSchema.safeParse(value).success ? null : refuse('the body is not a JSON-RPC 2.0 message.');
+  return JSONRPCMessageSchema.safeParse(value).success
+    ? { count: 1 }
+    : refuse('the body is not a JSON-RPC 2.0 message.');
 }
 
 export async function handleMcp(request: Request): Promise<Response> {
@@ -198,12 +209,14 @@ export async function handleMcp(request: Request): Promise<Response> {
       throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
     // Over the limit, the rest of the body is never read: the 413 closes the connection (errorHeaders).
     const body = await readBody(request, { limit: maxBodyBytes });
-    const invalid = invalidMessage(body);
-    if (invalid)
-      return new Response(JSON.stringify(invalid), {
+    const checked = checkMessages(body);
+    if ('invalid' in checked)
+      return new Response(JSON.stringify(checked.invalid), {
         status: 400,
         headers: { 'content-type': 'application/json', ...headers },
       });
+    // Each message of a batch is an operation: it takes its own token (the request took the first).
+    if (checked.count > 1) limitManagement(actor.userId, checked.count - 1);
     const forwarded = new Request(request.url, {
       method: 'POST',
       headers: request.headers,

@@ -44,4 +44,32 @@ describe('/mcp rate limit', () => {
     const organizations = (await (await newUser()).call('GET', '/organizations')).status;
     expect(organizations).toBe(200);
   });
+
+  it('a batch takes one token per message: a batch over what is left runs nothing', async () => {
+    const user = await newUser(); // one request on /api/v1: four tokens left
+    const token = await signToken({ sub: user.sub, audience: 'http://localhost:3999/mcp' });
+    const batch = (names: string[]) =>
+      handleMcp(
+        new Request('http://localhost:3999/mcp', {
+          method: 'POST',
+          headers: mcpHeaders(token),
+          body: JSON.stringify(
+            names.map((name, id) => ({
+              jsonrpc: '2.0',
+              id,
+              method: 'tools/call',
+              params: { name: 'create_organization', arguments: { name } },
+            })),
+          ),
+        }),
+      );
+    const first = await batch(['Batch 1', 'Batch 2', 'Batch 3']);
+    expect(first.status).toBe(200);
+    expect((await first.json()).map((answer: any) => answer.result.isError ?? false)).toEqual([false, false, false]);
+    const second = await batch(['Batch 4', 'Batch 5']);
+    expect(second.status).toBe(429);
+    expect((await second.json()).error.code).toBe('rate_limited');
+    const db = await getDb();
+    expect(await db.select().from(memberships).where(eq(memberships.userId, user.id))).toHaveLength(3);
+  });
 });

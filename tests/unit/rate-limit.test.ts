@@ -30,6 +30,14 @@ describe('RateLimiter', () => {
     expect(() => limiter.take('a', 1500)).not.toThrow();
   });
 
+  it('takes several tokens at once, all or none', () => {
+    const limiter = new RateLimiter(60, 5);
+    limiter.take('user', 0, 3);
+    expect(rejection(() => limiter.take('user', 0, 3)).code).toBe('rate_limited');
+    limiter.take('user', 0, 2);
+    expect(() => limiter.take('user', 0)).toThrow();
+  });
+
   it('a zero rate disables limiting', () => {
     const limiter = new RateLimiter(0);
     for (let i = 0; i < 1000; i++) limiter.take('x', 0);
