@@ -61,16 +61,17 @@ function flag(value: string | undefined, fallback: boolean): boolean {
 }
 
 // An integer setting of at least `min`; anything else (unset, empty, a fraction) keeps the default.
-function intSetting(value: string | undefined, fallback: number, min = 1): number {
+function intSetting(value: string | undefined, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= min ? n : fallback;
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= min && n <= max ? n : fallback;
 }
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+// The settings read from an environment (config() reads process.env once).
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
   const appUrl = trimSlash(env.APP_URL || `http://localhost:${port}`);
   return {
@@ -82,8 +83,10 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrievalCache: flag(env.RETRIEVAL_CACHE, true),
     retrievalCacheLeaseMs: Math.min(Math.max(intSetting(env.RETRIEVAL_CACHE_LEASE_MS, 1000), 100), 60_000),
     traceRetentionDays: {
-      free: Math.min(intSetting(env.TRACE_RETENTION_DAYS_FREE, 30), 3650),
-      pro: Math.min(intSetting(env.TRACE_RETENTION_DAYS_PRO, 90), 3650),
+      // 1–3650 days; anything else keeps the default (README), never a clamp: 5000 by mistake would
+      // otherwise create ten years of weekly partitions.
+      free: intSetting(env.TRACE_RETENTION_DAYS_FREE, 30, 1, 3650),
+      pro: intSetting(env.TRACE_RETENTION_DAYS_PRO, 90, 1, 3650),
     },
     // Kept exactly as configured: `iss` must equal it, trailing slash and all (API.md "Input hygiene").
     oauthIssuer: env.OAUTH_ISSUER || appUrl,
