@@ -121,10 +121,23 @@ function standbyBehind(waitMs: number): AppError {
 export async function checkRetrievalStandby(database: Database): Promise<'standby' | 'primary'> {
   const reader = database.reader?.();
   if (!reader) throw new Error('RETRIEVAL_DATABASE_URL needs DATABASE_URL: the embedded database has no standby.');
+  // A host that drops packets (a wrong address, a firewall) never refuses: the check gives up after
+  // a while instead of leaving the process neither serving nor stopped.
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${standbyCheckTimeoutMs / 1000} s`)),
+      standbyCheckTimeoutMs,
+    );
+  });
   try {
-    const [[recovering]] = await preparedValues(reader, 'select pg_is_in_recovery()', []);
+    const [[recovering]] = await Promise.race([preparedValues(reader, 'select pg_is_in_recovery()', []), silence]);
     return recovering === true ? 'standby' : 'primary';
   } catch (error) {
     throw new Error(`RETRIEVAL_DATABASE_URL: the retrieval standby cannot be reached (${(error as Error).message})`);
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+const standbyCheckTimeoutMs = 15_000;
