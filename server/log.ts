@@ -72,6 +72,22 @@ export function requestLine(
   return `{"level":30${time}${id}${verb},"route":${JSON.stringify(route)},"status":${status},"ms":${ms},"msg":"request"}\n`;
 }
 
+// The request id of an answer written with writeHead(status, headers), whose headers
+// ServerResponse.getHeader does not see (the hot paths answer that way): the request log reads it here.
+const requestIdOfAnswer = Symbol('requestId');
+type Answer = { [requestIdOfAnswer]?: string };
+
+export function noteRequestId(res: object, requestId: string | undefined): void {
+  (res as Answer)[requestIdOfAnswer] = requestId;
+}
+
+export function requestIdOf(res: { getHeader(name: string): unknown }): string | undefined {
+  const noted = (res as Answer)[requestIdOfAnswer];
+  if (noted !== undefined) return noted;
+  const header = res.getHeader('x-request-id');
+  return typeof header === 'string' ? header : undefined;
+}
+
 export function logRequest(
   requestId: string | undefined,
   method: string | undefined,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getDatabase, setPoolSize } from '@/db/client';
 import { config } from './config';
-import { log, logRequest } from './log';
+import { log, logRequest, requestIdOf } from './log';
 import { errorBody, newRequestId } from './api/http';
 import { guardServer } from './api/entry-socket';
 import { AppError } from './errors';
@@ -137,9 +137,8 @@ function withRequestLog(handler: Handler): Handler {
     res.on('finish', () => {
       const path = (req.url ?? '/').split('?')[0];
       if (path.startsWith('/_next/static')) return;
-      const requestId = res.getHeader('x-request-id');
       logRequest(
-        typeof requestId === 'string' ? requestId : undefined,
+        requestIdOf(res),
         req.method,
         path,
         res.statusCode,

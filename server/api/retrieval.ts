@@ -7,7 +7,7 @@ import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } 
 import { parseRetrievalBearer, retrievalSecretDigest } from '../auth/retrieval-key';
 import { RateLimiter } from '../rate-limit';
 import { config } from '../config';
-import { log } from '../log';
+import { log, noteRequestId } from '../log';
 import { labelName } from '../prompts/schemas';
 import { integerParam } from '../numbers';
 import { lookupRetrieval, subjectBucket, type RetrievalRow, type Selector } from '../retrieval/query';
@@ -464,6 +464,7 @@ function send(res: ServerResponse, output: RetrievalOutput): void {
       typeof output.body === 'string' ? Buffer.byteLength(output.body) : output.body.length,
     );
   res.writeHead(output.status, output.headers);
+  noteRequestId(res, output.headers['x-request-id']);
   res.end(output.body ?? undefined);
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from './body';
+import { noteRequestId } from '../log';
 
 // The two entries of a hot-path handler (the ingestion paths): node:http in production, with no Web
 // Request in between, and a Web Request in Next's catch-all (`next dev`) and in-process tests. A
@@ -31,6 +32,7 @@ export async function serveNode(
   });
   output.headers['content-length'] = String(output.body.length);
   res.writeHead(output.status, output.headers);
+  noteRequestId(res, output.headers['x-request-id']);
   if (output.closeConnection) res.end(output.body, () => req.destroy());
   else res.end(output.body);
 }
