@@ -53,7 +53,7 @@ test('import OpenAI bodies from the empty prompts page, see the prompt and its h
   await expect(page.getByText('2026-11-30')).toBeVisible();
   await page.getByRole('tab', { name: 'CLI' }).first().click();
   await expect(page.getByRole('tabpanel').first()).toContainText(
-    `npx promptloop import openai prompts.json --dry-run --org ${organizationId}`,
+    `promptloop import openai prompts.json --dry-run --org ${organizationId}`,
   );
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Prompts' }).click();
 
@@ -158,7 +158,7 @@ test('conflicts skip or rename, a refused document lists its paths, a large one 
   });
   await expect(dialog.getByLabel('Or paste JSON')).toHaveAccessibleDescription(/Too large for the dashboard/);
   await expect(dialog.getByLabel('CLI command for this import')).toHaveText(
-    new RegExp(`^npx promptloop import openai large\\.json --dry-run --org ${organizationId} --url http`),
+    new RegExp(`^promptloop import openai large\\.json --dry-run --org ${organizationId} --url http`),
   );
   await expect(dialog.getByRole('button', { name: 'Copy command' })).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();

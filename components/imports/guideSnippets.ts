@@ -2,6 +2,7 @@
 // the CLI's import and export, and fetching an OpenAI eval. Shell-safe: ids and URLs hold no quote.
 
 import { shellQuote } from '@/lib/shell-quote';
+import { cliInstallHint } from '@/lib/install-hints';
 
 export type GuideTarget = { origin: string; organizationId: string };
 
@@ -68,11 +69,11 @@ export function curlFileSnippet(target: GuideTarget): string {
 }
 
 function cli(target: GuideTarget, command: string): string {
-  return `npx promptloop ${command} --org ${target.organizationId}`;
+  return `promptloop ${command} --org ${target.organizationId}`;
 }
 
 function loginLine(target: GuideTarget): string {
-  return `npx promptloop login --url ${target.origin}   # once; or PROMPTLOOP_CLIENT_ID / PROMPTLOOP_CLIENT_SECRET`;
+  return `${cliInstallHint}\npromptloop login --url ${target.origin}   # once; or PROMPTLOOP_CLIENT_ID / PROMPTLOOP_CLIENT_SECRET`;
 }
 
 export function cliImportSnippet(target: GuideTarget, source: 'openai' | 'openai_eval', file: string): string {
@@ -112,6 +113,7 @@ export function openaiEvalFetchSnippet(target: GuideTarget): string {
 
 export function exportSnippet(target: GuideTarget): string {
   return [
+    cliInstallHint,
     `export PROMPTLOOP_URL=${target.origin}`,
     '# every prompt of the organization, archived ones included, in one bundle',
     cli(target, 'export --out prompts.promptloop.json'),

@@ -52,7 +52,7 @@ export function cliImportCommand(options: {
   dryRun?: boolean;
 }): string {
   return [
-    'npx promptloop import',
+    'promptloop import',
     options.source,
     shellWord(options.fileName ?? 'prompts.json'),
     options.dryRun ? '--dry-run' : null,

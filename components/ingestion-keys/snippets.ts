@@ -1,5 +1,6 @@
 // Copy-paste examples that send one finished root span to POST /api/v1/traces.
 import { shellQuote } from '@/lib/shell-quote';
+import { sdkInstallHint } from '@/lib/install-hints';
 
 function randomHex(bytes: number): string {
   const values = crypto.getRandomValues(new Uint8Array(bytes));
@@ -37,7 +38,8 @@ export function curlSnippet(origin: string, secret: string, service: string): st
 
 // The SDK's TraceExporter (sdk/README.md "Export traces"): batched, retried with backoff, never throws.
 export function typescriptSnippet(origin: string, secret: string, service: string): string {
-  return `import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';
+  return `${sdkInstallHint}
+import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';
 
 // Keep the key in your secret store, e.g. PROMPTLOOP_INGESTION_KEY.
 const exporter = new TraceExporter({

@@ -56,8 +56,8 @@ export function AuthorizedAppsPage() {
             title="No authorized applications"
             description={
               <>
-                Run <code>npx promptloop login</code> or connect an MCP client to <code>/mcp</code>; it appears here
-                once you allow it.
+                Run <code>promptloop login</code> or connect an MCP client to <code>/mcp</code>; it appears here once
+                you allow it.
               </>
             }
           />

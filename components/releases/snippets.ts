@@ -1,6 +1,7 @@
 // Copy-paste examples for retrieving a split label with a sticky subject (API.md "Traffic splits").
 // Without a secret on screen, the examples read the retrieval key from PROMPTLOOP_RETRIEVAL_KEY.
 import { shellQuote } from '@/lib/shell-quote';
+import { sdkInstallHint } from '@/lib/install-hints';
 
 function quoted(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
@@ -19,7 +20,8 @@ export function splitCurlSnippet(origin: string, promptId: string, label: string
 }
 
 export function splitTypescriptSnippet(origin: string, promptId: string, label: string, subject: string): string {
-  return `import { Promptloop } from '@promptloop/sdk';
+  return `${sdkInstallHint}
+import { Promptloop } from '@promptloop/sdk';
 
 const pl = new Promptloop({ baseUrl: '${quoted(origin)}', apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY! });
 

@@ -1,4 +1,5 @@
 import { extractVariables } from '@/lib/templates';
+import { sdkInstallHint } from '@/lib/install-hints';
 
 // Copy-paste examples for GET /api/v1/prompts/{promptId} with a retrieval key (plr_…).
 // Without a fresh secret, the examples read the key from PROMPTLOOP_RETRIEVAL_KEY.
@@ -44,7 +45,8 @@ export function typescriptSnippet(
   const apiKey = secret
     ? `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'`
     : 'process.env.PROMPTLOOP_RETRIEVAL_KEY!';
-  return `import { Promptloop } from '@promptloop/sdk';
+  return `${sdkInstallHint}
+import { Promptloop } from '@promptloop/sdk';
 
 // Keep the key in your secret store, e.g. PROMPTLOOP_RETRIEVAL_KEY.
 const pl = new Promptloop({ baseUrl: '${origin}', apiKey: ${apiKey} });

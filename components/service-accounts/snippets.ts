@@ -1,3 +1,5 @@
+import { cliInstallHint } from '@/lib/install-hints';
+
 // Copy-paste examples for a new service account: a token with client_credentials, then an API call;
 // the CLI's environment variables; and the step of a GitHub Actions job.
 
@@ -15,22 +17,25 @@ export function curlSnippet(origin: string, clientId: string, clientSecret: stri
 
 export function cliSnippet(origin: string, clientId: string, clientSecret: string): string {
   return [
+    cliInstallHint,
     '# Every command gets its own token; no `promptloop login`, nothing is saved.',
     `export PROMPTLOOP_URL='${origin}'`,
     `export PROMPTLOOP_CLIENT_ID='${clientId}'`,
     `export PROMPTLOOP_CLIENT_SECRET='${clientSecret}'`,
-    'npx promptloop orgs list',
+    'promptloop orgs list',
   ].join('\n');
 }
 
 export function githubActionsSnippet(): string {
   return [
     '# Repository secrets: PROMPTLOOP_URL, PROMPTLOOP_CLIENT_ID, PROMPTLOOP_CLIENT_SECRET',
+    '# The CLI from its tarball (`npm pack ./cli` in a Promptloop checkout), committed under tools/',
+    '- run: npm install -g ./tools/promptloop-cli-0.1.0.tgz',
     '- name: Evaluation gate',
     '  env:',
     '    PROMPTLOOP_URL: ${{ secrets.PROMPTLOOP_URL }}',
     '    PROMPTLOOP_CLIENT_ID: ${{ secrets.PROMPTLOOP_CLIENT_ID }}',
     '    PROMPTLOOP_CLIENT_SECRET: ${{ secrets.PROMPTLOOP_CLIENT_SECRET }}',
-    '  run: npx promptloop evals start "$PROMPT_ID" --version-id "$VERSION_ID" --scope quick --wait',
+    '  run: promptloop evals start "$PROMPT_ID" --version-id "$VERSION_ID" --scope quick --wait',
   ].join('\n');
 }

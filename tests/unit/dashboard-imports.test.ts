@@ -81,9 +81,9 @@ describe('the dashboard request limit (1 MiB) and the CLI command for larger doc
   it('builds a copyable CLI command with the source, the file, the policy and the organization', () => {
     expect(
       cliImportCommand({ ...target, source: 'openai', fileName: 'prompts.json', onConflict: 'skip', dryRun: true }),
-    ).toBe('npx promptloop import openai prompts.json --dry-run --org org_abc123 --url http://127.0.0.1:3000');
+    ).toBe('promptloop import openai prompts.json --dry-run --org org_abc123 --url http://127.0.0.1:3000');
     expect(cliImportCommand({ ...target, source: 'langfuse', fileName: null, onConflict: 'rename' })).toBe(
-      'npx promptloop import langfuse prompts.json --on-conflict rename --org org_abc123 --url http://127.0.0.1:3000',
+      'promptloop import langfuse prompts.json --on-conflict rename --org org_abc123 --url http://127.0.0.1:3000',
     );
   });
 
@@ -187,7 +187,7 @@ describe('guide snippets', () => {
 
   it('the CLI commands name the organization and the documented flags', () => {
     expect(cliImportSnippet(target, 'openai', 'prompts.json')).toContain(
-      'npx promptloop import openai prompts.json --dry-run --org org_abc123',
+      'promptloop import openai prompts.json --dry-run --org org_abc123',
     );
     const langfuse = langfuseCliSnippet(target);
     expect(langfuse).toContain('LANGFUSE_PUBLIC_KEY');

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import * as ingestion from '@/components/ingestion-keys/snippets';
 import * as retrieval from '@/components/retrieval-keys/snippets';
 import { splitCurlSnippet, splitTypescriptSnippet } from '@/components/releases/snippets';
+import * as serviceAccounts from '@/components/service-accounts/snippets';
+import * as guide from '@/components/imports/guideSnippets';
 
 // The TypeScript snippets of the key pages are type-checked against the SDK's own source (sdk/src),
 // exactly as a user pastes them into a module of their application (Node types for process.env).
@@ -113,5 +115,26 @@ describe('key page snippets', () => {
     expect(sent).toContain(`Authorization: Bearer ${ingestionSecret}`);
     const split = argumentsOf(splitCurlSnippet(origin, 'prm_1', 'production', service));
     expect(split).toContain(`Promptloop-Subject: ${service}`);
+  });
+
+  it('say where the SDK and the CLI come from, and never run `npx promptloop` (not our name on npm)', () => {
+    const target = { origin, organizationId: 'org_abc123' };
+    const sdkSnippets = [
+      ingestion.typescriptSnippet(origin, ingestionSecret, 'api'),
+      retrieval.typescriptSnippet(origin, 'prm_abc', retrievalSecret, null),
+      splitTypescriptSnippet(origin, 'prm_abc', 'production', 'user-42'),
+    ];
+    for (const snippet of sdkSnippets) expect(snippet).toMatch(/^\/\/ npm install \.\/promptloop-sdk-0\.1\.0\.tgz/);
+    const cliSnippets = [
+      serviceAccounts.cliSnippet(origin, 'sa_abc', 'pls_secret'),
+      serviceAccounts.githubActionsSnippet(),
+      guide.cliImportSnippet(target, 'openai', 'prompts.json'),
+      guide.langfuseCliSnippet(target),
+      guide.exportSnippet(target),
+    ];
+    for (const snippet of cliSnippets) {
+      expect(snippet).not.toMatch(/npx\s+promptloop/);
+      expect(snippet).toMatch(/npm install -g \.\/(tools\/)?promptloop-cli-0\.1\.0\.tgz/);
+    }
   });
 });
