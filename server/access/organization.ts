@@ -30,7 +30,7 @@ export async function authorizeOrganizationWrite(
   permission: Permission,
   refusal: ReadOnlyRefusal = 'default',
 ): Promise<Membership> {
-  const membership = await authorize(ctx, organizationId, permission);
+  const membership = await authorize(ctx, organizationId, permission, { lock: true });
   assertWritableOrganization(membership, refusal);
   return membership;
 }
