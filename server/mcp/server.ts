@@ -18,7 +18,7 @@ import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, newRequestId, reportServerError, toAppError } from '../api/http';
 import { execute, limitManagement, type Executable } from '../api/define';
 import { executables } from '../api/handlers';
-import { maxBodyBytes } from '../api/strict-input';
+import { findDuplicateKey, maxBodyBytes } from '../api/strict-input';
 import { readBody, utf8Text } from '../http/body';
 import { findOperation } from '../operations';
 import { rawInputOf, toolOf } from './tools';
@@ -185,6 +185,8 @@ function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: num
       error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
     },
   });
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null) return refuse(`the field ${duplicate} is given more than once.`);
   if (Array.isArray(value)) {
     if (value.length === 0) return refuse('an empty batch holds no message.');
     const at = value.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
-import { AppError, isAppError } from '@/server/errors';
-import { maxBodyBytes } from '@/server/api/strict-input';
+import { AppError, invalidRequest, isAppError } from '@/server/errors';
+import { findDuplicateKey, maxBodyBytes } from '@/server/api/strict-input';
 import { readBody, utf8Text } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/credentials/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
@@ -42,6 +42,21 @@ function forwarded(req: Request, body: Buffer | null): Request {
   });
 }
 
+// A field given twice is refused as on REST (API.md: request bodies are strict), not read as the
+// last of the two. JSON that does not parse is left to tRPC's own parse error.
+function assertNoRepeatedField(text: string): void {
+  try {
+    JSON.parse(text);
+  } catch {
+    return;
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null)
+    throw invalidRequest('The request body repeats a field.', [
+      { path: duplicate, message: 'Field given more than once.' },
+    ]);
+}
+
 // A refusal is raised while tRPC builds the context: every call of the batch answers with it, in
 // tRPC's error shape and status, and no procedure runs. `session.actor` stands in for the
 // next-auth session where there is no Next request around (tests); the route passes nothing.
@@ -54,7 +69,8 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
     if (!refusal) {
       try {
         body = await readBody(req, { limit: maxBodyBytes });
-        utf8Text(body); // bytes that are not UTF-8 are refused, never stored as U+FFFD
+        const text = utf8Text(body); // bytes that are not UTF-8 are refused, never stored as U+FFFD
+        assertNoRepeatedField(text);
       } catch (error) {
         if (!isAppError(error)) throw error;
         refusal = error;

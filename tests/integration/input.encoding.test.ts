@@ -112,6 +112,20 @@ describe('dashboard tRPC', () => {
     expect(JSON.stringify(await response.json())).toContain('not valid UTF-8');
     expect(await organizationsNamed('a\ufffd')).toEqual([]);
   });
+
+  it('a field given twice is refused as on REST, not read as the last one', async () => {
+    const response = await serveTrpc(
+      new Request(`${origin}/api/trpc/organizations.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"Twice A","name":"Twice B"}',
+      }),
+      { actor: { userId: user.id, clientId: 'dashboard', human: true } },
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain('repeats a field');
+    expect(await organizationsNamed('Twice')).toEqual([]);
+  });
 });
 
 describe('MCP', () => {
@@ -143,6 +157,18 @@ describe('MCP', () => {
     });
     const prompts = await user.call('GET', `/organizations/${organizationId}/prompts`);
     expect(prompts.body.items).toEqual([]);
+    // A field given twice is refused, not read as the last one.
+    const twice = await send(
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"create_prompt","arguments":{"organizationId":"${organizationId}","name":"Twice"}}}`,
+      ),
+    );
+    expect(twice.status).toBe(400);
+    expect((await twice.json()).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: the field id is given more than once.',
+    });
+    expect((await user.call('GET', `/organizations/${organizationId}/prompts`)).body.items).toEqual([]);
     // The same call in UTF-8 runs.
     const ran = await send(message(Buffer.from('aéb')));
     expect(ran.status).toBe(200);
