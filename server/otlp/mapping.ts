@@ -86,6 +86,8 @@ export function mapOtlpSpan(input: OtlpSpanInput, now: number = Date.now()): Map
   if ('reason' in spanId) return { ok: false, reason: spanId.reason };
   const parent = parentId(span.parentSpanId);
   if ('reason' in parent) return { ok: false, reason: parent.reason };
+  // A span is never its own parent (the spec's span rules).
+  if (parent.id === spanId.id) return { ok: false, reason: 'parentSpanId names the span itself' };
   const times = spanTimes(span.startTimeUnixNano, span.endTimeUnixNano, now);
   if ('reason' in times) return { ok: false, reason: times.reason };
   const resource = resourceView(input.resourceAttributes);

@@ -538,6 +538,7 @@ describe('rejections', () => {
     ['span id bytes of the wrong length', { spanId: new Uint8Array(4) }, /spanId/],
     ['parent id not hex', { parentSpanId: 'z'.repeat(16) }, /parentSpanId/],
     ['parent id wrong length', { parentSpanId: 'abc' }, /parentSpanId/],
+    ['a span that is its own parent', { parentSpanId: spanId.toUpperCase() }, /names the span itself/],
     ['end before start', { endTimeUnixNano: startNs - 1n }, /end time is before start/],
     ['start time not a number', { startTimeUnixNano: 'soon' }, /startTimeUnixNano/],
     ['end time beyond the range of a date', { endTimeUnixNano: 10n ** 25n }, /out of range/],
