@@ -26,6 +26,8 @@ function payloadTooLarge(limit: number): AppError {
   });
 }
 
+const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
+
 export async function readBody(source: Request | IncomingMessage, options: BodyLimit): Promise<Buffer> {
   const { limit } = options;
   const tooLarge = options.tooLarge ?? (() => payloadTooLarge(limit));
@@ -43,7 +45,14 @@ async function readWebBody(request: Request, limit: number): Promise<Buffer | nu
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away mid-body (an abort, not a failing dependency): as on node:http below.
+      throw cutOff();
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -84,7 +93,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Buffer | nul
     // A client that goes away mid-body gets no answer; nothing was stored.
     const onCutOff = () => {
       cleanup();
-      reject(new AppError('invalid_request', 'The request body was cut off.'));
+      reject(cutOff());
     };
     req.on('data', onData);
     req.on('end', onEnd);

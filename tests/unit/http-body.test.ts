@@ -72,6 +72,19 @@ describe('readBody (Web Request)', () => {
     expect(pulled()).toBeLessThan(20);
   });
 
+  it('a client that goes away mid-body is a 400 cut-off, not a failing dependency', async () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ === 0) controller.enqueue(new Uint8Array(9));
+        else controller.error(aborted);
+      },
+    });
+    const error = await refusal(readBody(post(stream), { limit }));
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400, message: 'The request body was cut off.' });
+  });
+
   it('names a MiB limit in MiB, and an edge may bring its own refusal', async () => {
     const big = await refusal(
       readBody(post('x', { 'content-length': String(2 * 1024 * 1024) }), { limit: 1024 * 1024 }),
