@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { authorize } from '../access/permissions';
 import { config } from '../config';
+import { retentionInForce } from '../traces/retention';
 import { planCapacity } from '../datasets/schemas';
 import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';
 import { recordAudit } from '../audit/service';
@@ -75,6 +76,7 @@ function billingStateOf(
   subscription: SubscriptionRow | null,
   credits: CreditBalance,
   hasCustomer: boolean,
+  retentionDays: number,
 ): BillingState {
   const onPro = plan === 'pro' && subscription !== null && isEntitling(subscription.status);
   const { start: periodStart, end: periodEnd } = onPro
@@ -92,7 +94,7 @@ function billingStateOf(
     creditsUsed: credits.used,
     creditsPerPeriod: credits.allowance,
     datasetCapacity: planCapacity[plan],
-    traceRetentionDays: config().traceRetentionDays[plan],
+    traceRetentionDays: retentionDays,
     paymentMethodManageable: hasCustomer,
   };
 }
@@ -124,6 +126,7 @@ export async function loadBillingState(db: Db, organizationId: string, plan: Pla
     subscription,
     credits,
     Boolean(subscription?.customerId ?? (await customerOf(db, organizationId))),
+    (await retentionInForce(db))[plan],
   );
 }
 

@@ -37,6 +37,19 @@ export async function prepareTraceStore(db: Db, days: RetentionDays = config().t
   return created;
 }
 
+/**
+ * The days in force: what the ingestion functions read (written by the last process to start),
+ * else this process's own settings. What the Billing page and the trace explorer show, so that they
+ * say what is applied even where one process was started with other values.
+ */
+export async function retentionInForce(db: Db): Promise<RetentionDays> {
+  const days = { ...config().traceRetentionDays };
+  for (const row of await db.select().from(traceRetention)) {
+    if (row.plan === 'free' || row.plan === 'pro') days[row.plan] = row.days;
+  }
+  return days;
+}
+
 const sweepLock = `hashtextextended('drop_expired_trace_partitions', 0)`;
 
 // One sweep at a time across processes (several workers, or `all` beside a worker, whose hours can

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inEdgeTransaction } from '../helpers/transaction';
 import { getDb } from '@/db/client';
-import { auditLog, billingSubscriptions, organizations } from '@/db/schema';
+import { auditLog, billingSubscriptions, organizations, traceRetention } from '@/db/schema';
 import { newTeam, newUser } from '../helpers/api';
 import { setReadOnly } from '../helpers/evals';
 import { caller, rejection } from '../helpers/trpc';
@@ -341,6 +341,20 @@ describe('billing state', () => {
     expect((await viewer.call('GET', `/organizations/${org.id}/billing`)).body.plan).toBe('free');
     expectError(await (await newUser()).call('GET', `/organizations/${org.id}/billing`), 404, 'not_found');
     expectError(await viewer.call('GET', `/organizations/${org.id}/billing`, { query: 'x=1' }), 400, 'invalid_request');
+  });
+
+  it('shows the trace retention in force (what ingestion applies), not this process’s own setting', async () => {
+    const { org, viewer } = await newTeam();
+    const db = await getDb();
+    const [before] = await db.select().from(traceRetention).where(eq(traceRetention.plan, 'free'));
+    // As if another process had started last with TRACE_RETENTION_DAYS_FREE=11.
+    await db.update(traceRetention).set({ days: 11 }).where(eq(traceRetention.plan, 'free'));
+    try {
+      expect((await viewer.call('GET', `/organizations/${org.id}/billing`)).body.traceRetentionDays).toBe(11);
+    } finally {
+      await db.update(traceRetention).set({ days: before.days }).where(eq(traceRetention.plan, 'free'));
+    }
+    expect((await viewer.call('GET', `/organizations/${org.id}/billing`)).body.traceRetentionDays).toBe(before.days);
   });
 
   it('a client cannot claim a plan: the organization update has no plan field', async () => {

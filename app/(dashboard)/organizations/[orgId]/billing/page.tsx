@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
 import { BillingPage } from '@/components/billing/BillingPage';
+import { getDb } from '@/db/client';
 import { config } from '@/server/config';
+import { retentionInForce } from '@/server/traces/retention';
 
 export const metadata: Metadata = { title: 'Billing' };
 
@@ -13,7 +15,8 @@ export default async function Page({
   searchParams: Promise<{ checkout?: string | string[] }>;
 }) {
   const [{ orgId }, { checkout }] = await Promise.all([params, searchParams]);
-  const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro, traceRetentionDays } = config();
+  const { evalCreditsFree, evalCreditsPro, stripeSecretKey, stripePricePro } = config();
+  const traceRetentionDays = await retentionInForce(await getDb());
   return (
     <BillingPage
       organizationId={orgId}

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { TraceListPage } from '@/components/traces/TraceListPage';
-import { config } from '@/server/config';
+import { getDb } from '@/db/client';
+import { retentionInForce } from '@/server/traces/retention';
 
 export const metadata: Metadata = { title: 'Traces' };
 
@@ -8,5 +9,5 @@ export default async function Page({ params }: { params: Promise<{ orgId: string
   const { orgId } = await params;
   // Dynamic (it awaits params), so useSearchParams needs no Suspense boundary; one would let the page
   // hydrate after its queries resolved and mismatch the server HTML.
-  return <TraceListPage organizationId={orgId} retention={config().traceRetentionDays} />;
+  return <TraceListPage organizationId={orgId} retention={await retentionInForce(await getDb())} />;
 }
