@@ -63,6 +63,9 @@ export async function openDatabase(
       reader: () =>
         (reader ??= postgres(readerUrl, {
           max: readerConnections(),
+          // Reconnects within about a second of a standby's return (postgres.js backs off up to 20 s,
+          // during which writes waiting for the standby would keep answering 503).
+          backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 1),
           onnotice: () => {},
           connection: { application_name: 'promptloop-reader' },
         })) as unknown as Reader,
