@@ -83,6 +83,17 @@ type Registration = {
   software_version?: string;
 };
 
+// The consent page shows client_name as its heading: a name that hides characters (bidi controls,
+// zero-width and other format or control characters) or starts with our name (the built-in
+// "Promptloop CLI", in any case or width) would let a registered client pass for us.
+function checkedClientName(name: string): string {
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
+    throw bad('client_name must not hold control or invisible formatting characters.');
+  const plain = name.normalize('NFKC').replace(/\s+/gu, ' ').trim().toLowerCase();
+  if (/^promptloop\b/u.test(plain)) throw bad('client_name must not start with "Promptloop": that name is ours.');
+  return name;
+}
+
 function validateRegistration(body: unknown): Omit<Registration, 'client_id' | 'client_id_issued_at'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw bad('The body must be a JSON object of client metadata.');
@@ -117,7 +128,7 @@ function validateRegistration(body: unknown): Omit<Registration, 'client_id' | '
     scope: managementScope,
   };
   const name = optionalString(metadata, 'client_name', maxNameLength);
-  if (name !== undefined) result.client_name = name.trim();
+  if (name !== undefined) result.client_name = checkedClientName(name.trim());
   const clientUri = optionalHttpsUri(metadata, 'client_uri');
   if (clientUri !== undefined) result.client_uri = clientUri;
   const logoUri = optionalHttpsUri(metadata, 'logo_uri');

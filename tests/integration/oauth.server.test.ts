@@ -653,6 +653,27 @@ describe('dynamic client registration (RFC 7591)', () => {
       { redirect_uris: ['https://agent.example/cb'], grant_types: ['implicit'] },
       'invalid_client_metadata',
     ],
+    // The consent page's heading must not pass for ours.
+    [
+      'our CLI’s name',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'Promptloop CLI' },
+      'invalid_client_metadata',
+    ],
+    [
+      'our name in full width',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'ＰＲＯＭＰＴＬＯＯＰ' },
+      'invalid_client_metadata',
+    ],
+    [
+      'a bidi override',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'Agent \u202eoiduts' },
+      'invalid_client_metadata',
+    ],
+    [
+      'a zero-width space',
+      { redirect_uris: ['https://agent.example/cb'], client_name: 'Prompt\u200bloop CLI' },
+      'invalid_client_metadata',
+    ],
     [
       'token response type',
       { redirect_uris: ['https://agent.example/cb'], response_types: ['token'] },
