@@ -72,13 +72,22 @@ export function invalidRequest(message: string, issues: Issue[] = []): AppError 
 }
 
 // zod issues as API issues: dotted paths, one 'Unknown field.' per unrecognised key.
+// One issue per path and message: a value can fail several checks that say the same thing
+// (a 17-digit number is neither a safe integer nor under the maximum).
 export function zodIssues(error: z.ZodError): Issue[] {
-  return error.issues.flatMap((issue) => {
+  const issues = error.issues.flatMap((issue) => {
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'Unknown field.' }));
     }
     return [{ path: base, message: issue.message }];
+  });
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 

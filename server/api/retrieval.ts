@@ -103,7 +103,7 @@ function decodePathId(raw: string): string | null {
 // The query parameters: this schema validates them and feeds the OpenAPI document (routes/retrieval.ts).
 export const retrievalQuery = z.strictObject({
   label: labelName.optional(),
-  version: integerParam(1, undefined, 'Must be a whole number of at least 1.').optional(),
+  version: integerParam(1).optional(),
 });
 const fields = retrievalQuery.shape;
 type Field = keyof typeof fields;

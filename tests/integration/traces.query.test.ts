@@ -320,6 +320,13 @@ describe('trace list', () => {
     const { org, admin } = await newTeam();
     expectError(await admin.call('GET', `/organizations/${org.id}/traces`, { query }), 400, 'invalid_request');
   });
+
+  it('a value that fails two checks saying the same thing is one issue', async () => {
+    const { org, admin } = await newTeam();
+    const refused = await admin.call('GET', `/organizations/${org.id}/traces`, { query: 'to=9999999999999999' });
+    expectError(refused, 400, 'invalid_request');
+    expect(refused.body.error.details.issues).toEqual([{ path: 'to', message: expect.any(String) }]);
+  });
 });
 
 describe('get trace', () => {
