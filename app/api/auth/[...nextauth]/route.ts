@@ -1,6 +1,6 @@
 import NextAuth from 'next-auth';
 import { authOptions } from '@/server/auth/nextauth';
-import { withBoundedBody } from '@/server/auth/bounded-body';
+import { withBoundedBody } from '@/server/api/next-auth-body';
 import { withSignInStatus } from '@/server/auth/sign-in-status';
 
 const handler = withBoundedBody(withSignInStatus(NextAuth(authOptions)));
