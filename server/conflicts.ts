@@ -3,7 +3,7 @@
 // errors alike, and on drizzle's wrappers of them.
 import { sqlState } from './errors';
 
-export function isRetryableConflict(error: unknown): boolean {
+function isRetryableConflict(error: unknown): boolean {
   const state = sqlState(error);
   return state === '40P01' || state === '40001';
 }
