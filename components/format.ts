@@ -85,8 +85,19 @@ const preciseTime = new Intl.DateTimeFormat(undefined, {
   fractionalSecondDigits: 3,
 });
 
-export function formatTimestamp(ms: number): string {
-  return timeFormat.format(new Date(ms));
+const timeWithYear = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+// The year only when it is not this one: spans may start long ago (any past startedAt is accepted).
+export function formatTimestamp(ms: number, now = Date.now()): string {
+  const date = new Date(ms);
+  return (date.getFullYear() === new Date(now).getFullYear() ? timeFormat : timeWithYear).format(date);
 }
 
 export function formatPreciseTime(ms: number): string {

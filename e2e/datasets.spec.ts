@@ -166,12 +166,18 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   await expect(caseRows(other).nth(0)).toContainText('Tromsø');
 
   // Now the first tab is stale: its delete is refused, it is told, and the table reloads.
+  // Each delete is confirmed first; a refused one closes the dialog.
+  const confirmDelete = page.getByRole('dialog', { name: 'Delete case 2?' });
   await page.getByRole('button', { name: 'Delete case 2' }).click();
+  await confirmDelete.getByRole('button', { name: 'Delete case' }).click();
   await expect(page.getByText('The dataset changed in another window or tool')).toBeVisible();
+  await expect(confirmDelete).toBeHidden();
   await expect(caseRows(page).nth(0)).toContainText('Tromsø');
   await expect(caseRows(page)).toHaveCount(2);
   await page.getByRole('button', { name: 'Delete case 2' }).click();
+  await confirmDelete.getByRole('button', { name: 'Delete case' }).click();
   await expect(caseRows(page)).toHaveCount(1);
+  await expect(page.getByRole('status').filter({ hasText: 'Case 2 deleted.' })).toBeVisible();
   await expect(caseRows(page).nth(0)).toContainText('Tromsø');
   await other.close();
 });

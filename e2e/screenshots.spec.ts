@@ -161,8 +161,10 @@ test('screenshots of the prompt pages', async ({ adminPage: page }) => {
 
   // One delete at a time, as a person would: each waits for the table to show the last one.
   await page.getByRole('button', { name: 'Delete case 10' }).click();
+  await page.getByRole('dialog', { name: 'Delete case 10?' }).getByRole('button', { name: 'Delete case' }).click();
   await expect(page.locator('tr[data-case]')).toHaveCount(9);
   await page.getByRole('button', { name: 'Delete case 9' }).click();
+  await page.getByRole('dialog', { name: 'Delete case 9?' }).getByRole('button', { name: 'Delete case' }).click();
   await expect(page.locator('tr[data-case]')).toHaveCount(8);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   const csv =

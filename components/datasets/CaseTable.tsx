@@ -2,16 +2,19 @@
 
 import Link from 'next/link';
 import { useMutation } from '@tanstack/react-query';
-import { Fragment, useRef, useState } from 'react';
+import { Fragment, memo, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { TrashIcon } from '@/components/ui/icons';
 import { FieldError } from '@/components/ui/FieldError';
 import { DragHandle } from '@/components/prompts/DragHandle';
 import { moveItem, useDragReorder } from '@/components/prompts/dragReorder';
 import { useTRPC } from '@/lib/trpc/client';
+import { readAppError } from '@/lib/trpc/errors';
 import { CaseFields, caseErrors, toCaseRow, type CaseDraft } from './CaseFields';
-import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
+import { retryAfterConflict, type DatasetActions, type DatasetScope } from './useDataset';
+import { casePageSize, casePaging } from './paging';
 import { quickEvaluationSize, type Dataset, type DatasetCase } from './types';
 
 function Preview({ text, format }: { text: string; format: string }) {
@@ -27,13 +30,13 @@ function EditRow({
   scope,
   dataset,
   row,
-  data,
+  actions,
   onDone,
 }: {
   scope: DatasetScope;
   dataset: Dataset;
   row: DatasetCase;
-  data: ReturnType<typeof useDataset>;
+  actions: DatasetActions;
   onDone: () => void;
 }) {
   const trpc = useTRPC();
@@ -49,13 +52,13 @@ function EditRow({
     trpc.datasets.updateCase.mutationOptions({
       onSuccess: onDone,
       onError: (error) => {
-        const info = data.handleError(error);
+        const info = actions.handleError(error);
         // Stale revision: keep the edit open; the table now shows the stored cases and a retry uses the new revision.
         if (!info) return setMessage(retryAfterConflict);
         setErrors(info.fields);
         setMessage(Object.keys(info.fields).length ? null : info.message);
       },
-      onSettled: data.refresh,
+      onSettled: actions.refresh,
     }),
   );
   return (
@@ -91,58 +94,74 @@ function EditRow({
   );
 }
 
-export function CaseTable({
+// Memoized: the page's notices and the add form's typing do not re-render the rows.
+export const CaseTable = memo(function CaseTable({
   scope,
   dataset,
-  data,
+  actions,
   readOnly,
 }: {
   scope: DatasetScope;
   dataset: Dataset;
-  data: ReturnType<typeof useDataset>;
+  actions: DatasetActions;
   readOnly: boolean;
 }) {
   const trpc = useTRPC();
   const [editing, setEditing] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
+  const [deleting, setDeleting] = useState<{ row: DatasetCase; number: number } | null>(null);
   const [pendingOrder, setPendingOrder] = useState<string[] | null>(null);
+  const [shown, setShown] = useState(casePageSize);
   const rowRefs = useRef<Record<string, HTMLTableRowElement | null>>({});
 
   const remove = useMutation(
     trpc.datasets.deleteCase.mutationOptions({
-      onError: (error, input) => {
-        const info = data.handleError(error);
-        if (info) setRowErrors((current) => ({ ...current, [input.caseId]: info.message }));
+      onSuccess: () => {
+        if (deleting) actions.setNotice(`Case ${deleting.number} deleted.`, 'success');
+        setDeleting(null);
       },
-      onSettled: data.refresh,
+      onError: (error) => {
+        // A stale revision: the page says so and reloads the table, whose numbering may have changed.
+        if (actions.handleError(error) === null) setDeleting(null);
+      },
+      onSettled: actions.refresh,
     }),
   );
+  const removeError = remove.error ? readAppError(remove.error) : null;
   const reorder = useMutation(
     trpc.datasets.reorder.mutationOptions({
       onError: (error) => {
-        const info = data.handleError(error);
-        if (info) data.setNotice(`The new order was not saved: ${info.message}`);
+        const info = actions.handleError(error);
+        if (info) actions.setNotice(`The new order was not saved: ${info.message}`);
       },
       onSettled: async () => {
-        await data.refresh();
+        await actions.refresh();
         setPendingOrder(null);
       },
     }),
   );
 
   // Cases the prompt's input type cannot take: flagged on their row with the reason.
-  const problems = new Map(dataset.warnings.map((warning) => [warning.caseId, warning.message]));
+  const problems = useMemo(
+    () => new Map(dataset.warnings.map((warning) => [warning.caseId, warning.message])),
+    [dataset.warnings],
+  );
 
   // While a reorder is saving, show the order the user chose.
-  const byId = new Map(dataset.rows.map((row) => [row.id, row]));
-  const rows = pendingOrder
-    ? pendingOrder.map((id) => byId.get(id)).filter((row): row is DatasetCase => Boolean(row))
-    : dataset.rows;
+  const rows = useMemo(() => {
+    if (!pendingOrder) return dataset.rows;
+    const byId = new Map(dataset.rows.map((row) => [row.id, row]));
+    return pendingOrder.map((id) => byId.get(id)).filter((row): row is DatasetCase => Boolean(row));
+  }, [dataset.rows, pendingOrder]);
+  // The first rows, so a row's index is its case number and moves use the same indexes.
+  const paging = casePaging(rows.length, shown);
+  const visible = rows.slice(0, paging.visible);
 
   function move(from: number, to: number) {
     const ids = moveItem(rows, from, to).map((row) => row.id);
     setPendingOrder(ids);
-    data.setNotice(null);
+    // A case moved down past the last shown row stays in view.
+    setShown((current) => Math.max(current, to + 1));
+    actions.setNotice(null);
     reorder.mutate({ ...scope, revision: dataset.revision, caseIds: ids });
   }
   const drag = useDragReorder(move, !readOnly && !reorder.isPending);
@@ -164,10 +183,10 @@ export function CaseTable({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row, index) => (
+          {visible.map((row, index) => (
             <Fragment key={row.id}>
               {editing === row.id ? (
-                <EditRow scope={scope} dataset={dataset} row={row} data={data} onDone={() => setEditing(null)} />
+                <EditRow scope={scope} dataset={dataset} row={row} actions={actions} onDone={() => setEditing(null)} />
               ) : (
                 <tr ref={(el) => void (rowRefs.current[row.id] = el)} data-case={row.id} {...drag.targetProps(index)}>
                   <td className="col-handle">
@@ -227,7 +246,7 @@ export function CaseTable({
                           size="sm"
                           variant="ghost"
                           aria-label={`Edit case ${index + 1}`}
-                          onClick={() => (setEditing(row.id), data.setNotice(null))}
+                          onClick={() => (setEditing(row.id), actions.setNotice(null))}
                         >
                           Edit
                         </Button>
@@ -235,17 +254,12 @@ export function CaseTable({
                           size="sm"
                           variant="ghost"
                           aria-label={`Delete case ${index + 1}`}
-                          loading={remove.isPending && remove.variables?.caseId === row.id}
-                          onClick={() => {
-                            setRowErrors((current) => ({ ...current, [row.id]: '' }));
-                            remove.mutate({ ...scope, caseId: row.id, revision: dataset.revision });
-                          }}
+                          onClick={() => (remove.reset(), setDeleting({ row, number: index + 1 }))}
                         >
                           <TrashIcon size={14} />
                         </Button>
                       </div>
                     ) : null}
-                    <FieldError id={`case-${row.id}-row-error`} message={rowErrors[row.id]} />
                   </td>
                 </tr>
               )}
@@ -260,6 +274,33 @@ export function CaseTable({
           ))}
         </tbody>
       </table>
+      {paging.next > 0 ? (
+        <div className="list-footer case-more">
+          <span className="muted">
+            Showing {paging.visible} of {rows.length} cases
+          </span>
+          <Button size="sm" onClick={() => setShown(paging.visible + paging.next)}>
+            Show {paging.next} more
+          </Button>
+        </div>
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={`Delete case ${deleting?.number ?? ''}?`}
+        description="It is removed from the dataset and the cases after it move up. This cannot be undone."
+        confirmLabel="Delete case"
+        pending={remove.isPending}
+        error={removeError?.message}
+        onConfirm={() => deleting && remove.mutate({ ...scope, caseId: deleting.row.id, revision: dataset.revision })}
+      >
+        {deleting ? (
+          <div className="case-delete-preview">
+            <Preview text={deleting.row.input} format={deleting.row.inputFormat} />
+            <Preview text={deleting.row.expectedOutput} format={deleting.row.referenceFormat} />
+          </div>
+        ) : null}
+      </ConfirmDialog>
     </div>
   );
-}
+});

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
@@ -18,7 +18,11 @@ import { quickEvaluationSize } from './types';
 import './datasets.css';
 
 function DatasetPanel({ scope }: { scope: PromptScope }) {
-  const target = { organizationId: scope.organizationId, promptId: scope.promptId };
+  // Stable, so the dataset's actions are too and the memoized case table skips unrelated renders.
+  const target = useMemo(
+    () => ({ organizationId: scope.organizationId, promptId: scope.promptId }),
+    [scope.organizationId, scope.promptId],
+  );
   const data = useDataset(target);
   const [importing, setImporting] = useState(false);
   const readOnly = !scope.canWrite;
@@ -75,14 +79,14 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
       {data.notice && !importing ? (
         <div className="dataset-notice">
           <Alert
-            tone="warning"
+            tone={data.notice.tone}
             action={
               <Button size="sm" variant="ghost" onClick={() => data.setNotice(null)}>
                 Dismiss
               </Button>
             }
           >
-            {data.notice}
+            {data.notice.text}
           </Alert>
         </div>
       ) : null}
@@ -112,7 +116,7 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
             action={!readOnly ? <Button onClick={() => setImporting(true)}>Import a file</Button> : undefined}
           />
         ) : (
-          <CaseTable scope={target} dataset={dataset} data={data} readOnly={readOnly} />
+          <CaseTable scope={target} dataset={dataset} actions={data.actions} readOnly={readOnly} />
         )}
       </div>
       {!readOnly ? <AddCaseForm scope={target} dataset={dataset} data={data} /> : null}

@@ -231,7 +231,7 @@ export function ImportDialog({
               </Alert>
             ) : null}
             {importError && !importDetails ? <Alert tone="error">{importError.message}</Alert> : null}
-            {data.notice ? <Alert tone="warning">{data.notice}</Alert> : null}
+            {data.notice?.tone === 'warning' ? <Alert tone="warning">{data.notice.text}</Alert> : null}
 
             {parsedSomething && !fatal ? (
               <ImportPreviewPanel

@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Span } from '@/server/traces/schemas';
+import type { InputWarning } from '@/server/datasets/schemas';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import { Alert } from '@/components/ui/Alert';
@@ -11,11 +12,14 @@ import { Dialog } from '@/components/ui/Dialog';
 import { FieldError } from '@/components/ui/FieldError';
 import { SkeletonRows } from '@/components/ui/States';
 import { formatCount } from '@/components/format';
+import { missingContentMessage, spanCaseWarning } from './span-case';
 
 // "Add to dataset" on a model span that names a prompt version and has content (API.md "From a span
 // to a case"): the dialog shows the case the server will make (traces.caseFromSpan, the same mapping
 // as POST …/dataset/cases/from-span), lets the expected output be edited, and adds it at the
-// dataset's current revision.
+// dataset's current revision. The operation takes no input override, so when the span's input cannot
+// run under the prompt (a variables prompt given text) the dialog says so before adding, and the
+// case is fixed on the Dataset page.
 
 export const offersAddToDataset = (span: Span) =>
   span.kind === 'model' && span.promptVersionId !== null && span.contentJson !== null;
@@ -23,7 +27,7 @@ export const offersAddToDataset = (span: Span) =>
 const datasetHref = (organizationId: string, promptId: string) =>
   `/organizations/${organizationId}/prompts/${promptId}/dataset`;
 
-type Added = { position: number; promptId: string; promptName: string };
+type Added = { position: number; promptId: string; promptName: string; warnings: InputWarning[] };
 
 // Where each refusal shows: the pair's duplicate and the output's problems next to the expected
 // output, the input's next to the input, anything else above the form.
@@ -72,7 +76,13 @@ function AddToDatasetDialog({
     trpc.datasets.addFromSpan.mutationOptions({
       onSuccess: (result) => {
         const prompt = preview.data?.prompt;
-        if (prompt) setAdded({ position: result.position, promptId: prompt.id, promptName: prompt.name });
+        if (prompt)
+          setAdded({
+            position: result.position,
+            promptId: prompt.id,
+            promptName: prompt.name,
+            warnings: result.warnings,
+          });
       },
       onError: (failure) => {
         const info = readAppError(failure);
@@ -85,6 +95,14 @@ function AddToDatasetDialog({
 
   const data = preview.data;
   const row = data?.row ?? null;
+  // The content the server checks cases against (the caller's draft, else the latest version), to
+  // warn before adding rather than after.
+  const checkable = Boolean(data?.prompt && !data.prompt.archived && row);
+  const draft = useQuery({
+    ...trpc.prompts.getDraft.queryOptions({ organizationId, promptId: data?.prompt?.id ?? '' }),
+    enabled: checkable,
+  });
+  const warning = checkable && row && draft.data ? spanCaseWarning(draft.data.content, row) : null;
   const expectedOutput = expected ?? row?.expectedOutput ?? '';
   const full = data?.dataset ? data.dataset.count >= data.dataset.capacity : false;
   const problem = data?.problem ?? null;
@@ -114,13 +132,25 @@ function AddToDatasetDialog({
     });
   }
 
+  // A span refused for lacking content: say which part it lacks.
+  const problemMessage =
+    problem?.state === 'no_content' ? missingContentMessage(span.contentJson) : (problem?.message ?? null);
+
   let body;
   if (added) {
     body = (
-      <Alert tone="success" title="Case added">
-        Case {added.position} of the dataset of {added.promptName} now holds this span’s input, with the span as its
-        source.
-      </Alert>
+      <div className="stack-sm">
+        <Alert tone="success" title="Case added">
+          Case {added.position} of the dataset of {added.promptName} now holds this span’s input, with the span as its
+          source.
+        </Alert>
+        {added.warnings.length ? (
+          <Alert tone="warning" title="This case cannot run under the prompt’s input type">
+            {added.warnings[0].message} Edit its input on the Dataset page; until then an evaluation records it as an
+            error without charging a credit.
+          </Alert>
+        ) : null}
+      </div>
     );
   } else if (preview.isPending) {
     body = <SkeletonRows rows={3} label="Reading the span" />;
@@ -149,7 +179,7 @@ function AddToDatasetDialog({
         ) : null}
         {error && error.field === null ? <Alert tone="error">{error.message}</Alert> : null}
         {/* Without a case to show, a problem of the input or output has no field to sit beside. */}
-        {problem && (problem.field === null || !row) ? <Alert tone="error">{problem.message}</Alert> : null}
+        {problem && (problem.field === null || !row) ? <Alert tone="error">{problemMessage}</Alert> : null}
         {row ? (
           <>
             <div className="span-case-field">
@@ -160,6 +190,13 @@ function AddToDatasetDialog({
                 <CaseText text={row.input} format={row.inputFormat} />
               </div>
               <FieldError message={inputError} />
+              {warning && !inputError ? (
+                <Alert tone="warning" title="This input cannot run under the prompt’s input type">
+                  {warning.message} The case is added with the span’s input as it is; edit its input on the Dataset page
+                  afterwards to a JSON object such as <code className="mono-sm">{warning.example}</code>. Until then an
+                  evaluation records it as an error without charging a credit.
+                </Alert>
+              ) : null}
             </div>
             <div className="span-case-field">
               <label className="field-label" htmlFor={ids.expected}>

@@ -6,6 +6,7 @@ import { moveItem } from '@/components/prompts/dragReorder';
 import type { DraftContent } from '@/components/prompts/types';
 import { detectKind, parseCsv, parseImportText, parseJsonl } from '@/components/datasets/importFile';
 import { toCsv, toJsonl } from '@/components/datasets/exportFile';
+import { casePageSize, casePaging } from '@/components/datasets/paging';
 import type { DatasetCase } from '@/components/datasets/types';
 import { formatLatency, formatUsdFromNanos } from '@/components/playground/format';
 import { extractVariables as serverVariables, updateDraftInput } from '@/server/prompts/schemas';
@@ -225,5 +226,19 @@ describe('playground formatting', () => {
     expect(formatUsdFromNanos(1)).toBe('$0.000000001');
     expect(formatLatency(850)).toBe('850 ms');
     expect(formatLatency(1234)).toBe('1.23 s');
+  });
+});
+
+describe('dataset table paging', () => {
+  it('shows the first page of a Pro-size dataset and offers the next', () => {
+    expect(casePageSize).toBe(50);
+    expect(casePaging(482, casePageSize)).toEqual({ visible: 50, next: 50 });
+    expect(casePaging(482, 450)).toEqual({ visible: 450, next: 32 });
+    expect(casePaging(482, 482)).toEqual({ visible: 482, next: 0 });
+  });
+
+  it('shows a small dataset whole, and stays within the rows after deletes', () => {
+    expect(casePaging(30, casePageSize)).toEqual({ visible: 30, next: 0 });
+    expect(casePaging(99, 100)).toEqual({ visible: 99, next: 0 });
   });
 });
