@@ -49,7 +49,7 @@ export const globalFlags: Flag[] = [
     name: 'url',
     kind: 'string',
     placeholder: 'url',
-    description: 'Server base URL (env PROMPTLOOP_URL; default http://localhost:3000).',
+    description: 'Server base URL (env PROMPTLOOP_URL; default http://localhost:3000); a trailing /api/v1 is ignored.',
   },
   { name: 'json', kind: 'boolean', description: 'Print the API’s JSON instead of a summary.' },
   { name: 'help', kind: 'boolean', description: 'Show help.' },

@@ -117,7 +117,11 @@ async function withFileLock<T>(
   }
 }
 
-/** The server's base URL as a key: no trailing slash. */
+/**
+ * The server's base URL as a key: no trailing slash, and no trailing `/api/v1` — that URL names the same
+ * server (the CLI appends `/api/v1` itself), as the SDK's `baseUrl` accepts it, so a login is found
+ * whichever of the two forms a command is given.
+ */
 export function normalizeUrl(url: string): string {
   let parsed: URL;
   try {
@@ -127,7 +131,7 @@ export function normalizeUrl(url: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new Error(`--url: use an http(s) URL, not ${parsed.protocol}`);
-  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`;
 }
 
 // ---- The two files: credentials.json (tokens) and config.json (organization context) ----

@@ -133,7 +133,10 @@ function listHelp(commands: Command[], prefix: string[]): string {
       '',
       'Environment:',
       columns([
-        ['PROMPTLOOP_URL', 'Server base URL (default http://localhost:3000); --url overrides it.'],
+        [
+          'PROMPTLOOP_URL',
+          'Server base URL (default http://localhost:3000; a trailing /api/v1 is ignored); --url overrides it.',
+        ],
         [
           'PROMPTLOOP_CONFIG_DIR',
           'Where tokens and the organization context are kept (default: the user config directory + /promptloop).',
@@ -143,6 +146,7 @@ function listHelp(commands: Command[], prefix: string[]): string {
           'With PROMPTLOOP_CLIENT_SECRET: act as this service account (CI); no login, nothing saved.',
         ],
         ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s client secret (pls_…).'],
+        ['PROMPTLOOP_MAX_ATTEMPTS', 'Attempts for network errors, 5xx and 429 answers (default 4).'],
         [
           'LANGFUSE_PUBLIC_KEY',
           'With LANGFUSE_SECRET_KEY: the Langfuse project keys `import langfuse --host` reads with.',

@@ -80,6 +80,8 @@ describe('promptloop: usage and login state', () => {
     expect(top.code).toBe(0);
     for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use'])
       expect(top.stdout).toContain(`  ${command}`);
+    for (const variable of ['PROMPTLOOP_URL', 'PROMPTLOOP_CLIENT_ID', 'PROMPTLOOP_MAX_ATTEMPTS'])
+      expect(top.stdout).toContain(`  ${variable}`);
   }, 90_000); // ten CLI processes, one after another: slow when the suite's other file shares the cores
 
   it('exits 3 when the server refuses the stored token and there is no refresh token', async () => {

@@ -19,9 +19,14 @@ describe('config directory', () => {
     );
   });
 
-  it('keys servers by URL without a trailing slash and refuses non-http URLs', () => {
+  it('keys servers by URL without a trailing slash or /api/v1 and refuses non-http URLs', () => {
     expect(normalizeUrl('http://localhost:3000/')).toBe('http://localhost:3000');
     expect(normalizeUrl('https://pl.example.com/base//')).toBe('https://pl.example.com/base');
+    // A URL ending in /api/v1 names the same server (as the SDK's baseUrl): the same login, no /api/v1/api/v1.
+    expect(normalizeUrl('http://localhost:3000/api/v1')).toBe('http://localhost:3000');
+    expect(normalizeUrl('http://localhost:3000/api/v1/')).toBe('http://localhost:3000');
+    expect(normalizeUrl('https://pl.example.com/base/api/v1')).toBe('https://pl.example.com/base');
+    expect(normalizeUrl('https://pl.example.com/api/v10')).toBe('https://pl.example.com/api/v10');
     expect(() => normalizeUrl('ftp://x')).toThrow();
     expect(() => normalizeUrl('not a url')).toThrow();
   });
