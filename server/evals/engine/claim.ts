@@ -174,16 +174,15 @@ async function pauseForCredits(db: Db, run: RunInfo): Promise<ClaimOutcome> {
 
 // Only work that is still waiting pauses; a run whose last cases are in flight just finishes.
 async function pauseWaiting(db: Db, run: RunInfo, reason: AppError): Promise<ClaimOutcome> {
-  const paused = await retryOnConflict(() =>
-    runInTransaction(db, async (tx) => {
-      const waiting = rowsOf<{ id: string }>(
-        await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`),
-      );
-      if (waiting.length === 0) return false;
-      await pauseForEligibility(tx, run.id, reason);
-      return true;
-    }),
-  );
+  // runInTransaction runs it again on a deadlock.
+  const paused = await runInTransaction(db, async (tx) => {
+    const waiting = rowsOf<{ id: string }>(
+      await tx.execute(sql`select id from eval_results where run_id = ${run.id} and status = 'pending' limit 1`),
+    );
+    if (waiting.length === 0) return false;
+    await pauseForEligibility(tx, run.id, reason);
+    return true;
+  });
   return paused ? { kind: 'refused', reason } : { kind: 'none' };
 }
 
