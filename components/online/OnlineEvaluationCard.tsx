@@ -16,7 +16,7 @@ import { SkeletonRows } from '@/components/ui/States';
 import { ActivityIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
-import { initialForm, toInput, type OnlineForm } from './settings';
+import { initialForm, rubricHintText, toInput, type OnlineForm } from './settings';
 import './online.css';
 
 const localJudge = { id: 'local/judge', name: 'Local deterministic judge', available: true };
@@ -109,9 +109,7 @@ export function OnlineEvaluationCard({ scope }: { scope: PromptScope }) {
   }
 
   const rubricError = error?.fields.rubric;
-  const rubricHint = scoring.data?.rubric
-    ? 'What a passing output must do. Starts as the rubric of this prompt’s scoring policy.'
-    : 'What a passing output must do. This prompt’s scoring policy has no rubric to start from: write one.';
+  const rubricHint = rubricHintText(stored.rubric, scoring.data?.rubric ?? null);
 
   return (
     <Card id="online-evaluation" aria-labelledby="online-evaluation-title">

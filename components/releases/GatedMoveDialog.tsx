@@ -73,12 +73,15 @@ export function GatedMoveDialog({
   const refused = blocked !== null || forecastRefuses;
   const canOverride = isAdmin && overridable && refused;
   // The dialog says the policy will refuse the move (and the label's whole history was read, so it
-  // is not a rollback the dashboard cannot see): sending it could only fail. Admins override instead.
-  const refusedForSure = forecastRefuses && gate.historyComplete && !isAdmin;
+  // is not a rollback the dashboard cannot see), or the server just refused this very form: sending
+  // it could only answer 409 again. The button says so; an admin is pointed at the override instead.
+  const refusedForSure = (forecastRefuses && gate.historyComplete) || blocked !== null;
   const disabledReason =
     submitDisabled ??
     (refusedForSure
-      ? 'The release policy will refuse this move: choose a comparison that meets it (only an admin can override).'
+      ? canOverride
+        ? 'The release policy will refuse this move: choose a comparison that meets it, or override it with a reason.'
+        : 'The release policy will refuse this move: choose a comparison that meets it (only an admin can override).'
       : null);
 
   function submit(override?: { reason: string }) {
@@ -173,8 +176,12 @@ export function GatedMoveDialog({
           {blocked ? (
             <BlockedExplanation details={blocked} evalsBase={evalsBase} baselineText={gate.baselineText} />
           ) : null}
-          {(blocked || refusedForSure) && !isAdmin ? (
-            <p className="subtle">Only an admin can override the release policy.</p>
+          {refusedForSure && !isAdmin ? <p className="subtle">Only an admin can override the release policy.</p> : null}
+          {refusedForSure && canOverride ? (
+            <p className="subtle">
+              To move anyway, choose <strong>Override and move…</strong> and say why: the label history and the audit
+              log keep the reason.
+            </p>
           ) : null}
         </div>
       )}

@@ -45,7 +45,9 @@ export function MoveLabelDialog({
 }) {
   const { label, current, fixed } = request;
   const [versionId, setVersionId] = useState(request.versionId);
-  const [evaluationId, setEvaluationId] = useState('');
+  // The user's justifying comparison ('' for none); null until they choose, so the gate takes the
+  // one that justifies the move (see useGate).
+  const [evaluationId, setEvaluationId] = useState<string | null>(null);
   const gate = useGate(target, { label, current, versionIds: [versionId], evaluationId, numberOf });
 
   const number = numberOf(versionId);
@@ -91,7 +93,7 @@ export function MoveLabelDialog({
       overridable={!unchanged}
       body={() => ({ versionId })}
       fieldNames={['versionId']}
-      evaluationId={evaluationId}
+      evaluationId={gate.evaluationId}
       successMessage={(overridden) =>
         overridden ? `${label} now serves ${name} (release policy overridden).` : `${label} now serves ${name}.`
       }
@@ -106,7 +108,7 @@ export function MoveLabelDialog({
                 target={target}
                 value={versionId}
                 selectedNumber={number}
-                onChange={(version) => (setVersionId(version.id), setEvaluationId(''), clearError())}
+                onChange={(version) => (setVersionId(version.id), setEvaluationId(null), clearError())}
                 note={(version) =>
                   inSplit(version.id) ? ' (in the split)' : version.id === current?.versionId ? ' (current)' : ''
                 }
@@ -122,7 +124,7 @@ export function MoveLabelDialog({
               gate={gate}
               label={label}
               currentText={serves}
-              evaluationId={evaluationId}
+              evaluationId={gate.evaluationId}
               onEvaluationChange={(id) => (setEvaluationId(id), clearError())}
               numberOf={numberOf}
               evalsBase={evalsBase}

@@ -67,7 +67,9 @@ export function SplitDialog({
   const [submitted, setSubmitted] = useState(false);
   // Anything changed: the total's error shows live from then on.
   const [dirty, setDirty] = useState(false);
-  const [evaluationId, setEvaluationId] = useState('');
+  // The user's justifying comparison ('' for none); null until they choose, so the gate takes the
+  // one that justifies the move (see useGate).
+  const [evaluationId, setEvaluationId] = useState<string | null>(null);
   const check = checkSplit(rows);
   const versionIds = rows.map((row) => row.versionId).filter(Boolean);
   const gate = useGate(target, { label: label.label, current: label, versionIds, evaluationId, numberOf });
@@ -134,7 +136,7 @@ export function SplitDialog({
         return check.split ? { split: check.split } : null;
       }}
       fieldNames={['split']}
-      evaluationId={evaluationId}
+      evaluationId={gate.evaluationId}
       successMessage={(overridden) =>
         `${label.label} now splits its traffic: ${preview}${overridden ? ' (release policy overridden)' : ''}.`
       }
@@ -200,7 +202,11 @@ export function SplitDialog({
                     disabled={rows.length <= splitLimits.minVersions}
                     title={rows.length <= splitLimits.minVersions ? 'A split has at least 2 versions.' : undefined}
                     aria-label={`Remove version ${index + 1}`}
-                    onClick={() => (setRows((current) => current.filter((_, i) => i !== index)), setDirty(true))}
+                    onClick={() => (
+                      setRows((current) => current.filter((_, i) => i !== index)),
+                      setDirty(true),
+                      clearError()
+                    )}
                   />
                 </div>
               );
@@ -240,7 +246,7 @@ export function SplitDialog({
               </Button>
               <Button
                 size="sm"
-                onClick={addRow}
+                onClick={() => (addRow(), clearError())}
                 disabled={
                   rows.length >= splitLimits.maxVersions || (!choices.hasOlder && rows.length >= versions.length)
                 }
@@ -257,7 +263,7 @@ export function SplitDialog({
             gate={gate}
             label={label.label}
             currentText={servesText(label, numberOf)}
-            evaluationId={evaluationId}
+            evaluationId={gate.evaluationId}
             onEvaluationChange={(id) => (setEvaluationId(id), clearError())}
             numberOf={numberOf}
             evalsBase={evalsBase}

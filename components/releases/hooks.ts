@@ -14,6 +14,7 @@ import {
   pointedAtBefore,
   regressedCaseIds,
   splitText,
+  suggestedComparison,
   type NumberOf,
   type Verdict,
 } from './rules';
@@ -84,6 +85,9 @@ export type Gate = {
   rollback: boolean;
   // Completed comparisons whose candidate is one of newVersionIds (or, with the gate off, of the target).
   choices: Evaluation[];
+  // The justifying comparison in effect: the user's choice ('' for none), or until they choose, the
+  // newest completed comparison of the move's new version against what the label serves now.
+  evaluationId: string;
   // Comparisons of those versions still running.
   running: Evaluation[];
   verdict: Verdict | null;
@@ -102,13 +106,21 @@ export type Gate = {
 /**
  * What the release policy asks of moving `label` (now `current`) to `versionIds`, and whether the
  * chosen evaluation would satisfy it: the pass rates and pending reviews come from the evaluation,
- * the regressions from its results (both sides, every page).
+ * the regressions from its results (both sides, every page). `evaluationId` is the user's choice
+ * ('' for none), or null until they choose: then the comparison that justifies the move, if one
+ * exists, is taken, so the dialog does not open on a refusal it could have avoided.
  */
 export function useGate(
   target: Target,
-  input: { label: string; current: Label | null; versionIds: string[]; evaluationId: string; numberOf: NumberOf },
+  input: {
+    label: string;
+    current: Label | null;
+    versionIds: string[];
+    evaluationId: string | null;
+    numberOf: NumberOf;
+  },
 ): Gate {
-  const { label, current, versionIds, evaluationId, numberOf } = input;
+  const { label, current, versionIds, numberOf } = input;
   const policy = useReleasePolicy(target);
   const on = gateOn(policy.data, label);
   // A protected label that points at nothing yet is compared with what production serves.
@@ -131,6 +143,18 @@ export function useGate(
   const ofCandidates = comparisons.filter((e) => e.versionId !== null && candidates.includes(e.versionId));
   const choices = ofCandidates.filter((e) => e.status === 'completed');
   const running = ofCandidates.filter((e) => ['pending', 'running', 'paused'].includes(e.status));
+  // Only versions the label does not serve yet are compared with what it serves (gate off, a split
+  // keeps its current versions among versionIds).
+  const baselineIds = currentVersionIds(baseline);
+  const suggested = suggestedComparison(
+    choices,
+    candidates.filter((id) => !baselineIds.includes(id)),
+    baselineIds,
+  );
+  // A choice the move no longer fits (the versions changed under it) gives way to the suggestion.
+  const kept =
+    input.evaluationId === '' || choices.some((e) => e.id === input.evaluationId) ? input.evaluationId : null;
+  const evaluationId = kept ?? suggested?.id ?? '';
   const chosen = choices.find((e) => e.id === evaluationId) ?? null;
 
   const checking = on && !rollback && chosen !== null && chosen.production !== null;
@@ -158,7 +182,7 @@ export function useGate(
           policy: policy.data,
           label,
           newVersionIds,
-          current: currentVersionIds(baseline),
+          current: baselineIds,
           baselineLabel: current ? label : 'production',
           evaluation: chosen,
           regressions: chosen && !chosen.production ? [] : regressions,
@@ -172,6 +196,7 @@ export function useGate(
     newVersionIds,
     rollback,
     choices,
+    evaluationId,
     running,
     verdict,
     countFailed,

@@ -175,6 +175,32 @@ export function checkEvaluation(input: {
   return { reasons, counting: regressions === null, regressions };
 }
 
+/**
+ * The comparison a move most likely means, chosen for the user: the newest completed comparison
+ * whose candidate is one of `candidates` (the versions the move brings in) and whose production side
+ * is one of `current` (what the label, or production for a new label, serves now). Null when none
+ * exists: the user then runs one, or chooses another by hand.
+ */
+export function suggestedComparison(
+  comparisons: Evaluation[],
+  candidates: string[],
+  current: string[],
+): Evaluation | null {
+  let best: Evaluation | null = null;
+  for (const evaluation of comparisons) {
+    const fits =
+      evaluation.kind === 'comparison' &&
+      evaluation.status === 'completed' &&
+      evaluation.versionId !== null &&
+      candidates.includes(evaluation.versionId) &&
+      evaluation.productionVersionId !== null &&
+      current.includes(evaluation.productionVersionId);
+    // The list is newest first by start; a later completion wins (ISO timestamps compare as text).
+    if (fits && (!best || (evaluation.completedAt ?? '') > (best.completedAt ?? ''))) best = evaluation;
+  }
+  return best;
+}
+
 // ---- The release policy in plain words ----
 
 export function passRateDropText(fraction: number): string {

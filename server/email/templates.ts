@@ -79,6 +79,11 @@ export function passwordResetEmail(to: string, url: string): EmailMessage {
   );
 }
 
+// "an editor", "an admin", "a viewer".
+function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 export function addedToOrganizationEmail(
   to: string,
   input: { organization: string; role: string; url: string },
@@ -87,7 +92,7 @@ export function addedToOrganizationEmail(
     to,
     `You were added to ${input.organization} on Promptloop`,
     `You were added to ${input.organization}`,
-    [`You were added to ${input.organization} as ${input.role}. Sign in to Promptloop to open it.`],
+    [`You were added to ${input.organization} as ${withArticle(input.role)}. Sign in to Promptloop to open it.`],
     { label: `Open ${input.organization}`, url: input.url },
   );
 }

@@ -100,7 +100,7 @@ export async function setOnlineEvaluation(
   const rubric = input.rubric ?? defaults.rubric;
   if (rubric === null && input.enabled)
     throw invalidRequest('No rubric: give one, or set a judge scoring policy on the prompt.', [
-      { path: 'rubric', message: 'Required unless the scoring policy is judge.' },
+      { path: 'rubric', message: 'Write a rubric: this prompt’s scoring policy has none to use instead.' },
     ]);
   const sampleRate = input.sampleRate ?? defaultSampleRate;
 

@@ -71,6 +71,6 @@ describe('outbox fallback (SMTP_URL unset)', () => {
     expect(added.status).toBe(201);
     expect(added.body.userId).toBe(profile.id);
     const message = await outboxFor(email, /You were added to/);
-    expect(message.text).toContain(`You were added to ${org.name} as viewer`);
+    expect(message.text).toContain(`You were added to ${org.name} as a viewer`);
   });
 });

@@ -225,7 +225,7 @@ describe('members are added only by a verified address', () => {
 
     const [invitation] = await smtp.waitFor(email, /You were added to/);
     expect(invitation.subject).toContain(org.name);
-    expect(invitation.body).toContain(`You were added to ${org.name} as editor`);
+    expect(invitation.body).toContain(`You were added to ${org.name} as an editor`);
     expect(linkTo(invitation, `/organizations/${org.id}`)).toBe(`${config().appUrl}/organizations/${org.id}`);
   });
 });

@@ -8,7 +8,7 @@ import {
   versionColor,
   type ScoreDay,
 } from '@/components/online/chartData';
-import { initialForm, percentText, toInput } from '@/components/online/settings';
+import { initialForm, percentText, rubricHintText, toInput } from '@/components/online/settings';
 import { onlineEvaluationInput, onlineScoreDaySchema } from '@/server/online/schemas';
 
 // The data shaping behind the Versions page's and the split panel's pass-rate chart, and the online
@@ -208,5 +208,16 @@ describe('the online evaluation form', () => {
         error: { samplePercent: 'Enter a percentage from 0 to 100, e.g. 10.' },
       });
     }
+  });
+});
+
+describe('the rubric hint', () => {
+  it('says where the rubric comes from and what an empty field does', () => {
+    expect(rubricHintText(null, null)).toMatch(/no rubric to fall back on/);
+    expect(rubricHintText('Be kind.', null)).toMatch(/no rubric to fall back on/);
+    expect(rubricHintText(null, 'Be kind.')).toMatch(/Starts as the rubric/);
+    expect(rubricHintText('Be kind.', 'Be kind.')).toMatch(/same as this prompt’s scoring policy/);
+    // Saved before the policy's rubric changed: the hint no longer claims it starts from the policy.
+    expect(rubricHintText('Be kind.', 'Be brief.')).not.toMatch(/Starts as|same as/);
   });
 });

@@ -10,6 +10,7 @@ import {
   protectedLabelError,
   regressedCaseIds,
   splitText,
+  suggestedComparison,
 } from '@/components/releases/rules';
 import { splitCurlSnippet, splitTypescriptSnippet } from '@/components/releases/snippets';
 import { overrideReasonError } from '@/components/releases/OverrideForm';
@@ -173,6 +174,31 @@ describe('the release gate as the dashboard forecasts it', () => {
         numberOf,
       ),
     ).toBe('v3 90% · v2 10%');
+  });
+});
+
+describe('the comparison a move preselects', () => {
+  it('takes the newest completed comparison of a new version against what the label serves', () => {
+    const older = evaluation({ id: 'eval_old', completedAt: '2026-11-01T10:00:00.000Z' });
+    const newer = evaluation({ id: 'eval_new', completedAt: '2026-11-02T10:00:00.000Z' });
+    expect(suggestedComparison([older, newer], ['ver_b'], ['ver_a'])?.id).toBe('eval_new');
+    expect(suggestedComparison([newer, older], ['ver_b'], ['ver_a'])?.id).toBe('eval_new');
+  });
+
+  it('passes over comparisons that could not justify the move', () => {
+    const candidates = ['ver_b'];
+    const current = ['ver_a'];
+    const otherCandidate = evaluation({ id: 'e1', versionId: 'ver_c' });
+    const staleProduction = evaluation({ id: 'e2', productionVersionId: 'ver_c' });
+    const baseline = evaluation({ id: 'e3', kind: 'baseline', productionVersionId: null });
+    const running = evaluation({ id: 'e4', status: 'running' });
+    expect(suggestedComparison([otherCandidate, staleProduction, baseline, running], candidates, current)).toBeNull();
+    const fitting = evaluation({ id: 'e5' });
+    expect(suggestedComparison([otherCandidate, fitting, running], candidates, current)?.id).toBe('e5');
+  });
+
+  it('suggests nothing when the move brings in no new version', () => {
+    expect(suggestedComparison([evaluation()], [], ['ver_a'])).toBeNull();
   });
 });
 
