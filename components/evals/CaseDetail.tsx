@@ -6,7 +6,9 @@ import { ResultBadge } from './parts';
 import type { EvalResult } from './types';
 import type { CaseRow } from './useResults';
 
-function SideDetail({ title, result }: { title: string; result: EvalResult | null }) {
+export type StoppedSides = { candidate: boolean; production: boolean };
+
+function SideDetail({ title, result, stopped }: { title: string; result: EvalResult | null; stopped: boolean }) {
   if (!result) {
     return (
       <section className="side-detail" aria-label={title}>
@@ -20,7 +22,7 @@ function SideDetail({ title, result }: { title: string; result: EvalResult | nul
     <section className="side-detail" aria-label={title}>
       <div className="spread">
         <h4>{title}</h4>
-        <ResultBadge status={result.status} passed={result.passed} />
+        <ResultBadge status={result.status} passed={result.passed} stopped={stopped} />
       </div>
       {result.error ? (
         <div className="result-error" role="note">
@@ -78,7 +80,7 @@ function SideDetail({ title, result }: { title: string; result: EvalResult | nul
   );
 }
 
-export function CaseDetail({ row, comparison }: { row: CaseRow; comparison: boolean }) {
+export function CaseDetail({ row, comparison, stopped }: { row: CaseRow; comparison: boolean; stopped: StoppedSides }) {
   const candidateOutput = row.candidate?.output ?? '';
   const productionOutput = row.production?.output ?? '';
   return (
@@ -94,8 +96,8 @@ export function CaseDetail({ row, comparison }: { row: CaseRow; comparison: bool
         </div>
       </div>
       <div className={comparison ? 'side-by-side' : ''}>
-        <SideDetail title="Candidate" result={row.candidate} />
-        {comparison ? <SideDetail title="Production" result={row.production} /> : null}
+        <SideDetail title="Candidate" result={row.candidate} stopped={stopped.candidate} />
+        {comparison ? <SideDetail title="Production" result={row.production} stopped={stopped.production} /> : null}
       </div>
       <div className={comparison ? 'side-by-side' : ''}>
         {comparison &&

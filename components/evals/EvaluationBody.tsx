@@ -16,7 +16,7 @@ import { PromoteDialog } from './PromoteDialog';
 import { ResultsSection } from './ResultsSection';
 import { ReviewQueue } from './ReviewQueue';
 import { SideCard } from './SideCard';
-import { isActive, type Evaluation, type Side, type SideSummary } from './types';
+import { isActive, stoppedSide, type Evaluation, type Side, type SideSummary } from './types';
 import { useEvaluationActions } from './useEvaluationActions';
 import { joinCases, useSideResults } from './useResults';
 
@@ -187,7 +187,12 @@ export function EvaluationBody({
         />
       ) : null}
 
-      <ResultsSection rows={rows} comparison={comparison} loading={candidateResults.query.isPending} />
+      <ResultsSection
+        rows={rows}
+        comparison={comparison}
+        loading={candidateResults.query.isPending}
+        stopped={{ candidate: stoppedSide(evaluation.candidate), production: stoppedSide(evaluation.production) }}
+      />
 
       <ConfirmDialog
         open={confirm === 'cancel'}
@@ -195,6 +200,7 @@ export function EvaluationBody({
         title="Cancel this evaluation?"
         description="Work that has not started stops. Finished results are kept, but a cancelled evaluation never counts as complete coverage and never publishes a baseline."
         confirmLabel="Cancel evaluation"
+        dismissLabel="Keep running"
         pending={actions.cancel.isPending}
         error={confirm === 'cancel' ? actionError : null}
         onConfirm={() => void run(() => actions.cancel.mutateAsync(actions.input))}

@@ -6,7 +6,7 @@ import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { ChevronRightIcon, ListIcon } from '@/components/ui/icons';
-import { CaseDetail } from './CaseDetail';
+import { CaseDetail, type StoppedSides } from './CaseDetail';
 import { ResultBadge } from './parts';
 import type { EvalResult } from './types';
 import { matchesFilter, type CaseRow, type Category, type Filter } from './useResults';
@@ -31,11 +31,11 @@ function excerpt(text: string | null | undefined, length = 140): string {
   return flat.length > length ? `${flat.slice(0, length)}…` : flat;
 }
 
-function OutputCell({ result }: { result: EvalResult | null }) {
+function OutputCell({ result, stopped }: { result: EvalResult | null; stopped: boolean }) {
   if (!result) return <span className="subtle">Not run</span>;
   return (
     <div className="result-cell">
-      <ResultBadge status={result.status} passed={result.passed} />
+      <ResultBadge status={result.status} passed={result.passed} stopped={stopped} />
       {result.status === 'error' ? (
         <span className="result-excerpt error-text">{excerpt(result.error)}</span>
       ) : result.output !== null ? (
@@ -51,10 +51,13 @@ export function ResultsSection({
   rows,
   comparison,
   loading,
+  stopped,
 }: {
   rows: CaseRow[];
   comparison: boolean;
   loading: boolean;
+  // Sides that were cancelled or failed: their pending cases will not run.
+  stopped: StoppedSides;
 }) {
   const [filter, setFilter] = useState<'all' | Filter>('all');
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -151,11 +154,11 @@ export function ResultsSection({
                       </td>
                       <td className="result-input">{excerpt(row.input, 100)}</td>
                       <td>
-                        <OutputCell result={row.candidate} />
+                        <OutputCell result={row.candidate} stopped={stopped.candidate} />
                       </td>
                       {comparison ? (
                         <td>
-                          <OutputCell result={row.production} />
+                          <OutputCell result={row.production} stopped={stopped.production} />
                         </td>
                       ) : null}
                       <td className="cell-actions">
@@ -173,7 +176,7 @@ export function ResultsSection({
                     {expanded ? (
                       <tr className="detail-row">
                         <td colSpan={columns}>
-                          <CaseDetail row={row} comparison={comparison} />
+                          <CaseDetail row={row} comparison={comparison} stopped={stopped} />
                         </td>
                       </tr>
                     ) : null}

@@ -1,7 +1,7 @@
 'use client';
 
 import { EvalStatusBadge, ProgressBar } from './parts';
-import { percent, type SideSummary } from './types';
+import { percent, stoppedSide, type SideSummary } from './types';
 
 export function SideCard({
   title,
@@ -64,7 +64,7 @@ export function SideCard({
             <dd className="count-error">{summary.errorCases}</dd>
           </div>
           <div>
-            <dt>Pending</dt>
+            <dt>{stoppedSide(summary) ? 'Not run' : 'Pending'}</dt>
             <dd>{summary.pendingCases}</dd>
           </div>
         </dl>

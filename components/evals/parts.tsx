@@ -45,8 +45,18 @@ const resultTone: Record<ResultStatus, BadgeTone> = {
   error: 'danger',
 };
 
-export function ResultBadge({ status, passed }: { status: ResultStatus | 'missing'; passed: boolean | null }) {
+// `stopped`: the side was cancelled or failed, so a case still pending will not run.
+export function ResultBadge({
+  status,
+  passed,
+  stopped = false,
+}: {
+  status: ResultStatus | 'missing';
+  passed: boolean | null;
+  stopped?: boolean;
+}) {
   if (status === 'missing') return <span className="subtle">—</span>;
+  if (status === 'pending' && stopped) return <Badge title="The run stopped before this case">Not run</Badge>;
   if (status === 'scored') return passed ? <Badge tone="success">Passed</Badge> : <Badge tone="danger">Failed</Badge>;
   const text = status === 'pending' ? 'Pending' : status === 'pending_review' ? 'Needs review' : 'Error';
   return <Badge tone={resultTone[status]}>{text}</Badge>;

@@ -34,3 +34,8 @@ export function percent(rate: number | null | undefined): string {
   if (rate === null || rate === undefined || Number.isNaN(rate)) return '—';
   return `${Math.round(rate * 1000) / 10}%`;
 }
+
+// A side that was cancelled or failed: the cases it still counts as pending will not run.
+export function stoppedSide(summary: { status: EvaluationStatus } | null): boolean {
+  return summary !== null && (summary.status === 'cancelled' || summary.status === 'failed');
+}

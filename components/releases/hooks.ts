@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useOrganization } from '@/components/organizations/hooks';
-import type { Evaluation, Label, LabelHistoryItem } from '@/components/evals/types';
+import { isActive, type Evaluation, type Label, type LabelHistoryItem } from '@/components/evals/types';
 import { useSideResults } from '@/components/evals/useResults';
 import { useTRPC } from '@/lib/trpc/client';
 import { useLabels } from '@/components/versions/hooks';
@@ -69,7 +69,13 @@ function useLabelHistory(target: Target, label: string, enabled: boolean) {
 /** The prompt's comparisons, newest first (the last 100): the candidates for justifying a move. */
 function useComparisons(target: Target, enabled = true) {
   const trpc = useTRPC();
-  const query = useQuery({ ...trpc.evals.list.queryOptions({ ...target, limit: evaluationLimit }), enabled });
+  // While one still runs, the list is read again, so that a comparison finishing under an open
+  // dialog becomes a choice (and the one preselected) without reopening it.
+  const query = useQuery({
+    ...trpc.evals.list.queryOptions({ ...target, limit: evaluationLimit }),
+    enabled,
+    refetchInterval: (q) => (q.state.data?.items.some((e) => isActive(e.status)) ? 3_000 : false),
+  });
   const comparisons = ((query.data?.items ?? []) as Evaluation[]).filter((e) => e.kind === 'comparison');
   return { query, comparisons };
 }

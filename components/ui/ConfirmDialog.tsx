@@ -11,6 +11,8 @@ type ConfirmDialogProps = {
   title: ReactNode;
   description?: ReactNode;
   confirmLabel: ReactNode;
+  // The button that closes without acting ("Cancel" unless the action is itself a cancellation).
+  dismissLabel?: ReactNode;
   pending: boolean;
   // The failure message shown under the description; null or undefined shows nothing.
   error?: string | null;
@@ -26,6 +28,7 @@ export function ConfirmDialog({
   title,
   description,
   confirmLabel,
+  dismissLabel = 'Cancel',
   pending,
   error,
   onConfirm,
@@ -40,7 +43,7 @@ export function ConfirmDialog({
       footer={
         <>
           <Button onClick={() => onClose()} disabled={pending}>
-            Cancel
+            {dismissLabel}
           </Button>
           <Button variant="danger" loading={pending} onClick={onConfirm}>
             {confirmLabel}

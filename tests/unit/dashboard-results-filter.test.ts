@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EvalResult } from '@/components/evals/types';
+import { stoppedSide, type EvalResult } from '@/components/evals/types';
 import { joinCases, matchesFilter, type Filter } from '@/components/evals/useResults';
 
 // The evaluation page's result filters: a case counts under every filter it matches, so the Errors
@@ -42,5 +42,15 @@ describe('evaluation result filters', () => {
       result(3, 'scored', true),
     ];
     expect(countsOf(candidate, [])).toEqual({ regression: 0, failed: 1, error: 1, review: 1, improved: 0 });
+  });
+});
+
+describe('a side that stopped', () => {
+  it('is one that was cancelled or failed: its pending cases will not run', () => {
+    expect(stoppedSide({ status: 'cancelled' })).toBe(true);
+    expect(stoppedSide({ status: 'failed' })).toBe(true);
+    for (const status of ['pending', 'running', 'paused', 'completed'] as const)
+      expect(stoppedSide({ status })).toBe(false);
+    expect(stoppedSide(null)).toBe(false);
   });
 });
