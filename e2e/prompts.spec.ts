@@ -131,6 +131,10 @@ test('run the playground on the local route and see streamed output', async ({ a
   await playground.getByLabel('Value of topic').fill('tides');
   await playground.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByLabel('Playground output')).toHaveText('Tell me about tides');
+  // Ctrl + Enter runs from a variable's field too, as the hint beside Run says.
+  await playground.getByLabel('Value of topic').fill('comets');
+  await playground.getByLabel('Value of topic').press('Control+Enter');
+  await expect(page.getByLabel('Playground output')).toHaveText('Tell me about comets');
 });
 
 test('archive a prompt: the editor becomes read-only', async ({ adminPage: page }) => {

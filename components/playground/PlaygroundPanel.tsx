@@ -45,7 +45,16 @@ export function PlaygroundPanel({
         {!scope.isWriter ? (
           <Alert tone="info">Editors and admins can run the playground.</Alert>
         ) : (
-          <form className="stack" onSubmit={onSubmit} noValidate aria-label="Playground">
+          <form
+            className="stack"
+            onSubmit={onSubmit}
+            noValidate
+            aria-label="Playground"
+            // Ctrl/⌘ + Enter runs from any field: the message, a variable's value, or the Run button.
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) onSubmit(e);
+            }}
+          >
             {usesVariables ? (
               variables.length === 0 ? (
                 <p className="muted">This prompt has no variables: it runs as written.</p>
@@ -69,9 +78,6 @@ export function PlaygroundPanel({
                   value={message}
                   placeholder="What the user says…"
                   onChange={(e) => setMessage(e.target.value)}
-                  onKeyDown={(e) => {
-                    if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) onSubmit(e);
-                  }}
                 />
               </Field>
             )}
