@@ -55,6 +55,7 @@ test('a model span from production becomes a dataset case, with its span as the 
   const model = hex(8);
   const bare = hex(8);
   const long = hex(8);
+  const failed = hex(8);
   const start = Date.now() - 5000;
   const common = { traceId, rootSpanId: root, revision: 1, service: 'support-api' };
   const sent = await page.request.post('/api/v1/traces', {
@@ -117,6 +118,19 @@ test('a model span from production becomes a dataset case, with its span as the 
             input: [{ role: 'user', content: `Q: ${'x'.repeat(200_000)}` }],
             output: 'A.',
           }),
+        },
+        {
+          ...common,
+          spanId: failed,
+          parentSpanId: root,
+          name: 'answer that failed',
+          kind: 'model',
+          status: 'error',
+          startedAt: start + 1750,
+          endedAt: start + 1960,
+          promptVersionId: seeded.versionId,
+          // A failed call keeps only its input.
+          contentJson: JSON.stringify({ input: [{ role: 'user', content: 'Cancel my order' }] }),
         },
       ],
     },
@@ -194,4 +208,15 @@ test('a model span from production becomes a dataset case, with its span as the 
   await panel.getByRole('button', { name: 'Add to dataset' }).click();
   await expect(dialog.getByRole('alert')).toContainText('cannot be a case');
   await expect(dialog.getByRole('button', { name: 'Add case' })).toBeDisabled();
+
+  // A failed call with only its input: the expected output is typed in, then the case is added.
+  await page.goto(`/organizations/${seeded.organizationId}/traces/${traceId}?span=${failed}`);
+  await panel.getByRole('button', { name: 'Add to dataset' }).click();
+  await expect(dialog.getByRole('group', { name: 'Input' })).toHaveText('Cancel my order');
+  await expect(dialog.getByLabel('Expected output')).toHaveValue('');
+  await expect(dialog.getByLabel('Expected output')).toHaveAccessibleDescription(/type the answer you expect/);
+  await expect(dialog.getByRole('button', { name: 'Add case' })).toBeDisabled();
+  await dialog.getByLabel('Expected output').fill('Your order is cancelled.');
+  await dialog.getByRole('button', { name: 'Add case' }).click();
+  await expect(dialog.getByRole('status')).toContainText('Case 4 of the dataset');
 });

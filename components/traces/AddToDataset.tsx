@@ -106,7 +106,10 @@ function AddToDatasetDialog({
   const expectedOutput = expected ?? row?.expectedOutput ?? '';
   const full = data?.dataset ? data.dataset.count >= data.dataset.capacity : false;
   const problem = data?.problem ?? null;
-  const blocked = !data?.prompt || data.prompt.archived || !row || !data.dataset;
+  // The span has an input but no output: the case needs the expected output typed in.
+  const needsOutput = problem?.state === 'no_output';
+  const blocked =
+    !data?.prompt || data.prompt.archived || !row || !data.dataset || (needsOutput && !expectedOutput.trim());
   const duplicate =
     data?.duplicateOf && expected === null
       ? 'The dataset already has this case. Change the expected output to add another.'
@@ -114,7 +117,7 @@ function AddToDatasetDialog({
   const expectedError =
     error?.field === 'expectedOutput'
       ? error.message
-      : problem?.field === 'expectedOutput'
+      : problem?.field === 'expectedOutput' && !needsOutput
         ? problem.message
         : duplicate;
   const inputError = error?.field === 'input' ? error.message : problem?.field === 'input' ? problem.message : null;
@@ -218,7 +221,9 @@ function AddToDatasetDialog({
               />
               <FieldError id={`${ids.expected}-error`} message={expectedError} />
               <p className="field-hint" id={`${ids.expected}-hint`}>
-                The span’s output{row.referenceFormat === 'json' ? ' (JSON)' : ''}. Edit it to the answer you expect.
+                {needsOutput
+                  ? 'This span has no output (a failed call keeps only its input): type the answer you expect.'
+                  : `The span’s output${row.referenceFormat === 'json' ? ' (JSON)' : ''}. Edit it to the answer you expect.`}
               </p>
             </div>
           </>

@@ -34,7 +34,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const given = (value: unknown) => value !== undefined && value !== null;
 
 /**
- * What a span refused as `no_content` lacks, in words: it needs both an input and an output (the
+ * What a span refused as `no_content` lacks, in words: it needs an input and an output, or an input and a typed expected output (the
  * server's rule, server/online/span-case.ts spanContentOf), and an error span often has only an input.
  */
 export function missingContentMessage(contentJson: string | null): string {
@@ -49,8 +49,7 @@ export function missingContentMessage(contentJson: string | null): string {
   // As the server reads it: an empty input is no input, an empty output is an output.
   const input = given(content.input) && content.input !== '';
   const output = given(content.output);
-  if (input && !output)
-    return 'This span has an input but no output, so it has no expected output to make a case from. Add the input as a case on the Dataset page, with the output you expect.';
+  if (input && !output) return 'This span has an input but no output: type the expected output to make a case from it.';
   if (!input && output) return 'This span has an output but no input to make a case from.';
   return 'This span has no input and no output to make a case from.';
 }

@@ -60,8 +60,9 @@ const templateOf = (content: unknown): Template | null => {
 };
 
 /**
- * The row the span makes for the prompt: 409 invalid_state `no_content` without input and output,
- * `unusable_content` (with `field`) when the span's input or output cannot be a case (too long).
+ * The row the span makes for the prompt: 409 invalid_state `no_content` without input and output
+ * (an input alone is enough when the caller gives the expected output), `unusable_content` (with
+ * `field`) when the span's input or output cannot be a case (too long).
  */
 async function spanCaseRow(
   ctx: ServiceContext,
@@ -70,7 +71,7 @@ async function spanCaseRow(
   version: VersionRef | null,
   expectedOutput: string | undefined,
 ): Promise<ValidCaseRow> {
-  const content = spanContentOf(span.contentJson);
+  const content = spanContentOf(span.contentJson, expectedOutput !== undefined);
   if (!content)
     throw new AppError('invalid_state', 'This span carries no input and output to make a case from.', {
       state: 'no_content',
@@ -119,6 +120,9 @@ export type CaseFromSpanPreview = {
   duplicateOf: string | null;
 };
 
+const isNoContent = (error: unknown) =>
+  error instanceof AppError && (error.details as { state?: string } | undefined)?.state === 'no_content';
+
 export async function previewCaseFromSpan(
   ctx: ServiceContext,
   { organizationId, traceId, spanId }: { organizationId: string; traceId: string; spanId: string },
@@ -137,6 +141,19 @@ export async function previewCaseFromSpan(
     const row = await spanCaseRow(ctx, prompt.id, span, version, undefined);
     return { ...summary, row, problem: null, duplicateOf: await duplicateOf(ctx.db, dataset.id, row) };
   } catch (error) {
+    // An input without output: the case can still be made with an expected output typed in.
+    const inputOnly = await spanCaseRow(ctx, prompt.id, span, version, '').catch(() => null);
+    if (inputOnly && isNoContent(error))
+      return {
+        ...summary,
+        row: inputOnly,
+        problem: {
+          state: 'no_output',
+          message: 'This span has no output: type the expected output.',
+          field: 'expectedOutput',
+        },
+        duplicateOf: null,
+      };
     if (!(error instanceof AppError) || error.code !== 'invalid_state') throw error;
     const details = error.details as { state?: string; field?: string };
     return {

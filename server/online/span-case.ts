@@ -22,8 +22,12 @@ const isObject = (value: unknown): value is Json =>
 const own = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
 const given = (value: unknown) => value !== undefined && value !== null;
 
-/** The content's input and output, or null when it lacks either (a missing key, JSON null, "" input). */
-export function spanContentOf(contentJson: string | null): SpanContent | null {
+/**
+ * The content's input and output, or null when it lacks either (a missing key, JSON null, "" input).
+ * With `outputOptional` (the caller brings its own expected output), an input alone is enough and
+ * the output is null.
+ */
+export function spanContentOf(contentJson: string | null, outputOptional = false): SpanContent | null {
   if (contentJson === null) return null;
   let content: unknown;
   try {
@@ -34,8 +38,8 @@ export function spanContentOf(contentJson: string | null): SpanContent | null {
   if (!isObject(content)) return null;
   const input = own(content, 'input');
   const output = own(content, 'output');
-  if (!given(input) || input === '' || !given(output)) return null;
-  return { input, output, system: own(content, 'system') ?? null };
+  if (!given(input) || input === '' || (!given(output) && !outputOptional)) return null;
+  return { input, output: output ?? null, system: own(content, 'system') ?? null };
 }
 
 // ---- chat messages in the shapes spans carry (provider requests and responses, GenAI, OpenInference) ----
@@ -211,7 +215,10 @@ export function caseFromSpanContent(
   content: SpanContent,
   options: { template: Template | null; inputType: Template['inputType'] | null; expectedOutput?: string },
 ): ValidCaseRow {
-  const reference = caseReference(content.output);
+  // A span without output (an input-only span, with the expected output given) is a text reference.
+  const reference = given(content.output)
+    ? caseReference(content.output)
+    : { expectedOutput: '', referenceFormat: 'text' as const };
   const expected =
     options.expectedOutput === undefined
       ? reference

@@ -294,6 +294,31 @@ describe('a case from a span: refusals change nothing', () => {
     expect(await s.dataset()).toEqual(before);
   });
 
+  it('an input without output makes a case when the expected output is given (a failed call keeps only its input)', async () => {
+    const s = await setup();
+    const inputOnly = await s.ingest({ input: 'only input' });
+    const nullOutput = await s.ingest({ input: 'null output', output: null });
+    const noInput = await s.ingest({ output: 'only output' });
+    // Without an input there is still nothing to make a case from.
+    const refused = await s.fromSpan({ revision: 0, ...noInput, expectedOutput: 'typed' });
+    expectError(refused, 409, 'invalid_state');
+    expect(refused.body.error.details).toEqual({ state: 'no_content' });
+
+    const added = await s.fromSpan({ revision: 0, ...inputOnly, expectedOutput: 'The answer I expect' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({
+      input: 'only input',
+      expectedOutput: 'The answer I expect',
+      inputFormat: 'text',
+      referenceFormat: 'text',
+      source: inputOnly,
+    });
+    // JSON typed for a span without output stays text: there is no output to say it is JSON.
+    const json = await s.fromSpan({ revision: 1, ...nullOutput, expectedOutput: '{"a": 1}' });
+    expect(json.status).toBe(201);
+    expect(json.body).toMatchObject({ expectedOutput: '{"a": 1}', referenceFormat: 'text' });
+  });
+
   it('409 invalid_state unusable_content when the span’s input or output is longer than a case holds', async () => {
     const s = await setup();
     const longInput = await s.ingest({ input: 'x'.repeat(100_001), output: 'ok' });
@@ -425,11 +450,18 @@ describe('the trace explorer’s preview (traces.caseFromSpan)', () => {
   it('says why a span cannot be added, and when its version is not this organization’s', async () => {
     const s = await setup();
     const trpc = await caller(s.viewer.id);
-    const empty = await s.ingest({ input: 'no output' });
+    const empty = await s.ingest({ output: 'no input' });
     expect(await trpc.traces.caseFromSpan({ organizationId: s.org.id, ...empty })).toMatchObject({
       prompt: { id: s.prompt.id },
       row: null,
       problem: { state: 'no_content', field: null, message: expect.any(String) },
+    });
+    // An input alone: the case is shown with an empty expected output for the user to type.
+    const inputOnly = await s.ingest({ input: 'no output' });
+    expect(await trpc.traces.caseFromSpan({ organizationId: s.org.id, ...inputOnly })).toMatchObject({
+      prompt: { id: s.prompt.id },
+      row: { input: 'no output', expectedOutput: '', inputFormat: 'text', referenceFormat: 'text' },
+      problem: { state: 'no_output', field: 'expectedOutput', message: expect.any(String) },
     });
     const unknown = await s.ingest(chat('x', 'y'), { promptVersionId: 'pv_elsewhere' });
     expect(await trpc.traces.caseFromSpan({ organizationId: s.org.id, ...unknown })).toEqual({
