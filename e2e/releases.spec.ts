@@ -36,6 +36,30 @@ async function seedPrompt(page: Page, name: string) {
   return { ...target, versionsPath: `/organizations/${target.organizationId}/prompts/${target.promptId}/versions` };
 }
 
+// Elements that stick out past the viewport's right edge (and so scroll the page sideways), outside
+// frames that scroll on their own; empty when the page fits.
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const scrollsOnItsOwn = (el: Element | null): boolean => {
+      for (let node = el?.parentElement ?? null; node; node = node.parentElement) {
+        const overflow = getComputedStyle(node).overflowX;
+        if (overflow === 'auto' || overflow === 'scroll' || overflow === 'hidden') return true;
+      }
+      return false;
+    };
+    const found: string[] = [];
+    if (document.documentElement.scrollWidth > width + 1) found.push(`page ${document.documentElement.scrollWidth}px`);
+    for (const el of document.querySelectorAll('body *')) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || box.right <= width + 1 || scrollsOnItsOwn(el)) continue;
+      const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+      found.push(`${name} → ${Math.round(box.right)}px: ${(el.textContent ?? '').trim().slice(0, 40)}`);
+    }
+    return found.slice(0, 15);
+  });
+}
+
 test('an admin requires a comparison, a promotion without one is blocked, the admin overrides, an editor cannot', async ({
   adminPage: page,
   signUpSecondUser,
@@ -71,20 +95,17 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await expect(policy).toContainText('At most 1 case that passes on production may fail on the candidate.');
   await expect(page.locator('tr[data-label="production"]')).toContainText('Protected');
 
-  // Promoting v2 without a comparison: the dialog forecasts the refusal, the server refuses with its reasons.
+  // Promoting v2 without a comparison: the dialog forecasts the refusal with its reasons, and a move
+  // that could only be refused is not offered; the admin is pointed at the override instead.
   await page.getByRole('button', { name: 'Promote v2 to production' }).click();
   const promote = page.getByRole('dialog', { name: 'Promote v2 to production?' });
   await expect(promote).toContainText('“production” is protected.');
-  await expect(promote.getByRole('status', { name: 'Release policy check' })).toContainText(
-    'The release policy will refuse this move',
-  );
-  await promote.getByRole('button', { name: 'Move to v2' }).click();
-  const blocked = promote.getByRole('alert', { name: 'Why the release policy blocked this move' });
-  await expect(blocked).toContainText('The release policy blocked this move. Nothing changed.');
-  await expect(blocked).toContainText('requires an evaluation');
-  // In the dashboard's words: choose a comparison here (the API's "pass its evaluationId" is not for users).
-  await expect(blocked).toContainText('choose a completed comparison of v2 against v1');
-  await expect(blocked).not.toContainText('evaluationId');
+  const check = promote.getByRole('status', { name: 'Release policy check' });
+  await expect(check).toContainText('The release policy will refuse this move');
+  await expect(check).toContainText('requires a completed comparison of v2 against v1');
+  await expect(promote.getByRole('button', { name: 'Move to v2' })).toBeDisabled();
+  await expect(promote.getByTitle(/choose a comparison that meets it, or override it with a reason/)).toBeVisible();
+  await expect(promote).toContainText('To move anyway, choose Override and move…');
   await page.screenshot({ path: path.join(shots, '40-promotion-blocked.png') });
 
   // The admin overrides: the reason is required and kept in the history.
@@ -152,7 +173,31 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await expect(promoteV3).toBeEnabled();
   await promoteV3.click();
   const justified = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });
-  await justified.getByLabel('Justifying comparison').selectOption({ index: 1 });
+  // The comparison that justifies the move is chosen already.
+  await expect(justified.getByLabel('Justifying comparison')).toHaveValue(comparison.id);
+  await expect(justified.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'Meets the release policy',
+  );
+
+  // Meanwhile the admin rolls production back to v1: the comparison against v2 no longer justifies
+  // the move, and the server's refusal says why, in the dialog, with nothing changed.
+  const v1 = versions.items.find((version: { number: number }) => version.number === 1);
+  const v2 = versions.items.find((version: { number: number }) => version.number === 2);
+  const moveProduction = (versionId: string) =>
+    trpc(page).mutate('versions.moveLabel', { ...target(seeded), label: 'production', versionId });
+  await moveProduction(v1.id);
+  await justified.getByRole('button', { name: 'Move to v3' }).click();
+  const blocked = justified.getByRole('alert', { name: 'Why the release policy blocked this move' });
+  await expect(blocked).toContainText('The release policy blocked this move. Nothing changed.');
+  await expect(blocked).toContainText('compared against another version');
+  await expect(blocked).not.toContainText('evaluationId');
+  await expect(justified).toContainText('Only an admin can override the release policy.');
+  await expect(justified.getByRole('button', { name: 'Move to v3' })).toBeDisabled();
+  await justified.getByRole('button', { name: 'Cancel' }).click();
+  await moveProduction(v2.id);
+  await editor.page.reload();
+  await promoteV3.click();
+  await expect(justified.getByLabel('Justifying comparison')).toHaveValue(comparison.id);
   await expect(justified.getByRole('status', { name: 'Release policy check' })).toContainText(
     'Meets the release policy: 0 regressions',
   );
@@ -221,6 +266,13 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await split.getByLabel('Time range').selectOption('24h');
   await expect(table.getByRole('row', { name: /Weight/ })).toContainText('90%');
   await page.screenshot({ path: path.join(shots, '41-versions-split.png'), fullPage: true });
+
+  // On a phone the page scrolls down, never sideways: wide tables scroll inside their own frame.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(split.getByRole('button', { name: 'Promote v3' })).toBeVisible();
+  expect(await overflowing(page)).toEqual([]);
+  await page.screenshot({ path: path.join(shots, '41b-versions-split-phone.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await split.getByRole('button', { name: 'Promote v3' }).click();
   const end = page.getByRole('dialog', { name: 'End the split: move staging to v3?' });
