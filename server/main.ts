@@ -1,14 +1,14 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getDatabase, setPoolSize } from '@/db/client';
 import { config } from './config';
 import { log, logRequest, requestIdOf } from './log';
 import { errorBody, newRequestId } from './api/http';
-import { guardServer } from './api/entry-socket';
+import { createGuardedServer } from './api/entry-socket';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
 import { startWarningChecks } from './warnings/checks';
@@ -260,9 +260,7 @@ async function main(): Promise<void> {
     return;
   }
   if (role === 'all' || role === 'web') console.log('Starting the web server…');
-  const server = createServer(withRequestLog(handler));
-  guardServer(server);
-  server.keepAliveTimeout = 65_000;
+  const server = createGuardedServer(withRequestLog(handler));
   await new Promise<void>((resolve) => server.listen(cfg.port, resolve));
   const where = database.kind === 'postgres' ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
   log.info({ role, port: cfg.port, database: database.kind }, 'listening');

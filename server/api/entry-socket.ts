@@ -1,4 +1,11 @@
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError, invalidRequest } from '../errors';
 import { errorBody, errorHeaders, newRequestId } from './http';
@@ -69,4 +76,21 @@ function onConnect(_req: IncomingMessage, socket: Duplex): void {
 export function guardServer(server: Server): void {
   server.on('clientError', onClientError);
   server.on('connect', onConnect);
+}
+
+/**
+ * How long a client may take: its headers within 30 s, its whole request (an 8 MiB import at
+ * ~70 KB/s) within 120 s, else `408 request_timeout` and the connection closes. Node's defaults
+ * (60 s and 300 s) let a client that trickles a body hold a connection for five minutes.
+ * `connectionsCheckingInterval` is how often Node looks (tests shorten all three).
+ */
+export const serverTimeouts = { headersTimeout: 30_000, requestTimeout: 120_000, connectionsCheckingInterval: 5_000 };
+
+/** The production HTTP server of every role: the guard's listeners and the timeouts above. */
+export function createGuardedServer(handler: RequestListener, timeouts = serverTimeouts): Server {
+  const server = createServer(timeouts, handler);
+  guardServer(server);
+  // Longer than the 60 s idle timeout of common load balancers, so that they close first.
+  server.keepAliveTimeout = 65_000;
+  return server;
 }

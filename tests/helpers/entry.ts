@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dispatch } from '@/server/api/router';
 import { answerBeforeNext } from '@/server/api/entry-guard';
-import { guardServer } from '@/server/api/entry-socket';
+import { createGuardedServer, serverTimeouts } from '@/server/api/entry-socket';
 import { handleStripeWebhook } from '@/server/api/stripe-webhook';
 import { handleMcp } from '@/server/mcp/server';
 import { serveTrpc } from '@/server/trpc/http';
@@ -22,16 +22,16 @@ async function app(req: IncomingMessage, res: ServerResponse, appUrl: string): P
 
 export async function startEntry(
   appUrl = 'http://localhost:3999',
+  timeouts = serverTimeouts,
 ): Promise<{ server: Server; port: number; url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
+  const server = createGuardedServer((req, res) => {
     if (answerBeforeNext(req, res)) return;
     // As server/main.ts's request log does for a handler that throws: a bare 500.
     app(req, res, appUrl).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
-  guardServer(server);
+  }, timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
