@@ -2,8 +2,8 @@ import type { Db } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
 import { runInTransaction } from '../context';
 import { costOf } from '../models/pricing';
-import { keyRefusal, snapshotDigest } from '../traces/ingest';
-import { databaseError, textArguments, textSlots } from '../traces/ingest-call';
+import { ingestRefusal, snapshotDigest } from '../traces/ingest';
+import { textArguments, textSlots } from '../traces/ingest-call';
 import { raiseWarnings } from '../warnings/service';
 import { commitInGroup } from '../traces/group-commit';
 import { cutText } from './attributes';
@@ -87,7 +87,7 @@ async function callIngestOtlpSpans(db: Db, keyId: string, rows: Row[]): Promise<
     );
     return result;
   } catch (error) {
-    throw keyRefusal(databaseError(error).code) ?? error;
+    throw ingestRefusal(error);
   }
 }
 

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Db } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
-import { AppError } from '../errors';
+import { AppError, invalidRequest, sqlState } from '../errors';
 import { maxEventsPerBatch, type SpanSnapshot, type TraceBatch } from './ingest-schema';
 import { databaseError, textArguments, textSlots } from './ingest-call';
 import { commitInGroup } from './group-commit';
@@ -170,6 +170,21 @@ export function keyRefusal(code: string | undefined): AppError | undefined {
   return undefined;
 }
 
+/**
+ * What an ingestion function's failure answers: a key refusal, or, when the batch would carry a
+ * trace's token or cost totals past what a 64-bit integer holds (22003), a 400 that says so; else
+ * the error itself (a 5xx).
+ */
+export function ingestRefusal(error: unknown): unknown {
+  const refusal = keyRefusal(databaseError(error).code);
+  if (refusal) return refusal;
+  if (sqlState(error) === '22003')
+    return invalidRequest(
+      'The batch would carry a trace’s token or cost totals past 9223372036854775807, the most a trace holds. Nothing was stored; send such spans in a new trace.',
+    );
+  return error;
+}
+
 // Every event index has a slot.
 const preparedCall = `select ingest_spans($1, $2::text::json, ARRAY[${textSlots(3, maxEventsPerBatch)}]::text[], ARRAY[${textSlots(3 + maxEventsPerBatch, maxEventsPerBatch)}]::text[])`;
 
@@ -188,7 +203,7 @@ async function storeRows(db: Db, keyId: string, batch: TraceBatch, rows: SpanRow
       const found = JSON.parse(detail) as { state: SpanState; index: number; storedRevision?: number };
       throw conflict(found.state, found.index, batch.events[found.index], found.storedRevision ?? undefined);
     }
-    throw keyRefusal(code) ?? error;
+    throw ingestRefusal(error);
   }
   return batch.events.length;
 }

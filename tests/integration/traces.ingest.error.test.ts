@@ -126,6 +126,30 @@ describe('trace ingestion: invalid batches → 400 and nothing stored', () => {
   });
 });
 
+describe('trace ingestion: a trace whose totals would pass a 64-bit integer', () => {
+  it('the batch that would carry them past it → 400 saying so, nothing of it stored; the trace keeps what it had', async () => {
+    const ingestion = await newIngestion();
+    const root = span();
+    expect((await ingestion.send(batch(root))).status).toBe(200);
+    // 2^63 / 2^53: the 1,025th span at the largest token count a span may report passes the total.
+    const heavy = () => child(root, { inputTokens: Number.MAX_SAFE_INTEGER });
+    let stored = 1;
+    let refused: { status: number; body: any } | null = null;
+    for (let sent = 0; sent < 1100 && !refused; sent += 50) {
+      const result = await ingestion.send(batch(...Array.from({ length: 50 }, heavy)));
+      if (result.status === 200) stored += 50;
+      else refused = result;
+    }
+    expect(refused).not.toBeNull();
+    expectError(refused!, 400, 'invalid_request');
+    expect(refused!.body.error.message).toMatch(/token or cost totals/);
+    expect(stored).toBe(1001);
+    expect(await storedSpans(ingestion.organizationId)).toHaveLength(stored);
+    // Another trace of the organization is unaffected.
+    expect((await ingestion.send(batch(span()))).status).toBe(200);
+  });
+});
+
 describe('trace ingestion: credentials → 401 with WWW-Authenticate', () => {
   it.each([
     ['no Authorization header', () => ({})],
