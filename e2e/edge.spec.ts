@@ -166,3 +166,17 @@ test.describe('the production entry in front of Next', () => {
     expect((await small.json()).url).toMatch(/\/api\/auth\/|error=/);
   });
 });
+
+// `npm start` packs the CLI and the SDK with the build and serves them where the snippets point.
+test('the CLI and SDK tarballs are served at /downloads, anything else there is 404', async ({ request }) => {
+  for (const name of ['promptloop-cli.tgz', 'promptloop-sdk.tgz']) {
+    const response = await request.get(`/downloads/${name}`);
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-type']).toBe('application/gzip');
+    const body = await response.body();
+    expect([body[0], body[1]]).toEqual([0x1f, 0x8b]);
+  }
+  const missing = await request.get('/downloads/promptloop.tgz');
+  expect(missing.status()).toBe(404);
+  expect((await missing.json()).error.code).toBe('not_found');
+});

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clientsPacked, packClients } from './pack-clients.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,7 +25,8 @@ function newestMtime(target) {
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(target)) {
-    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    // dist: the CLI's and the SDK's own build output.
+    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
     newest = Math.max(newest, newestMtime(path.join(target, entry)));
   }
   return newest;
@@ -68,7 +70,10 @@ export function ensureBuilt() {
   const builtHere = builtIn() === realpathSync(root);
   const built = builtHere && existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   const newest = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
-  if (built && built >= newest) return;
+  if (built && built >= newest) {
+    ensureClientsPacked(newest);
+    return;
+  }
   console.log(
     built
       ? 'Sources changed since the last build; rebuilding the app (next build, a few minutes)…'
@@ -76,5 +81,15 @@ export function ensureBuilt() {
   );
   const started = Date.now();
   run('npx', ['next', 'build', '--webpack']); // the same as `npm run build` (next.config.mjs says why webpack)
+  packClients();
   console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
+}
+
+// The CLI and SDK tarballs the app serves at /downloads (scripts/pack-clients.mjs): packed again when
+// missing or older than the CLI's, the SDK's or the app's sources (the CLI bundles the operation table).
+function ensureClientsPacked(appSources) {
+  const newest = Math.max(appSources, ...['cli', 'sdk'].map((p) => newestMtime(path.join(root, p))));
+  if (clientsPacked(newest)) return;
+  console.log('Packing the CLI and the SDK the app serves at /downloads…');
+  packClients();
 }

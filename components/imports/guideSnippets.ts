@@ -73,7 +73,7 @@ function cli(target: GuideTarget, command: string): string {
 }
 
 function loginLine(target: GuideTarget): string {
-  return `${cliInstallHint}\npromptloop login --url ${target.origin}   # once; or PROMPTLOOP_CLIENT_ID / PROMPTLOOP_CLIENT_SECRET`;
+  return `${cliInstallHint(target.origin)}\npromptloop login --url ${target.origin}   # once; or PROMPTLOOP_CLIENT_ID / PROMPTLOOP_CLIENT_SECRET`;
 }
 
 export function cliImportSnippet(target: GuideTarget, source: 'openai' | 'openai_eval', file: string): string {
@@ -113,7 +113,7 @@ export function openaiEvalFetchSnippet(target: GuideTarget): string {
 
 export function exportSnippet(target: GuideTarget): string {
   return [
-    cliInstallHint,
+    cliInstallHint(target.origin),
     `export PROMPTLOOP_URL=${target.origin}`,
     '# every prompt of the organization, archived ones included, in one bundle',
     cli(target, 'export --out prompts.promptloop.json'),

@@ -38,7 +38,7 @@ export function curlSnippet(origin: string, secret: string, service: string): st
 
 // The SDK's TraceExporter (sdk/README.md "Export traces"): batched, retried with backoff, never throws.
 export function typescriptSnippet(origin: string, secret: string, service: string): string {
-  return `${sdkInstallHint}
+  return `${sdkInstallHint(origin)}
 import { TraceExporter, newSpanId, newTraceId } from '@promptloop/sdk';
 
 // Keep the key in your secret store, e.g. PROMPTLOOP_INGESTION_KEY.

@@ -20,7 +20,7 @@ export function splitCurlSnippet(origin: string, promptId: string, label: string
 }
 
 export function splitTypescriptSnippet(origin: string, promptId: string, label: string, subject: string): string {
-  return `${sdkInstallHint}
+  return `${sdkInstallHint(origin)}
 import { Promptloop } from '@promptloop/sdk';
 
 const pl = new Promptloop({ baseUrl: '${quoted(origin)}', apiKey: process.env.PROMPTLOOP_RETRIEVAL_KEY! });

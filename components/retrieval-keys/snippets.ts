@@ -45,7 +45,7 @@ export function typescriptSnippet(
   const apiKey = secret
     ? `process.env.PROMPTLOOP_RETRIEVAL_KEY ?? '${secret}'`
     : 'process.env.PROMPTLOOP_RETRIEVAL_KEY!';
-  return `${sdkInstallHint}
+  return `${sdkInstallHint(origin)}
 import { Promptloop } from '@promptloop/sdk';
 
 // Keep the key in your secret store, e.g. PROMPTLOOP_RETRIEVAL_KEY.

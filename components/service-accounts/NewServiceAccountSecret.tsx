@@ -34,7 +34,7 @@ export function NewServiceAccountSecret({ created, onDone }: { created: CreatedS
         tab: 'GitHub Actions',
         label: 'GitHub Actions step',
         copyLabel: 'Copy step',
-        code: githubActionsSnippet(),
+        code: githubActionsSnippet(origin),
       },
     ];
   }, [serviceAccount.clientId, clientSecret]);

@@ -1,4 +1,4 @@
-import { cliInstallHint } from '@/lib/install-hints';
+import { cliInstallHint, cliTarballUrl } from '@/lib/install-hints';
 
 // Copy-paste examples for a new service account: a token with client_credentials, then an API call;
 // the CLI's environment variables; and the step of a GitHub Actions job.
@@ -17,7 +17,7 @@ export function curlSnippet(origin: string, clientId: string, clientSecret: stri
 
 export function cliSnippet(origin: string, clientId: string, clientSecret: string): string {
   return [
-    cliInstallHint,
+    cliInstallHint(origin),
     '# Every command gets its own token; no `promptloop login`, nothing is saved.',
     `export PROMPTLOOP_URL='${origin}'`,
     `export PROMPTLOOP_CLIENT_ID='${clientId}'`,
@@ -26,11 +26,11 @@ export function cliSnippet(origin: string, clientId: string, clientSecret: strin
   ].join('\n');
 }
 
-export function githubActionsSnippet(): string {
+export function githubActionsSnippet(origin: string): string {
   return [
     '# Repository secrets: PROMPTLOOP_URL, PROMPTLOOP_CLIENT_ID, PROMPTLOOP_CLIENT_SECRET',
-    '# The CLI from its tarball (`npm pack ./cli` in a Promptloop checkout), committed under tools/',
-    '- run: npm install -g ./tools/promptloop-cli-0.1.0.tgz',
+    '# The CLI from the server it talks to',
+    `- run: npm install -g ${cliTarballUrl(origin)}`,
     '- name: Evaluation gate',
     '  env:',
     '    PROMPTLOOP_URL: ${{ secrets.PROMPTLOOP_URL }}',

@@ -73,7 +73,7 @@ function onConnect(_req: IncomingMessage, socket: Duplex): void {
 }
 
 // Installs the guard's listeners on the production server.
-export function guardServer(server: Server): void {
+function guardServer(server: Server): void {
   server.on('clientError', onClientError);
   server.on('connect', onConnect);
 }

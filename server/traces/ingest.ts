@@ -158,7 +158,7 @@ export function resolveBatch(batch: TraceBatch): SpanRow[] {
 }
 
 // The key refusals every ingestion function raises (ingest_spans, ingest_otlp_spans): PT401, PT403.
-export function keyRefusal(code: string | undefined): AppError | undefined {
+function keyRefusal(code: string | undefined): AppError | undefined {
   if (code === 'PT401')
     return new AppError(
       'unauthorized',

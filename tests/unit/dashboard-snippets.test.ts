@@ -124,17 +124,19 @@ describe('key page snippets', () => {
       retrieval.typescriptSnippet(origin, 'prm_abc', retrievalSecret, null),
       splitTypescriptSnippet(origin, 'prm_abc', 'production', 'user-42'),
     ];
-    for (const snippet of sdkSnippets) expect(snippet).toMatch(/^\/\/ npm install \.\/promptloop-sdk-0\.1\.0\.tgz/);
+    // From the server the snippet talks to (server/api/downloads.ts serves the tarballs).
+    for (const snippet of sdkSnippets)
+      expect(snippet.startsWith(`// npm install ${origin}/downloads/promptloop-sdk.tgz`)).toBe(true);
     const cliSnippets = [
       serviceAccounts.cliSnippet(origin, 'sa_abc', 'pls_secret'),
-      serviceAccounts.githubActionsSnippet(),
+      serviceAccounts.githubActionsSnippet(origin),
       guide.cliImportSnippet(target, 'openai', 'prompts.json'),
       guide.langfuseCliSnippet(target),
       guide.exportSnippet(target),
     ];
     for (const snippet of cliSnippets) {
       expect(snippet).not.toMatch(/npx\s+promptloop/);
-      expect(snippet).toMatch(/npm install -g \.\/(tools\/)?promptloop-cli-0\.1\.0\.tgz/);
+      expect(snippet).toContain(`npm install -g ${origin}/downloads/promptloop-cli.tgz`);
     }
   });
 });
