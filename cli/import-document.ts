@@ -9,6 +9,7 @@ import { oneLine, type RejectedItem } from './import-report';
 export const importSources = ['promptloop', 'openai', 'langfuse', 'openai_eval'] as const;
 export const conflictPolicies = ['skip', 'rename'] as const;
 export const importMaxBodyBytes = 8 * 1024 * 1024;
+export const importMaxPrompts = 1_000;
 // Room left under the limit for what the parts' bodies do not count exactly (none today).
 const partMarginBytes = 64 * 1024;
 
@@ -70,17 +71,20 @@ const isBundle = (document: unknown): document is Bundle =>
 
 /**
  * The documents to send: the document itself when its request body fits `limit`; a bundle over
- * it in parts of whole prompts, each body within `limit`. Anything else over it is a usage error.
+ * it, or with more than `maxPrompts` prompts (a whole organization's export may have more), in parts
+ * of whole prompts, each body within `limit` and at most `maxPrompts` prompts. Anything else over
+ * the body limit is a usage error.
  */
 export function planParts(
   source: Source,
   document: unknown,
   body: Record<string, unknown>,
   limit = importMaxBodyBytes,
+  maxPrompts = importMaxPrompts,
 ): Part[] {
   const size = byteSize({ ...body, document });
   const count = isBundle(document) ? document.prompts.length : Array.isArray(document) ? document.length : 1;
-  if (size <= limit) return [{ document, offset: 0, count }];
+  if (size <= limit && (source !== 'promptloop' || count <= maxPrompts)) return [{ document, offset: 0, count }];
   if (source !== 'promptloop' || !isBundle(document))
     throw usageError(
       `The ${source} document is ${mib(size)} as a request, over the import limit of ${mib(limit)}. Split it into several files ` +
@@ -100,7 +104,7 @@ export function planParts(
         `Prompt /prompts/${i}${typeof name === 'string' ? ` ("${oneLine(name)}")` : ''} alone is ${mib(bytes)}, over the import limit of ${mib(limit)}: it cannot be imported.`,
       );
     }
-    if (used + bytes > budget) {
+    if (used + bytes > budget || i - start === maxPrompts) {
       parts.push({
         document: { ...document, prompts: document.prompts.slice(start, i) },
         offset: start,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // Integers the caller sends, bounded so that a value the database cannot hold (Postgres integer)
 // is a 400 naming its field, never a database error; and the bound shows in the OpenAPI document.
-const maxStoredInt = 2_147_483_647;
+export const maxStoredInt = 2_147_483_647;
 
 // The last millisecond a JavaScript Date (and so every page that shows a time) can hold: every
 // Unix-milliseconds field and parameter is bounded by it.

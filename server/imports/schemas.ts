@@ -12,6 +12,8 @@ export const bundleFormat = 'promptloop.bundle';
 export const bundleFormatVersion = 1;
 // The import route alone takes bodies up to 8 MiB (other management routes keep 1 MiB).
 export const importMaxBodyBytes = 8 * 1024 * 1024;
+// Prompts per import document (the CLI splits a larger bundle into parts of at most this many).
+export const importMaxPrompts = 1_000;
 // Prompts per page of the organization export.
 export const exportPageSize = 25;
 

@@ -16,7 +16,8 @@ import {
 } from '../prompts/schemas';
 import { caseRowSchema, type ValidCaseRow } from '../datasets/schemas';
 import { pointer, type MappedDocument, type MappedPrompt } from './mapped';
-import type { ImportProblem } from './schemas';
+import { importMaxPrompts, type ImportProblem } from './schemas';
+import { maxStoredInt } from '../numbers';
 
 // The one set of rules every source's mapped document passes before anything is stored (API.md
 // "Moving prompts in and out"): the same checks as creating a prompt, saving content, moving a
@@ -24,12 +25,11 @@ import type { ImportProblem } from './schemas';
 
 // Bounds that keep one request bounded (docs/decisions.md, M9 "Importer and export").
 export const importLimits = {
-  prompts: 1_000,
-  versionsPerPrompt: 1_000,
-  labelsPerPrompt: 100,
+  prompts: importMaxPrompts,
   casesPerPrompt: 10_000,
-  // The next save of an imported prompt gets max+1, which must still fit a 32-bit integer.
-  versionNumber: 2_147_483_646,
+  // Any number a saved version can have: a bundle the service exported imports again. (Versions and
+  // labels per prompt have no bound of their own, as saving and moving have none: 8 MiB bounds them.)
+  versionNumber: maxStoredInt,
   nameChars: 200,
   // details.items lists at most this many problems; the message gives the total.
   listedProblems: 100,
@@ -113,9 +113,6 @@ class Validation {
   private versions(prompt: MappedPrompt, seen: Set<number>): ValidPrompt['versions'] {
     const valid: ValidPrompt['versions'] = [];
     prompt.versions.forEach((version, i) => {
-      if (i === importLimits.versionsPerPrompt)
-        this.problem(version.path, `A prompt can bring at most ${importLimits.versionsPerPrompt} versions.`);
-      if (i >= importLimits.versionsPerPrompt) return;
       const numberAt = `${version.path}/version`;
       if (!Number.isInteger(version.version) || version.version < 1 || version.version > importLimits.versionNumber)
         return this.problem(numberAt, `Must be a whole number from 1 to ${importLimits.versionNumber}.`);
@@ -140,9 +137,6 @@ class Validation {
     const valid: ValidPrompt['labels'] = [];
     const seen = new Set<string>();
     prompt.labels.forEach((label, i) => {
-      if (i === importLimits.labelsPerPrompt)
-        this.problem(label.path, `A prompt can bring at most ${importLimits.labelsPerPrompt} labels.`);
-      if (i >= importLimits.labelsPerPrompt) return;
       if (!labelPattern.test(label.label))
         return this.problem(
           label.path,

@@ -5,6 +5,7 @@ import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
 import { integerCursor, toPage, type Page } from '../paging';
+import { maxStoredInt } from '../numbers';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { emitEvent } from '../webhooks/outbox';
@@ -78,6 +79,21 @@ async function versionFromDraft(
  * current revision again returns the version it made instead of a copy. Never touches labels.
  * Saves of one prompt serialize on the prompt row, which allocates the number.
  */
+
+/**
+ * The number the next saved version gets. A prompt imported with version 2147483647 (the largest a
+ * version can have) has no next number: 409 invalid_state rather than a failed insert.
+ */
+function nextVersionNumber(prompt: { lastVersionNumber: number }): number {
+  if (prompt.lastVersionNumber >= maxStoredInt)
+    throw new AppError(
+      'invalid_state',
+      `This prompt's versions have reached the largest version number (${maxStoredInt}): no further version can be saved. Export it and import it as a new prompt with lower numbers.`,
+      { state: 'version_numbers_exhausted' },
+    );
+  return prompt.lastVersionNumber + 1;
+}
+
 export async function saveVersion(
   ctx: ServiceContext,
   { organizationId, promptId, draftRevision }: OperationInput<'save_version'>,
@@ -118,7 +134,7 @@ export async function saveVersion(
   if (existing) return withLabels(ctx, existing);
   const content = draft?.content ?? (await latestVersionContent(ctx, prompt.id));
 
-  const number = prompt.lastVersionNumber + 1;
+  const number = nextVersionNumber(prompt);
   const [inserted] = await db
     .insert(promptVersions)
     .values({
@@ -249,7 +265,7 @@ export async function publishBaselineVersion(
   }
 
   const id = newId('ver');
-  const number = prompt.lastVersionNumber + 1;
+  const number = nextVersionNumber(prompt);
   const [inserted] = await db
     .insert(promptVersions)
     .values({

@@ -13,6 +13,7 @@ import {
   storedContent,
   type Json,
 } from '../helpers/imports';
+import { writeDraft } from '../helpers/prompts';
 
 // Refusals of import and export: every rule with its JSON-pointer path, all or nothing, and the
 // edge's own answers (API.md "Moving prompts in and out", "Input hygiene", "Error codes").
@@ -164,7 +165,7 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
             version(2),
             version(1),
             version(0),
-            version(2_147_483_647),
+            version(2_147_483_648),
             version(3, 'yesterday'),
             version(4, '2024-02-30T00:00:00Z'),
             version(5, '0000-06-01T00:00:00Z'),
@@ -184,6 +185,25 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
       '/prompts/0/versions/8/createdAt',
     ]);
     expect(items[0].message).toBe('Version 1 appears more than once in this prompt.');
+  });
+
+  it('the largest version number imports (a bundle the service exported); saving after it is 409 invalid_state', async () => {
+    const { org, editor } = await newTeam();
+    const last = bundlePrompt('Last', {
+      versions: [{ version: 2_147_483_647, content: storedContent('x'), createdAt: null }],
+      labels: [{ label: 'production', version: 2_147_483_647 }],
+    });
+    const imported = await importBundle(editor, org.id, { document: bundle([last]) });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const base = `/organizations/${org.id}/prompts/${imported.body.prompts[0].promptId}`;
+    await writeDraft(editor, org.id, imported.body.prompts[0].promptId, 'After the last');
+    const draft = (await editor.call('GET', `${base}/draft`)).body;
+    const saved = await editor.call('POST', `${base}/versions`, { body: { draftRevision: draft.revision } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(409);
+    expect(saved.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'version_numbers_exhausted' } });
+    expect((await editor.call('GET', `${base}/versions`)).body.items.map((v: any) => v.number)).toEqual([
+      2_147_483_647,
+    ]);
   });
 
   it('labels: the label pattern, one version per label, a version that is imported', async () => {
@@ -285,23 +305,23 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
     ]);
   });
 
-  it('bounds: at most 1,000 prompts per document, 1,000 versions and 100 labels per prompt', async () => {
+  it('bounds: at most 1,000 prompts per document; versions and labels only by the body size, as saving and moving', async () => {
     const { org, editor } = await newTeam();
     const setup = (name: string) => ({ name, versions: [] });
     const tooMany = { ...bundle([]), prompts: Array.from({ length: 1001 }, (_, i) => setup(`p${i}`)) };
     expect(await refused(editor, org.id, tooMany)).toEqual([
       { path: '/prompts/1000', message: 'A document can bring at most 1000 prompts.' },
     ]);
+    // What a prompt can reach by saving versions and moving labels exports, and so imports again.
     const versions = Array.from({ length: 1001 }, (_, i) => ({
       version: i + 1,
       content: storedContent('x'),
       createdAt: null,
     }));
     const labels = Array.from({ length: 101 }, (_, i) => ({ label: `l${i}`, version: 1 }));
-    expect(await refused(editor, org.id, bundle([bundlePrompt('A', { versions, labels })]))).toEqual([
-      { path: '/prompts/0/versions/1000', message: 'A prompt can bring at most 1000 versions.' },
-      { path: '/prompts/0/labels/100', message: 'A prompt can bring at most 100 labels.' },
-    ]);
+    const many = await importBundle(editor, org.id, { document: bundle([bundlePrompt('A', { versions, labels })]) });
+    expect(many.status, JSON.stringify(many.body)).toBe(201);
+    expect(many.body.prompts[0]).toMatchObject({ versions: 1001, labels: 101 });
     // Exactly 1,000 prompts is fine.
     const most = await importBundle(editor, org.id, {
       document: { ...bundle([]), prompts: tooMany.prompts.slice(0, 1000) },

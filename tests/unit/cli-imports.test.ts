@@ -4,7 +4,14 @@ import { parse } from '@/cli/args';
 import { CliError, exitCodes } from '@/cli/exit';
 import { mergeBundles } from '@/cli/export';
 import { importCommand } from '@/cli/import';
-import { conflictPolicies, importMaxBodyBytes, importSources, parseDocument, planParts } from '@/cli/import-document';
+import {
+  conflictPolicies,
+  importMaxBodyBytes,
+  importMaxPrompts,
+  importSources,
+  parseDocument,
+  planParts,
+} from '@/cli/import-document';
 import { rejectionMessage, renderReport, type ImportReport } from '@/cli/import-report';
 import { fetchLangfuseDocument, langfuseBaseUrl, parseDatasetMapping } from '@/cli/langfuse';
 import * as schemas from '@/server/imports/schemas';
@@ -28,6 +35,7 @@ describe('the CLI keeps the server’s import constants', () => {
     expect([...importSources]).toEqual([...schemas.importSources]);
     expect([...conflictPolicies]).toEqual([...schemas.conflictPolicies]);
     expect(importMaxBodyBytes).toBe(schemas.importMaxBodyBytes);
+    expect(importMaxPrompts).toBe(schemas.importMaxPrompts);
   });
 });
 
@@ -156,6 +164,29 @@ describe('splitting a bundle under the request limit', () => {
           expect(part.document).toMatchObject({ format: doc.format, exportedAt: doc.exportedAt });
         }
         if (bytes({ ...options, document: doc }) > limit) expect(parts.length).toBeGreaterThan(1);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('splits a bundle of more prompts than one import takes, even when it is small', () => {
+    const doc = bundle(Array.from({ length: 2_500 }, () => 1));
+    const parts = planParts('promptloop', doc, options);
+    expect(parts.map((part) => [part.offset, part.count])).toEqual([
+      [0, 1_000],
+      [1_000, 1_000],
+      [2_000, 500],
+    ]);
+    expect(parts.flatMap((p) => (p.document as typeof doc).prompts)).toEqual(doc.prompts);
+    // Both bounds at once: by size and by count, whichever comes first.
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20 * 1024 }), { minLength: 1, maxLength: 60 }), (sizes) => {
+        const parts = planParts('promptloop', bundle(sizes), options, 200 * 1024, 7);
+        for (const part of parts) {
+          expect(part.count).toBeLessThanOrEqual(7);
+          expect(bytes({ ...options, document: part.document })).toBeLessThanOrEqual(200 * 1024);
+        }
+        expect(parts.reduce((sum, part) => sum + part.count, 0)).toBe(sizes.length);
       }),
       { numRuns: 50 },
     );
