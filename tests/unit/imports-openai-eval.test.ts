@@ -283,6 +283,43 @@ describe('expected outputs', () => {
     );
   });
 
+  it('a reference may name a nested item field, as OpenAI allows; a missing step counts as missing', () => {
+    const checks = evalWith([stringCheck({ reference: '{{ item.answer.text }}' })]);
+    const mapped = only(
+      document({
+        eval: checks,
+        items: [
+          { item: { question: 'Capital of France?', answer: { text: 'Paris' } } },
+          { item: { question: 'Capital of Japan?', answer: { text: { kanji: '東京' } } } },
+          { item: { question: 'Capital of Peru?', answer: 'Lima' } },
+        ],
+      }),
+    );
+    expect(rowsOf(mapped).map((row) => [row.expectedOutput, row.referenceFormat])).toEqual([
+      ['Paris', 'text'],
+      ['{"kanji":"東京"}', 'json'],
+      ['', 'text'],
+    ]);
+    expect(mapped.notes).toContain(
+      '1 item has no value for the string check’s reference: the expected output is empty.',
+    );
+    const mixed = only(
+      document({
+        eval: evalWith([stringCheck({ reference: 'It is {{item.answer.text}}.' })]),
+        items: [{ item: { question: 'q', answer: { text: 'Paris' } } }],
+      }),
+    );
+    expect(rowsOf(mixed)[0].expectedOutput).toBe('It is Paris.');
+  });
+
+  it('a reference template that names no item field is kept as written, with a note', () => {
+    const mapped = only(document({ eval: evalWith([stringCheck({ reference: '{{ sample.output_text }}' })]) }));
+    expect(rowsOf(mapped)[0].expectedOutput).toBe('{{ sample.output_text }}');
+    expect(mapped.notes.some((note) => /reference has templates other than \{\{item\.<field>\}\}/.test(note))).toBe(
+      true,
+    );
+  });
+
   it('a literal reference is every case’s expected output', () => {
     const mapped = only(document({ eval: evalWith([stringCheck({ reference: 'Paris' })]) }));
     expect(rowsOf(mapped)[0].expectedOutput).toBe('Paris');

@@ -30,6 +30,9 @@ import { mapGraders, type Reference } from './openai-eval-graders';
 const itemRef = /\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const exactItemRef = /^\s*\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/;
 const otherRef = /\{\{\s*(?:item|sample)\.[^}]*\}\}/;
+// A string check's reference may name a nested item field ({{item.answer.text}}), as OpenAI allows.
+const referencePath = /\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
+const exactReferencePath = /^\s*\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}\s*$/;
 const openAiFields = ['id', 'object', 'created_at'];
 
 export function mapOpenAiEvalDocument(document: unknown, options: MapperOptions): MappedDocument {
@@ -139,6 +142,7 @@ function mapItems(
   const cases: MappedPrompt['cases'] = [];
   let samples = 0;
   let unreferenced = 0;
+  let unresolved = 0;
   let structured = 0;
   items.forEach((line: unknown, i) => {
     const linePath = `/items/${i}`;
@@ -153,6 +157,7 @@ function mapItems(
       ? expectedOf(reference.template, item, itemPath)
       : { text: '', format: 'text', path: itemPath };
     if (expected.missing) unreferenced++;
+    if (expected.unresolved) unresolved++;
     const row = {
       input: input.text,
       expectedOutput: expected.text,
@@ -172,6 +177,10 @@ function mapItems(
     );
   if (samples > 0)
     scope.notes.add(`The model outputs (sample) of ${samples} item${samples === 1 ? '' : 's'} are not carried`);
+  if (unresolved > 0)
+    scope.notes.add(
+      `The string check’s reference has templates other than {{item.<field>}}: ${unresolved} expected output${unresolved === 1 ? ' keeps' : 's keep'} them as written`,
+    );
   if (unreferenced > 0)
     scope.notes.add(
       `${unreferenced} item${unreferenced === 1 ? ' has' : 's have'} no value for the string check’s reference: the expected output is empty`,
@@ -179,7 +188,7 @@ function mapItems(
   return cases;
 }
 
-type Text = { text: string; format: 'text' | 'json'; path: string; missing?: boolean };
+type Text = { text: string; format: 'text' | 'json'; path: string; missing?: boolean; unresolved?: boolean };
 
 function caseInput(item: JsonRecord, path: string, fields: string[], scope: Scope, unmapped: boolean): Text | null {
   if (fields.length === 0) {
@@ -206,17 +215,32 @@ function caseInput(item: JsonRecord, path: string, fields: string[], scope: Scop
 }
 
 function expectedOf(template: string, item: JsonRecord, path: string): Text {
-  const exact = exactItemRef.exec(template);
+  const exact = exactReferencePath.exec(template);
   if (exact) {
-    const value = own(item, exact[1]);
+    const value = at(item, exact[1]);
     if (!isGiven(value)) return { text: '', format: 'text', path, missing: true };
-    return { text: textOf(value), format: typeof value === 'string' ? 'text' : 'json', path: `${path}/${exact[1]}` };
+    return {
+      text: textOf(value),
+      format: typeof value === 'string' ? 'text' : 'json',
+      path: `${path}/${exact[1].split('.').join('/')}`,
+    };
   }
   let missing = false;
-  const text = template.replace(itemRef, (_, field: string) => {
-    const value = own(item, field);
+  const text = template.replace(referencePath, (_, field: string) => {
+    const value = at(item, field);
     if (!isGiven(value)) missing = true;
     return isGiven(value) ? textOf(value) : '';
   });
-  return { text, format: 'text', path, missing };
+  // A template left in the text ({{sample.…}}, {{item[0]}}) would be compared literally: say so.
+  return { text, format: 'text', path, missing, unresolved: otherRef.test(text) };
+}
+
+// The value at a dotted path of an item (own fields only), or undefined.
+function at(item: JsonRecord, dotted: string): unknown {
+  let value: unknown = item;
+  for (const key of dotted.split('.')) {
+    if (!isRecord(value)) return undefined;
+    value = own(value, key);
+  }
+  return value;
 }
