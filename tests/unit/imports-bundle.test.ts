@@ -142,6 +142,20 @@ describe('mapBundleDocument', () => {
       'Label history (2 entries) is not replayed: each label gets one import entry.',
       'Dataset: field "revision" is not part of a bundle and was ignored.',
     ]);
+    // Versions and labels with fields a bundle does not have: each field named once per prompt.
+    const extra = bundlePrompt('B');
+    const versions = (extra.versions as Record<string, unknown>[]).map((v, i) => ({
+      ...v,
+      commitMessage: `change ${i}`,
+      ...(i === 0 ? { createdBy: 'usr_1' } : {}),
+    }));
+    const labels = (extra.labels as Record<string, unknown>[]).map((l) => ({ ...l, note: 'do not move on Friday' }));
+    const extras = mapBundleDocument(bundle([{ ...extra, versions, labels }]), routes());
+    expect(extras.problems).toEqual([]);
+    expect(extras.prompts[0].notes).toEqual([
+      'Versions: fields "commitMessage", "createdBy" are not part of a bundle and were ignored.',
+      'Labels: field "note" is not part of a bundle and was ignored.',
+    ]);
     // Optional parts may be left out: no labels, history, scoring, dataset or state.
     const bare = mapBundleDocument(bundle([{ name: 'Bare', versions: [] }]), routes());
     expect(bare.problems).toEqual([]);

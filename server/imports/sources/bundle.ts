@@ -40,6 +40,10 @@ function mapRoute(routeId: string, model: string, options: MapperOptions, fallba
   return fallback;
 }
 
+// What a bundle's versions and labels carry (an export writes exactly these); anything else is noted.
+const versionFields = new Set(['version', 'content', 'createdAt']);
+const labelFields = new Set(['label', 'version', 'split']);
+
 function unknownFieldNote(where: string, keys: string[]): string {
   return `${where}: ${keys.length === 1 ? 'field' : 'fields'} ${keys.map((k) => `"${k}"`).join(', ')} ${keys.length === 1 ? 'is' : 'are'} not part of a bundle and ${keys.length === 1 ? 'was' : 'were'} ignored.`;
 }
@@ -60,7 +64,12 @@ class BundleMapping {
     return [];
   }
 
-  version(raw: unknown, path: string, reroutes: Map<string, { model: string; to: string; versions: number[] }>) {
+  version(
+    raw: unknown,
+    path: string,
+    reroutes: Map<string, { model: string; to: string; versions: number[] }>,
+    extras: Set<string>,
+  ) {
     if (!isRecord(raw)) {
       this.problem(path, 'Must be an object { version, content, createdAt }.');
       return null;
@@ -73,6 +82,7 @@ class BundleMapping {
       this.problem(`${path}/createdAt`, 'Must be an ISO 8601 date-time string or null.');
       return null;
     }
+    for (const key of Object.keys(raw)) if (!versionFields.has(key)) extras.add(key);
     const version: MappedVersion = {
       version: raw.version,
       content: this.content(raw.content, raw.version, reroutes),
@@ -151,9 +161,11 @@ class BundleMapping {
     if (extra.length) notes.push(unknownFieldNote('Prompt', extra));
 
     const reroutes = new Map<string, { model: string; to: string; versions: number[] }>();
+    const versionExtras = new Set<string>();
     const versions = this.array(raw.versions, `${path}/versions`)
-      .map((version, i) => this.version(version, `${path}/versions/${i}`, reroutes))
+      .map((version, i) => this.version(version, `${path}/versions/${i}`, reroutes, versionExtras))
       .filter((version): version is MappedVersion => version !== null);
+    if (versionExtras.size) notes.push(unknownFieldNote('Versions', [...versionExtras]));
     for (const [routeId, { model, to, versions: numbers }] of reroutes) {
       notes.push(
         `Model route "${routeId}" (model "${model}") does not exist here: ${numbers.length === 1 ? 'version' : 'versions'} ${numbers.join(', ')} ${numbers.length === 1 ? 'uses' : 'use'} "${to}" instead.`,
@@ -161,9 +173,11 @@ class BundleMapping {
     }
 
     const labels: MappedPrompt['labels'] = [];
+    const labelExtras = new Set<string>();
     this.array(raw.labels, `${path}/labels`, true).forEach((label, i) => {
       const at = `${path}/labels/${i}`;
       if (!isRecord(label)) return this.problem(at, 'Must be an object { label, version }.');
+      for (const key of Object.keys(label)) if (!labelFields.has(key)) labelExtras.add(key);
       if (typeof label.label !== 'string') return this.problem(`${at}/label`, 'Must be a string.');
       if (typeof label.version !== 'number' || !Number.isInteger(label.version))
         return this.problem(`${at}/version`, 'Must be a whole number.');
@@ -174,6 +188,8 @@ class BundleMapping {
         ...(label.split !== undefined && label.split !== null ? { split: label.split } : {}),
       });
     });
+
+    if (labelExtras.size) notes.push(unknownFieldNote('Labels', [...labelExtras]));
 
     const history = this.array(raw.labelHistory, `${path}/labelHistory`, true);
     if (history.length)
