@@ -80,7 +80,12 @@ export const exportOrganizationQuery = z.strictObject({ cursor: z.string().min(1
 // source's mapper item by item (422 import_rejected with JSON-pointer paths), not by this schema.
 const sourceDocument = z
   .union([z.record(z.string(), z.unknown()), z.array(z.unknown())], {
-    error: 'Give the source document as a JSON object or array, not as a string.',
+    error: (issue) =>
+      issue.input === undefined
+        ? 'Required: the source document, as a JSON object or array.'
+        : typeof issue.input === 'string'
+          ? 'Give the source document as a JSON object or array, not as a string.'
+          : 'Give the source document as a JSON object or array.',
   })
   .meta({ description: 'The source’s JSON as it was read (object or array).' });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapBundleDocument } from '@/server/imports/sources/bundle';
 import type { MapperOptions } from '@/server/imports/mapped';
+import { importInput } from '@/server/imports/schemas';
 import { bundle, bundlePrompt, storedContent } from '../helpers/imports';
 
 // The bundle mapper alone: pure, so every rule is checked without a database.
@@ -227,5 +228,17 @@ describe('mapBundleDocument', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('the import request’s document', () => {
+  it('says what is wrong with a document that is missing, a string, or another value', () => {
+    const message = (document: unknown) =>
+      importInput.safeParse({ source: 'promptloop', ...(document === undefined ? {} : { document }) }).error?.issues[0]
+        .message;
+    expect(message(undefined)).toBe('Required: the source document, as a JSON object or array.');
+    expect(message('{"prompts": []}')).toBe('Give the source document as a JSON object or array, not as a string.');
+    expect(message(5)).toBe('Give the source document as a JSON object or array.');
+    expect(message(null)).toBe('Give the source document as a JSON object or array.');
   });
 });
