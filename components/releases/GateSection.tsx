@@ -38,6 +38,13 @@ export function GateSection({
   blocked: boolean;
 }) {
   if (!gate.ready) return null;
+  if (gate.on && gate.startsOnProduction)
+    return (
+      <p className="gate-note gate-ok" role="status">
+        <InfoIcon size={14} /> “{label}” starts on what production serves now, so the release policy lets it without an
+        evaluation.
+      </p>
+    );
   if (gate.on && gate.rollback)
     return (
       <p className="gate-note gate-ok" role="status">

@@ -87,8 +87,10 @@ export type Gate = {
   on: boolean;
   // Versions of the move the label never pointed at (by the history the dashboard read).
   newVersionIds: string[];
-  // Every version of the move is one the label pointed at before: a rollback, never blocked.
+  // Nothing to justify: every version of the move is one the label pointed at before (a rollback),
+  // or the label points at nothing yet and starts on what production serves now (startsOnProduction).
   rollback: boolean;
+  startsOnProduction: boolean;
   // Completed comparisons whose candidate is one of newVersionIds (or, with the gate off, of the target).
   choices: Evaluation[];
   // The justifying comparison in effect: the user's choice ('' for none), or until they choose, the
@@ -143,7 +145,12 @@ export function useGate(
       ? splitText(baseline.split, numberOf)
       : `v${baseline.version}`
     : null;
-  const newVersionIds = on ? versionIds.filter((id) => !before.has(id)) : [];
+  const baselineIds = currentVersionIds(baseline);
+  // As the server: a label that points at nothing yet, started on what production serves now, adds
+  // nothing to justify.
+  const newVersionIds = on
+    ? versionIds.filter((id) => !before.has(id) && (current !== null || !baselineIds.includes(id)))
+    : [];
   const rollback = on && versionIds.length > 0 && newVersionIds.length === 0;
   const candidates = on ? newVersionIds : versionIds;
   const ofCandidates = comparisons.filter((e) => e.versionId !== null && candidates.includes(e.versionId));
@@ -151,7 +158,6 @@ export function useGate(
   const running = ofCandidates.filter((e) => ['pending', 'running', 'paused'].includes(e.status));
   // Only versions the label does not serve yet are compared with what it serves (gate off, a split
   // keeps its current versions among versionIds).
-  const baselineIds = currentVersionIds(baseline);
   const suggested = suggestedComparison(
     choices,
     candidates.filter((id) => !baselineIds.includes(id)),
@@ -201,6 +207,7 @@ export function useGate(
     on,
     newVersionIds,
     rollback,
+    startsOnProduction: rollback && !pointedBefore,
     choices,
     evaluationId,
     running,

@@ -182,14 +182,19 @@ export async function moveLabel(
       return;
     }
     const before = await pointedAtBefore(ctx, prompt.id, label, targetIds, current);
-    const newVersions = targets.filter((t) => !before.has(t.id));
+    let newVersions = targets.filter((t) => !before.has(t.id));
     if (!newVersions.length) return;
     const baseline = current ?? (label === productionLabel ? null : await lockLabel(ctx, prompt.id, productionLabel));
+    const currentVersionIds = baseline ? [baseline.versionId, ...(baseline.split ?? []).map((e) => e.versionId)] : [];
+    // A protected label that points at nothing yet, started on what production serves now, adds
+    // nothing production does not already serve: only versions beyond those are gated.
+    if (!current) newVersions = newVersions.filter((t) => !currentVersionIds.includes(t.id));
+    if (!newVersions.length) return;
     await enforceGate(ctx, {
       policy,
       label,
       newVersions,
-      currentVersionIds: baseline ? [baseline.versionId, ...(baseline.split ?? []).map((e) => e.versionId)] : [],
+      currentVersionIds,
       baselineLabel: current ? label : productionLabel,
       evaluation,
     });

@@ -4,7 +4,8 @@ import { labelName } from '../prompts/schemas';
 
 // ---- Safe releases (M10, API.md "Safe releases: promotion gates and traffic splits") ----
 
-export const releasePolicyLimits = { maxProtectedLabels: 10, maxRegressions: 1_000_000 } as const;
+// maxRegressions: API.md says only "an integer ≥ 0"; the largest a 32-bit column holds.
+export const releasePolicyLimits = { maxProtectedLabels: 10, maxRegressions: 2_147_483_647 } as const;
 
 // PUT …/release-policy replaces the whole policy: all four fields are required.
 export const releasePolicyInput = z.strictObject({

@@ -264,6 +264,18 @@ describe('the gate refuses', () => {
     expect((await f.move('canary', { versionId: f.v2.id })).status).toBe(200);
     // A label the policy does not protect is never gated.
     expect((await f.move('beta', { versionId: f.v5.id })).status).toBe(200);
+    // A new protected label started on what production serves now (v1) adds nothing to justify; one
+    // started on a split of v1 and v5 is gated for v5.
+    await f.policy({ protectedLabels: ['production', 'canary', 'stable', 'edge'] });
+    expect((await f.move('stable', { versionId: f.v1.id })).status).toBe(200);
+    expectBlocked(
+      await f.move('edge', {
+        split: [
+          { versionId: f.v1.id, weight: 90 },
+          { versionId: f.v5.id, weight: 10 },
+        ],
+      }),
+    );
     // An admin's override starts a protected label anywhere.
     const overridden = await f.move(
       'canary',

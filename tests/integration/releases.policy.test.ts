@@ -162,6 +162,7 @@ describe('release policy', () => {
       ['a drop as a percent string', { ...gatedPolicy, maxPassRateDrop: '5%' }, 'maxPassRateDrop'],
       ['negative regressions', { ...gatedPolicy, maxRegressions: -1 }, 'maxRegressions'],
       ['fractional regressions', { ...gatedPolicy, maxRegressions: 1.5 }, 'maxRegressions'],
+      ['regressions past a 32-bit integer', { ...gatedPolicy, maxRegressions: 2_147_483_648 }, 'maxRegressions'],
       ['a null field', { ...gatedPolicy, maxRegressions: null }, 'maxRegressions'],
       ['a NUL in a label', { ...gatedPolicy, protectedLabels: ['prod\u0000'] }, 'protectedLabels.0'],
     ];
@@ -181,10 +182,10 @@ describe('release policy', () => {
     expect(malformed.status).toBe(400);
     expect((await f.viewer.call('GET', f.path)).body).toEqual(defaultView);
     expect(await policyAudits(f.prompt.id)).toEqual([]);
-    // The bounds themselves are valid: ten labels, drop 0 and 1, no regressions allowed.
+    // The bounds themselves are valid: ten labels, drop 0 and 1, no regressions allowed, any regressions.
     const tenLabels = Array.from({ length: 10 }, (_, i) => `label-${i}`);
     for (const body of [
-      { ...gatedPolicy, protectedLabels: tenLabels, maxPassRateDrop: 1 },
+      { ...gatedPolicy, protectedLabels: tenLabels, maxPassRateDrop: 1, maxRegressions: 2_147_483_647 },
       { ...gatedPolicy, protectedLabels: [], maxPassRateDrop: 0, maxRegressions: 0 },
     ])
       expect((await f.admin.call('PUT', f.path, { body })).status).toBe(200);
