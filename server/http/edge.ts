@@ -49,7 +49,7 @@ export async function serveNode(
 }
 
 // How much of a refused body is read and dropped, and for how long, before the connection is cut.
-export const drainLimits = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+const drainLimits = { bytes: 64 * 1024 * 1024, ms: 10_000 };
 
 /**
  * Reads and drops the rest of a request body the handler refused (at most drainLimits), so that

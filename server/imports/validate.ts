@@ -112,7 +112,7 @@ class Validation {
   // against those, so a bad content is not reported twice).
   private versions(prompt: MappedPrompt, seen: Set<number>): ValidPrompt['versions'] {
     const valid: ValidPrompt['versions'] = [];
-    prompt.versions.forEach((version, i) => {
+    prompt.versions.forEach((version) => {
       const numberAt = `${version.path}/version`;
       if (!Number.isInteger(version.version) || version.version < 1 || version.version > importLimits.versionNumber)
         return this.problem(numberAt, `Must be a whole number from 1 to ${importLimits.versionNumber}.`);
@@ -136,7 +136,7 @@ class Validation {
   private labels(prompt: MappedPrompt, numbers: Set<number>): ValidPrompt['labels'] {
     const valid: ValidPrompt['labels'] = [];
     const seen = new Set<string>();
-    prompt.labels.forEach((label, i) => {
+    prompt.labels.forEach((label) => {
       if (!labelPattern.test(label.label))
         return this.problem(
           label.path,

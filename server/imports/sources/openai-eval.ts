@@ -28,7 +28,6 @@ import { mapGraders, type Reference } from './openai-eval-graders';
 // The prompt's `{{item.x}}` become our `{{x}}`, so its variables are the case input's field names.
 
 const itemRef = /\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const exactItemRef = /^\s*\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$/;
 const otherRef = /\{\{\s*(?:item|sample)\.[^}]*\}\}/;
 // A string check's reference may name a nested item field ({{item.answer.text}}), as OpenAI allows.
 const referencePath = /\{\{\s*item\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
