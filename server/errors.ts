@@ -112,11 +112,21 @@ const unavailableCodes = new Set([
   '08001',
   '08003',
   '08006',
+  // Refused at connect: the database does not exist (3D000), was dropped (57P04), or the role may not
+  // log in (28000, 28P01): the server is there but this database is not, for now.
+  '3D000',
+  '57P04',
+  '28000',
+  '28P01',
 ]);
 
 export function isUnavailableError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, message } = (error as { code?: unknown; message?: unknown } | null) ?? {};
   if (typeof code === 'string' && unavailableCodes.has(code)) return true;
+  // 55000 is a general "object not in prerequisite state"; only at connect is it an outage
+  // ("database … is not currently accepting connections", ALTER DATABASE … ALLOW_CONNECTIONS false).
+  if (code === '55000' && typeof message === 'string' && message.includes('not currently accepting connections'))
+    return true;
   const cause = (error as { cause?: unknown } | null)?.cause;
   return cause !== undefined && cause !== error && isUnavailableError(cause);
 }

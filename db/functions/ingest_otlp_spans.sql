@@ -2,7 +2,7 @@
 -- round trip, one implicit transaction, all or nothing. An OTLP span is a finished snapshot with no
 -- revision or root of its own, so the rules differ from ingest_spans':
 -- - A span is named by its trace and span ids (OpenTelemetry's rule). One not stored yet is inserted
---   (revision 0); a stored one is replaced by a different snapshot (revision + 1, never a conflict)
+--   (revision 0); a stored one is replaced by a different snapshot (revision + 1, at most the spec's 1,000,000; never a conflict)
 --   and left alone, unwritten, by an identical one (same digest; the digest leaves out revision and
 --   rootSpanId).
 -- - The root of a trace is its earliest parentless span by (startedAt, spanId) among all its stored
@@ -91,7 +91,7 @@ BEGIN
     FROM unnest(v_in) e JOIN guess g ON g.trace_id = e."traceId"
     ORDER BY e."traceId", e."spanId"
     ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
-      parent_span_id = excluded.parent_span_id, revision = s.revision + 1, name = excluded.name, service = excluded.service,
+      parent_span_id = excluded.parent_span_id, revision = LEAST(s.revision + 1, 1000000), name = excluded.name, service = excluded.service,
       kind = excluded.kind, status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
       session_id = excluded.session_id, end_user_id = excluded.end_user_id, provider = excluded.provider, model = excluded.model,
       prompt_version_id = excluded.prompt_version_id, pricing_version = excluded.pricing_version, input_tokens = excluded.input_tokens,

@@ -39,17 +39,26 @@ describe('a body over the ingestion limit', () => {
     ['OTLP, 5 MiB', '/api/v1/otel/v1/traces', 'application/x-protobuf', 5 * mib],
     ['native, 24 MiB', '/api/v1/traces', 'application/json', 24 * mib],
     ['OTLP, 32 MiB', '/api/v1/otel/v1/traces', 'application/x-protobuf', 32 * mib],
+    // Streamed, without Content-Length: cut off at the limit as it arrives.
+    ['OTLP, 6 MiB streamed', '/api/v1/otel/v1/traces', 'application/x-protobuf', -6 * mib],
+    ['native, 3 MiB streamed', '/api/v1/traces', 'application/json', -3 * mib],
   ])('%s: every try reads the 413, none a reset', async (_name, path, type, size) => {
     // The client in a process of its own, as a real one: in this process the server's close and
     // the client's writes would take turns on one event loop, which hides the race.
     const script = `
-      const body = Buffer.alloc(${size}, 0x20);
+      const size = ${Math.abs(size)};
+      const streamed = ${size < 0};
+      const chunk = new Uint8Array(64 * 1024).fill(0x20);
+      const body = () => streamed
+        ? new ReadableStream({ start(c) { for (let n = 0; n < size; n += chunk.length) c.enqueue(chunk); c.close(); } })
+        : Buffer.alloc(size, 0x20);
       const answers = [];
       for (let i = 0; i < 6; i++)
         answers.push(await fetch(process.env.TARGET, {
           method: 'POST',
           headers: { 'content-type': '${type}', authorization: 'Bearer ' + process.env.SECRET },
-          body,
+          body: body(),
+          duplex: 'half',
         }).then(
           async (response) => response.status + ' ' + ((await response.arrayBuffer()).byteLength > 0),
           (error) => error.cause?.code ?? String(error),

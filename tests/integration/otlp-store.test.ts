@@ -241,6 +241,30 @@ describe('OTLP storage: resends and replacements', () => {
     });
     expect(await summaryOf(tenant.organizationId, traceId)).toMatchObject({ runningCount: 0, name: 'otlp' });
   });
+
+  it('a replacement never takes the revision past the spec’s 1,000,000', async () => {
+    const tenant = await newTenant();
+    const traceId = hex(16);
+    const rootId = hex(8);
+    await storeBatch(await getDb(), tenant.keyId, {
+      version: 1,
+      events: [
+        {
+          traceId,
+          spanId: rootId,
+          rootSpanId: rootId,
+          revision: 1_000_000,
+          name: 'native',
+          service: 'api',
+          kind: 'execution',
+          status: 'running',
+          startedAt: t0,
+        },
+      ],
+    } as TraceBatch);
+    for (const name of ['otlp', 'otlp again']) await store(tenant.keyId, [otlpSpan({ traceId, spanId: rootId, name })]);
+    expect(await storedSpan(tenant.organizationId, rootId)).toMatchObject({ revision: 1_000_000, name: 'otlp again' });
+  });
 });
 
 describe('OTLP storage: roots', () => {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { getDb, openDatabase } from '@/db/client';
 import { toAppError } from '@/server/api/http';
 import { storeBatch } from '@/server/traces/ingest';
@@ -321,4 +321,35 @@ describe('trace ingestion: database unavailable', () => {
     expect(appError.status).toBe(503);
     expect(appError.headers['retry-after']).toMatch(/^\d+$/);
   });
+
+  // A server that is up but refuses this database: one that does not exist, or does not accept
+  // connections now (ALTER DATABASE … ALLOW_CONNECTIONS false, as during maintenance).
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'a Postgres that refuses the database is a 503 to retry too, not a 500',
+    async () => {
+      const base = new URL(process.env.TEST_DATABASE_URL!);
+      const name = `refusing_${Date.now()}`;
+      const admin = await openDatabase({ url: base.toString(), max: 1 });
+      await admin.db.execute(sql.raw(`create database "${name}"`));
+      await admin.db.execute(sql.raw(`alter database "${name}" allow_connections false`));
+      try {
+        for (const database of [name, `${name}_missing`]) {
+          const url = new URL(base);
+          url.pathname = `/${database}`;
+          const target = await openDatabase({ url: url.toString(), max: 1 });
+          const failure = await storeBatch(target.db, 'ikey_x', parseTraceBatch(batch(span()))).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          await target.close();
+          const appError = toAppError(failure);
+          expect(appError.status, `${database}: ${String(failure)}`).toBe(503);
+          expect(appError.headers['retry-after']).toMatch(/^\d+$/);
+        }
+      } finally {
+        await admin.db.execute(sql.raw(`drop database "${name}"`));
+        await admin.close();
+      }
+    },
+  );
 });
