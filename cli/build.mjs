@@ -5,7 +5,7 @@
 // The bundle must hold nothing server-only: an input from the database, service or web-app layers
 // (or their packages) fails the build. `npm pack` runs this as `prepack`; the repository's own
 // `npx promptloop` runs the TypeScript source through tsx instead (bin/promptloop.mjs).
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -52,7 +52,9 @@ export async function buildCli({ outfile = path.join(cliDir, 'dist', 'promptloop
     absWorkingDir: root,
     entryPoints: [path.join(cliDir, 'entry.ts')],
     outfile,
-    write,
+    // Written below, atomically: two builds at once (npm pack here and in a test) never leave a
+    // half-written bundle for the other's npm pack to read.
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -70,7 +72,13 @@ export async function buildCli({ outfile = path.join(cliDir, 'dist', 'promptloop
   if (offenders.length)
     throw new Error(`The CLI bundle must not include server-only code:\n  ${offenders.join('\n  ')}`);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  if (write) chmodSync(outfile, 0o755);
+  if (write) {
+    mkdirSync(path.dirname(outfile), { recursive: true });
+    const temporary = `${outfile}.${process.pid}.tmp`;
+    writeFileSync(temporary, result.outputFiles[0].contents, { mode: 0o755 });
+    chmodSync(temporary, 0o755);
+    renameSync(temporary, outfile);
+  }
   return { metafile: result.metafile, inputs, bytes, outfile };
 }
 
