@@ -15,7 +15,7 @@ export type EdgeInput = {
 };
 
 // closeConnection: after a 413 the rest of the body was not read: it is drained (below), then the
-// connection may carry the next request.
+// connection closes (the answer says Connection: close).
 export type EdgeOutput = { status: number; headers: Record<string, string>; body: Buffer; closeConnection: boolean };
 
 export async function serveNode(
@@ -33,14 +33,14 @@ export async function serveNode(
   });
   output.headers['content-length'] = String(output.body.length);
   if (output.closeConnection) {
-    // Node closes a `Connection: close` socket as soon as the answer is written, while the client is
-    // still sending the rest of its body: the client then sees a reset, not the 413 (and an OTLP
-    // exporter resends the same body). So the connection stays open while the rest is drained.
-    delete output.headers.connection;
+    // Node closes a `Connection: close` socket as soon as the response ends, while the client may
+    // still be sending the rest of its body: the client then reads a reset, not the 413 (and an
+    // OTLP exporter resends the same body). So the whole answer is written first, the rest of the
+    // body is read and dropped, and only then does the response end and the connection close.
     res.writeHead(output.status, output.headers);
     noteRequestId(res, output.headers['x-request-id']);
-    res.end(output.body);
-    drainRest(req);
+    res.write(output.body);
+    drainRest(req, () => res.end());
     return;
   }
   res.writeHead(output.status, output.headers);
@@ -52,34 +52,36 @@ export async function serveNode(
 const drainLimits = { bytes: 64 * 1024 * 1024, ms: 10_000 };
 
 /**
- * Reads and drops the rest of a request body the handler refused (at most drainLimits), so that
- * the client, still sending, gets to read the answer; past the limits the connection is destroyed.
+ * Reads and drops the rest of a request body the handler refused (at most drainLimits), then calls
+ * `done`; past the limits the connection is destroyed instead.
  */
-function drainRest(req: IncomingMessage): void {
-  if (req.complete) return;
+function drainRest(req: IncomingMessage, done: () => void): void {
+  if (req.complete) return done();
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > drainLimits.bytes) {
-    req.socket.destroySoon();
+    done();
+    req.destroy();
     return;
   }
   let drained = 0;
-  const stop = () => {
+  let finished = false;
+  const finish = (cut: boolean) => {
+    if (finished) return;
+    finished = true;
     clearTimeout(timer);
     req.off('data', onData);
-    req.destroy();
+    done();
+    if (cut) req.destroy();
   };
   const onData = (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > drainLimits.bytes) stop();
+    if (drained > drainLimits.bytes) finish(true);
   };
-  const timer = setTimeout(stop, drainLimits.ms);
+  const timer = setTimeout(() => finish(true), drainLimits.ms);
   timer.unref();
   req.on('data', onData);
-  req.once('end', () => {
-    clearTimeout(timer);
-    req.off('data', onData);
-  });
-  req.once('close', () => clearTimeout(timer));
+  req.once('end', () => finish(false));
+  req.once('close', () => finish(false));
   req.resume();
 }
 
