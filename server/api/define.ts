@@ -153,7 +153,7 @@ export async function execute(
       const appError = toAppError(error);
       return { status: appError.status, code: appError.code, body: errorBody(appError, requestId) };
     },
-    { transaction: transactional, role: operation.role },
+    { transaction: transactional, role: operation.role, namedOrganizationId: namedOrganization(body) },
   );
   if (
     outcome.kind === 'replay' &&
@@ -168,6 +168,12 @@ export async function execute(
     return { status: unavailable.status, body: errorBody(unavailable, requestId), replayed: true };
   }
   return { ...outcome.response, replayed: outcome.kind === 'replay' };
+}
+
+// An organization a write names in its body rather than its path (the default organization to set).
+function namedOrganization(body: unknown): string | undefined {
+  const named = (body as { organizationId?: unknown } | undefined)?.organizationId;
+  return typeof named === 'string' ? named : undefined;
 }
 
 // ---- REST ----

@@ -81,26 +81,27 @@ function isRecordable(status: number, code?: string): boolean {
 // organization whose role still allows the operation (`role`, its least role), or for operations
 // outside one, an account that still exists. Anyone else gets what a live call would answer.
 async function assertStillEntitled(db: Db, scope: IdempotencyScope, role: RequiredRole): Promise<void> {
-  if (scope.organizationId) {
-    const access = isId('sac', scope.userId)
-      ? // A service account: still unrevoked and in that organization, with its own role.
-        await serviceAccountAccess(db, scope.userId, scope.organizationId)
-      : (
-          await db
-            .select({ role: memberships.role })
-            .from(memberships)
-            .where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, scope.userId)))
-        )[0];
-    if (!access) throw notFound('Organization');
-    if (role !== 'user' && !hasRole(access.role, role)) throw roleRefusal(access.role, role);
-    return;
-  }
+  if (scope.organizationId) return assertStillMember(db, scope.userId, scope.organizationId, role);
   if (isId('sac', scope.userId)) {
     if (await serviceAccountAccess(db, scope.userId)) return;
     throw new AppError('unauthorized', 'This service account has been revoked.');
   }
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, scope.userId));
   if (!user) throw new AppError('unauthorized', 'This account no longer exists.');
+}
+
+async function assertStillMember(db: Db, userId: string, organizationId: string, role: RequiredRole): Promise<void> {
+  const access = isId('sac', userId)
+    ? // A service account: still unrevoked and in that organization, with its own role.
+      await serviceAccountAccess(db, userId, organizationId)
+    : (
+        await db
+          .select({ role: memberships.role })
+          .from(memberships)
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+      )[0];
+  if (!access) throw notFound('Organization');
+  if (role !== 'user' && !hasRole(access.role, role)) throw roleRefusal(access.role, role);
 }
 
 export type Outcome = { kind: 'replay'; response: StoredResponse } | { kind: 'executed'; response: StoredResponse };
@@ -115,7 +116,9 @@ export async function runIdempotent(
   digest: string,
   execute: (tx: Db, afterCommit: (task: CommitTask) => void) => Promise<ExecutedResponse>,
   renderError: (error: unknown) => { status: number; code?: string; body: unknown } | null,
-  options: { transaction?: boolean; role?: RequiredRole } = {},
+  // `namedOrganizationId`: an organization the request names in its body (not its path), which the
+  // caller must still belong to for the stored answer to be served (set_default_organization).
+  options: { transaction?: boolean; role?: RequiredRole; namedOrganizationId?: string } = {},
 ): Promise<Outcome> {
   const t = idempotencyRecords;
   const token = randomBytes(16).toString('hex');
@@ -168,6 +171,8 @@ export async function runIdempotent(
         { 'retry-after': '1' },
       );
     }
+    // Same digest, so the same body: the organization it names is the one the first call was about.
+    if (options.namedOrganizationId) await assertStillMember(db, scope.userId, options.namedOrganizationId, 'user');
     const status = existing.responseStatus ?? 200;
     // The first answer may have been a 503 from the wait for the retrieval standby or processes (its
     // write committed with this record): a replayed success waits for them as the first one did.

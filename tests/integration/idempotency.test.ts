@@ -304,6 +304,33 @@ describe('Idempotency-Key', () => {
     expect(JSON.stringify(refused.body)).not.toContain(created.body.id);
   });
 
+  it('a replay of setting the default organization is refused once the caller has left it: the live 404', async () => {
+    const { org, admin, editor } = await newTeam();
+    const k = key();
+    const send = () =>
+      editor.call('PUT', '/me/default-organization', {
+        body: { organizationId: org.id },
+        headers: { 'idempotency-key': k },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(first.body.defaultOrganizationId).toBe(org.id);
+    expect((await send()).headers.get('idempotency-replayed')).toBe('true');
+    expect((await admin.call('DELETE', `/organizations/${org.id}/members/${editor.id}`)).status).toBe(204);
+    const refused = await send();
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect(refused.headers.get('idempotency-replayed')).toBeNull();
+    // Clearing the default names no organization: its replay needs only the account.
+    const clear = () =>
+      editor.call('PUT', '/me/default-organization', {
+        body: { organizationId: null },
+        headers: { 'idempotency-key': `${k}-clear` },
+      });
+    expect((await clear()).status).toBe(200);
+    expect((await clear()).headers.get('idempotency-replayed')).toBe('true');
+  });
+
   it('a replay is refused to a member whose role no longer allows the operation: the live 403, and the record stays', async () => {
     const { org, admin, editor } = await newTeam();
     const k = key();
