@@ -53,7 +53,7 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
     this.code = code;
-    this.details = details;
+    this.details = Array.isArray(details.issues) ? { ...details, issues: boundedIssues(details.issues) } : details;
     this.headers = headers;
   }
 
@@ -67,8 +67,19 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
+// A request that fails as a whole (not JSON, the wrong media type, a body where none is taken) has
+// one issue at the path '' saying so, so a client that reads details.issues always finds one.
 export function invalidRequest(message: string, issues: Issue[] = []): AppError {
-  return new AppError('invalid_request', message, issues.length ? { issues } : {});
+  return new AppError('invalid_request', message, { issues: issues.length ? issues : [{ path: '', message }] });
+}
+
+// An answer is bounded like everything else the service returns: a body of 80,000 unknown fields
+// is told about its first 99 and how many more there are, not answered with megabytes.
+export const maxIssues = 100;
+function boundedIssues(issues: unknown[]): unknown[] {
+  if (issues.length <= maxIssues) return issues;
+  const more = issues.length - (maxIssues - 1);
+  return [...issues.slice(0, maxIssues - 1), { path: '', message: `${more} more issues are not listed.` }];
 }
 
 // zod issues as API issues: dotted paths, one 'Unknown field.' per unrecognised key.

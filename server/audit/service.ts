@@ -3,7 +3,8 @@ import { alias } from 'drizzle-orm/pg-core';
 import { auditLog, users } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../paging';
+import { toPage, type Page, type PageQuery } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 
 export type AuditEntry = {
@@ -57,7 +58,7 @@ export async function listAuditLog(
 ): Promise<Page<AuditEntry>> {
   await authorize(ctx, organizationId, 'audit.read');
   const conditions = [eq(auditLog.organizationId, organizationId)];
-  if (page.cursor) conditions.push(lt(auditLog.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(auditLog.id, idCursor(page.cursor, 'aud')));
   const targets = alias(users, 'target_user');
   const rows = await ctx.db
     .select({ entry: auditLog, email: users.email, targetEmail: targets.email })

@@ -5,6 +5,7 @@ import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
 import { decodeCursor, encodeCursor, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { authorizePromptRead } from '../access/organization';
 import { toEvaluation, toEvaluations, toResult, type EvaluationRow } from './serialize';
@@ -42,7 +43,7 @@ export async function listEvaluations(
 ): Promise<Page<Evaluation>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(evaluations.organizationId, organizationId), eq(evaluations.promptId, prompt.id)];
-  if (page.cursor) conditions.push(lt(evaluations.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(evaluations.id, idCursor(page.cursor, 'eval')));
   const rows = await ctx.db
     .select()
     .from(evaluations)

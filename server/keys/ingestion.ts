@@ -4,7 +4,8 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { authorizeOrganizationWrite } from '../access/organization';
 import { recordAudit } from '../audit/service';
@@ -65,7 +66,7 @@ export async function listIngestionKeys(
   await authorize(ctx, organizationId, 'ingestionKeys.manage');
   const conditions = [eq(ingestionKeys.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
-  if (page.cursor) conditions.push(lt(ingestionKeys.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(ingestionKeys.id, idCursor(page.cursor, 'ikey')));
   const rows = await ctx.db
     .select()
     .from(ingestionKeys)

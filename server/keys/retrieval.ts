@@ -4,7 +4,8 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { retrievalSecretDigest } from '../auth/retrieval-key';
@@ -71,7 +72,7 @@ export async function listRetrievalKeys(
   await flushBeforeRead('retrieval-keys'); // lastUsedAt of this process's requests
   const conditions = [eq(retrievalKeys.organizationId, organizationId), eq(retrievalKeys.promptId, promptId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
-  if (page.cursor) conditions.push(lt(retrievalKeys.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(retrievalKeys.id, idCursor(page.cursor, 'key')));
   const rows = await ctx.db
     .select()
     .from(retrievalKeys)

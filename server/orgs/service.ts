@@ -5,7 +5,8 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize, type Role } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { serviceAccountAccess } from '../credentials/service-accounts';
@@ -64,7 +65,7 @@ export async function listOrganizations(
 ): Promise<Page<Organization>> {
   if (ctx.actor.serviceAccount) {
     // Its one organization (a cursor past it: none).
-    const after = page.cursor ? String(decodeCursor(page.cursor, 1)[0]) : null;
+    const after = page.cursor ? idCursor(page.cursor, 'org') : null;
     const access = await serviceAccountAccess(ctx.db, ctx.actor.userId);
     return {
       items:
@@ -75,7 +76,7 @@ export async function listOrganizations(
     };
   }
   const conditions = [eq(memberships.userId, ctx.actor.userId)];
-  if (page.cursor) conditions.push(gt(organizations.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(gt(organizations.id, idCursor(page.cursor, 'org')));
   const rows = await ctx.db
     .select({ org: organizations, role: memberships.role })
     .from(memberships)

@@ -3,7 +3,8 @@ import { datasets, promptLabels, prompts, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { newId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { changesRetrieval } from '../standby';
@@ -87,7 +88,7 @@ export async function listPrompts(
 ): Promise<Page<Prompt>> {
   await authorize(ctx, organizationId, 'prompts.read');
   const conditions = [eq(prompts.organizationId, organizationId)];
-  if (query.cursor) conditions.push(lt(prompts.id, String(decodeCursor(query.cursor, 1)[0])));
+  if (query.cursor) conditions.push(lt(prompts.id, idCursor(query.cursor, 'prm')));
   if (query.state) conditions.push(eq(prompts.state, query.state));
   if (query.search) conditions.push(sql`lower(${prompts.name}) like ${`%${escapeLike(query.search.toLowerCase())}%`}`);
   const rows = await ctx.db

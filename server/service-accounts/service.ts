@@ -4,7 +4,8 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
 import { isId, newId, newSecret } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { assertWritableOrganization } from '../access/organization';
 import { recordAudit } from '../audit/service';
@@ -76,7 +77,7 @@ export async function listServiceAccounts(
   await authorize(ctx, organizationId, 'serviceAccounts.manage');
   const conditions = [eq(serviceAccounts.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
-  if (page.cursor) conditions.push(lt(serviceAccounts.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(serviceAccounts.id, idCursor(page.cursor, 'sac')));
   const rows = await ctx.db
     .select()
     .from(serviceAccounts)

@@ -6,6 +6,7 @@ import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId, newId } from '../ids';
 import { decodeCursor, toPage, type Page } from '../paging';
+import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { authorizeOrganizationWrite } from '../access/organization';
 import { recordAudit } from '../audit/service';
@@ -136,7 +137,7 @@ export async function listWebhooks(
 ): Promise<Page<Webhook>> {
   await authorize(ctx, organizationId, 'webhooks.manage');
   const conditions = [eq(webhooks.organizationId, organizationId)];
-  if (page.cursor) conditions.push(lt(webhooks.id, String(decodeCursor(page.cursor, 1)[0])));
+  if (page.cursor) conditions.push(lt(webhooks.id, idCursor(page.cursor, 'whk')));
   const rows = await ctx.db
     .select()
     .from(webhooks)

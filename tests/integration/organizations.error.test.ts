@@ -41,30 +41,41 @@ describe('organization input rules', () => {
     expect(result.body.error.details.issues[0].path).toBe('name');
   });
 
-  it('rejects malformed JSON and a non-JSON content type', async () => {
+  it('rejects malformed JSON and a non-JSON content type, with one issue at the path "" saying so', async () => {
     const user = await newUser();
-    expectError(
-      await user.call('POST', '/organizations', {
-        rawBody: '{"name":',
-        headers: { 'content-type': 'application/json' },
-      }),
-      400,
-      'invalid_request',
-    );
-    expectError(
-      await user.call('POST', '/organizations', {
-        rawBody: 'name=Acme',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      }),
-      400,
-      'invalid_request',
-    );
+    const malformed = await user.call('POST', '/organizations', {
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(malformed, 400, 'invalid_request');
+    expect(malformed.body.error.details.issues).toEqual([{ path: '', message: malformed.body.error.message }]);
+    const form = await user.call('POST', '/organizations', {
+      rawBody: 'name=Acme',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(form, 400, 'invalid_request');
+    expect(form.body.error.details.issues).toEqual([{ path: '', message: expect.stringContaining('Content-Type') }]);
+    expect((await user.call('GET', '/organizations')).body.items).toEqual([]);
   });
 
   it('lists validation issues with paths', async () => {
     const user = await newUser();
     const result = await user.call('POST', '/organizations', { body: { name: 'A', extra: 1 } });
     expect(result.body.error.details.issues).toEqual([{ path: 'extra', message: 'Unknown field.' }]);
+  });
+
+  it('lists at most 100 issues: a body of 5,000 unknown fields is told about 99 and how many more', async () => {
+    const user = await newUser();
+    const body: Record<string, unknown> = { name: 'A' };
+    for (let i = 0; i < 5000; i++) body[`f${i}`] = 1;
+    const result = await user.call('POST', '/organizations', { body });
+    expectError(result, 400, 'invalid_request');
+    const issues = result.body.error.details.issues;
+    expect(issues).toHaveLength(100);
+    expect(issues[0]).toEqual({ path: 'f0', message: 'Unknown field.' });
+    expect(issues[98]).toEqual({ path: 'f98', message: 'Unknown field.' });
+    expect(issues[99]).toEqual({ path: '', message: '4901 more issues are not listed.' });
+    expect((await user.call('GET', '/organizations')).body.items).toEqual([]);
   });
 
   it.each([

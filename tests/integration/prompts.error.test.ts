@@ -123,6 +123,27 @@ describe('prompt rules', () => {
     expectError(await viewer.call('GET', `/organizations/${org.id}/prompts`, { query }), 400, 'invalid_request');
   });
 
+  it('a cursor another list issued, or a forged one, is refused on the prompt and organization lists', async () => {
+    const { org, admin } = await newTeam();
+    const cursorOf = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+    for (const name of ['A', 'B']) await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name } });
+    const promptsPage = await admin.call('GET', `/organizations/${org.id}/prompts`, { query: 'limit=1' });
+    const promptCursor: string = promptsPage.body.nextCursor;
+    expect(promptCursor).toEqual(expect.any(String));
+    // The prompt list's own cursor still pages.
+    expect(
+      (await admin.call('GET', `/organizations/${org.id}/prompts`, { query: `cursor=${promptCursor}` })).body.items,
+    ).toHaveLength(1);
+    for (const cursor of [cursorOf(["prm_' or 1=1--"]), cursorOf([org.id]), cursorOf([1])])
+      expectError(
+        await admin.call('GET', `/organizations/${org.id}/prompts`, { query: `cursor=${cursor}` }),
+        400,
+        'invalid_request',
+      );
+    for (const cursor of [promptCursor, cursorOf([1])])
+      expectError(await admin.call('GET', '/organizations', { query: `cursor=${cursor}` }), 400, 'invalid_request');
+  });
+
   it('an idempotent create replays instead of creating twice', async () => {
     const { org, editor } = await newTeam();
     const headers = { 'idempotency-key': 'create-prompt-0001' };
