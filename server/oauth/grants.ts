@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import type { Db } from '@/db/client';
-import { oauthConsents, oauthGrants, oauthRefreshTokens } from '@/db/schema';
+import { oauthCodes, oauthConsents, oauthGrants, oauthRefreshTokens } from '@/db/schema';
 import { accessTokenTtlSeconds, endpoints, refreshTokenTtlMs } from './issuer';
 import { signingAlg, type SigningKey } from './keys';
 import { digest, newOpaqueId, newSecret } from './secrets';
@@ -95,6 +95,11 @@ export async function revokeGrant(db: Db, grantId: string, reason: string): Prom
 // Every grant of one person to one client (the dashboard's Revoke), and the remembered consent.
 export async function revokeClientForUser(db: Db, userId: string, clientId: string): Promise<number> {
   await db.delete(oauthConsents).where(and(eq(oauthConsents.userId, userId), eq(oauthConsents.clientId, clientId)));
+  // Codes handed out and not yet redeemed go too: one redeemed after this would be a grant the
+  // person never sees under Authorized applications (it is invalid_grant instead).
+  await db
+    .delete(oauthCodes)
+    .where(and(eq(oauthCodes.userId, userId), eq(oauthCodes.clientId, clientId), isNull(oauthCodes.usedAt)));
   const revoked = await db
     .update(oauthGrants)
     .set({ revokedAt: new Date(), revokedReason: 'revoked_by_user' })

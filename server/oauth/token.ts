@@ -217,7 +217,10 @@ export async function revokeEndpoint(db: Db, params: Map<string, string>): Promi
       .select({ clientId: oauthGrants.clientId })
       .from(oauthGrants)
       .where(eq(oauthGrants.id, grantId));
-    if (grant?.clientId === client.id) await revokeGrant(db, grantId, 'revoked_by_client');
+    // RFC 7009 2.1: a token issued to another client is refused, not silently kept.
+    if (grant && grant.clientId !== client.id)
+      throw new OAuthError('invalid_grant', 'The token was issued to another client.');
+    if (grant) await revokeGrant(db, grantId, 'revoked_by_client');
   }
   return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
 }

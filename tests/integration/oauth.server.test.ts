@@ -560,6 +560,14 @@ describe('revocation (RFC 7009)', () => {
     expect((await revoke({ token: 'no-such-token', client_id: 'promptloop-cli' })).status).toBe(200);
     expectOAuthError(await revoke({ client_id: 'promptloop-cli' }), 400, 'invalid_request');
   });
+  it('revoking with another client_id is refused (RFC 7009 2.1) and the tokens stay live', async () => {
+    const tokens = await cliTokens(userId);
+    const other = await register({ redirect_uris: ['https://other.example/cb'], client_name: 'Other' });
+    for (const t of [tokens.refresh_token, tokens.access_token])
+      expectOAuthError(await revoke({ token: t, client_id: other.body.client_id }), 400, 'invalid_grant');
+    expect((await me(tokens.access_token)).status).toBe(200);
+    expect((await refreshWith(tokens.refresh_token)).status).toBe(200);
+  });
 });
 
 describe('signing keys', () => {
@@ -769,6 +777,24 @@ describe('authorized applications (dashboard)', () => {
     expect((await me(tokens.access_token)).status).toBe(401);
     expectOAuthError(
       await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'promptloop-cli' }),
+      400,
+      'invalid_grant',
+    );
+    expect((await dashboard.authorizedApps.list()).items).toEqual([]);
+    // A code handed out before the revocation and not redeemed yet is refused afterwards.
+    const early = pkce();
+    const before = await cliTokens(user);
+    const pending = await codeFor(user, cliParams(early.challenge));
+    await dashboard.authorizedApps.revoke({ clientId: 'promptloop-cli' });
+    expect((await me(before.access_token)).status).toBe(401);
+    expectOAuthError(
+      await token({
+        grant_type: 'authorization_code',
+        code: pending,
+        redirect_uri: cliRedirect,
+        client_id: 'promptloop-cli',
+        code_verifier: early.verifier,
+      }),
       400,
       'invalid_grant',
     );
