@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
 import { getDb, type Db } from '@/db/client';
 import type { ServiceContext } from '../context';
@@ -196,13 +196,26 @@ export async function provisionOAuthUser(
     return row.id;
   }
   const identity = and(eq(users.issuer, claims.issuer), eq(users.subject, claims.subject));
-  const [existing] = await db.select({ id: users.id }).from(users).where(identity);
-  if (existing) return existing.id;
   // The issuer's address is kept only when it says it verified it (`email_verified: true`).
   const email = (claims.emailVerified === true && claims.email?.trim().toLowerCase()) || null;
-  const [emailOwner] = email ? await db.select({ id: users.id }).from(users).where(eq(users.email, email)) : [];
+  const [existing] = await db.select({ id: users.id, email: users.email }).from(users).where(identity);
+  if (existing) {
+    // An address the issuer verifies only later (the first token had none, or an unverified one)
+    // is kept then, if it is still free: until then the person could not be added by email.
+    if (existing.email === null && email && !(await emailTaken(db, email)))
+      await db
+        .update(users)
+        .set({ email, emailVerifiedAt: new Date() })
+        .where(and(eq(users.id, existing.id), isNull(users.email)))
+        .catch((error: unknown) => {
+          // Taken by another account meanwhile (the unique index): it stays without one.
+          const code = (error as { code?: string; cause?: { code?: string } }).cause?.code;
+          if (code !== '23505' && (error as { code?: string }).code !== '23505') throw error;
+        });
+    return existing.id;
+  }
   // An email already owned by another account is not linked (that would let any issuer claim it).
-  const kept = emailOwner ? null : email;
+  const kept = email && !(await emailTaken(db, email)) ? email : null;
   await db
     .insert(users)
     .values({
@@ -217,4 +230,9 @@ export async function provisionOAuthUser(
   const [created] = await db.select({ id: users.id }).from(users).where(identity);
   if (!created) throw notFound('User');
   return created.id;
+}
+
+async function emailTaken(db: Db, email: string): Promise<boolean> {
+  const [owner] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  return owner !== undefined;
 }

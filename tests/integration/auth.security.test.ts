@@ -144,6 +144,24 @@ describe('management token rules', () => {
     expect(b.body.id).not.toBe(a1.body.id);
   });
 
+  it('an address the issuer verifies only on a later token is kept then, if still free', async () => {
+    const sub = `later-${Date.now()}`;
+    const email = `${sub}@example.test`;
+    const unverified = await call('GET', '/me', { token: await signToken({ sub, email }) });
+    expect(unverified.body.email).toBeNull();
+    const verified = await call('GET', '/me', {
+      token: await signToken({ sub, email, extra: { email_verified: true } }),
+    });
+    expect(verified.body).toMatchObject({ id: unverified.body.id, email });
+    // An address another account holds is still never linked.
+    const taken = await newUser({ email: `${sub}-taken@example.test` });
+    const other = await call('GET', '/me', { token: await signToken({ sub: `${sub}-2` }) });
+    const claimed = await call('GET', '/me', {
+      token: await signToken({ sub: `${sub}-2`, email: taken.email, extra: { email_verified: true } }),
+    });
+    expect(claimed.body).toMatchObject({ id: other.body.id, email: null });
+  });
+
   it('an email already used by another account is not linked to a new subject', async () => {
     const first = await newUser({ email: 'taken-email@example.test' });
     const second = await call('GET', '/me', {
