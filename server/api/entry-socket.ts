@@ -86,9 +86,36 @@ function guardServer(server: Server): void {
  */
 export const serverTimeouts = { headersTimeout: 30_000, requestTimeout: 120_000, connectionsCheckingInterval: 5_000 };
 
+// Node keeps the first of repeated Authorization headers and drops the rest: a request carrying two
+// credentials is ambiguous, so it is refused rather than authorized by whichever came first.
+function repeatsAuthorization(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
+function refuseRepeatedAuthorization(req: IncomingMessage, res: ServerResponse): void {
+  const { body, headers } = envelope(
+    invalidRequest('Send one Authorization header.', [
+      { path: 'headers.authorization', message: 'Given more than once.' },
+    ]),
+  );
+  req.resume();
+  res.writeHead(400, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
 /** The production HTTP server of every role: the guard's listeners and the timeouts above. */
 export function createGuardedServer(handler: RequestListener, timeouts = serverTimeouts): Server {
-  const server = createServer(timeouts, handler);
+  const server = createServer(timeouts, (req, res) =>
+    repeatsAuthorization(req) ? refuseRepeatedAuthorization(req, res) : handler(req, res),
+  );
   guardServer(server);
   // Longer than the 60 s idle timeout of common load balancers, so that they close first.
   server.keepAliveTimeout = 65_000;

@@ -170,6 +170,31 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
     expect(closedByServer).toBe(true);
   });
 
+  it('two Authorization headers are 400, whichever comes first (never the first one silently)', async () => {
+    const user = await newUser();
+    for (const pair of [
+      [`Bearer ${user.token}`, 'Bearer bad.bad.bad'],
+      ['Bearer bad.bad.bad', `Bearer ${user.token}`],
+      [`Bearer ${user.token}`, `Bearer ${user.token}`],
+    ]) {
+      const { responses } = await exchange(
+        [
+          `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${pair[0]}\r\nauthorization: ${pair[1]}\r\nConnection: close\r\n\r\n`,
+        ],
+        1,
+      );
+      const error = expectEnvelope(responses[0], 400, 'invalid_request');
+      expect(error.details.issues).toEqual([{ path: 'headers.authorization', message: 'Given more than once.' }]);
+    }
+    const { responses } = await exchange(
+      [
+        `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${user.token}\r\nConnection: close\r\n\r\n`,
+      ],
+      1,
+    );
+    expect(responses[0].status).toBe(200);
+  });
+
   it('bytes that are not HTTP/1.1 (an unknown method, a bad header) are 400 in the envelope; CONNECT is 405', async () => {
     for (const raw of [
       'FOO /api/v1/me HTTP/1.1\r\nHost: localhost\r\n\r\n',
