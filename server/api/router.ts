@@ -78,7 +78,10 @@ export async function dispatch(request: Request): Promise<Response> {
   if (isRetrievalPath(pathname)) return retrievalFromRequest(request);
   // OTLP answers every method itself, in google.rpc.Status (as on the hot path).
   if (pathname.replace(/\/$/, '') === otlpTracesPath) return otlpFromRequest(request);
-  const found = matchRoute(request.method, pathname);
+  // HEAD is GET without the body (RFC 9110 9.3.2; Node sends no body for a HEAD). OPTIONS says
+  // which methods the path has, as the 405 does.
+  if (request.method === 'OPTIONS') return optionsFor(pathname);
+  const found = matchRoute(request.method === 'HEAD' ? 'GET' : request.method, pathname);
   if (found && 'route' in found) return found.route.handle(request, found.params);
   const requestId = newRequestId();
   if (found && 'malformed' in found) {
@@ -97,4 +100,12 @@ export async function dispatch(request: Request): Promise<Response> {
     );
   }
   return errorResponse(new AppError('not_found', 'No such API route.'), requestId);
+}
+
+function optionsFor(pathname: string): Response {
+  const found = matchRoute('OPTIONS', pathname);
+  if (!found || !('allowed' in found))
+    return errorResponse(new AppError('not_found', 'No such API route.'), newRequestId());
+  const allow = [...new Set([...found.allowed, ...(found.allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])];
+  return new Response(null, { status: 204, headers: { allow: allow.join(', '), 'cache-control': 'no-store' } });
 }

@@ -170,6 +170,23 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
     expect(closedByServer).toBe(true);
   });
 
+  it('HEAD is served wherever GET is, without a body; OPTIONS names the methods the 405 names', async () => {
+    const user = await newUser();
+    const { responses } = await exchange([
+      `HEAD /api/v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${user.token}\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect(responses[0].status).toBe(200);
+    expect(responses[0].headers['content-type']).toMatch(/^application\/json/);
+    expect(responses[0].body).toBe('');
+    const options = await fetch(`${entry.url}/api/v1/organizations`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')!.split(', ').sort()).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST']);
+    const refused = await fetch(`${entry.url}/api/v1/organizations`, { method: 'DELETE' });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('GET, POST');
+    expect((await fetch(`${entry.url}/api/v1/no-such-thing`, { method: 'OPTIONS' })).status).toBe(404);
+  });
+
   it('two Authorization headers are 400, whichever comes first (never the first one silently)', async () => {
     const user = await newUser();
     for (const pair of [
