@@ -4,6 +4,6 @@
 module.exports = [
   '^server/operations/',
   '^server/[\\w-]+/schemas\\.ts$',
-  '^server/(errors|paging|input-hygiene|numbers)\\.ts$',
+  '^server/(errors|paging|input-hygiene|numbers|text)\\.ts$',
   '^server/models/routes\\.ts$',
 ];

@@ -5,3 +5,12 @@
 export function normalizeWhitespace(text: string): string {
   return text.trim().replace(/\s+/g, ' ');
 }
+
+// What makes a name (an organization's, a prompt's, a service account's) unusable in a list: a
+// line break, tab or other control character, or nothing visible at all (only spaces and
+// zero-width characters, which would show as an empty row). Null when the name is fine.
+export function nameProblem(name: string): string | null {
+  if (/[\p{Cc}\u2028\u2029]/u.test(name)) return 'Use one line of text, without tabs or control characters.';
+  if (name.replace(/[\p{Cf}\p{Z}\s]/gu, '') === '') return 'Name is required.';
+  return null;
+}

@@ -5,6 +5,7 @@ import { pageQuery } from '../paging';
 import { integerParam, storedInt } from '../numbers';
 import { localRouteId } from '../models/routes';
 import { toolLimits, toolNamePattern } from '@/lib/tools';
+import { nameProblem } from '../text';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
@@ -53,7 +54,10 @@ const promptName = z
   .string()
   .trim()
   .min(1, 'Name is required.')
-  .max(limits.promptName, `Use at most ${limits.promptName} characters.`);
+  .max(limits.promptName, `Use at most ${limits.promptName} characters.`)
+  .refine((name) => nameProblem(name) === null, {
+    error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
+  });
 
 const messageSchema = z.strictObject({
   role: z.enum(messageRoles),
