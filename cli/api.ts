@@ -175,7 +175,9 @@ export class Api {
         text = await response.text();
       } catch (error) {
         const reason =
-          (error as Error).name === 'TimeoutError' ? 'timed out' : `network error (${(error as Error).message})`;
+          (error as Error).name === 'TimeoutError'
+            ? `${url.origin} did not answer within 60 s`
+            : `network error reaching ${url.origin} (${(error as Error).message})`;
         if (attempt >= this.maxAttempts)
           throw new CliError(
             `${method} ${url.pathname}: ${reason}; gave up after ${attempt} attempts.`,
@@ -207,6 +209,12 @@ export class Api {
         continue;
       }
       if (response.status >= 400) throw this.failure(method, url.pathname, response.status, body);
+      // A success that is not JSON (a proxy's or a login page, a cut-off body) is not the API's.
+      if (typeof body === 'string')
+        throw new CliError(
+          `${method} ${url.pathname}: ${url.origin} answered HTTP ${response.status} but not with the API's JSON; is --url the Promptloop server?`,
+          exitCodes.apiError,
+        );
       return { status: response.status, headers: response.headers, body, requestId };
     }
   }

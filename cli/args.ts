@@ -1,14 +1,36 @@
 import { readFileSync } from 'node:fs';
 import { usageError } from './exit';
+import { jsonTextDepth, maxBodyDepth } from '../server/input-hygiene';
 
 /** The text of a file named by `@path` (or stdin for `@-`). */
 export function readText(file: string, label: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      throw usageError(`${label}: ${file} is a directory, not a file.`);
     throw usageError(
       `${label}: cannot read ${file === '-' ? 'stdin' : file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
+  }
+}
+
+/**
+ * JSON text given on the command line or in a file, parsed; `problem` words a syntax error. Text
+ * nesting deeper than the server accepts (64 levels) is a usage error before anything recursive
+ * (JSON.parse, or JSON.stringify when sending) could overflow the stack.
+ */
+export function parseJsonText(
+  text: string,
+  name: string,
+  problem = (reason: string) => `${name}: not valid JSON (${reason}).`,
+): unknown {
+  if (jsonTextDepth(text, maxBodyDepth) > maxBodyDepth)
+    throw usageError(`${name} nests more than ${maxBodyDepth} levels; the server accepts at most ${maxBodyDepth}.`);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw usageError(problem((error as Error).message));
   }
 }
 
@@ -75,12 +97,15 @@ function convert(flag: Flag, kind: Exclude<FlagKind, 'list' | 'boolean'>, raw: s
       if (!/^-?\d+$/.test(raw.trim())) throw usageError(`${label}: "${raw}" is not a whole number.`);
       return Number(raw);
     }
-    case 'json':
-      try {
-        return JSON.parse(raw.startsWith('@') ? readText(raw.slice(1), label) : raw);
-      } catch {
-        throw usageError(`${label}: not valid JSON: ${raw.length > 60 ? `${raw.slice(0, 60)}…` : raw}`);
-      }
+    case 'json': {
+      // A file that cannot be read says so (readText), not "not valid JSON".
+      const text = raw.startsWith('@') ? readText(raw.slice(1), label) : raw;
+      return parseJsonText(
+        text,
+        label,
+        () => `${label}: not valid JSON: ${raw.length > 60 ? `${raw.slice(0, 60)}…` : raw}`,
+      );
+    }
     default:
       return raw;
   }

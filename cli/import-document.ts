@@ -1,3 +1,4 @@
+import { parseJsonText } from './args';
 import { usageError } from './exit';
 import { oneLine, type RejectedItem } from './import-report';
 
@@ -34,14 +35,14 @@ export function parseDocument(source: Source, text: string, name: string): unkno
   if (jsonLines) document = parseJsonLines(body, name);
   else
     try {
-      document = JSON.parse(body);
+      document = parseJsonText(body, name);
     } catch (error) {
       const reason = (error as Error).message;
-      if (source !== 'openai') throw usageError(`${name}: not valid JSON (${reason}).`);
+      if (source !== 'openai' || reason.includes(' nests more than ')) throw error;
       try {
         document = parseJsonLines(body, name);
       } catch (lines) {
-        throw usageError(`${name}: not valid JSON (${reason}), nor JSON Lines (${(lines as Error).message}).`);
+        throw usageError(`${reason.replace(/\.$/, '')}, nor JSON Lines (${(lines as Error).message}).`);
       }
     }
   if (typeof document !== 'object' || document === null)
@@ -53,11 +54,7 @@ function parseJsonLines(text: string, name: string): unknown[] {
   const bodies: unknown[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
-    try {
-      bodies.push(JSON.parse(line));
-    } catch (error) {
-      throw usageError(`${name} line ${i + 1}: not valid JSON (${(error as Error).message}).`);
-    }
+    bodies.push(parseJsonText(line, `${name} line ${i + 1}`));
   });
   return bodies;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { convertValue, readText, type Flag, type FlagKind, type Positional } from './args';
+import { convertValue, parseJsonText, readText, type Flag, type FlagKind, type Positional } from './args';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { usageError } from './exit';
@@ -234,11 +234,7 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
         let base: unknown = {};
         if (typeof f.body === 'string') {
           const raw = f.body.startsWith('@') ? readText(f.body.slice(1), '--body') : f.body;
-          try {
-            base = JSON.parse(raw);
-          } catch {
-            throw usageError('--body: not valid JSON.');
-          }
+          base = parseJsonText(raw, '--body', () => '--body: not valid JSON.');
         }
         if (bodyFields.length) {
           if (typeof base !== 'object' || base === null || Array.isArray(base))

@@ -180,7 +180,8 @@ const percentOf = (value: Json): string | null =>
   typeof value === 'number' ? `${Math.round(value * 1000) / 10}%` : null;
 
 /**
- * The first line of an API error on stderr: `code: message (request id)`. A refused promotion
+ * The first line of an API error on stderr: `code: message (request id)`, then each of its
+ * `details.issues` (`  - path: message`). A refused promotion
  * (409 promotion_blocked) lists each reason on its own line instead of the message (which joins
  * them), then the pass rates and the ids of the regressed cases from `details`.
  */
@@ -193,7 +194,15 @@ export function apiErrorText(error: {
   const request = error.requestId ? ` (request ${error.requestId})` : '';
   const details = error.details ?? {};
   const reasons = Array.isArray(details.reasons) ? details.reasons.filter((r) => typeof r === 'string') : [];
-  if (error.code !== 'promotion_blocked' || !reasons.length) return `${error.code}: ${error.message}${request}`;
+  if (error.code !== 'promotion_blocked' || !reasons.length) {
+    // Which field is wrong: each issue of a validation error on its own line (a request wrong as a
+    // whole has one issue at the path '' that repeats the message: not shown twice).
+    const issues = (Array.isArray(details.issues) ? details.issues : [])
+      .filter(isRecord)
+      .filter((issue) => typeof issue.message === 'string' && !(issue.path === '' && issue.message === error.message))
+      .map((issue) => `  - ${issue.path ? `${String(issue.path)}: ` : ''}${String(issue.message)}`);
+    return [`${error.code}: ${error.message}${request}`, ...issues].join('\n');
+  }
   const lines = [`${error.code}: the release policy blocks this move${request}`, ...reasons.map((r) => `  - ${r}`)];
   const candidate = percentOf(details.candidatePassRate);
   const production = percentOf(details.productionPassRate);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from '@/cli/args';
+import { convertValue, parse, parseJsonText } from '@/cli/args';
 import { configDir, normalizeUrl } from '@/cli/config';
 import { regressions } from '@/cli/evals';
 import { parseRef } from '@/cli/pull';
 import { CliError } from '@/cli/exit';
-import { render } from '@/cli/output';
+import { apiErrorText, render } from '@/cli/output';
 
 // The CLI's pure parts: where files go per platform, argv parsing, prompt references, the verdict.
 
@@ -147,5 +147,65 @@ describe('output', () => {
     const printed = render({ url, note: 'x'.repeat(150) }, false);
     expect(printed).toContain(`url   ${url}`);
     expect(printed).toMatch(/note {2}x{99}…/);
+  });
+});
+
+describe('input and error texts (the CLI audit)', () => {
+  const usage = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(CliError);
+      return { message: (error as CliError).message, exitCode: (error as CliError).exitCode };
+    }
+    throw new Error('expected a usage error');
+  };
+
+  it('JSON nested past 64 levels is a usage error, never a stack overflow, even 100,000 deep', () => {
+    for (const depth of [65, 5_000, 100_000]) {
+      const text = '['.repeat(depth) + ']'.repeat(depth);
+      expect(usage(() => parseJsonText(text, 'deep.json'))).toEqual({
+        message: 'deep.json nests more than 64 levels; the server accepts at most 64.',
+        exitCode: 2,
+      });
+    }
+    expect(parseJsonText('['.repeat(64) + ']'.repeat(64), 'ok.json')).toBeInstanceOf(Array);
+    // Brackets inside strings do not count.
+    expect(parseJsonText(JSON.stringify({ a: '['.repeat(100) }), 'ok.json')).toEqual({ a: '['.repeat(100) });
+    expect(usage(() => parseJsonText('{"a":', 'bad.json')).message).toMatch(/^bad\.json: not valid JSON \(/);
+  });
+
+  it('a JSON flag naming a missing file or a directory says so, not "not valid JSON"', () => {
+    const flag = { name: 'content', kind: 'json' as const };
+    expect(usage(() => convertValue(flag, '@/nonexistent.json')).message).toBe(
+      '--content: cannot read /nonexistent.json: ENOENT',
+    );
+    expect(usage(() => convertValue(flag, '@/tmp')).message).toBe('--content: /tmp is a directory, not a file.');
+    expect(usage(() => convertValue(flag, '['.repeat(70))).message).toMatch(/nests more than 64 levels/);
+  });
+
+  it('an API error lists its issues under the message; a whole-request issue is not repeated', () => {
+    expect(
+      apiErrorText({
+        code: 'invalid_request',
+        message: 'The request body is not valid.',
+        details: {
+          issues: [
+            { path: 'name', message: 'Name is required.' },
+            { path: 'rows.0', message: 'Unknown field.' },
+          ],
+        },
+        requestId: 'req_1',
+      }),
+    ).toBe(
+      'invalid_request: The request body is not valid. (request req_1)\n  - name: Name is required.\n  - rows.0: Unknown field.',
+    );
+    expect(
+      apiErrorText({
+        code: 'invalid_request',
+        message: 'The request body is not valid JSON.',
+        details: { issues: [{ path: '', message: 'The request body is not valid JSON.' }] },
+      }),
+    ).toBe('invalid_request: The request body is not valid JSON.');
   });
 });
