@@ -18,10 +18,11 @@ import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, newRequestId, reportServerError, toAppError } from '../api/http';
 import { execute, limitManagement, type Executable } from '../api/define';
 import { executables } from '../api/handlers';
-import { findDuplicateKey, maxBodyBytes } from '../api/strict-input';
+import { findDuplicateKey } from '../api/strict-input';
 import { readBody, utf8Text } from '../http/body';
-import { findOperation } from '../operations';
-import { rawInputOf, toolOf } from './tools';
+import { findOperation, operationList } from '../operations';
+import { mcpBodyLimit, rawInputOf, toolOf } from './tools';
+import { jsonTextDepth, maxBodyDepth, nestsDeeperThan } from '../input-hygiene';
 import { getMcpPrompt, listMcpPrompts } from './prompts';
 
 // The hosted MCP server at /mcp (API.md "MCP server"): Streamable HTTP, stateless (a fresh SDK
@@ -157,6 +158,21 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
 // SDK does. Text that is not JSON stays the SDK's -32700.
 type InvalidMessage = { jsonrpc: '2.0'; id: null; error: { code: number; message: string } };
 
+const bodyLimit = mcpBodyLimit([...operationList]);
+const unreadDepth = 1000;
+
+// A message nests past the limit outside `params.arguments` (the message and params themselves
+// count as two levels above it).
+function nestsDeeperOutsideArguments(message: unknown): boolean {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
+  const params = (message as { params?: unknown }).params;
+  const rest =
+    params !== null && typeof params === 'object' && !Array.isArray(params)
+      ? { ...message, params: { ...params, arguments: null } }
+      : message;
+  return nestsDeeperThan(rest, maxBodyDepth + 2);
+}
+
 // The messages a body holds (a batch counts each), or the answer that refuses it.
 function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: number } {
   let text: string;
@@ -172,12 +188,6 @@ function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: num
       },
     };
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { count: 1 };
-  }
   const refuse = (message: string) => ({
     invalid: {
       jsonrpc: '2.0' as const,
@@ -185,6 +195,18 @@ function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: num
       error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
     },
   });
+  // Nesting (API.md "Input hygiene"): a tool call's arguments are held to 64 levels by the call
+  // itself, which answers isError naming the path (rawInputOf); everything else of a message (its
+  // params, `_meta`) to 64 levels here. Text far deeper than any of that is refused unread.
+  const tooDeep = `the body nests more than ${maxBodyDepth} levels.`;
+  if (jsonTextDepth(text, unreadDepth) > unreadDepth) return refuse(tooDeep);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { count: 1 };
+  }
+  if ((Array.isArray(value) ? value : [value]).some(nestsDeeperOutsideArguments)) return refuse(tooDeep);
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) return refuse(`the field ${duplicate} is given more than once.`);
   if (Array.isArray(value)) {
@@ -202,6 +224,8 @@ function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: num
 export async function handleMcp(request: Request): Promise<Response> {
   const requestId = newRequestId();
   const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
+  if (request.method === 'OPTIONS')
+    return new Response(null, { status: 204, headers: { ...headers, allow: 'POST, OPTIONS' } });
   try {
     const db = await getDb();
     const actor = await authenticateManagement(db, request, 'mcp');
@@ -210,7 +234,7 @@ export async function handleMcp(request: Request): Promise<Response> {
     if (request.method !== 'POST')
       throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
     // Over the limit, the rest of the body is never read: the 413 closes the connection (errorHeaders).
-    const body = await readBody(request, { limit: maxBodyBytes });
+    const body = await readBody(request, { limit: bodyLimit });
     const checked = checkMessages(body);
     if ('invalid' in checked)
       return new Response(JSON.stringify(checked.invalid), {

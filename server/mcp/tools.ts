@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { invalidRequest, type Issue } from '../errors';
+import { AppError, invalidRequest, type Issue } from '../errors';
+import { maxBodyBytes } from '../api/strict-input';
 import { isWrite, type OperationDeclaration } from '../operations';
 import { schemaOf } from '../api/openapi';
 import type { RawInput } from '../api/define';
@@ -61,13 +62,37 @@ export function toolOf(operation: OperationDeclaration): Tool {
   };
 }
 
-// A path or query value as REST would carry it: tools take numbers and booleans as JSON values.
-function asParam(value: unknown, name: string, issues: Issue[]): string | undefined {
+// A path or query value as REST would carry it, of the type the tool's input schema declares for
+// it (path parameters are strings; query values strings or integers): `organizationId: 5` or
+// `limit: "5"` is refused as REST's strict parsing would, not coerced.
+function asParam(value: unknown, name: string, declared: string | undefined, issues: Issue[]): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
-  issues.push({ path: name, message: 'Must be a string, a number or a boolean.' });
-  return undefined;
+  if (declared === 'integer' || declared === 'number') {
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    issues.push({ path: name, message: `Must be ${declared === 'integer' ? 'an integer' : 'a number'}.` });
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    issues.push({ path: name, message: 'Must be a string.' });
+    return undefined;
+  }
+  if (value === '') {
+    issues.push({ path: name, message: 'Must not be empty.' });
+    return undefined;
+  }
+  return value;
+}
+
+// The JSON Schema type of each query parameter of an operation (as its tool advertises it).
+const queryTypes = new WeakMap<OperationDeclaration, Record<string, string | undefined>>();
+function queryTypesOf(operation: OperationDeclaration): Record<string, string | undefined> {
+  let types = queryTypes.get(operation);
+  if (!types) {
+    const properties = operation.query ? ((schemaOf(operation.query, 'input') as JsonSchema).properties ?? {}) : {};
+    types = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, (schema as JsonSchema).type]));
+    queryTypes.set(operation, types);
+  }
+  return types;
 }
 
 /**
@@ -77,6 +102,12 @@ function asParam(value: unknown, name: string, issues: Issue[]): string | undefi
  */
 export function rawInputOf(operation: OperationDeclaration, args: Record<string, unknown>): RawInput {
   assertCleanInput(args, 'tool arguments');
+  // The body limit of the REST operation (1 MiB, an import 8 MiB), on the arguments as JSON.
+  const limit = operation.maxBodyBytes ?? maxBodyBytes;
+  if (Buffer.byteLength(JSON.stringify(args)) > limit)
+    throw new AppError('payload_too_large', `The tool arguments are larger than ${limit / 1024 / 1024} MiB.`, {
+      limit,
+    });
   const paramNames = Object.keys(operation.params?.shape ?? {});
   const queryNames = Object.keys(operation.query?.shape ?? {});
   const write = isWrite(operation);
@@ -86,10 +117,10 @@ export function rawInputOf(operation: OperationDeclaration, args: Record<string,
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     if (paramNames.includes(name)) {
-      const text = asParam(value, name, issues);
+      const text = asParam(value, name, 'string', issues);
       if (text !== undefined) params[name] = text;
     } else if (queryNames.includes(name)) {
-      const text = asParam(value, name, issues);
+      const text = asParam(value, name, queryTypesOf(operation)[name], issues);
       if (text !== undefined) query.set(name, text);
     } else if (write && name === 'idempotencyKey') {
       continue;
@@ -110,3 +141,8 @@ export function rawInputOf(operation: OperationDeclaration, args: Record<string,
     path,
   };
 }
+
+// The largest body any operation takes, plus room for the JSON-RPC envelope: what /mcp reads of a
+// request before it knows which tool is called (each call is then held to its own operation's limit).
+export const mcpBodyLimit = (operations: OperationDeclaration[]): number =>
+  Math.max(maxBodyBytes, ...operations.map((operation) => operation.maxBodyBytes ?? 0)) + 64 * 1024;

@@ -14,6 +14,7 @@ import { signToken } from '../helpers/issuer';
 import { publishBaseline } from '../helpers/prompts';
 import { comparisonFixture, drain } from '../helpers/evals';
 import { mcpHeaders } from '../helpers/mcp';
+import { bundle, bundlePrompt, storedContent } from '../helpers/imports';
 
 // The hosted MCP server behind a real node:http listener (the adapter the production entry uses),
 // driven by the official SDK's Client over Streamable HTTP.
@@ -161,8 +162,25 @@ describe('MCP: authentication at /mcp', () => {
     }
   });
 
-  it('a body over 1 MiB is 413 before the MCP layer', async () => {
+  it('each tool call is held to its REST body limit (1 MiB; an import 8 MiB); a body past the largest is 413 before the MCP layer', async () => {
     const user = await newUser();
+    const org = await newOrganization(user);
+    const agent = await agentFor(user);
+    const tooBig = await fails(agent, 'create_organization', { name: 'x'.repeat(1024 * 1024) });
+    expect(tooBig).toMatchObject({ code: 'payload_too_large', details: { limit: 1024 * 1024 } });
+    // A valid 2.4 MB import, as REST takes it.
+    const prompts = Array.from({ length: 24 }, (_, i) =>
+      bundlePrompt(`Large ${i}`, {
+        versions: [{ version: 1, content: storedContent('y'.repeat(99_000)), createdAt: null }],
+        labels: [],
+      }),
+    );
+    const report = await ok(agent, 'import_prompts', {
+      organizationId: org.id,
+      source: 'promptloop',
+      document: bundle(prompts),
+    });
+    expect(report.prompts).toHaveLength(24);
     const response = await fetch(endpoint, {
       method: 'POST',
       headers: {
@@ -174,11 +192,39 @@ describe('MCP: authentication at /mcp', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'create_organization', arguments: { name: 'x'.repeat(1024 * 1024) } },
+        params: { name: 'create_organization', arguments: { name: 'x'.repeat(9 * 1024 * 1024) } },
       }),
     });
     expect(response.status).toBe(413);
     expect((await response.json()).error.code).toBe('payload_too_large');
+  });
+
+  it('OPTIONS names POST; PUT and PATCH are 405 with Allow: POST and the envelope, like GET and DELETE', async () => {
+    const options = await fetch(endpoint, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST, OPTIONS');
+    const token = await mcpToken(await newUser());
+    for (const method of ['PUT', 'PATCH']) {
+      const response = await fetch(endpoint, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect((await response.json()).error.code).toBe('method_not_allowed');
+    }
+  });
+
+  it('a body nesting deeper than the tool arguments may is refused before anything parses it, wherever the depth is', async () => {
+    const token = await mcpToken(await newUser());
+    const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    for (const body of [
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${deep(100_000)}}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_profile","arguments":{},"_meta":{"a":${deep(70)}}}}`,
+    ]) {
+      const response = await fetch(endpoint, { method: 'POST', headers: mcpHeaders(token), body });
+      expect(response.status).toBe(400);
+      const answer = await response.json();
+      expect(answer.error.code).toBe(-32600);
+      expect(answer.error.message).toMatch(/nests more than 64 levels/);
+    }
   });
 });
 
@@ -365,6 +411,17 @@ describe('MCP: tools from the operation table', () => {
     expect(unknown.details.issues).toContainEqual({ path: 'colour', message: 'Unknown argument.' });
     const unknownOnWrite = await fails(agent, 'create_prompt', { organizationId: org.id, name: 'x', colour: 'blue' });
     expect(unknownOnWrite.code).toBe('invalid_request');
+    // Path and query arguments have the types the input schema declares: not coerced.
+    for (const [name, args, path] of [
+      ['create_prompt', { organizationId: 5, name: 'x' }, 'organizationId'],
+      ['create_prompt', { organizationId: '', name: 'x' }, 'organizationId'],
+      ['list_prompts', { organizationId: org.id, limit: '5' }, 'limit'],
+    ] as const) {
+      const refused = await fails(agent, name, args);
+      expect(refused.code).toBe('invalid_request');
+      expect(refused.details.issues).toContainEqual(expect.objectContaining({ path }));
+    }
+    expect((await ok(agent, 'list_prompts', { organizationId: org.id, limit: 5 })).items).toEqual([]);
     const stranger = await agentFor(await newUser());
     expect((await fails(stranger, 'get_organization', { organizationId: org.id })).code).toBe('not_found');
     await expect(agent.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toBeInstanceOf(McpError);
