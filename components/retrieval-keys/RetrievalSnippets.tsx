@@ -33,7 +33,7 @@ export function RetrievalSnippets({
         tab: 'curl',
         label: 'curl example',
         copyLabel: 'Copy command',
-        code: curlSnippet(origin, prompt.id, secret),
+        code: curlSnippet(origin, prompt.id, secret, prompt.labels),
       },
       {
         id: 'typescript',
@@ -43,6 +43,6 @@ export function RetrievalSnippets({
         code: typescriptSnippet(origin, prompt.id, secret, content),
       },
     ];
-  }, [prompt.id, secret, content]);
+  }, [prompt.id, prompt.labels, secret, content]);
   return <SnippetTabs title="Retrieve this prompt" snippets={snippets} />;
 }

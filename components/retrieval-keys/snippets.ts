@@ -15,16 +15,27 @@ function compileArguments(content: ExampleContent): string {
   return `{ ${names.map((name) => `${name}: '…'`).join(', ')} }`;
 }
 
-export function curlSnippet(origin: string, promptId: string, secret: string | null): string {
+// `labels`: the prompt's labels, so the second example names one it has (another than production),
+// or else an exact version (a label it lacks would answer 404 label_not_assigned when pasted).
+export function curlSnippet(
+  origin: string,
+  promptId: string,
+  secret: string | null,
+  labels: { label: string; version: number | null }[] = [],
+): string {
   const url = `${origin}/api/v1/prompts/${promptId}`;
   const auth = secret ? `'Authorization: Bearer ${secret}'` : '"Authorization: Bearer $PROMPTLOOP_RETRIEVAL_KEY"';
+  const other = labels.find((label) => label.label !== 'production');
+  const version = labels.find((label) => label.label === 'production')?.version ?? 1;
+  const second = other
+    ? ['# Another label (or ?version=N for an exact version)', `curl '${url}?label=${other.label}' \\`]
+    : ['# An exact version (or ?label=<name> for another label)', `curl '${url}?version=${version}' \\`];
   return [
     '# The version the production label points at',
     `curl '${url}' \\`,
     `  -H ${auth}`,
     '',
-    '# Another label (or ?version=3 for an exact version)',
-    `curl '${url}?label=staging' \\`,
+    ...second,
     `  -H ${auth}`,
     '',
     '# Revalidate: 304 Not Modified while the ETag still matches. Promptloop-Subject (your end',

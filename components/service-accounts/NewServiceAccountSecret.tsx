@@ -43,7 +43,7 @@ export function NewServiceAccountSecret({ created, onDone }: { created: CreatedS
     <Card aria-label="New service account">
       <CardHeader
         title={`“${serviceAccount.name}” is ready`}
-        description={`It acts in this organization as ${serviceAccount.role === 'admin' ? 'an' : 'a'} ${serviceAccount.role}.`}
+        description={`It acts in this organization as ${/^[aeiou]/.test(serviceAccount.role) ? 'an' : 'a'} ${serviceAccount.role}.`}
         actions={
           <Button variant="primary" onClick={onDone}>
             Done

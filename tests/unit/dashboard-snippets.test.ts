@@ -104,6 +104,18 @@ describe('key page snippets', () => {
       expect(code).not.toContain('PROMPTLOOP_API_KEY');
   });
 
+  it('the retrieval curl names a label the prompt has, else an exact version (never a label it lacks)', () => {
+    const onlyProduction = retrieval.curlSnippet(origin, 'prm_1', null, [{ label: 'production', version: 3 }]);
+    expect(onlyProduction).toContain(`${origin}/api/v1/prompts/prm_1?version=3'`);
+    expect(onlyProduction).not.toContain('?label=');
+    const withStaging = retrieval.curlSnippet(origin, 'prm_1', null, [
+      { label: 'production', version: 3 },
+      { label: 'canary', version: 4 },
+    ]);
+    expect(withStaging).toContain(`${origin}/api/v1/prompts/prm_1?label=canary'`);
+    expect(retrieval.curlSnippet(origin, 'prm_1', null, [])).toContain('?version=1');
+  });
+
   it('the shell snippets hand curl exactly the data they show, whatever quotes a name holds', () => {
     // bash runs each snippet with a curl that prints its arguments, one per line.
     const argumentsOf = (snippet: string) =>
