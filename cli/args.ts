@@ -148,6 +148,9 @@ export function parse(
     if (flag.kind === 'boolean') {
       if (inline !== undefined && inline !== 'true' && inline !== 'false')
         throw usageError(`--${name} takes no value (or =true / =false).`);
+      // `--flag false` as well as `--flag=false` and `--no-flag` (a switch with a declared value).
+      if (inline === undefined && flag.placeholder && (argv[i + 1] === 'true' || argv[i + 1] === 'false'))
+        inline = argv[++i];
       result.flags[name] = inline === undefined ? true : inline === 'true';
       continue;
     }
@@ -158,7 +161,13 @@ export function parse(
     }
     if (flag.kind === 'list') {
       const list = (result.flags[name] as unknown[] | undefined) ?? [];
-      list.push(convert(flag, flag.itemKind ?? 'string', raw));
+      if (raw.trimStart().startsWith('[')) {
+        // A JSON array gives several values at once, or none (`[]`).
+        const items = parseJsonText(raw, `--${name}`);
+        if (!Array.isArray(items) || items.some((item) => typeof item === 'object' && item !== null))
+          throw usageError(`--${name}: give a JSON array of values, or repeat the option.`);
+        for (const item of items) list.push(convert(flag, flag.itemKind ?? 'string', String(item)));
+      } else list.push(convert(flag, flag.itemKind ?? 'string', raw));
       result.flags[name] = list;
     } else {
       if (name in result.flags) throw usageError(`--${name} is given twice.`);
@@ -181,7 +190,9 @@ export function parse(
 
 export const placeholderOf = (flag: Flag) =>
   flag.kind === 'boolean'
-    ? ''
+    ? flag.placeholder
+      ? `[=${flag.placeholder}]`
+      : ''
     : ` <${flag.placeholder ?? (flag.choices ? flag.choices.join('|') : flag.kind === 'list' ? (flag.itemKind ?? 'value') : flag.kind === 'json' ? 'json' : flag.kind)}>`;
 
 /** Two aligned columns, the second wrapped at 100 characters. */
@@ -214,7 +225,7 @@ export function columns(rows: [string, string][], indent = '  '): string {
 export function flagRows(flags: Flag[]): [string, string][] {
   return flags.map((flag) => [
     `--${flag.name}${placeholderOf(flag)}${flag.kind === 'list' ? ' …' : ''}`,
-    `${flag.description ?? ''}${flag.required ? ' (required)' : ''}${flag.kind === 'list' ? ' Repeat for several.' : ''}`.trim(),
+    `${flag.description ?? ''}${flag.required ? ' (required)' : ''}${flag.kind === 'list' ? ' Repeat for several, or give a JSON array ([] for none).' : ''}`.trim(),
   ]);
 }
 

@@ -114,7 +114,8 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
         kind: shape.kind,
         itemKind: shape.itemKind,
         choices: shape.kind === 'list' ? undefined : shape.choices,
-        placeholder: shape.kind === 'string' && !shape.choices ? name : undefined,
+        placeholder:
+          shape.kind === 'string' && !shape.choices ? name : shape.kind === 'boolean' ? 'true|false' : undefined,
         nullable: shape.nullable,
         required: required.has(name) && property.default === undefined,
         description:

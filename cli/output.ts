@@ -4,9 +4,22 @@ type Json = unknown;
 const isRecord = (value: Json): value is Record<string, Json> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+// Objects a table can still show in one cell: a traffic split (`90% v2 / 10% v3`) and an override
+// (its reason).
+function compact(value: Json): string | null {
+  if (Array.isArray(value) && value.length && value.every((v) => isRecord(v) && typeof v.weight === 'number'))
+    return (value as Record<string, Json>[])
+      .map((v) => `${String(v.weight)}% ${typeof v.version === 'number' ? `v${v.version}` : String(v.versionId)}`)
+      .join(' / ');
+  if (isRecord(value) && typeof value.reason === 'string') return `override: ${value.reason}`;
+  return null;
+}
+
 function cell(value: Json, max = 48): string {
   let text: string;
-  if (value === null || value === undefined) text = '—';
+  const shown = compact(value);
+  if (shown !== null) text = shown;
+  else if (value === null || value === undefined) text = '—';
   else if (typeof value === 'string') text = value;
   else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
   else if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) text = value.join(', ');
@@ -25,6 +38,8 @@ const preferred = [
   'email',
   'number',
   'version',
+  'toVersion',
+  'toSplit',
   'state',
   'status',
   'role',
@@ -33,7 +48,9 @@ const preferred = [
   'passRate',
   'kind',
   'prefix',
+  'at',
   'createdAt',
+  'override',
 ];
 
 function table(items: Record<string, Json>[]): string {
@@ -44,6 +61,7 @@ function table(items: Record<string, Json>[]): string {
         item[key] === null ||
         item[key] === undefined ||
         typeof item[key] !== 'object' ||
+        compact(item[key]) !== null ||
         (Array.isArray(item[key]) && (item[key] as Json[]).every((v) => typeof v !== 'object')),
     ),
   );

@@ -50,6 +50,24 @@ describe('argv parsing', () => {
     return 0;
   };
 
+  it('a body switch takes a following true/false; a list takes a JSON array, [] for none', () => {
+    const body = [
+      { name: 'require-evaluation', kind: 'boolean' as const, placeholder: 'true|false' },
+      { name: 'protected-labels', kind: 'list' as const, itemKind: 'string' as const },
+    ];
+    expect(parse(['--require-evaluation', 'false', '--protected-labels', '[]'], body).flags).toEqual({
+      'require-evaluation': false,
+      'protected-labels': [],
+    });
+    expect(parse(['--require-evaluation', '--protected-labels', '["production","staging"]'], body).flags).toEqual({
+      'require-evaluation': true,
+      'protected-labels': ['production', 'staging'],
+    });
+    // A plain switch (no declared value) still leaves a following word to the positionals.
+    expect(usage(['prm_1', '--rerun-both', 'false'])).toBe(2);
+    expect(() => parse(['--protected-labels', '[{"a":1}]'], body)).toThrow(CliError);
+  });
+
   it('converts values, repeats lists, negates booleans, and reads null', () => {
     const parsed = parse(
       [
@@ -147,6 +165,41 @@ describe('output', () => {
     const printed = render({ url, note: 'x'.repeat(150) }, false);
     expect(printed).toContain(`url   ${url}`);
     expect(printed).toMatch(/note {2}x{99}…/);
+  });
+});
+
+describe('label history table', () => {
+  it('shows when, the split and the override reason, not just the versions', () => {
+    const text = render(
+      {
+        items: [
+          {
+            id: 'lh_1',
+            label: 'production',
+            fromVersionId: 'ver_a',
+            toVersionId: null,
+            fromVersion: 2,
+            toVersion: null,
+            fromSplit: null,
+            toSplit: [
+              { versionId: 'ver_b', version: 2, weight: 90 },
+              { versionId: 'ver_c', version: 3, weight: 10 },
+            ],
+            userId: 'usr_1',
+            clientId: 'promptloop-cli',
+            source: 'move',
+            evaluationId: null,
+            override: { reason: 'try 10%' },
+            at: '2026-11-28T11:00:00.000Z',
+          },
+        ],
+        nextCursor: null,
+      },
+      false,
+    );
+    expect(text).toContain('90% v2 / 10% v3');
+    expect(text).toContain('override: try 10%');
+    expect(text).toContain('2026-11-28T11:00:00.000Z');
   });
 });
 
