@@ -262,6 +262,9 @@ export async function authenticateManagement(db: Db, request: Request, audience:
   if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.client_id !== 'string' || !payload.client_id) {
     throw invalidToken('sub and client_id must be strings', audience);
   }
+  // A token issued in the future (beyond five minutes of clock skew) was not issued by a working issuer.
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + 300)
+    throw invalidToken('it was issued in the future (iat)', audience);
   // Claims that cannot be stored (U+0000, a lone surrogate) make a bad credential, not a bad request.
   if (
     hygieneIssues({ sub: payload.sub, client_id: payload.client_id, email: payload.email, name: payload.name }).length

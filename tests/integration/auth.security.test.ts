@@ -61,6 +61,12 @@ describe('management token rules', () => {
   });
   it('expired', async () =>
     expectInvalidToken(await signToken({ sub: 's1', expiresIn: Math.floor(Date.now() / 1000) - 120 })));
+  it('issued in the future (iat a day ahead; two minutes of skew still pass)', async () => {
+    const at = (seconds: number) =>
+      signToken({ sub: 's1', omit: ['iat'], extra: { iat: Math.floor(Date.now() / 1000) + seconds }, expiresIn: '2d' });
+    await expectInvalidToken(await at(86_400));
+    expect((await call('GET', '/me', { token: await at(120) })).status).toBe(200);
+  });
   it.each(['sub', 'exp', 'iat', 'client_id'] as const)('missing %s', async (claim) =>
     expectInvalidToken(await signToken({ sub: 's1', omit: [claim] })),
   );
