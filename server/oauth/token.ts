@@ -126,7 +126,9 @@ async function refresh(db: Db, params: Map<string, string>): Promise<Response> {
   let scope = row.grant.scope;
   if (asked !== undefined) {
     const wanted = [...new Set(asked.split(' ').filter(Boolean))];
-    if (wanted.length === 0 || wanted.some((s) => !granted.includes(s)))
+    if (wanted.length === 0)
+      throw new OAuthError('invalid_scope', 'The scope parameter is empty: leave it out to keep the granted scope.');
+    if (wanted.some((s) => !granted.includes(s)))
       throw new OAuthError('invalid_scope', 'The requested scope is wider than the one granted.');
     scope = wanted.join(' ');
   }
