@@ -82,6 +82,22 @@ test.describe('the production entry in front of Next', () => {
     expect(envelopeOf(options.text).code).toBe('method_not_allowed');
   });
 
+  test('OPTIONS names what a path serves (/api/v1 and /mcp); HEAD is GET without a body; PUT on /mcp is 405 with Allow', async () => {
+    const base = `http://127.0.0.1:${port}`;
+    const options = await fetch(`${base}/api/v1/organizations`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')!.split(', ').sort()).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST']);
+    const mcp = await fetch(`${base}/mcp`, { method: 'OPTIONS' });
+    expect(mcp.status).toBe(204);
+    expect(mcp.headers.get('allow')).toBe('POST, OPTIONS');
+    // Without a token: the 401 a GET gets, without its body.
+    const head = await exchange([request('HEAD', '/api/v1/me')]);
+    expect(head.statuses).toEqual([401]);
+    expect(head.text.endsWith('\r\n\r\n')).toBe(true);
+    const put = await fetch(`${base}/mcp`, { method: 'PUT' });
+    expect(put.status).toBe(401); // authentication first, as for GET and DELETE
+  });
+
   test('a header over 16 KiB is 431 and malformed HTTP 400, each in the envelope, then the connection closes (D6)', async () => {
     const big = await exchange([
       `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
