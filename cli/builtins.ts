@@ -115,8 +115,13 @@ const logout: Command = {
       return revoked;
     });
     if (!outcome) return void ctx.out(`Not logged in to ${ctx.url}.`);
+    // The tokens are gone from here either way; a revocation the server did not confirm is exit 1,
+    // so that a script knows they may still be valid there.
     if (!outcome.ok)
-      ctx.err(`Warning: the server did not confirm the revocation (${outcome.message}); the tokens were deleted here.`);
+      throw new CliError(
+        `The tokens were deleted here, but ${ctx.url} did not confirm their revocation (${outcome.message}); they may stay valid until they expire. Revoke the Promptloop CLI under Account → Authorized applications to be sure.`,
+        exitCodes.apiError,
+      );
     ctx.out(`Logged out of ${ctx.url}.`);
   },
 };

@@ -14,6 +14,7 @@ import {
 import { consentToken } from '@/server/oauth/authorize';
 import {
   newConfigDir,
+  seedLogin,
   runCli,
   startAppServer,
   startProxy,
@@ -296,5 +297,18 @@ describe('stored tokens', () => {
     expect(me.status).toBe(401);
     expect((await runCli(['orgs', 'list'], { configDir, url })).code).toBe(3);
     expect((await runCli(['logout'], { configDir, url })).code).toBe(0);
+  });
+
+  it('logout whose revocation the server does not confirm deletes the tokens here and exits 1, saying so', async () => {
+    const configDir = newConfigDir();
+    seedLogin(configDir, url, {
+      accessToken: 'at',
+      refreshToken: 'rt',
+      revocationEndpoint: 'http://127.0.0.1:1/oauth/revoke',
+    });
+    const out = await runCli(['logout'], { configDir, url });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('did not confirm their revocation');
+    expect(storedLogin(configDir, url)).toBeUndefined();
   });
 });
