@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredTokens } from './config';
-import { CliError, exitCodes, notLoggedIn } from './exit';
+import { CliError, exitCodes, usageError, notLoggedIn } from './exit';
 import { refresh, type TokenSource } from './oauth';
 import { apiErrorText } from './output';
 
@@ -138,6 +138,7 @@ export class StoredLogin implements TokenSource {
 
 export class Api {
   private readonly maxAttempts: number;
+  private readonly timeoutMs: number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
 
@@ -146,7 +147,8 @@ export class Api {
     private readonly tokens: TokenSource,
     private readonly options: ApiOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? (Number(process.env.PROMPTLOOP_MAX_ATTEMPTS) || 4);
+    this.maxAttempts = options.maxAttempts ?? positiveEnv('PROMPTLOOP_MAX_ATTEMPTS', 4);
+    this.timeoutMs = positiveEnv('PROMPTLOOP_TIMEOUT_SECONDS', 60) * 1000;
     this.baseDelayMs = options.baseDelayMs ?? (Number(process.env.PROMPTLOOP_RETRY_BASE_MS) || 500);
     this.maxDelayMs = options.maxDelayMs ?? 60_000;
   }
@@ -171,12 +173,12 @@ export class Api {
       let response: Response;
       let text: string;
       try {
-        response = await fetch(url, { method, headers, body: payload, signal: AbortSignal.timeout(60_000) });
+        response = await fetch(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
         text = await response.text();
       } catch (error) {
         const reason =
           (error as Error).name === 'TimeoutError'
-            ? `${url.origin} did not answer within 60 s`
+            ? `${url.origin} did not answer within ${this.timeoutMs / 1000} s`
             : `network error reaching ${url.origin} (${(error as Error).message})`;
         if (attempt >= this.maxAttempts)
           throw new CliError(
@@ -237,4 +239,14 @@ export class Api {
     const message = envelope ? apiErrorText(envelope.error) : `${method} ${path} answered HTTP ${status}`;
     return new ApiError(status, envelope, message);
   }
+}
+
+// A whole number ≥ 1 from the environment, else the default; anything else set there is a usage error.
+function positiveEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1)
+    throw usageError(`${name} must be a whole number of at least 1, not "${raw}".`);
+  return value;
 }

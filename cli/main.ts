@@ -147,6 +147,7 @@ function listHelp(commands: Command[], prefix: string[]): string {
         ],
         ['PROMPTLOOP_CLIENT_SECRET', 'The service account’s client secret (pls_…).'],
         ['PROMPTLOOP_MAX_ATTEMPTS', 'Attempts for network errors, 5xx and 429 answers (default 4).'],
+        ['PROMPTLOOP_TIMEOUT_SECONDS', 'How long one attempt waits for the server (default 60).'],
         [
           'LANGFUSE_PUBLIC_KEY',
           'With LANGFUSE_SECRET_KEY: the Langfuse project keys `import langfuse --host` reads with.',

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,37 @@ describe('promptloop: usage and login state', () => {
     const result = await runCli(['orgs', 'list'], { configDir, url, env: { PROMPTLOOP_MAX_ATTEMPTS: '2' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/gave up after 2 attempts/);
+    expect(result.stderr).toContain(url);
+  });
+
+  it('PROMPTLOOP_TIMEOUT_SECONDS bounds each attempt; a bad PROMPTLOOP_MAX_ATTEMPTS or timeout is a usage error', async () => {
+    // A server that accepts the connection and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const configDir = newConfigDir();
+      seedLogin(configDir, url, { accessToken: 'x' });
+      const result = await runCli(['orgs', 'list'], {
+        configDir,
+        url,
+        env: { PROMPTLOOP_MAX_ATTEMPTS: '1', PROMPTLOOP_TIMEOUT_SECONDS: '1' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${url} did not answer within 1 s`);
+      for (const env of [
+        { PROMPTLOOP_MAX_ATTEMPTS: 'abc' },
+        { PROMPTLOOP_MAX_ATTEMPTS: '0' },
+        { PROMPTLOOP_TIMEOUT_SECONDS: '-5' },
+      ]) {
+        const refused = await runCli(['orgs', 'list'], { configDir, url, env });
+        expect(refused.code, JSON.stringify(env)).toBe(2);
+        expect(refused.stderr).toMatch(/must be a whole number of at least 1/);
+      }
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
 
