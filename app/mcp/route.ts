@@ -6,11 +6,4 @@ import { handleMcp } from '@/server/mcp/server';
 export const dynamic = 'force-dynamic';
 
 const handler = (request: Request) => handleMcp(request);
-export {
-  handler as GET,
-  handler as POST,
-  handler as PUT,
-  handler as PATCH,
-  handler as DELETE,
-  handler as OPTIONS,
-};
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as OPTIONS };

@@ -127,7 +127,7 @@ describe('promptloop: usage and login state', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`${url} did not answer within 1 s`);
-      for (const env of [
+      for (const env of <Record<string, string>[]>[
         { PROMPTLOOP_MAX_ATTEMPTS: 'abc' },
         { PROMPTLOOP_MAX_ATTEMPTS: '0' },
         { PROMPTLOOP_TIMEOUT_SECONDS: '-5' },
