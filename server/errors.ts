@@ -75,7 +75,7 @@ export function invalidRequest(message: string, issues: Issue[] = []): AppError 
 
 // An answer is bounded like everything else the service returns: a body of 80,000 unknown fields
 // is told about its first 99 and how many more there are, not answered with megabytes.
-export const maxIssues = 100;
+const maxIssues = 100;
 function boundedIssues(issues: unknown[]): unknown[] {
   if (issues.length <= maxIssues) return issues;
   const more = issues.length - (maxIssues - 1);

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 // Text rules shared by areas that must agree on them: the evaluation scoring's `normalized` match
 // (server/evals/engine/scoring.ts) and the built-in local judge (server/models/local-judge.ts).
 
@@ -14,3 +16,14 @@ export function nameProblem(name: string): string | null {
   if (name.replace(/[\p{Cf}\p{Z}\s]/gu, '') === '') return 'Name is required.';
   return null;
 }
+
+// The schema of such a name: trimmed, 1 to `max` characters, one visible line.
+export const nameSchema = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'Name is required.')
+    .max(max, `Use at most ${max} characters.`)
+    .refine((name) => nameProblem(name) === null, {
+      error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
+    });

@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import { roles } from '../auth/schemas';
-import { nameProblem } from '../text';
+import { nameSchema } from '../text';
 
-const organizationName = z
-  .string()
-  .trim()
-  .min(1, 'Name is required.')
-  .max(160, 'Use at most 160 characters.')
-  .refine((name) => nameProblem(name) === null, {
-    error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
-  });
+const organizationName = nameSchema(160);
 export const roleSchema = z.enum(roles);
 
 export const createOrganizationInput = z.strictObject({ name: organizationName });

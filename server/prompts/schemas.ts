@@ -5,7 +5,7 @@ import { pageQuery } from '../paging';
 import { integerParam, storedInt } from '../numbers';
 import { localRouteId } from '../models/routes';
 import { toolLimits, toolNamePattern } from '@/lib/tools';
-import { nameProblem } from '../text';
+import { nameSchema } from '../text';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
@@ -50,14 +50,7 @@ function regexProblem(source: string): string {
   }
 }
 
-const promptName = z
-  .string()
-  .trim()
-  .min(1, 'Name is required.')
-  .max(limits.promptName, `Use at most ${limits.promptName} characters.`)
-  .refine((name) => nameProblem(name) === null, {
-    error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
-  });
+const promptName = nameSchema(limits.promptName);
 
 const messageSchema = z.strictObject({
   role: z.enum(messageRoles),

@@ -1,17 +1,10 @@
 import { z } from 'zod';
 import { roleSchema } from '../orgs/schemas';
-import { nameProblem } from '../text';
+import { nameSchema } from '../text';
 
 // Service accounts (API.md "Service accounts"): shared by the operation table, tRPC and the form.
 export const createServiceAccountInput = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1, 'Name is required.')
-    .max(100, 'Use at most 100 characters.')
-    .refine((name) => nameProblem(name) === null, {
-      error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
-    }),
+  name: nameSchema(100),
   role: roleSchema,
 });
 
