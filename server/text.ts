@@ -17,13 +17,13 @@ export function nameProblem(name: string): string | null {
   return null;
 }
 
+// Text that is trimmed and must keep something: 1 to `max` characters after trimming. The pattern
+// says so in the OpenAPI document too (a value of only spaces is refused, though its length fits).
+export const trimmedText = (max: number, required = 'Required.') =>
+  z.string().trim().min(1, required).max(max, `Use at most ${max} characters.`).regex(/\S/, required);
+
 // The schema of such a name: trimmed, 1 to `max` characters, one visible line.
 export const nameSchema = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, 'Name is required.')
-    .max(max, `Use at most ${max} characters.`)
-    .refine((name) => nameProblem(name) === null, {
-      error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
-    });
+  trimmedText(max, 'Name is required.').refine((name) => nameProblem(name) === null, {
+    error: (issue) => nameProblem(String(issue.input)) ?? 'Name is required.',
+  });

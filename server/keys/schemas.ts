@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { trimmedText } from '../text';
 
-const label = (what: string) =>
-  z.string().trim().min(1, `${what} is required.`).max(100, 'Use at most 100 characters.');
+const label = (what: string) => trimmedText(100, `${what} is required.`);
 
 export const createIngestionKeyInput = z.strictObject({
   name: label('Name'),

@@ -5,7 +5,7 @@ import { pageQuery } from '../paging';
 import { integerParam, storedInt } from '../numbers';
 import { localRouteId } from '../models/routes';
 import { toolLimits, toolNamePattern } from '@/lib/tools';
-import { nameSchema } from '../text';
+import { nameSchema, trimmedText } from '../text';
 
 export const promptStates = ['setup', 'active', 'archived'] as const;
 export const messageRoles = ['system', 'user', 'assistant'] as const;
@@ -62,7 +62,7 @@ const messageSchema = z.strictObject({
 
 const customMetricSchema = z
   .strictObject({
-    name: z.string().trim().min(1, 'Name is required.').max(limits.metricName),
+    name: trimmedText(limits.metricName, 'Name is required.'),
     type: z.enum(metricTypes),
     value: z.union([z.string().max(limits.metricValueChars), z.number()]).optional(),
   })
@@ -196,7 +196,7 @@ export const discardDraftInput = z.strictObject({ revision: revisionSchema });
 
 export const listPromptsQuery = pageQuery.extend({
   state: z.enum(promptStates).optional(),
-  search: z.string().trim().min(1).max(limits.promptName).optional(),
+  search: trimmedText(limits.promptName, 'Give something to search for.').optional(),
 });
 
 const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
@@ -233,7 +233,7 @@ export type ScoringMethod = (typeof scoringMethods)[number];
 export const scoringPolicySchema = z.strictObject({
   method: z.enum(scoringMethods),
   judgeModelRouteId: z.string().min(1).max(200).optional(),
-  rubric: z.string().trim().min(1).max(10_000).optional(),
+  rubric: trimmedText(10_000, 'Give a rubric, or leave it out.').optional(),
 });
 export type ScoringPolicy = z.infer<typeof scoringPolicySchema>;
 
