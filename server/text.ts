@@ -20,7 +20,12 @@ export function nameProblem(name: string): string | null {
 // Text that is trimmed and must keep something: 1 to `max` characters after trimming. The pattern
 // says so in the OpenAPI document too (a value of only spaces is refused, though its length fits).
 export const trimmedText = (max: number, required = 'Required.') =>
-  z.string().trim().min(1, required).max(max, `Use at most ${max} characters.`).regex(/\S/, required);
+  z
+    .string()
+    .trim()
+    .min(1, { error: required, abort: true })
+    .max(max, `Use at most ${max} characters.`)
+    .regex(/\S/, required);
 
 // The schema of such a name: trimmed, 1 to `max` characters, one visible line.
 export const nameSchema = (max: number) =>
