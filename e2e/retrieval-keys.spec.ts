@@ -43,7 +43,9 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   const snippet = reveal.getByRole('tabpanel');
   await expect(snippet).toContainText(`/api/v1/prompts/${promptId}`);
   await expect(snippet).toContainText(`Authorization: Bearer ${secret}`);
-  await expect(snippet).toContainText('?label=staging');
+  // The prompt has only production: the second example names an exact version, not a label it lacks.
+  await expect(snippet).toContainText('?version=');
+  await expect(snippet).not.toContainText('?label=staging');
   await expect(snippet).toContainText('If-None-Match');
   await expect(snippet).toContainText('Promptloop-Subject: user-42');
   await reveal.getByRole('tab', { name: 'TypeScript' }).click();
