@@ -77,6 +77,8 @@ export async function resetPassword(
   const found = await findToken(db, input.token, 'reset_password', { lock: true, now });
   if (found.problem) throw linkError(found.problem, 'password reset');
   const { user, token: link } = found.row;
+  const personal = passwordProblem(input.password, link.email);
+  if (personal) throw new AppError('invalid_request', personal, { issues: [{ path: 'password', message: personal }] });
   await markUsed(db, link.tokenDigest, now);
   await db
     .delete(emailTokens)

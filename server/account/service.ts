@@ -116,7 +116,7 @@ export async function signUp(db: Db, input: SignUpInput, source: AttemptSource =
   const counters = await getDb();
   if (source.clientIp) await enforceLimit(counters, limitKeys.accountIp(source.clientIp), limits.accountAttemptsPerIp);
   await enforceLimit(counters, limitKeys.signUpEmail(email), limits.signUpsPerEmail);
-  const problem = passwordProblem(input.password);
+  const problem = passwordProblem(input.password, email);
   if (problem) throw new AppError('invalid_request', problem, { issues: [{ path: 'password', message: problem }] });
   // A taken email is answered as such anyway, so it skips the (slow) hashing; the insert still
   // settles a race between two sign-ups.
