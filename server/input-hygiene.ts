@@ -14,6 +14,13 @@ export function stringProblem(value: string): string {
   return '';
 }
 
+// Text from outside that we store but did not get from a client (a model provider's reply): what
+// Postgres cannot hold (U+0000, an unpaired surrogate) becomes U+FFFD instead of failing the write.
+export function storableText(value: string): string {
+  const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+  return clean.isWellFormed() ? clean : clean.toWellFormed();
+}
+
 // The index of the quote that closes the JSON string opening at `start`, or -1 when it is never
 // closed. Steps from quote to quote (indexOf), so long string values cost little.
 export function jsonStringEnd(text: string, start: number): number {

@@ -4,6 +4,7 @@ import type { RouteConfig } from './routes';
 import type { ChatRequest, Completion, StreamEvent } from './types';
 import { chatCompletionsTools, toolCallsOutput, type ToolCall } from './tool-calls';
 import { attempt, Retryable, settings, transportFailure, unavailable, withRetries } from './openai-compatible-attempts';
+import { storableText } from '../input-hygiene';
 
 // Client for any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, vLLM, Ollama…).
 // Each attempt has its own timeout; 429, 5xx, network errors and timeouts are retried with
@@ -41,7 +42,7 @@ function finish(
   const inputTokens = tokenCount(u.prompt_tokens);
   const outputTokens = tokenCount(u.completion_tokens);
   return {
-    output,
+    output: storableText(output),
     inputTokens,
     outputTokens,
     latencyMs: Date.now() - started,
@@ -203,7 +204,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
         const text = choice?.delta?.content;
         if (typeof text === 'string' && text.length) {
           output += text;
-          yield { type: 'delta', text };
+          yield { type: 'delta', text: storableText(text) };
         }
       }
     }

@@ -42,6 +42,10 @@ afterAll(async () => {
   await dropDatabase();
 });
 
+// A chat completion whose content is given as JSON string text (escapes and all).
+const completionBody = (contentJson: string) =>
+  `{"id":"chatcmpl-x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"${contentJson}"},"finish_reason":"stop"}]}`;
+
 const drain = async (settings = {}) => drainEvalWork(await getDb(), { timeoutMs: 25_000, settings });
 const cases = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ input: `${prefix} ${i}`, expectedOutput: `${prefix} ${i}` }));
@@ -113,6 +117,27 @@ describe('evaluation engine: provider failures', () => {
     expect(scripted.requests.length).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // Retry-After honoured
     expect((await resultsOf(runIds[0]))[0]).toMatchObject({ status: 'scored', passed: true, attempts: 1 });
+    expect((await evaluationRow(evaluationId)).status).toBe('completed');
+  });
+
+  it('a reply holding U+0000 or a lone surrogate is stored with U+FFFD in their place and the run completes', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    scripted.script([
+      { kind: 'raw', contentType: 'application/json', body: completionBody('nul \\u0000 here') },
+      { kind: 'raw', contentType: 'application/json', body: completionBody('lone \\ud800 half') },
+    ]);
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [
+        { input: 'a', expectedOutput: 'a' },
+        { input: 'b', expectedOutput: 'b' },
+      ],
+      content: { modelRouteId: 'test/scripted' },
+    });
+    await drain();
+    const outputs = (await resultsOf(runIds[0])).map((r) => r.output).sort();
+    expect(outputs).toEqual(['lone \ufffd half', 'nul \ufffd here']);
     expect((await evaluationRow(evaluationId)).status).toBe('completed');
   });
 

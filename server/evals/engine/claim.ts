@@ -10,6 +10,7 @@ import { rowsOf } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
 import { retryOnConflict } from '../../conflicts';
 import { raiseWarnings } from '@/server/warnings/service';
+import { storableText } from '../../input-hygiene';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
 // result row is taken with FOR UPDATE SKIP LOCKED, marked running for this worker and charged at
@@ -204,6 +205,8 @@ export async function claimNextCase(
   settings: ClaimSettings,
   finished?: FinishedCase,
 ): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
+  // Whatever a provider or judge sent, the outcome is stored: text Postgres cannot hold is replaced.
+  if (finished) finished = { ...finished, outcome: storableOutcome(finished.outcome) };
   const eligibility = await eligibilityFor(db, run);
   if (!eligibility.allowed) {
     const stored = finished ? await finishCase(db, finished.resultId, settings.workerId, finished.outcome) : null;
@@ -247,6 +250,17 @@ export async function claimNextCase(
   const outcome = row?.outcome === 'exhausted' ? await pauseForCredits(db, run) : toOutcome(run, row);
   if (!finished) return { outcome, stored: null };
   return { outcome, stored: row?.stored ?? false };
+}
+
+function storableOutcome(outcome: CaseOutcome): CaseOutcome {
+  const text = (value: string | null) => (value === null ? null : storableText(value));
+  return {
+    ...outcome,
+    output: text(outcome.output),
+    error: text(outcome.error),
+    judgeReasoning: text(outcome.judgeReasoning),
+    assertions: outcome.assertions.map((a) => ({ ...a, name: storableText(a.name), message: storableText(a.message) })),
+  };
 }
 
 export type CaseOutcome = {
