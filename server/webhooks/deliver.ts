@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { webhookLimits } from './schemas';
 import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './targets';
+import { storableText } from '../input-hygiene';
 
 // One POST of a webhook attempt (API.md "Webhooks", "Targets"), outside any transaction. The URL is
 // checked again and its host resolved again now (DNS rebinding): the connection goes to a vetted
@@ -42,7 +43,7 @@ function pinnedLookup(addresses: { address: string; family: number }[]): LookupF
 // The body's bytes as text for `lastResponseExcerpt`: invalid UTF-8 (a cut character included)
 // becomes U+FFFD, and so does NUL, which a Postgres text column cannot hold.
 function excerptOf(chunks: Buffer[]): string {
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks)).replaceAll('\u0000', '\uFFFD');
+  return storableText(new TextDecoder('utf-8').decode(Buffer.concat(chunks)));
 }
 
 function resultOf(response: IncomingMessage, chunks: Buffer[]): PostResult {
