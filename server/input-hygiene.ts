@@ -21,6 +21,13 @@ export function storableText(value: string): string {
   return clean.isWellFormed() ? clean : clean.toWellFormed();
 }
 
+// Text from outside kept to `max` characters, so that what we return about it stays bounded (a
+// model's 3-million-character answer); what is cut is said at the end.
+export function boundedText(value: string, max: number): string {
+  if (value.length <= max) return value;
+  return storableText(`${value.slice(0, max)}… [${value.length - max} more characters not kept]`);
+}
+
 // The index of the quote that closes the JSON string opening at `start`, or -1 when it is never
 // closed. Steps from quote to quote (indexOf), so long string values cost little.
 export function jsonStringEnd(text: string, start: number): number {

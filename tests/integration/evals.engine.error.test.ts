@@ -141,6 +141,24 @@ describe('evaluation engine: provider failures', () => {
     expect((await evaluationRow(evaluationId)).status).toBe('completed');
   });
 
+  it('a huge reply is stored cut to 100,000 characters, saying how much was cut', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    const huge = 'x'.repeat(300_000);
+    scripted.script([{ kind: 'ok', text: huge }]);
+    const { evaluationId, runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'long', expectedOutput: 'short' }],
+      content: { modelRouteId: 'test/scripted' },
+    });
+    await drain();
+    const [result] = await resultsOf(runIds[0]);
+    expect(result).toMatchObject({ status: 'scored', passed: false });
+    expect(result.output!.length).toBeLessThan(100_100);
+    expect(result.output!.slice(-60)).toMatch(/x… \[\d+ more characters not kept\]$/);
+    expect((await evaluationRow(evaluationId)).status).toBe('completed');
+  });
+
   it('a permanent failure (or failures past the retries) is an error result; the run and the evaluation fail', async () => {
     const { organizationId, userId } = await engineOrganization();
     scripted.script([{ kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad model' } }) }]);

@@ -10,7 +10,7 @@ import { rowsOf } from '@/db/client';
 import { preparedRows } from '@/db/prepared';
 import { retryOnConflict } from '../../conflicts';
 import { raiseWarnings } from '@/server/warnings/service';
-import { storableText } from '../../input-hygiene';
+import { boundedText, storableText } from '../../input-hygiene';
 
 // Claiming and finishing one case (one eval_results row). A claim is one SQL function call: the
 // result row is taken with FOR UPDATE SKIP LOCKED, marked running for this worker and charged at
@@ -205,14 +205,14 @@ export async function claimNextCase(
   settings: ClaimSettings,
   finished?: FinishedCase,
 ): Promise<{ outcome: ClaimOutcome; stored: boolean | null }> {
-  // Whatever a provider or judge sent, the outcome is stored: text Postgres cannot hold is replaced.
-  if (finished) finished = { ...finished, outcome: storableOutcome(finished.outcome) };
   const eligibility = await eligibilityFor(db, run);
   if (!eligibility.allowed) {
     const stored = finished ? await finishCase(db, finished.resultId, settings.workerId, finished.outcome) : null;
     return { outcome: await pauseWaiting(db, run, eligibility.reason), stored };
   }
-  const o = finished?.outcome;
+  // Whatever a provider or judge sent, the outcome is stored: text Postgres cannot hold is replaced,
+  // long text cut (finishCase does the same on its own).
+  const o = finished && storableOutcome(finished.outcome);
   const store = o
     ? JSON.stringify({
         status: o.status,
@@ -252,13 +252,17 @@ export async function claimNextCase(
   return { outcome, stored: row?.stored ?? false };
 }
 
+// What a case stores of an output, a judge's reasoning and an error (scored on the whole output
+// before): bounded, so that a page of results stays bounded too.
+const storedTextLimits = { output: 100_000, judgeReasoning: 10_000, error: 10_000 };
+
 function storableOutcome(outcome: CaseOutcome): CaseOutcome {
-  const text = (value: string | null) => (value === null ? null : storableText(value));
+  const text = (value: string | null, max: number) => (value === null ? null : boundedText(storableText(value), max));
   return {
     ...outcome,
-    output: text(outcome.output),
-    error: text(outcome.error),
-    judgeReasoning: text(outcome.judgeReasoning),
+    output: text(outcome.output, storedTextLimits.output),
+    error: text(outcome.error, storedTextLimits.error),
+    judgeReasoning: text(outcome.judgeReasoning, storedTextLimits.judgeReasoning),
     assertions: outcome.assertions.map((a) => ({ ...a, name: storableText(a.name), message: storableText(a.message) })),
   };
 }
@@ -278,7 +282,8 @@ export type CaseOutcome = {
 };
 
 // Writes the outcome only if this worker still holds the case; false when it was taken over.
-export async function finishCase(db: Db, resultId: string, workerId: string, outcome: CaseOutcome): Promise<boolean> {
+export async function finishCase(db: Db, resultId: string, workerId: string, given: CaseOutcome): Promise<boolean> {
+  const outcome = storableOutcome(given);
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`
       update eval_results set status = ${outcome.status}, output = ${outcome.output}, passed = ${outcome.passed}, score = ${outcome.score},

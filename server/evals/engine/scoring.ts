@@ -3,6 +3,7 @@ import type { CustomMetric } from '@/server/prompts/schemas';
 import type { ChatMessage } from '@/server/models/types';
 import { normalizeWhitespace } from '@/server/text';
 import { patternTimeoutMs, timedOut, withinTime } from './time-bound';
+import { boundedText } from '../../input-hygiene';
 
 // Pure scoring of one evaluation output: the scoring method decides `passed`/`score`; the prompt's
 // outputSchema and custom metrics add assertions that are shown but never change `passed` (an
@@ -113,7 +114,8 @@ export function parseVerdict(text: string): Verdict | null {
   if (typeof pass !== 'boolean') return null;
   if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) return null;
   if (typeof reasoning !== 'string') return null;
-  return { pass, score, reasoning };
+  // Kept like a case's stored reasoning (evaluations and online scores alike): 10,000 characters.
+  return { pass, score, reasoning: boundedText(reasoning, 10_000) };
 }
 
 const ajv = new Ajv({ strict: false, allErrors: false });
