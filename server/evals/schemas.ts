@@ -49,7 +49,11 @@ const reviewItemInput = z
   .strictObject({
     resultId: id,
     decision: z.enum(reviewDecisions),
-    correctedOutput: z.string().max(reviewLimits.correctedOutputChars).optional(),
+    correctedOutput: z
+      .string()
+      .min(1, 'Give the corrected output (an empty one is not a correction).')
+      .max(reviewLimits.correctedOutputChars)
+      .optional(),
   })
   .superRefine((item, ctx) => {
     if (item.decision === 'accept_corrected' && item.correctedOutput === undefined) {

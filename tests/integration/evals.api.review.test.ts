@@ -147,6 +147,7 @@ describe('evaluation reviews', () => {
       { reviews: [] },
       { reviews: Array.from({ length: 101 }, (_, i) => ({ resultId: `res_${i}`, decision: 'mark_correct' })) },
       { reviews: [{ resultId: f.results[0].id, decision: 'accept_corrected' }] },
+      { reviews: [{ resultId: f.results[0].id, decision: 'accept_corrected', correctedOutput: '' }] },
       { reviews: [{ resultId: f.results[0].id, decision: 'mark_correct', correctedOutput: 'x' }] },
       { reviews: [{ resultId: f.results[0].id, decision: 'approve' }] },
       { reviews: [{ resultId: f.results[0].id, decision: 'mark_correct', human: false }] },
