@@ -180,6 +180,9 @@ export async function cancelRenewal(
           cancelAtPeriodEnd: true,
           currentPeriodStart: saved?.currentPeriodStart ?? subscription.currentPeriodStart,
           currentPeriodEnd: saved?.currentPeriodEnd ?? subscription.currentPeriodEnd,
+          // Stripe's reply is its state now: an event it created before it (delivered late) is older
+          // and must not roll the cancellation back. A second of slack for the clocks.
+          lastEventCreated: sql`greatest(coalesce(${t.lastEventCreated}, 0), ${Math.floor(Date.now() / 1000) - 1})`,
           updatedAt: new Date(),
         })
         .where(and(eq(t.id, subscription.id), sql`${t.status} in ('active', 'trialing', 'past_due')`));

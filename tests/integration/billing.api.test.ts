@@ -287,6 +287,29 @@ describe('cancel renewal', () => {
     });
   });
 
+  it('an event Stripe created before the cancellation, delivered after it, does not undo it', async () => {
+    const team = await proTeam();
+    const db = await getDb();
+    const now = Math.floor(Date.now() / 1000);
+    // The subscription's last event is a minute old; Stripe then sends one (renewing) just before the cancel.
+    await db
+      .update(billingSubscriptions)
+      .set({ lastEventCreated: now - 60 })
+      .where(eq(billingSubscriptions.id, team.subscriptionId));
+    const stale = event(
+      'customer.subscription.updated',
+      { ...team.subscription, cancel_at_period_end: false },
+      { created: now - 3 },
+    );
+    const cancelled = await team.admin.call('POST', `${team.billing}/cancel-renewal`, {
+      body: { organizationName: team.org.name, periodEnd: new Date(team.periodEnd * 1000).toISOString() },
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect((await deliver(stale)).status).toBe(200);
+    const state = await team.admin.call('GET', team.billing);
+    expect(state.body).toMatchObject({ cancelAtPeriodEnd: true, renewsAt: null, plan: 'pro' });
+  });
+
   it('accepts the UTC date of the period end', async () => {
     const team = await proTeam();
     const date = new Date(team.periodEnd * 1000).toISOString().slice(0, 10);
