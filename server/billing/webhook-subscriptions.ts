@@ -5,6 +5,7 @@ import { derivePlans } from './state';
 import { idOf, isObj, parseSubscription, path, str, type ParsedSubscription } from './stripe-objects';
 import { applyWaitingInvoices } from './webhook-invoices';
 import { existingOrganization, organizationOfCustomer, type Applied, type StripeEvent } from './webhook-linking';
+import { resolveWarning } from '../warnings/service';
 
 /**
  * Writes the subscription as the event describes it, unless the stored row was written by a
@@ -84,6 +85,9 @@ export async function applySubscription(
   if (linkedTo) {
     await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
     await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
+    // A subscription that has ended can never be paid again: its payment warning has nothing left to ask.
+    if (sub.status === 'canceled' || sub.status === 'incomplete_expired')
+      await resolveWarning(db, { organizationId: linkedTo, kind: 'payment_failed', subjectId: sub.id });
   }
   return {
     outcome: linkedTo ? 'applied' : 'unlinked',

@@ -586,6 +586,27 @@ describe('payment warnings', () => {
     expect(after.body.items).toEqual([expect.objectContaining({ count: 1, resolvedAt: expect.any(String) })]);
   });
 
+  it('a payment_failed warning is resolved when its subscription is deleted (no payment can follow)', async () => {
+    const { admin, org } = await ownedOrganization();
+    const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);
+    const t = now();
+    await deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t }));
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'canceled' }),
+        { created: t + 1 },
+      ),
+    );
+    expect(await planOf(admin, org.id)).toBe('free');
+    const warnings = await admin.call('GET', `/organizations/${org.id}/warnings`, {
+      query: 'state=all&kind=payment_failed',
+    });
+    expect(warnings.body.items).toEqual([
+      expect.objectContaining({ subjectId: subscriptionId, resolvedAt: expect.any(String) }),
+    ]);
+  });
+
   it('an invoice event that arrives before anything ties it to an organization is applied once something does', async () => {
     const { admin, org } = await ownedOrganization();
     const id = uniqueId('sub');
