@@ -86,24 +86,33 @@ function guardServer(server: Server): void {
  */
 export const serverTimeouts = { headersTimeout: 30_000, requestTimeout: 120_000, connectionsCheckingInterval: 5_000 };
 
-// Node keeps the first of repeated Authorization headers and drops the rest: a request carrying two
-// credentials is ambiguous, so it is refused rather than authorized by whichever came first.
-function repeatsAuthorization(req: IncomingMessage): boolean {
+// Headers a request may carry once. Node keeps the first of repeated Authorization headers and
+// joins repeated custom ones with ", " (two Promptloop-Subject headers became another subject): a
+// request carrying two is ambiguous, so it is refused rather than read one way or the other.
+const singleHeaders: Record<string, string> = {
+  authorization: 'Authorization',
+  'promptloop-subject': 'Promptloop-Subject',
+  'idempotency-key': 'Idempotency-Key',
+};
+
+function repeatedHeader(req: IncomingMessage): string | null {
   const raw = req.rawHeaders;
-  let seen = false;
+  let seen: string[] | null = null;
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') {
-      if (seen) return true;
-      seen = true;
-    }
+    const name = raw[i];
+    if (name.length !== 13 && name.length !== 15 && name.length !== 18) continue;
+    const lower = name.toLowerCase();
+    if (!(lower in singleHeaders)) continue;
+    if (seen?.includes(lower)) return singleHeaders[lower];
+    (seen ??= []).push(lower);
   }
-  return false;
+  return null;
 }
 
-function refuseRepeatedAuthorization(req: IncomingMessage, res: ServerResponse): void {
+function refuseRepeatedHeader(req: IncomingMessage, res: ServerResponse, name: string): void {
   const { body, headers } = envelope(
-    invalidRequest('Send one Authorization header.', [
-      { path: 'headers.authorization', message: 'Given more than once.' },
+    invalidRequest(`Send one ${name} header.`, [
+      { path: `headers.${name.toLowerCase()}`, message: 'Given more than once.' },
     ]),
   );
   req.resume();
@@ -113,9 +122,11 @@ function refuseRepeatedAuthorization(req: IncomingMessage, res: ServerResponse):
 
 /** The production HTTP server of every role: the guard's listeners and the timeouts above. */
 export function createGuardedServer(handler: RequestListener, timeouts = serverTimeouts): Server {
-  const server = createServer(timeouts, (req, res) =>
-    repeatsAuthorization(req) ? refuseRepeatedAuthorization(req, res) : handler(req, res),
-  );
+  const server = createServer(timeouts, (req, res) => {
+    const repeated = repeatedHeader(req);
+    if (repeated === null) handler(req, res);
+    else refuseRepeatedHeader(req, res, repeated);
+  });
   guardServer(server);
   // Longer than the 60 s idle timeout of common load balancers, so that they close first.
   server.keepAliveTimeout = 65_000;

@@ -210,6 +210,22 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
       1,
     );
     expect(responses[0].status).toBe(200);
+    // Promptloop-Subject and Idempotency-Key too (Node would join them into another value).
+    for (const [header, value] of [
+      ['Promptloop-Subject', 'user-1'],
+      ['idempotency-key', 'key-12345678'],
+    ]) {
+      const twice = await exchange(
+        [
+          `GET /api/v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${user.token}\r\n${header}: ${value}\r\n${header}: ${value}\r\nConnection: close\r\n\r\n`,
+        ],
+        1,
+      );
+      const error = expectEnvelope(twice.responses[0], 400, 'invalid_request');
+      expect(error.details.issues).toEqual([
+        { path: `headers.${header.toLowerCase()}`, message: 'Given more than once.' },
+      ]);
+    }
   });
 
   it('bytes that are not HTTP/1.1 (an unknown method, a bad header) are 400 in the envelope; CONNECT is 405', async () => {
