@@ -285,7 +285,9 @@ type Asked = {
 
 // Synchronous when the answer is kept in memory (no promise on that path); else the lookup's promise.
 function retrieve(input: RetrievalInput, requestId: string): RetrievalOutput | Promise<RetrievalOutput> {
-  if (input.method !== 'GET') throw new AppError('method_not_allowed', 'Use GET on this path.', {}, { allow: 'GET' });
+  // HEAD is GET without the body (RFC 9110 9.3.2; Node sends none for a HEAD).
+  if (input.method !== 'GET' && input.method !== 'HEAD')
+    throw new AppError('method_not_allowed', 'Use GET on this path.', {}, { allow: 'GET, HEAD' });
   const secret = parseRetrievalBearer(input.authorization);
   if (secret === null) throw unauthorized(Boolean(input.authorization));
   const digest = retrievalSecretDigest(secret);

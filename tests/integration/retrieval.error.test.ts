@@ -168,14 +168,19 @@ describe('404: never a fallback', () => {
 });
 
 describe('other statuses', () => {
-  it('other methods are 405 with Allow: GET', async () => {
+  it('other methods are 405 with Allow: GET, HEAD; HEAD answers as GET does', async () => {
     const s = await retrievalSetup(1);
     const { call } = await import('../helpers/api');
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       const reply = await call(method, `/prompts/${s.promptId}`, { token: s.secret });
       expect(reply.status, method).toBe(405);
-      expect(reply.headers.get('allow')).toBe('GET');
+      expect(reply.headers.get('allow')).toBe('GET, HEAD');
     }
+    const get = await call('GET', `/prompts/${s.promptId}`, { token: s.secret });
+    const head = await call('HEAD', `/prompts/${s.promptId}`, { token: s.secret });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+    expect((await call('HEAD', `/prompts/${s.promptId}`, { token: 'plr_wrong' })).status).toBe(401);
   });
 
   it('a database that cannot be reached is 503 unavailable with Retry-After, never a 500', async () => {
