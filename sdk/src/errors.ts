@@ -72,8 +72,12 @@ export class PromptloopError extends Error {
     this.retryAfterMs = init.retryAfterMs ?? null;
   }
 
-  /** True when a later identical request may succeed: no answer, 429 or 5xx. */
+  /**
+   * True when a later identical request may succeed: no answer, 429 or 5xx, or an answer that is not
+   * the API's (a proxy's or captive portal's page answering 200).
+   */
   get retryable(): boolean {
+    if (this.code === 'invalid_response') return true;
     return this.status === 0
       ? this.code === 'network_error' || this.code === 'timeout'
       : this.status === 429 || this.status >= 500;

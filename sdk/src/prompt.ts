@@ -58,7 +58,8 @@ export type RetrievedPrompt = {
  * - `server`: a 200 from the server;
  * - `revalidated`: the cached copy, confirmed unchanged by a 304;
  * - `cache`: the cached copy without asking (only with `revalidateEveryMs` > 0, inside that window);
- * - `stale`: the cached copy, because the server could not be reached or answered 429/5xx;
+ * - `stale`: the cached copy, because the server could not be reached, answered 429/5xx or answered with
+ *   something that is not the API (a proxy's page);
  * - `fallback`: the fallback snapshot, for the same reasons, when nothing was cached yet.
  */
 export type PromptSource = 'server' | 'revalidated' | 'cache' | 'stale' | 'fallback';
@@ -107,7 +108,7 @@ function compileError(message: string, missing: string[], extra: string[]): Comp
  * Renders a retrieved prompt the way the service renders it for evaluations:
  * - `variables` prompts: every `{{name}}` is replaced by its value (non-strings as JSON text);
  *   a missing or an extra variable throws a CompileError listing them all.
- * - `user_message` prompts: `{ input }` is appended as a final user message.
+ * - `user_message` prompts: `{ input }` is appended as a final user message (a non-string as JSON text).
  */
 export function compilePrompt(body: RetrievedPrompt, values: CompileInput = {}): CompiledPrompt {
   const { content } = body;
@@ -115,12 +116,13 @@ export function compilePrompt(body: RetrievedPrompt, values: CompileInput = {}):
   let messages: PromptMessage[];
   if (content.inputType === 'user_message') {
     const extra = given.filter((name) => name !== 'input');
-    const input = values.input;
-    if (typeof input !== 'string' || input === '' || extra.length) {
-      const missing = typeof input === 'string' && input !== '' ? [] : ['input'];
+    // Whatever the input holds becomes the user message: a string as it is, anything else as JSON
+    // text (as a `variables` prompt inserts a value).
+    const input = values.input === undefined || values.input === null ? '' : asText(values.input);
+    if (input === '' || extra.length) {
       throw compileError(
-        'This prompt takes a user message: call compile({ input: "…" }) with a non-empty string and nothing else.',
-        missing,
+        'This prompt takes a user message: call compile({ input: "…" }) with a non-empty input and nothing else.',
+        input === '' ? ['input'] : [],
         extra,
       );
     }

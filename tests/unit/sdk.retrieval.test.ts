@@ -297,8 +297,13 @@ describe('stale-on-error and fallback', () => {
     expect(await pl.getPrompt('prm_1')).toMatchObject({ stale: true });
   });
 
-  it('a 200 that is not a retrieved prompt is invalid_response (and stale-served only when retryable)', async () => {
-    const { fetch } = scripted(new Response('<html>', { status: 200 }), new Response('gateway', { status: 502 }));
+  it('a 200 that is not a retrieved prompt is invalid_response: thrown without a copy, else the copy is served stale', async () => {
+    const { fetch } = scripted(
+      new Response('<html>', { status: 200 }),
+      new Response('gateway', { status: 502 }),
+      ok(body()),
+      new Response('<html>captive portal</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    );
     const pl = client(fetch);
     await expect(pl.getPrompt('prm_1')).rejects.toMatchObject({ code: 'invalid_response', status: 200 });
     await expect(pl.getPrompt('prm_1')).rejects.toMatchObject({
@@ -306,6 +311,8 @@ describe('stale-on-error and fallback', () => {
       status: 502,
       message: 'Promptloop answered HTTP 502.',
     });
+    await pl.getPrompt('prm_1');
+    expect(await pl.getPrompt('prm_1')).toMatchObject({ stale: true, error: { code: 'invalid_response' } });
   });
 });
 
@@ -428,6 +435,9 @@ describe('compile', () => {
       details: { missing: ['input'] },
     });
     await expect(compileWith(b, { input: 'hi', topic: 'x' })).rejects.toMatchObject({ details: { extra: ['topic'] } });
+    // Whatever the input holds: a non-string is sent as JSON text.
+    expect((await compileWith(b, { input: { q: 1 } })).messages.at(-1)).toEqual({ role: 'user', content: '{"q":1}' });
+    await expect(compileWith(b, { input: '' })).rejects.toMatchObject({ details: { missing: ['input'] } });
   });
 
   it('a prompt serializes to a plain record (compile is not enumerable)', async () => {
