@@ -77,12 +77,11 @@ describe('passwords', () => {
     expect(passwordProblem(password)).not.toBeNull(),
   );
   it('accepts a reasonable password', () => expect(passwordProblem('tangerine-harbor-7')).toBeNull());
-  it('refuses the account email, or its name part, inside the password', () => {
-    const message = 'Do not use your email address in the password.';
-    expect(passwordProblem('bob@example.test', 'Bob@Example.test')).toBe(message);
-    expect(passwordProblem('ada.lovelace-1815', 'ada.lovelace@example.test')).toBe(message);
-    expect(passwordProblem('tangerine-harbor-7', 'ada.lovelace@example.test')).toBeNull();
-    // A short name part is not a rule (too many passwords would contain it by chance).
-    expect(passwordProblem('tangerine-bob-7', 'bob@example.test')).toBeNull();
+  it('refuses the account email as the password', () => {
+    expect(passwordProblem('bob@example.test', 'Bob@Example.test')).toBe(
+      'Do not use your email address as the password.',
+    );
+    // Holding a part of it is allowed (generated passwords often do).
+    expect(passwordProblem('Correct-horse-ada-1', 'ada-1@example.com')).toBeNull();
   });
 });
