@@ -18,7 +18,6 @@ import { caseRowSchema, type ValidCaseRow } from '../datasets/schemas';
 import { pointer, type MappedDocument, type MappedPrompt } from './mapped';
 import { importMaxPrompts, type ImportProblem } from './schemas';
 import { maxStoredInt } from '../numbers';
-import { nameProblem } from '../text';
 
 // The one set of rules every source's mapped document passes before anything is stored (API.md
 // "Moving prompts in and out"): the same checks as creating a prompt, saving content, moving a
@@ -257,7 +256,6 @@ class Validation {
     const name = prompt.name.trim();
     if (name.length < 1 || name.length > importLimits.nameChars)
       this.problem(`${prompt.path}/name`, `Give a name of 1 to ${importLimits.nameChars} characters.`);
-    else if (nameProblem(name)) this.problem(`${prompt.path}/name`, nameProblem(name)!);
     else if (names.has(name))
       this.problem(`${prompt.path}/name`, `Another prompt of this document is named "${name}" already.`);
     names.add(name);

@@ -58,21 +58,20 @@ describe('organization input rules', () => {
     expect((await user.call('GET', '/organizations')).body.items).toEqual([]);
   });
 
-  it('a name with a line break, a tab or nothing visible is refused next to the field; organization and prompt alike', async () => {
+  it('a name of only spaces is refused next to the field; any other character is kept as given', async () => {
     const { org, admin } = await newTeam();
-    for (const name of ['\u200b', 'two\nlines', 'tab\there', '\u2028', '\u200b\u200d ']) {
-      for (const [path, body] of [
-        ['/organizations', { name }],
-        [`/organizations/${org.id}/prompts`, { name }],
-      ] as const) {
-        const refused = await admin.call('POST', path, { body });
-        expectError(refused, 400, 'invalid_request');
-        expect(refused.body.error.details.issues[0].path).toBe('name');
-      }
+    for (const [path, body] of [
+      ['/organizations', { name: '   ' }],
+      [`/organizations/${org.id}/prompts`, { name: ' \t ' }],
+    ] as const) {
+      const refused = await admin.call('POST', path, { body });
+      expectError(refused, 400, 'invalid_request');
+      expect(refused.body.error.details.issues[0].path).toBe('name');
     }
     expect((await admin.call('GET', `/organizations/${org.id}/prompts`)).body.items).toEqual([]);
-    expect((await admin.call('GET', '/organizations')).body.items).toHaveLength(1);
-    expect((await admin.call('POST', '/organizations', { body: { name: 'Ünïcode 名前 · Co' } })).status).toBe(201);
+    const kept = await admin.call('POST', '/organizations', { body: { name: 'Ünïcode 名前 · Co\u200b' } });
+    expect(kept.status).toBe(201);
+    expect(kept.body.name).toBe('Ünïcode 名前 · Co\u200b');
   });
 
   it('lists validation issues with paths', async () => {
