@@ -14,6 +14,18 @@ import { EvaluationBody } from './EvaluationBody';
 import { isActive, type Evaluation } from './types';
 import './evals.css';
 
+// Cases already calling the model when an evaluation was cancelled still finish (and are charged):
+// for a while after the cancel, the page keeps following them instead of showing them as not run.
+const settleAfterCancelMs = 120_000;
+function settlingAfterCancel(evaluation: { status: string; completedAt: string | null; pendingCases: number }) {
+  return (
+    evaluation.status === 'cancelled' &&
+    evaluation.pendingCases > 0 &&
+    evaluation.completedAt !== null &&
+    Date.now() - Date.parse(evaluation.completedAt) < settleAfterCancelMs
+  );
+}
+
 function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluationId: string }) {
   const trpc = useTRPC();
   const target = { organizationId: scope.organizationId, promptId: scope.promptId };
@@ -22,7 +34,10 @@ function EvaluationView({ scope, evaluationId }: { scope: PromptScope; evaluatio
   const query = useQuery({
     ...trpc.evals.get.queryOptions({ organizationId: scope.organizationId, evaluationId }),
     refetchInterval: (q) =>
-      q.state.data && (isActive(q.state.data.status) || q.state.data.pendingReviewCases > 0) ? 1_000 : false,
+      q.state.data &&
+      (isActive(q.state.data.status) || q.state.data.pendingReviewCases > 0 || settlingAfterCancel(q.state.data))
+        ? 1_000
+        : false,
   });
   // When the status changes (a baseline publishing version 1, a run finishing), the prompt's header,
   // labels and versions may have changed too.
