@@ -105,5 +105,3 @@ export function useVersionChoices(target: Target) {
     find,
   };
 }
-
-export type VersionChoices = ReturnType<typeof useVersionChoices>;

@@ -31,7 +31,7 @@ import { log } from '../log';
 // lookup per request, and a standby (RETRIEVAL_DATABASE_URL) may not have applied a change when it is
 // announced. RETRIEVAL_CACHE=false turns it off.
 
-export const changesChannel = 'retrieval_changes';
+const changesChannel = 'retrieval_changes';
 // Bounded by the bytes of what is kept (`weigh`), oldest first out.
 const maxBytes = Number(process.env.RETRIEVAL_ANSWER_CACHE_BYTES ?? 64 * 1024 * 1024);
 
