@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest } from '../errors';
-import { envelope, serverMethods } from './entry-socket';
+import { answerRequest, serverMethods } from './entry-socket';
 import { matchRoute } from './router';
 
 // The production entry's guard in front of Next's request handler (server/main.ts, web and all
@@ -109,8 +109,6 @@ export function answerBeforeNext(req: IncomingMessage, res: ServerResponse): boo
     });
     return false;
   }
-  const { body, headers } = envelope(error);
-  res.writeHead(error.status, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  answerRequest(req, res, error);
   return true;
 }

@@ -109,15 +109,22 @@ function repeatedHeader(req: IncomingMessage): string | null {
   return null;
 }
 
+// A refusal answered on the request's own response (no body for a HEAD), before any handler runs.
+export function answerRequest(req: IncomingMessage, res: ServerResponse, error: AppError): void {
+  const { body, headers } = envelope(error);
+  res.writeHead(error.status, headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
 function refuseRepeatedHeader(req: IncomingMessage, res: ServerResponse, name: string): void {
-  const { body, headers } = envelope(
+  req.resume();
+  answerRequest(
+    req,
+    res,
     invalidRequest(`Send one ${name} header.`, [
       { path: `headers.${name.toLowerCase()}`, message: 'Given more than once.' },
     ]),
   );
-  req.resume();
-  res.writeHead(400, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** The production HTTP server of every role: the guard's listeners and the timeouts above. */
