@@ -17,7 +17,7 @@ import { errorBody, errorHeaders, newRequestId } from './http';
 // `OPTIONS *` and CONNECT ask about the server as a whole: these are the methods it serves on its paths.
 export const serverMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
-export function envelope(error: AppError): { body: string; headers: Record<string, string> } {
+function envelope(error: AppError): { body: string; headers: Record<string, string> } {
   const requestId = newRequestId();
   const body = JSON.stringify(errorBody(error, requestId));
   return {
