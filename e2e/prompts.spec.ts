@@ -106,6 +106,47 @@ test('edit the draft with autosave, then resolve a conflict between two tabs', a
   await other.close();
 });
 
+test('leaving the editor: valid edits are saved, edits that cannot be saved ask first', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Leave'));
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Guarded'));
+  const versionsTab = page.getByRole('navigation', { name: 'Prompt sections' }).getByRole('link', { name: 'Versions' });
+  await page.getByRole('button', { name: 'Add system message' }).click();
+  await page.getByLabel('Content of message 1').fill('Stored wording.');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+
+  // A valid edit left within the autosave delay is saved on the way out, without asking.
+  await page.getByLabel('Content of message 1').fill('Edited just before leaving.');
+  await versionsTab.click();
+  await expect(page).toHaveURL(/\/versions$/);
+  await page.goto(editorPath);
+  await expect(page.getByLabel('Content of message 1')).toHaveValue('Edited just before leaving.');
+
+  // An edit that cannot be saved holds the link until the person chooses.
+  await page.getByLabel('Output schema').fill('{"type": ');
+  await expect(status(page)).toContainText('Not saved');
+  await versionsTab.click();
+  const held = page.getByRole('dialog', { name: 'Leave without saving?' });
+  await expect(held).toContainText('not valid');
+  await held.getByRole('button', { name: 'Stay on this page' }).click();
+  await expect(held).toBeHidden();
+  expect(new URL(page.url()).pathname).toBe(editorPath);
+  await expect(page.getByLabel('Output schema')).toHaveValue('{"type": ');
+  await versionsTab.click();
+  await held.getByRole('button', { name: 'Leave anyway' }).click();
+  await expect(page).toHaveURL(/\/versions$/);
+  await page.goto(editorPath);
+  await expect(page.getByLabel('Output schema')).toHaveValue('');
+  await expect(page.getByLabel('Content of message 1')).toHaveValue('Edited just before leaving.');
+
+  // Unloading the page with anything unsaved gets the browser's own prompt.
+  await page.getByLabel('Content of message 1').fill('Not saved yet.');
+  const prompt = page.waitForEvent('dialog');
+  await page.close({ runBeforeUnload: true });
+  const dialog = await prompt;
+  expect(dialog.type()).toBe('beforeunload');
+  await dialog.accept();
+});
+
 test('run the playground on the local route and see streamed output', async ({ adminPage: page }) => {
   const organizationId = await createOrganization(page, uniqueName('Playground'));
   await createPrompt(page, organizationId, uniqueName('Echo'));

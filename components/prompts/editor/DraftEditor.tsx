@@ -1,13 +1,13 @@
 'use client';
 
 import { useRef, useState } from 'react';
-import { formatRelative } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { SkeletonRows } from '@/components/ui/States';
+import { useLeaveGuard } from '@/components/ui/useLeaveGuard';
 import { PlaygroundPanel } from '@/components/playground/PlaygroundPanel';
 import { SetupChecklist } from '@/components/evals/SetupChecklist';
 import { SaveVersionButton } from '@/components/versions/SaveVersionButton';
@@ -21,10 +21,11 @@ import { ModelSettings } from './ModelSettings';
 import { OutputSchemaField } from './OutputSchemaField';
 import { SaveStatusPill } from './SaveStatusPill';
 import { ToolsEditor } from './ToolsEditor';
-import { useDraftAutosave, type DraftConflict } from './useDraftAutosave';
+import { useDraftAutosave, type DraftConflict, type SaveStatus } from './useDraftAutosave';
 import { useToolParameterTexts } from './useToolParameterTexts';
 import { validateContent } from './validate';
 import { extractVariables } from './variables';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | null>; busy: boolean }) {
   const [open, setOpen] = useState(false);
@@ -54,6 +55,17 @@ function DiscardButton({ onDiscard, busy }: { onDiscard: () => Promise<string | 
 
 const noTools: DraftContent['tools'] = [];
 
+// Edits that will not save by themselves; leaving through a link asks first. (Unsaved edits that
+// are valid are saved as the editor goes away.)
+const unsavableReason: Record<SaveStatus, string | null> = {
+  saved: null,
+  dirty: null,
+  saving: null,
+  invalid: 'Some fields are not valid, so your latest edits are not saved. Leaving now loses them.',
+  conflict: 'Your draft changed in another window and saving is paused. Leaving now loses your latest edits.',
+  error: 'Your latest edits could not be saved. Leaving now loses them.',
+};
+
 export function DraftEditor({ scope }: { scope: PromptScope }) {
   const readOnly = !scope.canWrite;
   // Parameters texts that do not parse yet: shown on their fields, and autosave waits for them.
@@ -69,6 +81,11 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
   // Closing the conflict dialog postpones the choice for that conflict; a new conflict opens it again.
   const [postponed, setPostponed] = useState<DraftConflict | null>(null);
   const conflictHidden = draft.conflict !== null && postponed === draft.conflict;
+  const held = useLeaveGuard({
+    unsaved: !readOnly && draft.status !== 'saved',
+    blockLinks: readOnly ? null : unsavableReason[draft.status],
+    onUnload: () => void draft.flush(),
+  });
 
   if (draft.draftQuery.isError) {
     return (
@@ -115,7 +132,11 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
               ) : (
                 <SaveStatusPill status={draft.status} revision={draft.revision} />
               )}
-              {loaded ? <span className="subtle">Updated {formatRelative(loaded.updatedAt)}</span> : null}
+              {loaded ? (
+                <span className="subtle">
+                  Updated <RelativeTime time={loaded.updatedAt} />
+                </span>
+              ) : null}
             </div>
             {!readOnly ? (
               <div className="inline">
@@ -248,6 +269,16 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
             blocked={Object.keys(issues).length > 0}
           />
         </aside>
+        <ConfirmDialog
+          open={held.href !== null}
+          onClose={held.stay}
+          title="Leave without saving?"
+          description={unsavableReason[draft.status] ?? 'Your latest edits are not saved yet.'}
+          confirmLabel="Leave anyway"
+          dismissLabel="Stay on this page"
+          pending={false}
+          onConfirm={held.leave}
+        />
         <ConflictDialog
           conflict={conflictHidden ? null : draft.conflict}
           onClose={() => setPostponed(draft.conflict)}
