@@ -169,3 +169,54 @@ test.describe('sign in', () => {
     await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Forganizations$/);
   });
 });
+
+test.describe('account settings', () => {
+  test('change the display name and the password: this browser stays signed in, another one is signed out', async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const account = await createAccount(request, 'settings');
+    await signInThroughForm(page, account);
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await signInThroughForm(otherPage, account);
+
+    await page.goto('/account');
+    await expect(page.getByLabel('Display name')).toHaveValue(account.name);
+    await page.getByLabel('Display name').fill('Robin Settings');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await expect(page.getByText('Name saved.')).toBeVisible();
+    await page.reload();
+    await expect(page.getByLabel('Display name')).toHaveValue('Robin Settings');
+
+    const newPassword = `${account.password}-new`;
+    await page.getByLabel('Current password').fill('not-my-password-1');
+    await page.getByLabel('New password', { exact: true }).fill(newPassword);
+    await page.getByLabel('Confirm new password').fill(`${newPassword}-typo`);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByLabel('Confirm new password')).toHaveAccessibleDescription(/do not match/);
+    await page.getByLabel('Confirm new password').fill(newPassword);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByLabel('Current password')).toHaveAccessibleDescription(
+      /not your current password/,
+      afterHashing,
+    );
+
+    await page.getByLabel('Current password').fill(account.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByText('Password changed. Other browsers were signed out.')).toBeVisible(afterHashing);
+    await page.reload();
+    await expect(page).toHaveURL(/\/account$/);
+    await expect(page.getByTestId('profile-email')).toHaveText(account.email);
+
+    await otherPage.goto('/account');
+    await expect(otherPage).toHaveURL(/\/sign-in/);
+    await otherPage.getByLabel('Email').fill(account.email);
+    await otherPage.getByLabel('Password').fill(account.password);
+    await otherPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(otherPage.getByText('Email or password is not right.')).toBeVisible(afterHashing);
+    await signInThroughForm(otherPage, { ...account, password: newPassword });
+    await other.close();
+  });
+});

@@ -18,6 +18,7 @@ import { LogOutIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { readAppError } from '@/lib/trpc/errors';
+import { NameForm, PasswordForm } from './AccountSettingsForms';
 
 function DefaultOrganizationForm({ current }: { current: string | null }) {
   const trpc = useTRPC();
@@ -130,7 +131,9 @@ function EmailVerificationBadge() {
 }
 
 export function AccountPage() {
+  const trpc = useTRPC();
   const profile = useProfile();
+  const settings = useQuery(trpc.account.settings.queryOptions());
   const [signingOut, setSigningOut] = useState(false);
 
   return (
@@ -161,6 +164,8 @@ export function AccountPage() {
           ) : null}
         </CardBody>
       </Card>
+      {settings.data ? <NameForm current={settings.data.name} /> : null}
+      {settings.data?.passwordSignIn && settings.data.email ? <PasswordForm email={settings.data.email} /> : null}
       {profile.data ? (
         <DefaultOrganizationForm current={profile.data.defaultOrganizationId} />
       ) : (

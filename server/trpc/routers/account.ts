@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { signUp } from '@/server/account/service';
 import { afterSignUp, getEmailStatus, resendVerification, verifyEmail } from '@/server/account/email-verification';
 import { checkResetLink, requestPasswordReset, resetPassword } from '@/server/account/password-reset';
+import { changePassword, getAccountSettings, setAccountName } from '@/server/account/settings';
 import { protectedProcedure, publicProcedure } from '../init';
 
 // The password rules live in the service, so its message is the one shown next to the field.
@@ -21,6 +22,13 @@ const forgotPasswordInput = z.strictObject({
 
 const resetPasswordInput = tokenInput.extend({ password: z.string().min(1, 'Choose a new password.') });
 
+const setNameInput = z.strictObject({ name: z.string().max(160, 'Use at most 160 characters.') });
+
+const changePasswordInput = z.strictObject({
+  currentPassword: z.string().min(1, 'Enter your current password.').max(1000),
+  newPassword: z.string().min(1, 'Choose a new password.'),
+});
+
 // The account's dashboard-only procedures; profile and default organization come from the table.
 export const accountProcedures = {
   // Outside the edge transaction: the account flows count attempts through the root handle.
@@ -38,4 +46,10 @@ export const accountProcedures = {
     .mutation(async ({ ctx, input }) => requestPasswordReset(ctx, { email: input.email, clientIp: ctx.clientIp })),
   checkResetLink: publicProcedure.input(tokenInput).query(({ ctx, input }) => checkResetLink(ctx, input.token)),
   resetPassword: publicProcedure.input(resetPasswordInput).mutation(({ ctx, input }) => resetPassword(ctx, input)),
+  // The account page's settings: display name and password.
+  settings: protectedProcedure.query(({ ctx }) => getAccountSettings(ctx)),
+  setName: protectedProcedure.input(setNameInput).mutation(({ ctx, input }) => setAccountName(ctx, input)),
+  changePassword: protectedProcedure
+    .input(changePasswordInput)
+    .mutation(({ ctx, input }) => changePassword(ctx, input)),
 };
