@@ -70,6 +70,8 @@ test('screenshots of the key pages', async ({ page, adminPage, signUpSecondUser 
   await adminPage.setViewportSize({ width: 390, height: 844 });
   await adminPage.goto(`/organizations/${organizationId}/members`);
   await expect(adminPage.getByRole('table')).toBeVisible();
+  // A table wider than the phone scrolls sideways, but its row actions stay on screen.
+  await expect(adminPage.getByRole('button', { name: `Remove ${teammate.account.email}` })).toBeInViewport();
   await shoot(adminPage, '15-members-narrow');
   await adminPage.setViewportSize({ width: 1280, height: 800 });
 

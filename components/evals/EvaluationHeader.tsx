@@ -1,12 +1,12 @@
 'use client';
 
 import Link from 'next/link';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { billingPath } from '@/components/billing/links';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { CardHeader } from '@/components/ui/Card';
 import { EvalStatusBadge } from './parts';
 import { scoringLabels, type Evaluation } from './types';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 // Title, what ran and when, and the actions the evaluation's state allows.
 export function EvaluationHeader({
@@ -48,8 +48,13 @@ export function EvaluationHeader({
           <Link href={`${base}/evals`}>Evaluations</Link> · {evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'},{' '}
           {evaluation.totalCases} of {evaluation.datasetSize} cases · scored by{' '}
           {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} · started{' '}
-          <span title={formatDateTime(evaluation.createdAt)}>{formatRelative(evaluation.createdAt)}</span>
-          {evaluation.completedAt ? <> · finished {formatRelative(evaluation.completedAt)}</> : null}
+          <RelativeTime time={evaluation.createdAt} />
+          {evaluation.completedAt ? (
+            <>
+              {' '}
+              · finished <RelativeTime time={evaluation.completedAt} />
+            </>
+          ) : null}
         </>
       }
       actions={

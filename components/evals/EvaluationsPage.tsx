@@ -3,7 +3,6 @@
 import Link from 'next/link';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { useVersionNumbers } from '@/components/versions/hooks';
 import { Badge } from '@/components/ui/Badge';
@@ -20,6 +19,7 @@ import { EvalStatusBadge, PassRate } from './parts';
 import { RunEvaluationDialog } from './RunEvaluationDialog';
 import { isActive, type Evaluation } from './types';
 import './evals.css';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function EvaluationList({ scope }: { scope: PromptScope }) {
   const trpc = useTRPC();
@@ -147,8 +147,8 @@ function EvaluationList({ scope }: { scope: PromptScope }) {
                         </div>
                       )}
                     </td>
-                    <td className="cell-nowrap muted" title={formatDateTime(evaluation.createdAt)}>
-                      {formatRelative(evaluation.createdAt)}
+                    <td className="cell-nowrap muted">
+                      <RelativeTime time={evaluation.createdAt} />
                     </td>
                   </tr>
                 );

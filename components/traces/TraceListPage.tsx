@@ -8,7 +8,6 @@ import { useMemo, useState } from 'react';
 import {
   formatCount,
   formatDuration,
-  formatRelative,
   formatTimestamp,
   formatUsdNanos,
   planName,
@@ -29,6 +28,7 @@ import { emptyFilters, filtersQuery, hasFilters, listInput, readFilters, type Tr
 import { SpanStatusBadge } from './StatusBadge';
 import { TraceFilterBar } from './TraceFilterBar';
 import { can } from '@/server/auth/schemas';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 type TraceTableProps = {
   organizationId: string;
@@ -127,7 +127,9 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
                 </td>
                 <td className="cell-nowrap">
                   {formatTimestamp(trace.startedAt)}
-                  <span className="cell-sub">{formatRelative(trace.startedAt)}</span>
+                  <span className="cell-sub">
+                    <RelativeTime time={trace.startedAt} />
+                  </span>
                 </td>
                 <td className="cell-num">
                   {trace.durationMs === null ? (

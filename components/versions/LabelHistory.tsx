@@ -3,7 +3,6 @@
 import Link from 'next/link';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { ClientBadge, usePeople } from '@/components/evals/parts';
 import type { Label, LabelHistoryItem } from '@/components/evals/types';
 import { Card, CardHeader } from '@/components/ui/Card';
@@ -16,6 +15,7 @@ import { ClockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { historyRollbacks, splitText, type NumberOf, type SplitEntry } from '@/components/releases/rules';
 import { useVersionChoices } from './hooks';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function VersionRef({ number }: { number: number | null | undefined }) {
   return number ? <strong>v{number}</strong> : <span className="subtle">none</span>;
@@ -119,8 +119,8 @@ export function LabelHistory({
                 const rollback = rollbacks[index];
                 return (
                   <tr key={`${item.at}-${item.label}-${index}`} data-history-label={item.label}>
-                    <td className="cell-nowrap muted" title={formatDateTime(item.at)}>
-                      {formatRelative(item.at)}
+                    <td className="cell-nowrap muted">
+                      <RelativeTime time={item.at} />
                     </td>
                     <td>
                       <span className="label-chip">{item.label}</span>

@@ -2,7 +2,6 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { usePeople } from '@/components/evals/parts';
 import type { Label, Version } from '@/components/evals/types';
 import type { PromptScope } from '@/components/prompts/PromptShell';
@@ -25,6 +24,7 @@ import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import type { ReleasePolicy } from '@/server/releases/schemas';
 import type { useLabels } from './hooks';
 import { VersionPicker } from './VersionPicker';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function useRemoveLabel(scope: PromptScope) {
   const trpc = useTRPC();
@@ -179,8 +179,8 @@ export function LabelsPanel({
                 <td>
                   {label.split ? <SplitCell label={label} numberOf={numberOf} /> : <strong>v{label.version}</strong>}
                 </td>
-                <td className="muted" title={formatDateTime(label.updatedAt)}>
-                  {formatRelative(label.updatedAt)} by {person(label.updatedBy)}
+                <td className="muted">
+                  <RelativeTime time={label.updatedAt} /> by {person(label.updatedBy)}
                 </td>
                 <td className="cell-actions">
                   <div className="inline">

@@ -3,7 +3,6 @@
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { usePeople } from '@/components/evals/parts';
 import type { Label, Version } from '@/components/evals/types';
 import { useProfile } from '@/components/organizations/hooks';
@@ -33,6 +32,7 @@ import { SaveVersionButton } from './SaveVersionButton';
 import { VersionCompare } from './VersionCompare';
 import '@/components/evals/evals.css';
 import '@/components/releases/releases.css';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function labelTone(label: string) {
   return label === 'production' ? 'success' : label === 'staging' ? 'accent' : 'neutral';
@@ -190,8 +190,8 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                       </td>
                       <td className="muted mono">{version.content.modelRouteId}</td>
                       <td>{person(version.createdBy)}</td>
-                      <td className="cell-nowrap muted" title={formatDateTime(version.createdAt)}>
-                        {formatRelative(version.createdAt)}
+                      <td className="cell-nowrap muted">
+                        <RelativeTime time={version.createdAt} />
                       </td>
                       <td className="cell-actions">
                         <div className="inline">

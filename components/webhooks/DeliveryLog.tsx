@@ -2,7 +2,6 @@
 
 import { useInfiniteQuery, type InfiniteData } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { LoadMore } from '@/components/ui/LoadMore';
@@ -14,6 +13,7 @@ import { useTRPC } from '@/lib/trpc/client';
 import type { WebhookDelivery } from '@/server/webhooks/schemas';
 import { DeliveryDialog } from './DeliveryDialog';
 import { DeliveryStatusBadge } from './StatusBadges';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 const pageSize = 20;
 // While a delivery is pending the log refreshes itself, so a test event is seen arriving.
@@ -24,7 +24,7 @@ const hasPending = (data: InfiniteData<{ items: WebhookDelivery[] }> | undefined
 
 function When({ iso, empty = '—' }: { iso: string | null; empty?: string }) {
   if (!iso) return <span className="subtle">{empty}</span>;
-  return <span title={formatDateTime(iso)}>{formatRelative(iso)}</span>;
+  return <RelativeTime time={iso} />;
 }
 
 // The endpoint's deliveries, newest first, paged; each opens to its payload and the response.

@@ -2,7 +2,6 @@
 
 import Link from 'next/link';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { formatDateTime, formatRelative } from '@/components/format';
 import { AdminCredentialsPage } from '@/components/organizations/AdminCredentialsPage';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { LoadMore } from '@/components/ui/LoadMore';
@@ -15,6 +14,7 @@ import { CreateWebhookDialog, type CreatedWebhook } from './CreateWebhookDialog'
 import { NewWebhookSecret } from './NewWebhookSecret';
 import { EndpointStatusBadge } from './StatusBadges';
 import './webhooks.css';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 
 function EndpointsTable({ organizationId, onCreate }: { organizationId: string; onCreate: () => void }) {
   const trpc = useTRPC();
@@ -88,8 +88,8 @@ function EndpointsTable({ organizationId, onCreate }: { organizationId: string; 
                   ) : null}
                 </div>
               </td>
-              <td className="cell-nowrap muted" title={formatDateTime(endpoint.createdAt)}>
-                {formatRelative(endpoint.createdAt)}
+              <td className="cell-nowrap muted">
+                <RelativeTime time={endpoint.createdAt} />
               </td>
               <td className="cell-actions">
                 <ButtonLink size="sm" href={`${base}/${endpoint.id}`} aria-label={`Open ${endpoint.url}`}>

@@ -6,6 +6,8 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import type { DraftContent, ModelRoute } from '../types';
 
+const judgeOnlyRouteId = 'local/judge';
+
 type Props = {
   organizationId: string;
   content: DraftContent;
@@ -17,7 +19,11 @@ type Props = {
 export function ModelSettings({ organizationId, content, readOnly, issues, onChange }: Props) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({ organizationId }));
-  const routes: ModelRoute[] = models.data?.items ?? [];
+  // The built-in judge only grades evaluation outputs (server/models/local-judge.ts), so it is not
+  // offered as a prompt's model; a draft that already names it still shows it.
+  const routes: ModelRoute[] = (models.data?.items ?? []).filter(
+    (route) => route.id !== judgeOnlyRouteId || route.id === content.modelRouteId,
+  );
   const selected = routes.find((route) => route.id === content.modelRouteId);
   const unavailable = routes.filter((route) => !route.available);
 
