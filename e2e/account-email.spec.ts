@@ -1,34 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { expect, newAccount, signInThroughForm, test } from './fixtures';
+import { linkFromOutbox } from './outbox';
 
 // The machine that runs the suite may be busy: navigations get more room than the default.
 const slow = { timeout: 30_000 };
-
-// Without SMTP_URL the server writes each email to .data/outbox/ (one JSON file per message).
-const outbox = path.resolve('.data', 'outbox');
-
-async function linkFromOutbox(to: string, pathname: string, exclude: string[] = []): Promise<string> {
-  let found: string | undefined;
-  await expect
-    .poll(
-      async () => {
-        for (const name of await readdir(outbox).catch(() => [] as string[])) {
-          if (!name.endsWith('.json')) continue;
-          const message = JSON.parse(await readFile(path.join(outbox, name), 'utf8')) as { to: string; text: string };
-          if (message.to !== to) continue;
-          const link = message.text
-            .match(/https?:\/\/\S+/g)
-            ?.find((l) => new URL(l).pathname === pathname && !exclude.includes(l));
-          if (link) found = link;
-        }
-        return found;
-      },
-      { message: `an email to ${to} with a ${pathname} link` },
-    )
-    .toBeTruthy();
-  return found!;
-}
 
 test('sign up, confirm the email, forget the password, reset it and sign in with the new one', async ({
   page,

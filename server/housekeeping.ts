@@ -5,6 +5,7 @@ import {
   deletionLinks,
   emailTokens,
   idempotencyRecords,
+  invitations,
   oauthCodes,
   oauthRefreshTokens,
   rateLimits,
@@ -31,11 +32,12 @@ export type Purged = {
   oauthCodes: number;
   oauthRefreshTokens: number;
   billingEvents: number;
+  invitations: number;
 };
 
 // Removes records whose retention has passed: idempotency records (kept 24 hours), deletion links,
 // emailed links (verification, password reset), stale rate-limit windows, and OAuth codes and
-// refresh tokens a day past their expiry, and Stripe event ids after 90 days.
+// refresh tokens a day past their expiry, Stripe event ids after 90 days, and expired invitations.
 export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
   const records = await db
     .delete(idempotencyRecords)
@@ -66,6 +68,7 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     .delete(billingEvents)
     .where(lt(billingEvents.receivedAt, new Date(now.getTime() - billingEventRetentionMs)))
     .returning({ id: billingEvents.id });
+  const invites = await db.delete(invitations).where(lt(invitations.expiresAt, now)).returning({ id: invitations.id });
   return {
     idempotencyRecords: records.length,
     deletionLinks: links.length,
@@ -74,5 +77,6 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     oauthCodes: codes.length,
     oauthRefreshTokens: refresh.length,
     billingEvents: events.length,
+    invitations: invites.length,
   };
 }

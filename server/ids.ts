@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'spl'
   | 'whk'
   | 'whd'
-  | 'evt';
+  | 'evt'
+  | 'inv';
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';

@@ -14,11 +14,11 @@ import { safeRedirectPath } from '@/lib/redirects';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 
-export function SignUpForm({ callbackUrl }: { callbackUrl: string }) {
+export function SignUpForm({ callbackUrl, initialEmail = '' }: { callbackUrl: string; initialEmail?: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(initialEmail);
   const [password, setPassword] = useState('');
   const [signInFailed, setSignInFailed] = useState(false);
   const signUp = useMutation(trpc.account.signUp.mutationOptions());

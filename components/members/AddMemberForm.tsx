@@ -28,11 +28,26 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
       },
     }),
   );
-  const error = readAppError(add.error);
+  const [invited, setInvited] = useState<string | null>(null);
+  const invite = useMutation(
+    trpc.members.invite.mutationOptions({
+      onSuccess: async (invitation) => {
+        add.reset();
+        setInvited(invitation.email);
+        setEmail('');
+        await queryClient.invalidateQueries(trpc.members.invitations.queryFilter({ organizationId }));
+      },
+    }),
+  );
+  const error = readAppError(invite.error) ?? readAppError(add.error);
+  // No account uses the address yet (or it is not verified): an emailed invitation reaches them.
+  const canInvite = add.error && readAppError(add.error)?.code === 'not_found' && !invite.error && email.trim() !== '';
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     setAdded(null);
+    setInvited(null);
+    invite.reset();
     add.mutate({ organizationId, email, role });
   }
 
@@ -40,22 +55,49 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
     <Card>
       <CardHeader
         title="Add a member"
-        description="They need a Promptloop account first: ask them to sign up, then add them by email."
+        description="Add someone who already uses Promptloop, or invite a new teammate by email."
       />
       <form className="card-body form" onSubmit={onSubmit} noValidate aria-label="Add a member">
         {formMessage(error, ['email', 'role']) ? (
           <Alert tone="error">{formMessage(error, ['email', 'role'])}</Alert>
         ) : null}
         {added ? <Alert tone="success">{added} now has access to this organization.</Alert> : null}
+        {invited ? (
+          <Alert tone="success">
+            Invitation sent to {invited}. They join when they open the link and sign in with that address (within 7
+            days).
+          </Alert>
+        ) : null}
+        {canInvite ? (
+          <Alert
+            tone="info"
+            title={`Invite ${email.trim()} by email?`}
+            action={
+              <Button
+                size="sm"
+                variant="primary"
+                loading={invite.isPending}
+                onClick={() => invite.mutate({ organizationId, email, role })}
+              >
+                Send invitation
+              </Button>
+            }
+          >
+            They get a link to create an account (or sign in) and join as {role === 'admin' ? 'an' : 'a'} {role}.
+          </Alert>
+        ) : null}
         <div className="form-row">
-          <Field label="Email address" error={error?.fields.email}>
+          <Field
+            label="Email address"
+            error={canInvite ? 'No Promptloop account uses this email yet.' : error?.fields.email}
+          >
             <Input
               type="email"
               name="email"
               autoComplete="off"
               placeholder="teammate@company.com"
               value={email}
-              onChange={(e) => setEmail(e.target.value)}
+              onChange={(e) => (setEmail(e.target.value), add.reset(), invite.reset())}
             />
           </Field>
           <Field label="Role" error={error?.fields.role} className="field-role">

@@ -21,6 +21,7 @@ import { FieldError } from '@/components/ui/FieldError';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { AddMemberForm } from './AddMemberForm';
+import { PendingInvitations } from './PendingInvitations';
 import { can } from '@/server/auth/schemas';
 
 type Role = (typeof roleOptions)[number]['value'];
@@ -203,6 +204,7 @@ export function MembersPage({ organizationId }: { organizationId: string }) {
               description="People who can access this organization and what they can do."
             />
             {isAdmin ? <AddMemberForm organizationId={org.id} /> : null}
+            {isAdmin ? <PendingInvitations organizationId={org.id} /> : null}
             <Card flush>
               <CardHeader
                 title="Team"

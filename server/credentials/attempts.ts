@@ -18,6 +18,8 @@ export const limits = {
   // Generous per IP address: offices and schools share one.
   accountAttemptsPerIp: { limit: 100, windowMs: 10 * 60_000 },
   playgroundRunsPerUser: { limit: 30, windowMs: 60_000 },
+  // Invitation emails an organization sends an hour.
+  invitationsPerOrganization: { limit: 50, windowMs: 60 * 60_000 },
 } as const satisfies Record<string, LimitWindow>;
 
 // Counter keys. Sign-up attempts, failed sign-ins and password-reset requests from one address
@@ -29,6 +31,7 @@ export const limitKeys = {
   resetEmail: (email: string) => `reset:email:${email}`,
   verificationUser: (userId: string) => `verify:user:${userId}`,
   playgroundUser: (userId: string) => `playground:user:${userId}`,
+  inviteOrganization: (organizationId: string) => `invite:org:${organizationId}`,
 };
 
 export type LimitState = { hits: number; allowed: boolean; retryAfterSeconds: number; windowStartedAt: Date | null };

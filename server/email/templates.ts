@@ -96,3 +96,20 @@ export function addedToOrganizationEmail(
     { label: `Open ${input.organization}`, url: input.url },
   );
 }
+
+export function invitationEmail(
+  to: string,
+  input: { organization: string; role: string; inviter: string | null; url: string },
+): EmailMessage {
+  const who = input.inviter ? `${input.inviter} invited you` : 'You were invited';
+  return message(
+    to,
+    `${who} to ${input.organization} on Promptloop`,
+    `Join ${input.organization} on Promptloop`,
+    [
+      `${who} to join ${input.organization} on Promptloop as ${withArticle(input.role)}. Open the link, then sign in or create an account with this address to accept.`,
+    ],
+    { label: `Join ${input.organization}`, url: input.url },
+    'The link expires in 7 days. If you did not expect this invitation, ignore this email.',
+  );
+}

@@ -4,6 +4,7 @@ import { accountProcedures } from './routers/account';
 import { auditRouter } from './routers/audit';
 import { authorizedAppsRouter } from './routers/authorizedApps';
 import { datasetProcedures } from './routers/datasets';
+import { invitationProcedures } from './routers/invitations';
 import { organizationProcedures } from './routers/organizations';
 import { playgroundRouter } from './routers/playground';
 import { traceProcedures } from './routers/traces';
@@ -18,6 +19,7 @@ export const appRouter = router({
   ...table,
   account: { ...table.account, ...accountProcedures },
   organizations: { ...table.organizations, ...organizationProcedures },
+  members: { ...table.members, ...invitationProcedures },
   datasets: { ...table.datasets, ...datasetProcedures },
   traces: { ...table.traces, ...traceProcedures },
   warnings: { ...table.warnings, ...warningProcedures },

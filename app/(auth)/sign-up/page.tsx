@@ -14,5 +14,6 @@ export default async function SignUpPage({
   const params = await searchParams;
   const callbackUrl = safeRedirectPath(params.callbackUrl);
   if (await hasLiveSession()) redirect(callbackUrl);
-  return <SignUpForm callbackUrl={callbackUrl} />;
+  const email = typeof params.email === 'string' ? params.email.slice(0, 320) : '';
+  return <SignUpForm callbackUrl={callbackUrl} initialEmail={email} />;
 }

@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { auditLog, invitations, memberships, rateLimits, users } from '@/db/schema';
+import { limitKeys } from '@/server/credentials/attempts';
+import { purgeExpired } from '@/server/housekeeping';
+import { newId } from '@/server/ids';
+import { invitationLimits } from '@/server/orgs/invitations';
+import { newTeam } from '../helpers/api';
+import { linkTo, startSmtpServer, tokenOf } from '../helpers/smtp';
+import { caller, rejection } from '../helpers/trpc';
+
+// Invitations by email (dashboard only). SMTP_URL is set for this file's process, so email
+// verification is required: adding an unverified account is refused, and an invitation is the way in.
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  process.env.SMTP_URL = smtp.url;
+  delete process.env.REQUIRE_EMAIL_VERIFICATION;
+});
+afterAll(() => smtp.close());
+
+const address = () => `invited-${randomUUID()}@example.test`;
+const password = 'river-stone-42';
+
+async function invitationLink(email: string, nth = 1): Promise<string> {
+  const messages = await smtp.waitFor(email, /on Promptloop/, nth);
+  return linkTo(messages[nth - 1], '/invitation');
+}
+
+async function signUp(email: string) {
+  const profile = await (await caller(null)).account.signUp({ email, password });
+  return { id: profile.id, trpc: await caller(profile.id) };
+}
+
+describe('invitations', () => {
+  it('an admin invites an address no verified account uses; signing up with it and accepting joins with the role', async () => {
+    const { org, admin } = await newTeam();
+    const email = address();
+    const person = await signUp(email);
+    const asAdmin = await caller(admin.id);
+    // Unverified: adding is refused as documented (API.md), so the dashboard offers an invitation.
+    const add = await rejection(asAdmin.members.add({ organizationId: org.id, email, role: 'editor' }));
+    expect(add.cause.code).toBe('not_found');
+
+    const invitation = await asAdmin.members.invite({
+      organizationId: org.id,
+      email: email.toUpperCase(),
+      role: 'editor',
+    });
+    expect(invitation).toMatchObject({ email, role: 'editor', invitedBy: { userId: admin.id } });
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([invitation]);
+    const link = await invitationLink(email);
+    const token = tokenOf(link);
+    expect(await (await caller(null)).members.checkInvitation({ token })).toMatchObject({
+      organization: org.name,
+      email,
+      role: 'editor',
+    });
+
+    expect(await person.trpc.members.acceptInvitation({ token })).toEqual({
+      organizationId: org.id,
+      role: 'editor',
+      alreadyMember: false,
+    });
+    const db = await getDb();
+    const [member] = await db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, org.id), eq(memberships.userId, person.id)));
+    expect(member.role).toBe('editor');
+    // The link reached the mailbox: the address counts as verified now.
+    expect(await person.trpc.account.emailStatus()).toMatchObject({ verified: true });
+    // Used up: the link and the open invitation are gone.
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
+    const again = await rejection(person.trpc.members.acceptInvitation({ token }));
+    expect(again.cause.details.state).toBe('link_invalid');
+    const audit = await db
+      .select({ operation: auditLog.operation })
+      .from(auditLog)
+      .where(eq(auditLog.organizationId, org.id));
+    expect(audit.map((row) => row.operation)).toEqual(
+      expect.arrayContaining(['members.invite', 'members.acceptInvitation']),
+    );
+  });
+
+  it('only admins invite, list and revoke; the wrong account cannot accept and changes nothing', async () => {
+    const { org, admin, editor, viewer } = await newTeam();
+    const email = address();
+    for (const user of [editor, viewer]) {
+      const trpc = await caller(user.id);
+      expect((await rejection(trpc.members.invite({ organizationId: org.id, email, role: 'viewer' }))).cause.code).toBe(
+        'admin_required',
+      );
+      expect((await rejection(trpc.members.invitations({ organizationId: org.id }))).cause.code).toBe('admin_required');
+    }
+    const asAdmin = await caller(admin.id);
+    const invitation = await asAdmin.members.invite({ organizationId: org.id, email, role: 'viewer' });
+    const token = tokenOf(await invitationLink(email));
+
+    const stranger = await signUp(address());
+    const wrong = await rejection(stranger.trpc.members.acceptInvitation({ token }));
+    expect(wrong.cause.code).toBe('forbidden');
+    expect(wrong.message).toContain(email);
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toHaveLength(1);
+    const db = await getDb();
+    expect(
+      await db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, org.id), eq(memberships.userId, stranger.id))),
+    ).toEqual([]);
+
+    const asEditor = await caller(editor.id);
+    expect(
+      (await rejection(asEditor.members.revokeInvitation({ organizationId: org.id, invitationId: invitation.id })))
+        .cause.code,
+    ).toBe('admin_required');
+    await asAdmin.members.revokeInvitation({ organizationId: org.id, invitationId: invitation.id });
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
+    expect((await rejection((await caller(null)).members.checkInvitation({ token }))).cause.details.state).toBe(
+      'link_invalid',
+    );
+    const twice = await rejection(
+      asAdmin.members.revokeInvitation({ organizationId: org.id, invitationId: invitation.id }),
+    );
+    expect(twice.cause.code).toBe('not_found');
+  });
+
+  it('inviting again replaces the open invitation (the old link stops working); members and bad addresses are refused', async () => {
+    const { org, admin, editor } = await newTeam();
+    const asAdmin = await caller(admin.id);
+    const email = address();
+    await asAdmin.members.invite({ organizationId: org.id, email, role: 'viewer' });
+    const first = tokenOf(await invitationLink(email));
+    const second = await asAdmin.members.invite({ organizationId: org.id, email, role: 'admin' });
+    const secondToken = tokenOf(await invitationLink(email, 2));
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([second]);
+    expect((await rejection((await caller(null)).members.checkInvitation({ token: first }))).cause.details.state).toBe(
+      'link_invalid',
+    );
+    expect(await (await caller(null)).members.checkInvitation({ token: secondToken })).toMatchObject({ role: 'admin' });
+
+    const member = await rejection(
+      asAdmin.members.invite({ organizationId: org.id, email: editor.email, role: 'viewer' }),
+    );
+    expect(member.cause).toMatchObject({ code: 'invalid_state', details: { state: 'member' } });
+    const bad = await rejection(
+      asAdmin.members.invite({ organizationId: org.id, email: 'not an address', role: 'viewer' }),
+    );
+    expect(bad.code).toBe('BAD_REQUEST');
+    const badRole = await rejection(
+      asAdmin.members.invite({ organizationId: org.id, email: address(), role: 'owner' as never }),
+    );
+    expect(badRole.code).toBe('BAD_REQUEST');
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toHaveLength(1);
+  });
+
+  it('an expired invitation cannot be used and housekeeping removes it', async () => {
+    const { org, admin } = await newTeam();
+    const email = address();
+    const invitation = await (await caller(admin.id)).members.invite({ organizationId: org.id, email, role: 'viewer' });
+    const token = tokenOf(await invitationLink(email));
+    const db = await getDb();
+    await db
+      .update(invitations)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(invitations.id, invitation.id));
+    const person = await signUp(email);
+    expect((await rejection(person.trpc.members.acceptInvitation({ token }))).cause.details.state).toBe('link_invalid');
+    expect(await (await caller(admin.id)).members.invitations({ organizationId: org.id })).toEqual([]);
+    expect((await purgeExpired(db)).invitations).toBeGreaterThanOrEqual(1);
+    expect(await db.select().from(invitations).where(eq(invitations.id, invitation.id))).toEqual([]);
+  });
+
+  it('an organization holds at most 100 open invitations and sends at most 50 an hour', async () => {
+    const { org, admin } = await newTeam();
+    const asAdmin = await caller(admin.id);
+    const db = await getDb();
+    const week = new Date(Date.now() + 7 * 24 * 3600_000);
+    await db.insert(invitations).values(
+      Array.from({ length: invitationLimits.open }, (_, i) => ({
+        id: newId('inv'),
+        organizationId: org.id,
+        email: `bulk-${i}-${randomUUID()}@example.test`,
+        role: 'viewer' as const,
+        tokenDigest: randomUUID(),
+        invitedBy: admin.id,
+        expiresAt: week,
+      })),
+    );
+    const full = await rejection(asAdmin.members.invite({ organizationId: org.id, email: address(), role: 'viewer' }));
+    expect(full.cause).toMatchObject({ code: 'invalid_state', details: { state: 'too_many_invitations' } });
+    await db.delete(invitations).where(eq(invitations.organizationId, org.id));
+
+    await db
+      .insert(rateLimits)
+      .values({ key: limitKeys.inviteOrganization(org.id), windowStartedAt: new Date(), hits: 50 });
+    const limited = await rejection(
+      asAdmin.members.invite({ organizationId: org.id, email: address(), role: 'viewer' }),
+    );
+    expect(limited.cause.code).toBe('rate_limited');
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
+  });
+
+  it('accepting as a member already uses the link and keeps the role', async () => {
+    const { org, admin } = await newTeam();
+    const email = address();
+    const person = await signUp(email);
+    const asAdmin = await caller(admin.id);
+    await asAdmin.members.invite({ organizationId: org.id, email, role: 'viewer' });
+    const token = tokenOf(await invitationLink(email));
+    const db = await getDb();
+    await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, person.id));
+    await asAdmin.members.add({ organizationId: org.id, email, role: 'editor' });
+    expect(await person.trpc.members.acceptInvitation({ token })).toEqual({
+      organizationId: org.id,
+      role: 'editor',
+      alreadyMember: true,
+    });
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
+  });
+});
