@@ -1,22 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { emailTokens, users } from '@/db/schema';
 import { AppError } from '../errors';
+import { plausibleToken, tokenDigest } from '../credentials/link-tokens';
 
-// Single-use emailed links: 32 random bytes in the link, only their SHA-256 digest in the database.
+// Single-use emailed links of an account (server/credentials/link-tokens.ts makes their secrets).
 
 export type EmailTokenPurpose = (typeof emailTokens.$inferSelect)['purpose'];
-
-export const tokenDigest = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export function newToken(): { token: string; digest: string } {
-  const token = randomBytes(32).toString('base64url');
-  return { token, digest: tokenDigest(token) };
-}
-
-// A link that could never have been issued is not worth a database round trip.
-const plausible = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
 
 export type LinkProblem = 'invalid' | 'expired' | 'used';
 
@@ -38,7 +28,7 @@ export async function findToken(
   purpose: EmailTokenPurpose,
   opts: { lock?: boolean; now?: Date } = {},
 ) {
-  if (!plausible(token)) return { problem: 'invalid' as const };
+  if (!plausibleToken(token)) return { problem: 'invalid' as const };
   const query = db
     .select({ token: emailTokens, user: users })
     .from(emailTokens)

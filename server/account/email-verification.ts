@@ -8,7 +8,8 @@ import { recordAudit } from '../audit/service';
 import { sendEmail } from '../email/mailer';
 import { verificationEmail } from '../email/templates';
 import type { Profile } from '../orgs/schemas';
-import { findToken, linkError, markUsed, newToken } from './email-tokens';
+import { findToken, linkError, markUsed } from './email-tokens';
+import { newToken } from '../credentials/link-tokens';
 
 // Email verification (API.md "Accounts and email"): a link sent on sign-up, valid 24 hours, single
 // use, bound to the address it was sent to.

@@ -8,7 +8,8 @@ import { hashPassword, passwordProblem } from '../credentials/passwords';
 import { recordAudit } from '../audit/service';
 import { sendEmail } from '../email/mailer';
 import { passwordResetEmail } from '../email/templates';
-import { findToken, linkError, markUsed, newToken } from './email-tokens';
+import { findToken, linkError, markUsed } from './email-tokens';
+import { newToken } from '../credentials/link-tokens';
 
 // Forgot / reset password (API.md "Accounts and email"): an emailed link valid 1 hour, single use,
 // stored as a digest; a new link or a successful reset invalidates the account's other links.

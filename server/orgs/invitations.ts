@@ -10,7 +10,7 @@ import { config } from '../config';
 import { hitLimit, limitKeys, limits, tooManyAttempts } from '../credentials/attempts';
 import { sendEmail } from '../email/mailer';
 import { invitationEmail } from '../email/templates';
-import { newToken, tokenDigest } from '../account/email-tokens';
+import { newToken, plausibleToken, tokenDigest } from '../credentials/link-tokens';
 
 // Invitations (dashboard): adding a member needs an account that already uses the address
 // (API.md "add member"); an admin can instead email an invitation to an address no account uses
@@ -166,8 +166,6 @@ export async function revokeInvitation(
   });
 }
 
-const plausible = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
-
 function invalidLink(): AppError {
   return new AppError('invalid_state', 'This invitation is not valid any more: it expired, was revoked or was used.', {
     state: 'link_invalid',
@@ -175,7 +173,7 @@ function invalidLink(): AppError {
 }
 
 async function findInvitation(db: DbContext['db'], token: string, lock: boolean) {
-  if (!plausible(token)) return null;
+  if (!plausibleToken(token)) return null;
   const query = db
     .select({ invitation: invitations, organizationName: organizations.name })
     .from(invitations)

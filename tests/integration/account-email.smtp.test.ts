@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { emailTokens, rateLimits, users } from '@/db/schema';
-import { tokenDigest } from '@/server/account/email-tokens';
+import { tokenDigest } from '@/server/credentials/link-tokens';
 import { checkCredentials } from '@/server/account/service';
 import { sessionStillValid } from '@/server/auth/nextauth';
 import { config } from '@/server/config';
