@@ -9,6 +9,7 @@ import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/Card';
 import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { NewPasswordFields } from '@/components/auth/NewPasswordFields';
 
 // The display name shown to teammates (members, audit log); empty shows the address instead.
 export function NameForm({ current }: { current: string | null }) {
@@ -110,8 +111,6 @@ export function PasswordForm({ email }: { email: string }) {
         />
         <CardBody className="form">
           {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
-          {/* Lets password managers update the password of the right account. */}
-          <input type="email" name="email" autoComplete="username" value={email} readOnly hidden />
           <Field label="Current password" error={error?.fields.currentPassword}>
             <Input
               type="password"
@@ -121,28 +120,16 @@ export function PasswordForm({ email }: { email: string }) {
               onChange={(e) => setCurrentPassword(e.target.value)}
             />
           </Field>
-          <Field
-            label="New password"
+          <NewPasswordFields
+            email={email}
+            password={newPassword}
+            confirm={confirm}
+            onPassword={setNewPassword}
+            onConfirm={setConfirm}
             error={error?.fields.newPassword}
-            hint="At least 10 characters, mixing letters with digits or symbols."
-          >
-            <Input
-              type="password"
-              name="newPassword"
-              autoComplete="new-password"
-              value={newPassword}
-              onChange={(e) => setNewPassword(e.target.value)}
-            />
-          </Field>
-          <Field label="Confirm new password" error={mismatch ?? undefined}>
-            <Input
-              type="password"
-              name="confirmPassword"
-              autoComplete="new-password"
-              value={confirm}
-              onChange={(e) => setConfirm(e.target.value)}
-            />
-          </Field>
+            mismatch={mismatch}
+            name="newPassword"
+          />
         </CardBody>
         <CardFooter>
           <span className="muted" role="status">

@@ -6,10 +6,10 @@ import { useState, type FormEvent } from 'react';
 import { Alert } from '@/components/ui/Alert';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
-import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 import { AuthResult } from './AuthResult';
+import { NewPasswordFields } from './NewPasswordFields';
 
 export function ResetPasswordForm({ token, email }: { token: string; email: string }) {
   const trpc = useTRPC();
@@ -73,31 +73,16 @@ export function ResetPasswordForm({ token, email }: { token: string; email: stri
         </div>
         {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
         <form className="form" onSubmit={onSubmit} noValidate>
-          {/* Lets password managers save the new password for the right account. */}
-          <input type="email" name="email" autoComplete="username" value={email} readOnly hidden />
-          <Field
-            label="New password"
+          <NewPasswordFields
+            email={email}
+            password={password}
+            confirm={confirm}
+            onPassword={setPassword}
+            onConfirm={setConfirm}
             error={error?.fields.password}
-            hint="At least 10 characters, mixing letters with digits or symbols."
-          >
-            <Input
-              type="password"
-              name="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              autoFocus
-            />
-          </Field>
-          <Field label="Confirm new password" error={mismatch ?? undefined}>
-            <Input
-              type="password"
-              name="confirmPassword"
-              autoComplete="new-password"
-              value={confirm}
-              onChange={(e) => setConfirm(e.target.value)}
-            />
-          </Field>
+            mismatch={mismatch}
+            autoFocus
+          />
           <Button type="submit" variant="primary" block loading={reset.isPending}>
             Set new password
           </Button>
