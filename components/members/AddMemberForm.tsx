@@ -89,7 +89,7 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
         <div className="form-row">
           <Field
             label="Email address"
-            error={canInvite ? 'No Promptloop account uses this email yet.' : error?.fields.email}
+            error={canInvite ? 'No account uses this email yet.' : error?.fields.email}
           >
             <Input
               type="email"
