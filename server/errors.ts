@@ -84,9 +84,17 @@ function boundedIssues(issues: unknown[]): unknown[] {
 
 // zod issues as API issues: dotted paths, one 'Unknown field.' per unrecognised key.
 // One issue per path and message: a value can fail several checks that say the same thing
-// (a 17-digit number is neither a safe integer nor under the maximum).
+// (a 17-digit number is neither a safe integer nor under the maximum). A value of the wrong type
+// is told only that: zod still runs the length checks on it (a string given for a list would also
+// be "Too big: expected string to have <=10 characters").
 export function zodIssues(error: z.ZodError): Issue[] {
-  const issues = error.issues.flatMap((issue) => {
+  const wrongType = new Set(
+    error.issues.filter((issue) => issue.code === 'invalid_type').map((issue) => issue.path.map(String).join('.')),
+  );
+  const relevant = error.issues.filter(
+    (issue) => issue.code === 'invalid_type' || !wrongType.has(issue.path.map(String).join('.')),
+  );
+  const issues = relevant.flatMap((issue) => {
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'Unknown field.' }));

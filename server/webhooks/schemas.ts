@@ -22,6 +22,7 @@ export const webhookLimits = {
 
 const webhookUrl = z
   .string()
+  .trim()
   .min(1)
   .max(webhookLimits.urlChars)
   .describe(

@@ -178,6 +178,22 @@ describe('webhooks: create, list, get', () => {
     expect(await auditOps(org.id)).toEqual(['webhook.create']);
   });
 
+  it('a url is stored trimmed; events given as one string are told only that a list is expected', async () => {
+    const { org, admin } = await newTeam();
+    const { webhook } = await create(admin, org.id, { ...body, url: `  ${publicUrl}\n` });
+    expect(webhook.url).toBe(publicUrl);
+    expect((await rowsOf(org.id)).webhooks[0].url).toBe(publicUrl);
+
+    const blank = await admin.call('POST', hooks(org.id), { body: { ...body, url: '   ' } });
+    expectError(blank, 400, 'invalid_request');
+    const single = await admin.call('POST', hooks(org.id), { body: { ...body, events: 'prompt.version.created' } });
+    expectError(single, 400, 'invalid_request');
+    expect(single.body.error.details.issues).toEqual([
+      { path: 'events', message: expect.stringMatching(/expected array/) },
+    ]);
+    expect((await rowsOf(org.id)).webhooks).toHaveLength(1);
+  });
+
   it('a host that does not resolve (yet) is accepted: only an address can be refused, and each delivery looks again', async () => {
     const { org, admin } = await newTeam();
     const url = 'https://no-such-host.invalid/hook';
