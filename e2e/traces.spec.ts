@@ -405,10 +405,7 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
   expect(names[names.indexOf('late parent') + 1]).toBe('early child');
 });
 
-test('members who are not admins see an explanation instead of key controls', async ({
-  adminPage: page,
-  signUpSecondUser,
-}) => {
+test('a viewer sees the ingestion keys but no key controls', async ({ adminPage: page, signUpSecondUser }) => {
   const teammate = await signUpSecondUser('reader');
   const organizationId = await createOrganization(page, uniqueName('Readers'));
   await page.goto(`/organizations/${organizationId}/members`);
@@ -419,12 +416,12 @@ test('members who are not admins see an explanation instead of key controls', as
   await expect(form.getByText('now has access')).toBeVisible();
 
   await teammate.page.goto(`/organizations/${organizationId}/ingestion-keys`);
-  await expect(teammate.page.getByText('Only admins manage ingestion keys')).toBeVisible();
+  await expect(teammate.page.getByText('An editor or an admin creates a key')).toBeVisible();
   await expect(teammate.page.getByRole('button', { name: 'New ingestion key' })).toHaveCount(0);
   await shoot(teammate.page, '24-ingestion-keys-viewer');
   await teammate.page.goto(`/organizations/${organizationId}/traces`);
   await expect(teammate.page.getByText('No traces yet')).toBeVisible();
-  await expect(teammate.page.getByText('Ask an admin for an ingestion key')).toBeVisible();
+  await expect(teammate.page.getByText('Ask an editor or an admin for an ingestion key')).toBeVisible();
   await expect(teammate.page.getByRole('link', { name: 'About ingestion keys' })).toBeVisible();
   await shoot(teammate.page, '25-traces-empty');
 });

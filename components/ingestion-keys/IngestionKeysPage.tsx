@@ -17,7 +17,15 @@ import { NewKeySecret } from './NewKeySecret';
 
 import type { CreatedIngestionKey as Created, IngestionKey } from '@/server/keys/schemas';
 
-function KeysTable({ organizationId, onCreate }: { organizationId: string; onCreate: () => void }) {
+function KeysTable({
+  organizationId,
+  onCreate,
+  canManage,
+}: {
+  organizationId: string;
+  onCreate: () => void;
+  canManage: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<IngestionKey | null>(null);
@@ -47,11 +55,17 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
       <EmptyState
         icon={<KeyIcon size={20} />}
         title="No ingestion keys yet"
-        description="Create a key for each application and environment that sends traces."
+        description={
+          canManage
+            ? 'Create a key for each application and environment that sends traces.'
+            : 'An editor or an admin creates a key for each application and environment that sends traces.'
+        }
         action={
-          <Button variant="primary" icon={<PlusIcon size={14} />} onClick={onCreate}>
-            New ingestion key
-          </Button>
+          canManage ? (
+            <Button variant="primary" icon={<PlusIcon size={14} />} onClick={onCreate}>
+              New ingestion key
+            </Button>
+          ) : undefined
         }
       />
     );
@@ -66,7 +80,7 @@ function KeysTable({ organizationId, onCreate }: { organizationId: string; onCre
           { header: 'Application', cell: (key) => key.application },
           { header: 'Environment', cell: (key) => key.environment },
         ]}
-        onRevoke={(key) => (revoke.reset(), setRevoking(key))}
+        onRevoke={canManage ? (key) => (revoke.reset(), setRevoking(key)) : undefined}
       />
       <LoadMore query={list} />
       <ConfirmDialog
@@ -93,18 +107,21 @@ export function IngestionKeysPage({ organizationId }: { organizationId: string }
     <AdminCredentialsPage<Created>
       organizationId={organizationId}
       permission="ingestionKeys.manage"
+      readPermission="ingestionKeys.read"
       title="Ingestion keys"
       description="Applications send traces with these keys. Each key belongs to one application and environment."
       newLabel="New ingestion key"
       readOnlyMessage="This organization is scheduled for deletion: new keys cannot be created."
       listTitle="Keys"
       listDescription="Only a digest of each key is stored. Revoked keys stop working at once."
-      list={(org, onCreate) => <KeysTable organizationId={org.id} onCreate={onCreate} />}
+      list={(org, onCreate, canManage) => (
+        <KeysTable organizationId={org.id} onCreate={onCreate} canManage={canManage} />
+      )}
       forNonAdmins={(org) => (
         <EmptyState
           icon={<LockIcon size={20} />}
-          title="Only admins manage ingestion keys"
-          description="Keys are credentials for sending traces, so only admins of this organization can see, create or revoke them. Ask an admin for a key; you can still explore the traces it sends."
+          title="Ingestion keys are not available to you"
+          description="Ask an editor or an admin of this organization for a key; you can still explore the traces it sends."
           action={<ButtonLink href={`/organizations/${org.id}/traces`}>Open traces</ButtonLink>}
         />
       )}

@@ -87,10 +87,7 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
           </Alert>
         ) : null}
         <div className="form-row">
-          <Field
-            label="Email address"
-            error={canInvite ? 'No account uses this email yet.' : error?.fields.email}
-          >
+          <Field label="Email address" error={canInvite ? 'No account uses this email yet.' : error?.fields.email}>
             <Input
               type="email"
               name="email"

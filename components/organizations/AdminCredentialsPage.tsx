@@ -27,15 +27,17 @@ export type CreateDialogProps<Created> = {
  */
 export function AdminCredentialsPage<Created>(props: {
   organizationId: string;
-  // What managing these credentials needs (admin for all of them today).
+  // What managing these credentials needs (admin for service accounts and webhooks, editor for
+  // ingestion keys), and what seeing the list needs when that is less (ingestion keys: any member).
   permission: 'ingestionKeys.manage' | 'serviceAccounts.manage' | 'webhooks.manage';
+  readPermission?: 'ingestionKeys.read';
   title: string;
   description: string;
   newLabel: string;
   readOnlyMessage: string;
   listTitle: string;
   listDescription: string;
-  list: (organization: Organization, onCreate: () => void) => ReactNode;
+  list: (organization: Organization, onCreate: () => void, canManage: boolean) => ReactNode;
   forNonAdmins: (organization: Organization) => ReactNode;
   reveal: (created: Created, onDone: () => void) => ReactNode;
   createDialog: (dialog: CreateDialogProps<Created>) => ReactNode;
@@ -46,6 +48,7 @@ export function AdminCredentialsPage<Created>(props: {
     <OrganizationGate organizationId={props.organizationId}>
       {(org) => {
         const isAdmin = can(org.role, props.permission);
+        const canRead = isAdmin || (props.readPermission !== undefined && can(org.role, props.readPermission));
         return (
           <div className="page">
             <OrganizationPageHeader
@@ -67,10 +70,10 @@ export function AdminCredentialsPage<Created>(props: {
             />
             {org.readOnly && isAdmin ? <Alert tone="warning">{props.readOnlyMessage}</Alert> : null}
             {created !== null ? props.reveal(created, () => setCreated(null)) : null}
-            {isAdmin ? (
+            {canRead ? (
               <Card flush>
                 <CardHeader title={props.listTitle} description={props.listDescription} />
-                <div style={{ marginTop: 16 }}>{props.list(org, () => setCreating(true))}</div>
+                <div style={{ marginTop: 16 }}>{props.list(org, () => setCreating(true), isAdmin)}</div>
               </Card>
             ) : (
               <Card>{props.forNonAdmins(org)}</Card>

@@ -32,13 +32,13 @@ import { RelativeTime } from '@/components/ui/RelativeTime';
 
 type TraceTableProps = {
   organizationId: string;
-  isAdmin: boolean;
+  canManageKeys: boolean;
   filters: TraceFilters;
   anchor: number;
   onClear: () => void;
 };
 
-function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: TraceTableProps) {
+function TraceTable({ organizationId, canManageKeys, filters, anchor, onClear }: TraceTableProps) {
   const trpc = useTRPC();
   const router = useRouter();
   const input = useMemo(
@@ -64,14 +64,14 @@ function TraceTable({ organizationId, isAdmin, filters, anchor, onClear }: Trace
       <EmptyState
         icon={<ActivityIcon size={20} />}
         title="No traces yet"
-        description={`${isAdmin ? 'Create an ingestion key' : 'Ask an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
+        description={`${canManageKeys ? 'Create an ingestion key' : 'Ask an editor or an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
         action={
           <ButtonLink
             href={`/organizations/${organizationId}/ingestion-keys`}
-            variant={isAdmin ? 'primary' : 'secondary'}
+            variant={canManageKeys ? 'primary' : 'secondary'}
             icon={<KeyIcon size={14} />}
           >
-            {isAdmin ? 'Set up an ingestion key' : 'About ingestion keys'}
+            {canManageKeys ? 'Set up an ingestion key' : 'About ingestion keys'}
           </ButtonLink>
         }
       />
@@ -204,7 +204,7 @@ export function TraceListPage({
             <TraceFilterBar filters={filters} onChange={apply} />
             <TraceTable
               organizationId={org.id}
-              isAdmin={can(org.role, 'ingestionKeys.manage')}
+              canManageKeys={can(org.role, 'ingestionKeys.manage')}
               filters={filters}
               anchor={anchor}
               onClear={clear}

@@ -23,7 +23,11 @@ export const permissions = {
   // API.md "Safe releases": the release policy is admin-only to write, and so is an override.
   'prompts.releasePolicy': 'admin',
   'playground.run': 'editor',
-  'ingestionKeys.manage': 'admin',
+  // API.md marks ingestion keys neither admin-only nor read-only: like retrieval keys, any member
+  // lists them and editors create and revoke them (the spec's only admin-only operations are rename,
+  // deletion link and checkout).
+  'ingestionKeys.read': 'viewer',
+  'ingestionKeys.manage': 'editor',
   'serviceAccounts.manage': 'admin',
   'webhooks.manage': 'admin',
   'traces.read': 'viewer',

@@ -63,7 +63,7 @@ export async function listIngestionKeys(
   ctx: ServiceContext,
   { organizationId, ...page }: OperationInput<'list_ingestion_keys'>,
 ): Promise<Page<IngestionKey>> {
-  await authorize(ctx, organizationId, 'ingestionKeys.manage');
+  await authorize(ctx, organizationId, 'ingestionKeys.read');
   const conditions = [eq(ingestionKeys.organizationId, organizationId)];
   // Ids sort by creation time, so the id alone is the keyset for "newest first".
   if (page.cursor) conditions.push(lt(ingestionKeys.id, idCursor(page.cursor, 'ikey')));

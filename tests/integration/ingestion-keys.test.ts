@@ -89,22 +89,28 @@ describe('ingestion keys: create', () => {
     expect(await auditOps(org.id)).toEqual([]);
   });
 
-  it('editors and viewers → 403 admin_required for create, list and revoke; nothing changes', async () => {
+  it('viewers list (no secret) but get 403 forbidden for create and revoke; editors create and revoke', async () => {
     const { org, admin, editor, viewer } = await newTeam();
     const existing = (await create(admin, org.id)).body.key;
-    for (const user of [editor, viewer]) {
-      expectError(await create(user, org.id), 403, 'admin_required');
-      expectError(await user.call('GET', `/organizations/${org.id}/ingestion-keys`), 403, 'admin_required');
-      expectError(
-        await user.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`),
-        403,
-        'admin_required',
-      );
-    }
-    const rows = await keyRows(org.id);
-    expect(rows).toHaveLength(1);
-    expect(rows[0].revokedAt).toBeNull();
+    expectError(await create(viewer, org.id), 403, 'forbidden');
+    expectError(
+      await viewer.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`),
+      403,
+      'forbidden',
+    );
+    const listed = await viewer.call('GET', `/organizations/${org.id}/ingestion-keys`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toEqual([existing]);
+    expect((await keyRows(org.id))[0].revokedAt).toBeNull();
     expect(await auditOps(org.id)).toEqual(['ingestionKey.create']);
+
+    const byEditor = await create(editor, org.id, { ...body, name: 'editor key' });
+    expect(byEditor.status).toBe(201);
+    expect(byEditor.body.secret).toMatch(/^plt_/);
+    const revoked = await editor.call('DELETE', `/organizations/${org.id}/ingestion-keys/${existing.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).not.toBeNull();
+    expect(await auditOps(org.id)).toEqual(['ingestionKey.create', 'ingestionKey.create', 'ingestionKey.revoke']);
   });
 
   it('another organization’s admin gets 404 for every operation', async () => {
@@ -244,7 +250,7 @@ describe('ingestion keys: list and revoke', () => {
 });
 
 describe('ingestion keys over tRPC (dashboard)', () => {
-  it('an admin creates, lists and revokes; a viewer is refused', async () => {
+  it('an admin creates, lists and revokes; a viewer may not create', async () => {
     const { org, admin, viewer } = await newTeam();
     const asAdmin = createCaller(
       await createTrpcContext({ actor: { userId: admin.id, clientId: 'dashboard', human: true } }),
@@ -261,7 +267,7 @@ describe('ingestion keys over tRPC (dashboard)', () => {
       await createTrpcContext({ actor: { userId: viewer.id, clientId: 'dashboard', human: true } }),
     );
     await expect(asViewer.ingestionKeys.create({ organizationId: org.id, ...body })).rejects.toMatchObject({
-      cause: { code: 'admin_required' },
+      cause: { code: 'forbidden' },
     });
     const audit = await (
       await getDb()
