@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from './command';
 import { resolveOrganization, type Context } from './context';
 import { CliError, exitCodes } from './exit';
-import { shownPath, writeFileAtomically } from './files';
+import { assertWritable, shownPath, writeFileAtomically } from './files';
 
 // `promptloop export`: the lossless bundle (API.md "Moving prompts in and out") of some prompts or
 // of the whole organization, as ONE file: the organization's pages (GET …/export?cursor=) are
@@ -75,6 +75,8 @@ export const exportCommand: Command = {
     const f = parsed.flags;
     const organizationId = await resolveOrganization(ctx, f.org);
     const promptIds = (f.prompt as string[] | undefined) ?? [];
+    // A path that cannot be written is said before the whole organization is downloaded.
+    if (typeof f.out === 'string') assertWritable(path.resolve(f.out));
     const bundles: Bundle[] = [];
     if (promptIds.length)
       for (const promptId of promptIds) {

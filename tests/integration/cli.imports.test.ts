@@ -159,6 +159,22 @@ describe('promptloop export', () => {
     expect(bundle.prompts.map((p: { name: string }) => p.name).sort()).toEqual(names);
     expect(Object.keys(bundle).sort()).toEqual(['exportedAt', 'format', 'formatVersion', 'prompts']);
   });
+
+  it('a path it cannot write is a usage error (exit 2) named before anything is downloaded', async () => {
+    const org = await newOrganization(user);
+    await createPrompt(user, org.id, 'Unwritten');
+    const before = app.requests.length;
+    const blocker = path.join(scratch, 'a-file');
+    writeFileSync(blocker, 'not a directory');
+    for (const out of [path.join(blocker, 'bundle.json'), scratch]) {
+      const result = await cli(['export', '--org', org.id, '--out', out]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^Cannot write .+ \((ENOTDIR|EEXIST|EISDIR)\)\./m);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const exports = app.requests.slice(before).filter((r) => r.path.includes('/export'));
+    expect(exports).toHaveLength(0);
+  });
 });
 
 describe('promptloop import', () => {
