@@ -4,7 +4,7 @@
 import type { Evaluation, EvalResult, Label, LabelHistoryItem } from '@/components/evals/types';
 import { percent } from '@/components/evals/types';
 import { labelPattern, splitLimits } from '@/server/prompts/schemas';
-import { releasePolicyLimits, type ReleasePolicy } from '@/server/releases/schemas';
+import { pendingReviewReason, releasePolicyLimits, type ReleasePolicy } from '@/server/releases/schemas';
 
 export type SplitEntry = { versionId: string; weight: number };
 export type NumberOf = (versionId: string) => number | undefined;
@@ -160,9 +160,11 @@ export function checkEvaluation(input: {
     reasons.push(
       `It compared against ${evaluation.productionVersion ? `v${evaluation.productionVersion}` : 'another version'}, not the version ${serving === 'it' ? `“${label}”` : serving} serves now: run a new comparison.`,
     );
-  const pendingReview = evaluation.candidate.pendingReviewCases + (evaluation.production?.pendingReviewCases ?? 0);
-  if (pendingReview > 0)
-    reasons.push(`${pendingReview} ${pendingReview === 1 ? 'case is' : 'cases are'} still pending review.`);
+  const pendingReview = pendingReviewReason(
+    evaluation.candidate.pendingReviewCases,
+    evaluation.production?.pendingReviewCases ?? 0,
+  );
+  if (pendingReview) reasons.push(pendingReview);
   const production = evaluation.production?.passRate;
   if (production !== undefined && evaluation.candidate.passRate < production - policy.maxPassRateDrop - passRateEpsilon)
     reasons.push(

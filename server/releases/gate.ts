@@ -4,7 +4,7 @@ import type { DbContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import { toEvaluation, type EvaluationRow } from '../evals/serialize';
-import type { PromotionBlockedDetails, ReleasePolicy } from './schemas';
+import { pendingReviewReason, type PromotionBlockedDetails, type ReleasePolicy } from './schemas';
 
 // The promotion gate (API.md "Safe releases"): what a move of a protected label to a version it
 // never pointed at must prove. Called by moveLabel inside the move's transaction, after the label's
@@ -111,9 +111,11 @@ export async function enforceGate(
     reasons.push(
       `The evaluation compared against another version than the one "${baselineLabel}" points at now; run a new comparison.`,
     );
-  const pendingReview = view.candidate.pendingReviewCases + (view.production?.pendingReviewCases ?? 0);
-  if (pendingReview > 0)
-    reasons.push(`${pendingReview} case${pendingReview === 1 ? ' is' : 's are'} still pending review.`);
+  const pendingReview = pendingReviewReason(
+    view.candidate.pendingReviewCases,
+    view.production?.pendingReviewCases ?? 0,
+  );
+  if (pendingReview) reasons.push(pendingReview);
   if (
     details.productionPassRate !== null &&
     details.candidatePassRate < details.productionPassRate - policy.maxPassRateDrop - passRateEpsilon

@@ -100,3 +100,15 @@ export const splitStatsSchema = z.object({
   versions: z.array(splitVersionStats),
 });
 export type SplitStats = z.infer<typeof splitStatsSchema>;
+
+// The gate's reason while results await review, shared with the dashboard's own reading of the
+// gate (components/releases/rules.ts). It counts results: a case pending on both sides is two.
+export function pendingReviewReason(candidate: number, production: number): string | null {
+  const total = candidate + production;
+  if (total === 0) return null;
+  const sides = [
+    candidate ? `${candidate} of the candidate` : null,
+    production ? `${production} of production` : null,
+  ].filter(Boolean);
+  return `${total} ${total === 1 ? 'result is' : 'results are'} still pending review (${sides.join(', ')}).`;
+}

@@ -201,7 +201,7 @@ describe('the gate refuses', () => {
     expectBlocked(
       await f.move('production', { versionId: f.v2.id, evaluationId: e2.id }),
       { evaluationId: e2.id, regressions: [] },
-      [/8 cases are still pending review/],
+      [/8 results are still pending review \(4 of the candidate, 4 of production\)/],
     );
     const evalPath = `/organizations/${f.org.id}/evals/${e2.id}`;
     const results = async (side: string) =>
@@ -216,7 +216,7 @@ describe('the gate refuses', () => {
     expectBlocked(
       await f.move('production', { versionId: f.v2.id, evaluationId: e2.id }),
       { candidatePassRate: 1, productionPassRate: 0 },
-      [/4 cases are still pending review/],
+      [/4 results are still pending review \(4 of production\)/],
     );
     await review('production');
     const moved = await f.move('production', { versionId: f.v2.id, evaluationId: e2.id });

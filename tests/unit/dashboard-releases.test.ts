@@ -104,7 +104,7 @@ describe('the release gate as the dashboard forecasts it', () => {
       regressions: ['case_1', 'case_2'],
     });
     expect(verdict.reasons.join('\n')).toMatch(/compared against v3/);
-    expect(verdict.reasons.join('\n')).toMatch(/1 case is still pending review/);
+    expect(verdict.reasons.join('\n')).toMatch(/1 result is still pending review/);
     expect(verdict.reasons.join('\n')).toMatch(/\(50%\) is more than 0% below production’s \(100%\)/);
     expect(verdict.reasons.join('\n')).toMatch(/2 cases regressed/);
     // Within the allowed drop (50 points) and regressions (2), against the current version: accepted.
