@@ -7,6 +7,7 @@ import { resolveScoringPolicy } from '../prompts/scoring';
 import { releasePolicyInput, type ReleasePolicy } from '../releases/schemas';
 import {
   draftContentInput,
+  labelLimits,
   labelPattern,
   setScoringInput,
   splitIssues,
@@ -136,6 +137,11 @@ class Validation {
   private labels(prompt: MappedPrompt, numbers: Set<number>): ValidPrompt['labels'] {
     const valid: ValidPrompt['labels'] = [];
     const seen = new Set<string>();
+    if (prompt.labels.length > labelLimits.perPrompt)
+      this.problem(
+        prompt.labels[labelLimits.perPrompt].path,
+        `A prompt holds at most ${labelLimits.perPrompt} labels; this one has ${prompt.labels.length}.`,
+      );
     prompt.labels.forEach((label) => {
       if (!labelPattern.test(label.label))
         return this.problem(

@@ -273,7 +273,11 @@ export const labelItemSchema = z.object({
 });
 export type LabelItem = z.infer<typeof labelItemSchema>;
 export type LabelSplitItem = z.infer<typeof labelSplitItemSchema>;
-export const labelListSchema = z.object({ items: z.array(labelItemSchema) });
+// A prompt's labels are listed (and embedded in the prompt) whole, so their number is bounded.
+export const labelLimits = { perPrompt: 100 } as const;
+export const labelListSchema = z.object({
+  items: z.array(labelItemSchema).describe(`Every label of the prompt: at most ${labelLimits.perPrompt}.`),
+});
 
 export const splitLimits = { minVersions: 2, maxVersions: 4, totalWeight: 100 } as const;
 const splitEntryInput = z.strictObject({

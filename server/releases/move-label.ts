@@ -16,7 +16,7 @@ import {
   productionLabel,
   type CurrentLabel,
 } from '../prompts/labels';
-import type { LabelItem, SplitEntry } from '../prompts/schemas';
+import { labelLimits, type LabelItem, type SplitEntry } from '../prompts/schemas';
 import { changesRetrieval } from '../standby';
 import { enforceGate, loadMoveEvaluation } from './gate';
 import { loadReleasePolicy } from './policy';
@@ -138,6 +138,23 @@ async function insertSplit(
   );
 }
 
+// A new label needs room: a prompt holds at most labelLimits.perPrompt (its label list is never
+// paged). New labels of one prompt are counted one transaction at a time (an advisory lock on the
+// prompt), so concurrent creators cannot pass the limit together; moves of existing labels never wait.
+async function assertRoomForLabel(ctx: ServiceContext, promptId: string, label: string): Promise<void> {
+  await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`prompt-labels:${promptId}`}, 0))`);
+  const [{ labels }] = await ctx.db
+    .select({ labels: sql<number>`count(*)::int` })
+    .from(promptLabels)
+    .where(eq(promptLabels.promptId, promptId));
+  if (labels >= labelLimits.perPrompt)
+    throw new AppError(
+      'invalid_state',
+      `A prompt holds at most ${labelLimits.perPrompt} labels; remove one before adding "${label}".`,
+      { state: 'label_limit', limit: labelLimits.perPrompt },
+    );
+}
+
 /**
  * Points a label at one version of this prompt, or splits its traffic between 2–4 versions (a move,
  * or a rollback when it goes back), creating the label on first use. Concurrent moves of one label
@@ -211,6 +228,7 @@ export async function moveLabel(
     // then locks the row that one made. A protected label that points at nothing is gated too
     // (against production), else removing and re-creating it would bypass the policy.
     await checkMove(null);
+    await assertRoomForLabel(ctx, prompt.id, label);
     const [created] = await db
       .insert(promptLabels)
       .values({

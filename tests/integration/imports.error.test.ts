@@ -226,6 +226,20 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
     expect(items[2].message).toBe('Label "canary" points at version 9, which is not imported.');
   });
 
+  it('labels: at most 100 per prompt', async () => {
+    const { org, editor } = await newTeam();
+    const labels = Array.from({ length: 101 }, (_, i) => ({ label: `l-${i}`, version: 1 }));
+    const items = await refused(editor, org.id, bundle([bundlePrompt('A', { labels })]));
+    expect(items).toEqual([
+      { path: '/prompts/0/labels/100', message: 'A prompt holds at most 100 labels; this one has 101.' },
+    ]);
+    const fits = await importBundle(editor, org.id, {
+      document: bundle([bundlePrompt('B', { labels: labels.slice(0, 100) })]),
+    });
+    expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+    expect(fits.body.prompts[0].labels).toBe(100);
+  });
+
   it('scoring: as set scoring takes it', async () => {
     const { org, editor } = await newTeam();
     const items = await refused(
@@ -305,7 +319,7 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
     ]);
   });
 
-  it('bounds: at most 1,000 prompts per document; versions and labels only by the body size, as saving and moving', async () => {
+  it('bounds: at most 1,000 prompts per document; versions only by the body size, as saving; labels 100, as moving', async () => {
     const { org, editor } = await newTeam();
     const setup = (name: string) => ({ name, versions: [] });
     const tooMany = { ...bundle([]), prompts: Array.from({ length: 1001 }, (_, i) => setup(`p${i}`)) };
@@ -318,10 +332,10 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
       content: storedContent('x'),
       createdAt: null,
     }));
-    const labels = Array.from({ length: 101 }, (_, i) => ({ label: `l${i}`, version: 1 }));
+    const labels = Array.from({ length: 100 }, (_, i) => ({ label: `l${i}`, version: 1 }));
     const many = await importBundle(editor, org.id, { document: bundle([bundlePrompt('A', { versions, labels })]) });
     expect(many.status, JSON.stringify(many.body)).toBe(201);
-    expect(many.body.prompts[0]).toMatchObject({ versions: 1001, labels: 101 });
+    expect(many.body.prompts[0]).toMatchObject({ versions: 1001, labels: 100 });
     // Exactly 1,000 prompts is fine.
     const most = await importBundle(editor, org.id, {
       document: { ...bundle([]), prompts: tooMany.prompts.slice(0, 1000) },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { promptLabelHistory } from '@/db/schema';
+import { promptLabelHistory, promptLabels } from '@/db/schema';
 import { newId } from '@/server/ids';
 import { newOrganization, newTeam, newUser } from '../helpers/api';
 import { createPrompt, insertEvaluation, promptWithVersions } from '../helpers/prompts';
@@ -34,6 +34,57 @@ describe('label errors', () => {
     expect((await admin.call('PUT', `${base}/labels/7`, { body: { versionId: ids[0] } })).status).toBe(200);
     expectError(await admin.call('GET', `${base}/label-history`, { query: 'label=Bad' }), 400, 'invalid_request');
     expect(await historyCount(prompt.id)).toBe(4);
+  });
+
+  it('a prompt holds at most 100 labels: the 101st is 409 invalid_state label_limit, existing ones still move', async () => {
+    const { org, admin } = await newTeam();
+    const { base, ids, prompt } = await promptWithVersions(admin, org.id, 2);
+    const db = await getDb();
+    // Two labels exist (production, staging); the rest straight into the table, then over HTTP.
+    await db.insert(promptLabels).values(
+      Array.from({ length: 97 }, (_, i) => ({
+        organizationId: org.id,
+        promptId: prompt.id,
+        label: `bulk-${i}`,
+        versionId: ids[0],
+        updatedBy: admin.id,
+      })),
+    );
+    expect((await admin.call('PUT', `${base}/labels/the-100th`, { body: { versionId: ids[0] } })).status).toBe(200);
+    const history = await historyCount(prompt.id);
+    const over = await admin.call('PUT', `${base}/labels/the-101st`, { body: { versionId: ids[0] } });
+    expectError(over, 409, 'invalid_state');
+    expect(over.body.error.details).toMatchObject({ state: 'label_limit', limit: 100 });
+    expect((await admin.call('GET', `${base}/labels`)).body.items).toHaveLength(100);
+    expect(await historyCount(prompt.id)).toBe(history);
+    // Moving a label that exists needs no room; removing one makes room.
+    expect((await admin.call('PUT', `${base}/labels/bulk-0`, { body: { versionId: ids[1] } })).status).toBe(200);
+    expect((await admin.call('DELETE', `${base}/labels/bulk-1`)).status).toBe(204);
+    expect((await admin.call('PUT', `${base}/labels/the-101st`, { body: { versionId: ids[0] } })).status).toBe(200);
+  });
+
+  it('concurrent new labels cannot pass the limit together', async () => {
+    const { org, admin } = await newTeam();
+    const { base, ids, prompt } = await promptWithVersions(admin, org.id, 1);
+    const db = await getDb();
+    const existing = (await db.select().from(promptLabels).where(eq(promptLabels.promptId, prompt.id))).length;
+    await db.insert(promptLabels).values(
+      Array.from({ length: 98 - existing }, (_, i) => ({
+        organizationId: org.id,
+        promptId: prompt.id,
+        label: `bulk-${i}`,
+        versionId: ids[0],
+        updatedBy: admin.id,
+      })),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        admin.call('PUT', `${base}/labels/race-${i}`, { body: { versionId: ids[0] } }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(4);
+    expect((await db.select().from(promptLabels).where(eq(promptLabels.promptId, prompt.id))).length).toBe(100);
   });
 
   it('bodies and queries are strict', async () => {
