@@ -126,7 +126,7 @@ class LangfuseClient {
         );
       items.push(...(body.data as T[]));
       const pages = Math.max(1, body.meta.totalPages);
-      this.options.progress(`Langfuse: ${label} page ${page} of ${pages} (${plural(items.length, 'item')})…`);
+      this.options.progress(`Langfuse: ${label} page ${page} of ${pages} (${plural(items.length, 'item')} so far)…`);
       if (page >= pages || body.data.length === 0) return items;
     }
   }
