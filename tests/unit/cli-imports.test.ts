@@ -328,7 +328,7 @@ describe('reading Langfuse', () => {
     expect(paths).toContain('200 /api/public/v2/prompts/support%2Ftriage?version=1');
     expect(langfuse.requests.filter((r) => r.status === 429)).toHaveLength(2);
     expect(progress.some((line) => /HTTP 429; retrying/.test(line))).toBe(true);
-    expect(progress).toContain('Langfuse: prompts page 2 of 2 (3 items)…');
+    expect(progress).toContain('Langfuse: prompts page 2 of 2 (3 items so far)…');
   });
 
   it('reads mapped datasets page by page into the object form', async () => {
