@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { emailTokens, users } from '@/db/schema';
-import { getDb } from '@/db/client';
-import type { ServiceContext } from '../context';
+import { withTransaction, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { hitLimit, limitKeys, limits, refundHit, tooManyAttempts } from '../credentials/attempts';
 import { hashPassword, passwordProblem, verifyPassword } from '../credentials/passwords';
@@ -38,8 +37,10 @@ function passwordIssue(path: string, message: string): AppError {
 }
 
 // Needs the current password. A wrong one counts against the address exactly like a failed sign-in
-// (one counter: a borrowed session cannot guess faster than the sign-in form). The change ends every
-// dashboard session of the account, this one included: the page signs in again with the new password.
+// (one counter: a borrowed session cannot guess faster than the sign-in form), so the counter is hit
+// on the root handle before the change's own transaction: a refusal stays counted. The change ends
+// every dashboard session of the account, this one included: the page signs in again with the new
+// password. Called outside an edge transaction (the tRPC procedure opens none).
 export async function changePassword(
   ctx: ServiceContext,
   input: { currentPassword: string; newPassword: string },
@@ -52,32 +53,34 @@ export async function changePassword(
     );
   const problem = passwordProblem(input.newPassword, row.email);
   if (problem) throw passwordIssue('newPassword', problem);
-  const counters = await getDb();
   const key = limitKeys.signInEmail(row.email);
-  const hit = await hitLimit(counters, key, limits.signInFailuresPerEmail);
+  const hit = await hitLimit(ctx.db, key, limits.signInFailuresPerEmail);
   if (!hit.allowed) throw tooManyAttempts(hit.retryAfterSeconds);
   const check = await verifyPassword(input.currentPassword, row.passwordHash);
   if (!check.valid) throw passwordIssue('currentPassword', 'This is not your current password.');
-  await refundHit(counters, key, hit);
+  await refundHit(ctx.db, key, hit);
   if (input.newPassword === input.currentPassword)
     throw passwordIssue('newPassword', 'Choose a password other than the current one.');
   const passwordHash = await hashPassword(input.newPassword);
-  // Only if nothing changed the password meanwhile (a reset, another tab): never overwrite a newer one.
-  const [changed] = await ctx.db
-    .update(users)
-    .set({ passwordHash, sessionsValidAfter: new Date() })
-    .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)))
-    .returning({ id: users.id });
-  if (!changed) throw passwordIssue('currentPassword', 'Your password changed meanwhile. Enter the new one.');
-  // Reset links asked for before the change have nothing left to do.
-  await ctx.db
-    .delete(emailTokens)
-    .where(and(eq(emailTokens.userId, row.id), eq(emailTokens.purpose, 'reset_password')));
-  await recordAudit(ctx, {
-    organizationId: null,
-    operation: 'account.changePassword',
-    targetType: 'user',
-    targetId: row.id,
+  const email = row.email;
+  const verifiedHash = row.passwordHash;
+  return withTransaction(ctx, async (txCtx) => {
+    const tx = txCtx.db;
+    // Only if nothing changed the password meanwhile (a reset, another tab): never overwrite a newer one.
+    const [changed] = await tx
+      .update(users)
+      .set({ passwordHash, sessionsValidAfter: new Date() })
+      .where(and(eq(users.id, row.id), eq(users.passwordHash, verifiedHash)))
+      .returning({ id: users.id });
+    if (!changed) throw passwordIssue('currentPassword', 'Your password changed meanwhile. Enter the new one.');
+    // Reset links asked for before the change have nothing left to do.
+    await tx.delete(emailTokens).where(and(eq(emailTokens.userId, row.id), eq(emailTokens.purpose, 'reset_password')));
+    await recordAudit(txCtx, {
+      organizationId: null,
+      operation: 'account.changePassword',
+      targetType: 'user',
+      targetId: row.id,
+    });
+    return { email };
   });
-  return { email: row.email };
 }

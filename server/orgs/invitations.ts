@@ -1,6 +1,5 @@
 import { and, asc, count, eq, gt } from 'drizzle-orm';
 import { invitations, memberships, organizations, users } from '@/db/schema';
-import { getDb } from '@/db/client';
 import { onCommit, type DbContext, type ServiceContext } from '../context';
 import { AppError } from '../errors';
 import { newId } from '../ids';
@@ -77,12 +76,13 @@ export async function inviteMember(
 ): Promise<Invitation> {
   const { db } = ctx;
   const email = input.email.trim().toLowerCase();
-  // The organization row is locked so the open-invitation count holds under concurrent invites.
+  // The organization row is locked so the open-invitation count holds under concurrent invites
+  // (NO KEY UPDATE: rows that reference the organization are still written meanwhile).
   await db
     .select({ id: organizations.id })
     .from(organizations)
     .where(eq(organizations.id, input.organizationId))
-    .for('update');
+    .for('no key update');
   const membership = await authorize(ctx, input.organizationId, 'members.manage');
   const [member] = await db
     .select({ userId: memberships.userId })
@@ -105,9 +105,9 @@ export async function inviteMember(
       `This organization has ${invitationLimits.open} open invitations. Revoke some before inviting more.`,
       { state: 'too_many_invitations' },
     );
-  // Counted on the root handle, so refused attempts stay counted.
+  // Counted in this transaction: only invitations that are sent count (a refusal rolls back its hit).
   const sent = await hitLimit(
-    await getDb(),
+    db,
     limitKeys.inviteOrganization(input.organizationId),
     limits.invitationsPerOrganization,
   );

@@ -49,7 +49,9 @@ export const accountProcedures = {
   // The account page's settings: display name and password.
   settings: protectedProcedure.query(({ ctx }) => getAccountSettings(ctx)),
   setName: protectedProcedure.input(setNameInput).mutation(({ ctx, input }) => setAccountName(ctx, input)),
+  // Outside the edge transaction: a wrong current password must stay counted (the service opens its own).
   changePassword: protectedProcedure
+    .meta({ transaction: false })
     .input(changePasswordInput)
     .mutation(({ ctx, input }) => changePassword(ctx, input)),
 };
