@@ -422,8 +422,8 @@ export const semanticRules: { operationId: RegExp; path: RegExp; rule: string }[
   },
   {
     operationId: /^update_draft$/,
-    path: /^content\.(outputSchema|modelRouteId|modelId|customMetrics\.\d+\.(value|name))$/,
-    rule: 'JSON Schema text, a configured model route and its model, a metric value that fits its type, unique metric names',
+    path: /^content\.(outputSchema|modelRouteId|modelId|customMetrics\.\d+\.(value|name)|tools\.\d+\.name)$/,
+    rule: 'JSON Schema text, a configured model route and its model, a metric value that fits its type, unique metric and tool names',
   },
   {
     operationId: /^move_label$/,
