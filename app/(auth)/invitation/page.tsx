@@ -1,13 +1,12 @@
 import type { Metadata } from 'next';
-import { eq } from 'drizzle-orm';
 import { AuthResult } from '@/components/auth/AuthResult';
 import { AcceptInvitation } from '@/components/members/AcceptInvitation';
 import { ButtonLink } from '@/components/ui/Button';
 import { getDb } from '@/db/client';
-import { users } from '@/db/schema';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { isAppError } from '@/server/errors';
 import { checkInvitation } from '@/server/orgs/invitations';
+import { getAccountSettings } from '@/server/account/settings';
 
 export const metadata: Metadata = { title: 'Join an organization' };
 export const dynamic = 'force-dynamic';
@@ -43,14 +42,14 @@ export default async function InvitationPage({
   }
   const here = `/invitation?token=${encodeURIComponent(token)}`;
   const actor = await getSessionActor();
-  const [user] = actor ? await db.select({ email: users.email }).from(users).where(eq(users.id, actor.userId)) : [];
+  const signedIn = actor ? await getAccountSettings({ db, actor }) : null;
   return (
     <AcceptInvitation
       token={token}
       organization={invitation.organization}
       email={invitation.email}
       role={invitation.role}
-      signedInAs={user ? (user.email ?? '') : null}
+      signedInAs={signedIn ? (signedIn.email ?? '') : null}
       signUpHref={`/sign-up?${new URLSearchParams({ email: invitation.email, callbackUrl: here })}`}
       signInHref={`/sign-in?${new URLSearchParams({ email: invitation.email, callbackUrl: here })}`}
     />
