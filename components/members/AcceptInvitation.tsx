@@ -9,6 +9,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
+import { withArticle } from '@/lib/words';
 
 type Props = {
   token: string;
@@ -20,8 +21,6 @@ type Props = {
   signUpHref: string;
   signInHref: string;
 };
-
-const article = (role: string) => (/^[aeiou]/i.test(role) ? 'an' : 'a');
 
 export function AcceptInvitation({ token, organization, email, role, signedInAs, signUpHref, signInHref }: Props) {
   const trpc = useTRPC();
@@ -35,8 +34,8 @@ export function AcceptInvitation({ token, organization, email, role, signedInAs,
   const error = readAppError(accept.error);
   const invited = (
     <>
-      You were invited to join <strong style={{ color: 'var(--text)' }}>{organization}</strong> as {article(role)}{' '}
-      {role}, as <strong style={{ color: 'var(--text)' }}>{email}</strong>.
+      You were invited to join <strong style={{ color: 'var(--text)' }}>{organization}</strong> as {withArticle(role)},
+      as <strong style={{ color: 'var(--text)' }}>{email}</strong>.
     </>
   );
 

@@ -9,6 +9,7 @@ import { Card, CardHeader } from '@/components/ui/Card';
 import { Field, Input, Select } from '@/components/ui/Field';
 import { PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
+import { withArticle } from '@/lib/words';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 
 type Role = (typeof roleOptions)[number]['value'];
@@ -83,7 +84,7 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
               </Button>
             }
           >
-            They get a link to create an account (or sign in) and join as {role === 'admin' ? 'an' : 'a'} {role}.
+            They get a link to create an account (or sign in) and join as {withArticle(role)}.
           </Alert>
         ) : null}
         <div className="form-row">

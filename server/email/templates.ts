@@ -1,3 +1,4 @@
+import { withArticle } from '@/lib/words';
 import type { EmailMessage } from './mailer';
 
 // Plain text first; the HTML is the same words with a button, safe for any mail client.
@@ -77,11 +78,6 @@ export function passwordResetEmail(to: string, url: string): EmailMessage {
     { label: 'Choose a new password', url },
     'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays the same.',
   );
-}
-
-// "an editor", "an admin", "a viewer".
-function withArticle(word: string): string {
-  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
 
 export function addedToOrganizationEmail(
