@@ -46,6 +46,8 @@ export type Executable = Pick<
   // The least role that may call it (management operations): a replay re-checks it.
   role?: OperationSpec<undefined, undefined, undefined>['role'];
   handler: Handler;
+  // With idempotentReplay: re-reads what the stored receipt names, so a replay shows it as it is now.
+  current?: (ctx: ServiceContext, input: unknown, receipt: Record<string, unknown>) => Promise<Record<string, unknown>>;
 };
 
 // The input of one call, in REST's terms: path parameters and query values as strings, and the
@@ -120,12 +122,9 @@ export async function execute(
   const dryRun =
     operation.dryRunField !== undefined &&
     (body as Record<string, unknown> | undefined)?.[operation.dryRunField] === true;
+  const handlerInput = { ...params, ...query, ...(body as object | undefined) };
   const run = async (handlerDb: Db, afterCommit?: (task: CommitTask) => void) => {
-    const result = await operation.handler({ db: handlerDb, actor, afterCommit }, {
-      ...params,
-      ...query,
-      ...(body as object | undefined),
-    } as never);
+    const result = await operation.handler({ db: handlerDb, actor, afterCommit }, handlerInput as never);
     const receipt =
       operation.idempotentReplay === 'secret_unavailable'
         ? withoutSecret(result, operation.secretField ?? 'secret')
@@ -160,14 +159,31 @@ export async function execute(
     operation.idempotentReplay === 'secret_unavailable' &&
     outcome.response.status < 300
   ) {
+    const receipt = outcome.response.body as Record<string, unknown>;
     const unavailable = new AppError(
       'secret_unavailable',
       'This was already created with this Idempotency-Key; its secret was shown once and cannot be returned again. Revoke it and create a new one if the secret was lost.',
-      outcome.response.body as Record<string, unknown>,
+      operation.current ? await currentOrStored(operation.current, { db, actor }, handlerInput, receipt) : receipt,
     );
     return { status: unavailable.status, body: errorBody(unavailable, requestId), replayed: true };
   }
   return { ...outcome.response, replayed: outcome.kind === 'replay' };
+}
+
+// What a replayed create made, as it is now; the receipt as stored when it has gone since (a deleted
+// webhook), so the caller still learns the create happened.
+async function currentOrStored(
+  current: NonNullable<Executable['current']>,
+  ctx: ServiceContext,
+  input: unknown,
+  receipt: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  try {
+    return await current(ctx, input, receipt);
+  } catch (error) {
+    if (toAppError(error).code === 'not_found') return receipt;
+    throw error;
+  }
 }
 
 // An organization a write names in its body rather than its path (the default organization to set).
@@ -222,6 +238,7 @@ export type RouteSpec<
   query?: Q;
   body?: B;
   handler: Handler<HandlerInput<P, Q, B>>;
+  current?: Executable['current'];
 };
 
 const anonymous: Actor = { userId: '', clientId: '', human: false };

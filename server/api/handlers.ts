@@ -38,8 +38,8 @@ import { getEvaluation, listEvaluations, listResults } from '../evals/queries';
 import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '../evals/service';
 import { addCase, deleteCase, getDataset, reorderCases, updateCase } from '../datasets/service';
 import { importCases } from '../datasets/import';
-import { createIngestionKey, listIngestionKeys, revokeIngestionKey } from '../keys/ingestion';
-import { createRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '../keys/retrieval';
+import { createIngestionKey, getIngestionKey, listIngestionKeys, revokeIngestionKey } from '../keys/ingestion';
+import { createRetrievalKey, getRetrievalKey, listRetrievalKeys, revokeRetrievalKey } from '../keys/retrieval';
 import { getTrace, listTraces } from '../traces/query';
 import { dismissWarning, listWarnings, resolveWarning } from '../warnings/service';
 import { flushBeforeRead } from '../retrieval/activity';
@@ -162,11 +162,43 @@ export const services = {
   add_case_from_span: addCaseFromSpan,
 } satisfies Services;
 
+// A replayed create of a secret (409 secret_unavailable) shows what it created as it is now, not as
+// the receipt kept it: a key used or revoked since says so (the spec's "existing key metadata").
+type Receipt = Record<string, unknown>;
+const createdId = (receipt: Receipt, field: string) => (receipt[field] as { id: string }).id;
+const replayCurrent: Partial<Record<OperationId, NonNullable<Executable['current']>>> = {
+  create_retrieval_key: async (ctx, input, receipt) => ({
+    key: await getRetrievalKey(ctx, {
+      ...(input as OperationInput<'create_retrieval_key'>),
+      keyId: createdId(receipt, 'key'),
+    }),
+  }),
+  create_ingestion_key: async (ctx, input, receipt) => ({
+    key: await getIngestionKey(ctx, {
+      ...(input as OperationInput<'create_ingestion_key'>),
+      keyId: createdId(receipt, 'key'),
+    }),
+  }),
+  create_service_account: async (ctx, input, receipt) => ({
+    serviceAccount: await getServiceAccount(ctx, {
+      organizationId: (input as OperationInput<'create_service_account'>).organizationId,
+      serviceAccountId: createdId(receipt, 'serviceAccount'),
+    }),
+  }),
+  create_webhook: async (ctx, input, receipt) => ({
+    webhook: await getWebhook(ctx, {
+      organizationId: (input as OperationInput<'create_webhook'>).organizationId,
+      webhookId: createdId(receipt, 'webhook'),
+    }),
+  }),
+};
+
 // The table with its services: what REST routes and MCP tools run.
 export const executables: Executable[] = operationList.map((operation) => ({
   ...operation,
   operationId: operation.id,
   handler: services[operation.id as OperationId] as Executable['handler'],
+  current: replayCurrent[operation.id as OperationId],
 }));
 
 // Every management operation as a REST route, in table order.
@@ -178,5 +210,6 @@ export const managementRoutes: Route[] = operationList.map((operation) => {
     tag: 'Management',
     auth: 'management',
     handler: services[id as OperationId] as never,
+    current: replayCurrent[id as OperationId],
   });
 });

@@ -86,6 +86,15 @@ async function findKey(ctx: ServiceContext, organizationId: string, keyId: strin
   return row;
 }
 
+// One key as it is now (any member): what a replayed create shows in 409 secret_unavailable.
+export async function getIngestionKey(
+  ctx: ServiceContext,
+  { organizationId, keyId }: { organizationId: string; keyId: string },
+): Promise<IngestionKey> {
+  await authorize(ctx, organizationId, 'ingestionKeys.read');
+  return toIngestionKey(await findKey(ctx, organizationId, keyId));
+}
+
 // Revoking a revoked key returns it unchanged (same revokedAt) and records nothing new.
 export async function revokeIngestionKey(
   ctx: ServiceContext,

@@ -82,6 +82,22 @@ export async function listRetrievalKeys(
   return toPage(rows, page.limit, (r) => [r.id], toRetrievalKey);
 }
 
+// One key as it is now (any member): what a replayed create shows in 409 secret_unavailable.
+export async function getRetrievalKey(
+  ctx: ServiceContext,
+  { organizationId, promptId, keyId }: { organizationId: string; promptId: string; keyId: string },
+): Promise<RetrievalKey> {
+  await authorizePromptRead(ctx, organizationId, promptId);
+  if (!isId('key', keyId)) throw notFound('Retrieval key');
+  await flushBeforeRead('retrieval-keys');
+  const [row] = await ctx.db
+    .select()
+    .from(retrievalKeys)
+    .where(keyCondition(organizationId, promptId, keyId));
+  if (!row) throw notFound('Retrieval key');
+  return toRetrievalKey(row);
+}
+
 function keyCondition(organizationId: string, promptId: string, keyId: string) {
   return and(
     eq(retrievalKeys.organizationId, organizationId),

@@ -36,7 +36,7 @@ export const ingestionKeyOperations = declareOperations({
     summary:
       'Create an ingestion key for an application and environment (editors and admins); the secret is returned once',
     description:
-      'The secret (plt_…) appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the key metadata in error.details.key and creates no second key.',
+      'The secret (plt_…) appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the key as it is now (revokedAt, lastUsedAt) in error.details.key and creates no second key.',
     params: orgParams,
     body: createIngestionKeyInput,
     status: 201,
@@ -84,7 +84,7 @@ export const retrievalKeyOperations = declareOperations({
     path: '/organizations/{organizationId}/prompts/{promptId}/keys',
     summary: 'Create a read-only retrieval key for this prompt; the secret is returned once',
     description:
-      'The secret (plr_…) appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the key metadata in error.details.key and creates no second key. An archived prompt answers 409 invalid_state.',
+      'The secret (plr_…) appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the key as it is now (revokedAt, lastUsedAt) in error.details.key and creates no second key. An archived prompt answers 409 invalid_state.',
     params: promptParams,
     body: createRetrievalKeyInput,
     status: 201,

@@ -38,7 +38,7 @@ export const webhookOperations = declareOperations({
     path: base,
     summary: 'Add a webhook endpoint (admin only); its signing secret is returned once',
     description:
-      'Events are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature v1 HMAC-SHA256 keyed with the base64-decoded part of the secret after whsec_). https:// only unless the server allows http; a host that resolves to a loopback, private, link-local or unspecified address is 400 unless the server allows private targets. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the endpoint in error.details.webhook.',
+      'Events are signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature v1 HMAC-SHA256 keyed with the base64-decoded part of the secret after whsec_). https:// only unless the server allows http; a host that resolves to a loopback, private, link-local or unspecified address is 400 unless the server allows private targets. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the endpoint as it is now (as created, if deleted since) in error.details.webhook.',
     params: orgParams,
     body: createWebhookInput,
     status: 201,

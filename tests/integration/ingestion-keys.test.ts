@@ -167,6 +167,13 @@ describe('ingestion keys: idempotent create', () => {
       .where(and(eq(idempotencyRecords.organizationId, org.id), eq(idempotencyRecords.key, k)));
     expect(record.responseStatus).toBe(201);
     expect(JSON.stringify(record.responseBody)).not.toContain(first.body.secret.slice(4));
+
+    // Revoked since: the replay shows the key as it is now.
+    const revoked = await admin.call('DELETE', `/organizations/${org.id}/ingestion-keys/${first.body.key.id}`);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    const later = await create(admin, org.id, body, { 'idempotency-key': k });
+    expectError(later, 409, 'secret_unavailable');
+    expect(later.body.error.details.key).toEqual(revoked.body);
   });
 
   it('the same key with a different body → 422 idempotency_conflict and no key', async () => {

@@ -499,6 +499,13 @@ describe('MCP: tools from the operation table', () => {
     const replay = await fails(agent, 'create_retrieval_key', keyArgs);
     expect(replay.code).toBe('secret_unavailable');
     expect(replay.details.key).toEqual(created.key);
+    // Revoked since: the replay shows the key as it is now.
+    const revoked = await ok(agent, 'revoke_retrieval_key', {
+      organizationId: org.id,
+      promptId: prompt,
+      keyId: created.key.id,
+    });
+    expect((await fails(agent, 'create_retrieval_key', keyArgs)).details.key).toEqual(revoked);
   });
 
   it('a 204 operation answers an empty object', async () => {

@@ -111,6 +111,20 @@ describe('retrieval keys: idempotent create', () => {
     expect(JSON.stringify(records[0])).not.toContain(first.body.secret.slice(4));
   });
 
+  it('a replay shows the key as it is now: revoked since → details.key.revokedAt', async () => {
+    const { org, admin } = await newTeam();
+    const { prompt } = await activePrompt(admin, org.id);
+    const k = idemKey();
+    const first = await create(admin, org.id, prompt.id, 'Billing', { 'idempotency-key': k });
+    const revoked = await admin.call('DELETE', `${keysPath(org.id, prompt.id)}/${first.body.key.id}`);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    const replay = await create(admin, org.id, prompt.id, 'Billing', { 'idempotency-key': k });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('secret_unavailable');
+    expect(replay.body.error.details.key).toEqual(revoked.body);
+    expect(await keyRows(prompt.id)).toHaveLength(1);
+  });
+
   it('the same Idempotency-Key with another name → 422 idempotency_conflict; a fresh key creates a second key', async () => {
     const { org, admin } = await newTeam();
     const { prompt } = await activePrompt(admin, org.id);

@@ -192,6 +192,12 @@ describe('managing service accounts', () => {
       );
     expect(record.responseStatus).toBe(201);
     expect(JSON.stringify(record.responseBody)).not.toContain(first.body.clientSecret.slice(4));
+    // Revoked since: the replay shows the account as it is now.
+    const revoked = await admin.call('DELETE', `${base(org.id)}/${first.body.serviceAccount.id}`);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    const later = await admin.call('POST', base(org.id), { body: { name: 'CI', role: 'editor' }, headers });
+    expectError(later, 409, 'secret_unavailable');
+    expect(later.body.error.details).toEqual({ serviceAccount: revoked.body });
     // A different body with the same key is a conflict, and still one account.
     expectError(
       await admin.call('POST', base(org.id), { body: { name: 'CI 2', role: 'editor' }, headers }),

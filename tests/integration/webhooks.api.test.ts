@@ -114,6 +114,18 @@ describe('webhooks: create, list, get', () => {
     expect(JSON.stringify(replay.body)).not.toContain(first.body.secret);
     expect((await rowsOf(org.id)).webhooks).toHaveLength(1);
     expect(await auditOps(org.id)).toEqual(['webhook.create']);
+
+    // Changed since: the replay shows the endpoint as it is now; deleted since: as it was created.
+    const id = first.body.webhook.id;
+    const disabled = await admin.call('PATCH', `${hooks(org.id)}/${id}`, { body: { enabled: false } });
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    const later = await admin.call('POST', hooks(org.id), { body, headers: { 'idempotency-key': key } });
+    expectError(later, 409, 'secret_unavailable');
+    expect(later.body.error.details).toEqual({ webhook: disabled.body });
+    expect((await admin.call('DELETE', `${hooks(org.id)}/${id}`)).status).toBe(204);
+    const gone = await admin.call('POST', hooks(org.id), { body, headers: { 'idempotency-key': key } });
+    expectError(gone, 409, 'secret_unavailable');
+    expect(gone.body.error.details).toEqual({ webhook: first.body.webhook });
   });
 
   it.each([
