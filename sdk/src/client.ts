@@ -78,6 +78,8 @@ const maxSubjectCharacters = 200;
 // trims it). fetch cannot send anything else, and a control character would end the header.
 const subjectPattern = /^(?:[\x21-\x7e\xa1-\xff](?:[\x20-\x7e\xa0-\xff]*[\x21-\x7e\xa1-\xff])?)$/;
 
+const selectorFields = new Set(['label', 'version', 'subject']);
+
 function localInvalid(message: string, path: string): InvalidRequestError {
   return new InvalidRequestError({
     status: 0,
@@ -239,6 +241,12 @@ export class Promptloop {
   private checkSelector(promptId: string, selector: Selector): string {
     if (typeof promptId !== 'string' || promptId === '')
       throw localInvalid('promptId must be a non-empty string.', 'promptId');
+    // Strict, like the API: a misspelt option (`lable`) must not quietly retrieve production.
+    if (selector === null || typeof selector !== 'object' || Array.isArray(selector))
+      throw localInvalid('The selector is an object: { label }, { version } and/or { subject }.', 'selector');
+    for (const name of Object.keys(selector))
+      if (!selectorFields.has(name))
+        throw localInvalid(`Unknown option "${name}": use label, version or subject.`, name);
     const { label, version } = selector as { label?: unknown; version?: unknown };
     if (label !== undefined && version !== undefined) throw localInvalid('Give label or version, not both.', 'version');
     if (label !== undefined && (typeof label !== 'string' || !labelPattern.test(label)))

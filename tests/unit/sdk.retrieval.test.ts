@@ -183,6 +183,11 @@ describe('getPrompt', () => {
       { version: 0 },
       { version: 1.5 },
       { label: 'a', version: 1 },
+      { lable: 'staging' },
+      { label: 'staging', versoin: 2 },
+      null,
+      'production',
+      ['production'],
     ]) {
       const error = await pl.getPrompt('prm_1', selector as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidRequestError);
