@@ -57,7 +57,11 @@ export function EvaluationBody({
     evaluation.versionId !== null &&
     !candidateIsProduction &&
     scope.canWrite;
-  const canCancel = scope.canWrite && ['pending', 'running', 'paused'].includes(evaluation.status);
+  // Results awaiting review are pending work too: a review-scored baseline can be dropped unpublished.
+  const canCancel =
+    scope.canWrite &&
+    (['pending', 'running', 'paused'].includes(evaluation.status) ||
+      (evaluation.status === 'completed' && evaluation.pendingReviewCases > 0));
   const canResume = scope.canWrite && evaluation.status === 'paused';
   // A reused production run is someone else's evidence: it cannot be retried from here.
   const retryable = (summary: SideSummary | null) =>
@@ -198,7 +202,7 @@ export function EvaluationBody({
         open={confirm === 'cancel'}
         onClose={() => setConfirm(null)}
         title="Cancel this evaluation?"
-        description="Work that has not started stops. Finished results are kept, but a cancelled evaluation never counts as complete coverage and never publishes a baseline."
+        description="Work that has not started stops, and results awaiting review stay unreviewed. Finished results are kept, but a cancelled evaluation never counts as complete coverage and never publishes a baseline."
         confirmLabel="Cancel evaluation"
         dismissLabel="Keep running"
         pending={actions.cancel.isPending}

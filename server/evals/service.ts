@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { evalResults, evalRuns, evaluations } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
@@ -37,6 +37,14 @@ export async function authorizeEvaluationWrite(
   return { evaluation, prompt };
 }
 
+async function pendingReviews(ctx: ServiceContext, evaluation: EvaluationRow): Promise<number> {
+  const [row] = await ctx.db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(evalResults)
+    .where(and(inArray(evalResults.runId, runIdsOf(evaluation)), eq(evalResults.status, 'pending_review')));
+  return row.count;
+}
+
 function runIdsOf(evaluation: EvaluationRow): string[] {
   return evaluation.productionRunId
     ? [evaluation.candidateRunId, evaluation.productionRunId]
@@ -46,18 +54,21 @@ function runIdsOf(evaluation: EvaluationRow): string[] {
 /**
  * Stops an unfinished evaluation: it and its unfinished runs become cancelled; pending results stay
  * pending and are never claimed, finished ones are kept (a call already in flight may still land).
- * Reused production evidence is completed and untouched. Allowed on archived prompts: stopping
- * spending never needs a writable prompt.
+ * Reused production evidence is completed and untouched. A completed evaluation with results still
+ * awaiting review has pending work too (a review-scored baseline publishes only with its last
+ * review): it can be cancelled, which drops it without publishing; its runs keep their results.
+ * Allowed on archived prompts: stopping spending never needs a writable prompt.
  */
 export async function cancelEvaluation(
   ctx: ServiceContext,
   { organizationId, evaluationId }: OperationInput<'cancel_evaluation'>,
 ): Promise<Evaluation> {
   const { evaluation } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId, { allowArchived: true });
-  if (!(unfinished as readonly string[]).includes(evaluation.status)) {
+  const awaitingReview = evaluation.status === 'completed' && (await pendingReviews(ctx, evaluation)) > 0;
+  if (!(unfinished as readonly string[]).includes(evaluation.status) && !awaitingReview) {
     throw new AppError(
       'invalid_state',
-      `This evaluation is ${evaluation.status}; only pending, running or paused evaluations can be cancelled.`,
+      `This evaluation is ${evaluation.status}; only pending, running or paused evaluations, or completed ones with results awaiting review, can be cancelled.`,
       {
         state: evaluation.status,
       },

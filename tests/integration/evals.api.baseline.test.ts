@@ -179,6 +179,56 @@ describe('initialize baseline', () => {
     expect((await f.editor.call('GET', f.base)).body).toMatchObject({ state: 'active', versionCount: 1 });
   });
 
+  it('a baseline awaiting review can be cancelled: it never publishes, even with its last review, and another snapshot may start', async () => {
+    const f = await setupFixture({ cases: 2 });
+    const first = (
+      await f.editor.call('POST', `${f.base}/initialize`, {
+        body: { draftRevision: f.draft.revision, scoringMethod: 'review' },
+      })
+    ).body;
+    await drain();
+    expect((await f.editor.call('GET', evalPath(f.org.id, first.id))).body).toMatchObject({
+      status: 'completed',
+      pendingReviewCases: 2,
+    });
+    const cancelled = await f.editor.call('POST', evalPath(f.org.id, first.id, '/cancel'));
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', versionId: null });
+    // Cancelling again: nothing is pending any more.
+    const again = await f.editor.call('POST', evalPath(f.org.id, first.id, '/cancel'));
+    expect(again.status).toBe(409);
+    expect(again.body.error.details.state).toBe('cancelled');
+    // Reviewing what is left records the decisions but publishes nothing.
+    const results = (await f.editor.call('GET', evalPath(f.org.id, first.id, '/results'))).body.items;
+    const reviewed = await f.editor.call('POST', evalPath(f.org.id, first.id, '/reviews'), {
+      body: { reviews: results.map((r: { id: string }) => ({ resultId: r.id, decision: 'mark_correct' })) },
+    });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body).toMatchObject({ status: 'cancelled', pendingReviewCases: 0, versionId: null });
+    expect((await f.editor.call('GET', f.base)).body).toMatchObject({ state: 'setup', versionCount: 0 });
+
+    const second = await f.editor.call('POST', `${f.base}/initialize`, {
+      body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+    });
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    await drain();
+    expect((await f.editor.call('GET', f.base)).body.state).toBe('active');
+  });
+
+  it('a completed evaluation with nothing awaiting review cannot be cancelled', async () => {
+    const f = await setupFixture({ cases: 1 });
+    const first = (
+      await f.editor.call('POST', `${f.base}/initialize`, {
+        body: { draftRevision: f.draft.revision, scoringMethod: 'expected' },
+      })
+    ).body;
+    await drain();
+    const refused = await f.editor.call('POST', evalPath(f.org.id, first.id, '/cancel'));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'completed' } });
+    expect((await f.editor.call('GET', evalPath(f.org.id, first.id))).body.status).toBe('completed');
+  });
+
   it('a cancelled baseline never publishes and cannot be retried; a new initialize may start', async () => {
     const f = await setupFixture({ cases: 2 });
     const first = (
