@@ -14,7 +14,7 @@ import { toEvaluation } from './serialize';
 import type { Evaluation, ReviewItemInput, ReviewRecord } from './schemas';
 
 type ResultRow = typeof evalResults.$inferSelect;
-type Calibration = { caseId: string; expectedOutput: string };
+type Calibration = { caseId: string; resultId: string; expectedOutput: string };
 
 // The expectation a calibration decision sets, or null for a scored decision (mark_*).
 function calibratedExpectation(item: ReviewItemInput, result: ResultRow, index: number): string | null {
@@ -124,7 +124,8 @@ export async function reviewResults(
         ...(expectation !== null ? { expectedOutput: expectation } : {}),
       })
       .where(eq(evalResults.id, result.id));
-    if (expectation !== null) calibrations.push({ caseId: result.caseId, expectedOutput: expectation });
+    if (expectation !== null)
+      calibrations.push({ caseId: result.caseId, resultId: result.id, expectedOutput: expectation });
   }
 
   const calibratedCases = await calibrateDataset(ctx, prompt, calibrations);
@@ -157,7 +158,7 @@ async function calibrateDataset(
   const tx = ctx.db;
   const dataset = await datasetOf(tx, prompt, { lock: true });
   const updated: string[] = [];
-  for (const { caseId, expectedOutput } of calibrations) {
+  for (const { caseId, resultId, expectedOutput } of calibrations) {
     const [current] = await tx
       .select()
       .from(datasetCases)
@@ -174,7 +175,14 @@ async function calibrateDataset(
           ne(datasetCases.id, caseId),
         ),
       );
-    if (duplicate) continue;
+    // The pair would repeat another case's: refused like a duplicate add or update (the whole request
+    // rolls back), never a 200 that records a calibration the dataset does not hold.
+    if (duplicate)
+      throw new AppError(
+        'invalid_state',
+        'Accepting this expectation would make the case a duplicate of another case with the same input and expected output. Mark the output correct instead, or change or delete the other case first.',
+        { state: 'duplicate', caseId: duplicate.id, resultId },
+      );
     await tx.update(datasetCases).set({ expectedOutput }).where(eq(datasetCases.id, caseId));
     updated.push(caseId);
   }

@@ -107,6 +107,56 @@ describe('evaluation reviews', () => {
     expect(reviewed.body.production).toMatchObject({ scoredCases: 1, passedCases: 1, pendingReviewCases: 1 });
   });
 
+  it('a calibration that would repeat another case’s input and expectation → 409 invalid_state duplicate; nothing is recorded', async () => {
+    const f = await reviewFixture(2);
+    const [a, b] = f.results;
+    const dataset = (await f.editor.call('GET', `${f.base}/dataset`)).body;
+    const caseA = dataset.rows.find((row: any) => row.id === a.caseId);
+    // Case b now asks what case a asks, and expects another answer.
+    const updated = await f.editor.call('PUT', `${f.base}/dataset/cases/${b.caseId}`, {
+      body: {
+        revision: dataset.revision,
+        row: {
+          input: caseA.input,
+          expectedOutput: 'the other answer',
+          inputFormat: caseA.inputFormat,
+          referenceFormat: caseA.referenceFormat,
+        },
+      },
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const before = (await f.editor.call('GET', `${f.base}/dataset`)).body;
+
+    const refused = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: {
+        reviews: [
+          { resultId: b.id, decision: 'mark_correct' },
+          { resultId: a.id, decision: 'accept_corrected', correctedOutput: 'the other answer' },
+        ],
+      },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'duplicate', caseId: b.caseId, resultId: a.id },
+    });
+    const results = (await f.editor.call('GET', `${f.evalBase}/results`, { query: 'side=candidate' })).body.items;
+    expect(results.map((r: any) => [r.status, r.review])).toEqual([
+      ['pending_review', null],
+      ['pending_review', null],
+    ]);
+    expect((await f.editor.call('GET', `${f.base}/dataset`)).body).toEqual(before);
+
+    // Another expectation for case a is calibrated as usual.
+    const ok = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: { reviews: [{ resultId: a.id, decision: 'accept_corrected', correctedOutput: 'a third answer' }] },
+    });
+    expect(ok.status).toBe(200);
+    const after = (await f.editor.call('GET', `${f.base}/dataset`)).body;
+    expect(after.revision).toBe(before.revision + 1);
+    expect(after.rows.find((row: any) => row.id === a.caseId).expectedOutput).toBe('a third answer');
+  });
+
   it('refusals: unknown result 404, pending result 409, bad bodies 400; nothing is recorded', async () => {
     const f = await reviewFixture(2);
     const other = await f.editor.call('POST', f.evals, {
