@@ -167,8 +167,17 @@ test('run the playground on the local route and see streamed output', async ({ a
 
   // Variables: one field per placeholder; the echo answers with the filled-in user message.
   await page.getByRole('radio', { name: 'Variables' }).check();
+  // Adding a message puts the cursor in it: typing (spaces included) goes into the message.
   await page.getByRole('button', { name: 'Add message' }).click();
-  await page.getByLabel('Content of message 2').fill('Tell me about {{topic}}');
+  await expect(page.getByLabel('Content of message 2')).toBeFocused();
+  await page.keyboard.type('Tell me about {{topic}}');
+  await expect(page.getByLabel('Content of message 2')).toHaveValue('Tell me about {{topic}}');
+  await expect(page.getByLabel('Content of message 3')).toHaveCount(0);
+  // Moving a message keeps focus with it (at the top, on its ↓ button), so the next press moves it again.
+  await page.getByRole('button', { name: 'Move message 2 up' }).click();
+  await expect(page.getByRole('button', { name: 'Move message 1 down' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByLabel('Content of message 2')).toHaveValue('Tell me about {{topic}}');
   await playground.getByLabel('Value of topic').fill('tides');
   await playground.getByRole('button', { name: 'Run', exact: true }).click();
   await expect(page.getByLabel('Playground output')).toHaveText('Tell me about tides');

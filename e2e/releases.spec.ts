@@ -140,6 +140,15 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
     'title',
     /production is protected: run a comparison of v3 against v2 first/,
   );
+  // Blocked, yet focusable: from the keyboard it opens the dialog that says why in words.
+  await promoteV3.focus();
+  await editor.page.keyboard.press('Enter');
+  const why = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });
+  await expect(why.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'The release policy will refuse this move',
+  );
+  await expect(why.getByRole('button', { name: 'Move to v3' })).toBeDisabled();
+  await why.getByRole('button', { name: 'Cancel' }).click();
   // v1 is a rollback (production served it before): never refused.
   await expect(editor.page.getByRole('button', { name: 'Promote v1 to production' })).toBeEnabled();
   await editor.page.getByRole('button', { name: 'Move production' }).click();
@@ -169,7 +178,18 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
       },
     )
     .toBe('completed');
-  await editor.page.reload();
+  // The evaluation's own Promote goes through the same policy check, with this comparison chosen.
+  await editor.page.goto(`${seeded.versionsPath.replace(/\/versions$/, '')}/evals/${comparison.id}`);
+  await editor.page.getByRole('button', { name: 'Promote to production' }).click();
+  const fromEvaluation = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });
+  await expect(fromEvaluation.getByLabel('Justifying comparison')).toHaveValue(comparison.id);
+  await expect(fromEvaluation.getByRole('status', { name: 'Release policy check' })).toContainText(
+    'Meets the release policy',
+  );
+  await fromEvaluation.getByRole('button', { name: 'Cancel' }).click();
+  await expect(fromEvaluation).toBeHidden();
+
+  await editor.page.goto(seeded.versionsPath);
   await expect(promoteV3).toBeEnabled();
   await promoteV3.click();
   const justified = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });

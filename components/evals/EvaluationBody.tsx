@@ -13,6 +13,10 @@ import { readAppError } from '@/lib/trpc/errors';
 import { EvaluationHeader } from './EvaluationHeader';
 import { EvaluationNotices } from './EvaluationNotices';
 import { PromoteDialog } from './PromoteDialog';
+import { MoveLabelDialog } from '@/components/releases/MoveLabelDialog';
+import { useIsAdmin, useReleasePolicy } from '@/components/releases/hooks';
+import { gateOn, labelNumberOf, type NumberOf } from '@/components/releases/rules';
+import { useLabels } from '@/components/versions/hooks';
 import { ResultsSection } from './ResultsSection';
 import { ReviewQueue } from './ReviewQueue';
 import { SideCard } from './SideCard';
@@ -34,6 +38,16 @@ export function EvaluationBody({
   const [confirm, setConfirm] = useState<null | 'cancel' | 'promote' | Side>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [promoted, setPromoted] = useState(false);
+  const target = { organizationId: scope.organizationId, promptId: scope.promptId };
+  // A protected production label: Promote goes through the release policy's dialog (its verdict,
+  // the server's reasons, and the override for admins), as on the Versions page.
+  const gated = gateOn(useReleasePolicy(target).data, 'production');
+  const isAdmin = useIsAdmin(scope.organizationId);
+  const labelItems = useLabels(target).data?.items;
+  const numberOf: NumberOf = (versionId) =>
+    versionId === evaluation.versionId && evaluation.version !== null
+      ? evaluation.version
+      : labelNumberOf(labelItems, versionId);
   const comparison = evaluation.kind === 'comparison';
   const live = isActive(evaluation.status);
   const candidateResults = useSideResults(scope.organizationId, evaluation.id, 'candidate', {
@@ -226,8 +240,25 @@ export function EvaluationBody({
           )
         }
       />
+      {confirm === 'promote' && gated ? (
+        <MoveLabelDialog
+          target={target}
+          request={{
+            label: 'production',
+            current: labelItems?.find((label) => label.label === 'production') ?? null,
+            versionId: evaluation.versionId!,
+            fixed: true,
+            evaluationId: evaluation.id,
+          }}
+          numberOf={numberOf}
+          isAdmin={isAdmin}
+          evalsBase={`${base}/evals`}
+          onClose={() => setConfirm(null)}
+          onMoved={() => setPromoted(true)}
+        />
+      ) : null}
       <PromoteDialog
-        open={confirm === 'promote'}
+        open={confirm === 'promote' && !gated}
         onClose={() => setConfirm(null)}
         pending={actions.promote.isPending}
         onPromote={() =>

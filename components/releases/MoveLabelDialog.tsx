@@ -15,6 +15,9 @@ export type MoveRequest = {
   versionId: string;
   // The version is chosen by the action that opened the dialog (Promote vN), not in the dialog.
   fixed?: boolean;
+  // The comparison that justifies the move, when the action that opened the dialog names one (an
+  // evaluation's own Promote); else the gate takes the one that justifies it.
+  evaluationId?: string;
 };
 
 /** What a label serves now, in words: "v3", "v3 90% · v4 10%", or null for a new label. */
@@ -47,7 +50,7 @@ export function MoveLabelDialog({
   const [versionId, setVersionId] = useState(request.versionId);
   // The user's justifying comparison ('' for none); null until they choose, so the gate takes the
   // one that justifies the move (see useGate).
-  const [evaluationId, setEvaluationId] = useState<string | null>(null);
+  const [evaluationId, setEvaluationId] = useState<string | null>(request.evaluationId ?? null);
   const gate = useGate(target, { label, current, versionIds: [versionId], evaluationId, numberOf });
 
   const number = numberOf(versionId);

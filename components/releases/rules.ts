@@ -26,6 +26,16 @@ export function gateOn(policy: ReleasePolicy | undefined, label: string): boolea
   return Boolean(policy && policy.requireEvaluation && policy.protectedLabels.includes(label));
 }
 
+/** A version's number as the labels know it (a label may serve a version no page loaded). */
+export function labelNumberOf(labels: Label[] | undefined, versionId: string): number | undefined {
+  for (const label of labels ?? []) {
+    if (label.versionId === versionId) return label.version;
+    const entry = label.split?.find((item) => item.versionId === versionId);
+    if (entry) return entry.version;
+  }
+  return undefined;
+}
+
 /** The versions a label points at now (one, or each of its split). */
 export function currentVersionIds(label: Pick<Label, 'versionId' | 'split'> | null): string[] {
   if (!label) return [];

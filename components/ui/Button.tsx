@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { ButtonHTMLAttributes, ComponentProps, ReactNode } from 'react';
+import type { ComponentProps, ReactNode } from 'react';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'danger-outline' | 'ghost';
 type Size = 'md' | 'sm';
@@ -10,7 +10,7 @@ function classes(variant: Variant, size: Size, block: boolean | undefined, extra
     .join(' ');
 }
 
-type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+type ButtonProps = ComponentProps<'button'> & {
   variant?: Variant;
   size?: Size;
   block?: boolean;

@@ -22,7 +22,7 @@ import { MoveLabelDialog, type MoveRequest } from '@/components/releases/MoveLab
 import { ReleasePolicyCard } from '@/components/releases/ReleasePolicyCard';
 import { SplitDialog } from '@/components/releases/SplitDialog';
 import { SplitPanel } from '@/components/releases/SplitPanel';
-import type { NumberOf } from '@/components/releases/rules';
+import { labelNumberOf, type NumberOf } from '@/components/releases/rules';
 import { OnlineEvaluationCard } from '@/components/online/OnlineEvaluationCard';
 import { OnlineScoresCard } from '@/components/online/OnlineScoresCard';
 import { useLabels, useVersionChoices, useVersionList } from './hooks';
@@ -68,15 +68,6 @@ function labelsOn(version: Version, labels: Label[] | undefined): LabelOn[] {
     if (entry) return [{ label: label.label, weight: entry.weight }];
     return !label.split && label.versionId === version.id ? [{ label: label.label, weight: null }] : [];
   });
-}
-
-function labelNumberOf(labels: Label[] | undefined, versionId: string): number | undefined {
-  for (const label of labels ?? []) {
-    if (label.versionId === versionId) return label.version;
-    const entry = label.split?.find((item) => item.versionId === versionId);
-    if (entry) return entry.version;
-  }
-  return undefined;
 }
 
 function VersionsView({ scope }: { scope: PromptScope }) {
@@ -221,9 +212,12 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                               title={blocker ?? undefined}
                               data-testid={blocker ? `promote-blocked-${version.number}` : undefined}
                             >
+                              {/* Blocked stays focusable and opens the move dialog, which says why in words
+                                  (and offers admins the override): a disabled button hides its reason from
+                                  keyboards, phones and screen readers. */}
                               <Button
                                 size="sm"
-                                disabled={blocker !== null}
+                                aria-disabled={blocker !== null || undefined}
                                 aria-label={`Promote v${version.number} to production`}
                                 aria-description={blocker ?? undefined}
                                 onClick={() =>

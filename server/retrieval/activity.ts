@@ -116,7 +116,7 @@ async function flushArchived(): Promise<void> {
         subjectId: promptId,
         promptId,
         keyId: use.keyId,
-        message: `The archived prompt "${use.name}" is still being retrieved. Move the application to an active prompt, or restore this one.`,
+        message: `The archived prompt "${use.name}" is still being retrieved. Move the application to an active prompt. Archiving cannot be undone: to carry this prompt on, export it and import it as a new prompt.`,
         occurrences: use.count,
       });
     } catch (error) {

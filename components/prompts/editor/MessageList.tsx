@@ -1,6 +1,6 @@
 'use client';
 
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Select } from '@/components/ui/Field';
 import { PlusIcon, TrashIcon } from '@/components/ui/icons';
@@ -30,7 +30,27 @@ export function MessageList({
   onChange: (messages: Message[]) => void;
 }) {
   const rows = useRef<(HTMLLIElement | null)[]>([]);
-  const move = (from: number, to: number) => onChange(moveItem(messages, from, to));
+  const addButton = useRef<HTMLButtonElement>(null);
+  // Where keyboard focus goes once a change has rendered: into the new message, after the moved one
+  // (so pressing ↑ again keeps moving it), or to a neighbour of the removed one.
+  const focusAfter = useRef<{ index: number; on: 'content' | 'up' | 'down' } | null>(null);
+  useEffect(() => {
+    const target = focusAfter.current;
+    if (!target) return;
+    focusAfter.current = null;
+    const row = rows.current[Math.min(target.index, messages.length - 1)];
+    const button = (direction: string) =>
+      row?.querySelector<HTMLButtonElement>(`button[aria-label$=" ${direction}"]:not(:disabled)`);
+    const element =
+      target.on === 'content'
+        ? row?.querySelector('textarea')
+        : (button(target.on) ?? button(target.on === 'up' ? 'down' : 'up') ?? row?.querySelector('textarea'));
+    (element ?? addButton.current)?.focus();
+  }, [messages]);
+  const move = (from: number, to: number) => {
+    focusAfter.current = { index: to, on: to < from ? 'up' : 'down' };
+    onChange(moveItem(messages, from, to));
+  };
   const drag = useDragReorder(move, !readOnly);
   const update = (index: number, patch: Partial<Message>) =>
     onChange(messages.map((message, i) => (i === index ? { ...message, ...patch } : message)));
@@ -104,7 +124,10 @@ export function MessageList({
                       size="sm"
                       variant="ghost"
                       aria-label={`Remove message ${index + 1}`}
-                      onClick={() => onChange(messages.filter((_, i) => i !== index))}
+                      onClick={() => {
+                        focusAfter.current = { index, on: 'content' };
+                        onChange(messages.filter((_, i) => i !== index));
+                      }}
                     >
                       <TrashIcon size={14} />
                     </Button>
@@ -128,9 +151,13 @@ export function MessageList({
       {!readOnly ? (
         <div>
           <Button
+            ref={addButton}
             size="sm"
             icon={<PlusIcon size={14} />}
-            onClick={() => onChange([...messages, { role: nextRole, content: '' }])}
+            onClick={() => {
+              focusAfter.current = { index: messages.length, on: 'content' };
+              onChange([...messages, { role: nextRole, content: '' }]);
+            }}
           >
             {messages.length === 0 ? 'Add system message' : 'Add message'}
           </Button>
