@@ -220,12 +220,12 @@ async function verify(token: string, audience: Audience): Promise<JWTPayload> {
     return (await jwtVerify(token, cache.keySet, options)).payload;
   } catch (error) {
     if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error, audience);
-    // A key we do not know: the provider may have rotated. Fetch again, at most once per cooldown.
+    // A key we do not know: the provider may have rotated. Fetch again: after a successful fetch, at
+    // most once per cooldown; after a failed one, once its failure window (the Retry-After the 503
+    // gave) has passed, so a client that waited as told is not refused a valid token.
     const now = Date.now();
-    if (now - lastAttemptAt < unknownKeyCooldownMs) {
-      if (now < failedUntil) throw providerUnavailable(now);
-      throw tokenProblem(error, audience);
-    }
+    if (now < failedUntil) throw providerUnavailable(now);
+    if (failedUntil === 0 && now - lastAttemptAt < unknownKeyCooldownMs) throw tokenProblem(error, audience);
   }
   const fresh = await loadKeys(false);
   try {

@@ -120,6 +120,23 @@ describe('management tokens from an external identity provider', () => {
     expect((await me(token)).status).toBe(200);
   });
 
+  it('a new key while the provider is down is 503; once the failure window has passed, it is fetched and passes', async () => {
+    const sub = `sub-${randomUUID()}`;
+    vi.setSystemTime(Date.now() + elevenMinutes);
+    expect((await me(await provider.sign({ sub }))).status).toBe(200); // fresh keys, cooldown running
+    vi.setSystemTime(Date.now() + 31_000);
+    await provider.rotate('k3');
+    provider.mode = 'error';
+    const token = await provider.sign({ sub, kid: 'k3' });
+    expectUnavailable(await me(token));
+    provider.mode = 'ok';
+    // The client waits the Retry-After it was given (10 s), well inside the 30 s cooldown.
+    vi.setSystemTime(Date.now() + 10_000);
+    const mark = provider.requests.length;
+    expect((await me(token)).status).toBe(200);
+    expect(fetchesSince(mark)).toBe(1);
+  });
+
   it.each([['refused'], ['hang'], ['not-json'], ['no-keys'], ['metadata-error']] as const)(
     'keys that cannot be obtained (%s) are 503, never 401',
     async (failure) => {
