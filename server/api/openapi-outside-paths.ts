@@ -36,7 +36,7 @@ export const outsidePaths: Record<string, Record<string, JsonSchema>> = {
           description: 'Accepted (also for duplicates and unhandled types)',
           ...jsonBody({ type: 'object', properties: { received: { const: true } } }),
         },
-        ...errorStatuses('400', '413', '503'),
+        ...errorStatuses('400', '503'),
       },
     },
   },
