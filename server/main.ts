@@ -26,6 +26,7 @@ import { exitAfterStop, onStop } from './stop';
 import { checkRetrievalStandby } from './standby';
 import { dropExpiredTracePartitions, prepareTraceStore } from './traces/retention';
 import { stopWhenNpmExits } from '../scripts/launcher.mjs';
+import { configuredRoutes } from './models/routes';
 
 type Role = 'all' | 'web' | 'ingest' | 'retrieval' | 'worker';
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -34,7 +35,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function parseRole(argv: string[]): Role {
   const arg = argv.find((a) => a.startsWith('--role='));
-  const role = (arg?.slice('--role='.length) ?? 'all') as Role;
+  // `--role ingest` (a space, not `=`) would otherwise start the all-in-one process without a word.
+  const spaced = argv.indexOf('--role');
+  const role = (arg?.slice('--role='.length) ??
+    (spaced >= 0 ? `--role ${argv[spaced + 1] ?? ''}`.trim() : 'all')) as Role;
   if (!['all', 'web', 'ingest', 'retrieval', 'worker'].includes(role)) {
     console.error(
       `Unknown role "${role}". Use --role=web, --role=ingest, --role=retrieval or --role=worker (default: all in one process).`,
@@ -211,6 +215,16 @@ async function main(): Promise<void> {
   const role = parseRole(process.argv.slice(2));
   ensureAuthSecret();
   const cfg = config();
+  // A malformed MODEL_ROUTES stops the start with its reason, rather than every draft save and model
+  // list answering 500 later (the table is read again on each lookup).
+  if (role !== 'ingest' && role !== 'retrieval') {
+    try {
+      configuredRoutes();
+    } catch (error) {
+      console.error(`${(error as Error).message} See MODEL_ROUTES in the README.`);
+      process.exit(2);
+    }
+  }
   // Ingest processes make one heavy call per batch: two connections each carried more batches than
   // ten on the 2-core machine (fewer busy backends contending), see docs/performance.md.
   if (role === 'ingest') setPoolSize(cfg.ingestDbConnections);
