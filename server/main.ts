@@ -99,8 +99,9 @@ function servedBy(role: Role): string {
 function notHere(role: Role): Handler {
   const what = servedBy(role);
   return (_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(errorBody(new AppError('not_found', `This process serves ${what} only.`), newRequestId())));
+    const requestId = newRequestId();
+    res.writeHead(404, { 'content-type': 'application/json', 'x-request-id': requestId, 'cache-control': 'no-store' });
+    res.end(JSON.stringify(errorBody(new AppError('not_found', `This process serves ${what} only.`), requestId)));
   };
 }
 

@@ -606,8 +606,9 @@ describe.skipIf(!process.env.DATABASE_URL)('production entry --role=ingest', () 
     expect(await storedSpans(organizationId)).toHaveLength(1);
     const other = await fetch(`http://127.0.0.1:${ingestPort}/api/v1/organizations`);
     expect(other.status).toBe(404);
-    expect((await other.json()).error.message).toBe(
-      'This process serves POST /api/v1/traces and POST /api/v1/otel/v1/traces only.',
-    );
+    const body = await other.json();
+    expect(body.error.message).toBe('This process serves POST /api/v1/traces and POST /api/v1/otel/v1/traces only.');
+    // The request id travels in the header too, as on every other answer.
+    expect(other.headers.get('x-request-id')).toBe(body.error.requestId);
   });
 });
