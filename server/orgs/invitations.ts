@@ -91,6 +91,17 @@ export async function inviteMember(
     .where(and(eq(memberships.organizationId, input.organizationId), eq(users.email, email)));
   if (member)
     throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
+  // API.md: with verification required, an unverified account receives no invitations (whoever
+  // registered the address first may not own it); its owner confirms it, then is added directly.
+  if (config().requireEmailVerification) {
+    const [account] = await db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.email, email));
+    if (account && !account.verifiedAt)
+      throw new AppError(
+        'invalid_state',
+        'An account uses this email but has not confirmed it yet. Ask them to confirm their email address (signing in offers to send the link again), then add them.',
+        { state: 'unverified', field: 'email' },
+      );
+  }
   const now = new Date();
   await db
     .delete(invitations)

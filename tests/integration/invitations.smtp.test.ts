@@ -36,12 +36,27 @@ async function signUp(email: string) {
 }
 
 describe('invitations', () => {
-  it('an admin invites an address no verified account uses; signing up with it and accepting joins with the role', async () => {
+  it('an unverified account is neither added nor invited (API.md); nothing is stored or sent', async () => {
     const { org, admin } = await newTeam();
     const email = address();
-    const person = await signUp(email);
+    await signUp(email);
     const asAdmin = await caller(admin.id);
-    // Unverified: adding is refused as documented (API.md), so the dashboard offers an invitation.
+    const add = await rejection(asAdmin.members.add({ organizationId: org.id, email, role: 'editor' }));
+    expect(add.cause.code).toBe('not_found');
+    const invite = await rejection(asAdmin.members.invite({ organizationId: org.id, email, role: 'editor' }));
+    expect(invite.cause.code).toBe('invalid_state');
+    expect(invite.cause.details).toEqual({ state: 'unverified', field: 'email' });
+    expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
+    // The verification email of the sign-up may arrive; no invitation does.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.received.filter((m) => m.to.includes(email) && /invited you/.test(m.subject))).toEqual([]);
+  });
+
+  it('an admin invites an address no account uses; signing up with it and accepting joins with the role', async () => {
+    const { org, admin } = await newTeam();
+    const email = address();
+    const asAdmin = await caller(admin.id);
+    // No account: adding is refused as documented (API.md), so the dashboard offers an invitation.
     const add = await rejection(asAdmin.members.add({ organizationId: org.id, email, role: 'editor' }));
     expect(add.cause.code).toBe('not_found');
 
@@ -59,6 +74,8 @@ describe('invitations', () => {
       email,
       role: 'editor',
     });
+    // They sign up from the link (not yet confirmed) and accept.
+    const person = await signUp(email);
 
     expect(await person.trpc.members.acceptInvitation({ token })).toEqual({
       organizationId: org.id,
@@ -208,10 +225,10 @@ describe('invitations', () => {
   it('accepting as a member already uses the link and keeps the role', async () => {
     const { org, admin } = await newTeam();
     const email = address();
-    const person = await signUp(email);
     const asAdmin = await caller(admin.id);
     await asAdmin.members.invite({ organizationId: org.id, email, role: 'viewer' });
     const token = tokenOf(await invitationLink(email));
+    const person = await signUp(email);
     const db = await getDb();
     await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, person.id));
     await asAdmin.members.add({ organizationId: org.id, email, role: 'editor' });
