@@ -12,9 +12,12 @@ export function RelativeTime({ time }: { time: string | number }) {
     const timer = setInterval(() => setNow(Date.now()), young ? 10_000 : 30_000);
     return () => clearInterval(timer);
   }, [young]);
+  // A moment newer than the last tick (a save just now) is "now", not "in 12 seconds"; times truly
+  // ahead (an expiry, a renewal) keep their "in …".
+  const ahead = new Date(time).getTime() - now;
   return (
     <time dateTime={new Date(time).toISOString()} title={formatDateTime(new Date(time).toISOString())}>
-      {formatRelative(time, now)}
+      {formatRelative(time, ahead > 0 && ahead < 60_000 ? now + ahead : now)}
     </time>
   );
 }
