@@ -90,6 +90,10 @@ export async function getRetrievalKey(
   await authorizePromptRead(ctx, organizationId, promptId);
   if (!isId('key', keyId)) throw notFound('Retrieval key');
   await flushBeforeRead('retrieval-keys');
+  return findKey(ctx, organizationId, promptId, keyId);
+}
+
+async function findKey(ctx: ServiceContext, organizationId: string, promptId: string, keyId: string) {
   const [row] = await ctx.db
     .select()
     .from(retrievalKeys)
@@ -123,14 +127,7 @@ export async function revokeRetrievalKey(
     .set({ revokedAt: new Date() })
     .where(and(keyCondition(organizationId, promptId, keyId), isNull(retrievalKeys.revokedAt)))
     .returning();
-  if (!revoked) {
-    const [row] = await ctx.db
-      .select()
-      .from(retrievalKeys)
-      .where(keyCondition(organizationId, promptId, keyId));
-    if (!row) throw notFound('Retrieval key');
-    return toRetrievalKey(row);
-  }
+  if (!revoked) return findKey(ctx, organizationId, promptId, keyId);
   await recordAudit(ctx, {
     organizationId,
     operation: 'retrievalKey.revoke',
