@@ -1,6 +1,7 @@
 'use client';
 
 import { formatDuration, formatUsdNanos } from '@/components/format';
+import { RelativeTime } from '@/components/ui/RelativeTime';
 import { DiffView } from './DiffView';
 import { ResultBadge } from './parts';
 import type { EvalResult } from './types';
@@ -67,10 +68,20 @@ function SideDetail({ title, result, stopped }: { title: string; result: EvalRes
         </div>
       ) : null}
       {result.review ? (
-        <p className="muted">
-          Reviewed: {result.review.decision.replace(/_/g, ' ')}
-          {result.review.human ? '' : ' (by an agent)'}
-        </p>
+        <div className="stack-xs">
+          <p className="muted">
+            Reviewed: {result.review.decision.replace(/_/g, ' ')}
+            {result.review.human ? '' : ' (by an agent)'} · <RelativeTime time={result.review.at} />
+          </p>
+          {result.review.correctedOutput !== null ? (
+            <>
+              <span className="field-label">Corrected expectation</span>
+              <pre className="output-block" aria-label={`${title} corrected expectation`}>
+                {result.review.correctedOutput}
+              </pre>
+            </>
+          ) : null}
+        </div>
       ) : null}
       <p className="result-stats subtle">
         {formatDuration(result.latencyMs)} · {result.inputTokens ?? '—'} tokens in · {result.outputTokens ?? '—'} out ·{' '}

@@ -1,0 +1,52 @@
+import { createOrganization, expect, test, trpc, uniqueName } from './fixtures';
+import { createPrompt } from './prompts.helpers';
+
+// A review-scored baseline: the queue takes a corrected expectation, the baseline publishes with
+// the last decision, and the result shows the decision and the corrected text.
+test('review queue: a corrected expectation is saved, publishes the baseline and shows on the result', async ({
+  adminPage: page,
+}) => {
+  test.setTimeout(180_000);
+  const organizationId = await createOrganization(page, uniqueName('Reviews'));
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Reviewed echo'));
+  const promptId = editorPath.split('/').pop()!;
+  const target = { organizationId, promptId };
+  const { mutate, query } = trpc(page);
+  const draft = await query('prompts.getDraft', target);
+  const saved = await mutate('prompts.updateDraft', {
+    ...target,
+    revision: draft.revision,
+    content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
+  });
+  const dataset = await query('datasets.get', target);
+  await mutate('datasets.addCase', { ...target, revision: dataset.revision, row: { input: 'Hello there', expectedOutput: '' } });
+  const evaluation = await mutate('evals.initialize', {
+    ...target,
+    draftRevision: saved.revision,
+    scoringMethod: 'review',
+  });
+
+  await page.goto(`${editorPath}/evals/${evaluation.id}`);
+  const queue = page.getByRole('region', { name: 'Review queue' }).or(page.getByLabel('Review queue'));
+  await expect(queue).toBeVisible({ timeout: 90_000 });
+  await expect(queue).toContainText('Hello there');
+
+  // An empty correction is refused next to the field; a written one is saved.
+  await queue.getByRole('button', { name: /Edit correction/ }).click();
+  const correction = queue.getByLabel('Corrected output');
+  await expect(correction).toBeFocused();
+  await correction.fill('');
+  await queue.getByRole('button', { name: 'Save correction' }).click();
+  await expect(queue.getByText('Write the corrected output, or accept the generated one.')).toBeVisible();
+  await correction.fill('General Kenobi!');
+  await queue.getByRole('button', { name: 'Save correction' }).click();
+
+  await expect(page.getByText('Version 1 published to production and staging')).toBeVisible({ timeout: 60_000 });
+  await expect(queue).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show details of case 1' }).click();
+  const candidate = page.getByRole('region', { name: 'Candidate' });
+  await expect(candidate).toContainText('Reviewed: accept corrected');
+  await expect(candidate.getByLabel('Candidate corrected expectation')).toHaveText('General Kenobi!');
+  // The correction became the case's expected output.
+  await expect(page.locator('.case-io')).toContainText('General Kenobi!');
+});
