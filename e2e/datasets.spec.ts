@@ -137,6 +137,9 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   await form.getByRole('button', { name: 'Add case' }).click();
   await expect(caseRows(page)).toHaveCount(1);
   await expect(caseRows(page).nth(0)).toContainText('JSON');
+  // Ready for the next case: the cursor is back in the emptied Input.
+  await expect(form.getByLabel('Input', { exact: true })).toBeFocused();
+  await expect(form.getByLabel('Input', { exact: true })).toHaveValue('');
 
   await page.getByRole('button', { name: 'Edit case 1' }).click();
   const edit = page.getByRole('form', { name: /Edit case/ });

@@ -188,7 +188,17 @@ test('the organization list pages with "Load more"', async ({ page, request }) =
   await page.goto('/organizations');
   const rows = page.getByRole('table').locator('tbody tr');
   await expect(rows).toHaveCount(20);
-  await page.getByRole('button', { name: 'Load more' }).click();
+  // From the keyboard: the skip link comes first and leads past the navigation.
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('main#main')).toBeFocused();
+  // Loading the last page takes the button away; focus goes to the first new row's link.
+  await page.getByRole('button', { name: 'Load more' }).focus();
+  await page.keyboard.press('Enter');
   await expect(rows).toHaveCount(22);
   await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+  await expect(rows.nth(20).getByRole('link').first()).toBeFocused();
 });

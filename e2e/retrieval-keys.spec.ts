@@ -78,4 +78,6 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   await expect(confirm).toBeHidden({ timeout: 60_000 });
   await expect(row).toContainText('Revoked');
   await expect(row.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  // The button that opened the dialog is gone: keyboard focus stays on its row, not the page top.
+  await expect(row).toBeFocused();
 });

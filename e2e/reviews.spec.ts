@@ -19,7 +19,11 @@ test('review queue: a corrected expectation is saved, publishes the baseline and
     content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
   });
   const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', { ...target, revision: dataset.revision, row: { input: 'Hello there', expectedOutput: '' } });
+  await mutate('datasets.addCase', {
+    ...target,
+    revision: dataset.revision,
+    row: { input: 'Hello there', expectedOutput: '' },
+  });
   const evaluation = await mutate('evals.initialize', {
     ...target,
     draftRevision: saved.revision,
@@ -43,6 +47,8 @@ test('review queue: a corrected expectation is saved, publishes the baseline and
 
   await expect(page.getByText('Version 1 published to production and staging')).toBeVisible({ timeout: 60_000 });
   await expect(queue).toHaveCount(0);
+  // The queue left with the button that had focus; focus stays in the page's content, not its top.
+  await expect.poll(() => page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
   await page.getByRole('button', { name: 'Show details of case 1' }).click();
   const candidate = page.getByRole('region', { name: 'Candidate' });
   await expect(candidate).toContainText('Reviewed: accept corrected');

@@ -1,6 +1,7 @@
 import { Suspense, type ReactNode } from 'react';
 import { VerifyEmailBanner } from '@/components/auth/VerifyEmailBanner';
 import { Sidebar } from '@/components/shell/Sidebar';
+import { FocusRescue } from '@/components/ui/focus-rescue';
 import { SignInRedirect } from '@/components/shell/SignInRedirect';
 import { getDb } from '@/db/client';
 import { getEmailStatus } from '@/server/account/email-verification';
@@ -25,8 +26,12 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <CheckoutAvailability available={Boolean(stripeSecretKey && stripePricePro)}>
       <div className="shell">
+        <FocusRescue />
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
         <Sidebar user={{ email: user.email, name: user.name }} />
-        <main className="main" id="main">
+        <main className="main" id="main" tabIndex={-1}>
           {email.verificationRequired && email.email && !email.verified ? (
             <VerifyEmailBanner email={email.email} />
           ) : null}

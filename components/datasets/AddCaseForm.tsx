@@ -36,6 +36,8 @@ export function AddCaseForm({
         setValue(emptyCase);
         setErrors({});
         setWarning(added.warnings[0]?.message ?? null);
+        // Ready for the next case: the cursor goes back to the first field.
+        document.getElementById('new-case-input')?.focus();
       },
       onError: (error) => {
         const info = data.handleError(error);

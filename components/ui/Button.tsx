@@ -28,15 +28,28 @@ export function Button({
   disabled,
   children,
   type = 'button',
+  onClick,
+  'aria-disabled': ariaDisabled,
   ...rest
 }: ButtonProps) {
+  // A busy button stays focusable (aria-disabled, clicks and form submits ignored): `disabled` would
+  // drop keyboard focus to the top of the page while the work runs.
+  const busy = Boolean(loading && !disabled);
   return (
     <button
       type={type}
       className={classes(variant, size, block, className)}
-      disabled={disabled || loading}
+      disabled={disabled}
+      aria-disabled={busy || ariaDisabled || undefined}
       aria-busy={loading || undefined}
       {...rest}
+      onClick={(event) => {
+        if (busy) {
+          event.preventDefault();
+          return;
+        }
+        onClick?.(event);
+      }}
     >
       {loading ? <span className="spinner" aria-hidden="true" /> : icon}
       {children}

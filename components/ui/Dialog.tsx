@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { ancestorPath, rescueFocus } from './focus-rescue';
 
 type DialogProps = {
   open: boolean;
@@ -17,10 +18,15 @@ export function Dialog({ open, onClose, title, description, children, footer }: 
   const titleId = useId();
   const descriptionId = useId();
 
+  const opener = useRef<Element[]>([]);
+
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      opener.current = ancestorPath(document.activeElement);
+      dialog.showModal();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
 
@@ -30,7 +36,13 @@ export function Dialog({ open, onClose, title, description, children, footer }: 
       className="dialog"
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      onClose={onClose}
+      onClose={() => {
+        // The browser gives focus back to the opener; if the action removed it (a revoked key's
+        // button), to the nearest part of the page that is left.
+        const path = opener.current;
+        requestAnimationFrame(() => rescueFocus(path));
+        onClose();
+      }}
       onClick={(event) => {
         if (event.target === ref.current) onClose();
       }}
