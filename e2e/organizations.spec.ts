@@ -202,3 +202,30 @@ test('the organization list pages with "Load more"', async ({ page, request }) =
   await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
   await expect(rows.nth(20).getByRole('link').first()).toBeFocused();
 });
+
+test('on a phone the navigation is a Menu: Escape closes it, and so does tabbing past its end', async ({
+  adminPage: page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/organizations');
+  const menu = page.getByRole('button', { name: 'Menu' });
+  const allOrganizations = page.getByRole('link', { name: 'All organizations' });
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(allOrganizations).toBeHidden();
+
+  await menu.click();
+  await expect(menu).toHaveAttribute('aria-expanded', 'true');
+  await expect(allOrganizations).toBeVisible();
+  await allOrganizations.focus();
+  await page.keyboard.press('Escape');
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(menu).toBeFocused();
+
+  // The last control of the open menu is Sign out; the next Tab leaves the menu and closes it.
+  await menu.click();
+  await page.getByRole('button', { name: 'Sign out' }).focus();
+  await page.keyboard.press('Tab');
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(allOrganizations).toBeHidden();
+  await expect.poll(() => page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+});

@@ -76,7 +76,17 @@ export function Sidebar({ user }: { user: SessionUser }) {
   }
 
   return (
-    <aside className="sidebar" aria-label="Main navigation" onKeyDown={onKeyDown}>
+    <aside
+      className="sidebar"
+      aria-label="Main navigation"
+      onKeyDown={onKeyDown}
+      onBlur={(event) => {
+        // The open menu covers the page on a phone: Tab past its end closes it rather than moving
+        // focus to controls hidden under it.
+        const next = event.relatedTarget as Node | null;
+        if (open && next && !event.currentTarget.contains(next)) setOpenOn(null);
+      }}
+    >
       <div className="sidebar-bar">
         <Link href="/" className="brand">
           <span className="brand-mark" aria-hidden="true">
