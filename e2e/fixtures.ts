@@ -73,13 +73,14 @@ export function trpc(page: Page) {
   };
 }
 
-// Makes a prompt in setup active: its draft gets one system message, its dataset one case (Hi → Hi),
-// and the baseline runs on the local echo route. Returns the draft's revision after the save.
-export async function activatePrompt(
+// Starts a prompt's baseline: its draft gets one system message, its dataset one case (Hi → Hi
+// unless given), and the baseline runs on the local echo route with the scoring method given.
+export async function startBaseline(
   page: Page,
   target: { organizationId: string; promptId: string },
   systemMessage: string,
-): Promise<number> {
+  options: { case?: { input: string; expectedOutput: string }; scoringMethod?: 'expected' | 'review' } = {},
+): Promise<{ revision: number; evaluationId: string }> {
   const { mutate, query } = trpc(page);
   const draft = await query('prompts.getDraft', target);
   const saved = await mutate('prompts.updateDraft', {
@@ -91,11 +92,28 @@ export async function activatePrompt(
   await mutate('datasets.addCase', {
     ...target,
     revision: dataset.revision,
-    row: { input: 'Hi', expectedOutput: 'Hi' },
+    row: options.case ?? { input: 'Hi', expectedOutput: 'Hi' },
   });
-  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
+  const evaluation = await mutate('evals.initialize', {
+    ...target,
+    draftRevision: saved.revision,
+    scoringMethod: options.scoringMethod ?? 'expected',
+  });
+  return { revision: saved.revision as number, evaluationId: evaluation.id as string };
+}
+
+// Makes a prompt in setup active (startBaseline, then waits for version 1). Returns the draft's
+// revision after the save.
+export async function activatePrompt(
+  page: Page,
+  target: { organizationId: string; promptId: string },
+  systemMessage: string,
+  testCase?: { input: string; expectedOutput: string },
+): Promise<number> {
+  const { revision } = await startBaseline(page, target, systemMessage, { case: testCase });
+  const { query } = trpc(page);
   await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
-  return saved.revision as number;
+  return revision;
 }
 
 // Uncaught errors in the browser fail the test that caused them.

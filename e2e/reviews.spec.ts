@@ -1,4 +1,4 @@
-import { createOrganization, expect, test, trpc, uniqueName } from './fixtures';
+import { createOrganization, expect, startBaseline, test, uniqueName } from './fixtures';
 import { createPrompt } from './prompts.helpers';
 
 // A review-scored baseline: the queue takes a corrected expectation, the baseline publishes with
@@ -10,27 +10,12 @@ test('review queue: a corrected expectation is saved, publishes the baseline and
   const organizationId = await createOrganization(page, uniqueName('Reviews'));
   const editorPath = await createPrompt(page, organizationId, uniqueName('Reviewed echo'));
   const promptId = editorPath.split('/').pop()!;
-  const target = { organizationId, promptId };
-  const { mutate, query } = trpc(page);
-  const draft = await query('prompts.getDraft', target);
-  const saved = await mutate('prompts.updateDraft', {
-    ...target,
-    revision: draft.revision,
-    content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
-  });
-  const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', {
-    ...target,
-    revision: dataset.revision,
-    row: { input: 'Hello there', expectedOutput: '' },
-  });
-  const evaluation = await mutate('evals.initialize', {
-    ...target,
-    draftRevision: saved.revision,
+  const { evaluationId } = await startBaseline(page, { organizationId, promptId }, 'Repeat the message.', {
+    case: { input: 'Hello there', expectedOutput: '' },
     scoringMethod: 'review',
   });
 
-  await page.goto(`${editorPath}/evals/${evaluation.id}`);
+  await page.goto(`${editorPath}/evals/${evaluationId}`);
   const queue = page.getByRole('region', { name: 'Review queue' }).or(page.getByLabel('Review queue'));
   await expect(queue).toBeVisible({ timeout: 90_000 });
   await expect(queue).toContainText('Hello there');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const shotsDir = path.join(process.cwd(), 'test-results', 'screenshots');
@@ -431,33 +431,11 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   const organizationId = await createOrganization(page, uniqueName('Versioned'));
   // An active prompt (a baseline run on the local echo route) and an ingestion key, through the
   // dashboard's own tRPC procedures (their pages have their own tests).
-  const mutate = async (path: string, input: unknown) => {
-    const response = await page.request.post(`/api/trpc/${path}`, { data: input });
-    expect(response.ok(), await response.text()).toBeTruthy();
-    return (await response.json()).result.data;
-  };
-  const query = async (path: string, input: unknown) => {
-    const response = await page.request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
-    expect(response.ok(), await response.text()).toBeTruthy();
-    return (await response.json()).result.data;
-  };
+  const { mutate, query } = trpc(page);
   const promptName = uniqueName('Support echo');
   const prompt = await mutate('prompts.create', { organizationId, name: promptName });
   const target = { organizationId, promptId: prompt.id as string };
-  const draft = await query('prompts.getDraft', target);
-  const saved = await mutate('prompts.updateDraft', {
-    ...target,
-    revision: draft.revision,
-    content: { messages: [{ role: 'system', content: 'Repeat the message.' }], inputType: 'user_message' },
-  });
-  const dataset = await query('datasets.get', target);
-  await mutate('datasets.addCase', {
-    ...target,
-    revision: dataset.revision,
-    row: { input: 'Hello', expectedOutput: 'Hello' },
-  });
-  await mutate('evals.initialize', { ...target, draftRevision: saved.revision, scoringMethod: 'expected' });
-  await expect.poll(async () => (await query('prompts.get', target)).state, { timeout: 90_000 }).toBe('active');
+  await activatePrompt(page, target, 'Repeat the message.', { input: 'Hello', expectedOutput: 'Hello' });
   const v1 = await query('versions.get', { ...target, number: 1 });
   const { secret } = await mutate('ingestionKeys.create', {
     organizationId,
