@@ -190,8 +190,8 @@ function noneMatch(header: string, etag: string): boolean {
   return false;
 }
 
-// The subject of a split label's retrieval (API.md "Safe releases"): 1–200 characters (HTTP header
-// octets, as both entries read them). This schema feeds the OpenAPI document; the hot path checks
+// The subject of a split label's retrieval (API.md "Safe releases"): 1–200 characters (both entries
+// read header octets as Latin-1; subjectLength counts a UTF-8 value's characters). This schema feeds the OpenAPI document; the hot path checks
 // the length by hand (checkSubject).
 const subjectHeader = 'Promptloop-Subject';
 const subjectMaxLength = 200;
@@ -211,10 +211,24 @@ export const retrievalHeaders = z.strictObject({
     ),
 });
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// Characters, not octets: a value that is valid UTF-8 ("é" sent as two octets) counts its code
+// points; any other value counts its octets (a Latin-1 "é" is one). Only a value longer than the
+// limit in octets pays for the decoding.
+function subjectLength(subject: string): number {
+  if (subject.length <= subjectMaxLength) return subject.length;
+  try {
+    return [...utf8.decode(Buffer.from(subject, 'latin1'))].length;
+  } catch {
+    return subject.length;
+  }
+}
+
 function checkSubject(subject: string | undefined, issues: Issue[]): void {
   if (subject === undefined) return;
   if (subject.length === 0) issues.push({ path: subjectHeader, message: 'Header is empty.' });
-  else if (subject.length > subjectMaxLength)
+  else if (subjectLength(subject) > subjectMaxLength)
     issues.push({ path: subjectHeader, message: `Must be at most ${subjectMaxLength} characters.` });
 }
 

@@ -49,11 +49,12 @@ async function requireVersions(ctx: ServiceContext, prompt: PromptRow, versionId
 }
 
 // Without the gate: the comparison that justifies a move is completed, with one of the versions
-// the label would point at (the version, or one of the split's) as its candidate.
+// the label would point at (the version, or one of the split's) as its candidate. `details.state`
+// says which rule failed: the evaluation's own status, `not_comparison` or `candidate_mismatch`.
 function assertJustifies(evaluation: EvaluationRow, versionIds: string[]): void {
   if (evaluation.kind !== 'comparison') {
     throw new AppError('invalid_state', 'Only a comparison evaluation can justify a label move.', {
-      state: evaluation.status,
+      state: 'not_comparison',
       kind: evaluation.kind,
     });
   }
@@ -70,7 +71,7 @@ function assertJustifies(evaluation: EvaluationRow, versionIds: string[]): void 
       versionIds.length === 1
         ? 'The evaluation’s candidate is another version than the one the label would point at.'
         : 'The evaluation’s candidate is none of the versions of the split.',
-      { state: evaluation.status, candidateVersionId: evaluation.versionId },
+      { state: 'candidate_mismatch', candidateVersionId: evaluation.versionId },
     );
   }
 }

@@ -68,12 +68,21 @@ const minuteMs = 60_000;
 // answer numbers (exact below 2^53).
 async function readFigures(
   ctx: DbContext,
-  { organizationId, splitId, from, to }: { organizationId: string; splitId: string; from: number; to: number },
+  {
+    organizationId,
+    splitId,
+    from,
+    to,
+    since,
+  }: { organizationId: string; splitId: string; from: number; to: number; since: number },
 ): Promise<Row[]> {
-  // A minute of counts belongs to the window when it overlaps it: the minutes are whole, so both
-  // bounds are whole minutes (whole seconds for to_timestamp, exact in float8).
-  const firstMinute = Math.floor(from / minuteMs) * 60;
+  // A minute of counts belongs to the window when it overlaps both the window and the split's life
+  // (no retrieval of the split is older than the split: a window that ends before it began counts
+  // none). The minutes are whole, so both bounds are whole minutes (whole seconds for to_timestamp,
+  // exact in float8); an empty overlap makes the first minute come after the last.
+  const countsFrom = Math.max(from, since);
   const lastMinute = Math.floor(to / minuteMs) * 60;
+  const firstMinute = countsFrom > to ? lastMinute + 60 : Math.floor(countsFrom / minuteMs) * 60;
   const result = await ctx.db.execute(sql`
     select sv.version_id as "versionId", sv.weight as "weight",
       (select v.number from prompt_versions v where v.id = sv.version_id) as "version",
@@ -133,7 +142,7 @@ export async function getSplitStats(
   // A window that defaults into emptiness (to before the split began, from after now) has no figures.
   const window = { organizationId, from: from ?? since.getTime(), to: to ?? Date.now() };
   await flushBeforeRead('split-stats');
-  const rows = await readFigures(ctx, { ...window, splitId: row.splitId });
+  const rows = await readFigures(ctx, { ...window, splitId: row.splitId, since: since.getTime() });
   const scores = await onlineScores(ctx, { ...window, versionIds: rows.map((r) => r.versionId) });
   return {
     splitId: row.splitId,

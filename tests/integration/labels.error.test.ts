@@ -217,10 +217,12 @@ describe('label errors', () => {
       expectError(refused, 409, 'invalid_state');
       expect(refused.body.error.details.state).toBe(status);
     }
-    expectError(await move(await evaluation({ kind: 'baseline' })), 409, 'invalid_state');
+    const baseline = await move(await evaluation({ kind: 'baseline' }));
+    expectError(baseline, 409, 'invalid_state');
+    expect(baseline.body.error.details).toMatchObject({ state: 'not_comparison', kind: 'baseline' });
     const mismatch = await move(await evaluation({ versionId: ids[2] }));
     expectError(mismatch, 409, 'invalid_state');
-    expect(mismatch.body.error.details).toMatchObject({ candidateVersionId: ids[2] });
+    expect(mismatch.body.error.details).toMatchObject({ state: 'candidate_mismatch', candidateVersionId: ids[2] });
 
     const db = await getDb();
     const rows = await db

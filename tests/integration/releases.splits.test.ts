@@ -209,7 +209,7 @@ describe('without the gate', () => {
     expect(wrong.status).toBe(409);
     expect(wrong.body.error).toMatchObject({
       code: 'invalid_state',
-      details: { state: 'completed', candidateVersionId: f.v3.id },
+      details: { state: 'candidate_mismatch', candidateVersionId: f.v3.id },
     });
     expect((await f.move('production', { split, evaluationId: 'eval_missing' })).status).toBe(404);
     expect((await f.label('production')).split).toBeNull();

@@ -520,6 +520,12 @@ describe.skipIf(!process.env.DATABASE_URL)('split labels on the production entry
       expect(bad.body.error.details.issues).toEqual([{ path: 'Promptloop-Subject', message: expect.any(String) }]);
     }
     expect((await overHttp(s, { 'promptloop-subject': 'z'.repeat(200) })).status).toBe(200);
+    // Characters, not octets: 200 "é" sent as UTF-8 (400 octets) is fine, 201 is not; so is 200 Latin-1 "é".
+    const utf8Octets = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    expect((await overHttp(s, { 'promptloop-subject': utf8Octets('é'.repeat(200)) })).status).toBe(200);
+    expect((await overHttp(s, { 'promptloop-subject': utf8Octets('😀'.repeat(200)) })).status).toBe(200);
+    expect((await overHttp(s, { 'promptloop-subject': utf8Octets('é'.repeat(201)) })).status).toBe(400);
+    expect((await overHttp(s, { 'promptloop-subject': 'é'.repeat(200) })).status).toBe(200);
   });
 
   it('its counts reach retrieval_split_counts with the shutdown flush', async () => {

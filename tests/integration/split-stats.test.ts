@@ -225,6 +225,10 @@ describe('split stats: retrievals', () => {
     // The retrievals happened this minute: a window that ends an hour ago has none; one up to now has all.
     const old = await stats(team.viewer, 'canary', `from=${from}&to=${to}`);
     expect(old.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual([0, 0]);
+    // A window that ends just before the split began has none, even within the split's first minute.
+    const justBefore = Date.parse(splitBody.since) - 1;
+    const before = await stats(team.viewer, 'canary', `from=${justBefore - 1}&to=${justBefore}`);
+    expect(before.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual([0, 0]);
     const upToNow = await stats(team.viewer, 'canary', `from=${Date.parse(splitBody.since)}&to=${Date.now()}`);
     expect(upToNow.body.versions.map((v: { retrievals: number }) => v.retrievals)).toEqual(
       result.body.versions.map((v: { retrievals: number }) => v.retrievals),
