@@ -33,7 +33,11 @@ const webhookEvents = z
   .min(1)
   .max(webhookLimits.maxEvents)
   .refine((events) => new Set(events).size === events.length, 'List each event type once.');
-const webhookDescription = z.string().max(webhookLimits.descriptionChars);
+// Empty is refused like every empty field (API.md conventions): leave it out, or null on update.
+const webhookDescription = z
+  .string()
+  .min(1, 'Leave the description out (null on update) for none.')
+  .max(webhookLimits.descriptionChars);
 
 export const createWebhookInput = z.strictObject({
   url: webhookUrl,

@@ -138,6 +138,7 @@ describe('webhooks: create, list, get', () => {
     ['webhook.test (not subscribable)', { ...body, events: ['webhook.test'] }, 'events.0'],
     ['an unknown event', { ...body, events: ['prompt.deleted'] }, 'events.0'],
     ['description over 500 characters', { ...body, description: 'd'.repeat(501) }, 'description'],
+    ['an empty description', { ...body, description: '' }, 'description'],
     ['an unknown field', { ...body, secret: 'whsec_mine' }, 'secret'],
   ])('%s → 400 invalid_request and nothing created', async (_label, input, path) => {
     const { org, admin } = await newTeam();
@@ -253,6 +254,11 @@ describe('webhooks: update', () => {
     expect((await admin.call('GET', path)).body).toEqual(updated.body);
     const same = await admin.call('PATCH', path, { body: { url: 'https://93.184.216.35/v2', enabled: true } });
     expect(same.body).toEqual(updated.body);
+    // An empty description is refused (null clears it) and changes nothing.
+    const empty = await admin.call('PATCH', path, { body: { description: '' } });
+    expectError(empty, 400, 'invalid_request');
+    expect(empty.body.error.details.issues).toEqual([expect.objectContaining({ path: 'description' })]);
+    expect((await admin.call('GET', path)).body).toEqual(updated.body);
     expect(await auditOps(org.id)).toEqual(['webhook.create', 'webhook.update']);
   });
 
