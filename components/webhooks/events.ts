@@ -4,7 +4,7 @@ import { webhookEventTypes } from '@/server/webhooks/schemas';
 export const eventDescriptions: Record<(typeof webhookEventTypes)[number], string> = {
   'prompt.version.created': 'A version was saved from the draft (or published by a baseline).',
   'prompt.label.moved': 'A label moved: a promotion, a rollback, a traffic split or an override.',
-  'evaluation.completed': 'An evaluation finished and every case is scored.',
+  'evaluation.completed': 'An evaluation ran every case (results may still wait for review: see pendingReviewCases).',
   'evaluation.failed': 'An evaluation stopped with an error.',
   'warning.opened': 'A new warning opened (credits running out, a failing webhook, a paused online evaluation…).',
 };

@@ -260,13 +260,22 @@ async function store(db: Db, row: Claimed, outcome: Outcome, settings: typeof de
         set scored = d.scored + 1, passed = d.passed + excluded.passed, score_sum = d.score_sum + excluded.score_sum`);
     return;
   }
-  // attempts already counts this call (the claim added it).
+  // attempts already counts this call (the claim added it). A span that ends in error was never
+  // scored: its credit goes back (API.md: one credit per scored span), to the period running now,
+  // in the same statement (every claimed row was charged by its claim).
   const last = outcome.final ? sql`true` : sql`attempts >= ${settings.maxAttempts}::int`;
   await db.execute(sql`
-    update online_scores set error = ${outcome.error},
-      status = case when ${last} then 'error' else 'pending' end,
-      claimed_until = case when ${last} then null else now() + ${settings.retryDelayMs}::int * interval '1 millisecond' end
-    where ${key}`);
+    with failed as (
+      update online_scores set error = ${outcome.error},
+        status = case when ${last} then 'error' else 'pending' end,
+        charged = case when ${last} then false else charged end,
+        claimed_until = case when ${last} then null else now() + ${settings.retryDelayMs}::int * interval '1 millisecond' end
+      where ${key}
+      returning status
+    )
+    update credit_periods set used = used - 1
+    where organization_id = ${row.organizationId} and period_start <= now() and now() < period_end and used > 0
+      and exists (select 1 from failed where status = 'error')`);
 }
 
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

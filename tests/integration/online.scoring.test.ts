@@ -428,7 +428,7 @@ describe('online evaluation: the judge', () => {
     expect(trace.body.spans[0].onlineScore).toMatchObject({ passed: false, score: 0.25, reasoning: 'Too vague.' });
   });
 
-  it('a judge that keeps failing ends in error after three calls, charged once, counted as sampled only', async () => {
+  it('a judge that keeps failing ends in error after three calls, its credit given back, counted as sampled only', async () => {
     const f = await onlineFixture({ judge: 'fake/judge' });
     fake.script([{ kind: 'ok', text: 'no verdict here' }]);
     await ingest(f.secret, [modelSpan(f.ids[0], talk)]);
@@ -438,11 +438,12 @@ describe('online evaluation: the judge', () => {
     expect(row).toMatchObject({
       status: 'error',
       attempts: 3,
-      charged: true,
+      charged: false,
       error: expect.stringContaining('not a verdict'),
     });
     expect(fake.requests).toHaveLength(3);
-    expect(await creditsUsed(f.org.id)).toBe(1);
+    // One credit per scored span: the span was charged once while it was tried, and never scored.
+    expect(await creditsUsed(f.org.id)).toBe(0);
     expect((await f.viewer.call('GET', `${f.base}/online-scores`)).body.items).toEqual([
       expect.objectContaining({ sampled: 1, scored: 0, passed: 0, meanScore: null, skippedNoContent: 0 }),
     ]);
@@ -462,6 +463,7 @@ describe('online evaluation: the judge', () => {
     const [row] = await scoreRows(f.org.id);
     expect(row).toMatchObject({ status: 'error', attempts: 1, error: expect.stringContaining('fake/judge') });
     expect(fake.requests).toHaveLength(0);
+    expect(await creditsUsed(f.org.id)).toBe(0);
   });
 });
 
