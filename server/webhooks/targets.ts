@@ -66,6 +66,10 @@ function forbiddenAddress(address: string): string | null {
     if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
       return forbiddenAddress(`${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`);
     }
+    // NAT64 (64:ff9b::/96): the gateway connects to the IPv4 address in the last two groups.
+    if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+      return forbiddenAddress(`${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`);
+    }
     if ((g[0] & 0xfe00) === 0xfc00) return 'a private address (fc00::/7)';
     if ((g[0] & 0xffc0) === 0xfe80) return 'a link-local address (fe80::/10)';
     if ((g[0] & 0xff00) === 0xff00) return 'a multicast address';
@@ -102,6 +106,8 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy = targetPolicy(
     );
   if (url.username || url.password) throw new TargetRefused('The URL must not carry a user name or password.');
   if (url.hash) throw new TargetRefused('The URL must not have a #fragment.');
+  if (url.port === '0')
+    throw new TargetRefused('Port 0 cannot be connected to; give the port the receiver listens on.');
   return url;
 }
 
@@ -115,6 +121,11 @@ export async function resolveTarget(
   resolve: Resolver = systemResolver,
 ): Promise<{ address: string; family: number }[]> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  // "localhost" and every name under it are loopback by definition (RFC 6761), whatever this
+  // machine's resolver answers today.
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (!policy.allowPrivate && (name === 'localhost' || name.endsWith('.localhost')))
+    throw new TargetRefused(`The host "${host}" is a loopback name; webhooks may only post to public addresses.`);
   let addresses: { address: string; family: number }[];
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {

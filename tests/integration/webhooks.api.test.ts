@@ -176,6 +176,11 @@ describe('webhooks: create, list, get', () => {
     ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hook', /loopback/],
     ['the metadata address 169.254.169.254', 'https://169.254.169.254/latest/meta-data', /link-local/],
     ['0.0.0.0', 'https://0.0.0.0/hook', /unspecified/],
+    ['a name under localhost (RFC 6761), resolved or not', 'https://hooks.localhost/x', /loopback/],
+    ['localhost with a trailing dot', 'https://LOCALHOST./x', /loopback/],
+    ['a NAT64 loopback', 'https://[64:ff9b::7f00:1]/x', /loopback/],
+    ['a NAT64 private address', 'https://[64:ff9b::a00:1]/x', /private/],
+    ['port 0', 'https://93.184.216.34:0/x', /Port 0/],
   ])('refuses %s with 400 invalid_request on url, at create and at update', async (_label, url, message) => {
     const { org, admin } = await newTeam();
     const created = await admin.call('POST', hooks(org.id), { body: { ...body, url } });
