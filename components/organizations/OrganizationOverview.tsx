@@ -20,6 +20,7 @@ import {
 } from '@/components/ui/icons';
 import { useCopied } from '@/components/ui/useCopied';
 import { useTRPC } from '@/lib/trpc/client';
+import { GettingStarted } from './GettingStarted';
 import { OrganizationGate } from './OrganizationGate';
 import { useProfile } from './hooks';
 import { can } from '@/server/auth/schemas';
@@ -121,6 +122,11 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
                 <span className="stat-value">{formatDate(org.createdAt)}</span>
               </div>
             </Card>
+            <GettingStarted
+              organizationId={org.id}
+              canWrite={canWrite}
+              canInvite={can(org.role, 'members.manage') && !org.readOnly}
+            />
             <Card>
               <div className="card-body">
                 <dl className="description-list">

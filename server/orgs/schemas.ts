@@ -47,3 +47,22 @@ export type Profile = z.infer<typeof profileSchema>;
 
 export const dashboardLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
 export type DashboardLink = z.infer<typeof dashboardLinkSchema>;
+
+/**
+ * How far an organization has come on the way from sign-up to production (the overview's "Get
+ * started" card, dashboard only). Each step is read from what exists, never stored: a prompt, a
+ * published version (a `production` label), a retrieval key that has fetched a prompt, a trace, a
+ * second member. Every part is an index probe bounded by the organization.
+ */
+export type GettingStarted = {
+  hasPrompt: boolean;
+  hasPublished: boolean;
+  hasRetrievalKey: boolean;
+  hasRetrieved: boolean;
+  hasTraces: boolean;
+  hasTeammate: boolean;
+  /** The oldest prompt still in setup (its baseline is the next step), else null. */
+  setupPromptId: string | null;
+  /** The oldest active prompt (the one to fetch from code), else null. */
+  activePromptId: string | null;
+};

@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { checkDeletionLink, deleteOrganization } from '@/server/orgs/service';
+import { gettingStarted } from '@/server/orgs/getting-started';
 import { deleteOrganizationInput } from '@/server/orgs/schemas';
 import { serviceAccountNames } from '@/server/service-accounts/service';
 import { protectedProcedure } from '../init';
 import { orgIdInput } from './paging';
 
 // Deleting an organization through its emailed link: dashboard only (the table has the link itself);
-// and the names of its service accounts, for the pages that show who acted.
+// the names of its service accounts, for the pages that show who acted; and the overview's
+// "Get started" progress.
 export const organizationProcedures = {
+  gettingStarted: protectedProcedure
+    .input(orgIdInput)
+    .query(({ ctx, input }) => gettingStarted(ctx, input.organizationId)),
   serviceAccountNames: protectedProcedure
     .input(orgIdInput)
     .query(({ ctx, input }) => serviceAccountNames(ctx, input.organizationId)),
