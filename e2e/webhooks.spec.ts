@@ -196,6 +196,12 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
     await expect(editor.page.getByRole('button', { name: 'Send test event' })).toHaveCount(0);
     await expect(editor.page.getByRole('button', { name: 'Delete' })).toHaveCount(0);
 
+    // The list: the endpoint with its state, events and last delivery.
+    await page.goto(`/organizations/${organizationId}/webhooks`);
+    await expect(page.locator('tr[data-webhook]', { hasText: receiver.url })).toContainText('Release bot (staging)');
+    await page.screenshot({ path: path.join(shots, '50b-webhooks-list.png') });
+    await page.getByRole('link', { name: `Open ${receiver.url}` }).click();
+
     // Delete, with confirmation.
     await page.getByRole('button', { name: 'Delete' }).click();
     const remove = page.getByRole('dialog', { name: 'Delete this endpoint?' });
