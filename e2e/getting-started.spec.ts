@@ -32,6 +32,9 @@ test('the overview walks a new organization from its first prompt to traces and 
   test.setTimeout(180_000);
   const organizationId = await createOrganization(page, uniqueName('Onboarding'));
   let card = await expectProgress(page, organizationId, 0, 'prompt');
+  // Steps that need a prompt offer no link before there is one.
+  await expect(card.getByRole('link', { name: 'Run the baseline' })).toHaveCount(0);
+  await expect(card.getByRole('link', { name: 'Create a key' })).toHaveCount(0);
   await card.getByRole('link', { name: 'Go to prompts' }).click();
   await expect(page).toHaveURL(`/organizations/${organizationId}/prompts`);
 
@@ -39,6 +42,7 @@ test('the overview walks a new organization from its first prompt to traces and 
   const promptId = editor.split('/').pop()!;
   card = await expectProgress(page, organizationId, 1, 'publish');
   await expect(card.locator('li[data-step="prompt"]')).toContainText('Write a prompt (done)');
+  await expect(card.getByRole('link', { name: 'Create a key' })).toHaveCount(0);
   await card.getByRole('link', { name: 'Run the baseline' }).click();
   await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${promptId}/evals`);
 

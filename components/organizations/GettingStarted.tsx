@@ -21,8 +21,9 @@ type Step = {
 // The path from sign-up to production, each step read from what the organization has (never stored):
 // a prompt, its first published version, a key that has fetched it, traces, a teammate.
 function stepsOf(progress: Progress, base: string, canWrite: boolean, canInvite: boolean): Step[] {
-  const setup = progress.setupPromptId ? `${base}/prompts/${progress.setupPromptId}` : `${base}/prompts`;
-  const active = progress.activePromptId ? `${base}/prompts/${progress.activePromptId}` : `${base}/prompts`;
+  // A step whose prompt does not exist yet (no prompt in setup, none active) has no action: the step before comes first.
+  const setup = progress.setupPromptId && `${base}/prompts/${progress.setupPromptId}`;
+  const active = progress.activePromptId && `${base}/prompts/${progress.activePromptId}`;
   const steps: Step[] = [
     {
       key: 'prompt',
@@ -36,7 +37,7 @@ function stepsOf(progress: Progress, base: string, canWrite: boolean, canInvite:
       done: progress.hasPublished,
       title: 'Publish version 1',
       body: 'Add a few dataset cases and run the baseline evaluation: its version gets the production label.',
-      action: canWrite ? { href: `${setup}/evals`, label: 'Run the baseline' } : null,
+      action: canWrite && setup ? { href: `${setup}/evals`, label: 'Run the baseline' } : null,
     },
     {
       key: 'retrieve',
@@ -45,7 +46,9 @@ function stepsOf(progress: Progress, base: string, canWrite: boolean, canInvite:
       body: progress.hasRetrievalKey
         ? 'A retrieval key exists: call the API or the SDK with it, and this step completes with the first fetch.'
         : 'Create a read-only retrieval key on the prompt’s Keys tab and fetch the production version (curl or SDK).',
-      action: { href: `${active}/keys`, label: progress.hasRetrievalKey ? 'See the snippets' : 'Create a key' },
+      action: active
+        ? { href: `${active}/keys`, label: progress.hasRetrievalKey ? 'See the snippets' : 'Create a key' }
+        : null,
     },
     {
       key: 'traces',
