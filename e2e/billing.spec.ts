@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   checkoutCompleted,
   event,
@@ -21,6 +22,8 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
+const shots = path.join(process.cwd(), 'test-results', 'screenshots');
+
 test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', async ({
   adminPage: page,
   request,
@@ -42,6 +45,7 @@ test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', a
   await expect(page.getByRole('row', { name: /^Traces kept for/ })).toHaveText(/Traces kept for\s*30 days\s*60 days/);
   await expect(page.getByRole('meter', { name: 'Evaluation credits used' })).toHaveAttribute('aria-valuenow', '0');
   await expect(page.getByRole('form', { name: 'Cancel renewal' })).toHaveCount(0);
+  await page.screenshot({ path: path.join(shots, '60-billing-free.png'), fullPage: true });
 
   // Upgrade opens Stripe Checkout for the Pro price, tied to this organization.
   const sent = fake.requests.length;
@@ -90,6 +94,7 @@ test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', a
   await expect(plan).toContainText('Renews on');
   await expect(plan.getByRole('button', { name: 'Manage payment' })).toBeVisible();
   await expect(page.getByText('per dataset on the Pro plan')).toBeVisible();
+  await page.screenshot({ path: path.join(shots, '61-billing-pro.png'), fullPage: true });
 
   // Cancel renewal: a wrong name is refused at its field and Stripe is not called.
   const day = new Date(periodEnd * 1000).toISOString().slice(0, 10);

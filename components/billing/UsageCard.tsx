@@ -16,7 +16,7 @@ export function UsageCard({ state }: { state: BillingState }) {
       <CardHeader
         titleId="billing-usage-title"
         title="Usage this period"
-        description="One credit runs one case on one side of an evaluation. Reused production results are free."
+        description="One credit runs one case on one side of an evaluation, or scores one sampled production span (online evaluation). Reused production results are free."
       />
       <CardBody className="stack">
         <div className="billing-meter" data-level={level}>
