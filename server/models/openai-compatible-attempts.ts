@@ -74,16 +74,26 @@ function backoffMs(attempt: number, baseMs: number): number {
 const stopped = (route: RouteConfig, last: AppError) =>
   unavailable(route, `${last.message} Not retried: the work it was for was cancelled.`, { reason: 'stopped' });
 
-async function providerMessage(reply: Reply): Promise<string> {
+// Credentials a provider's error text may echo (its own key format, masked or not, or a bearer
+// header): shown to every member of the organization and stored with results, so never kept.
+const credentialPattern = /\b(?:sk|pk|rk)-[A-Za-z0-9_*.-]{8,}|\bBearer\s+[^\s"',]+/gi;
+
+/** A provider's error text as we show and store it: at most 300 characters, credentials redacted. */
+export function redactProviderText(text: string, apiKey: string | undefined): string {
+  const withoutKey = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text;
+  return withoutKey.replace(credentialPattern, '[redacted]').slice(0, 300);
+}
+
+async function providerMessage(reply: Reply, apiKey: string | undefined): Promise<string> {
   const text = await reply.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
     const message = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message;
-    if (typeof message === 'string') return message.slice(0, 300);
+    if (typeof message === 'string') return redactProviderText(message, apiKey);
   } catch {
     // not JSON
   }
-  return text.slice(0, 300);
+  return redactProviderText(text, apiKey);
 }
 
 type Attempt = { reply: Reply; controller: AbortController; armTimer: () => void; clearTimer: () => void };
@@ -118,7 +128,7 @@ export async function attempt(route: RouteConfig, body: Record<string, unknown>,
   }
   const { status } = reply;
   if (status >= 200 && status < 300) return { reply, controller, armTimer, clearTimer };
-  const detail = await providerMessage(reply);
+  const detail = await providerMessage(reply, route.apiKey);
   clearTimer();
   const retryAfterMs = parseRetryAfter(reply.header('retry-after'));
   if (status === 429 || status >= 500) {

@@ -3,7 +3,15 @@ import { costOf } from './pricing';
 import type { RouteConfig } from './routes';
 import type { ChatRequest, Completion, StreamEvent } from './types';
 import { chatCompletionsTools, toolCallsOutput, type ToolCall } from './tool-calls';
-import { attempt, Retryable, settings, transportFailure, unavailable, withRetries } from './openai-compatible-attempts';
+import {
+  attempt,
+  redactProviderText,
+  Retryable,
+  settings,
+  transportFailure,
+  unavailable,
+  withRetries,
+} from './openai-compatible-attempts';
 import { storableText } from '../input-hygiene';
 
 // Client for any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, vLLM, Ollama…).
@@ -192,7 +200,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
         if (parsed?.error)
           throw unavailable(
             route,
-            `The model provider (${route.provider}) failed mid-stream: ${String(parsed.error.message ?? 'unknown error')}.`,
+            `The model provider (${route.provider}) failed mid-stream: ${redactProviderText(String(parsed.error.message ?? 'unknown error'), route.apiKey)}.`,
             { reason: 'stream_error' },
           );
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices))

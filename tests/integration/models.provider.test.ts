@@ -205,6 +205,19 @@ describe('OpenAI-compatible client over real HTTP', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('a provider message never carries a credential: the route key, a key-like token or a bearer header', async () => {
+    const echoed = 'Invalid key sk-test-123 (also tried sk-proj-AbCdEf1234567890, header "Bearer abc.def.ghi").';
+    fake.script([{ kind: 'status', status: 401, body: JSON.stringify({ error: { message: echoed } }) }]);
+    const error = await failure(complete(route('fake/gpt-4o-mini'), request));
+    expect(error.message).toContain('Invalid key [redacted] (also tried [redacted], header "[redacted]")');
+    expect(error.message).not.toMatch(/sk-test-123|AbCdEf|abc\.def/);
+    // A body that is not JSON, with the key past the first 300 characters: still redacted, still cut.
+    fake.script([{ kind: 'raw', status: 403, contentType: 'text/plain', body: `${'x'.repeat(295)}sk-test-123 more` }]);
+    const raw = await failure(complete(route('fake/gpt-4o-mini'), request));
+    expect(raw.message).not.toContain('sk-t');
+    expect(raw.message).toMatch(new RegExp(`x{295}\\[reda$`));
+  });
+
   it('a provider that never answers times out on every attempt', async () => {
     fake.script([{ kind: 'hang' }]);
     const error = await failure(complete(route('fake/gpt-4o-mini'), request));
