@@ -77,7 +77,54 @@ function openInferenceMessages(attributes: Attributes, prefix: string): unknown[
   if (!messages.size) return undefined;
   return [...messages.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, { role = null, content = null, ...rest }]) => ({ role, content, ...rest }));
+    .map(([, message]) => foldOpenInferenceMessage(message))
+    .map(({ role = null, content = null, ...rest }) => ({ role, content, ...rest }));
+}
+
+// OpenInference's nested lists inside one flattened message, as lists: content items
+// (contents.N.message_content.{type,text,image.image.url,audio.audio.url}) become the message's
+// `content` parts (when it has no plain `content`), tool calls
+// (tool_calls.N.tool_call.{id,function.name,function.arguments}) become OpenAI-shaped `tool_calls`.
+// A key of any other shape stays as it came.
+const contentItemKey = /^contents\.(\d{1,6})\.message_content\.(.+)$/;
+const toolCallKey = /^tool_calls\.(\d{1,6})\.tool_call\.(id|function\.name|function\.arguments)$/;
+const mediaUrlKey = /^(image|audio)\.\1\.url$/;
+
+function byIndex<T>(entries: Map<number, T>): T[] {
+  return [...entries.entries()].sort(([a], [b]) => a - b).map(([, value]) => value);
+}
+
+function foldOpenInferenceMessage(message: Record<string, unknown>): Record<string, unknown> {
+  const items = new Map<number, Record<string, unknown>>();
+  type Call = { id?: unknown; type: 'function'; function: Record<string, unknown> };
+  const calls = new Map<number, Call>();
+  const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(message)) {
+    const item = contentItemKey.exec(key);
+    const call = item ? null : toolCallKey.exec(key);
+    if (item) {
+      const index = Number(item[1]);
+      const part = items.get(index) ?? (Object.create(null) as Record<string, unknown>);
+      const media = mediaUrlKey.exec(item[2]);
+      part[media ? 'url' : item[2]] = value;
+      if (media && part.type === undefined) part.type = media[1];
+      items.set(index, part);
+    } else if (call) {
+      const index = Number(call[1]);
+      const entry: Call = calls.get(index) ?? {
+        type: 'function',
+        function: Object.create(null) as Record<string, unknown>,
+      };
+      if (call[2] === 'id') entry.id = value;
+      else entry.function[call[2].slice('function.'.length)] = value;
+      calls.set(index, entry);
+    } else rest[key] = value;
+  }
+  const parts = byIndex(items).map((part) => ({ type: part.type ?? 'text', ...part }));
+  // Beside a plain `content`, the items are kept as `contents`.
+  if (parts.length) rest[rest.content === undefined || rest.content === null ? 'content' : 'contents'] = parts;
+  if (calls.size) rest[rest.tool_calls === undefined ? 'tool_calls' : 'tool_call_items'] = byIndex(calls);
+  return rest;
 }
 
 // An attribute holding an empty value (null) does not count as a match.

@@ -366,6 +366,52 @@ describe('OpenInference', () => {
         'llm.token_count.total',
       ],
     },
+    // Arize-ai/openinference spec/multimodal_attributes.md (message.contents.N.message_content.type /
+    // .text / .image.image.url) and the tool calling conventions (message.tool_calls.N.tool_call.id /
+    // .function.name / .function.arguments), as its OpenAI instrumentation emits them
+    {
+      title: 'LLM span with content items and tool calls',
+      options: {
+        name: 'llm',
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'llm.input_messages.0.message.role': 'user',
+          'llm.input_messages.0.message.contents.0.message_content.type': 'text',
+          'llm.input_messages.0.message.contents.0.message_content.text': 'What is in this image?',
+          'llm.input_messages.0.message.contents.1.message_content.type': 'image',
+          'llm.input_messages.0.message.contents.1.message_content.image.image.url': 'https://example.com/a.jpg',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city": "Paris"}',
+          'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'get_time',
+        },
+      },
+      expected: { kind: 'model' },
+      content: {
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is in this image?' },
+              { type: 'image', url: 'https://example.com/a.jpg' },
+            ],
+          },
+        ],
+        output: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { type: 'function', id: 'call_1', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+              { type: 'function', function: { name: 'get_time' } },
+            ],
+          },
+        ],
+        system: null,
+      },
+      metadataKeys: ['otel.scope.name', 'otel.span.kind'],
+    },
     // Arize-ai/openinference spec/semantic_conventions.md, reserved attributes (openinference.span.kind
     // CHAIN, input.value, input.mime_type, output.value "Hello, World!", session.id, user.id, llm.provider);
     // the input, session and user values are ours

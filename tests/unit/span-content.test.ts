@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { attributeGroups, visibleAttributes } from '@/components/traces/attributes';
 import { readChatContent, type ChatContent, type ChatMessage } from '@/components/traces/chat';
 import { spanRows } from '@/components/traces/span-tree';
+import { caseFromSpanContent, spanContentOf } from '@/server/online/span-case';
 import { mapOtlpSpan } from '@/server/otlp/mapping';
 import type { KeyValue } from '@/server/otlp/types';
 
@@ -183,6 +184,36 @@ describe('readChatContent on content stored by the OTLP mapping', () => {
     expect(messages(chat(content).output)[0].parts).toEqual([
       { kind: 'text', text: 'The product of 23 times 87 is 2001.' },
     ]);
+  });
+
+  it('OpenInference content items and tool calls read as text, other parts and calls; a case gets the user text', () => {
+    const { content } = stored({
+      'openinference.span.kind': 'LLM',
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.contents.0.message_content.type': 'text',
+      'llm.input_messages.0.message.contents.0.message_content.text': 'What is the weather in Paris?',
+      'llm.input_messages.0.message.contents.1.message_content.type': 'image',
+      'llm.input_messages.0.message.contents.1.message_content.image.image.url': 'https://example.com/sky.jpg',
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city": "Paris"}',
+    });
+    const result = chat(content);
+    expect(messages(result.input)[0].parts).toEqual([
+      { kind: 'text', text: 'What is the weather in Paris?' },
+      { kind: 'other', type: 'image', value: { type: 'image', url: 'https://example.com/sky.jpg' } },
+    ]);
+    expect(messages(result.output)[0].parts).toEqual([
+      { kind: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } },
+    ]);
+    // From the span to a case: the user's text, not the message's JSON.
+    const spanContent = spanContentOf(JSON.stringify(content));
+    expect(spanContent).not.toBeNull();
+    expect(caseFromSpanContent(spanContent!, { template: null, inputType: null })).toMatchObject({
+      input: 'What is the weather in Paris?',
+      inputFormat: 'text',
+    });
   });
 
   it('OpenInference input.value JSON and output.value text: a value section and a bare text message', () => {
