@@ -8,7 +8,9 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError, invalidRequest } from '../errors';
+import { otlpEncodingOf, statusAnswer } from '../otlp/response';
 import { errorBody, errorHeaders, newRequestId } from './http';
+import { otlpTracesPath } from './otlp';
 
 // What the production server (server/main.ts, every role) answers on the socket when there is no
 // request to hand to a handler: Node's parser refused the bytes ('clientError'), or the method is
@@ -17,8 +19,23 @@ import { errorBody, errorHeaders, newRequestId } from './http';
 // `OPTIONS *` and CONNECT ask about the server as a whole: these are the methods it serves on its paths.
 export const serverMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
-function envelope(error: AppError): { body: string; headers: Record<string, string> } {
+// The refusal's body: the API's error envelope, or on the OTLP path a google.rpc.Status encoded
+// like the request (API.md "OTLP trace ingestion": failures there never carry our envelope).
+function envelope(error: AppError, req?: IncomingMessage): { body: string | Buffer; headers: Record<string, string> } {
   const requestId = newRequestId();
+  if (req && (req.url ?? '').split('?', 1)[0] === otlpTracesPath) {
+    const answer = statusAnswer(otlpEncodingOf(req.headers['content-type']) ?? 'json', error.status, error.message);
+    return {
+      body: answer.body,
+      headers: {
+        'content-type': answer.contentType,
+        'content-length': String(answer.body.length),
+        'cache-control': 'no-store',
+        'x-request-id': requestId,
+        ...errorHeaders(error),
+      },
+    };
+  }
   const body = JSON.stringify(errorBody(error, requestId));
   return {
     body,
@@ -111,7 +128,7 @@ function repeatedHeader(req: IncomingMessage): string | null {
 
 // A refusal answered on the request's own response (no body for a HEAD), before any handler runs.
 export function answerRequest(req: IncomingMessage, res: ServerResponse, error: AppError): void {
-  const { body, headers } = envelope(error);
+  const { body, headers } = envelope(error, req);
   res.writeHead(error.status, headers);
   res.end(req.method === 'HEAD' ? undefined : body);
 }

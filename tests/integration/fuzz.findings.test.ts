@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '@/server/api/router';
+import { otlpSchema } from '@/server/otlp/schema';
 import { newOrganization, newUser, type TestUser } from '../helpers/api';
 import { startEntry } from '../helpers/entry';
 
@@ -226,6 +227,23 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
         { path: `headers.${header.toLowerCase()}`, message: 'Given more than once.' },
       ]);
     }
+  });
+
+  it('on the OTLP path two Authorization headers are 400 as a google.rpc.Status encoded like the request', async () => {
+    const request = (type: string) =>
+      `POST /api/v1/otel/v1/traces HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer plt_a\r\nAuthorization: Bearer plt_b\r\nContent-Type: ${type}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
+    const [json] = (await exchange([request('application/json')], 1)).responses;
+    expect(json.status).toBe(400);
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(json.body)).toEqual({ code: 3, message: 'Send one Authorization header.' });
+    const [protobuf] = (await exchange([request('application/x-protobuf')], 1)).responses;
+    expect(protobuf.status).toBe(400);
+    expect(protobuf.headers['content-type']).toBe('application/x-protobuf');
+    const status = otlpSchema().status.decode(Buffer.from(protobuf.body, 'latin1'));
+    expect({ code: status.code, message: status.message }).toEqual({
+      code: 3,
+      message: 'Send one Authorization header.',
+    });
   });
 
   it('bytes that are not HTTP/1.1 (an unknown method, a bad header) are 400 in the envelope; CONNECT is 405', async () => {
