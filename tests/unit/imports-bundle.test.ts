@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapBundleDocument } from '@/server/imports/sources/bundle';
+import { defaultJudgeRubric } from '@/server/prompts/scoring';
 import type { MapperOptions } from '@/server/imports/mapped';
 import { importInput } from '@/server/imports/schemas';
 import { bundle, bundlePrompt, storedContent } from '../helpers/imports';
@@ -90,19 +91,31 @@ describe('mapBundleDocument', () => {
     ]);
   });
 
-  it('scoring takes the GET …/scoring view: null fields and rubricIsDefault go; a default rubric stays default', () => {
+  it('scoring takes the GET …/scoring view: null fields and rubricIsDefault go; a default rubric stays default, an edited one is kept', () => {
     const scoring = (value: unknown, ...ids: string[]) =>
       mapBundleDocument(bundle([bundlePrompt('A', { scoring: value })]), routes(...ids)).prompts[0];
     expect(
       scoring({ method: 'expected', judgeModelRouteId: null, rubric: null, rubricIsDefault: false }).scoring,
     ).toEqual({ method: 'expected' });
-    expect(
-      scoring({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'Long default text', rubricIsDefault: true })
-        .scoring,
-    ).toEqual({
+    const defaulted = scoring({
       method: 'judge',
       judgeModelRouteId: 'local/judge',
+      rubric: defaultJudgeRubric,
+      rubricIsDefault: true,
     });
+    expect(defaulted.scoring).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge' });
+    expect(defaulted.notes).toEqual([]);
+    // A rubric edited in the bundle is kept even when rubricIsDefault still says true, with a note.
+    const edited = scoring({
+      method: 'judge',
+      judgeModelRouteId: 'local/judge',
+      rubric: 'Mine',
+      rubricIsDefault: true,
+    });
+    expect(edited.scoring).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'Mine' });
+    expect(edited.notes).toEqual([
+      'Scoring: rubricIsDefault is true but the rubric is not the built-in one; the rubric given is kept.',
+    ]);
     expect(
       scoring({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'Mine', rubricIsDefault: false }).scoring,
     ).toEqual({

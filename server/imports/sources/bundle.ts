@@ -1,6 +1,7 @@
 import type { ImportProblem } from '../schemas';
 import { bundleFormat, bundleFormatVersion } from '../schemas';
 import { pointer, type MappedDocument, type MappedPrompt, type MappedVersion, type MapperOptions } from '../mapped';
+import { defaultJudgeRubric } from '../../prompts/scoring';
 
 // A promptloop bundle (our own export) into the mapped document: content, labels, scoring and cases
 // are carried verbatim and checked by the one importer; this mapper checks only the bundle's own
@@ -123,7 +124,15 @@ class BundleMapping {
     }
     const mapped: Json = {};
     for (const [key, value] of Object.entries(policy)) if (value !== null) mapped[key] = value;
-    if (rubricIsDefault === true) delete mapped.rubric;
+    // A default rubric stays the default (a later change of the built-in one reaches it); a rubric
+    // edited in the bundle is kept, whatever rubricIsDefault still says, and the note says so.
+    if (rubricIsDefault === true) {
+      if (mapped.rubric === undefined || mapped.rubric === defaultJudgeRubric) delete mapped.rubric;
+      else
+        notes.push(
+          'Scoring: rubricIsDefault is true but the rubric is not the built-in one; the rubric given is kept.',
+        );
+    }
     const judge = mapped.judgeModelRouteId;
     if (typeof judge === 'string' && !this.options.routeIds.has(judge)) {
       const model = modelOf(judge, undefined);
