@@ -485,6 +485,14 @@ describe('graders', () => {
     expect(map(document({ eval: evalWith([scoreModel({ model: 4 })]) })).problems).toEqual([
       { path: '/eval/testing_criteria/0/model', message: 'Give the grader’s model.' },
     ]);
+    // No messages (or none with text): one problem, at the grader's input, which the document has.
+    for (const input of [[], [{ role: 'user', content: '  ' }]])
+      expect(map(document({ eval: evalWith([scoreModel({ input })]) })).problems).toEqual([
+        {
+          path: '/eval/testing_criteria/0/input',
+          message: 'Give the grader’s messages: they become the judge’s rubric.',
+        },
+      ]);
   });
 
   it('refuses a rubric longer than ours, at the grader’s messages', () => {

@@ -98,6 +98,10 @@ const modelGraderExtras = ['range', 'pass_threshold', 'sampling_params', 'labels
 function modelGrader(grader: JsonRecord, path: string, label: string, scope: Scope): Grading {
   const rubric = rubricOf(own(grader, 'input'), `${path}/input`, scope);
   if (rubric === null) return { scoring: null };
+  if (rubric === '') {
+    refuse(scope, `${path}/input`, 'Give the grader’s messages: they become the judge’s rubric.');
+    return { scoring: null };
+  }
   if (rubric.includes('{{'))
     scope.notes.add(
       'The judge rubric keeps the grader’s templates as written: our judge sees the case’s input, expected output and output beside it',
