@@ -275,6 +275,20 @@ class Validation {
     if (this.problems.length > start) return null;
     const state =
       prompt.state === 'archived' ? 'archived' : labels.some((l) => l.label === 'production') ? 'active' : 'setup';
+    // What the document says and the rules decide otherwise is said, never settled silently.
+    if (prompt.state !== undefined && prompt.state !== state)
+      notes.push(
+        state === 'setup'
+          ? `State "${prompt.state}" is not kept: without a production label the prompt is imported in setup.`
+          : `State "${prompt.state}" is not kept: with a production label the prompt is imported active.`,
+      );
+    for (const given of prompt.labels) {
+      const stored = labels.find((label) => label.label === given.label && label.split !== null);
+      if (stored && stored.version !== given.version)
+        notes.push(
+          `Label "${given.label}": version ${given.version} is not kept; with its split the label names version ${stored.version}, the one with the largest weight.`,
+        );
+    }
     // A prompt in setup has the default release policy (API.md "Safe releases").
     if (releasePolicy && state === 'setup') {
       notes.push('The release policy is not kept: a prompt in setup has the default policy.');

@@ -126,4 +126,46 @@ describe('splits and release policies in bundles', () => {
     const base = `/organizations/${org.id}/prompts/${imported.body.prompts[0].promptId}`;
     expect((await editor.call('GET', `${base}/release-policy`)).body).toMatchObject({ isDefault: true });
   });
+
+  it('what the rules decide against the document is noted: a label version its split overrides, a state', async () => {
+    const { org, editor } = await newTeam();
+    const document = bundle([
+      bundlePrompt(
+        'Canary',
+        {
+          labels: [
+            { label: 'production', version: 1, split: null },
+            {
+              label: 'canary',
+              version: 2,
+              split: [
+                { version: 1, weight: 70 },
+                { version: 2, weight: 30 },
+              ],
+            },
+          ],
+        },
+        2,
+      ),
+      bundlePrompt('Declared active', { state: 'active', labels: [{ label: 'staging', version: 1, split: null }] }),
+      bundlePrompt('Declared setup', { state: 'setup' }),
+    ]);
+    const imported = await importBundle(editor, org.id, { document });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const [canary, active, setup] = imported.body.prompts;
+    expect(canary.notes).toContain(
+      'Label "canary": version 2 is not kept; with its split the label names version 1, the one with the largest weight.',
+    );
+    expect(active.notes).toContain(
+      'State "active" is not kept: without a production label the prompt is imported in setup.',
+    );
+    expect(setup.notes).toContain('State "setup" is not kept: with a production label the prompt is imported active.');
+    const states = await Promise.all(
+      [active, setup].map(async (row: { promptId: string }) => {
+        const prompt = await editor.call('GET', `/organizations/${org.id}/prompts/${row.promptId}`);
+        return prompt.body.state;
+      }),
+    );
+    expect(states).toEqual(['setup', 'active']);
+  });
 });
