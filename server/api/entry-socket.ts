@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { AppError, invalidRequest } from '../errors';
 import { otlpEncodingOf, statusAnswer } from '../otlp/response';
 import { errorBody, errorHeaders, newRequestId } from './http';
-import { otlpTracesPath } from './otlp';
+import { isOtlpTracesPath } from './otlp';
 
 // What the production server (server/main.ts, every role) answers on the socket when there is no
 // request to hand to a handler: Node's parser refused the bytes ('clientError'), or the method is
@@ -23,7 +23,7 @@ export const serverMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 // like the request (API.md "OTLP trace ingestion": failures there never carry our envelope).
 function envelope(error: AppError, req?: IncomingMessage): { body: string | Buffer; headers: Record<string, string> } {
   const requestId = newRequestId();
-  if (req && (req.url ?? '').split('?', 1)[0] === otlpTracesPath) {
+  if (req && isOtlpTracesPath((req.url ?? '').split('?', 1)[0])) {
     const answer = statusAnswer(otlpEncodingOf(req.headers['content-type']) ?? 'json', error.status, error.message);
     return {
       body: answer.body,

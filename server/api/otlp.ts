@@ -24,6 +24,8 @@ import type { OtlpId, OtlpSpanInput } from '../otlp/types';
 // request's encoding is unknown).
 
 export const otlpTracesPath = '/api/v1/otel/v1/traces';
+/** The OTLP path, with or without a trailing slash (as Next's catch-all serves it). */
+export const isOtlpTracesPath = (pathname: string): boolean => pathname.replace(/\/$/, '') === otlpTracesPath;
 
 type OtlpInput = EdgeInput;
 

@@ -7,7 +7,7 @@ import { ingestRoutes } from './routes/ingest';
 import { otlpRoutes } from './routes/otlp';
 import { retrievalRoutes } from './routes/retrieval';
 import { isRetrievalPath, retrievalFromRequest } from './retrieval';
-import { otlpFromRequest, otlpTracesPath } from './otlp';
+import { isOtlpTracesPath, otlpFromRequest } from './otlp';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -77,7 +77,7 @@ export async function dispatch(request: Request): Promise<Response> {
   // Retrieval checks its key before anything about the path or query (as on the hot path).
   if (isRetrievalPath(pathname)) return retrievalFromRequest(request);
   // OTLP answers every method itself, in google.rpc.Status (as on the hot path).
-  if (pathname.replace(/\/$/, '') === otlpTracesPath) return otlpFromRequest(request);
+  if (isOtlpTracesPath(pathname)) return otlpFromRequest(request);
   // HEAD is GET without the body (RFC 9110 9.3.2; Node sends no body for a HEAD). OPTIONS says
   // which methods the path has, as the 405 does.
   if (request.method === 'OPTIONS') return optionsFor(pathname);
