@@ -8,6 +8,11 @@ export const maxStoredInt = 2_147_483_647;
 // Unix-milliseconds field and parameter is bounded by it.
 export const maxUnixMs = 8.64e15;
 
+/** A mean score (0–1) to 6 decimals: sums of floats leave noise (0.15000000000000002) nobody should read. */
+export function roundScore(score: number): number {
+  return Math.round(score * 1e6) / 1e6;
+}
+
 export function storedInt(min: number, max: number = maxStoredInt) {
   return z.number().int().min(min).max(max);
 }

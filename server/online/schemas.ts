@@ -53,7 +53,7 @@ export const onlineScoreDaySchema = z.object({
   sampled: z.number().int().describe('Sampled spans, including those skipped for lack of content.'),
   scored: z.number().int(),
   passed: z.number().int(),
-  meanScore: z.number().nullable().describe('0–1; null when nothing was scored.'),
+  meanScore: z.number().nullable().describe('0–1, to 6 decimals; null when nothing was scored.'),
   skippedNoContent: z.number().int(),
 });
 export const onlineScoresSchema = z.object({ items: z.array(onlineScoreDaySchema) });

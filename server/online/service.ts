@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { invalidRequest, notFound } from '../errors';
 import { isId } from '../ids';
+import { roundScore } from '../numbers';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../access/organization';
 import { resolveScoringPolicy } from '../prompts/scoring';
@@ -193,7 +194,7 @@ export async function listOnlineScores(
       sampled: r.sampled,
       scored: r.scored,
       passed: r.passed,
-      meanScore: r.scored > 0 ? r.scoreSum / r.scored : null,
+      meanScore: r.scored > 0 ? roundScore(r.scoreSum / r.scored) : null,
       skippedNoContent: r.skippedNoContent,
     })),
   };

@@ -75,7 +75,7 @@ export const splitStatsQuery = z
 const onlineScoreSummary = z.object({
   scored: z.number().int(),
   passed: z.number().int(),
-  meanScore: z.number().nullable().describe('0–1; null when nothing was scored.'),
+  meanScore: z.number().nullable().describe('0–1, to 6 decimals; null when nothing was scored.'),
 });
 
 const splitVersionStats = z.object({

@@ -4,6 +4,7 @@ import { promptLabels } from '@/db/schema';
 import type { DbContext, ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
+import { roundScore } from '../numbers';
 import { authorizePromptRead } from '../access/organization';
 import { flushBeforeRead } from '../retrieval/activity';
 import type { SplitStats, SplitVersionStats } from './schemas';
@@ -39,7 +40,7 @@ async function onlineScores(ctx: DbContext, window: Window): Promise<Map<string,
       {
         scored: Number(r.scored),
         passed: Number(r.passed),
-        meanScore: r.meanScore === null ? null : Number(r.meanScore),
+        meanScore: r.meanScore === null ? null : roundScore(Number(r.meanScore)),
       },
     ]),
   );

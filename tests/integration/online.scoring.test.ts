@@ -428,6 +428,21 @@ describe('online evaluation: the judge', () => {
     expect(trace.body.spans[0].onlineScore).toMatchObject({ passed: false, score: 0.25, reasoning: 'Too vague.' });
   });
 
+  it('the daily mean score is given to 6 decimals, without float noise', async () => {
+    const f = await onlineFixture({ judge: 'fake/judge' });
+    // Means are given to 6 decimals: (0.1 + 0.2 + 0.7) / 3 reads 0.333333, whatever the float sums leave behind.
+    fake.script(
+      [0.1, 0.2, 0.7].map((score) => ({
+        kind: 'ok' as const,
+        text: JSON.stringify({ pass: true, score, reasoning: 'ok' }),
+      })),
+    );
+    await ingest(f.secret, [modelSpan(f.ids[0], talk), modelSpan(f.ids[0], talk), modelSpan(f.ids[0], talk)]);
+    await f.run();
+    const scores = await f.viewer.call('GET', `${f.base}/online-scores`);
+    expect(scores.body.items).toEqual([expect.objectContaining({ scored: 3, meanScore: 0.333333 })]);
+  });
+
   it('a judge that keeps failing ends in error after three calls, its credit given back, counted as sampled only', async () => {
     const f = await onlineFixture({ judge: 'fake/judge' });
     fake.script([{ kind: 'ok', text: 'no verdict here' }]);
