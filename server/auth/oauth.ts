@@ -12,6 +12,7 @@ import { isBuiltInIssuer, managementScope } from '../oauth/issuer';
 import { publishedKeys } from '../oauth/keys';
 import { liveServiceAccount } from '../credentials/service-accounts';
 import { isId } from '../ids';
+import { cliClientId } from '../oauth/clients';
 
 // Asymmetric algorithms only: "none" and shared-secret HMAC tokens are never accepted.
 const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -299,6 +300,8 @@ export async function authenticateManagement(db: Db, request: Request, audience:
       ? invalidToken('its subject is unknown', audience)
       : error;
   });
-  // Agents reach us through /mcp; people use the CLI against /api/v1.
-  return { userId, clientId: payload.client_id, human: audience === 'api' };
+  // A person is the CLI (the `promptloop-cli` client) on /api/v1 (API.md: `review.human` is true only for a
+  // person in the dashboard or CLI). Every other client acts as an agent: on /mcp, and a client that
+  // registered itself (RFC 7591) or another issuer's client even on /api/v1.
+  return { userId, clientId: payload.client_id, human: audience === 'api' && payload.client_id === cliClientId };
 }

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { oauthClients } from '@/db/schema';
 
 // OAuth clients: the pre-registered public client of the CLI, and clients registered with RFC 7591.
-const cliClientId = 'promptloop-cli';
+export const cliClientId = 'promptloop-cli';
 
 export type Client = { id: string; name: string; redirectUris: string[]; builtIn: boolean };
 

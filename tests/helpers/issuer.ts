@@ -24,7 +24,7 @@ export async function signToken(options: TokenOptions): Promise<string> {
   key ??= await importJWK(JSON.parse(inject('issuerPrivateJwk')), 'ES256');
   const omit = new Set(options.omit ?? []);
   const claims: JWTPayload = { scope: options.scope ?? 'management', ...options.extra };
-  if (!omit.has('client_id')) claims.client_id = options.clientId ?? 'test-cli';
+  if (!omit.has('client_id')) claims.client_id = options.clientId ?? 'promptloop-cli';
   if (options.email) claims.email = options.email;
   if (options.name) claims.name = options.name;
   const jwt = new SignJWT(claims)
@@ -96,7 +96,7 @@ export async function startProvider(options: { path?: string } = {}): Promise<Te
       const key = signing.get(kid) ?? (await generateKeyPair('ES256')).privateKey; // unknown kid: a key nobody publishes
       const jwt = new SignJWT({
         scope: token.scope ?? 'management',
-        client_id: token.clientId ?? 'test-cli',
+        client_id: token.clientId ?? 'promptloop-cli',
         ...token.extra,
       })
         .setProtectedHeader({ alg: 'ES256', kid, typ: token.typ ?? 'at+jwt' })

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { datasetCases, datasets, evalResults } from '@/db/schema';
-import { runInTransaction } from '@/server/context';
-import { reviewResults } from '@/server/evals/review';
+import { call } from '../helpers/api';
+import { signToken } from '../helpers/issuer';
 import { auditOps, comparisonFixture, drain } from '../helpers/evals';
 
 async function reviewFixture(cases = 4) {
@@ -54,7 +54,7 @@ describe('evaluation reviews', () => {
     });
     const after = (await f.editor.call('GET', `${f.evalBase}/results`, { query: 'side=candidate' })).body.items;
     const byId = new Map(after.map((r: any) => [r.id, r]));
-    const review = { userId: f.editor.id, clientId: 'test-cli', human: true, at: expect.any(String) };
+    const review = { userId: f.editor.id, clientId: 'promptloop-cli', human: true, at: expect.any(String) };
     expect(byId.get(a.id)).toMatchObject({
       status: 'scored',
       passed: true,
@@ -217,27 +217,28 @@ describe('evaluation reviews', () => {
     expect(await auditOps(f.org.id)).toEqual(['evaluation.start', 'evaluation.start']);
   });
 
-  it('a decision through an agent client is recorded with its client and human: false', async () => {
-    const f = await reviewFixture(1);
+  it('a decision through another OAuth client on /api/v1 is an agent’s: its client and human: false; the CLI’s is human', async () => {
+    const f = await reviewFixture(2);
+    // API.md: `review.human` is true only for a person in the dashboard or the CLI (the `promptloop-cli` client).
+    const agentToken = await signToken({ sub: f.editor.sub, clientId: 'client_agent-x' });
+    const byAgent = await call('POST', `${f.evalBase}/reviews`, {
+      token: agentToken,
+      body: { reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }] },
+    });
+    expect(byAgent.status).toBe(200);
+    const byCli = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: { reviews: [{ resultId: f.results[1].id, decision: 'mark_correct' }] },
+    });
+    expect(byCli.status).toBe(200);
     const db = await getDb();
-    // The MCP edge builds this actor for agent clients (server/auth/oauth.ts: human only for /api/v1 audiences).
-    const actor = { userId: f.editor.id, clientId: 'agent-client', human: false };
-    await runInTransaction(db, (tx, afterCommit) =>
-      reviewResults(
-        { db: tx, afterCommit, actor },
-        {
-          organizationId: f.org.id,
-          evaluationId: f.e.id,
-          reviews: [{ resultId: f.results[0].id, decision: 'mark_correct' }],
-        },
-      ),
-    );
-    const [row] = await db.select().from(evalResults).where(eq(evalResults.id, f.results[0].id));
-    expect(row.review).toMatchObject({
+    const reviewOf = async (id: string) =>
+      (await db.select().from(evalResults).where(eq(evalResults.id, id)))[0].review;
+    expect(await reviewOf(f.results[0].id)).toMatchObject({
       decision: 'mark_correct',
       userId: f.editor.id,
-      clientId: 'agent-client',
+      clientId: 'client_agent-x',
       human: false,
     });
+    expect(await reviewOf(f.results[1].id)).toMatchObject({ clientId: 'promptloop-cli', human: true });
   });
 });

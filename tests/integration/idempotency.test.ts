@@ -409,7 +409,7 @@ describe('Idempotency-Key', () => {
     const rename = entries.find((e) => e.operation === 'organization.rename')!;
     expect(rename).toMatchObject({
       userId: admin.id,
-      clientId: 'test-cli',
+      clientId: 'promptloop-cli',
       targetType: 'organization',
       targetId: org.id,
     });

@@ -110,7 +110,7 @@ describe('import a bundle', () => {
         evaluationId: null,
         source: 'import',
       });
-      expect(entry.clientId).toBe('test-cli');
+      expect(entry.clientId).toBe('promptloop-cli');
       expect(Date.parse(entry.at)).toBeGreaterThanOrEqual(before - 1000);
     }
     expect((await viewer.call('GET', `${base}/scoring`)).body).toEqual(judge);

@@ -17,7 +17,22 @@ async function asMcp(token: string) {
   );
 }
 
+async function asApi(token: string) {
+  const request = new Request(`${apiAudience}/me`, { headers: { authorization: `Bearer ${token}` } });
+  return authenticateManagement(await getDb(), request, 'api');
+}
+
 describe('audience separation', () => {
+  it('on /api/v1 only the CLI client acts for a person (human); any other client is an agent', async () => {
+    await call('GET', '/me', { token: await signToken({ sub: 'aud-api-person' }) });
+    const cli = await asApi(await signToken({ sub: 'aud-api-person' }));
+    expect(cli).toMatchObject({ clientId: 'promptloop-cli', human: true });
+    for (const clientId of ['client_registered-agent', 'another-issuers-app']) {
+      const agent = await asApi(await signToken({ sub: 'aud-api-person', clientId }));
+      expect(agent).toMatchObject({ clientId, human: false });
+    }
+  });
+
   it('/api/v1 refuses a token whose aud is /mcp', async () => {
     const token = await signToken({ sub: 'aud-mcp-only', audience: mcpAudience });
     const result = await call('GET', '/me', { token });
@@ -32,7 +47,7 @@ describe('audience separation', () => {
   it('/mcp accepts an /mcp token and refuses an /api/v1 token, pointing at its own resource metadata', async () => {
     const good = await asMcp(await signToken({ sub: 'aud-mcp-user', audience: mcpAudience }));
     expect(good.error).toBeNull();
-    expect(good.actor).toMatchObject({ clientId: 'test-cli', human: false });
+    expect(good.actor).toMatchObject({ clientId: 'promptloop-cli', human: false });
 
     const wrong = await asMcp(await signToken({ sub: 'aud-api-user', audience: apiAudience }));
     expect(wrong.error).toBeInstanceOf(AppError);

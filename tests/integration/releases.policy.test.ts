@@ -67,7 +67,7 @@ describe('release policy', () => {
     expect(audits[0]).toMatchObject({
       organizationId: f.org.id,
       userId: f.admin.id,
-      clientId: 'test-cli',
+      clientId: 'promptloop-cli',
       targetType: 'prompt',
       targetId: f.prompt.id,
     });

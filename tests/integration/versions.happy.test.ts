@@ -164,7 +164,7 @@ describe('save version', () => {
     const [row] = await db.select().from(promptVersions).where(eq(promptVersions.id, saved.body.id));
     expect(row).toMatchObject({
       createdBy: editor.id,
-      createdByClient: 'test-cli',
+      createdByClient: 'promptloop-cli',
       draftUserId: editor.id,
       draftRevision: draft.revision,
     });
