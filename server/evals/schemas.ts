@@ -201,7 +201,7 @@ export const estimateSchema = z.object({
     .number()
     .int()
     .describe(
-      'One credit per case executed on one side. Cases that cannot run under the version’s input type are not charged and not counted.',
+      'One credit per case executed on one side. Cases that cannot run (under the version’s input type, or on a side whose model or judge route has no credentials on this server) are not charged and not counted.',
     ),
   incompatibleCases: z
     .number()

@@ -12,6 +12,7 @@ import { casesOf, datasetOf } from '../datasets/service';
 import type { DraftContent, ScoringPolicy } from '../prompts/schemas';
 import { inputWarnings } from '../datasets/case-input';
 import { enqueueRuns } from './engine/queue';
+import { prepareRun, unusableRoute } from './engine/execute';
 import { checkEligibility, evaluationEligibility } from './eligibility';
 import { creditBalance } from '../billing/state';
 import { casesDigestOf, digestOf, freezeCases, insertRun, reuseKeyOf, type FrozenCase } from './freeze';
@@ -228,10 +229,21 @@ export async function estimateEvaluation(
   const plan = await planComparison(ctx, prompt, input);
   const candidateCases = plan.cases.length;
   const productionCases = plan.production && !plan.reusedRunId ? candidateCases : 0;
-  // Cases that cannot run under a side's content error before any model call, uncharged.
+  // Cases that cannot run under a side's content, or on a side whose model or judge route cannot be
+  // called here, error before any model call, uncharged.
   const warnings = inputWarnings(plan.candidate.content as DraftContent, plan.cases);
+  const uncharged = (content: DraftContent, incompatible: number) => {
+    const side = { content, scoring: plan.scoring };
+    return unusableRoute(side, prepareRun(side)) === null ? incompatible : plan.cases.length;
+  };
+  const candidateUncharged = uncharged(plan.candidate.content as DraftContent, warnings.length);
   const productionUncharged =
-    plan.production && productionCases ? inputWarnings(plan.production.content as DraftContent, plan.cases).length : 0;
+    plan.production && productionCases
+      ? uncharged(
+          plan.production.content as DraftContent,
+          inputWarnings(plan.production.content as DraftContent, plan.cases).length,
+        )
+      : 0;
   let reason: string | null = null;
   if (!can(membership.role, 'prompts.write')) reason = 'forbidden';
   else if (membership.organization.readOnly) reason = 'read_only';
@@ -248,7 +260,7 @@ export async function estimateEvaluation(
     candidateCases,
     productionCases,
     reusedProductionRunId: plan.reusedRunId,
-    credits: candidateCases - warnings.length + productionCases - productionUncharged,
+    credits: candidateCases - candidateUncharged + productionCases - productionUncharged,
     creditsRemaining: (await creditBalance(ctx.db, organizationId)).remaining,
     allowed: reason === null,
     reason,

@@ -72,6 +72,31 @@ describe('evaluation engine: provider failures', () => {
     expect((await evaluationRow(evaluationId)).status).toBe('failed');
   });
 
+  it('a judge route that cannot be called fails every case before the prompt’s own call, and charges none', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    const before = scripted.requests.length;
+    for (const [judge, error] of [
+      ['test/keyless', 'The judge model route test/keyless has no credentials configured on this server.'],
+      ['test/gone', 'The judge model route "test/gone" is not configured on this server.'],
+    ]) {
+      const { evaluationId, runIds } = await createEngineEvaluation({
+        organizationId,
+        userId,
+        cases: cases(2, `judged by ${judge}`),
+        content: { modelRouteId: 'test/scripted' },
+        scoring: { method: 'judge', judgeModelRouteId: judge, rubric: 'Be right.' },
+      });
+      await drain();
+      const results = await resultsOf(runIds[0]);
+      expect(results).toHaveLength(2);
+      for (const result of results)
+        expect(result).toMatchObject({ status: 'error', charged: false, attempts: 0, error });
+      expect((await evaluationRow(evaluationId)).status).toBe('failed');
+    }
+    // The prompt's own route was never called: its output could not have been scored.
+    expect(scripted.requests.length).toBe(before);
+  });
+
   it('cancelling stops the retries of a call in flight: its failure is not tried again, and says why', async () => {
     const { organizationId, userId } = await engineOrganization();
     scripted.script([{ kind: 'status', status: 500 }]);

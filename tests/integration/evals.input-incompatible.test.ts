@@ -56,7 +56,11 @@ beforeAll(async () => {
     );
   });
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
-  useModelRoutes([{ id: 'test/broken', baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1` }]);
+  useModelRoutes([
+    { id: 'test/broken', baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1` },
+    // Not on this machine and without a key: listed, but not available.
+    { id: 'test/keyless', baseUrl: 'https://models.example.invalid/v1' },
+  ]);
 });
 afterAll(() => new Promise((resolve) => model.close(resolve)));
 
@@ -146,6 +150,26 @@ describe('input_incompatible warnings', () => {
       expect.objectContaining({ code: 'input_incompatible', message: 'Give a value for {{name}}.' }),
     ]);
   });
+  it('estimate: a side whose model route, or whose judge, has no credentials here counts no credits', async () => {
+    const team = await newTeam();
+    const { base } = await activePrompt(team.editor, team.org.id);
+    await team.editor.call('POST', `${base}/dataset/import`, { body: { revision: 0, rows: [good, text, missing] } });
+    const keyless = await saveDraftAsVersion(team.editor, base, {
+      messages: [{ role: 'user', content: 'Hello' }],
+      inputType: 'user_message',
+      modelRouteId: 'test/keyless',
+    });
+    const estimateOf = async () =>
+      (await team.editor.call('GET', `${base}/evals/estimate`, { query: `versionId=${keyless.id}&scope=quick` })).body;
+    // The candidate cannot call its model: only production's 3 cases are charged.
+    expect(await estimateOf()).toMatchObject({ candidateCases: 3, productionCases: 3, credits: 3, allowed: true });
+    const judged = await team.editor.call('PUT', `${base}/scoring`, {
+      body: { method: 'judge', judgeModelRouteId: 'test/keyless', rubric: 'Be right.' },
+    });
+    expect(judged.status, JSON.stringify(judged.body)).toBe(200);
+    // Neither side's outputs could be judged: nothing is charged.
+    expect(await estimateOf()).toMatchObject({ candidateCases: 3, productionCases: 3, credits: 0 });
+  });
 });
 
 describe('no credit for a case that fails before its model call', () => {
@@ -227,7 +251,11 @@ describe('no credit for a case that fails before its model call', () => {
       const [result] = await resultRows(started.body.candidateRunId);
       expect(result).toMatchObject({ status: 'error', charged: false, error: expect.stringContaining('test/broken') });
     } finally {
-      useModelRoutes([{ id: 'test/broken', baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1` }]);
+      useModelRoutes([
+        { id: 'test/broken', baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1` },
+        // Not on this machine and without a key: listed, but not available.
+        { id: 'test/keyless', baseUrl: 'https://models.example.invalid/v1' },
+      ]);
     }
   });
 

@@ -44,7 +44,7 @@ export type PreparedRun = {
   variables: string[];
 };
 
-export function prepareRun(run: RunInfo): PreparedRun {
+export function prepareRun(run: Pick<RunInfo, 'content' | 'scoring'>): PreparedRun {
   const judgeId =
     run.scoring.method === 'judge' ? (run.scoring.judgeModelRouteId ?? localJudgeRouteId) : localJudgeRouteId;
   return {
@@ -56,21 +56,34 @@ export function prepareRun(run: RunInfo): PreparedRun {
 }
 
 /**
- * The messages of the case's call, or why it fails before any model call: no such route here, or an
- * input the content cannot take (input type, a missing variable). Such a case is never charged:
- * the engine records it as an error before it is claimed (runner.ts).
+ * Why no case of the run can be scored, known before any call: its model route, or its judge's, is not
+ * configured on this server or has no credentials (a call that would never leave the server, or a prompt
+ * call whose output no judge could score). Null when both can be called.
+ */
+export function unusableRoute(run: Pick<RunInfo, 'content' | 'scoring'>, prepared: PreparedRun): string | null {
+  const { route, judge, judgeId } = prepared;
+  if (!route) return `The model route "${run.content.modelRouteId}" is not configured on this server.`;
+  if (!route.available) return `The model route ${route.id} has no credentials configured on this server.`;
+  if (run.scoring.method !== 'judge') return null;
+  if (!judge) return `The judge model route "${judgeId}" is not configured on this server.`;
+  if (!judge.available) return `The judge model route ${judge.id} has no credentials configured on this server.`;
+  return null;
+}
+
+/**
+ * The messages of the case's call, or why it fails before any model call: a route that cannot be
+ * used (above), or an input the content cannot take (input type, a missing variable). Such a case is
+ * never charged: the engine records it as an error before it is claimed (runner.ts).
  */
 export function preModelCheck(
   run: RunInfo,
   item: CaseInput,
   prepared: PreparedRun,
 ): { route: RouteConfig; messages: ChatMessage[] } | { error: string } {
-  const { route } = prepared;
-  if (!route) return { error: `The model route "${run.content.modelRouteId}" is not configured on this server.` };
-  // No credentials here: the call would never leave the server, so the case is not charged either.
-  if (!route.available) return { error: `The model route ${route.id} has no credentials configured on this server.` };
+  const unusable = unusableRoute(run, prepared);
+  if (unusable !== null || !prepared.route) return { error: unusable ?? 'No model route.' };
   const rendered = caseMessages(run.content, item, prepared.variables);
-  return 'error' in rendered ? rendered : { route, messages: rendered.messages };
+  return 'error' in rendered ? rendered : { route: prepared.route, messages: rendered.messages };
 }
 
 // `signal` aborts when the run is cancelled: a failed call is then not retried.

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '@/db/client';
 import type { RunInfo } from './claim';
-import { preModelCheck, type PreparedRun } from './execute';
+import { preModelCheck, unusableRoute, type PreparedRun } from './execute';
 
 /**
- * Cases that would fail before any model call (the run's model route is not configured here or has
- * no credentials, an input the prompt's input type cannot take, a missing variable) are recorded as
+ * Cases that would fail before any model call (the run's model route or its judge's is not configured
+ * here or has no credentials, an input the prompt's input type cannot take, a missing variable) are recorded as
  * errors before any lane claims them, so they never take a credit: claim_eval_case charges every case
  * it claims, and these are never claimed. Only pending cases are settled (a claimed one was charged when it was
  * claimed). Safe against concurrent claims: the update waits for a claim's row lock and then skips
@@ -13,8 +13,8 @@ import { preModelCheck, type PreparedRun } from './execute';
  * longer pending afterwards. Returns how many cases it settled.
  */
 export async function settlePreModelFailures(db: Db, run: RunInfo, prepared: PreparedRun): Promise<number> {
-  // A user_message prompt on a usable route runs every (non-empty) input: nothing to read.
-  if (prepared.route?.available && run.content.inputType === 'user_message') return 0;
+  // A user_message prompt on usable routes runs every (non-empty) input: nothing to read.
+  if (unusableRoute(run, prepared) === null && run.content.inputType === 'user_message') return 0;
   const pending = rowsOf<{ id: string; input: string; inputFormat: 'text' | 'json' }>(
     await db.execute(
       sql`select id, input, input_format as "inputFormat" from eval_results where run_id = ${run.id} and status = 'pending'`,
