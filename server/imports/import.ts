@@ -19,6 +19,9 @@ import { configuredRoutes } from '../models/routes';
 import { capacityOf } from '../datasets/service';
 import { raiseNewDatasetsCapacityWarnings } from '../datasets/capacity-warning';
 import { changesRetrieval } from '../standby';
+import { emitEvents } from '../webhooks/outbox';
+import { toVersion } from '../prompts/versions';
+import { toLabelHistoryItem } from '../prompts/labels';
 import type { MappedDocument, MapperOptions } from './mapped';
 import { mapBundleDocument } from './sources/bundle';
 import { mapOpenAiDocument } from './sources/openai';
@@ -135,6 +138,38 @@ async function resolveNames(
   return resolutions;
 }
 
+// An import's webhook events (API.md "Webhooks"), as saving and moving write them: prompt.version.created
+// for each version (the Version with the labels the import gave it), then prompt.label.moved for each
+// label (its history item, `source: "import"`).
+async function emitImportEvents(
+  ctx: ServiceContext,
+  organizationId: string,
+  versions: (typeof promptVersions.$inferSelect)[],
+  labels: (typeof promptLabels.$inferInsert)[],
+  history: (typeof promptLabelHistory.$inferSelect)[],
+): Promise<void> {
+  const labelsOf = new Map<string, string[]>();
+  for (const { versionId, label } of [...labels].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)))
+    labelsOf.set(versionId, [...(labelsOf.get(versionId) ?? []), label]);
+  const numberOf = new Map(versions.map((v) => [v.id, v.number]));
+  await emitEvents(ctx, organizationId, [
+    ...versions.map((row) => ({
+      organizationId,
+      type: 'prompt.version.created' as const,
+      data: toVersion(row, labelsOf.get(row.id) ?? []),
+    })),
+    ...history.map((entry) => ({
+      organizationId,
+      type: 'prompt.label.moved' as const,
+      data: toLabelHistoryItem(
+        entry,
+        null,
+        entry.toVersionId === null ? null : (numberOf.get(entry.toVersionId) ?? null),
+      ),
+    })),
+  ]);
+}
+
 // The rows of one import, built in memory and written with one statement per table (per chunk).
 async function store(ctx: ServiceContext, organizationId: string, plan: 'free' | 'pro', creates: Resolution[]) {
   const { userId, clientId } = ctx.actor;
@@ -233,13 +268,17 @@ async function store(ctx: ServiceContext, organizationId: string, plan: 'free' |
   });
   const { db } = ctx;
   for (const rows of chunks(promptRows)) await db.insert(prompts).values(rows);
-  for (const rows of chunks(versionRows)) await db.insert(promptVersions).values(rows);
+  const versions: (typeof promptVersions.$inferSelect)[] = [];
+  for (const rows of chunks(versionRows)) versions.push(...(await db.insert(promptVersions).values(rows).returning()));
   for (const rows of chunks(labelRows)) await db.insert(promptLabels).values(rows);
   for (const rows of chunks(splitRows)) await db.insert(promptSplitVersions).values(rows);
-  for (const rows of chunks(historyRows)) await db.insert(promptLabelHistory).values(rows);
+  const history: (typeof promptLabelHistory.$inferSelect)[] = [];
+  for (const rows of chunks(historyRows))
+    history.push(...(await db.insert(promptLabelHistory).values(rows).returning()));
   for (const rows of chunks(policyRows)) await db.insert(promptReleasePolicies).values(rows);
   for (const rows of chunks(datasetRows)) await db.insert(datasets).values(rows);
   for (const rows of chunks(caseRows)) await db.insert(datasetCases).values(rows);
+  await emitImportEvents(ctx, organizationId, versions, labelRows, history);
   await raiseNewDatasetsCapacityWarnings(
     db,
     creates.map((r, i) => ({

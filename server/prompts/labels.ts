@@ -167,7 +167,11 @@ export async function removeLabel(
 type HistoryRow = typeof promptLabelHistory.$inferSelect;
 
 // The Label history item of a row: the one mapping of the history list and of prompt.label.moved.
-function toLabelHistoryItem(entry: HistoryRow, fromVersion: number | null, toVersion: number | null): LabelHistoryItem {
+export function toLabelHistoryItem(
+  entry: HistoryRow,
+  fromVersion: number | null,
+  toVersion: number | null,
+): LabelHistoryItem {
   return {
     label: entry.label,
     fromVersionId: entry.fromVersionId,

@@ -16,7 +16,7 @@ import type { DraftContent, LabelHistoryItem, Version } from './schemas';
 
 type VersionRow = typeof promptVersions.$inferSelect;
 
-function toVersion(row: VersionRow, labels: string[]): Version {
+export function toVersion(row: VersionRow, labels: string[]): Version {
   return {
     id: row.id,
     number: row.number,

@@ -41,44 +41,70 @@ function eventPayload(event: OutboxEvent & { at: Date }): string {
  * Returns the delivery ids (empty when no endpoint listens).
  */
 export async function emitEvent(ctx: DbContext, event: OutboxEvent, webhookIds?: string[]): Promise<string[]> {
-  const at = event.at ?? new Date();
+  return emitEvents(ctx, event.organizationId, [event], webhookIds);
+}
+
+// Rows per INSERT statement (far below Postgres's 65,535 parameters per statement).
+const rowsPerStatement = 1_000;
+
+/**
+ * Writes many events of one organization (an import's versions and label moves) with their
+ * deliveries: one read of the endpoints, then one insert per table (per 1,000 rows). Events that no
+ * endpoint listens to are not written.
+ */
+export async function emitEvents(
+  ctx: DbContext,
+  organizationId: string,
+  events: OutboxEvent[],
+  webhookIds?: string[],
+): Promise<string[]> {
+  if (!events.length) return [];
   const targets = await ctx.db
-    .select({ id: webhooks.id })
+    .select({ id: webhooks.id, events: webhooks.events })
     .from(webhooks)
     .where(
       and(
-        eq(webhooks.organizationId, event.organizationId),
+        eq(webhooks.organizationId, organizationId),
         eq(webhooks.enabled, true),
-        webhookIds
-          ? sql`${webhooks.id} = any(${sql.param(webhookIds)}::text[])`
-          : sql`${event.type} = any(${webhooks.events})`,
+        webhookIds ? sql`${webhooks.id} = any(${sql.param(webhookIds)}::text[])` : undefined,
       ),
     )
     // Held until the commit: an endpoint deleted meanwhile is waited for and then skipped, never a
     // delivery whose endpoint is gone (a foreign key failure that would undo the caller's write).
     .for('key share');
   if (!targets.length) return [];
-  const eventId = newId('evt', at.getTime());
-  await ctx.db.insert(webhookEvents).values({
-    id: eventId,
-    organizationId: event.organizationId,
-    type: event.type,
-    payload: eventPayload({ ...event, at }),
-    createdAt: at,
-  });
-  const rows = targets.map((target) => ({
-    id: newId('whd', at.getTime()),
-    organizationId: event.organizationId,
-    webhookId: target.id,
-    eventId,
-    type: event.type,
-    status: 'pending' as const,
-    nextAttemptAt: at,
-    createdAt: at,
-  }));
-  await ctx.db.insert(webhookDeliveries).values(rows);
-  const ids = rows.map((row) => row.id);
-  ringDoorbell(ctx, ids);
+  const eventRows: (typeof webhookEvents.$inferInsert)[] = [];
+  const deliveryRows: (typeof webhookDeliveries.$inferInsert)[] = [];
+  for (const event of events) {
+    const listening = webhookIds ? targets : targets.filter((target) => target.events.includes(event.type));
+    if (!listening.length) continue;
+    const at = event.at ?? new Date();
+    const eventId = newId('evt', at.getTime());
+    eventRows.push({
+      id: eventId,
+      organizationId,
+      type: event.type,
+      payload: eventPayload({ ...event, at }),
+      createdAt: at,
+    });
+    for (const target of listening)
+      deliveryRows.push({
+        id: newId('whd', at.getTime()),
+        organizationId,
+        webhookId: target.id,
+        eventId,
+        type: event.type,
+        status: 'pending' as const,
+        nextAttemptAt: at,
+        createdAt: at,
+      });
+  }
+  for (let i = 0; i < eventRows.length; i += rowsPerStatement)
+    await ctx.db.insert(webhookEvents).values(eventRows.slice(i, i + rowsPerStatement));
+  for (let i = 0; i < deliveryRows.length; i += rowsPerStatement)
+    await ctx.db.insert(webhookDeliveries).values(deliveryRows.slice(i, i + rowsPerStatement));
+  const ids = deliveryRows.map((row) => row.id!);
+  if (ids.length) ringDoorbell(ctx, ids);
   return ids;
 }
 

@@ -11,6 +11,7 @@ import { newId } from '@/server/ids';
 import { newTeam, type TestUser } from '../helpers/api';
 import { activePrompt, writeDraft } from '../helpers/prompts';
 import { comparisonFixture, drain, saveVersion, setupFixture } from '../helpers/evals';
+import { bundle, bundlePrompt, importBundle } from '../helpers/imports';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 
 // Events (API.md "Webhooks"): written by the transaction that made the change, one pending
@@ -194,6 +195,58 @@ describe('prompt.label.moved', () => {
       ['canary', 3, true, { reason: 'Hotfix' }],
       ['canary', null, true, null],
     ]);
+  });
+});
+
+describe('an import', () => {
+  it('sends prompt.version.created per version and prompt.label.moved per label, as the API returns them; a dry run and a refused import send nothing', async () => {
+    const { org, admin, editor } = await newTeam();
+    const hook = await subscribe(admin, org.id, ['prompt.version.created', 'prompt.label.moved']);
+    const document = bundle([
+      bundlePrompt('Imported', {
+        labels: [
+          { label: 'production', version: 2, split: null },
+          { label: 'staging', version: 1, split: null },
+        ],
+      }),
+    ]);
+    const dry = await importBundle(editor, org.id, { document, dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    const refused = await importBundle(editor, org.id, {
+      document: bundle([bundlePrompt('Refused', { labels: [{ label: 'production', version: 9, split: null }] })]),
+    });
+    expect(refused.status).toBe(422);
+    expect(await deliveriesTo(hook.id)).toEqual([]);
+
+    const imported = await importBundle(editor, org.id, { document });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const base = `/organizations/${org.id}/prompts/${imported.body.prompts[0].promptId}`;
+    const sent = await deliveriesTo(hook.id);
+    for (const d of sent) expectEnvelope(d, d.type, org.id);
+    const versions = await Promise.all(
+      [1, 2].map(async (n) => (await editor.call('GET', `${base}/versions/${n}`)).body),
+    );
+    expect(versions.map((v) => v.labels)).toEqual([['staging'], ['production']]);
+    const byNumber = (a: any, b: any) => a.number - b.number;
+    expect(
+      ofType(sent, 'prompt.version.created')
+        .map((d) => d.body.data)
+        .sort(byNumber),
+    ).toEqual(versions);
+    const history = (await editor.call('GET', `${base}/label-history`)).body.items;
+    expect(history.map((h: any) => [h.label, h.toVersion, h.source])).toEqual(
+      expect.arrayContaining([
+        ['production', 2, 'import'],
+        ['staging', 1, 'import'],
+      ]),
+    );
+    const byLabel = (a: any, b: any) => a.label.localeCompare(b.label);
+    expect(
+      ofType(sent, 'prompt.label.moved')
+        .map((d) => d.body.data)
+        .sort(byLabel),
+    ).toEqual([...history].sort(byLabel));
+    expect(sent).toHaveLength(4);
   });
 });
 
