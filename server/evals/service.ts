@@ -120,7 +120,8 @@ export async function resumeEvaluation(
     .returning({ id: evalRuns.id });
   const [row] = await ctx.db
     .update(evaluations)
-    .set({ status: 'running', updatedAt: now })
+    // The pause's reason is no longer the evaluation's state.
+    .set({ status: 'running', error: null, updatedAt: now })
     .where(eq(evaluations.id, evaluation.id))
     .returning();
   await recordAudit(ctx, {

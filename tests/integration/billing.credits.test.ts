@@ -89,7 +89,10 @@ describe('credits', () => {
       reason: 'usage_exhausted',
       creditsRemaining: 0,
     });
-    expect((await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${evaluationId}`)).body.status).toBe('paused');
+    expect((await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${evaluationId}`)).body).toMatchObject({
+      status: 'paused',
+      error: expect.stringContaining('No evaluation credits are left'),
+    });
 
     // An upgrade starts a new period with the Pro allowance.
     await upgradeThroughWebhooks(f.org.id);
@@ -101,6 +104,8 @@ describe('credits', () => {
     });
     const resumed = await f.editor.call('POST', resume);
     expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
+    // The pause's reason went with the pause.
+    expect(resumed.body).toMatchObject({ status: 'running', error: null });
     await drain();
     const done = await f.viewer.call('GET', `/organizations/${f.org.id}/evals/${evaluationId}`);
     expect(done.body.status).toBe('completed');
