@@ -37,7 +37,14 @@ function verdictFor(request: ChatRequest): string {
   } catch {
     fields = null;
   }
-  if (fields && typeof fields === 'object' && typeof fields.output === 'string' && fields.expectedOutput === null)
+  // A blank expected output (a case whose expectation is left to the judge) is no reference either.
+  if (
+    fields &&
+    typeof fields === 'object' &&
+    typeof fields.output === 'string' &&
+    (fields.expectedOutput === null ||
+      (typeof fields.expectedOutput === 'string' && normalizeWhitespace(fields.expectedOutput) === ''))
+  )
     return JSON.stringify(localJudgeVerdictWithoutReference(fields.output));
   if (
     !fields ||

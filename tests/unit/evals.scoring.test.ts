@@ -79,6 +79,27 @@ describe('judge verdicts', () => {
     const stray = await complete(route!, { messages: [{ role: 'user', content: 'hello' }], temperature: 0 });
     expect(parseVerdict(stray.output)).toMatchObject({ pass: false });
   });
+
+  it('the local judge with a blank expected output passes any non-blank output (no reference to compare with)', async () => {
+    const route = findRoute('local/judge')!;
+    const judge = async (expectedOutput: string, output: string) =>
+      parseVerdict(
+        (
+          await complete(route, {
+            messages: judgeMessages({ rubric: 'r', input: 'Say something', expectedOutput, output }),
+            temperature: 0,
+          })
+        ).output,
+      );
+    for (const blank of ['', '  \n '])
+      expect(await judge(blank, 'Something.')).toMatchObject({
+        pass: true,
+        score: 1,
+        reasoning: expect.stringContaining('no expected output'),
+      });
+    expect(await judge('', ' ')).toMatchObject({ pass: false, score: 0 });
+    expect(await judge('Paris', '')).toMatchObject({ pass: false, score: 0 });
+  });
 });
 
 describe('assertions', () => {
