@@ -47,7 +47,8 @@ export function OnlineEvaluationCard({ scope }: { scope: PromptScope }) {
   );
 
   const stored = config.data;
-  const routeList = models.data?.items;
+  // The local echo repeats its input and never answers a verdict: the server refuses it as a judge.
+  const routeList = models.data?.items.filter((route) => route.id !== 'local/echo');
   const initial = useMemo(
     () =>
       stored

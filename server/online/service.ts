@@ -94,6 +94,10 @@ export async function setOnlineEvaluation(
       { path: 'judgeModelRouteId', message: 'No available route; name one.' },
     ]);
   const route = requireRoute(judgeModelRouteId, 'judgeModelRouteId');
+  if (route.id === localRouteId)
+    throw invalidRequest(`The model route "${route.id}" repeats its input and cannot judge.`, [
+      { path: 'judgeModelRouteId', message: 'This route cannot grade; use local/judge or a provider route.' },
+    ]);
   if (!route.available)
     throw invalidRequest(`The model route "${route.id}" has no credentials configured on this server.`, [
       { path: 'judgeModelRouteId', message: 'The route is not available.' },

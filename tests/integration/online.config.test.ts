@@ -141,13 +141,16 @@ describe('online evaluation: configuration', () => {
       { enabled: true, rubric: 'x'.repeat(10_001) },
     ])
       expectError(await editor.call('PUT', path, { body }), 400, 'invalid_request');
-    expect(await storedConfig(prompt.id)).toBeUndefined();
-    // The local echo is a route, but it never answers a verdict: named explicitly it is accepted.
-    expect(
-      await setOnline(editor, base, { enabled: true, rubric: 'R', judgeModelRouteId: 'local/echo' }),
-    ).toMatchObject({
-      judgeModelRouteId: 'local/echo',
+    // The local echo is a route, but it repeats its input and never answers a verdict: its spans
+    // would be sampled and never scored, so it is refused as a judge.
+    const echo = await editor.call('PUT', path, {
+      body: { enabled: true, rubric: 'R', judgeModelRouteId: 'local/echo' },
     });
+    expectError(echo, 400, 'invalid_request');
+    expect(echo.body.error.details.issues).toEqual([
+      expect.objectContaining({ path: 'judgeModelRouteId', message: expect.stringContaining('cannot grade') }),
+    ]);
+    expect(await storedConfig(prompt.id)).toBeUndefined();
   });
 
   it('roles and states: viewers read, editors write; archived 409, read-only 403, other organizations 404; setup allowed', async () => {
