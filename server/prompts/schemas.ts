@@ -337,7 +337,10 @@ export const moveLabelInput = z
       ctx.addIssue({
         code: 'custom',
         path: input.versionId === undefined ? ['versionId'] : ['split'],
-        message: 'Give versionId (one version) or split (2 to 4 versions), not both.',
+        message:
+          input.versionId === undefined
+            ? 'Give versionId (one version) or split (2 to 4 versions).'
+            : 'Give versionId (one version) or split (2 to 4 versions), not both.',
       });
       return;
     }

@@ -59,6 +59,10 @@ describe('split input', () => {
       const paths = (reply.body.error.details.issues as { path: string }[]).map((i) => i.path);
       expect(paths, name).toContain(path);
     }
+    const messageOf = async (body: Record<string, unknown>) =>
+      (await f.move('canary', body)).body.error.details.issues[0].message;
+    expect(await messageOf({})).toBe('Give versionId (one version) or split (2 to 4 versions).');
+    expect(await messageOf({ versionId: f.v1.id, split: [entry(f.v1, 50), entry(f.v2, 50)] })).toContain('not both');
     // Versions that are not this prompt's: 404, as for versionId.
     const other = await gateFixture();
     for (const split of [
