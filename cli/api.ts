@@ -34,6 +34,7 @@ function chooseOrganizationMessage(envelope: ApiErrorBody): string {
     lines.push('', 'Organizations you can use:');
     const width = Math.max(...choices.map((o) => o.id.length));
     for (const o of choices) lines.push(`  ${o.id.padEnd(width)}  ${o.name}${o.role ? `  (${o.role})` : ''}`);
+    if (envelope.error.details.more === true) lines.push('  … and more: `promptloop orgs list` lists them all.');
     lines.push('', 'Pass --org <id>, or save a context with `promptloop org use <id>`.');
   } else {
     lines.push('', 'You belong to no organization yet: create one with `promptloop orgs create --name <name>`.');

@@ -74,6 +74,8 @@ export async function setDefaultOrganization(
   return toProfile(row);
 }
 
+const maxChoices = 100;
+
 // Never switches silently: an unset or inaccessible default is an explicit choice for the caller.
 export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<Organization> {
   if (ctx.actor.serviceAccount)
@@ -92,13 +94,16 @@ export async function resolveDefaultOrganization(ctx: ServiceContext): Promise<O
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(eq(memberships.userId, ctx.actor.userId))
     .orderBy(asc(organizations.id))
-    .limit(100);
+    .limit(maxChoices + 1);
+  // Bounded like every list; a cut list says so (`more`) and where the whole one is.
+  const more = accessible.length > maxChoices;
   throw new AppError(
     'choose_organization',
-    user.defaultOrganizationId
+    (user.defaultOrganizationId
       ? 'Your default organization is no longer accessible. Choose one explicitly.'
-      : 'No default organization is set. Choose one explicitly.',
-    { defaultOrganizationId: user.defaultOrganizationId, organizations: accessible },
+      : 'No default organization is set. Choose one explicitly.') +
+      (more ? ` The first ${maxChoices} are listed; GET /organizations lists them all.` : ''),
+    { defaultOrganizationId: user.defaultOrganizationId, organizations: accessible.slice(0, maxChoices), more },
   );
 }
 

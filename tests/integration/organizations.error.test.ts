@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { getDb } from '@/db/client';
+import { memberships, organizations } from '@/db/schema';
+import { newId } from '@/server/ids';
 import { call, newOrganization, newTeam, newUser } from '../helpers/api';
 
 function expectError(result: { status: number; body: any }, status: number, code: string) {
@@ -244,6 +248,25 @@ describe('default organization', () => {
     const none = await user.call('GET', '/me/default-organization');
     expectError(none, 409, 'choose_organization');
     expect(none.body.error.details.organizations).toEqual([]);
+  });
+
+  it('lists at most 100 choices, and says when there are more', async () => {
+    const user = await newUser();
+    const db = await getDb();
+    const ids = Array.from({ length: 101 }, () => newId('org'));
+    await db.insert(organizations).values(ids.map((id, i) => ({ id, name: `Org ${i}`, createdBy: user.id })));
+    await db
+      .insert(memberships)
+      .values(ids.map((organizationId) => ({ organizationId, userId: user.id, role: 'viewer' as const })));
+    const resolved = await user.call('GET', '/me/default-organization');
+    expectError(resolved, 409, 'choose_organization');
+    expect(resolved.body.error.details.organizations).toHaveLength(100);
+    expect(resolved.body.error.details.more).toBe(true);
+    expect(resolved.body.error.message).toContain('GET /organizations lists them all');
+    await db.delete(organizations).where(eq(organizations.id, ids[0]));
+    const exact = await user.call('GET', '/me/default-organization');
+    expect(exact.body.error.details).toMatchObject({ more: false });
+    expect(exact.body.error.details.organizations).toHaveLength(100);
   });
 
   it('set, resolve and clear', async () => {
