@@ -75,7 +75,7 @@ export function GateSection({
           ) : gate.on ? (
             'Recorded in the label history with the move.'
           ) : (
-            'Recorded in the label history with the move; the label is not protected, so none is required.'
+            'Recorded in the label history with the move; the release policy does not require one for this move.'
           )
         }
       >

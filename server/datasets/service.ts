@@ -146,7 +146,8 @@ export async function writeDataset<T>(
   await recordAudit(ctx, {
     organizationId,
     operation,
-    targetType: 'dataset',
+    // A write of one case names the case; the others (import, reorder) the dataset.
+    targetType: outcome.targetId ? 'case' : 'dataset',
     targetId: outcome.targetId ?? dataset.id,
     details: { promptId: prompt.id, revision: bumped.revision, ...outcome.details },
   });

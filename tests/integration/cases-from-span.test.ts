@@ -219,7 +219,7 @@ describe('a case from a span: the mapping', () => {
     const entries = await db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, s.org.id), eq(auditLog.targetType, 'dataset')));
+      .where(and(eq(auditLog.organizationId, s.org.id), eq(auditLog.targetType, 'case')));
     expect(entries).toEqual([
       expect.objectContaining({
         operation: 'dataset.addCaseFromSpan',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, organizations } from '@/db/schema';
 import { newTeam } from '../helpers/api';
@@ -74,16 +74,17 @@ describe('datasets', () => {
       await db
         .select()
         .from(auditLog)
-        .where(and(eq(auditLog.organizationId, org.id), eq(auditLog.targetType, 'dataset')))
-    ).map((e) => e.operation);
+        .where(and(eq(auditLog.organizationId, org.id), inArray(auditLog.targetType, ['dataset', 'case'])))
+    ).map((e) => [e.operation, e.targetType, e.targetId.split('_')[0]]);
+    // A one-case write names the case; a reorder, the dataset.
     expect(ops.sort()).toEqual(
       [
-        'dataset.addCase',
-        'dataset.addCase',
-        'dataset.addCase',
-        'dataset.deleteCase',
-        'dataset.reorder',
-        'dataset.updateCase',
+        ['dataset.addCase', 'case', 'case'],
+        ['dataset.addCase', 'case', 'case'],
+        ['dataset.addCase', 'case', 'case'],
+        ['dataset.deleteCase', 'case', 'case'],
+        ['dataset.reorder', 'dataset', 'ds'],
+        ['dataset.updateCase', 'case', 'case'],
       ].sort(),
     );
   });
