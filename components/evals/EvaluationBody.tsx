@@ -68,6 +68,8 @@ export function EvaluationBody({
   const canPromote =
     comparison &&
     evaluation.status === 'completed' &&
+    // Unreviewed results are not evidence yet: review them first (the queue is on this page).
+    evaluation.pendingReviewCases === 0 &&
     evaluation.versionId !== null &&
     !candidateIsProduction &&
     scope.canWrite;
@@ -195,7 +197,7 @@ export function EvaluationBody({
         </CardBody>
       </Card>
 
-      {reviewItems.length > 0 ? (
+      {reviewItems.length > 0 && evaluation.status !== 'cancelled' ? (
         <ReviewQueue
           organizationId={scope.organizationId}
           evaluationId={evaluation.id}

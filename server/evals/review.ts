@@ -72,6 +72,11 @@ export async function reviewResults(
 ): Promise<Evaluation> {
   const { db } = ctx;
   const { evaluation, prompt } = await authorizeEvaluationWrite(ctx, organizationId, evaluationId);
+  // Cancel stops pending work, results awaiting review included: they stay unreviewed.
+  if (evaluation.status === 'cancelled')
+    throw new AppError('invalid_state', 'This evaluation is cancelled; its results can no longer be reviewed.', {
+      state: 'cancelled',
+    });
   const runIds = evaluation.productionRunId
     ? [evaluation.candidateRunId, evaluation.productionRunId]
     : [evaluation.candidateRunId];

@@ -179,7 +179,7 @@ describe('initialize baseline', () => {
     expect((await f.editor.call('GET', f.base)).body).toMatchObject({ state: 'active', versionCount: 1 });
   });
 
-  it('a baseline awaiting review can be cancelled: it never publishes, even with its last review, and another snapshot may start', async () => {
+  it('a baseline awaiting review can be cancelled: its reviews are refused, it never publishes, and another snapshot may start', async () => {
     const f = await setupFixture({ cases: 2 });
     const first = (
       await f.editor.call('POST', `${f.base}/initialize`, {
@@ -198,13 +198,25 @@ describe('initialize baseline', () => {
     const again = await f.editor.call('POST', evalPath(f.org.id, first.id, '/cancel'));
     expect(again.status).toBe(409);
     expect(again.body.error.details.state).toBe('cancelled');
-    // Reviewing what is left records the decisions but publishes nothing.
+    // What awaited review stays unreviewed: a review is refused, records nothing and publishes nothing.
+    const datasetRevision = (await f.editor.call('GET', `${f.base}/dataset`)).body.revision;
     const results = (await f.editor.call('GET', evalPath(f.org.id, first.id, '/results'))).body.items;
     const reviewed = await f.editor.call('POST', evalPath(f.org.id, first.id, '/reviews'), {
-      body: { reviews: results.map((r: { id: string }) => ({ resultId: r.id, decision: 'mark_correct' })) },
+      body: { reviews: results.map((r: { id: string }) => ({ resultId: r.id, decision: 'accept_generated' })) },
     });
-    expect(reviewed.status).toBe(200);
-    expect(reviewed.body).toMatchObject({ status: 'cancelled', pendingReviewCases: 0, versionId: null });
+    expect(reviewed.status).toBe(409);
+    expect(reviewed.body.error).toMatchObject({ code: 'invalid_state', details: { state: 'cancelled' } });
+    const after = (await f.editor.call('GET', evalPath(f.org.id, first.id, '/results'))).body.items;
+    expect(after.map((r: { status: string; review: unknown }) => [r.status, r.review])).toEqual([
+      ['pending_review', null],
+      ['pending_review', null],
+    ]);
+    expect((await f.editor.call('GET', evalPath(f.org.id, first.id))).body).toMatchObject({
+      status: 'cancelled',
+      pendingReviewCases: 2,
+      versionId: null,
+    });
+    expect((await f.editor.call('GET', `${f.base}/dataset`)).body.revision).toBe(datasetRevision);
     expect((await f.editor.call('GET', f.base)).body).toMatchObject({ state: 'setup', versionCount: 0 });
 
     const second = await f.editor.call('POST', `${f.base}/initialize`, {
