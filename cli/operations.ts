@@ -54,7 +54,7 @@ type JsonSchema = {
 };
 
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-// Global options: a field of the same name (create_webhook's `url`) is given with --body instead.
+// Global options: a field of the same name (create_webhook's `url`) is given as an argument or in --body.
 export const reservedOptionNames = new Set(['url', 'json', 'help', 'org', 'body', 'wait']);
 const reserved = reservedOptionNames;
 
@@ -140,15 +140,26 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
   const pathNames = operation.cli.positional.filter((name) => params.some((p) => p.name === name));
   const aliasNames = operation.cli.positional.filter((name) => !pathNames.includes(name) && byName.has(name));
   const positionalNames = [...pathNames, ...aliasNames];
+  // A body field named like a global option (create_webhook's `url`) has no option of its own: it is
+  // given as its argument, or in --body.
+  const argumentOnly = (name: string) => aliasNames.includes(name) && reserved.has(byName.get(name)!.flag.name);
   const positionals: Positional[] = positionalNames.map((name) => {
     const field = byName.get(name)!;
-    const isAlias = aliasNames.includes(name);
+    const isAlias = aliasNames.includes(name) && !argumentOnly(name);
     const choices = field.flag.choices ? ` One of ${field.flag.choices.join(', ')}.` : '';
     const nullable = field.flag.nullable ? ' `null` for none.' : '';
+    const own = `${field.flag.description ?? ''}${choices}${nullable}`.trim();
     const description = isAlias
       ? `Same as --${field.flag.name}.`
-      : `${field.flag.description ?? ''}${choices}${nullable}`.trim();
-    return { name, required: !isAlias, description, ...(isAlias ? { flag: field.flag.name } : {}) };
+      : argumentOnly(name)
+        ? `${own || `The ${name}.`} ${field.flag.required ? '(required unless in --body)' : '(or in --body)'}`
+        : own;
+    return {
+      name,
+      required: !isAlias && !argumentOnly(name),
+      description,
+      ...(isAlias ? { flag: field.flag.name } : {}),
+    };
   });
   const pathFlags = params
     .filter((p) => p.name !== 'organizationId' && !pathNames.includes(p.name))
@@ -212,7 +223,7 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
         const field = byName.get(name)!;
         const raw = parsed.positionals[i];
         if (raw === undefined) return;
-        if (f[field.flag.name] !== undefined)
+        if (!argumentOnly(name) && f[field.flag.name] !== undefined)
           throw usageError(`Give ${name} once: as an argument or as --${field.flag.name}.`);
         values.set(name, convertValue(field.flag, raw));
       });
@@ -245,7 +256,7 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
           const missing = bodyFields.filter((field) => field.flag.required && !(field.name in merged));
           if (missing.length)
             throw usageError(
-              `Missing ${missing.map((field) => `--${field.flag.name}`).join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --body).`,
+              `Missing ${missing.map((field) => (reserved.has(field.flag.name) ? `<${field.name}>` : `--${field.flag.name}`)).join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --body).`,
             );
           body = merged;
         } else body = base;

@@ -74,7 +74,7 @@ export const webhookOperations = declareOperations({
     errors: ['admin_required', 'not_found', 'read_only', 'invalid_request'],
     role: 'admin',
     effect: 'write',
-    cli: { command: ['webhooks', 'update'], positional: ['webhookId'] },
+    cli: { command: ['webhooks', 'update'], positional: ['webhookId', 'url'] },
     dashboard: 'webhooks.update',
   },
   delete_webhook: {

@@ -226,6 +226,39 @@ describe('promptloop: complex inputs', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--content');
   });
+
+  it("takes a field named like a global option (a webhook's url) as its argument, beside --url for the server", async () => {
+    const { user, cli } = await loggedIn();
+    const org = await newOrganization(user);
+    const target = 'https://hooks.example.invalid/promptloop';
+    const created = await cli([
+      'webhooks',
+      'create',
+      target,
+      '--events',
+      'prompt.version.created',
+      '--org',
+      org.id,
+      '--url',
+      app.url,
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const webhook = JSON.parse(created.stdout).webhook;
+    expect(webhook).toMatchObject({ url: target, events: ['prompt.version.created'] });
+    const moved = await cli(['webhooks', 'update', webhook.id, `${target}/v2`, '--org', org.id, '--url', app.url]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const read = await user.call('GET', `/organizations/${org.id}/webhooks/${webhook.id}`);
+    expect(read.body.url).toBe(`${target}/v2`);
+    // Without it (and not in --body): a usage error naming the argument, before any request.
+    const before = app.requests.length;
+    const missing = await cli(['webhooks', 'create', '--events', 'prompt.version.created', '--org', org.id]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Missing <url> (or give it in --body)');
+    expect(app.requests.length).toBe(before);
+    const help = await cli(['webhooks', 'create', '--help']);
+    expect(help.stdout).not.toContain('Same as --url');
+  });
 });
 
 describe('promptloop: organization context', () => {

@@ -25,8 +25,14 @@ describe('generated commands', () => {
         if (!reservedOptionNames.has(kebab(field)))
           expect(flags.has(kebab(field)), `${where}: --${kebab(field)}`).toBe(true);
       const params = fieldsOf(operation.params);
+      const bodyFields = fieldsOf(operation.body);
       for (const positional of command.positionals) {
-        if (positional.flag && reservedOptionNames.has(positional.flag)) continue;
+        if (reservedOptionNames.has(kebab(positional.name)) && bodyFields.includes(positional.name)) {
+          // A body field named like a global option is an argument of its own, never an alias of --url.
+          expect(positional.flag, `${where}: <${positional.name}>`).toBeUndefined();
+          expect(positional.required, `${where}: <${positional.name}> may come in --body`).toBe(false);
+          continue;
+        }
         if (positional.flag) {
           expect(flags.has(positional.flag), `${where}: <${positional.name}> stands for --${positional.flag}`).toBe(
             true,
