@@ -260,6 +260,9 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await expect(page.locator('tr[data-version="3"]')).toContainText('staging 10%');
   const latest = page.locator('#history tr[data-history-label="staging"]').first();
   await expect(latest).toContainText('v1 → split v1 90% · v3 10%');
+  // The prompt's header says the label is split (its version is the largest weight's).
+  const headerChip = page.locator('.prompt-meta .label-chip', { hasText: 'staging' });
+  await expect(headerChip).toContainText('staging v1 split');
 
   // An application retrieves staging with a subject: the version chosen for it counts one retrieval.
   const { secret } = await trpc(page).mutate('retrievalKeys.create', { ...target(seeded), name: 'app' });
@@ -304,4 +307,5 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await expect(split).toHaveCount(0);
   await expect(latest).toContainText('split v1 90% · v3 10% → v3');
   await expect(latest).toContainText('Split ended');
+  await expect(headerChip).toHaveText('staging v3');
 });

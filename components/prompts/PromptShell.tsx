@@ -15,6 +15,7 @@ import { LockIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError } from '@/lib/trpc/errors';
 import { ArchivePromptButton } from './ArchivePromptButton';
+import { LabelChip } from './LabelChip';
 import { PromptName } from './PromptName';
 import { PromptStateBadge } from './StateBadge';
 import type { PromptScope } from './types';
@@ -89,6 +90,8 @@ export function PromptShell({
 }) {
   const trpc = useTRPC();
   const prompt = useQuery(trpc.prompts.get.queryOptions({ organizationId, promptId }));
+  // The labels with their splits (the prompt has each label's main version only).
+  const labels = useQuery(trpc.versions.labels.queryOptions({ organizationId, promptId }));
   return (
     <OrganizationGate organizationId={organizationId}>
       {(org) => {
@@ -158,9 +161,10 @@ export function PromptShell({
                 <span className="prompt-meta">
                   {data.versionCount} {data.versionCount === 1 ? 'version' : 'versions'}
                   {data.labels.map((label) => (
-                    <span key={label.label} className="label-chip">
-                      {label.label} <span className="muted">v{label.version}</span>
-                    </span>
+                    <LabelChip
+                      key={label.label}
+                      label={labels.data?.items.find((item) => item.label === label.label) ?? label}
+                    />
                   ))}
                 </span>
               }
