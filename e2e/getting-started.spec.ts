@@ -41,7 +41,7 @@ test('the overview walks a new organization from its first prompt to traces and 
   const editor = await createPrompt(page, organizationId, 'Support reply');
   const promptId = editor.split('/').pop()!;
   card = await expectProgress(page, organizationId, 1, 'publish');
-  await expect(card.locator('li[data-step="prompt"]')).toContainText('Write a prompt (done)');
+  await expect(card.locator('li[data-step="prompt"]')).toContainText('Create a prompt (done)');
   await expect(card.getByRole('link', { name: 'Create a key' })).toHaveCount(0);
   await card.getByRole('link', { name: 'Run the baseline' }).click();
   await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${promptId}/evals`);

@@ -28,8 +28,8 @@ function stepsOf(progress: Progress, base: string, canWrite: boolean, canInvite:
     {
       key: 'prompt',
       done: progress.hasPrompt,
-      title: 'Write a prompt',
-      body: 'Messages and model settings in your own draft; try it in the playground as you type.',
+      title: 'Create a prompt',
+      body: 'Name it, then write its messages and model settings in your own draft; try it in the playground as you type.',
       action: canWrite ? { href: `${base}/prompts`, label: 'Go to prompts' } : null,
     },
     {
