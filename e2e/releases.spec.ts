@@ -309,3 +309,25 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await expect(latest).toContainText('Split ended');
   await expect(headerChip).toHaveText('staging v3');
 });
+
+test('a 64-character label and a long unbroken organization name stay inside a phone’s width', async ({
+  adminPage: page,
+}) => {
+  test.setTimeout(120_000);
+  const { mutate, query } = trpc(page);
+  const organization = await mutate('organizations.create', { name: `${'x'.repeat(80)}${uniqueName('')}` });
+  const prompt = await mutate('prompts.create', { organizationId: organization.id, name: 'Support' });
+  const seeded = { organizationId: organization.id as string, promptId: prompt.id as string };
+  await activatePrompt(page, seeded, 'Repeat the customer message.');
+  const label = `l${'a'.repeat(62)}z`;
+  const versions = await query('versions.list', seeded);
+  await mutate('versions.moveLabel', { ...seeded, label, versionId: versions.items[0].id });
+  await page.setViewportSize({ width: 375, height: 800 });
+  const base = `/organizations/${seeded.organizationId}`;
+  for (const path of [`${base}/prompts/${seeded.promptId}/versions`, `${base}/prompts`, `${base}/members`]) {
+    await page.goto(path);
+    await expect(page.locator('.breadcrumbs')).toBeVisible();
+    if (path.endsWith('/versions')) await expect(page.locator('.prompt-meta')).toContainText(label);
+    expect(await overflowing(page), path).toEqual([]);
+  }
+});

@@ -8,7 +8,7 @@ export function LabelChip({ label }: { label: Chip }) {
   const shares = label.split?.map((entry) => `v${entry.version} ${entry.weight}%`).join(' · ');
   return (
     <span className="label-chip" title={shares ? `${label.label} splits traffic: ${shares}` : undefined}>
-      {label.label} <span className="muted">v{label.version}</span>
+      <span className="label-chip-name">{label.label}</span> <span className="muted">v{label.version}</span>
       {shares ? (
         <>
           {' '}
