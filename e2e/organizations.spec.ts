@@ -166,11 +166,18 @@ test('delete an organization through its deletion link by typing its name', asyn
   await confirm.fill(name);
   await expect(deleteButton).toBeEnabled();
   const deletionUrl = page.url();
+  // Nothing asks for the deleted organization once it is gone (no request answered 4xx meanwhile).
+  const refused: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+  });
   await deleteButton.click();
 
   await expect(page).toHaveURL(/\/organizations\?deleted=/);
   await expect(page.getByRole('status').filter({ hasText: 'Organization deleted' })).toContainText(name);
   await expect(page.getByRole('link', { name })).toHaveCount(0);
+  await page.waitForLoadState('networkidle');
+  expect(refused).toEqual([]);
 
   await page.goto(deletionUrl);
   await expect(page.getByText('Organization not found')).toBeVisible();
