@@ -123,6 +123,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 let cached: Config | undefined;
+// Whether this server can sell Pro at all (a Stripe key and the Pro price): without them plans never
+// change, so nothing points people at an upgrade they cannot buy.
+export function canSellPro(): boolean {
+  const { stripeSecretKey, stripePricePro } = config();
+  return Boolean(stripeSecretKey && stripePricePro);
+}
+
 export function config(): Config {
   cached ??= loadConfig();
   return cached;

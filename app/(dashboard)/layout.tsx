@@ -7,7 +7,7 @@ import { getDb } from '@/db/client';
 import { getEmailStatus } from '@/server/account/email-verification';
 import { getSessionActor, getSessionUser } from '@/server/auth/nextauth';
 import { CheckoutAvailability } from '@/components/billing/checkout-availability';
-import { config } from '@/server/config';
+import { canSellPro } from '@/server/config';
 
 // Every page in this group needs a session; nothing below renders without one. A session that a
 // password reset ended counts as none.
@@ -22,9 +22,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     );
   }
   const email = await getEmailStatus({ db: await getDb(), actor });
-  const { stripeSecretKey, stripePricePro } = config();
   return (
-    <CheckoutAvailability available={Boolean(stripeSecretKey && stripePricePro)}>
+    <CheckoutAvailability available={canSellPro()}>
       <div className="shell">
         <FocusRescue />
         <a className="skip-link" href="#main">

@@ -3,7 +3,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Span } from '@/server/traces/schemas';
-import type { InputWarning } from '@/server/datasets/schemas';
+import { planCapacity, type InputWarning } from '@/server/datasets/schemas';
+import { useCheckoutAvailable } from '@/components/billing/checkout-availability';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import { Alert } from '@/components/ui/Alert';
@@ -105,6 +106,9 @@ function AddToDatasetDialog({
   const warning = checkable && row && draft.data ? spanCaseWarning(draft.data.content, row) : null;
   const expectedOutput = expected ?? row?.expectedOutput ?? '';
   const full = data?.dataset ? data.dataset.count >= data.dataset.capacity : false;
+  // A bigger dataset is one upgrade away only on Free, and only where this server sells Pro.
+  const checkoutAvailable = useCheckoutAvailable();
+  const upgradable = checkoutAvailable && (data?.dataset?.capacity ?? planCapacity.pro) < planCapacity.pro;
   const problem = data?.problem ?? null;
   // The span has an input but no output: the case needs the expected output typed in.
   const needsOutput = problem?.state === 'no_output';
@@ -178,7 +182,9 @@ function AddToDatasetDialog({
         </p>
         {data.prompt.archived ? <Alert tone="warning">This prompt is archived: its dataset is read-only.</Alert> : null}
         {full && !data.prompt.archived ? (
-          <Alert tone="warning">The dataset is full. Remove a case, or upgrade the plan, to add this one.</Alert>
+          <Alert tone="warning">
+            The dataset is full. Remove a case{upgradable ? ', or upgrade to Pro,' : ''} to add this one.
+          </Alert>
         ) : null}
         {error && error.field === null ? <Alert tone="error">{error.message}</Alert> : null}
         {/* Without a case to show, a problem of the input or output has no field to sit beside. */}

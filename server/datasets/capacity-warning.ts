@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '@/db/client';
 import { raiseWarnings, resolveWarning, type RaisedWarning } from '../warnings/service';
+import { canSellPro } from '../config';
 import { planCapacity } from './schemas';
 
 // dataset_near_capacity: one warning per dataset, open while it holds at least 80% of its plan's
@@ -26,9 +27,11 @@ type DatasetCount = {
 function warningOf(d: DatasetCount, capacity: number, plan: string): RaisedWarning {
   const full = d.count >= capacity;
   const dataset = `The dataset of “${d.promptName}”`;
+  // Upgrade advice only on Free, and only where this server sells Pro.
+  const upgradable = plan !== 'pro' && canSellPro();
   const message = full
-    ? `${dataset} is full: ${d.count} of ${capacity} cases on the ${plan === 'pro' ? 'Pro' : 'Free'} plan. Remove cases${plan === 'pro' ? '' : ' or upgrade to Pro (500 cases)'} to add more.`
-    : `${dataset} holds ${d.count} of ${capacity} cases allowed on the ${plan === 'pro' ? 'Pro' : 'Free'} plan.${plan === 'pro' ? '' : ' Upgrade to Pro for 500 cases per dataset.'}`;
+    ? `${dataset} is full: ${d.count} of ${capacity} cases on the ${plan === 'pro' ? 'Pro' : 'Free'} plan. Remove cases${upgradable ? ' or upgrade to Pro (500 cases)' : ''} to add more.`
+    : `${dataset} holds ${d.count} of ${capacity} cases allowed on the ${plan === 'pro' ? 'Pro' : 'Free'} plan.${upgradable ? ' Upgrade to Pro for 500 cases per dataset.' : ''}`;
   return {
     organizationId: d.organizationId,
     kind: 'dataset_near_capacity',

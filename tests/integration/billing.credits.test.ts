@@ -274,7 +274,8 @@ describe('plan capacities', () => {
         promptId: prompt.id,
         count: 1,
         resolvedAt: null,
-        message: expect.stringContaining('The dataset of “Growing dataset” holds 8 of 10'),
+        message:
+          'The dataset of “Growing dataset” holds 8 of 10 cases allowed on the Free plan. Upgrade to Pro for 500 cases per dataset.',
       }),
     ]);
     dataset = (await viewer.call('GET', base)).body;

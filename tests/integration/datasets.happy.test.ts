@@ -144,4 +144,16 @@ describe('datasets', () => {
       (await editor.call('DELETE', `${base}/cases/${after.body.rows[0].id}`, { query: 'revision=1' })).status,
     ).toBe(200);
   });
+
+  it('near capacity on a server that cannot sell Pro (no Stripe), the warning advises no upgrade', async () => {
+    expect(process.env.STRIPE_SECRET_KEY).toBeUndefined();
+    const { editor, base, org } = await setup();
+    const rows = Array.from({ length: 9 }, (_, i) => ({ input: `q${i}`, expectedOutput: `a${i}` }));
+    expect((await editor.call('POST', `${base}/import`, { body: { revision: 0, rows } })).status).toBe(200);
+    const warnings = (
+      await editor.call('GET', `/organizations/${org.id}/warnings`, { query: 'kind=dataset_near_capacity' })
+    ).body.items;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].message).toBe('The dataset of “With data” holds 9 of 10 cases allowed on the Free plan.');
+  });
 });
