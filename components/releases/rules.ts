@@ -175,12 +175,18 @@ export function checkEvaluation(input: {
     evaluation.production?.pendingReviewCases ?? 0,
   );
   if (pendingReview) reasons.push(pendingReview);
+  // As the server's gate: an evaluation that did not complete is refused for that alone.
+  const judged = evaluation.status === 'completed';
   const production = evaluation.production?.passRate;
-  if (production !== undefined && evaluation.candidate.passRate < production - policy.maxPassRateDrop - passRateEpsilon)
+  if (
+    judged &&
+    production !== undefined &&
+    evaluation.candidate.passRate < production - policy.maxPassRateDrop - passRateEpsilon
+  )
     reasons.push(
       `The candidate’s pass rate (${percent(evaluation.candidate.passRate)}) is more than ${percent(policy.maxPassRateDrop)} below production’s (${percent(production)}).`,
     );
-  if (regressions && regressions.length > policy.maxRegressions)
+  if (judged && regressions && regressions.length > policy.maxRegressions)
     reasons.push(
       `${regressions.length} ${regressions.length === 1 ? 'case' : 'cases'} regressed (passed on production, not on the candidate); the policy allows ${policy.maxRegressions}.`,
     );

@@ -310,7 +310,7 @@ export function splitIssues<
 const overrideInput = z.strictObject({
   reason: z
     .string()
-    .min(1)
+    .min(1, { error: 'Say why the release policy is bypassed.', abort: true })
     .max(500)
     .refine((reason) => reason.trim().length > 0, 'Say why the release policy is bypassed.'),
 });

@@ -116,7 +116,11 @@ export async function enforceGate(
     view.production?.pendingReviewCases ?? 0,
   );
   if (pendingReview) reasons.push(pendingReview);
+  // The figures of an evaluation still running, failed or cancelled are reported, not judged: its
+  // pass rates and regressions are partial, and "not completed" is already the reason.
+  const judged = evaluation.status === 'completed';
   if (
+    judged &&
     details.productionPassRate !== null &&
     details.candidatePassRate < details.productionPassRate - policy.maxPassRateDrop - passRateEpsilon
   )
@@ -124,7 +128,7 @@ export async function enforceGate(
       `The candidate’s pass rate (${percent(details.candidatePassRate)}) is more than ${percent(policy.maxPassRateDrop)} below production’s (${percent(details.productionPassRate)}).`,
     );
   details.regressions = await regressedCases(ctx, evaluation);
-  if (details.regressions.length > policy.maxRegressions)
+  if (judged && details.regressions.length > policy.maxRegressions)
     reasons.push(
       `${details.regressions.length} case${details.regressions.length === 1 ? '' : 's'} regressed (passed on production, not on the candidate); the policy allows ${policy.maxRegressions}.`,
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { auditLog } from '@/db/schema';
+import { auditLog, evaluations } from '@/db/schema';
 import { drain } from '../helpers/evals';
 import { createPrompt, insertEvaluation } from '../helpers/prompts';
 import { expectBlocked, gateFixture, moveTrail } from '../helpers/releases';
@@ -106,6 +106,28 @@ describe('the gate refuses', () => {
     expect(error.details.reasons).toEqual(
       expect.arrayContaining([expect.stringMatching(/baseline, not a comparison/)]),
     );
+    expect((await f.label('production')).versionId).toBe(f.v1.id);
+  });
+
+  it('an evaluation that did not complete is refused for that alone: its partial figures are reported, not judged', async () => {
+    const f = await gateFixture();
+    await f.policy();
+    // v4 fails the 4-word case: 75% against 100%, one regression. Cancelled with those results in.
+    const e4 = await f.compare(f.v4);
+    const db = await getDb();
+    await db.update(evaluations).set({ status: 'cancelled' }).where(eq(evaluations.id, e4.id));
+    const error = expectBlocked(
+      await f.move('production', { versionId: f.v4.id, evaluationId: e4.id }),
+      { evaluationId: e4.id, candidatePassRate: 0.75, productionPassRate: 1 },
+      [/evaluation is cancelled/],
+    );
+    expect(error.details.regressions).toHaveLength(1);
+    // Completed, the same figures are judged: the pass-rate drop and the regression.
+    await db.update(evaluations).set({ status: 'completed' }).where(eq(evaluations.id, e4.id));
+    expectBlocked(await f.move('production', { versionId: f.v4.id, evaluationId: e4.id }), {}, [
+      /pass rate \(75%\) is more than 0% below production’s \(100%\)/,
+      /1 case regressed/,
+    ]);
     expect((await f.label('production')).versionId).toBe(f.v1.id);
   });
 
@@ -408,6 +430,11 @@ describe('override', () => {
       expect(reply.status, JSON.stringify(override)).toBe(400);
       expect(reply.body.error.code).toBe('invalid_request');
       expect(reply.body.error.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+      // One message per problem: an empty reason is not also "too small".
+      if (typeof override === 'object' && override && 'reason' in override && !String(override.reason).trim())
+        expect(reply.body.error.details.issues).toEqual([
+          { path: 'override.reason', message: 'Say why the release policy is bypassed.' },
+        ]);
     }
     expect((await f.label('production')).versionId).toBe(f.v1.id);
   });

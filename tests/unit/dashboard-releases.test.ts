@@ -126,6 +126,15 @@ describe('the release gate as the dashboard forecasts it', () => {
     expect(other.reasons).toEqual(['The evaluation’s candidate is v3.']);
     const running = checkEvaluation({ ...base, evaluation: evaluation({ status: 'running' }), regressions: [] });
     expect(running.reasons[0]).toMatch(/is running/);
+    // Its partial figures are not judged: not completed is the one reason.
+    const cancelled = checkEvaluation({
+      ...base,
+      evaluation: evaluation({ status: 'cancelled', candidate: side(0.25) }),
+      regressions: ['case_1'],
+    });
+    expect(cancelled.reasons).toEqual([
+      'The evaluation is cancelled; only a completed comparison can justify a promotion.',
+    ]);
     const split = checkEvaluation({
       ...base,
       newVersionIds: ['ver_b', 'ver_c'],
