@@ -6,8 +6,8 @@ import { samplePointSql } from './sampling';
 /**
  * The online-evaluation scanner (API.md "Online evaluation"): one pass reads the spans received
  * since online_eval_scanner.scanned_until that name a prompt version (spans_version_received_idx),
- * keeps the finished model spans of a version whose prompt has an enabled, unpaused configuration
- * that was enabled when the span was received, samples them by span id, and writes one
+ * keeps the finished model spans of a version whose prompt has an enabled configuration (paused or
+ * not: a pause stops scoring, not sampling) that was enabled when the span was received, samples them by span id, and writes one
  * online_scores row per sampled span (`pending`, or `skipped_no_content` when its content lacks
  * input or output) with the day's counts in online_score_daily, in the same statement; then moves
  * scanned_until. It runs in the worker: ingestion never waits for it and is not changed by it.
@@ -62,12 +62,10 @@ const contentStatus = sql`(select case
     then 'pending' else 'skipped_no_content' end
   from (select s.content_json::json as j) x)`;
 
-/** Whether any prompt has scoring enabled and not paused: one probe of online_eval_configs. */
+/** Whether any prompt has online evaluation enabled (paused or not): one probe of online_eval_configs. */
 export async function anyActiveConfiguration(db: Db): Promise<boolean> {
   const [row] = rowsOf<{ active: boolean }>(
-    await db.execute(
-      sql`select exists (select 1 from online_eval_configs where enabled and paused_at is null) as active`,
-    ),
+    await db.execute(sql`select exists (select 1 from online_eval_configs where enabled) as active`),
   );
   return row?.active === true;
 }
@@ -95,7 +93,7 @@ export async function scanOnlineSpans(db: Db, options: ScanOptions = {}): Promis
           ))::text as bound,
           -- Spans from before the earliest enabledAt are nobody's: start after them.
           (select case when count(*) > 0 then greatest(sc.scanned_until, min(c.enabled_at) - interval '1 microsecond') end
-            from online_eval_configs c where c.enabled and c.paused_at is null)::text as lower
+            from online_eval_configs c where c.enabled)::text as lower
         from online_eval_scanner sc where sc.id = 1
         for update ${options.wait ? sql`` : sql`skip locked`}`),
     );
@@ -129,7 +127,7 @@ export async function scanOnlineSpans(db: Db, options: ScanOptions = {}): Promis
             where s.prompt_version_id is not null
               and s.received_at > ${state.lower}::timestamptz and s.received_at <= ${upper}::timestamptz
               and s.kind = 'model' and s.status <> 'running'
-              and c.enabled and c.paused_at is null and s.received_at >= c.enabled_at
+              and c.enabled and s.received_at >= c.enabled_at
               and p.state <> 'archived'
               and ${samplePointSql(sql`s.span_id`)} < c.sample_rate
           ), inserted as (

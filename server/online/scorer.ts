@@ -22,10 +22,10 @@ import { anyActiveConfiguration } from './scanner';
  *
  * Credits: a prompt whose span cannot be charged pauses (online_eval_configs.paused_at, warning
  * online_evaluation_paused with the prompt as subject) and nothing is charged; while paused, the
- * scanner samples none of its spans and its pending rows wait. Every pass first resumes the paused
- * configurations of organizations that have credits again (a new period, an upgrade) and resolves
- * their warnings; resuming moves enabledAt to now, so spans received while paused stay unscored
- * however far behind the scanner was (as spans received while disabled).
+ * scanner still samples its spans (the configuration is enabled: only scoring pauses) and every
+ * pending row waits. Every pass first resumes the paused configurations of organizations that have
+ * credits again (a new period, an upgrade) and resolves their warnings; the waiting rows are then
+ * scored, oldest first, as far as the credits go (and it pauses again when they run out).
  */
 
 export type ScoreOptions = {
@@ -104,7 +104,7 @@ async function resumePaused(db: Db, organizationIds: readonly string[] | undefin
     resumed += await runInTransaction(db, async (tx) => {
       const prompts = rowsOf<{ promptId: string }>(
         await tx.execute(sql`
-          update online_eval_configs set paused_at = null, enabled_at = greatest(enabled_at, now())
+          update online_eval_configs set paused_at = null
           where organization_id = ${organizationId} and paused_at is not null
           returning prompt_id as "promptId"`),
       );

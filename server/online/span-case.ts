@@ -139,6 +139,9 @@ function recoverVariables(template: Template, messages: Message[], system: unkno
     if (!actual || actual.role !== wanted.role) return null;
     pairs.push([wanted.content, actual.text]);
   }
+  // A conversation that goes on past what the template rendered is more than its variables: reading
+  // them back would drop the later turns, so the case keeps the user's text instead.
+  if (next !== messages.length) return null;
   const values: Record<string, string> = {};
   for (const [wanted, actual] of pairs) {
     const found = matchTemplate(wanted, actual);
@@ -203,7 +206,8 @@ function caseReference(output: unknown): { expectedOutput: string; referenceForm
 /**
  * The case a span's content makes:
  * - input: a string as it is (text); chat messages → for a variables prompt, the variables read back
- *   from the template's messages when they match, else the user messages' text (after the template's
+ *   from the template's messages when the span's messages are exactly those (no later turns), else the
+ *   user messages' text (after the template's
  *   own messages, joined by a blank line; text); anything else (an object of variables, …) → its JSON
  *   text (json), and so are messages without user text.
  * - expected output: `expectedOutput` when given, else a string output as it is (text); chat messages

@@ -87,40 +87,43 @@ describe('online evaluation: credits', () => {
       creditsUsed: 3,
     });
 
-    // While paused: more passes change nothing, and spans arriving now are not sampled.
-    await f.send(2);
-    expect(await f.run()).toMatchObject({ sampled: 0, scored: 0, paused: 0, resumed: 0 });
-    expect(await f.statuses()).toEqual({ scored: 3, pending: 2 });
+    // While paused only scoring waits: spans arriving now are still sampled, and wait with the others;
+    // nothing is charged.
+    await f.send(1);
+    expect(await f.run()).toMatchObject({ sampled: 1, scored: 0, paused: 0, resumed: 0 });
+    expect(await f.statuses()).toEqual({ scored: 3, pending: 3 });
     expect(await creditsUsed(f.org.id)).toBe(3);
+    expect(await f.paused()).toBe(true);
     expect(await f.warnings('open')).toHaveLength(1);
 
-    // A new period: scoring resumes by itself, the waiting spans are scored, the warning resolves.
+    // A new period: scoring resumes by itself, every waiting span is scored (the one that arrived while
+    // paused too), the warning resolves.
     await startNewPeriod(f.org.id);
-    expect(await f.run()).toMatchObject({ resumed: 1, scored: 2, paused: 0 });
-    expect(await f.statuses()).toEqual({ scored: 5 });
-    expect(await creditsUsed(f.org.id)).toBe(2);
+    expect(await f.run()).toMatchObject({ resumed: 1, scored: 3, paused: 0 });
+    expect(await f.statuses()).toEqual({ scored: 6 });
+    expect(await creditsUsed(f.org.id)).toBe(3);
     expect(await f.paused()).toBe(false);
     expect(await f.warnings('open')).toHaveLength(0);
     expect((await f.warnings())[0].resolvedAt).not.toBeNull();
 
-    // Out again: the same warning reopens.
+    // Out again (the period's 3 credits are spent): the same warning reopens.
     await f.send(3);
-    expect(await f.run()).toMatchObject({ sampled: 3, scored: 1, paused: 1 });
-    expect(await f.statuses()).toEqual({ scored: 6, pending: 2 });
+    expect(await f.run()).toMatchObject({ sampled: 3, scored: 0, paused: 1 });
+    expect(await f.statuses()).toEqual({ scored: 6, pending: 3 });
     expect(await f.warnings('open')).toEqual([expect.objectContaining({ subjectId: f.prompt.id, count: 2 })]);
 
     // An upgrade starts a new period with the Pro allowance: it resumes.
     await upgradeThroughWebhooks(f.org.id);
-    expect(await f.run()).toMatchObject({ resumed: 1, scored: 2 });
-    expect(await f.statuses()).toEqual({ scored: 8 });
+    expect(await f.run()).toMatchObject({ resumed: 1, scored: 3 });
+    expect(await f.statuses()).toEqual({ scored: 9 });
     expect((await f.viewer.call('GET', `/organizations/${f.org.id}/billing`)).body).toMatchObject({
       plan: 'pro',
-      creditsUsed: 2,
-      creditsRemaining: 48,
+      creditsUsed: 3,
+      creditsRemaining: 47,
     });
     expect(await f.warnings('open')).toHaveLength(0);
     const items = (await f.viewer.call('GET', `${f.base}/online-scores`)).body.items;
-    expect(items).toEqual([expect.objectContaining({ sampled: 8, scored: 8, passed: 8, meanScore: 1 })]);
+    expect(items).toEqual([expect.objectContaining({ sampled: 9, scored: 9, passed: 9, meanScore: 1 })]);
   });
 
   it('turning a paused configuration off ends the pause and resolves its warning', async () => {

@@ -174,11 +174,29 @@ describe('caseFromSpanContent: variables read back from rendered messages', () =
       ],
       // Fewer messages than the template.
       [{ role: 'system', content: 'You translate into French.' }],
+      // More: the conversation went on after the template's messages (its later turns are kept).
+      [...rendered('French', 'hi'), { role: 'assistant', content: 'Salut' }, { role: 'user', content: 'And bye?' }],
     ];
     for (const input of cases) {
       const row = caseFromSpanContent(content(input, 'x'), options);
       expect(row.inputFormat).toBe(Array.isArray(input) && input.some((m: any) => m.role === 'user') ? 'text' : 'json');
     }
+  });
+
+  it('a conversation past the template keeps every user turn, not only the variables of the first', () => {
+    const conversation = [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+    ];
+    const question: Template = { inputType: 'variables', messages: [{ role: 'user', content: '{{question}}' }] };
+    expect(
+      caseFromSpanContent(content(conversation, 'x'), { template: question, inputType: 'variables' }),
+    ).toMatchObject({ input: 'a\n\nc', inputFormat: 'text' });
+    // Exactly the template's messages: the variables.
+    expect(
+      caseFromSpanContent(content(conversation.slice(0, 1), 'x'), { template: question, inputType: 'variables' }),
+    ).toMatchObject({ input: '{"question":"a"}', inputFormat: 'json' });
   });
 
   it('is not tried for a user_message prompt, nor with two placeholders side by side (ambiguous)', () => {
