@@ -12,15 +12,17 @@ export const onlineEvaluationInput = z.strictObject({
     .string()
     .min(1)
     .max(200)
+    .nullable()
     .optional()
-    .describe('Default: the scoring policy’s judge route, else the first available route.'),
+    .describe('Absent or null: the scoring policy’s judge route, else the first available route.'),
   rubric: z
     .string()
     .trim()
     .min(1)
     .max(10_000)
+    .nullable()
     .optional()
-    .describe('Default: the scoring policy’s rubric (400 when there is none).'),
+    .describe('Absent or null: the scoring policy’s rubric (400 when there is none).'),
 });
 
 export const onlineEvaluationSchema = z.object({

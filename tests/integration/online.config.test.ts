@@ -65,6 +65,10 @@ describe('online evaluation: configuration', () => {
       updatedBy: editor.id,
     });
     expect(new Date(saved.updatedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    // null, as GET shows a missing default, means the default too: what was read can be sent back.
+    expect(
+      await setOnline(editor, base, { enabled: true, sampleRate: 0.5, judgeModelRouteId: null, rubric: null }),
+    ).toMatchObject({ judgeModelRouteId: 'local/judge', rubric: 'Be polite.', sampleRate: 0.5 });
     // A judge policy without a rubric of its own: the built-in rubric.
     await editor.call('PUT', `${base}/scoring`, { body: { method: 'judge' } });
     expect(await setOnline(editor, base, { enabled: true, sampleRate: 1 })).toMatchObject({
