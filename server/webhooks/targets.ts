@@ -102,7 +102,9 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy = targetPolicy(
     throw new TargetRefused(
       policy.allowHttp
         ? 'Use an http:// or https:// URL.'
-        : 'Use an https:// URL (http:// is not allowed on this server).',
+        : url.protocol === 'http:'
+          ? 'Use an https:// URL (http:// is not allowed on this server).'
+          : 'Use an https:// URL.',
     );
   if (url.username || url.password) throw new TargetRefused('The URL must not carry a user name or password.');
   if (url.hash) throw new TargetRefused('The URL must not have a #fragment.');

@@ -164,8 +164,13 @@ describe('webhooks: create, list, get', () => {
   });
 
   it.each([
-    ['http:// without WEBHOOK_ALLOW_HTTP', 'http://93.184.216.34/hook', /https:\/\//],
-    ['another scheme', 'ftp://93.184.216.34/hook', /https:\/\//],
+    [
+      'http:// without WEBHOOK_ALLOW_HTTP',
+      'http://93.184.216.34/hook',
+      /^Use an https:\/\/ URL \(http:\/\/ is not allowed/,
+    ],
+    ['another scheme', 'ftp://93.184.216.34/hook', /^Use an https:\/\/ URL\.$/],
+    ['a WebSocket URL', 'ws://93.184.216.34/hook', /^Use an https:\/\/ URL\.$/],
     ['not a URL', 'example.com/hook', /absolute URL/],
     ['credentials in the URL', 'https://user:pw@93.184.216.34/hook', /user name or password/],
     ['localhost (it resolves to a loopback address)', 'https://localhost/hook', /loopback/],
