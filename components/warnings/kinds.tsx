@@ -11,6 +11,7 @@ export const warningKindMeta: Record<WarningKind, { label: string; icon: (size: 
   otlp_spans_rejected: { label: 'OTLP spans rejected', icon: (size) => <ActivityIcon size={size} /> },
   webhook_failing: { label: 'Webhook failing', icon: (size) => <AlertCircleIcon size={size} /> },
   online_evaluation_paused: { label: 'Online evaluation paused', icon: (size) => <ClockIcon size={size} /> },
+  online_evaluation_failing: { label: 'Online evaluation failing', icon: (size) => <AlertCircleIcon size={size} /> },
 };
 
 export const warningKindOptions = Object.keys(warningKindMeta) as WarningKind[];
@@ -41,6 +42,12 @@ export function warningSubjectLink(organizationId: string, warning: Warning): { 
       return { href: `${org}/ingestion-keys`, label: keyName ? `Ingestion key “${keyName}”` : 'Ingestion keys' };
     case 'payment_failed':
       return { href: `${org}/billing`, label: 'Billing' };
+    case 'online_evaluation_paused':
+    case 'online_evaluation_failing':
+      // The online evaluation settings are on the prompt's Versions page.
+      return warning.promptId
+        ? { href: `${org}/prompts/${warning.promptId}/versions`, label: 'Online evaluation settings' }
+        : null;
     default:
       return null;
   }

@@ -258,24 +258,56 @@ async function store(db: Db, row: Claimed, outcome: Outcome, settings: typeof de
       select organization_id, prompt_id, version_id, day, 1, ${outcome.passed ? 1 : 0}::int, ${outcome.score}::float8 from done
       on conflict (prompt_id, version_id, day) do update
         set scored = d.scored + 1, passed = d.passed + excluded.passed, score_sum = d.score_sum + excluded.score_sum`);
+    // The judge answers again: a failing warning of this prompt is over.
+    await resolveWarning(db, {
+      organizationId: row.organizationId,
+      kind: 'online_evaluation_failing',
+      subjectId: row.promptId,
+    });
     return;
   }
   // attempts already counts this call (the claim added it). A span that ends in error was never
   // scored: its credit goes back (API.md: one credit per scored span), to the period running now,
   // in the same statement (every claimed row was charged by its claim).
+  // A span left unscored for good opens (or counts again) online_evaluation_failing on its prompt, in the
+  // same transaction: a judge that cannot answer would otherwise lose spans without a word.
   const last = outcome.final ? sql`true` : sql`attempts >= ${settings.maxAttempts}::int`;
-  await db.execute(sql`
-    with failed as (
-      update online_scores set error = ${outcome.error},
-        status = case when ${last} then 'error' else 'pending' end,
-        charged = case when ${last} then false else charged end,
-        claimed_until = case when ${last} then null else now() + ${settings.retryDelayMs}::int * interval '1 millisecond' end
-      where ${key}
-      returning status
-    )
-    update credit_periods set used = used - 1
-    where organization_id = ${row.organizationId} and period_start <= now() and now() < period_end and used > 0
-      and exists (select 1 from failed where status = 'error')`);
+  await runInTransaction(db, async (tx) => {
+    const [failed] = rowsOf<{ status: string; attempts: number }>(
+      await tx.execute(sql`
+        with failed as (
+          update online_scores set error = ${outcome.error},
+            status = case when ${last} then 'error' else 'pending' end,
+            charged = case when ${last} then false else charged end,
+            claimed_until = case when ${last} then null else now() + ${settings.retryDelayMs}::int * interval '1 millisecond' end
+          where ${key}
+          returning status, attempts
+        ), refund as (
+          update credit_periods set used = used - 1
+          where organization_id = ${row.organizationId} and period_start <= now() and now() < period_end and used > 0
+            and exists (select 1 from failed where status = 'error')
+        )
+        select status, attempts from failed`),
+    );
+    if (failed?.status !== 'error') return;
+    await raiseWarnings(tx, [
+      {
+        organizationId: row.organizationId,
+        kind: 'online_evaluation_failing',
+        subjectId: row.promptId,
+        promptId: row.promptId,
+        message: `A sampled span could not be scored (${failed.attempts} ${failed.attempts === 1 ? 'try' : 'tries'}): ${outcome.error}`,
+        details: {
+          promptId: row.promptId,
+          judgeModelRouteId: row.judgeModelRouteId,
+          traceId: row.traceId,
+          spanId: row.spanId,
+          error: outcome.error,
+        },
+        occurrenceId: `${row.traceId}:${row.spanId}`,
+      },
+    ]);
+  });
 }
 
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -131,6 +131,9 @@ export async function setOnlineEvaluation(
     .returning();
   if (before?.pausedAt && !input.enabled)
     await resolveWarning(ctx.db, { organizationId, kind: 'online_evaluation_paused', subjectId: prompt.id });
+  // Turning it off, or naming another judge, is the answer to a judge that failed.
+  if (before && (!input.enabled || before.judgeModelRouteId !== route.id))
+    await resolveWarning(ctx.db, { organizationId, kind: 'online_evaluation_failing', subjectId: prompt.id });
   const view = toView(row);
   await recordAudit(ctx, {
     organizationId,

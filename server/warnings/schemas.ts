@@ -11,6 +11,7 @@ const warningKinds = [
   'otlp_spans_rejected',
   'webhook_failing',
   'online_evaluation_paused',
+  'online_evaluation_failing',
 ] as const;
 export type WarningKind = (typeof warningKinds)[number];
 

@@ -462,6 +462,31 @@ describe('online evaluation: the judge', () => {
     expect((await f.viewer.call('GET', `${f.base}/online-scores`)).body.items).toEqual([
       expect.objectContaining({ sampled: 1, scored: 0, passed: 0, meanScore: null, skippedNoContent: 0 }),
     ]);
+    // Said, not lost: the prompt's online_evaluation_failing warning names the span and the reason.
+    const failing = async () =>
+      (
+        await f.viewer.call('GET', `/organizations/${f.org.id}/warnings`, {
+          query: 'kind=online_evaluation_failing&state=all',
+        })
+      ).body.items;
+    expect(await failing()).toEqual([
+      expect.objectContaining({
+        kind: 'online_evaluation_failing',
+        subjectId: f.prompt.id,
+        promptId: f.prompt.id,
+        count: 1,
+        resolvedAt: null,
+        message: expect.stringMatching(/^A sampled span could not be scored \(3 tries\): .*not a verdict/),
+        details: expect.objectContaining({ judgeModelRouteId: 'fake/judge', spanId: row.spanId, traceId: row.traceId }),
+      }),
+    ]);
+    // The judge answers again: the next scored span resolves it.
+    fake.script([{ kind: 'ok', text: '{"pass": true, "score": 1, "reasoning": "ok"}' }]);
+    await ingest(f.secret, [modelSpan(f.ids[0], talk)]);
+    expect(await f.run()).toMatchObject({ scored: 1, failed: 0 });
+    const [resolved] = await failing();
+    expect(resolved.count).toBe(1);
+    expect(resolved.resolvedAt).not.toBeNull();
   });
 
   it('a span whose judge route is gone is recorded as an error at once', async () => {
