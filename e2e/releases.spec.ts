@@ -331,3 +331,62 @@ test('a 64-character label and a long unbroken organization name stay inside a p
     expect(await overflowing(page), path).toEqual([]);
   }
 });
+
+test('a promotion the policy refuses for a regression links the regressed case to its row in the results', async ({
+  adminPage: page,
+}) => {
+  test.setTimeout(180_000);
+  const { mutate, query } = trpc(page);
+  const organization = await mutate('organizations.create', { name: uniqueName('Regressions') });
+  const prompt = await mutate('prompts.create', { organizationId: organization.id, name: uniqueName('Support') });
+  const seeded = { organizationId: organization.id as string, promptId: prompt.id as string };
+  // v1 echoes "two words"; v2 is cut to one word, so it fails that case: one regression.
+  let revision = await activatePrompt(page, seeded, 'Repeat the message.', {
+    input: 'two words',
+    expectedOutput: 'two words',
+  });
+  const draft = await mutate('prompts.updateDraft', {
+    ...seeded,
+    revision,
+    content: {
+      messages: [{ role: 'system', content: 'Repeat one word.' }],
+      inputType: 'user_message',
+      maxOutputTokens: 1,
+    },
+  });
+  revision = draft.revision;
+  const v2 = await mutate('versions.save', { ...seeded, draftRevision: revision });
+  const comparison = await mutate('evals.start', { ...seeded, versionId: v2.id, scope: 'quick' });
+  await expect
+    .poll(
+      async () =>
+        (await query('evals.get', { organizationId: seeded.organizationId, evaluationId: comparison.id })).status,
+      {
+        timeout: 90_000,
+      },
+    )
+    .toBe('completed');
+  await mutate('versions.setReleasePolicy', {
+    ...seeded,
+    protectedLabels: ['production'],
+    requireEvaluation: true,
+    maxPassRateDrop: 1,
+    maxRegressions: 0,
+  });
+
+  await page.goto(`/organizations/${seeded.organizationId}/prompts/${seeded.promptId}/versions`);
+  await page.getByRole('button', { name: 'Promote v2 to production' }).click();
+  const promote = page.getByRole('dialog', { name: 'Promote v2 to production?' });
+  const check = promote.getByRole('status', { name: 'Release policy check' });
+  await expect(check).toContainText('1 case regressed');
+  const results = await query('evals.results', {
+    organizationId: seeded.organizationId,
+    evaluationId: comparison.id,
+    side: 'candidate',
+  });
+  const link = check.getByRole('link', { name: /^case_/ });
+  await expect(link).toHaveText(results.items[0].caseId);
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/evals/${comparison.id}\\?case=case_`));
+  await expect(page.locator('tr[data-case-result="1"]')).toHaveClass(/row-open/);
+});

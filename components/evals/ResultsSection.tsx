@@ -1,6 +1,7 @@
 'use client';
 
-import { Fragment, useMemo, useState } from 'react';
+import { useSearchParams } from 'next/navigation';
+import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
@@ -59,8 +60,21 @@ export function ResultsSection({
   // Sides that were cancelled or failed: their pending cases will not run.
   stopped: StoppedSides;
 }) {
+  // A link may name a case (`?case=case_…`, from a blocked promotion's regressed cases): that row is
+  // opened and brought into view once the results are in.
+  const linkedCase = useSearchParams().get('case');
   const [filter, setFilter] = useState<'all' | Filter>('all');
   const [open, setOpen] = useState<Set<string>>(new Set());
+  const linked = linkedCase ? rows.find((row) => row.caseId === linkedCase) : undefined;
+  const shown = useRef<string | null>(null);
+  useEffect(() => {
+    if (!linked || shown.current === linked.key) return;
+    shown.current = linked.key;
+    setOpen((current) => new Set(current).add(linked.key));
+    requestAnimationFrame(() =>
+      document.getElementById(`case-${linked.caseId}`)?.scrollIntoView({ behavior: 'smooth', block: 'center' }),
+    );
+  }, [linked]);
   const counts = useMemo(() => {
     const map = new Map<string, number>();
     for (const { value } of filters)
@@ -142,6 +156,7 @@ export function ResultsSection({
                 return (
                   <Fragment key={row.key}>
                     <tr
+                      id={`case-${row.caseId}`}
                       data-case-result={row.number}
                       data-category={row.category}
                       className={expanded ? 'row-open' : undefined}

@@ -17,6 +17,29 @@ export function blockedDetails(details: Record<string, unknown>): PromotionBlock
   };
 }
 
+// The regressed cases of a comparison, each linked to its row in the evaluation's results (opened there).
+export function RegressedCases({ caseIds, evaluationHref }: { caseIds: string[]; evaluationHref: string }) {
+  if (caseIds.length === 0) return null;
+  return (
+    <div className="blocked-cases">
+      <span className="subtle">Regressed cases (passed on production, not on the candidate):</span>
+      <ul>
+        {caseIds.map((caseId) => (
+          <li key={caseId}>
+            <Link
+              href={`${evaluationHref}?case=${encodeURIComponent(caseId)}`}
+              className="mono"
+              title="Open this case in the evaluation’s results"
+            >
+              {caseId}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 // Why the server refused a move: each reason (in the dashboard's words: the user chooses a comparison
 // here, they pass no evaluationId), the pass rates it compared, and the regressed cases, each linked
 // to the evaluation's results.
@@ -55,20 +78,7 @@ export function BlockedExplanation({
           </div>
         </dl>
       ) : null}
-      {evaluationHref && details.regressions.length > 0 ? (
-        <div className="blocked-cases">
-          <span className="subtle">Regressed cases (passed on production, not on the candidate):</span>
-          <ul>
-            {details.regressions.map((caseId) => (
-              <li key={caseId}>
-                <Link href={evaluationHref} className="mono" title="Open the evaluation’s results">
-                  {caseId}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      {evaluationHref ? <RegressedCases caseIds={details.regressions} evaluationHref={evaluationHref} /> : null}
       {evaluationHref ? (
         <p className="subtle">
           Evaluation{' '}

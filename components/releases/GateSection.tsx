@@ -5,6 +5,7 @@ import { formatRelative } from '@/components/format';
 import { percent, type Evaluation } from '@/components/evals/types';
 import { Field, Select } from '@/components/ui/Field';
 import { CheckCircleIcon, AlertCircleIcon, InfoIcon } from '@/components/ui/icons';
+import { RegressedCases } from './BlockedExplanation';
 import type { Gate } from './hooks';
 import { versionName, type NumberOf } from './rules';
 
@@ -113,6 +114,17 @@ export function GateSection({
                   <li key={reason}>{reason}</li>
                 ))}
               </ul>
+              {evaluationId ? (
+                <>
+                  <RegressedCases caseIds={verdict.regressions ?? []} evaluationHref={`${evalsBase}/${evaluationId}`} />
+                  <p className="subtle">
+                    Evaluation{' '}
+                    <Link href={`${evalsBase}/${evaluationId}`} className="mono">
+                      {evaluationId}
+                    </Link>
+                  </p>
+                </>
+              ) : null}
               {gate.historyComplete ? null : (
                 <p className="subtle">
                   Unless “{label}” served {names} before the moves the dashboard read: its history is longer, so the
