@@ -81,11 +81,13 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await form.getByLabel('Protected labels').fill('Bad Label');
   await form.getByRole('button', { name: 'Add label' }).click();
   await expect(form.getByLabel('Protected labels')).toHaveAccessibleDescription(/lowercase letters/);
-  await form.getByLabel('Protected labels').fill('');
   await form.getByRole('switch', { name: /Require a completed comparison/ }).check();
   await form.getByLabel('Max pass-rate drop (%)').fill('150');
+  // Saving with the bad name still in the box: every field says what is wrong at once.
   await form.getByRole('button', { name: 'Save policy' }).click();
+  await expect(form.getByLabel('Protected labels')).toHaveAccessibleDescription(/lowercase letters/);
   await expect(form.getByLabel('Max pass-rate drop (%)')).toHaveAccessibleDescription(/from 0 to 100/);
+  await form.getByLabel('Protected labels').fill('production');
   await form.getByLabel('Max pass-rate drop (%)').fill('5');
   await form.getByLabel('Max regressions').fill('1');
   await form.getByRole('button', { name: 'Save policy' }).click();

@@ -142,15 +142,17 @@ export function OnlineEvaluationCard({ scope }: { scope: PromptScope }) {
                 </ButtonLink>
               }
             >
-              Spans keep arriving but are not scored. Scoring resumes by itself at the start of the next billing period,
-              or as soon as the organization upgrades.
+              Spans are still sampled and wait. Scoring resumes by itself at the start of the next billing period, or as
+              soon as the organization upgrades, and scores the waiting spans first.
             </Alert>
           ) : null}
           {saved ? (
             <Alert tone="success">
               Saved.{' '}
               {values.enabled
-                ? 'Spans ingested from now on are sampled and scored.'
+                ? stored.paused
+                  ? 'Spans ingested from now on are sampled; they are scored once credits are back.'
+                  : 'Spans ingested from now on are sampled and scored.'
                 : 'No spans are scored while it is off; spans ingested meanwhile are never scored later.'}
             </Alert>
           ) : null}

@@ -31,7 +31,9 @@ export function initialForm(stored: Stored, scoring: Scoring, firstRoute: string
 export function rubricHintText(stored: string | null, policyRubric: string | null): string {
   const what = 'What a passing output must do.';
   if (!policyRubric)
-    return `${what} This prompt’s scoring policy has no rubric to fall back on: write one to turn scoring on.`;
+    return stored
+      ? `${what} This prompt’s scoring policy has no rubric of its own, so keep this one to keep scoring on.`
+      : `${what} This prompt’s scoring policy has no rubric to fall back on: write one to turn scoring on.`;
   if (stored === null) return `${what} Starts as the rubric of this prompt’s scoring policy.`;
   if (stored === policyRubric)
     return `${what} The same as this prompt’s scoring policy; left empty, it follows that rubric.`;

@@ -75,17 +75,25 @@ export function PolicyDialog({
     // A name typed but not added yet counts: add it, or say what is wrong with it.
     let current = draft;
     const pending = newLabel.trim();
-    if (pending) {
-      const problem = protectedLabelError(pending, draft.protectedLabels);
-      setLabelError(problem);
-      if (problem) return;
-      current = { ...draft, protectedLabels: [...draft.protectedLabels, pending] };
-      setDraft(current);
+    let labelProblem: string | null = null;
+    if (!pending) setLabelError(null);
+    else if (draft.protectedLabels.includes(pending)) {
+      // Already protected: nothing to add, and nothing to hold the save back.
       setNewLabel('');
+      setLabelError(null);
+    } else {
+      labelProblem = protectedLabelError(pending, draft.protectedLabels);
+      setLabelError(labelProblem);
+      if (!labelProblem) {
+        current = { ...draft, protectedLabels: [...draft.protectedLabels, pending] };
+        setDraft(current);
+        setNewLabel('');
+      }
     }
+    // Every field says what is wrong at once, the typed label's problem included.
     const parsed = parsePolicyDraft(current);
     setErrors(parsed.errors ?? {});
-    if (!parsed.policy) return;
+    if (labelProblem || !parsed.policy) return;
     save.mutate(
       { ...target, ...parsed.policy },
       { onSuccess: () => (onSaved(), onClose()), onError: (e) => setServerError(readAppError(e)) },

@@ -198,6 +198,7 @@ export function SplitDialog({
                   <Button
                     size="sm"
                     variant="ghost"
+                    className="traffic-remove"
                     icon={<TrashIcon size={14} />}
                     disabled={rows.length <= splitLimits.minVersions}
                     title={rows.length <= splitLimits.minVersions ? 'A split has at least 2 versions.' : undefined}

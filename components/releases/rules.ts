@@ -304,19 +304,22 @@ export function checkSplit(rows: SplitRow[]): SplitCheck {
   const rowErrors: SplitCheck['rowErrors'] = rows.map(() => ({}));
   const seen = new Set<string>();
   let total = 0;
+  let wholeNumbers = true;
   rows.forEach((row, index) => {
     if (!row.versionId) rowErrors[index].versionId = 'Choose a version.';
     else if (seen.has(row.versionId)) rowErrors[index].versionId = 'This version is already in the split.';
     seen.add(row.versionId);
     const weight = row.weight.trim();
-    if (!/^\d+$/.test(weight) || Number(weight) < 1 || Number(weight) > 99)
-      rowErrors[index].weight = 'A whole number from 1 to 99.';
-    else total += Number(weight);
+    // The total counts what was typed (100 and 0 make 100); a weight out of range is its row's error.
+    const whole = /^\d+$/.test(weight);
+    if (whole) total += Number(weight);
+    else wholeNumbers = false;
+    if (!whole || Number(weight) < 1 || Number(weight) > 99) rowErrors[index].weight = 'A whole number from 1 to 99.';
   });
   let totalError: string | null = null;
   if (rows.length < splitLimits.minVersions || rows.length > splitLimits.maxVersions)
     totalError = `A split has ${splitLimits.minVersions} to ${splitLimits.maxVersions} versions.`;
-  else if (total !== splitLimits.totalWeight)
+  else if (wholeNumbers && total !== splitLimits.totalWeight)
     totalError = `The weights add up to ${total}%; they must add up to ${splitLimits.totalWeight}%.`;
   const valid = !totalError && rowErrors.every((e) => !e.versionId && !e.weight);
   return {

@@ -246,7 +246,9 @@ function EndpointView({ org, webhookId }: { org: Org; webhookId: string }) {
             ) : undefined
           }
         >
-          {webhook.disabledReason ? `Reason: ${webhook.disabledReason}. ` : 'An admin turned it off. '}
+          {webhook.disabledReason
+            ? `Reason: ${webhook.disabledReason}${/[.!?]$/.test(webhook.disabledReason) ? '' : '.'} `
+            : 'An admin turned it off. '}
           Nothing is sent to it while it is disabled, and enabling it does not send what was missed.
         </Alert>
       ) : null}

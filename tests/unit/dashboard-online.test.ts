@@ -214,7 +214,8 @@ describe('the online evaluation form', () => {
 describe('the rubric hint', () => {
   it('says where the rubric comes from and what an empty field does', () => {
     expect(rubricHintText(null, null)).toMatch(/no rubric to fall back on/);
-    expect(rubricHintText('Be kind.', null)).toMatch(/no rubric to fall back on/);
+    // A rubric of its own saved: it is what keeps scoring on, not something still to write.
+    expect(rubricHintText('Be kind.', null)).toMatch(/keep this one to keep scoring on/);
     expect(rubricHintText(null, 'Be kind.')).toMatch(/Starts as the rubric/);
     expect(rubricHintText('Be kind.', 'Be kind.')).toMatch(/same as this prompt’s scoring policy/);
     // Saved before the policy's rubric changed: the hint no longer claims it starts from the policy.

@@ -287,6 +287,25 @@ describe('the split form', () => {
     ]);
     expect(checkSplit([{ versionId: 'ver_a', weight: '100' }]).totalError).toMatch(/2 to 4 versions/);
   });
+
+  it('counts what was typed: 100 and 0 make 100, and the rows say what is out of range', () => {
+    const check = checkSplit([
+      { versionId: 'ver_a', weight: '100' },
+      { versionId: 'ver_b', weight: '0' },
+    ]);
+    expect(check).toMatchObject({ split: null, total: 100, totalError: null });
+    expect(check.rowErrors).toEqual([
+      { weight: 'A whole number from 1 to 99.' },
+      { weight: 'A whole number from 1 to 99.' },
+    ]);
+    // A weight that is not a whole number: its row says so, and no sum is claimed.
+    expect(
+      checkSplit([
+        { versionId: 'ver_a', weight: '50' },
+        { versionId: 'ver_b', weight: 'half' },
+      ]).totalError,
+    ).toBeNull();
+  });
 });
 
 describe('the split snippets', () => {
