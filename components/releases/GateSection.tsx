@@ -49,8 +49,8 @@ export function GateSection({
   if (gate.on && gate.rollback)
     return (
       <p className="gate-note gate-ok" role="status">
-        <InfoIcon size={14} /> Rollback: “{label}” served every version of this move before, so the release policy lets
-        it move back without an evaluation.
+        <InfoIcon size={14} /> No evaluation needed: “{label}” serves or has served every version of this move (now, in
+        its split or in its history), and the release policy never refuses those.
       </p>
     );
   if (!gate.on && gate.choices.length === 0) return null;
@@ -62,7 +62,12 @@ export function GateSection({
       {gate.on ? (
         <p className="gate-note">
           <strong>“{label}” is protected.</strong> Moving it to {names} needs a completed comparison of {names} against{' '}
-          {currentText ?? 'what it serves now'}.
+          {currentText === null
+            ? 'what it serves now'
+            : currentText.includes('%')
+              ? `one of the versions its split serves now (${currentText})`
+              : currentText}
+          .
         </p>
       ) : null}
       <Field
