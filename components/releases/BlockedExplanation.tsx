@@ -17,26 +17,44 @@ export function blockedDetails(details: Record<string, unknown>): PromotionBlock
   };
 }
 
-// The regressed cases of a comparison, each linked to its row in the evaluation's results (opened there).
-export function RegressedCases({ caseIds, evaluationHref }: { caseIds: string[]; evaluationHref: string }) {
-  if (caseIds.length === 0) return null;
+// The comparison behind a refusal: its regressed cases, each linked to its row in the evaluation's
+// results (opened there), and the evaluation itself.
+export function RefusalLinks({
+  caseIds,
+  evaluationHref,
+  evaluationId,
+}: {
+  caseIds: string[];
+  evaluationHref: string;
+  evaluationId: string;
+}) {
   return (
-    <div className="blocked-cases">
-      <span className="subtle">Regressed cases (passed on production, not on the candidate):</span>
-      <ul>
-        {caseIds.map((caseId) => (
-          <li key={caseId}>
-            <Link
-              href={`${evaluationHref}?case=${encodeURIComponent(caseId)}`}
-              className="mono"
-              title="Open this case in the evaluation’s results"
-            >
-              {caseId}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </div>
+    <>
+      {caseIds.length > 0 ? (
+        <div className="blocked-cases">
+          <span className="subtle">Regressed cases (passed on production, not on the candidate):</span>
+          <ul>
+            {caseIds.map((caseId) => (
+              <li key={caseId}>
+                <Link
+                  href={`${evaluationHref}?case=${encodeURIComponent(caseId)}`}
+                  className="mono"
+                  title="Open this case in the evaluation’s results"
+                >
+                  {caseId}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <p className="subtle">
+        Evaluation{' '}
+        <Link href={evaluationHref} className="mono">
+          {evaluationId}
+        </Link>
+      </p>
+    </>
   );
 }
 
@@ -78,14 +96,12 @@ export function BlockedExplanation({
           </div>
         </dl>
       ) : null}
-      {evaluationHref ? <RegressedCases caseIds={details.regressions} evaluationHref={evaluationHref} /> : null}
-      {evaluationHref ? (
-        <p className="subtle">
-          Evaluation{' '}
-          <Link href={evaluationHref} className="mono">
-            {details.evaluationId}
-          </Link>
-        </p>
+      {evaluationHref && details.evaluationId ? (
+        <RefusalLinks
+          caseIds={details.regressions}
+          evaluationHref={evaluationHref}
+          evaluationId={details.evaluationId}
+        />
       ) : null}
     </div>
   );

@@ -5,7 +5,7 @@ import { formatRelative } from '@/components/format';
 import { percent, type Evaluation } from '@/components/evals/types';
 import { Field, Select } from '@/components/ui/Field';
 import { CheckCircleIcon, AlertCircleIcon, InfoIcon } from '@/components/ui/icons';
-import { RegressedCases } from './BlockedExplanation';
+import { RefusalLinks } from './BlockedExplanation';
 import type { Gate } from './hooks';
 import { versionName, type NumberOf } from './rules';
 
@@ -21,6 +21,7 @@ export function GateSection({
   gate,
   label,
   currentText,
+  currentIsSplit,
   evaluationId,
   onEvaluationChange,
   numberOf,
@@ -31,6 +32,8 @@ export function GateSection({
   label: string;
   // What the label serves now, e.g. "v2" or "v2 90% · v3 10%".
   currentText: string | null;
+  // Whether that is a split (a comparison is then against any one of its versions).
+  currentIsSplit: boolean;
   evaluationId: string;
   onEvaluationChange: (id: string) => void;
   numberOf: NumberOf;
@@ -64,7 +67,7 @@ export function GateSection({
           <strong>“{label}” is protected.</strong> Moving it to {names} needs a completed comparison of {names} against{' '}
           {currentText === null
             ? 'what it serves now'
-            : currentText.includes('%')
+            : currentIsSplit
               ? `one of the versions its split serves now (${currentText})`
               : currentText}
           .
@@ -120,15 +123,11 @@ export function GateSection({
                 ))}
               </ul>
               {evaluationId ? (
-                <>
-                  <RegressedCases caseIds={verdict.regressions ?? []} evaluationHref={`${evalsBase}/${evaluationId}`} />
-                  <p className="subtle">
-                    Evaluation{' '}
-                    <Link href={`${evalsBase}/${evaluationId}`} className="mono">
-                      {evaluationId}
-                    </Link>
-                  </p>
-                </>
+                <RefusalLinks
+                  caseIds={verdict.regressions ?? []}
+                  evaluationHref={`${evalsBase}/${evaluationId}`}
+                  evaluationId={evaluationId}
+                />
               ) : null}
               {gate.historyComplete ? null : (
                 <p className="subtle">

@@ -127,6 +127,7 @@ export function MoveLabelDialog({
               gate={gate}
               label={label}
               currentText={serves}
+              currentIsSplit={Boolean(current?.split)}
               evaluationId={gate.evaluationId}
               onEvaluationChange={(id) => (setEvaluationId(id), clearError())}
               numberOf={numberOf}

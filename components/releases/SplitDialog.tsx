@@ -264,6 +264,7 @@ export function SplitDialog({
             gate={gate}
             label={label.label}
             currentText={servesText(label, numberOf)}
+            currentIsSplit={Boolean(label.split)}
             evaluationId={gate.evaluationId}
             onEvaluationChange={(id) => (setEvaluationId(id), clearError())}
             numberOf={numberOf}
