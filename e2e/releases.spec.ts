@@ -296,6 +296,12 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(split.getByRole('button', { name: 'Promote v3' })).toBeVisible();
   expect(await overflowing(page)).toEqual([]);
+  // Both versions of the split fit the phone: the statistics do not scroll sideways inside their frame.
+  const frame = await table.evaluate((element) => {
+    const wrap = element.parentElement!;
+    return { scroll: wrap.scrollWidth, client: wrap.clientWidth };
+  });
+  expect(frame.scroll).toBeLessThanOrEqual(frame.client + 1);
   await page.screenshot({ path: path.join(shots, '41b-versions-split-phone.png'), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });
 

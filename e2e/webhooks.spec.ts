@@ -403,6 +403,10 @@ test('the daily pass rate per version from real scored production spans, on the 
   });
   await page.reload();
   const split = page.getByRole('region', { name: 'Traffic split of staging' });
+  // Since the split began (today): a one-day chart, where v2's only point is a larger dot named beside it.
+  const today = split.getByRole('region', { name: 'Daily pass rate of staging' });
+  await expect(today.locator('[data-series-version="2"] circle[data-alone]')).toHaveCount(1);
+  await expect(today.locator('.pass-chart-value')).toHaveText(['v2 100%']);
   await split.getByLabel('Time range').selectOption('7d');
   const splitChart = split.getByRole('region', { name: 'Daily pass rate of staging' });
   await expect(splitChart.locator('[data-legend-version="1"]')).toContainText('16 scored');

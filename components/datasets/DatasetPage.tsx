@@ -56,6 +56,7 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
               <Button
                 size="sm"
                 disabled={dataset.count === 0}
+                title={dataset.count === 0 ? 'Add a case first: there is nothing to export.' : undefined}
                 onClick={() => download(`${base}.csv`, toCsv(dataset.rows), 'text/csv')}
               >
                 Export CSV
@@ -63,6 +64,7 @@ function DatasetPanel({ scope }: { scope: PromptScope }) {
               <Button
                 size="sm"
                 disabled={dataset.count === 0}
+                title={dataset.count === 0 ? 'Add a case first: there is nothing to export.' : undefined}
                 onClick={() => download(`${base}.jsonl`, toJsonl(dataset.rows), 'application/x-ndjson')}
               >
                 Export JSONL

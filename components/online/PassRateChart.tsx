@@ -49,6 +49,25 @@ export function PassRateChart({ data, label }: { data: ChartData; label: string 
   const x = (index: number) => margin.left + (count <= 1 ? plotWidth / 2 : (index * plotWidth) / (count - 1));
   const y = (rate: number) => margin.top + (1 - rate) * plotHeight;
   const ticks = tickIndexes(count, Math.max(2, Math.min(10, Math.floor(plotWidth / 80))));
+  // On a one-day chart each dot is named beside it (no line to follow), the names kept apart.
+  const valueLabels = new Map<string, number>();
+  if (count === 1) {
+    const placed = data.series
+      .filter((series) => series.points[0]?.rate != null)
+      .map((series) => ({ id: series.versionId, at: y(series.points[0]!.rate!) }))
+      .sort((a, b) => a.at - b.at);
+    let last = -Infinity;
+    for (const label of placed) {
+      last = Math.max(label.at, last + 14);
+      valueLabels.set(label.id, last);
+    }
+  }
+  const lonely = new Map(
+    data.series.map((series) => [
+      series.versionId,
+      new Set(series.segments.filter((segment) => segment.length === 1).map((segment) => segment[0].index)),
+    ]),
+  );
 
   function onPointerMove(event: PointerEvent<SVGRectElement>) {
     const box = event.currentTarget.getBoundingClientRect();
@@ -126,16 +145,33 @@ export function PassRateChart({ data, label }: { data: ChartData; label: string 
                 ))}
               {series.points
                 .filter((p) => p.rate !== null)
-                .map((p) => (
-                  <circle
-                    key={p.day}
-                    cx={x(p.index)}
-                    cy={y(p.rate!)}
-                    r={hover === p.index ? 4.5 : 3}
-                    fill={series.color}
-                    className="pass-chart-dot"
-                  />
-                ))}
+                .map((p) => {
+                  // A day with no scored neighbour has no line to show it: a larger dot does.
+                  const alone = lonely.get(series.versionId)?.has(p.index) ?? false;
+                  const r = (alone ? 5 : 3) + (hover === p.index ? 1.5 : 0);
+                  return (
+                    <circle
+                      key={p.day}
+                      cx={x(p.index)}
+                      cy={y(p.rate!)}
+                      r={r}
+                      fill={series.color}
+                      className="pass-chart-dot"
+                      data-alone={alone || undefined}
+                    />
+                  );
+                })}
+              {valueLabels.has(series.versionId) ? (
+                <text
+                  className="pass-chart-value"
+                  x={x(0) + 12}
+                  y={valueLabels.get(series.versionId)}
+                  dominantBaseline="middle"
+                  fill={series.color}
+                >
+                  v{series.version} {percent(series.points[0]?.rate ?? null)}
+                </text>
+              ) : null}
             </g>
           ))}
           <rect

@@ -220,6 +220,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                                 aria-disabled={blocker !== null || undefined}
                                 aria-label={`Promote v${version.number} to production`}
                                 aria-description={blocker ?? undefined}
+                                title={blocker ?? undefined}
                                 onClick={() =>
                                   openMove({
                                     label: 'production',
