@@ -178,7 +178,8 @@ const omittedName = { input: 'input', output: 'output', system: 'input' } as con
 
 /**
  * contentJson text within 256 KiB and 32 levels: a part nesting too deep, then the largest of input,
- * output and system, is set to null and listed in omitted until it fits; a too-big error goes last.
+ * output and system, is set to null and listed in omitted until it fits. An error larger than each of
+ * them goes first: nulling the small parts could never make room for it, and would lose them for nothing.
  * Undefined when the span carries no content at all.
  */
 export function contentText(content: Content, omitted: Set<string>): string | undefined {
@@ -195,7 +196,7 @@ export function contentText(content: Content, omitted: Set<string>): string | un
     const largest = parts
       .filter((part) => content[part] !== null)
       .sort((a, b) => bytesOf(content[b]) - bytesOf(content[a]))[0];
-    if (largest) {
+    if (largest && !(content.error && bytesOf(content.error) > bytesOf(content[largest]))) {
       content[largest] = null;
       omitted.add(omittedName[largest]);
     } else {

@@ -817,6 +817,27 @@ describe('limits', () => {
     expect(Buffer.byteLength(both.contentJson!)).toBeLessThanOrEqual(256 * 1024);
   });
 
+  it('drops an oversized exception before the small parts it could never make room for', () => {
+    const span = mapped({
+      attributes: { 'input.value': 'hi', 'gen_ai.system_instructions': 'Be brief.' },
+      events: [{ name: 'exception', attributes: { 'exception.message': 'x'.repeat(300 * 1024) } }],
+    });
+    expect(span.content).toEqual({ input: 'hi', output: null, system: 'Be brief.' });
+    expect(span.omitted).toEqual(['error']);
+    // An input larger than the error still goes first, and the error stays when that is enough.
+    const big = mapped({
+      attributes: { 'input.value': 'i'.repeat(300 * 1024) },
+      events: [{ name: 'exception', attributes: { 'exception.message': 'bad' } }],
+    });
+    expect(big.content).toEqual({
+      input: null,
+      output: null,
+      system: null,
+      error: { type: 'exception', message: 'bad' },
+    });
+    expect(big.omitted).toEqual(['input']);
+  });
+
   it('has no contentJson or metadataJson when there is nothing to keep', () => {
     const base = input();
     const result = mapOtlpSpan({ span: { ...base.span, kind: 0 } }, now);
