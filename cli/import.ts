@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { readText } from './args';
 import { ApiError } from './api';
@@ -47,7 +47,16 @@ async function postImport(
   return answer.body as ImportReport;
 }
 
-const keyPattern = /^[!-~]{8,120}$/;
+// API.md: an Idempotency-Key is 8 to 128 characters (the CLI takes visible ASCII).
+const keyPattern = /^[!-~]{8,128}$/;
+
+// The key of part n of an import sent in parts: the given key + "-n", or, when that would pass 128
+// characters, the key's SHA-256 (hex) + "-n". Either way the same given key names the same parts.
+export function partKey(key: string, part: number): string {
+  const suffix = `-${part}`;
+  if (key.length + suffix.length <= 128) return `${key}${suffix}`;
+  return `${createHash('sha256').update(key).digest('hex')}${suffix}`;
+}
 
 /** Reads the Langfuse project at `host`; --save also writes what was read. */
 async function readLangfuse(
@@ -106,7 +115,12 @@ async function importInParts(
     for (const [i, part] of parts.entries()) {
       ctx.err(`Importing part ${i + 1} of ${parts.length} (${plural(part.count, 'prompt')})…`);
       try {
-        reports[i] = await postImport(ctx, organizationId, { ...options, document: part.document }, `${key}-${i + 1}`);
+        reports[i] = await postImport(
+          ctx,
+          organizationId,
+          { ...options, document: part.document },
+          partKey(key, i + 1),
+        );
       } catch (error) {
         const done = i ? `Parts 1-${i} of ${parts.length} were imported.` : 'Nothing was imported.';
         const resume = `${done} Run the same command with --idempotency-key ${key} to finish: imported parts are replayed, not repeated.`;
@@ -159,7 +173,7 @@ export const importCommand: Command = {
       kind: 'string',
       placeholder: 'key',
       description:
-        'Idempotency-Key to send (8-120 visible ASCII characters; default: a new one per run). The same key again replays the import.',
+        'Idempotency-Key to send (8-128 visible ASCII characters; default: a new one per run). The same key again replays the import.',
     },
     {
       name: 'host',
@@ -214,7 +228,7 @@ export const importCommand: Command = {
       throw usageError('--production-version: a version number, 1 or more.');
     const givenKey = f['idempotency-key'] as string | undefined;
     if (givenKey !== undefined && !keyPattern.test(givenKey))
-      throw usageError('--idempotency-key: 8 to 120 visible ASCII characters.');
+      throw usageError('--idempotency-key: 8 to 128 visible ASCII characters.');
 
     let document: unknown;
     let organizationId: string;

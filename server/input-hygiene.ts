@@ -215,3 +215,21 @@ export function jsonTextProblem(text: string, maxDepth = maxBodyDepth, parsed?: 
   if (parsed) parsed.value = value;
   return '';
 }
+
+/**
+ * For a string field that holds JSON text (a version's outputSchema, a json-format case): the poison
+ * string input hygiene refuses inside it (U+0000 or an unpaired surrogate, written as a `\u` escape),
+ * '' otherwise. Text that is not JSON, or nests too deep, is the field's own validation to report.
+ * Lets a write that reports field problems as 422 (imports) refuse these first, as 400.
+ */
+export function encodedStringProblem(text: string): string {
+  if (!text.includes('\\u')) return '';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return '';
+  }
+  const issue = hygieneIssues(value).find((found) => !found.message.startsWith('Must not nest'));
+  return issue ? `Inside the JSON${issue.path ? ` at ${issue.path}` : ''}: ${issue.message}` : '';
+}

@@ -33,6 +33,19 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
 }
 
+// Keyset cursors that hold a time and an id (the last row's, ordered by time then id). The time must be
+// one Postgres stores (years 1 to 9999): a cursor is a client's text, and an out-of-range date would
+// otherwise reach the database and come back as a storage error instead of "the cursor is not valid".
+export function timeCursor(cursor: string): { at: Date; id: string } {
+  const [time, id] = decodeCursor(cursor, 2);
+  const at = typeof time === 'string' ? new Date(time) : null;
+  const year = at?.getUTCFullYear() ?? Number.NaN;
+  if (!at || !(year >= 1 && year <= 9999) || typeof id !== 'string') {
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  }
+  return { at, id };
+}
+
 // Keyset cursors that hold one positive integer (a version number, a history row id).
 export function integerCursor(cursor: string): number {
   const [value] = decodeCursor(cursor, 1);

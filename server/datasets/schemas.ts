@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { revisionSchema as revision } from '../prompts/schemas';
-import { jsonTextProblem } from '../input-hygiene';
+import { encodedStringProblem, jsonTextProblem } from '../input-hygiene';
 import { integerParam } from '../numbers';
 
 export const caseFormats = ['text', 'json'] as const;
@@ -80,11 +80,36 @@ export const previewImportInput = z.strictObject({
   mode: z.enum(importModes).default('append'),
   rows: z.array(importRow).max(10_000),
 });
-export const importInput = z.strictObject({
-  revision,
-  mode: z.enum(importModes).default('append'),
-  rows: z.array(importRow).max(10_000),
-});
+export const importInput = z
+  .strictObject({
+    revision,
+    mode: z.enum(importModes).default('append'),
+    rows: z.array(importRow).max(10_000),
+  })
+  .superRefine((input, ctx) =>
+    input.rows.forEach((row, i) => {
+      for (const { path, message } of encodedCaseIssues(row))
+        ctx.addIssue({ code: 'custom', path: ['rows', i, ...path], message });
+    }),
+  );
+
+/**
+ * API.md "Input hygiene": a poison string inside a json-format case (U+0000 or a lone surrogate as a
+ * `\u` escape in its JSON text) is 400 invalid_request with its path, before an import's 422 row
+ * checks. Issues relative to the row; a row of any other shape is the row checks' to report.
+ */
+export function encodedCaseIssues(row: unknown): { path: string[]; message: string }[] {
+  if (typeof row !== 'object' || row === null) return [];
+  const { input, expectedOutput, inputFormat, referenceFormat } = row as Record<string, unknown>;
+  const found: { path: string[]; message: string }[] = [];
+  const check = (field: string, value: unknown, format: unknown) => {
+    const problem = format === 'json' && typeof value === 'string' ? encodedStringProblem(value) : '';
+    if (problem) found.push({ path: [field], message: problem });
+  };
+  check('input', input, inputFormat);
+  check('expectedOutput', expectedOutput, referenceFormat);
+  return found;
+}
 export type ImportMode = (typeof importModes)[number];
 
 // Where a case came from: the production span it was made from (POST …/dataset/cases/from-span).

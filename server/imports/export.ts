@@ -13,8 +13,7 @@ import {
 import type { ReleasePolicy } from '../releases/schemas';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { invalidRequest } from '../errors';
-import { decodeCursor, encodeCursor } from '../paging';
+import { encodeCursor, timeCursor } from '../paging';
 import { authorize } from '../access/permissions';
 import { authorizePromptRead, type PromptRow } from '../access/organization';
 import { scoringView } from '../prompts/scoring';
@@ -165,15 +164,6 @@ export async function exportPrompt(
   return envelope(await bundlePrompts(ctx, organizationId, [prompt]));
 }
 
-// The cursor holds the (createdAt, id) of the last prompt of the previous page.
-function afterCursor(cursor: string): { createdAt: Date; id: string } {
-  const [createdAt, id] = decodeCursor(cursor, 2);
-  const at = typeof createdAt === 'string' ? new Date(createdAt) : null;
-  if (!at || Number.isNaN(at.getTime()) || typeof id !== 'string')
-    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-  return { createdAt: at, id };
-}
-
 /**
  * One page of the organization's prompts, oldest first by (createdAt, id), archived included: at
  * most 25, fewer when the next one would take the page past ~6 MiB (never fewer than one).
@@ -185,10 +175,9 @@ export async function exportOrganization(
   await authorize(ctx, organizationId, 'prompts.read');
   const conditions = [eq(prompts.organizationId, organizationId)];
   if (cursor) {
-    const after = afterCursor(cursor);
-    conditions.push(
-      sql`(${prompts.createdAt}, ${prompts.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
-    );
+    // The cursor holds the (createdAt, id) of the last prompt of the previous page.
+    const after = timeCursor(cursor);
+    conditions.push(sql`(${prompts.createdAt}, ${prompts.id}) > (${after.at.toISOString()}::timestamptz, ${after.id})`);
   }
   const rows = await ctx.db
     .select()

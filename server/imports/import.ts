@@ -15,6 +15,7 @@ import { AppError } from '../errors';
 import { newId } from '../ids';
 import { recordAudits } from '../audit/service';
 import { authorizeOrganizationWrite } from '../access/organization';
+import { can } from '../auth/schemas';
 import { configuredRoutes } from '../models/routes';
 import { capacityOf } from '../datasets/service';
 import { raiseNewDatasetsCapacityWarnings } from '../datasets/capacity-warning';
@@ -309,6 +310,7 @@ export async function importPrompts(
   const { prompts: valid, problems } = validateDocument(mapped, {
     name: plan === 'pro' ? 'Pro' : 'Free',
     capacity: capacityOf(membership),
+    setsReleasePolicy: can(membership.role, 'prompts.releasePolicy'),
   });
   if (problems.length) throw rejection(problems);
 

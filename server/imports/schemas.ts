@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { caseFormats } from '../datasets/schemas';
+import { caseFormats, encodedCaseIssues } from '../datasets/schemas';
+import { encodedStringProblem } from '../input-hygiene';
 import { storedInt } from '../numbers';
 import { draftContentSchema, promptStates, scoringPolicyView } from '../prompts/schemas';
 import { releasePolicyInput } from '../releases/schemas';
@@ -89,14 +90,59 @@ const sourceDocument = z
   })
   .meta({ description: 'The source’s JSON as it was read (object or array).' });
 
-export const importInput = z.strictObject({
-  source: z.enum(importSources),
-  document: sourceDocument,
-  dryRun: z.boolean().default(false),
-  onConflict: z.enum(conflictPolicies).default('skip'),
-  // Sources without labels (OpenAI): the version that gets `production`, default the highest.
-  productionVersion: storedInt(1).optional(),
-});
+export const importInput = z
+  .strictObject({
+    source: z.enum(importSources),
+    document: sourceDocument,
+    dryRun: z.boolean().default(false),
+    onConflict: z.enum(conflictPolicies).default('skip'),
+    // Sources without labels (OpenAI): the version that gets `production`, default the highest.
+    productionVersion: storedInt(1).optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.source !== 'promptloop') return;
+    for (const { path, message } of encodedBundleIssues(input.document))
+      ctx.addIssue({ code: 'custom', path: ['document', ...path], message });
+  });
+
+const records = (value: unknown): [number, Record<string, unknown>][] =>
+  Array.isArray(value)
+    ? value.flatMap((item, i) =>
+        typeof item === 'object' && item !== null && !Array.isArray(item)
+          ? [[i, item as Record<string, unknown>] as [number, Record<string, unknown>]]
+          : [],
+      )
+    : [];
+
+/**
+ * API.md "Input hygiene": a poison string inside a bundle's JSON-encoded fields (a version's
+ * outputSchema, a matches_schema metric's schema, a json-format case) is 400 invalid_request with its
+ * path, before the importer's 422 checks. The body's own strings were checked before parsing; these
+ * hold JSON text whose escapes decode to what the body check cannot see.
+ */
+function encodedBundleIssues(document: unknown): { path: (string | number)[]; message: string }[] {
+  const found: { path: (string | number)[]; message: string }[] = [];
+  const prompts = typeof document === 'object' && document !== null ? (document as { prompts?: unknown }).prompts : [];
+  for (const [p, prompt] of records(prompts)) {
+    for (const [v, version] of records(prompt.versions)) {
+      const content = version.content as Record<string, unknown> | null | undefined;
+      if (typeof content !== 'object' || content === null) continue;
+      const at = ['prompts', p, 'versions', v, 'content'];
+      const schema = typeof content.outputSchema === 'string' ? encodedStringProblem(content.outputSchema) : '';
+      if (schema) found.push({ path: [...at, 'outputSchema'], message: schema });
+      for (const [m, metric] of records(content.customMetrics)) {
+        const problem = typeof metric.value === 'string' ? encodedStringProblem(metric.value) : '';
+        if (problem && metric.type === 'matches_schema')
+          found.push({ path: [...at, 'customMetrics', m, 'value'], message: problem });
+      }
+    }
+    const dataset = prompt.dataset as { cases?: unknown } | null | undefined;
+    for (const [c, row] of records(dataset?.cases))
+      for (const issue of encodedCaseIssues(row))
+        found.push({ path: ['prompts', p, 'dataset', 'cases', c, ...issue.path], message: issue.message });
+  }
+  return found;
+}
 export type ImportInput = z.infer<typeof importInput>;
 
 const importReportPromptSchema = z.object({

@@ -79,7 +79,7 @@ class Validation {
   readonly problems: ImportProblem[] = [];
   // Read once per import, not once per version.
   private readonly routes = configuredRoutes();
-  constructor(private readonly plan: { name: string; capacity: number }) {}
+  constructor(private readonly plan: ImportAllowance) {}
 
   private problem(path: string, message: string): void {
     this.problems.push({ path, message });
@@ -257,14 +257,20 @@ class Validation {
     return valid;
   }
 
-  prompt(prompt: MappedPrompt, names: Set<string>): ValidPrompt | null {
+  // `names`: each name of the document so far → the path of the first prompt with it.
+  prompt(prompt: MappedPrompt, names: Map<string, string>): ValidPrompt | null {
     const start = this.problems.length;
     const name = prompt.name.trim();
+    const first = names.get(name);
     if (name.length < 1 || name.length > importLimits.nameChars)
       this.problem(`${prompt.path}/name`, `Give a name of 1 to ${importLimits.nameChars} characters.`);
-    else if (names.has(name))
-      this.problem(`${prompt.path}/name`, `Another prompt of this document is named "${name}" already.`);
-    names.add(name);
+    else if (first !== undefined)
+      // An organization may hold two prompts with one name (an export then carries both): say which.
+      this.problem(
+        `${prompt.path}/name`,
+        `Another prompt of this document (${first}) is named "${name}" already: rename one of them in the document.`,
+      );
+    if (first === undefined) names.set(name, prompt.path || '/');
     const numbers = new Set<number>();
     const versions = this.versions(prompt, numbers);
     const labels = this.labels(prompt, numbers);
@@ -294,6 +300,11 @@ class Validation {
       notes.push('The release policy is not kept: a prompt in setup has the default policy.');
       releasePolicy = null;
     }
+    // Writing a release policy is admin-only (PUT …/release-policy); an editor's import keeps the default.
+    if (releasePolicy && !this.plan.setsReleasePolicy) {
+      notes.push('The release policy is not kept: only an admin sets one, so the prompt has the default policy.');
+      releasePolicy = null;
+    }
     return { name, path: prompt.path, state, versions, labels, scoring, releasePolicy, cases, notes };
   }
 }
@@ -302,13 +313,16 @@ class Validation {
  * Checks a mapped document against the rules of the plan (its dataset capacity). Returns every
  * prompt ready to store, or the problems (the mapper's first) when there is any.
  */
+// What the importing member may bring: the plan's dataset capacity, and whether a release policy.
+type ImportAllowance = { name: string; capacity: number; setsReleasePolicy: boolean };
+
 export function validateDocument(
   mapped: MappedDocument,
-  plan: { name: string; capacity: number },
+  plan: ImportAllowance,
 ): { prompts: ValidPrompt[]; problems: ImportProblem[] } {
   const validation = new Validation(plan);
   validation.problems.push(...mapped.problems);
-  const names = new Set<string>();
+  const names = new Map<string, string>();
   const prompts: ValidPrompt[] = [];
   mapped.prompts.forEach((prompt, i) => {
     if (i === importLimits.prompts)

@@ -2,8 +2,8 @@ import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
 import { memberships, organizations, users } from '@/db/schema';
 import { onCommit, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { AppError, invalidRequest, notFound } from '../errors';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { AppError, notFound } from '../errors';
+import { timeCursor, toPage, type Page } from '../paging';
 import { authorize, type Role } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { config } from '../config';
@@ -32,12 +32,9 @@ export async function listMembers(
   await authorize(ctx, organizationId, 'members.read');
   const conditions = [eq(memberships.organizationId, organizationId)];
   if (page.cursor) {
-    const [joinedAt, userId] = decodeCursor(page.cursor, 2);
-    const at = new Date(String(joinedAt));
-    if (Number.isNaN(at.getTime()))
-      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    const { at, id: userId } = timeCursor(page.cursor);
     conditions.push(
-      or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, String(userId))))!,
+      or(gt(memberships.joinedAt, at), and(eq(memberships.joinedAt, at), gt(memberships.userId, userId)))!,
     );
   }
   const rows = await ctx.db

@@ -27,10 +27,10 @@ export { extractVariables, replaceVariables } from '@/lib/templates';
 
 let ajv: Ajv | undefined;
 // '' when valid, else why the document is not a JSON Schema.
-function jsonSchemaProblem(text: string): string {
+function jsonSchemaProblem(text: string, maxDepth = maxBodyDepth): string {
   // Depth and storable strings first: ajv walks the document recursively.
   const result: { value?: unknown } = {};
-  const problem = jsonTextProblem(text, maxBodyDepth, result);
+  const problem = jsonTextProblem(text, maxDepth, result);
   if (problem) return problem === 'Must be valid JSON text.' ? 'Must be valid JSON.' : problem;
   const parsed = result.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -109,7 +109,7 @@ const toolSchema = z
     const text = JSON.stringify(tool.parameters);
     if (text.length > toolLimits.parametersChars)
       return issue(`Use at most ${toolLimits.parametersChars} characters of JSON.`);
-    const problem = jsonSchemaProblem(text);
+    const problem = jsonSchemaProblem(text, toolLimits.parametersDepth);
     if (problem) return issue(problem);
     if ('type' in tool.parameters && tool.parameters.type !== 'object')
       issue('The arguments of a function are an object: use "type": "object".');

@@ -3,9 +3,9 @@ import type { Db } from '@/db/client';
 import { warnings } from '@/db/schema';
 import { withTransaction, type DbContext, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { invalidRequest, notFound } from '../errors';
+import { notFound } from '../errors';
 import { isId, newId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { timeCursor, toPage, type Page } from '../paging';
 import { authorize } from '../access/permissions';
 import { recordAudit } from '../audit/service';
 import { authorizeOrganizationWrite } from '../access/organization';
@@ -205,11 +205,7 @@ export async function listWarnings(
   if (query.state === 'resolved') where.push(isNotNull(warnings.resolvedAt));
   if (query.kind) where.push(eq(warnings.kind, query.kind));
   if (query.cursor) {
-    const [lastSeenAt, id] = decodeCursor(query.cursor, 2);
-    const at = new Date(String(lastSeenAt));
-    if (typeof lastSeenAt !== 'string' || typeof id !== 'string' || Number.isNaN(at.getTime())) {
-      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-    }
+    const { at, id } = timeCursor(query.cursor);
     where.push(sql`(${warnings.lastSeenAt}, ${warnings.id}) < (${at.toISOString()}::timestamptz, ${id})`);
   }
   const rows = await ctx.db

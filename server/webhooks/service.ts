@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, invalidRequest, notFound } from '../errors';
 import { isId, newId } from '../ids';
-import { decodeCursor, toPage, type Page } from '../paging';
+import { timeCursor, toPage, type Page } from '../paging';
 import { idCursor } from '../id-cursor';
 import { authorize } from '../access/permissions';
 import { authorizeOrganizationWrite } from '../access/organization';
@@ -297,10 +297,7 @@ export async function listWebhookDeliveries(
   const webhook = await findWebhook(ctx, organizationId, webhookId);
   const conditions = [eq(webhookDeliveries.webhookId, webhook.id)];
   if (page.cursor) {
-    const [createdAt, id] = decodeCursor(page.cursor, 2);
-    const at = new Date(String(createdAt));
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(at.getTime()))
-      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    const { at, id } = timeCursor(page.cursor);
     conditions.push(
       sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${at.toISOString()}::timestamptz, ${id})`,
     );

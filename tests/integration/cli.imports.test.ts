@@ -310,6 +310,7 @@ describe('promptloop import', () => {
       ['import', 'langfuse', '--host', 'https://cloud.langfuse.com'],
       ['import', 'langfuse', notJson, '--dataset-map', 'a=b'],
       ['import', 'openai', notJson, '--idempotency-key', 'short'],
+      ['import', 'openai', notJson, '--idempotency-key', 'k'.repeat(129)],
       ['import', 'openai', notJson, '--on-conflict', 'replace'],
     ]) {
       const result = await cli([...args, '--org', org.id]);

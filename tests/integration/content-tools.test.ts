@@ -134,6 +134,11 @@ describe('draft content with tools and maxOutputTokens', () => {
       'content.tools.0.parameters',
     ],
     [
+      'parameters nesting past 48 levels',
+      content({ tools: [tool('a', { parameters: deep(24) })] }),
+      'content.tools.0.parameters',
+    ],
+    [
       'parameters nesting too deep',
       content({ tools: [tool('a', { parameters: deep(40) })] }),
       /^$/, // the edge refuses any body nesting past 64 levels, before parsing
@@ -179,6 +184,37 @@ describe('draft content with tools and maxOutputTokens', () => {
     );
     expect(refused.code).toBe('BAD_REQUEST');
     expect(await storedDraft(prompt.id, editor)).toEqual(before);
+  });
+
+  it('parameters nest at most 48 levels, so a prompt saved with them exports and imports again', async () => {
+    const { org, editor, admin } = await newTeam();
+    const body = (parameters: unknown) => ({
+      source: 'openai',
+      document: [
+        {
+          name: 'Deep',
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'system', content: 'Call f.' }],
+          tools: [{ type: 'function', function: { name: 'f', parameters } }],
+        },
+      ],
+    });
+    const imports = `/organizations/${org.id}/imports`;
+    const tooDeep = await editor.call('POST', imports, { body: body(deep(24)) });
+    expectError(tooDeep, 422, 'import_rejected');
+    expect(JSON.stringify(tooDeep.body.error.details.items)).toContain('Must not nest more than 48 levels.');
+    const created = await editor.call('POST', imports, { body: body(deep(23)) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const exported = await editor.call(
+      'GET',
+      `/organizations/${org.id}/prompts/${created.body.prompts[0].promptId}/export`,
+    );
+    expect(exported.status).toBe(200);
+    const elsewhere = (await admin.call('POST', '/organizations', { body: { name: 'Elsewhere' } })).body;
+    const again = await admin.call('POST', `/organizations/${elsewhere.id}/imports`, {
+      body: { source: 'promptloop', document: exported.body },
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
   });
 
   it('the dashboard (tRPC) refuses the same content with the same paths', async () => {

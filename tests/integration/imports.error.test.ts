@@ -141,7 +141,11 @@ describe('the shared rules, 422 with paths, nothing stored', () => {
     expect(items).toEqual([
       { path: '/prompts/1/name', message: 'Give a name of 1 to 200 characters.' },
       { path: '/prompts/2/name', message: 'Give a name of 1 to 200 characters.' },
-      { path: '/prompts/3/name', message: 'Another prompt of this document is named "Same" already.' },
+      {
+        path: '/prompts/3/name',
+        message:
+          'Another prompt of this document (/prompts/0) is named "Same" already: rename one of them in the document.',
+      },
     ]);
     // Trimmed, the stored name has no surrounding spaces.
     const created = await importBundle(editor, org.id, { document: bundle([ok('  Spaced  ')]) });
@@ -376,6 +380,74 @@ describe('refused before any business rule: 400, 403, 404', () => {
     await storedNothing(org.id);
   });
 
+  it('poison strings inside JSON-encoded fields (outputSchema, a schema metric, json cases) → 400 with the path', async () => {
+    const { org, editor, admin } = await newTeam();
+    // JSON text whose escapes decode to U+0000 or a lone surrogate: the body's own strings are clean.
+    const schema = '{"type":"object","description":"x\\ud800y"}';
+    const nul = '{"a":"\\u0000"}';
+    const cases = [
+      textCase('Hello'),
+      { input: nul, expectedOutput: '', inputFormat: 'json', referenceFormat: 'text' },
+      { input: '{}', expectedOutput: nul, inputFormat: 'text', referenceFormat: 'json' },
+    ];
+    const document = bundle([
+      ok('A'),
+      bundlePrompt('B', {
+        versions: [
+          {
+            version: 1,
+            content: storedContent('x', {
+              outputSchema: schema,
+              customMetrics: [{ name: 'shape', type: 'matches_schema', value: schema }],
+            }),
+            createdAt: '2025-01-01T00:00:00.000Z',
+          },
+        ],
+        labels: [{ label: 'production', version: 1, split: null }],
+        dataset: { cases },
+      }),
+    ]);
+    const result = await editor.call('POST', importPath(org.id), { body: { source: 'promptloop', document } });
+    expect(result.status, JSON.stringify(result.body)).toBe(400);
+    expect(result.body.error.code).toBe('invalid_request');
+    expect(result.body.error.details.issues.map((i: any) => i.path)).toEqual([
+      'document.prompts.1.versions.0.content.outputSchema',
+      'document.prompts.1.versions.0.content.customMetrics.0.value',
+      'document.prompts.1.dataset.cases.1.input',
+      'document.prompts.1.dataset.cases.2.expectedOutput',
+    ]);
+    expect(result.body.error.details.issues[0].message).toBe(
+      'Inside the JSON at description: Must not contain an unpaired surrogate (invalid Unicode).',
+    );
+    // Not recorded for idempotency (a 400): the same key with a clean document is a fresh decision.
+    const key = { 'idempotency-key': 'poison-json-1' };
+    expect(
+      (await editor.call('POST', importPath(org.id), { body: { source: 'promptloop', document }, headers: key }))
+        .status,
+    ).toBe(400);
+    await storedNothing(org.id);
+    // The same text in a text-format case is text, not JSON: it imports.
+    const asText = bundle([bundlePrompt('C', { dataset: { cases: [textCase(nul, nul)] } })]);
+    const clean = await editor.call('POST', importPath(org.id), {
+      body: { source: 'promptloop', document: asText },
+      headers: key,
+    });
+    expect(clean.status, JSON.stringify(clean.body)).toBe(201);
+    // The dataset's own import route answers the same way, before its 422 row checks.
+    const prompt = (await admin.call('POST', `/organizations/${org.id}/prompts`, { body: { name: 'D' } })).body;
+    const rows = await editor.call('POST', `/organizations/${org.id}/prompts/${prompt.id}/dataset/import`, {
+      body: {
+        revision: 0,
+        rows: [
+          { input: 'fine', expectedOutput: '' },
+          { input: nul, expectedOutput: '', inputFormat: 'json' },
+        ],
+      },
+    });
+    expect(rows.status, JSON.stringify(rows.body)).toBe(400);
+    expect(rows.body.error.details.issues.map((i: any) => i.path)).toEqual(['rows.1.input']);
+  });
+
   it('deep nesting, a string document and unknown fields → 400', async () => {
     const { org, editor } = await newTeam();
     let deep: unknown = 'bottom';
@@ -439,5 +511,17 @@ describe('refused before any business rule: 400, 403, 404', () => {
       expect(result.body.error.code).toBe('invalid_request');
     }
     expect((await owner.call('GET', `/organizations/${mine.id}/export`, { query: 'limit=5' })).status).toBe(400);
+    // A cursor's time outside what Postgres stores is "not valid" with its path (it reached the database
+    // and came back as "cannot be stored"), here and in every list keyed by a time.
+    for (const time of ['0000-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z']) {
+      const cursor = Buffer.from(JSON.stringify([time, 'prm_x'])).toString('base64url');
+      for (const list of ['export', 'members', 'warnings']) {
+        const result = await owner.call('GET', `/organizations/${mine.id}/${list}`, { query: `cursor=${cursor}` });
+        expect(result.status, `${list} ${time}`).toBe(400);
+        expect(result.body.error.details.issues, `${list} ${time}`).toEqual([
+          { path: 'cursor', message: 'Invalid cursor' },
+        ]);
+      }
+    }
   });
 });

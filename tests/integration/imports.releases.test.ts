@@ -127,6 +127,30 @@ describe('splits and release policies in bundles', () => {
     expect((await editor.call('GET', `${base}/release-policy`)).body).toMatchObject({ isDefault: true });
   });
 
+  it('an editor’s import keeps the default policy (writing one is admin-only), and says so; a dry run too', async () => {
+    const { org, editor, admin } = await newTeam();
+    const document = bundle([bundlePrompt('Gated', { releasePolicy: policy })]);
+    const note = 'The release policy is not kept: only an admin sets one, so the prompt has the default policy.';
+    const dry = await importBundle(editor, org.id, { document, dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.prompts[0].notes).toContain(note);
+    const imported = await importBundle(editor, org.id, { document });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    expect(imported.body.prompts[0].notes).toContain(note);
+    const base = `/organizations/${org.id}/prompts/${imported.body.prompts[0].promptId}`;
+    expect((await editor.call('GET', `${base}/release-policy`)).body).toMatchObject({ isDefault: true });
+    // An admin's import of the same document keeps it, without the note.
+    const other = await newOrganization(admin);
+    const byAdmin = await importBundle(admin, other.id, { document });
+    expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
+    expect(byAdmin.body.prompts[0].notes).not.toContain(note);
+    const adminBase = `/organizations/${other.id}/prompts/${byAdmin.body.prompts[0].promptId}`;
+    expect((await admin.call('GET', `${adminBase}/release-policy`)).body).toMatchObject({
+      ...policy,
+      isDefault: false,
+    });
+  });
+
   it('what the rules decide against the document is noted: a label version its split overrides, a state', async () => {
     const { org, editor } = await newTeam();
     const document = bundle([

@@ -10,7 +10,7 @@ import { configuredRoutes } from '@/server/models/routes';
 // or the benchmark measures refusals instead of imports.
 
 const routeIds = new Set(configuredRoutes({}).map((route) => route.id));
-const pro = { name: 'Pro', capacity: 500 };
+const pro = { name: 'Pro', capacity: 500, setsReleasePolicy: true };
 
 function check(mapped: ReturnType<typeof mapBundleDocument>) {
   expect(mapped.problems).toEqual([]);

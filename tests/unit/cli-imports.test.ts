@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from '@/cli/args';
 import { CliError, exitCodes } from '@/cli/exit';
 import { mergeBundles } from '@/cli/export';
-import { importCommand } from '@/cli/import';
+import { importCommand, partKey } from '@/cli/import';
 import {
   conflictPolicies,
   importMaxBodyBytes,
@@ -414,5 +414,23 @@ describe('reading Langfuse', () => {
     ).rejects.toThrow(/answered 404/);
     const empty = await fetchLangfuseDocument({ host: langfuse.url, ...keys, datasets: [], progress: () => {} });
     expect(empty).toMatchObject({ document: [], prompts: 0, versions: 0 });
+  });
+});
+
+describe('the Idempotency-Key of each part', () => {
+  it('is the key and "-n" while that fits 128 characters, else the key’s SHA-256 and "-n"; always the same', () => {
+    expect(partKey('cli-import-key-0001', 2)).toBe('cli-import-key-0001-2');
+    const long = 'k'.repeat(126);
+    expect(partKey(long, 1)).toBe(`${long}-1`);
+    expect(partKey(long, 10)).toMatch(/^[0-9a-f]{64}-10$/);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[!-~]{8,128}$/), fc.integer({ min: 1, max: 200 }), (key, part) => {
+        const made = partKey(key, part);
+        expect(made.length).toBeLessThanOrEqual(128);
+        expect(made).toMatch(/^[!-~]+$/);
+        expect(made.endsWith(`-${part}`)).toBe(true);
+        expect(partKey(key, part)).toBe(made);
+      }),
+    );
   });
 });
