@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoredTokens } from './config';
-import { CliError, exitCodes, usageError, notLoggedIn } from './exit';
+import { CliError, exitCodes, notLoggedIn } from './exit';
 import { refresh, type TokenSource } from './oauth';
 import { apiErrorText } from './output';
+import {
+  maxAttemptsFromEnv,
+  maxRetryDelayMs,
+  positiveEnv,
+  retryAfterMs,
+  retryBaseMsFromEnv,
+  retryDelayMs,
+  sleep,
+} from './retry';
 
 // The management API client: bearer token (refreshed transparently, under a file lock, so the
 // rotating refresh token is used exactly once), an Idempotency-Key on every write that is kept for
@@ -61,26 +70,6 @@ export class ApiError extends CliError {
 }
 
 const refreshMarginMs = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A Retry-After header (seconds or an HTTP date) in milliseconds; null when absent or unreadable. */
-export function retryAfterMs(headers: Headers): number | null {
-  const value = headers.get('retry-after');
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
-}
-
-/**
- * The wait before attempt `attempt + 1`: `baseMs` doubled per attempt with jitter, at least what
- * Retry-After asked for, at most `maxMs`.
- */
-export function retryDelayMs(attempt: number, retryAfter: number | null, baseMs: number, maxMs: number): number {
-  const backoff = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() * 0.5);
-  return Math.min(maxMs, Math.max(retryAfter ?? 0, backoff));
-}
-
 export type ApiOptions = {
   /** Attempts for network errors, 5xx and 429 (default 4, env PROMPTLOOP_MAX_ATTEMPTS). */
   maxAttempts?: number;
@@ -148,10 +137,10 @@ export class Api {
     private readonly tokens: TokenSource,
     private readonly options: ApiOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? positiveEnv('PROMPTLOOP_MAX_ATTEMPTS', 4);
+    this.maxAttempts = options.maxAttempts ?? maxAttemptsFromEnv();
     this.timeoutMs = positiveEnv('PROMPTLOOP_TIMEOUT_SECONDS', 60) * 1000;
-    this.baseDelayMs = options.baseDelayMs ?? (Number(process.env.PROMPTLOOP_RETRY_BASE_MS) || 500);
-    this.maxDelayMs = options.maxDelayMs ?? 60_000;
+    this.baseDelayMs = options.baseDelayMs ?? retryBaseMsFromEnv();
+    this.maxDelayMs = options.maxDelayMs ?? maxRetryDelayMs;
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
@@ -240,14 +229,4 @@ export class Api {
     const message = envelope ? apiErrorText(envelope.error) : `${method} ${path} answered HTTP ${status}`;
     return new ApiError(status, envelope, message);
   }
-}
-
-// A whole number ≥ 1 from the environment, else the default; anything else set there is a usage error.
-function positiveEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1)
-    throw usageError(`${name} must be a whole number of at least 1, not "${raw}".`);
-  return value;
 }

@@ -1,4 +1,4 @@
-import { retryAfterMs, retryDelayMs } from './api';
+import { retryAfterMs, retryDelayMs } from './retry';
 import { CliError, exitCodes, usageError } from './exit';
 
 // Reads a Langfuse project through its public API (Basic auth: public key : secret key) into the

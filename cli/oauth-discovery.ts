@@ -1,4 +1,5 @@
 import { CliError, exitCodes } from './exit';
+import { fetchRetrying } from './retry';
 
 // Where the CLI logs in (see oauth.ts): the server's OAuth metadata, read once per login or token.
 
@@ -14,14 +15,9 @@ export type ServerMetadata = {
 
 type Json = Record<string, unknown>;
 
+// Network errors, 5xx and 429 are tried again (cli/retry.ts), as for API calls.
 async function getJson(url: string, what: string): Promise<{ status: number; body: Json | null }> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
-  } catch (error) {
-    throw new CliError(`Cannot reach ${url} (${what}): ${(error as Error).message}`, exitCodes.apiError);
-  }
-  const text = await response.text();
+  const { response, text } = await fetchRetrying(url, { headers: { accept: 'application/json' } }, what, 15_000);
   let body: Json | null = null;
   try {
     const parsed = JSON.parse(text);
@@ -56,9 +52,14 @@ export async function discover(url: string): Promise<ServerMetadata> {
   }
   const metadataUrl = issuer ? authorizationServerMetadataUrl(issuer) : `${url}/.well-known/oauth-authorization-server`;
   const metadata = await getJson(metadataUrl, 'authorization server metadata');
+  if (metadata.status === 429 || metadata.status >= 500)
+    throw new CliError(
+      `${metadataUrl} answered ${metadata.status} on every attempt: the server is unavailable for now; try again later.`,
+      exitCodes.apiError,
+    );
   if (metadata.status !== 200 || !metadata.body)
     throw new CliError(
-      `${metadataUrl} answered ${metadata.status}: the server does not publish OAuth metadata, so the CLI cannot log in.`,
+      `${metadataUrl} answered ${metadata.status}: the server does not publish OAuth metadata, so the CLI cannot get a token.`,
       exitCodes.apiError,
     );
   const m = metadata.body;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CliError, exitCodes, notLoggedIn } from './exit';
 import type { StoredTokens } from './config';
 import { discover, str, type ServerMetadata } from './oauth-discovery';
+import { fetchRetrying } from './retry';
 
 // OAuth for the CLI (API.md "Built-in authorization server", "CLI"): the public client
 // `promptloop-cli`, authorization code + S256 PKCE with a loopback redirect on a random port,
@@ -41,19 +42,19 @@ export function authorizationUrl(
 
 type TokenAnswer = { ok: true; tokens: Json } | { ok: false; status: number; error: string; description: string };
 
+// Network errors, 5xx and 429 (the token endpoint's rate limit) are tried again (cli/retry.ts): a
+// refused grant is final, so a retried form is never spent twice.
 async function postForm(endpoint: string, form: Record<string, string>): Promise<TokenAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(endpoint, {
+  const { response, text } = await fetchRetrying(
+    endpoint,
+    {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(form).toString(),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    throw new CliError(`Cannot reach ${endpoint}: ${(error as Error).message}`, exitCodes.apiError);
-  }
-  const text = await response.text();
+    },
+    'the token endpoint',
+    30_000,
+  );
   let body: Json = {};
   try {
     body = JSON.parse(text) ?? {};
