@@ -269,7 +269,19 @@ export function commandFor(operation: CliOperation, extension?: Extension): Comm
       if (answer.headers.get('idempotency-replayed') === 'true')
         ctx.err('(replayed: this request had already been executed)');
       if (!extension?.replacesOutput?.(f)) ctx.out(render(answer.status === 204 ? null : answer.body, ctx.json));
+      const secret = oneTimeSecret(answer.body);
+      if (secret) ctx.err(`The ${secret} is shown once: store it now, it cannot be shown again.`);
       return extension ? extension.after(ctx, { organizationId, flags: f, body: answer.body }) : 0;
     },
   };
+}
+
+// A key's `secret` or a service account's `clientSecret` in an answer: the server shows it only in
+// this answer (API.md), so the CLI says so, on stderr (stdout stays the answer, for scripts).
+function oneTimeSecret(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const record = body as Record<string, unknown>;
+  if (typeof record.clientSecret === 'string') return 'client secret';
+  if (typeof record.secret === 'string') return 'secret';
+  return null;
 }

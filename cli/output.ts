@@ -42,6 +42,7 @@ const preferred = [
   'toSplit',
   'state',
   'status',
+  'revokedAt',
   'role',
   'plan',
   'scope',
@@ -50,6 +51,7 @@ const preferred = [
   'prefix',
   'at',
   'createdAt',
+  'lastUsedAt',
   'override',
 ];
 
@@ -219,7 +221,12 @@ export function apiErrorText(error: {
       .filter(isRecord)
       .filter((issue) => typeof issue.message === 'string' && !(issue.path === '' && issue.message === error.message))
       .map((issue) => `  - ${issue.path ? `${String(issue.path)}: ` : ''}${String(issue.message)}`);
-    return [`${error.code}: ${error.message}${request}`, ...issues].join('\n');
+    // The plain facts of `details` (a draft's currentRevision, a state, the role needed), one per line:
+    // without them a refusal says what happened but not what to retry with.
+    const facts = Object.entries(details)
+      .filter(([key, value]) => key !== 'issues' && ['string', 'number', 'boolean'].includes(typeof value))
+      .map(([key, value]) => `  ${key}: ${cell(value)}`);
+    return [`${error.code}: ${error.message}${request}`, ...issues, ...facts].join('\n');
   }
   const lines = [`${error.code}: the release policy blocks this move${request}`, ...reasons.map((r) => `  - ${r}`)];
   const candidate = percentOf(details.candidatePassRate);

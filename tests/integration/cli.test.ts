@@ -170,6 +170,33 @@ describe('promptloop: --json and summaries', () => {
     const listed = await user.call('GET', `/organizations/${org.id}/prompts`);
     expect(listed.body.items.map((p: { name: string }) => p.name)).toEqual(['Support answers']);
   });
+
+  it('a created key’s secret is printed with a note (on stderr) that it is shown once; a revoked key says so in the list', async () => {
+    const { user, cli } = await loggedIn();
+    const org = await newOrganization(user, 'Keys Org');
+    const made = await cli([
+      'ingestion-keys',
+      'create',
+      'CI',
+      '--application',
+      'bot',
+      '--environment',
+      'ci',
+      '--org',
+      org.id,
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/secret\s+plt_/);
+    expect(made.stderr).toContain('The secret is shown once: store it now, it cannot be shown again.');
+    const id = /\b(ikey_[0-9a-z]+)/.exec(made.stdout)![1];
+    expect((await cli(['ingestion-keys', 'revoke', id, '--org', org.id])).code).toBe(0);
+    const listed = await cli(['ingestion-keys', 'list', '--org', org.id]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/revokedAt/);
+    // The revoked key's row has two times: created and revoked (it was never used).
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(id))!;
+    expect(row.match(/\d{4}-\d\d-\d\dT/g)).toHaveLength(2);
+  });
 });
 
 describe('promptloop: complex inputs', () => {

@@ -261,4 +261,47 @@ describe('input and error texts (the CLI audit)', () => {
       }),
     ).toBe('invalid_request: The request body is not valid JSON.');
   });
+
+  it('an API error prints the plain facts of its details, so a stale revision says which one is current', () => {
+    expect(
+      apiErrorText({
+        code: 'draft_conflict',
+        message: 'Your draft changed since you loaded it.',
+        details: { currentRevision: 4, nested: { a: 1 }, list: [1] },
+      }),
+    ).toBe('draft_conflict: Your draft changed since you loaded it.\n  currentRevision: 4');
+    expect(
+      apiErrorText({
+        code: 'forbidden',
+        message: 'Your role (viewer) does not allow this.',
+        details: { requiredRole: 'editor', role: 'viewer' },
+      }),
+    ).toBe('forbidden: Your role (viewer) does not allow this.\n  requiredRole: editor\n  role: viewer');
+  });
+
+  it('a list of keys shows whether each one is revoked and when it was last used', () => {
+    const items = [
+      {
+        id: 'key_a',
+        name: 'Live',
+        prefix: 'plr_aaaa',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastUsedAt: '2026-01-02T00:00:00.000Z',
+        revokedAt: null,
+        promptId: 'prm_1',
+      },
+      {
+        id: 'key_b',
+        name: 'Gone',
+        prefix: 'plr_bbbb',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastUsedAt: null,
+        revokedAt: '2026-01-03T00:00:00.000Z',
+        promptId: 'prm_1',
+      },
+    ];
+    const [head, , gone] = render({ items, nextCursor: null }, false).split('\n');
+    expect(head).toMatch(/^id\s+name\s+revokedAt\s+prefix\s+createdAt\s+lastUsedAt/);
+    expect(gone).toContain('2026-01-03T00:00:00.000Z');
+  });
 });
