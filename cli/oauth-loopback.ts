@@ -58,12 +58,12 @@ export async function startLoopback(
       html(
         400,
         error === 'access_denied' ? 'Access denied' : 'Login failed',
-        escapeHtml(description ?? error) + '. You can close this window.',
+        `${escapeHtml((description ?? error).replace(/[.\s]+$/, ''))}. You can close this window.`,
       );
       const message =
         error === 'access_denied'
           ? 'Access was denied in the browser; not logged in.'
-          : `Login failed: ${error}${description ? ` (${description})` : ''}.`;
+          : `Login failed: ${error}${description ? ` (${description.replace(/[.\s]+$/, '')})` : ''}.`;
       return void settle.reject(new CliError(message, exitCodes.notLoggedIn));
     }
     const code = q.get('code');

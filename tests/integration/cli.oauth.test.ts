@@ -192,7 +192,11 @@ describe('promptloop login', () => {
     const login = await startLogin(configDir);
     const callback = await consent(login.authorizeUrl, userId, 'deny');
     expect(callback.searchParams.get('error')).toBe('access_denied');
-    expect((await fetch(callback)).status).toBe(400);
+    const page = await fetch(callback);
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).toContain('You can close this window.');
+    expect(text).not.toContain('..');
     const result = await login.result;
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('Access was denied');
