@@ -17,6 +17,7 @@ const apiPrefix = '/api/v1';
  * same service, so it is accepted rather than turned into `…/api/v1/api/v1/…` and a puzzling 404.
  */
 export function trimBaseUrl(url: string, endpoint = ''): string {
+  assertHttpUrl(url);
   let root = url.replace(/\/+$/, '');
   if (endpoint && root.endsWith(apiPrefix + endpoint)) root = root.slice(0, -endpoint.length);
   if (root.endsWith(apiPrefix)) root = root.slice(0, -apiPrefix.length);
@@ -52,4 +53,22 @@ export async function request(
     if (timer !== undefined) clearTimeout(timer);
     cancel?.removeEventListener('abort', onCancel);
   }
+}
+
+/**
+ * A base URL must name an http(s) server: `localhost:3000` (no scheme) would otherwise fail every
+ * request as a network error, which retrieval answers from its cache or fallback as if the service
+ * were down, so a typo in the configuration could go unnoticed.
+ */
+function assertHttpUrl(url: string): void {
+  let protocol = '';
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new TypeError(
+      `Promptloop: "${url}" is not an http(s) URL; give the service's address with its scheme, like https://promptloop.example.com.`,
+    );
 }

@@ -37,10 +37,19 @@ export function selectorKey(selector: Selector = {}): string {
 }
 
 /**
- * Checks a parsed snapshot (e.g. `JSON.parse` of a file) and returns it typed; throws a TypeError
+ * Checks a snapshot (the parsed object, or the JSON text of a file) and returns it typed; throws a TypeError
  * naming the first entry that is not a RetrievedPrompt of the promptId it is filed under.
  */
-export function parseSnapshot(value: unknown): Snapshot {
+export function parseSnapshot(input: unknown): Snapshot {
+  // The parsed object, or its JSON text (as read from a file).
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      throw new TypeError('A snapshot given as text must be JSON: { "version": 1, "prompts": { … } }.');
+    }
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new TypeError('A snapshot is an object { version: 1, prompts: { … } }.');
   const { version, prompts } = value as Record<string, unknown>;

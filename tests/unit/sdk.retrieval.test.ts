@@ -12,6 +12,7 @@ import {
   Promptloop,
   PromptloopError,
   UnavailableError,
+  TraceExporter,
   type RetrievedPrompt,
   type StaleInfo,
 } from '@/sdk/src/index';
@@ -174,6 +175,14 @@ describe('getPrompt', () => {
     expect(calls[0].url).toBe('https://pl.example/promptloop/api/v1/prompts/prm_1');
   });
 
+  it('refuses a baseUrl without an http(s) scheme at once (it would fail every request like an outage)', () => {
+    for (const baseUrl of ['localhost:3000', 'pl.example', 'ftp://pl.example', '//pl.example'])
+      expect(() => new Promptloop({ baseUrl, apiKey: 'plr_key' }), baseUrl).toThrow(/is not an http\(s\) URL/);
+    expect(() => new TraceExporter({ url: 'localhost:3000', ingestionKey: 'plt_key' })).toThrow(
+      /is not an http\(s\) URL/,
+    );
+  });
+
   it('refuses bad selectors locally, without a request', async () => {
     const { calls, fetch } = scripted();
     const pl = client(fetch);
@@ -329,6 +338,9 @@ describe('snapshots', () => {
     await pl.getPrompt('prm_1', { version: 1 });
     const snapshot = parseSnapshot(JSON.parse(JSON.stringify(pl.snapshot())));
     expect(snapshot.version).toBe(1);
+    // Its JSON text, as read from a file, is the same snapshot.
+    expect(parseSnapshot(JSON.stringify(pl.snapshot()))).toEqual(snapshot);
+    expect(() => parseSnapshot('{"version": 1,')).toThrow(/given as text must be JSON/);
     expect(snapshot.prompts.prm_1['label:production'].label).toBe('production');
     expect(snapshot.prompts.prm_1['version:1'].label).toBeNull();
   });
@@ -342,7 +354,7 @@ describe('snapshots', () => {
     expect(
       () =>
         new Promptloop({
-          baseUrl: 'x',
+          baseUrl: 'https://x.example',
           apiKey: 'plr_',
           fetch: async () => new Response(),
           fallback: { prompts: { p: { 'label:x': {} as RetrievedPrompt } } },
