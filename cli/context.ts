@@ -1,6 +1,6 @@
 import { Api, StoredLogin } from './api';
 import { normalizeUrl, Store, type Env, type StoredTokens } from './config';
-import { usageError } from './exit';
+import { usageError, type CliError } from './exit';
 import { ClientCredentials } from './oauth';
 
 // What every command gets: the server URL, the config store, the API client and output helpers.
@@ -15,6 +15,8 @@ export type Context = {
   env: Env;
   /** Set when PROMPTLOOP_CLIENT_ID and PROMPTLOOP_CLIENT_SECRET name a service account. */
   serviceAccount: boolean;
+  /** The organization of the saved context (`org use`), once a command has acted on it. */
+  savedOrganization?: string;
 };
 
 export const usesServiceAccount = () =>
@@ -95,9 +97,23 @@ export function makeContext(flags: Record<string, unknown>, env: Env = process.e
 export async function resolveOrganization(ctx: Context, flag: unknown): Promise<string> {
   if (typeof flag === 'string' && flag !== '') return flag;
   const saved = ctx.store.organizationId();
-  if (saved) return saved;
+  if (saved) {
+    ctx.savedOrganization = saved;
+    return saved;
+  }
   // 409 choose_organization is an ApiError that lists the choices and exits 2 (cli/api.ts).
   const answer = await ctx.api.request('GET', '/me/default-organization');
   const organization = answer.body as { id: string; name: string };
   return organization.id;
+}
+
+/**
+ * A refusal worth a hint: the organization of the saved context (`org use`) is gone or no longer
+ * yours (404 "Organization not found."), which the message alone does not say.
+ */
+export function savedOrganizationHint(ctx: Context | undefined, error: CliError): string {
+  const envelope = error.body as { error?: { code?: string; message?: string } } | undefined;
+  if (!ctx?.savedOrganization || envelope?.error?.code !== 'not_found') return '';
+  if (!envelope.error.message?.startsWith('Organization')) return '';
+  return `\n${ctx.savedOrganization} is the organization saved with \`promptloop org use\` for ${ctx.url}: pass --org, or run \`promptloop org clear\` (then your account default applies).`;
 }

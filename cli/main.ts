@@ -9,6 +9,7 @@ import {
   type Positional,
 } from './args';
 import type { Command } from './command';
+import type { Context } from './context';
 import { CliError, exitCodes } from './exit';
 import manifest from './package.json' with { type: 'json' };
 
@@ -168,6 +169,7 @@ const version: string = manifest.version;
 
 export async function main(argv: string[]): Promise<number> {
   let json = argv.includes('--json');
+  let ctx: Context | undefined;
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     process.stdout.write(`promptloop ${version}\n`);
     return exitCodes.ok;
@@ -210,12 +212,13 @@ export async function main(argv: string[]): Promise<number> {
       return exitCodes.ok;
     }
     const { makeContext } = await import('./context');
-    const ctx = makeContext(parsed.flags);
+    ctx = makeContext(parsed.flags);
     return (await command.run(ctx, parsed)) ?? exitCodes.ok;
   } catch (error) {
     if (error instanceof CliError) {
       if (json && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
-      process.stderr.write(`${error.message}\n`);
+      const hint = ctx ? (await import('./context')).savedOrganizationHint(ctx, error) : '';
+      process.stderr.write(`${error.message}${hint}\n`);
       return error.exitCode;
     }
     process.stderr.write(

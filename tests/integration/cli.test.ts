@@ -331,6 +331,28 @@ describe('promptloop: organization context', () => {
     expect(configDir).toBeTruthy();
   });
 
+  it('a saved context whose organization is no longer yours says so, with what to do', async () => {
+    const admin = await newUser();
+    const member = await newUser();
+    const shared = await newOrganization(admin, 'Left behind');
+    const added = await admin.call('POST', `/organizations/${shared.id}/members`, {
+      body: { email: member.email, role: 'editor' },
+    });
+    expect(added.status).toBe(201);
+    const { cli } = await loggedIn(member);
+    expect((await cli(['org', 'use', shared.id])).code).toBe(0);
+    expect((await admin.call('DELETE', `/organizations/${shared.id}/members/${member.id}`)).status).toBe(204);
+    const result = await cli(['prompts', 'list']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('not_found: Organization not found.');
+    expect(result.stderr).toContain(`${shared.id} is the organization saved with \`promptloop org use\``);
+    expect(result.stderr).toContain('promptloop org clear');
+    // With --org the hint is not given: the organization was named, not saved.
+    const named = await cli(['prompts', 'list', '--org', shared.id]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).not.toContain('org use');
+  });
+
   it('prints the choose_organization choices and exits 2 when the account default is no longer accessible', async () => {
     const admin = await newUser();
     const member = await newUser();
