@@ -148,6 +148,10 @@ test('conflicts skip or rename, a refused document lists its paths, a large one 
   await expect(problems).toContainText('/1/name');
   await expect(dialog.getByText('The document was refused: nothing was stored')).toBeVisible();
   await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
+  // A poison string (U+0000, written as an escape) is a 400: its place is listed the same way.
+  await pasteDocument(page, '[{"name": "Bad\\u0000name", "model": "gpt-4.1", "input": "Hi"}]');
+  await expect(problems).toContainText('/0/name');
+  await expect(problems).toContainText('U+0000');
 
   // Over the dashboard's 1 MiB request limit: a message at the field and the CLI command.
   const large = JSON.stringify([{ name: 'Large', model: 'gpt-4.1', input: 'x'.repeat(1_100_000) }]);

@@ -21,12 +21,23 @@ export function storedInt(min: number, max: number = maxStoredInt) {
 // jsonSchemaOf below).
 const documented = new WeakMap<z.ZodType, Record<string, unknown>>();
 
-// A schema that documents itself replaces what zod would generate for it.
+// The documentation of a schema, or of the schema it was cloned from: `.describe()` and `.meta()`
+// return a clone whose `_zod.parent` is the original.
+function documentationOf(schema: z.ZodType): Record<string, unknown> | undefined {
+  for (let s: z.core.$ZodType | undefined = schema; s; s = s._zod.parent) {
+    const own = documented.get(s as z.ZodType);
+    if (own) return own;
+  }
+  return undefined;
+}
+
+// A schema that documents itself replaces what zod would generate for it, keeping its description.
 function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
-  const own = documented.get(ctx.zodSchema as z.ZodType);
+  const own = documentationOf(ctx.zodSchema as z.ZodType);
   if (!own) return;
+  const { description } = ctx.jsonSchema;
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, own);
+  Object.assign(ctx.jsonSchema, own, description === undefined ? {} : { description });
 }
 
 /** The JSON Schema of a zod schema as the OpenAPI document and the CLI read it (no `$schema`). */

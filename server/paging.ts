@@ -4,8 +4,8 @@ import { stringProblem } from './input-hygiene';
 import { integerParamWithDefault } from './numbers';
 
 export const pageQuery = z.strictObject({
-  cursor: z.string().min(1).max(500).optional(),
-  limit: integerParamWithDefault(1, 100, 25),
+  cursor: z.string().min(1).max(500).optional().describe('The nextCursor of the previous page.'),
+  limit: integerParamWithDefault(1, 100, 25).describe('Items per page, 1 to 100 (default 25).'),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 

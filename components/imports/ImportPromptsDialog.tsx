@@ -113,7 +113,8 @@ export function ImportPromptsDialog({
   );
   const option = sourceOption(source);
   const error = readAppError(run.error ?? preview.error);
-  const problems = error?.code === 'import_rejected' ? importProblems(error.details) : [];
+  const problems =
+    error?.code === 'import_rejected' || error?.code === 'invalid_request' ? importProblems(error.details) : [];
   const serverTooLarge = error?.code === 'payload_too_large';
   const fieldError = error?.fields.productionVersion ?? null;
   const documentFieldError = error?.fields.document ?? null;

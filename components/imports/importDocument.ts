@@ -64,13 +64,30 @@ export function cliImportCommand(options: {
     .join(' ');
 }
 
-// `details.items` of a 422 import_rejected, tolerant of any other details shape.
+const isProblem = (item: unknown): item is ImportProblem =>
+  typeof (item as ImportProblem)?.path === 'string' && typeof (item as ImportProblem)?.message === 'string';
+
+/**
+ * What is wrong inside the document, as JSON pointers: `details.items` of a 422 import_rejected, or
+ * the `details.issues` of a 400 that point into `document` (a poison string: `document.0.name` →
+ * `/0/name`). Tolerant of any other details shape.
+ */
 export function importProblems(details: Record<string, unknown> | undefined): ImportProblem[] {
   const items = details?.items;
-  if (!Array.isArray(items)) return [];
-  return items
-    .filter((item): item is ImportProblem => typeof item?.path === 'string' && typeof item?.message === 'string')
-    .map(({ path, message }) => ({ path, message }));
+  if (Array.isArray(items)) return items.filter(isProblem).map(({ path, message }) => ({ path, message }));
+  const issues = details?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues
+    .filter(isProblem)
+    .filter(({ path }) => path.startsWith('document.'))
+    .map(({ path, message }) => ({
+      path: `/${path
+        .slice('document.'.length)
+        .split('.')
+        .map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1'))
+        .join('/')}`,
+      message,
+    }));
 }
 
 // A problem's pointer as the user reads it: the document itself is "/" rather than "".

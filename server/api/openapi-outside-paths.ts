@@ -115,25 +115,51 @@ export const outsidePaths: Record<string, Record<string, JsonSchema>> = {
   '/oauth/token': {
     post: {
       operationId: 'oauth_token',
-      summary: 'Token endpoint: authorization_code (with code_verifier) and refresh_token grants',
+      summary: 'Token endpoint: authorization_code (with code_verifier), refresh_token and client_credentials grants',
+      description:
+        'People (the CLI, MCP clients): `authorization_code` with the PKCE `code_verifier`, then `refresh_token` (rotating). Service accounts (CI): `client_credentials` with `client_id` and `client_secret` as form fields (client_secret_post) or HTTP Basic (client_secret_basic), optional `scope=management` and `resource` (`APP_URL/api/v1` by default, or `APP_URL/mcp`); the answer has no refresh token. A wrong, missing or revoked secret is `401 invalid_client`; a public client asking for client_credentials is `400 unauthorized_client`. Rate limited per client address (`429` with `Retry-After`).',
       tags: ['OAuth'],
-      security: [],
+      // No credential for public clients; a service account may send its secret as HTTP Basic instead of a form field.
+      security: [{}, { ClientSecretBasic: [] }],
       requestBody: form(
         {
-          grant_type: str,
-          code: str,
-          redirect_uri: str,
-          code_verifier: str,
-          refresh_token: str,
-          client_id: str,
-          resource: str,
+          grant_type: {
+            type: 'string',
+            enum: ['authorization_code', 'refresh_token', 'client_credentials'],
+          },
+          code: { type: 'string', description: 'authorization_code: the code from the redirect.' },
+          redirect_uri: {
+            type: 'string',
+            description: 'authorization_code: the redirect_uri of the authorization request.',
+          },
+          code_verifier: { type: 'string', description: 'authorization_code: the PKCE verifier (S256).' },
+          refresh_token: { type: 'string', description: 'refresh_token: the refresh token (rotated on use).' },
+          client_id: {
+            type: 'string',
+            description: 'The client: `promptloop-cli`, a registered client, or a service account (`sa_…`).',
+          },
+          client_secret: {
+            type: 'string',
+            description: 'client_credentials: the service account secret (`pls_…`), unless sent as HTTP Basic.',
+          },
+          scope: { type: 'string', description: '`management` (the only scope).' },
+          resource: {
+            type: 'string',
+            description: 'The audience (RFC 8707): `APP_URL/api/v1` (default) or `APP_URL/mcp`.',
+          },
         },
         ['grant_type'],
       ),
       responses: {
-        '200': { description: 'Tokens', ...jsonBody({ type: 'object' }) },
-        '400': { description: 'OAuth error (RFC 6749)' },
-        '429': { description: 'Too many requests' },
+        '200': {
+          description: 'Tokens: access_token, token_type, expires_in, scope (and refresh_token for people)',
+          ...jsonBody({ type: 'object' }),
+        },
+        '400': {
+          description: 'OAuth error (RFC 6749): invalid_grant, invalid_scope, invalid_target, unauthorized_client…',
+        },
+        '401': { description: 'invalid_client: a wrong, missing or revoked client secret (WWW-Authenticate: Basic)' },
+        '429': { description: 'Too many requests (Retry-After)' },
       },
     },
   },

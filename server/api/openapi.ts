@@ -136,7 +136,8 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
       securitySchemes: {
         ManagementOAuth: {
           type: 'oauth2',
-          description: 'User-based OAuth 2.1 access token (JWT, typ at+jwt) with scope management.',
+          description:
+            'OAuth 2.1 access token (JWT, typ at+jwt) with scope management: a person’s (authorization code with PKCE), or a service account’s (client credentials, for CI).',
           flows: {
             authorizationCode: {
               authorizationUrl: '/oauth/authorize',
@@ -144,7 +145,16 @@ export function buildOpenApi(routes: Route[]): JsonSchema {
               refreshUrl: '/oauth/token',
               scopes: { management: 'Manage organizations, prompts, datasets, evaluations and keys' },
             },
+            clientCredentials: {
+              tokenUrl: '/oauth/token',
+              scopes: { management: 'Act in the service account’s one organization, with its role' },
+            },
           },
+        },
+        ClientSecretBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'A service account’s client id and secret at the token endpoint (client_secret_basic).',
         },
         RetrievalKey: { type: 'http', scheme: 'bearer', description: 'Prompt-scoped retrieval key (plr_…).' },
         IngestionKey: { type: 'http', scheme: 'bearer', description: 'Organization ingestion key (plt_…).' },

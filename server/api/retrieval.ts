@@ -102,8 +102,8 @@ function decodePathId(raw: string): string | null {
 
 // The query parameters: this schema validates them and feeds the OpenAPI document (routes/retrieval.ts).
 export const retrievalQuery = z.strictObject({
-  label: labelName.optional(),
-  version: integerParam(1).optional(),
+  label: labelName.optional().describe('The label to resolve (default production); not with version.'),
+  version: integerParam(1).optional().describe('A version number (1 or more) instead of a label.'),
 });
 const fields = retrievalQuery.shape;
 type Field = keyof typeof fields;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revisionSchema as revision } from '../prompts/schemas';
+import { revisionSchema } from '../prompts/schemas';
 import { encodedStringProblem, jsonTextProblem } from '../input-hygiene';
 import { integerParam } from '../numbers';
 
@@ -72,19 +72,45 @@ const importRow = z.unknown().meta({
   },
 });
 
-export const addCaseInput = z.strictObject({ revision, row: caseRowSchema });
-export const updateCaseInput = z.strictObject({ revision, row: caseRowPatchSchema });
-export const deleteCaseQuery = z.strictObject({ revision: integerParam(0) });
-export const reorderInput = z.strictObject({ revision, caseIds: z.array(z.string().min(1)).max(10_000) });
+// The dataset revision the caller last read: a stale one is 409 dataset_conflict and changes nothing.
+const revisionText = 'The dataset revision you last read (409 dataset_conflict when stale).';
+export const datasetRevision = revisionSchema.describe(revisionText);
+
+export const addCaseInput = z.strictObject({
+  revision: datasetRevision,
+  row: caseRowSchema.describe(
+    'The case: input, expectedOutput, and inputFormat and referenceFormat (text or json, default text).',
+  ),
+});
+export const updateCaseInput = z.strictObject({
+  revision: datasetRevision,
+  row: caseRowPatchSchema.describe('The fields to change (at least one); the others keep their stored values.'),
+});
+export const deleteCaseQuery = z.strictObject({ revision: integerParam(0).describe(revisionText) });
+export const reorderInput = z.strictObject({
+  revision: datasetRevision,
+  caseIds: z
+    .array(z.string().min(1))
+    .max(10_000)
+    .describe('Every current case id exactly once, in the new order (422 invalid_order otherwise).'),
+});
 export const previewImportInput = z.strictObject({
   mode: z.enum(importModes).default('append'),
   rows: z.array(importRow).max(10_000),
 });
 export const importInput = z
   .strictObject({
-    revision,
-    mode: z.enum(importModes).default('append'),
-    rows: z.array(importRow).max(10_000),
+    revision: datasetRevision,
+    mode: z
+      .enum(importModes)
+      .default('append')
+      .describe('append (default) adds to the current cases; replace deletes them first.'),
+    rows: z
+      .array(importRow)
+      .max(10_000)
+      .describe(
+        'Up to 10,000 rows { input, expectedOutput, inputFormat, referenceFormat }; duplicates are skipped, any invalid row rejects the import (422).',
+      ),
   })
   .superRefine((input, ctx) =>
     input.rows.forEach((row, i) => {

@@ -21,29 +21,43 @@ const reviewLimits = { items: 100, correctedOutputChars: 100_000 } as const;
 const id = z.string().min(1).max(100);
 
 // Strict: a model or settings override (modelRouteId, temperature, …) is an unknown field, 400.
+const candidateVersion = id.describe('The saved version to compare with production (the candidate).');
+const scope = z
+  .enum(evaluationScopes)
+  .describe(`quick: the first ${quickCases} cases of the dataset’s order; comprehensive: every case (Pro only).`);
+const rerunBoth =
+  'Run production again instead of reusing its latest completed evidence for the same version, cases and scoring (default false).';
+
 export const startEvaluationInput = z.strictObject({
-  versionId: id,
-  scope: z.enum(evaluationScopes),
-  rerunBoth: z.boolean().default(false),
+  versionId: candidateVersion,
+  scope,
+  rerunBoth: z.boolean().default(false).describe(rerunBoth),
 });
 export type StartEvaluationInput = z.infer<typeof startEvaluationInput>;
 
 export const estimateQuery = z.strictObject({
-  versionId: id,
-  scope: z.enum(evaluationScopes),
+  versionId: candidateVersion,
+  scope,
   rerunBoth: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
+    .transform((v) => v === 'true')
+    .describe(rerunBoth),
 });
 
 export const initializeInput = z.strictObject({
-  draftRevision: revisionSchema,
-  scoringMethod: z.enum(scoringMethods),
+  draftRevision: revisionSchema.describe(
+    'The current revision of your draft: the content frozen and run (409 draft_conflict when stale).',
+  ),
+  scoringMethod: z
+    .enum(scoringMethods)
+    .describe('How outputs are scored (expected, judge or review); set on the prompt’s scoring policy.'),
 });
 export type InitializeInput = z.infer<typeof initializeInput>;
 
-export const retryInput = z.strictObject({ side: z.enum(evaluationSides) });
+export const retryInput = z.strictObject({
+  side: z.enum(evaluationSides).describe('The failed or cancelled side to run again; the other side is untouched.'),
+});
 
 const reviewItemInput = z
   .strictObject({
@@ -78,7 +92,10 @@ export const reviewInput = z
     reviews: z
       .array(reviewItemInput)
       .min(1)
-      .max(reviewLimits.items, `Send at most ${reviewLimits.items} reviews at once.`),
+      .max(reviewLimits.items, `Send at most ${reviewLimits.items} reviews at once.`)
+      .describe(
+        `1 to ${reviewLimits.items} decisions { resultId, decision, correctedOutput }, each result once; correctedOutput with accept_corrected only.`,
+      ),
   })
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
@@ -93,7 +110,9 @@ export const reviewInput = z
     });
   });
 
-export const listResultsQuery = pageQuery.extend({ side: z.enum(evaluationSides).optional() });
+export const listResultsQuery = pageQuery.extend({
+  side: z.enum(evaluationSides).optional().describe('Only the results of this side; both sides when absent.'),
+});
 
 const sideSummary = z.object({
   runId: z.string(),

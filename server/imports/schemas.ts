@@ -75,7 +75,9 @@ export type Bundle = z.infer<typeof bundleSchema>;
 export const bundlePageSchema = bundleSchema.extend({ nextCursor: z.string().nullable() });
 export type BundlePage = z.infer<typeof bundlePageSchema>;
 
-export const exportOrganizationQuery = z.strictObject({ cursor: z.string().min(1).max(500).optional() });
+export const exportOrganizationQuery = z.strictObject({
+  cursor: z.string().min(1).max(500).optional().describe('The nextCursor of the previous page.'),
+});
 
 // `document` is the source's JSON as it was read: an object or an array. It is checked by the
 // source's mapper item by item (422 import_rejected with JSON-pointer paths), not by this schema.
@@ -92,12 +94,25 @@ const sourceDocument = z
 
 export const importInput = z
   .strictObject({
-    source: z.enum(importSources),
+    source: z
+      .enum(importSources)
+      .describe(
+        'What document is: promptloop (a bundle), openai (request bodies), langfuse (prompt objects) or openai_eval ({ eval, items, prompt }).',
+      ),
     document: sourceDocument,
-    dryRun: z.boolean().default(false),
-    onConflict: z.enum(conflictPolicies).default('skip'),
+    dryRun: z.boolean().default(false).describe('Write nothing and answer 200 with the same report (default false).'),
+    onConflict: z
+      .enum(conflictPolicies)
+      .default('skip')
+      .describe(
+        'When a prompt of the same name exists: skip it (default), or rename the import to “Name (imported)”, “Name (imported 2)”, ….',
+      ),
     // Sources without labels (OpenAI): the version that gets `production`, default the highest.
-    productionVersion: storedInt(1).optional(),
+    productionVersion: storedInt(1)
+      .optional()
+      .describe(
+        'Sources without labels (openai, openai_eval): the version number that gets production, default the highest.',
+      ),
   })
   .superRefine((input, ctx) => {
     if (input.source !== 'promptloop') return;

@@ -3,10 +3,16 @@ import { trimmedText } from '../text';
 
 const label = (what: string) => trimmedText(100, `${what} is required.`);
 
+const keyName = () => label('Name').describe('A name for the key, 1 to 100 characters (trimmed).');
+
 export const createIngestionKeyInput = z.strictObject({
-  name: label('Name'),
-  application: label('Application'),
-  environment: label('Environment'),
+  name: keyName(),
+  application: label('Application').describe(
+    'The application that sends with the key, 1 to 100 characters; recorded on every span it sends.',
+  ),
+  environment: label('Environment').describe(
+    'The environment it runs in (production, staging, …), 1 to 100 characters; recorded on every span it sends.',
+  ),
 });
 
 export const ingestionKeySchema = z.object({
@@ -28,7 +34,7 @@ export const createdIngestionKeySchema = z.object({
 export type CreatedIngestionKey = z.infer<typeof createdIngestionKeySchema>;
 
 // Retrieval keys (plr_): read-only, scoped to one prompt.
-export const createRetrievalKeyInput = z.strictObject({ name: label('Name') });
+export const createRetrievalKeyInput = z.strictObject({ name: keyName() });
 
 export const retrievalKeySchema = z.object({
   id: z.string(),

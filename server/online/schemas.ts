@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { integerParam, maxUnixMs } from '../numbers';
-import { revisionSchema } from '../prompts/schemas';
-import { caseLimits } from '../datasets/schemas';
+import { caseLimits, datasetRevision } from '../datasets/schemas';
 
 // ---- Online evaluation (M11, API.md "Online evaluation (production traces)") ----
 
 export const onlineEvaluationInput = z.strictObject({
-  enabled: z.boolean(),
+  enabled: z.boolean().describe('Score sampled production spans of this prompt (off by default).'),
   sampleRate: z.number().min(0).max(1).default(0.1).describe('Fraction of eligible spans scored (0–1), by span id.'),
   judgeModelRouteId: z
     .string()
@@ -41,7 +40,12 @@ export const onlineScoresQuery = z
   .strictObject({
     from: unixMs.optional().describe('Unix ms; default 30 days ago.'),
     to: unixMs.optional().describe('Unix ms; default now.'),
-    versionId: z.string().min(1).max(100).optional(),
+    versionId: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only this version of the prompt (404 when it is not one); every version when absent.'),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
     message: '`from` must not be after `to`.',
@@ -72,7 +76,7 @@ export const spanOnlineScoreSchema = z
   .nullable();
 
 export const caseFromSpanInput = z.strictObject({
-  revision: revisionSchema,
+  revision: datasetRevision,
   traceId: z.string().min(1).max(100),
   spanId: z.string().min(1).max(100),
   expectedOutput: z.string().max(caseLimits.expectedOutputChars).optional().describe('Default: the span’s output.'),

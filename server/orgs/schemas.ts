@@ -5,13 +5,25 @@ import { nameSchema } from '../text';
 const organizationName = nameSchema(160);
 export const roleSchema = z.enum(roles);
 
-export const createOrganizationInput = z.strictObject({ name: organizationName });
-export const renameOrganizationInput = z.strictObject({ name: organizationName });
-export const addMemberInput = z.strictObject({
-  email: z.string().trim().toLowerCase().email('Enter a valid email address.').max(320),
-  role: roleSchema,
+export const createOrganizationInput = z.strictObject({
+  name: organizationName.describe('The organization’s name, 1 to 160 characters (trimmed).'),
 });
-export const changeRoleInput = z.strictObject({ role: roleSchema });
+export const renameOrganizationInput = z.strictObject({
+  name: organizationName.describe('The new name, 1 to 160 characters (trimmed).'),
+});
+export const addMemberInput = z.strictObject({
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .email('Enter a valid email address.')
+    .max(320)
+    .describe('The email of a user who has signed in once (404 not_found otherwise).'),
+  role: roleSchema.describe('The member’s role: viewers read; editors and admins also write.'),
+});
+export const changeRoleInput = z.strictObject({
+  role: roleSchema.describe('The new role; the organization always keeps an admin (409 invalid_state).'),
+});
 export const setDefaultOrganizationInput = z.strictObject({ organizationId: z.string().min(1).nullable() });
 export const deleteOrganizationInput = z.strictObject({ token: z.string().min(1), confirmName: z.string() });
 

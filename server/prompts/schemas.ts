@@ -189,14 +189,29 @@ export type DraftContent = z.infer<typeof draftContentSchema>;
 
 export const revisionSchema = storedInt(0);
 
-export const createPromptInput = z.strictObject({ name: promptName });
-export const renamePromptInput = z.strictObject({ name: promptName });
-export const updateDraftInput = z.strictObject({ content: draftContentInput, revision: revisionSchema });
-export const discardDraftInput = z.strictObject({ revision: revisionSchema });
+const draftRevision = revisionSchema.describe(
+  'The revision of your draft you last read (409 draft_conflict when stale).',
+);
+
+export const createPromptInput = z.strictObject({
+  name: promptName.describe(`The prompt’s name, 1 to ${limits.promptName} characters (trimmed).`),
+});
+export const renamePromptInput = z.strictObject({
+  name: promptName.describe(`The new name, 1 to ${limits.promptName} characters (trimmed).`),
+});
+export const updateDraftInput = z.strictObject({
+  content: draftContentInput.describe(
+    'The whole new content: messages and inputType (required), modelRouteId, temperature, outputSchema, customMetrics, tools and maxOutputTokens.',
+  ),
+  revision: draftRevision,
+});
+export const discardDraftInput = z.strictObject({ revision: draftRevision });
 
 export const listPromptsQuery = pageQuery.extend({
-  state: z.enum(promptStates).optional(),
-  search: trimmedText(limits.promptName, 'Give something to search for.').optional(),
+  state: z.enum(promptStates).optional().describe('Only prompts in this state.'),
+  search: trimmedText(limits.promptName, 'Give something to search for.')
+    .optional()
+    .describe('Case-insensitive part of the name.'),
 });
 
 const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
@@ -231,9 +246,20 @@ export const labelName = z
 export const scoringMethods = ['expected', 'judge', 'review'] as const;
 export type ScoringMethod = (typeof scoringMethods)[number];
 export const scoringPolicySchema = z.strictObject({
-  method: z.enum(scoringMethods),
-  judgeModelRouteId: z.string().min(1).max(200).optional(),
-  rubric: trimmedText(10_000, 'Give a rubric, or leave it out.').optional(),
+  method: z
+    .enum(scoringMethods)
+    .describe(
+      'expected: compare with the expected output; judge: a model grades against a rubric; review: a person decides.',
+    ),
+  judgeModelRouteId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Judge only: the model route that grades (default local/judge).'),
+  rubric: trimmedText(10_000, 'Give a rubric, or leave it out.')
+    .optional()
+    .describe('Judge only: what the judge grades against, up to 10,000 characters (default the built-in rubric).'),
 });
 export type ScoringPolicy = z.infer<typeof scoringPolicySchema>;
 
@@ -249,7 +275,11 @@ export const versionSchema = z.object({
 });
 export type Version = z.infer<typeof versionSchema>;
 
-export const saveVersionInput = z.strictObject({ draftRevision: revisionSchema });
+export const saveVersionInput = z.strictObject({
+  draftRevision: revisionSchema.describe(
+    'The current revision of your draft: its content becomes the version (409 draft_conflict when stale).',
+  ),
+});
 
 // A version number in a path: digits only, 1 to 2^31-1 (anything else is 400, an absent one 404).
 export const versionNumber = integerParam(1);
@@ -370,7 +400,9 @@ export const labelHistoryItemSchema = z.object({
 });
 export type LabelHistoryItem = z.infer<typeof labelHistoryItemSchema>;
 
-export const labelHistoryQuery = pageQuery.extend({ label: labelName.optional() });
+export const labelHistoryQuery = pageQuery.extend({
+  label: labelName.optional().describe('Only the history of this label.'),
+});
 
 // PUT …/scoring: judgeModelRouteId and rubric only mean something for the judge method.
 export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => {

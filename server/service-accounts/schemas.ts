@@ -4,8 +4,8 @@ import { nameSchema } from '../text';
 
 // Service accounts (API.md "Service accounts"): shared by the operation table, tRPC and the form.
 export const createServiceAccountInput = z.strictObject({
-  name: nameSchema(100),
-  role: roleSchema,
+  name: nameSchema(100).describe('A name for the account, 1 to 100 characters (trimmed).'),
+  role: roleSchema.describe('The role it acts with in the organization.'),
 });
 
 export const serviceAccountSchema = z.object({

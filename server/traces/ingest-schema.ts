@@ -84,8 +84,12 @@ const spanSnapshotSchema = z.strictObject({
 });
 
 export const traceBatchSchema = z.strictObject({
-  version: z.literal(1),
-  events: z.array(spanSnapshotSchema).min(1).max(maxEventsPerBatch),
+  version: z.literal(1).describe('The batch format: 1.'),
+  events: z
+    .array(spanSnapshotSchema)
+    .min(1)
+    .max(maxEventsPerBatch)
+    .describe(`Span snapshots, 1 to ${maxEventsPerBatch}; stored all together or not at all.`),
 });
 
 export type SpanSnapshot = z.infer<typeof spanSnapshotSchema>;

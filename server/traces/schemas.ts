@@ -13,15 +13,15 @@ const unixMs = integerParam(0, maxUnixMs);
 
 export const listTracesQuery = z
   .strictObject({
-    cursor: z.string().min(1).max(500).optional(),
-    limit: integerParamWithDefault(1, 100, 25),
-    service: z.string().min(1).max(100).optional(),
-    status: z.enum(spanStatuses).optional(),
-    kind: z.enum(spanKinds).optional(),
+    cursor: z.string().min(1).max(500).optional().describe('The nextCursor of the previous page.'),
+    limit: integerParamWithDefault(1, 100, 25).describe('Items per page, 1 to 100 (default 25).'),
+    service: z.string().min(1).max(100).optional().describe('Only traces of this service (exact match).'),
+    status: z.enum(spanStatuses).optional().describe('Only traces with this status.'),
+    kind: z.enum(spanKinds).optional().describe('Only traces with at least one span of this kind.'),
     from: unixMs.optional().describe('Only traces that started at or after this Unix millisecond time.'),
     to: unixMs.optional().describe('Only traces that started at or before this Unix millisecond time.'),
-    sessionId: z.string().min(1).max(200).optional(),
-    endUserId: z.string().min(1).max(200).optional(),
+    sessionId: z.string().min(1).max(200).optional().describe('Only traces with this sessionId (exact match).'),
+    endUserId: z.string().min(1).max(200).optional().describe('Only traces with this endUserId (exact match).'),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
     message: '`from` must not be after `to`.',

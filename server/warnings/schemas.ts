@@ -18,8 +18,8 @@ export type WarningKind = (typeof warningKinds)[number];
 const warningStates = ['open', 'resolved', 'all'] as const;
 
 export const listWarningsQuery = pageQuery.extend({
-  kind: z.enum(warningKinds).optional(),
-  state: z.enum(warningStates).default('open'),
+  kind: z.enum(warningKinds).optional().describe('Only warnings of this kind.'),
+  state: z.enum(warningStates).default('open').describe('open (default), resolved, or all warnings.'),
 });
 
 export const warningSchema = z.object({

@@ -32,23 +32,27 @@ const webhookEvents = z
   .array(z.enum(webhookEventTypes))
   .min(1)
   .max(webhookLimits.maxEvents)
-  .refine((events) => new Set(events).size === events.length, 'List each event type once.');
+  .refine((events) => new Set(events).size === events.length, 'List each event type once.')
+  .describe(
+    `The event types to send, 1 to ${webhookLimits.maxEvents}, each once (webhook.test is sent by POST …/test only).`,
+  );
 // Empty is refused like every empty field (API.md conventions): leave it out, or null on update.
 const webhookDescription = z
   .string()
   .min(1, 'Leave the description out (null on update) for none.')
   .max(webhookLimits.descriptionChars);
+const aboutDescription = `A note about the webhook, 1 to ${webhookLimits.descriptionChars} characters`;
 
 export const createWebhookInput = z.strictObject({
   url: webhookUrl,
   events: webhookEvents,
-  description: webhookDescription.optional(),
+  description: webhookDescription.optional().describe(`${aboutDescription}.`),
 });
 export const updateWebhookInput = z.strictObject({
   url: webhookUrl.optional(),
   events: webhookEvents.optional(),
   enabled: z.boolean().optional().describe('Re-enabling clears disabledReason and does not send what was missed.'),
-  description: webhookDescription.nullable().optional(),
+  description: webhookDescription.nullable().optional().describe(`${aboutDescription}; null removes it.`),
 });
 
 export const webhookSchema = z.object({

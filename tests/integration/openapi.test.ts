@@ -165,6 +165,21 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('describes how a service account gets a token: client_credentials, its secret as a field or HTTP Basic', () => {
+    const token = committed.paths['/oauth/token'].post;
+    const fields = token.requestBody.content['application/x-www-form-urlencoded'].schema.properties;
+    expect(fields.grant_type.enum).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['client_id', 'client_secret', 'scope', 'resource']));
+    expect(token.security).toEqual([{}, { ClientSecretBasic: [] }]);
+    expect(token.responses['401'].description).toMatch(/invalid_client/);
+    const schemes = committed.components.securitySchemes;
+    expect(schemes.ClientSecretBasic).toMatchObject({ type: 'http', scheme: 'basic' });
+    expect(schemes.ManagementOAuth.flows.clientCredentials).toEqual({
+      tokenUrl: '/oauth/token',
+      scopes: { management: expect.any(String) },
+    });
+  });
+
   it('operation ids are unique', () => {
     const ids = routes.map((r) => r.operationId);
     expect(new Set(ids).size).toBe(ids.length);

@@ -114,6 +114,20 @@ describe('422 import_rejected details', () => {
       { path: '', message: 'Two prompts are named “A”.' },
     ]);
     expect(importProblems({ rowErrors: [] })).toEqual([]);
+    // A 400's issues inside the document become pointers; the others (source, the document itself) do not.
+    expect(
+      importProblems({
+        issues: [
+          { path: 'document.0.name', message: 'Must not contain the character U+0000.' },
+          { path: 'document.prompts.1.versions.0.content.outputSchema', message: 'Inside the JSON: …' },
+          { path: 'document', message: 'Give the source document as a JSON object or array.' },
+          { path: 'source', message: 'Invalid option' },
+        ],
+      }),
+    ).toEqual([
+      { path: '/0/name', message: 'Must not contain the character U+0000.' },
+      { path: '/prompts/1/versions/0/content/outputSchema', message: 'Inside the JSON: …' },
+    ]);
     expect(importProblems(undefined)).toEqual([]);
     expect(problemPath('')).toBe('/');
     expect(problemPath('/prompts/1')).toBe('/prompts/1');
