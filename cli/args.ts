@@ -53,6 +53,8 @@ export type Flag = {
   nullable?: boolean;
   /** Shown in the usage line though not `required` (a body field the command needs unless --body gives it). */
   inUsage?: boolean;
+  /** For `list`: the fewest values the server takes (no "[] for none" when 1 or more). */
+  minItems?: number;
 };
 
 export type Positional = {
@@ -225,7 +227,7 @@ export function columns(rows: [string, string][], indent = '  '): string {
 export function flagRows(flags: Flag[]): [string, string][] {
   return flags.map((flag) => [
     `--${flag.name}${placeholderOf(flag)}${flag.kind === 'list' ? ' …' : ''}`,
-    `${flag.description ?? ''}${flag.required ? ' (required)' : ''}${flag.kind === 'list' ? ' Repeat for several, or give a JSON array ([] for none).' : ''}`.trim(),
+    `${flag.description ?? ''}${flag.required ? ' (required)' : ''}${flag.kind === 'list' ? ` Repeat for several, or give a JSON array${flag.minItems ? '' : ' ([] for none)'}.` : ''}`.trim(),
   ]);
 }
 

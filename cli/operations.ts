@@ -51,6 +51,7 @@ type JsonSchema = {
   description?: string;
   default?: unknown;
   const?: unknown;
+  minItems?: number;
 };
 
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
@@ -63,7 +64,13 @@ function jsonSchemaOf(schema: z.ZodType | undefined): JsonSchema | undefined {
   return documentedJsonSchema(schema, 'input') as JsonSchema;
 }
 
-type FieldShape = { kind: FlagKind; itemKind?: Flag['itemKind']; choices?: string[]; nullable: boolean };
+type FieldShape = {
+  kind: FlagKind;
+  itemKind?: Flag['itemKind'];
+  choices?: string[];
+  nullable: boolean;
+  minItems?: number;
+};
 
 function shapeOf(schema: JsonSchema): FieldShape {
   let nullable = false;
@@ -84,7 +91,13 @@ function shapeOf(schema: JsonSchema): FieldShape {
   if (type === 'array' && s.items) {
     const item = shapeOf(s.items);
     if (['string', 'integer', 'number'].includes(item.kind) && !item.nullable)
-      return { kind: 'list', itemKind: item.kind as Flag['itemKind'], choices: item.choices, nullable };
+      return {
+        kind: 'list',
+        itemKind: item.kind as Flag['itemKind'],
+        choices: item.choices,
+        nullable,
+        ...(s.minItems ? { minItems: s.minItems } : {}),
+      };
   }
   return { kind: 'json', nullable };
 }
@@ -117,6 +130,7 @@ function fieldsOf(schema: JsonSchema | undefined, where: 'query' | 'body' | 'pat
         placeholder:
           shape.kind === 'string' && !shape.choices ? name : shape.kind === 'boolean' ? 'true|false' : undefined,
         nullable: shape.nullable,
+        ...(shape.minItems ? { minItems: shape.minItems } : {}),
         required: required.has(name) && property.default === undefined,
         description:
           description ||

@@ -17,6 +17,14 @@ const fieldsOf = (schema: z.ZodType | undefined) =>
   );
 
 describe('generated commands', () => {
+  it('a list option says "[] for none" only when the server takes an empty list', () => {
+    const flag = (path: string, name: string) =>
+      commands.find(({ command }) => command.path.join(' ') === path)!.command.flags.find((f) => f.name === name)!;
+    expect(flag('webhooks create', 'events')).toMatchObject({ kind: 'list', minItems: 1 });
+    const lists = commands.flatMap(({ command }) => command.flags.filter((f) => f.kind === 'list'));
+    expect(lists.some((f) => !f.minItems)).toBe(true);
+  });
+
   it('take every query and body field as an option, and path ids (never organizationId) as arguments', () => {
     for (const { operation, command } of commands) {
       const where = command.path.join(' ');
