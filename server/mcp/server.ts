@@ -22,7 +22,7 @@ import { findDuplicateKey } from '../api/strict-input';
 import { readBody, utf8Text } from '../http/body';
 import { findOperation, operationList } from '../operations';
 import { mcpBodyLimit, rawInputOf, toolOf } from './tools';
-import { jsonTextDepth, maxBodyDepth, nestsDeeperThan } from '../input-hygiene';
+import { hygieneIssues, jsonTextDepth, maxBodyDepth, nestsDeeperThan } from '../input-hygiene';
 import { getMcpPrompt, listMcpPrompts } from './prompts';
 
 // The hosted MCP server at /mcp (API.md "MCP server"): Streamable HTTP, stateless (a fresh SDK
@@ -165,16 +165,43 @@ const unreadDepth = 1000;
 // count as two levels above it).
 function nestsDeeperOutsideArguments(message: unknown): boolean {
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
-  const params = (message as { params?: unknown }).params;
-  const rest =
-    params !== null && typeof params === 'object' && !Array.isArray(params)
-      ? { ...message, params: { ...params, arguments: null } }
-      : message;
-  return nestsDeeperThan(rest, maxBodyDepth + 2);
+  return nestsDeeperThan(outsideArguments(message), maxBodyDepth + 2);
 }
 
+// A message without its tool or prompt arguments: what is checked here (the arguments are checked
+// by the call itself, which answers naming the path).
+function outsideArguments(message: unknown): unknown {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return message;
+  const params = (message as { params?: unknown }).params;
+  return params !== null && typeof params === 'object' && !Array.isArray(params)
+    ? { ...message, params: { ...params, arguments: null } }
+    : message;
+}
+
+function argumentsOf(message: unknown): object {
+  const params = (message as { params?: { arguments?: unknown } } | null)?.params;
+  const args = params !== null && typeof params === 'object' ? params.arguments : undefined;
+  return args !== null && typeof args === 'object' ? args : {};
+}
+
+// The ids of a batch's requests must differ: the SDK answers by id, so a second request with an id
+// would run and its answer be lost.
+function repeatedId(messages: unknown[]): boolean {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    if (id === undefined || typeof method !== 'string') continue;
+    const key = JSON.stringify(id);
+    if (ids.has(key)) return true;
+    ids.add(key);
+  }
+  return false;
+}
+
+type Checked = { invalid: InvalidMessage } | { count: number; batch: boolean };
+
 // The messages a body holds (a batch counts each), or the answer that refuses it.
-function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: number } {
+function checkMessages(body: Buffer): Checked {
   let text: string;
   try {
     text = utf8Text(body);
@@ -204,20 +231,29 @@ function checkMessages(body: Buffer): { invalid: InvalidMessage } | { count: num
   try {
     value = JSON.parse(text);
   } catch {
-    return { count: 1 };
+    return { count: 1, batch: false };
   }
-  if ((Array.isArray(value) ? value : [value]).some(nestsDeeperOutsideArguments)) return refuse(tooDeep);
+  const messages = Array.isArray(value) ? value : [value];
+  if (messages.some(nestsDeeperOutsideArguments)) return refuse(tooDeep);
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) return refuse(`the field ${duplicate} is given more than once.`);
+  // API.md "Input hygiene" on the envelope too (ids, method and tool names, _meta, clientInfo): a
+  // string with U+0000 or a lone surrogate is refused, never echoed back.
+  const [poison] = hygieneIssues(messages.map(outsideArguments), { maxIssues: 1 });
+  if (poison) return refuse(`${poison.path ? `at ${poison.path}: ` : ''}${poison.message}`);
+  // The SDK copies the arguments key by key, so a `__proto__` argument would vanish (set the copy's
+  // prototype) instead of being refused as an unknown field, as REST refuses it.
+  const proto = messages.findIndex((message) => Object.hasOwn(argumentsOf(message), '__proto__'));
+  if (proto !== -1) return refuse(`at ${proto}.params.arguments: the argument __proto__ is not accepted.`);
   if (Array.isArray(value)) {
     if (value.length === 0) return refuse('an empty batch holds no message.');
     const at = value.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
-    return at === -1
-      ? { count: value.length }
-      : refuse(`message ${at} of the batch is not a JSON-RPC 2.0 message; nothing was run.`);
+    if (at !== -1) return refuse(`message ${at} of the batch is not a JSON-RPC 2.0 message; nothing was run.`);
+    if (repeatedId(value)) return refuse('two requests of the batch share an id; nothing was run.');
+    return { count: value.length, batch: true };
   }
   return JSONRPCMessageSchema.safeParse(value).success
-    ? { count: 1 }
+    ? { count: 1, batch: false }
     : refuse('the body is not a JSON-RPC 2.0 message.');
 }
 
@@ -253,12 +289,17 @@ export async function handleMcp(request: Request): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
+      // The body was read and bounded above (an import's 8 MiB + the envelope); the SDK's own 4 MiB
+      // default would refuse what the README promises.
+      maxRequestBodySize: bodyLimit,
     });
     await server.connect(transport);
     try {
       const response = await transport.handleRequest(forwarded);
       // JSON responses are complete here; the body is read before the server closes.
-      const text = response.status === 202 || response.status === 204 ? null : await response.text();
+      let text = response.status === 202 || response.status === 204 ? null : await response.text();
+      // JSON-RPC 2.0: a batch is answered with an array, also when one of its messages needs an answer.
+      if (checked.batch && response.status === 200 && text?.trimStart().startsWith('{')) text = `[${text}]`;
       const out = new Headers(response.headers);
       for (const [name, value] of Object.entries(headers)) out.set(name, value);
       return new Response(text, { status: response.status, headers: out });

@@ -83,14 +83,18 @@ function asParam(value: unknown, name: string, declared: string | undefined, iss
   return value;
 }
 
-// The JSON Schema type of each query parameter of an operation (as its tool advertises it).
-const queryTypes = new WeakMap<OperationDeclaration, Record<string, string | undefined>>();
-function queryTypesOf(operation: OperationDeclaration): Record<string, string | undefined> {
-  let types = queryTypes.get(operation);
+// The JSON Schema type of each path and query parameter of an operation (as its tool advertises it:
+// `get_version`'s `number` is an integer).
+const paramTypes = new WeakMap<OperationDeclaration, Record<string, string | undefined>>();
+function paramTypesOf(operation: OperationDeclaration): Record<string, string | undefined> {
+  let types = paramTypes.get(operation);
   if (!types) {
-    const properties = operation.query ? ((schemaOf(operation.query, 'input') as JsonSchema).properties ?? {}) : {};
-    types = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, (schema as JsonSchema).type]));
-    queryTypes.set(operation, types);
+    types = {};
+    for (const part of [operation.params, operation.query]) {
+      const properties = part ? ((schemaOf(part, 'input') as JsonSchema).properties ?? {}) : {};
+      for (const [name, schema] of Object.entries(properties)) types[name] = (schema as JsonSchema).type;
+    }
+    paramTypes.set(operation, types);
   }
   return types;
 }
@@ -117,10 +121,10 @@ export function rawInputOf(operation: OperationDeclaration, args: Record<string,
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     if (paramNames.includes(name)) {
-      const text = asParam(value, name, 'string', issues);
+      const text = asParam(value, name, paramTypesOf(operation)[name], issues);
       if (text !== undefined) params[name] = text;
     } else if (queryNames.includes(name)) {
-      const text = asParam(value, name, queryTypesOf(operation)[name], issues);
+      const text = asParam(value, name, paramTypesOf(operation)[name], issues);
       if (text !== undefined) query.set(name, text);
     } else if (write && name === 'idempotencyKey') {
       continue;

@@ -40,6 +40,16 @@ function parse(value: string): URL | null {
   }
 }
 
+/**
+ * Whether `value` is `url` written in its normal form, so that nothing a browser would read
+ * differently slips through: the URL's href, or the same without the root path's slash
+ * (`http://127.0.0.1:8080`, as many clients register a loopback redirect).
+ */
+export function isNormalForm(url: URL, value: string): boolean {
+  if (value === url.href || value === `${url.origin}${url.pathname}${url.search}`) return true;
+  return url.pathname === '/' && value === `${url.origin}${url.search}`;
+}
+
 // Registered redirect URIs match exactly, except that loopback ones match on any port (RFC 8252).
 export function redirectUriAllowed(client: Client, redirectUri: string): boolean {
   const asked = parse(redirectUri);
@@ -54,7 +64,7 @@ export function redirectUriAllowed(client: Client, redirectUri: string): boolean
       asked.hostname === allowed.hostname &&
       asked.pathname === allowed.pathname &&
       asked.search === allowed.search &&
-      redirectUri === asked.href
+      isNormalForm(asked, redirectUri)
     )
       return true;
   }

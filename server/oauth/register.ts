@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { oauthClients } from '@/db/schema';
 import { jsonTextProblem } from '../input-hygiene';
-import { isLoopback, registeredClientPrefix } from './clients';
+import { isLoopback, isNormalForm, registeredClientPrefix } from './clients';
 import { OAuthError, oauthJson } from './errors';
 import { readText } from './http';
 import { managementScope } from './issuer';
@@ -29,8 +29,7 @@ function redirectUriProblem(value: unknown): string | null {
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.href !== value && `${url.origin}${url.pathname}${url.search}` !== value)
-    return 'must be written in its normal form';
+  if (!isNormalForm(url, value)) return 'must be written in its normal form';
   if (url.hash || value.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain user information';
   if (url.protocol === 'https:') return url.hostname ? null : 'must name a host';

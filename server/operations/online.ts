@@ -37,7 +37,8 @@ export const onlineOperations = declareOperations({
     response: onlineEvaluationSchema,
     errors: ['forbidden', 'read_only', 'not_found', 'invalid_state', 'invalid_request'],
     role: 'editor',
-    effect: 'write',
+    // Turned on, it costs a credit per scored span (MCP clients see a destructive hint).
+    effect: 'spends',
     cli: { command: ['online-evaluation', 'set'], positional: ['promptId'] },
     dashboard: 'online.set',
   },

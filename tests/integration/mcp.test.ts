@@ -11,7 +11,7 @@ import { sendResponse, toRequest } from '../helpers/node-http';
 import { isOrganizationScoped, isWrite, operationList } from '@/server/operations';
 import { call, newOrganization, newUser, type TestUser } from '../helpers/api';
 import { signToken } from '../helpers/issuer';
-import { publishBaseline } from '../helpers/prompts';
+import { activePrompt, publishBaseline } from '../helpers/prompts';
 import { comparisonFixture, drain } from '../helpers/evals';
 import { mcpHeaders } from '../helpers/mcp';
 import { bundle, bundlePrompt, storedContent } from '../helpers/imports';
@@ -168,8 +168,8 @@ describe('MCP: authentication at /mcp', () => {
     const agent = await agentFor(user);
     const tooBig = await fails(agent, 'create_organization', { name: 'x'.repeat(1024 * 1024) });
     expect(tooBig).toMatchObject({ code: 'payload_too_large', details: { limit: 1024 * 1024 } });
-    // A valid 2.4 MB import, as REST takes it.
-    const prompts = Array.from({ length: 24 }, (_, i) =>
+    // A valid 6 MB import, as REST takes it (past the MCP SDK transport's own 4 MiB default).
+    const prompts = Array.from({ length: 60 }, (_, i) =>
       bundlePrompt(`Large ${i}`, {
         versions: [{ version: 1, content: storedContent('y'.repeat(99_000)), createdAt: null }],
         labels: [],
@@ -180,7 +180,7 @@ describe('MCP: authentication at /mcp', () => {
       source: 'promptloop',
       document: bundle(prompts),
     });
-    expect(report.prompts).toHaveLength(24);
+    expect(report.prompts).toHaveLength(60);
     const response = await fetch(endpoint, {
       method: 'POST',
       headers: {
@@ -315,6 +315,59 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
     const notJson = await rpc(token, '[');
     expect(notJson.body.error.code).toBe(-32700);
   });
+
+  it('a batch whose requests share an id runs nothing; a batch needing one answer gets an array; poison in the envelope is refused', async () => {
+    const user = await newUser();
+    const token = await mcpToken(user);
+    const create = (id: number, name: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'create_organization', arguments: { name } },
+    });
+    const twice = await rpc(token, JSON.stringify([create(1, 'First of two'), create(1, 'Second of two')]));
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('share an id') });
+    const names = (await user.call('GET', '/organizations')).body.items.map((o: { name: string }) => o.name);
+    expect(names).not.toContain('First of two');
+    expect(names).not.toContain('Second of two');
+    // One request and a notification: one answer, still in an array.
+    const one = await rpc(
+      token,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ]),
+    );
+    expect(one.status).toBe(200);
+    expect(Array.isArray(one.body)).toBe(true);
+    expect(one.body).toHaveLength(1);
+    expect(one.body[0].id).toBe(3);
+    // `__proto__` as an argument is refused before anything runs (the SDK's copy would drop it silently).
+    const org = await newOrganization(user);
+    const proto = await rpc(
+      token,
+      `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_prompt","arguments":{"organizationId":"${org.id}","name":"x","__proto__":{"a":1}}}}`,
+    );
+    expect(proto.status).toBe(400);
+    expect(proto.body.error.message).toContain('the argument __proto__ is not accepted');
+    expect((await user.call('GET', `/organizations/${org.id}/prompts`)).body.items).toEqual([]);
+    for (const poisoned of [
+      { jsonrpc: '2.0', id: 'a\ud800', method: 'tools/list', params: {} },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { note: 'x\u0000y' } } },
+    ]) {
+      const answer = await rpc(token, JSON.stringify(poisoned));
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/^Invalid Request: at 0\.(id|params\._meta\.note): Must not contain/),
+        },
+      });
+    }
+  });
 });
 
 describe('MCP: tools from the operation table', () => {
@@ -363,6 +416,7 @@ describe('MCP: tools from the operation table', () => {
       'start_evaluation',
       'resume_evaluation',
       'retry_evaluation_side',
+      'set_online_evaluation',
       'revoke_retrieval_key',
       'revoke_ingestion_key',
       'archive_prompt',
@@ -422,6 +476,12 @@ describe('MCP: tools from the operation table', () => {
       expect(refused.details.issues).toContainEqual(expect.objectContaining({ path }));
     }
     expect((await ok(agent, 'list_prompts', { organizationId: org.id, limit: 5 })).items).toEqual([]);
+    // A path parameter the schema declares an integer (get_version's number) takes the integer.
+    const { prompt } = await activePrompt(user, org.id);
+    const version = { organizationId: org.id, promptId: prompt.id };
+    expect(await ok(agent, 'get_version', { ...version, number: 1 })).toMatchObject({ number: 1 });
+    const asText = await fails(agent, 'get_version', { ...version, number: '1' });
+    expect(asText.details.issues).toEqual([{ path: 'number', message: 'Must be an integer.' }]);
     const stranger = await agentFor(await newUser());
     expect((await fails(stranger, 'get_organization', { organizationId: org.id })).code).toBe('not_found');
     await expect(agent.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toBeInstanceOf(McpError);

@@ -636,6 +636,27 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(decodeJwt(tokens.body.access_token)).toMatchObject({ client_id: clientId, aud: mcpResource, sub: user });
   });
 
+  it('a loopback redirect URI without a path (as many MCP clients register it) registers and matches on any port', async () => {
+    const reply = await register({
+      redirect_uris: ['http://127.0.0.1:33418', 'http://localhost'],
+      client_name: 'Editor',
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const { challenge } = pkce();
+    const params = { ...cliParams(challenge), client_id: reply.body.client_id, resource: mcpResource };
+    const user = await newBuiltInUser();
+    for (const redirect_uri of [
+      'http://127.0.0.1:33418',
+      'http://127.0.0.1:5555',
+      'http://127.0.0.1:5555/',
+      'http://localhost:7000',
+    ])
+      expect((await authorize(authorizeUrl({ ...params, redirect_uri }), user)).status, redirect_uri).toBe(302);
+    // Another path, or the other loopback name, is not what was registered.
+    for (const redirect_uri of ['http://127.0.0.1:5555/cb', 'http://[::1]:33418'])
+      expect((await authorize(authorizeUrl({ ...params, redirect_uri }), user)).status, redirect_uri).toBe(400);
+  });
+
   it.each([
     ['no redirect_uris', { client_name: 'x' }, 'invalid_redirect_uri'],
     ['empty redirect_uris', { redirect_uris: [] }, 'invalid_redirect_uri'],

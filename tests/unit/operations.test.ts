@@ -69,7 +69,13 @@ describe('the operation table', () => {
     for (const op of operationList) expect(op.effect === 'read', op.id).toBe(!isWrite(op));
     const spends = operationList.filter((op) => op.effect === 'spends').map((op) => op.id);
     expect(spends).toEqual(
-      expect.arrayContaining(['start_evaluation', 'resume_evaluation', 'retry_evaluation_side', 'initialize_baseline']),
+      expect.arrayContaining([
+        'start_evaluation',
+        'resume_evaluation',
+        'retry_evaluation_side',
+        'initialize_baseline',
+        'set_online_evaluation',
+      ]),
     );
     const destroys = operationList.filter((op) => op.effect === 'destroys').map((op) => op.id);
     expect(destroys).toEqual(
