@@ -400,7 +400,13 @@ describe('D7: the document says exactly what the server accepts', () => {
     const limit = document.paths['/api/v1/organizations'].get.parameters.find(
       (p: { name: string }) => p.name === 'limit',
     );
-    expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+    expect(limit.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 25,
+      description: 'Items per page, 1 to 100 (default 25).',
+    });
   });
 
   it('Idempotency-Key: visible ASCII as a pattern, as the server checks it', async () => {

@@ -340,7 +340,12 @@ describe('CLI output', () => {
       '{"reason":"please"}',
     ]);
     expect(denied.code).toBe(1);
-    expect(denied.stderr.trim()).toMatch(/^admin_required: .+ \(request req_[\w-]+\)$/);
+    // The message, then the facts of its details (the role needed, the caller's).
+    expect(denied.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^admin_required: .+ \(request req_[\w-]+\)$/),
+      '  requiredRole: admin',
+      '  role: editor',
+    ]);
     // The policy as people read it.
     const shown = await c.run(f.viewer, ['release-policy', 'get', f.prompt.id]);
     expect(shown.code).toBe(0);
