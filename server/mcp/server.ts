@@ -4,11 +4,13 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  InitializeRequestSchema,
   JSONRPCMessageSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type InitializeResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
@@ -104,6 +106,7 @@ async function asMcpError<T>(requestId: string, what: string, run: () => Promise
 // -32603 carrying zod's issue dump. Checked here instead: -32602 Invalid params, a plain message,
 // and the issues as data.
 type RequestSchema =
+  | typeof InitializeRequestSchema
   | typeof CallToolRequestSchema
   | typeof GetPromptRequestSchema
   | typeof ListPromptsRequestSchema
@@ -139,6 +142,12 @@ function mcpServer(db: Db, actor: Actor, requestId: string): Server {
     },
   );
   const ctx: ServiceContext = { db, actor };
+  // initialize is the SDK's own handler (version negotiation, capabilities): the same check of its
+  // params first, then the SDK's answer (without params it answered -32603 with zod's dump).
+  const sdk = server as unknown as {
+    _oninitialize(request: z.infer<typeof InitializeRequestSchema>): Promise<InitializeResult>;
+  };
+  server.setRequestHandler(checkedParams(InitializeRequestSchema), (request) => sdk._oninitialize(request));
   server.setRequestHandler(checkedParams(ListToolsRequestSchema), () => ({ tools }));
   server.setRequestHandler(checkedParams(CallToolRequestSchema), (request) =>
     callTool(db, actor, requestId, request.params.name, request.params.arguments ?? {}),

@@ -267,6 +267,37 @@ describe("MCP: malformed JSON-RPC is the caller's error, in plain words", () => 
     expect(promptWithoutName.message).toContain('params.name');
   });
 
+  it('initialize without params, or without a protocol version: -32602 naming the field; with them, the SDK’s answer', async () => {
+    const token = await mcpToken(await newUser());
+    for (const [body, field] of [
+      [{ jsonrpc: '2.0', id: 1, method: 'initialize' }, 'params'],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'initialize',
+          params: { capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        },
+        'params.protocolVersion',
+      ],
+    ] as const) {
+      const answer = await rpc(token, JSON.stringify(body));
+      expect(answer.body.error.code, field).toBe(-32602);
+      expect(answer.body.error.message, field).toContain(field);
+      expect(answer.body.error.message, field).not.toContain('"code": "invalid_type"');
+    }
+    const fine = await rpc(
+      token,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    );
+    expect(fine.body.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'promptloop' } });
+  });
+
   it('the same over raw JSON-RPC, also inside a batch, where the valid request still runs', async () => {
     const token = await mcpToken(await newUser());
     const single = await rpc(
