@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getDatabase, setPoolSize } from '@/db/client';
-import { config } from './config';
+import { canSellPro, config } from './config';
 import { log, logRequest, requestIdOf } from './log';
 import { errorBody, newRequestId } from './api/http';
 import { createGuardedServer } from './api/entry-socket';
@@ -249,6 +249,12 @@ async function main(): Promise<void> {
       log.warn('RETRIEVAL_DATABASE_URL is not a standby: retrieval reads it as it is, without waiting');
     else log.info({ role }, 'retrieval reads the standby of RETRIEVAL_DATABASE_URL');
   }
+  // Checkout works with a key and a price, but only Stripe's events change a plan (API.md): without a
+  // webhook secret every event is refused, so a customer could pay and never get Pro.
+  if (canSellPro() && cfg.stripeWebhookSecrets.length === 0 && (role === 'all' || role === 'web'))
+    log.warn(
+      'STRIPE_SECRET_KEY and STRIPE_PRICE_PRO are set but STRIPE_WEBHOOK_SECRET is not: Stripe events are refused (503), so no checkout can ever change a plan. Set STRIPE_WEBHOOK_SECRET to the endpoint secret of POST /api/webhooks/stripe.',
+    );
   if (role === 'all' || role === 'worker') startHousekeeping(database, role === 'worker');
   if (role === 'all' || role === 'worker') startWarningChecks(database.db, role === 'worker');
   // Evaluation runs: worked here in roles all and worker; the web role only queues them.

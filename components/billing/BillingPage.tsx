@@ -119,7 +119,13 @@ function PaymentFailedBanner({
       }
     >
       {warning.message}
-      {canUpdate ? null : ' Ask an admin to update the payment method.'}
+      {canUpdate
+        ? null
+        : !can(organization.role, 'billing.portal')
+          ? ' Ask an admin to update the payment method.'
+          : !stripe.payments
+            ? ' This server is not connected to Stripe, so the payment method cannot be updated here.'
+            : null}
     </Alert>
   );
 }

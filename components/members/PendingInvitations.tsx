@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert } from '@/components/ui/Alert';
-import { RoleBadge } from '@/components/ui/Badge';
+import { Badge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { RelativeTime } from '@/components/ui/RelativeTime';
@@ -15,7 +15,15 @@ import { readAppError } from '@/lib/trpc/errors';
 export function PendingInvitations({ organizationId }: { organizationId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.members.invitations.queryOptions({ organizationId }));
+  const list = useQuery({
+    ...trpc.members.invitations.queryOptions({ organizationId }),
+    // An invitation's email goes out just after it is created: look again for a while, so a failed
+    // send shows up without a reload.
+    refetchInterval: (query) =>
+      (query.state.data ?? []).some((i) => !i.emailFailedAt && Date.now() - Date.parse(i.createdAt) < 60_000)
+        ? 3_000
+        : false,
+  });
   const refresh = () => queryClient.invalidateQueries(trpc.members.invitations.queryFilter({ organizationId }));
   const resend = useMutation(trpc.members.invite.mutationOptions({ onSettled: refresh }));
   const revoke = useMutation(trpc.members.revokeInvitation.mutationOptions({ onSettled: refresh }));
@@ -50,7 +58,19 @@ export function PendingInvitations({ organizationId }: { organizationId: string 
         <tbody>
           {items.map((invitation) => (
             <tr key={invitation.id} data-invitation={invitation.email}>
-              <td>{invitation.email}</td>
+              <td>
+                <div className="inline">
+                  <span>{invitation.email}</span>
+                  {invitation.emailFailedAt ? (
+                    <Badge
+                      tone="danger"
+                      title="The email could not be sent: the mail server refused it or could not be reached. Resend once email works."
+                    >
+                      Not delivered
+                    </Badge>
+                  ) : null}
+                </div>
+              </td>
               <td>
                 <RoleBadge role={invitation.role} />
               </td>

@@ -39,6 +39,8 @@ export const invitations = pgTable(
     invitedBy: text().references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     expiresAt: ts('expires_at').notNull(),
+    // Set when its email could not be handed to the SMTP server (the members page says so: resend).
+    emailFailedAt: ts('email_failed_at'),
   },
   (t) => [
     uniqueIndex('invitations_org_email_idx').on(t.organizationId, t.email),

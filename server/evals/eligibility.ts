@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { organizations } from '@/db/schema';
 import type { DbContext } from '../context';
 import { AppError, notFound } from '../errors';
+import { canSellPro } from '../config';
 import type { EvaluationScope } from './schemas';
 import { creditBalance, type CreditBalance } from '../billing/state';
 
@@ -46,7 +47,7 @@ export function usageExhausted(plan: string, credits?: CreditBalance): AppError 
   const resetsAt = credits?.periodEnd.toISOString();
   return new AppError(
     'usage_exhausted',
-    `No evaluation credits are left in this billing period${resetsAt ? ` (they renew on ${resetsAt.slice(0, 10)})` : ''}.${plan === 'pro' ? '' : ' Upgrade to Pro for more credits.'}`,
+    `No evaluation credits are left in this billing period${resetsAt ? ` (they renew on ${resetsAt.slice(0, 10)})` : ''}.${plan === 'pro' || !canSellPro() ? '' : ' Upgrade to Pro for more credits.'}`,
     {
       plan,
       ...(credits

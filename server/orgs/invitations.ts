@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { getDb } from '@/db/client';
 import { invitations, memberships, organizations, users } from '@/db/schema';
 import { onCommit, type DbContext, type ServiceContext } from '../context';
 import { AppError } from '../errors';
@@ -27,6 +28,8 @@ export type Invitation = {
   invitedBy: { userId: string; email: string | null; name: string | null } | null;
   createdAt: string;
   expiresAt: string;
+  /** When its email could not be sent (the SMTP server refused it or was unreachable); resend it. */
+  emailFailedAt: string | null;
 };
 
 type Row = typeof invitations.$inferSelect & { inviterEmail: string | null; inviterName: string | null };
@@ -39,6 +42,7 @@ function toInvitation(row: Row): Invitation {
     invitedBy: row.invitedBy ? { userId: row.invitedBy, email: row.inviterEmail, name: row.inviterName } : null,
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
+    emailFailedAt: row.emailFailedAt?.toISOString() ?? null,
   };
 }
 
@@ -51,6 +55,7 @@ const columns = {
   invitedBy: invitations.invitedBy,
   createdAt: invitations.createdAt,
   expiresAt: invitations.expiresAt,
+  emailFailedAt: invitations.emailFailedAt,
   inviterEmail: users.email,
   inviterName: users.name,
 };
@@ -91,6 +96,20 @@ export async function inviteMember(
     .where(and(eq(memberships.organizationId, input.organizationId), eq(users.email, email)));
   if (member)
     throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
+  // With verification required, an invitation email goes out only from a confirmed address: else anyone
+  // could sign up with any address and have us mail invitations carrying text they chose.
+  if (config().requireEmailVerification && !ctx.actor.serviceAccount) {
+    const [inviter] = await db
+      .select({ verifiedAt: users.emailVerifiedAt })
+      .from(users)
+      .where(eq(users.id, ctx.actor.userId));
+    if (inviter && !inviter.verifiedAt)
+      throw new AppError(
+        'invalid_state',
+        'Confirm your own email address before sending invitations (the link was emailed at sign-up; signing in offers to send it again).',
+        { state: 'inviter_unverified' },
+      );
+  }
   // API.md: with verification required, an unverified account receives no invitations (whoever
   // registered the address first may not own it); its owner confirms it, then is added directly.
   if (config().requireEmailVerification) {
@@ -154,7 +173,13 @@ export async function inviteMember(
     inviter: inviter?.name || inviter?.email || null,
     url: `${config().appUrl}/invitation?token=${token}`,
   });
-  onCommit(ctx, () => sendEmail(message));
+  // Sent after the commit; an email the SMTP server did not take marks the invitation, so the members
+  // page says it was not delivered (a resend replaces the invitation and tries again).
+  onCommit(ctx, async () => {
+    if (await sendEmail(message)) return;
+    const db = await getDb();
+    await db.update(invitations).set({ emailFailedAt: new Date() }).where(eq(invitations.id, row.id));
+  });
   return toInvitation({ ...row, inviterEmail: inviter?.email ?? null, inviterName: inviter?.name ?? null });
 }
 

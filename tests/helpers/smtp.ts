@@ -20,10 +20,21 @@ function parse(raw: string, from: string, to: string[]): ReceivedEmail {
 
 // A real SMTP server on a free local port: the app talks to it with nodemailer, exactly as it would
 // to a provider. Credentials are required, so a test proves SMTP_URL's user and password are used.
-export async function startSmtpServer(credentials = { user: 'promptloop', pass: 'smtp-test-secret' }) {
+// `refuses(address)`: recipients the server answers 550 (mailbox unavailable), as a provider does.
+export async function startSmtpServer(
+  credentials = { user: 'promptloop', pass: 'smtp-test-secret' },
+  refuses: (address: string) => boolean = () => false,
+) {
   const received: ReceivedEmail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
+    onRcptTo(address, _session, callback) {
+      if (refuses(address.address)) {
+        const error = Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 });
+        return callback(error);
+      }
+      callback();
+    },
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     onAuth(auth, _session, callback) {

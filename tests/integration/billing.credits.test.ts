@@ -77,6 +77,9 @@ describe('credits', () => {
     const refused = await f.editor.call('POST', resume);
     expectError(refused, 403, 'usage_exhausted');
     expect(refused.body.error.details).toMatchObject({ creditsRemaining: 0, creditsPerPeriod: 5, plan: 'free' });
+    // This server sells Pro (a Stripe key and the price): the message says so (without them it does not,
+    // tests/unit/eval-eligibility.test.ts).
+    expect(refused.body.error.message).toContain('Upgrade to Pro for more credits.');
     expectError(
       await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } }),
       403,

@@ -16,7 +16,7 @@ import { caller, rejection } from '../helpers/trpc';
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
+  smtp = await startSmtpServer(undefined, (address) => address.startsWith('refused-'));
   process.env.SMTP_URL = smtp.url;
   delete process.env.REQUIRE_EMAIL_VERIFICATION;
 });
@@ -50,6 +50,39 @@ describe('invitations', () => {
     // The verification email of the sign-up may arrive; no invitation does.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(smtp.received.filter((m) => m.to.includes(email) && /invited you/.test(m.subject))).toEqual([]);
+  });
+
+  it('an email the SMTP server refuses marks the invitation as not delivered; a resend that goes through clears it', async () => {
+    const { org, admin } = await newTeam();
+    const asAdmin = await caller(admin.id);
+    const email = `refused-${randomUUID()}@example.test`;
+    const invitation = await asAdmin.members.invite({ organizationId: org.id, email, role: 'viewer' });
+    expect(invitation.emailFailedAt).toBeNull();
+    // The email goes out after the answer; its failure is recorded a moment later.
+    let listed = invitation;
+    for (let i = 0; i < 200 && !listed.emailFailedAt; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      [listed] = await asAdmin.members.invitations({ organizationId: org.id });
+    }
+    expect(listed.emailFailedAt).toEqual(expect.any(String));
+    // Another address, delivered: never marked.
+    const fine = address();
+    await asAdmin.members.invite({ organizationId: org.id, email: fine, role: 'viewer' });
+    await invitationLink(fine);
+    const byEmail = new Map((await asAdmin.members.invitations({ organizationId: org.id })).map((i) => [i.email, i]));
+    expect(byEmail.get(fine)!.emailFailedAt).toBeNull();
+  });
+
+  it('with verification required, an account that has not confirmed its own address sends no invitations', async () => {
+    const inviter = await signUp(address());
+    const org = await inviter.trpc.organizations.create({ name: 'Unconfirmed inviter' });
+    const email = address();
+    const refused = await rejection(inviter.trpc.members.invite({ organizationId: org.id, email, role: 'viewer' }));
+    expect(refused.cause.code).toBe('invalid_state');
+    expect(refused.cause.details).toEqual({ state: 'inviter_unverified' });
+    expect(await inviter.trpc.members.invitations({ organizationId: org.id })).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.received.filter((m) => m.to.includes(email))).toEqual([]);
   });
 
   it('an admin invites an address no account uses; signing up with it and accepting joins with the role', async () => {

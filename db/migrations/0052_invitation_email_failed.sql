@@ -1,0 +1,1 @@
+ALTER TABLE "invitations" ADD COLUMN "email_failed_at" timestamp (3) with time zone;
