@@ -268,9 +268,28 @@ function checkMessages(body: Buffer): Checked {
 
 export async function handleMcp(request: Request): Promise<Response> {
   const requestId = newRequestId();
-  const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
+  // Any origin may call /mcp: it authenticates with a bearer token, nothing a browser sends by itself,
+  // so MCP clients running in a browser can use it as they use the OAuth endpoints (which answer any
+  // origin). The challenge and MCP's headers are readable by them.
+  const headers = {
+    'x-request-id': requestId,
+    'cache-control': 'no-store',
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers':
+      'www-authenticate, retry-after, x-request-id, mcp-protocol-version, mcp-session-id',
+  };
   if (request.method === 'OPTIONS')
-    return new Response(null, { status: 204, headers: { ...headers, allow: 'POST, OPTIONS' } });
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...headers,
+        allow: 'POST, OPTIONS',
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers':
+          'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+        'access-control-max-age': '600',
+      },
+    });
   try {
     const db = await getDb();
     const actor = await authenticateManagement(db, request, 'mcp');

@@ -212,6 +212,32 @@ describe('MCP: authentication at /mcp', () => {
     }
   });
 
+  it('answers any origin: the preflight allows POST with the MCP headers; answers and the 401 challenge are readable', async () => {
+    const preflight = await fetch(endpoint, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    for (const header of ['authorization', 'content-type', 'mcp-protocol-version'])
+      expect(preflight.headers.get('access-control-allow-headers')).toContain(header);
+    const challenged = await fetch(endpoint, { method: 'POST', headers: { origin: 'https://inspector.example' } });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe('*');
+    expect(challenged.headers.get('access-control-expose-headers')).toContain('www-authenticate');
+    const listed = await postRaw({
+      authorization: `Bearer ${await mcpToken(await newUser())}`,
+      origin: 'https://inspector.example',
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('a body nesting deeper than the tool arguments may is refused before anything parses it, wherever the depth is', async () => {
     const token = await mcpToken(await newUser());
     const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
