@@ -288,6 +288,18 @@ describe('promptloop: complex inputs', () => {
   });
 });
 
+// An admin's organization named `name` with a second person in it as an editor (whom a test then removes).
+async function sharedOrganization(name: string) {
+  const admin = await newUser();
+  const member = await newUser();
+  const shared = await newOrganization(admin, name);
+  const added = await admin.call('POST', `/organizations/${shared.id}/members`, {
+    body: { email: member.email, role: 'editor' },
+  });
+  expect(added.status).toBe(201);
+  return { admin, member, shared };
+}
+
 describe('promptloop: organization context', () => {
   it('uses --org, else the saved context, else the account default; never switches silently', async () => {
     const { user, cli, configDir } = await loggedIn();
@@ -332,13 +344,7 @@ describe('promptloop: organization context', () => {
   });
 
   it('a saved context whose organization is no longer yours says so, with what to do', async () => {
-    const admin = await newUser();
-    const member = await newUser();
-    const shared = await newOrganization(admin, 'Left behind');
-    const added = await admin.call('POST', `/organizations/${shared.id}/members`, {
-      body: { email: member.email, role: 'editor' },
-    });
-    expect(added.status).toBe(201);
+    const { admin, member, shared } = await sharedOrganization('Left behind');
     const { cli } = await loggedIn(member);
     expect((await cli(['org', 'use', shared.id])).code).toBe(0);
     expect((await admin.call('DELETE', `/organizations/${shared.id}/members/${member.id}`)).status).toBe(204);
@@ -354,13 +360,7 @@ describe('promptloop: organization context', () => {
   });
 
   it('prints the choose_organization choices and exits 2 when the account default is no longer accessible', async () => {
-    const admin = await newUser();
-    const member = await newUser();
-    const shared = await newOrganization(admin, 'Shared');
-    const added = await admin.call('POST', `/organizations/${shared.id}/members`, {
-      body: { email: member.email, role: 'editor' },
-    });
-    expect(added.status).toBe(201);
+    const { admin, member, shared } = await sharedOrganization('Shared');
     const set = await member.call('PUT', '/me/default-organization', { body: { organizationId: shared.id } });
     expect(set.status).toBe(200);
     const own = await newOrganization(member, 'Own');
