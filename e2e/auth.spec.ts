@@ -159,14 +159,32 @@ test.describe('sign in', () => {
     await expect(page).toHaveURL(/\/sign-in/);
   });
 
-  test('signing out ends the session', async ({ page, request }) => {
+  test('signing out ends the session on the server: a copy of its cookie is refused, other sessions go on', async ({
+    page,
+    request,
+    browser,
+    baseURL,
+  }) => {
     const account = await createAccount(request, 'leaving');
     await signInThroughForm(page, account);
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await signInThroughForm(otherPage, account);
+    const profile = `${baseURL}/api/trpc/account.profile?batch=1&input=${encodeURIComponent('{"0":{}}')}`;
+    const copied = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    expect((await request.get(profile, { headers: { cookie: copied } })).status()).toBe(200);
+
     await page.goto('/account');
     await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(/\/sign-in/);
     await page.goto('/organizations');
     await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Forganizations$/);
+    // The cookie copied before signing out no longer opens the session anywhere.
+    expect((await request.get(profile, { headers: { cookie: copied } })).status()).toBe(401);
+    // The same person's session in another browser is not this one: it goes on.
+    await otherPage.goto('/account');
+    await expect(otherPage.getByLabel('Display name')).toHaveValue(account.name);
+    await other.close();
   });
 });
 

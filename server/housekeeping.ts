@@ -4,6 +4,7 @@ import {
   billingEvents,
   deletionLinks,
   emailTokens,
+  endedSessions,
   idempotencyRecords,
   invitations,
   oauthCodes,
@@ -33,11 +34,13 @@ export type Purged = {
   oauthRefreshTokens: number;
   billingEvents: number;
   invitations: number;
+  endedSessions: number;
 };
 
 // Removes records whose retention has passed: idempotency records (kept 24 hours), deletion links,
 // emailed links (verification, password reset), stale rate-limit windows, and OAuth codes and
-// refresh tokens a day past their expiry, Stripe event ids after 90 days, and expired invitations.
+// refresh tokens a day past their expiry, Stripe event ids after 90 days, expired invitations, and
+// the records of signed-out sessions once their lifetime is over.
 export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
   const records = await db
     .delete(idempotencyRecords)
@@ -69,6 +72,10 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     .where(lt(billingEvents.receivedAt, new Date(now.getTime() - billingEventRetentionMs)))
     .returning({ id: billingEvents.id });
   const invites = await db.delete(invitations).where(lt(invitations.expiresAt, now)).returning({ id: invitations.id });
+  const ended = await db
+    .delete(endedSessions)
+    .where(lt(endedSessions.expiresAt, now))
+    .returning({ id: endedSessions.sessionId });
   return {
     idempotencyRecords: records.length,
     deletionLinks: links.length,
@@ -78,5 +85,6 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<Purged> {
     oauthRefreshTokens: refresh.length,
     billingEvents: events.length,
     invitations: invites.length,
+    endedSessions: ended.length,
   };
 }

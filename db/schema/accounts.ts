@@ -58,3 +58,18 @@ export const rateLimits = pgTable(
   },
   (t) => [index('rate_limits_window_idx').on(t.windowStartedAt)],
 );
+
+// Dashboard sessions ended by "Sign out": a copy of the session cookie is refused from then on. A
+// row is kept until the session could no longer be accepted anyway (30 days after its sign-in).
+export const endedSessions = pgTable(
+  'ended_sessions',
+  {
+    sessionId: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('ended_sessions_expires_idx').on(t.expiresAt)],
+);

@@ -1,10 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
 import { cookies, headers } from 'next/headers';
 import { getServerSession, type NextAuthOptions } from 'next-auth';
 import { getToken } from 'next-auth/jwt';
 import Credentials from 'next-auth/providers/credentials';
 import { getDb, type Db } from '@/db/client';
-import { users } from '@/db/schema';
+import { endedSessions, users } from '@/db/schema';
 import { checkCredentials } from '@/server/account/service';
 import type { Actor } from '@/server/context';
 import { isAppError, isUnavailableError } from '@/server/errors';
@@ -26,9 +27,13 @@ declare module 'next-auth' {
   }
 }
 
+// A dashboard session lasts 30 days from its sign-in, however often it is used: after that the
+// person signs in again. The bound is what lets an ended session's record be forgotten (below).
+export const sessionLifetimeMs = 30 * 24 * 3600_000;
+
 export const authOptions: NextAuthOptions = {
   secret: sessionSecret(),
-  session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },
+  session: { strategy: 'jwt', maxAge: sessionLifetimeMs / 1000 },
   pages: { signIn: '/sign-in', error: '/sign-in' },
   providers: [
     CredentialsProvider({
@@ -76,6 +81,8 @@ export const authOptions: NextAuthOptions = {
         token.sub = user.id;
         // When the person signed in (ms): `iat` is renewed on every refresh, this is not.
         token.authTime = Date.now();
+        // This session's own id: "Sign out" ends it by this id (endSession).
+        token.sid = randomBytes(18).toString('base64url');
       }
       return token;
     },
@@ -84,36 +91,93 @@ export const authOptions: NextAuthOptions = {
       return session;
     },
   },
+  events: {
+    // "Sign out" ends this session on the server too, not only in this browser: a copy of its
+    // cookie is refused from now on. When the record cannot be written, the browser is still signed
+    // out and the failure is logged.
+    async signOut({ token }) {
+      try {
+        await endSession(await getDb(), sessionClaims(token));
+      } catch (error) {
+        log.error({ operation: 'auth.signOut', err: error }, 'the session could not be ended on the server');
+      }
+    },
+  },
 };
+
+// What a session cookie says about its session: who, when it began (ms; 0 for a session issued
+// before `authTime` existed) and its id (null before `sid` existed).
+export type SessionClaims = { userId: string | null; signedInAt: number; sessionId: string | null };
+
+function sessionClaims(token: Record<string, unknown> | null | undefined): SessionClaims {
+  return {
+    userId: typeof token?.sub === 'string' ? token.sub : null,
+    signedInAt: typeof token?.authTime === 'number' ? token.authTime : 0,
+    sessionId: typeof token?.sid === 'string' ? token.sid : null,
+  };
+}
+
+// Records the session as ended; kept until its lifetime would have ended it anyway.
+export async function endSession(db: Db, claims: SessionClaims): Promise<void> {
+  if (!claims.userId || !claims.sessionId) return;
+  await db
+    .insert(endedSessions)
+    .values({
+      sessionId: claims.sessionId,
+      userId: claims.userId,
+      expiresAt: new Date(Math.max(claims.signedInAt, 0) + sessionLifetimeMs),
+    })
+    .onConflictDoNothing();
+}
 
 export async function getSessionUser(): Promise<{ id: string; email: string | null; name: string | null } | null> {
   const session = await getServerSession(authOptions);
   return session?.user?.id ? session.user : null;
 }
 
-// When the session's person signed in (ms). `iat` cannot tell: next-auth renews it on every refresh.
-// A session issued before `authTime` existed predates any password reset, so it counts as 0.
-async function sessionSignedInAt(): Promise<number> {
+// The current request's session cookie, decoded (`iat` cannot tell when the session began: next-auth
+// renews it on every refresh, so `authTime` does).
+async function currentSessionClaims(): Promise<SessionClaims> {
   const token = await getToken({
     req: { headers: await headers(), cookies: await cookies() } as never,
     secret: sessionSecret(),
   }).catch(() => null);
-  return typeof token?.authTime === 'number' ? token.authTime : 0;
+  return sessionClaims(token);
 }
 
-// A session of `userId` that began at `signedInAt` (ms) is refused once the account is gone or
-// its `sessions_valid_after` (set by a password reset) is later.
-export async function sessionStillValid(db: Db, userId: string, signedInAt: number): Promise<boolean> {
-  const [row] = await db.select({ validAfter: users.sessionsValidAfter }).from(users).where(eq(users.id, userId));
-  return Boolean(row) && (!row.validAfter || signedInAt >= row.validAfter.getTime());
+// A session of `userId` is refused once the account is gone, when it began before the account's
+// `sessions_valid_after` (set by a password reset or change), when it began more than the session
+// lifetime ago, or when "Sign out" ended it. One statement.
+export async function sessionStillValid(
+  db: Db,
+  userId: string,
+  signedInAt: number,
+  sessionId: string | null = null,
+  now = Date.now(),
+): Promise<boolean> {
+  if (signedInAt <= now - sessionLifetimeMs) return false;
+  const [row] = await db
+    .select({
+      validAfter: users.sessionsValidAfter,
+      ended: sessionId
+        ? sql<boolean>`exists (select 1 from ${endedSessions} where ${and(
+            eq(endedSessions.sessionId, sessionId),
+            eq(endedSessions.userId, userId),
+          )})`
+        : sql<boolean>`false`,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  return Boolean(row) && !row.ended && (!row.validAfter || signedInAt >= row.validAfter.getTime());
 }
 
-// The dashboard actor of the current request, or null when signed out, when the account no longer
-// exists, or when the session began before the account's `sessions_valid_after` (a password reset).
+// The dashboard actor of the current request, or null when signed out or when the session is no
+// longer accepted (sessionStillValid).
 export async function getSessionActor(): Promise<Actor | null> {
   const user = await getSessionUser();
   if (!user) return null;
-  if (!(await sessionStillValid(await getDb(), user.id, await sessionSignedInAt()))) return null;
+  const claims = await currentSessionClaims();
+  if (!(await sessionStillValid(await getDb(), user.id, claims.signedInAt, claims.sessionId))) return null;
   return { userId: user.id, clientId: 'dashboard', human: true };
 }
 
