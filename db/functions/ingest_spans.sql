@@ -246,9 +246,10 @@ BEGIN
 
   -- Rules decided here (they need the stored snapshot, read under the upsert's row lock), against
   -- each span the upsert left: its stored revision sent again with other content (revision_conflict);
-  -- a newer revision naming another root or parent (identity_changed); a running revision newer
-  -- than a stored finished one (reopened). Each condition is written once: a span none of them names
-  -- is an older revision or an identical retry, acknowledged without a write. A span the upsert left
+  -- any revision, older ones too, naming another root or parent (identity_changed: a span's place in
+  -- its tree never changes); a running revision newer than a stored finished one (reopened). Each
+  -- condition is written once: a span none of them names is an older revision or an identical
+  -- retry, acknowledged without a write. A span the upsert left
   -- is in the partition the upsert wrote to: one primary-key lookup finds it.
   IF cardinality(v_done) < cardinality(v_in) THEN
     EXECUTE $q$
@@ -256,7 +257,7 @@ BEGIN
         SELECT e."i", e."traceId", e."spanId", s.revision AS stored,
           CASE
             WHEN s.revision = ANY (e."revs") AND s.snapshot_digest <> e."digests"[array_position(e."revs", s.revision)] THEN 'revision_conflict'
-            WHEN e."revision" > s.revision AND (s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId") THEN 'identity_changed'
+            WHEN s.root_span_id <> e."rootSpanId" OR s.parent_span_id IS DISTINCT FROM e."parentSpanId" THEN 'identity_changed'
             WHEN s.status <> 'running' AND e."maxRunning" > s.revision THEN 'reopened'
           END AS state
         FROM unnest($1) e

@@ -295,6 +295,26 @@ describe('span state: identity and reopening → 409, nothing stored', () => {
     expect(await storedSpan(organizationId, bystander.spanId as string)).toBeUndefined();
   });
 
+  it.each([
+    ['parentSpanId', (c: Record<string, unknown>) => ({ ...c, revision: 1, parentSpanId: hex(8) })],
+    ['rootSpanId', (c: Record<string, unknown>) => ({ ...c, revision: 1, rootSpanId: hex(8) })],
+  ])('an older revision naming another %s → 409 identity_changed, like a newer one', async (_label, change) => {
+    const { send, organizationId } = await newIngestion();
+    const root = span();
+    const first = child(root);
+    await send(batch(root, { ...first, revision: 2 }));
+    const result = await send(batch(change(first)));
+    expectConflict(result, 'identity_changed');
+    expect(await storedSpan(organizationId, first.spanId as string)).toMatchObject({
+      revision: 2,
+      parentSpanId: root.spanId,
+      rootSpanId: root.spanId,
+    });
+    // The same older revision with the stored identity is still acknowledged without a write.
+    expect((await send(batch({ ...first, revision: 1, name: 'stale' }))).body).toEqual({ accepted: 1 });
+    expect((await storedSpan(organizationId, first.spanId as string)).name).toBe(first.name);
+  });
+
   it('a new child naming another root than its stored trace → 409 identity_changed', async () => {
     const { send, organizationId } = await newIngestion();
     const root = span();
