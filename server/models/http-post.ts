@@ -11,10 +11,21 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
+// The most a reply body may hold (a chat completion is a few KB; a huge one is stored cut anyway):
+// past it the reply is refused, so a provider cannot fill the process's memory.
+export const maxReplyBytes = 32 * 1024 * 1024;
+
+export class ReplyTooLarge extends Error {
+  constructor() {
+    super(`the reply is larger than ${maxReplyBytes / 1024 / 1024} MiB`);
+  }
+}
+
 export type Reply = {
   status: number;
   header: (name: string) => string | null;
-  // The whole body as UTF-8; rejects when the connection breaks or the signal aborts first.
+  // The whole body as UTF-8; rejects when the connection breaks or the signal aborts first, and with
+  // ReplyTooLarge past maxReplyBytes.
   text: () => Promise<string>;
   // The body as it arrives; the iteration throws when the connection breaks or the signal aborts.
   chunks: () => AsyncIterable<Buffer>;
@@ -59,7 +70,16 @@ export function postJson(
           text: () =>
             new Promise((ok, fail) => {
               const parts: Buffer[] = [];
-              response.on('data', (chunk: Buffer) => parts.push(chunk));
+              let size = 0;
+              response.on('data', (chunk: Buffer) => {
+                size += chunk.length;
+                if (size > maxReplyBytes) {
+                  fail(new ReplyTooLarge());
+                  response.destroy();
+                  return;
+                }
+                parts.push(chunk);
+              });
               response.on('end', () => ok(Buffer.concat(parts).toString('utf8')));
               response.on('error', fail);
               response.on('close', () => {

@@ -131,21 +131,21 @@ export async function attempt(route: RouteConfig, body: Record<string, unknown>,
   const detail = await providerMessage(reply, route.apiKey);
   clearTimer();
   const retryAfterMs = parseRetryAfter(reply.header('retry-after'));
+  // The provider's own words, when it gave any (an HTML error page from a proxy is not words).
+  const said = detail && !/^\s*</.test(detail) ? `: ${detail}${/[.!?]$/.test(detail) ? '' : '.'}` : '.';
   if (status === 429 || status >= 500) {
     const message =
       status === 429
-        ? `The model provider (${route.provider}) is rate limiting requests.`
-        : `The model provider (${route.provider}) failed with HTTP ${status}.`;
+        ? `The model provider (${route.provider}) is rate limiting requests${said}`
+        : `The model provider (${route.provider}) failed with HTTP ${status}${said}`;
     throw new Retryable(
       unavailable(route, message, { status }, retryAfterMs !== null ? retryAfterMs / 1000 : undefined),
       retryAfterMs,
     );
   }
-  throw unavailable(
-    route,
-    `The model provider (${route.provider}) refused the request (HTTP ${status})${detail ? `: ${detail}` : '.'}`,
-    { status },
-  );
+  throw unavailable(route, `The model provider (${route.provider}) refused the request (HTTP ${status})${said}`, {
+    status,
+  });
 }
 
 // `signal`: once it aborts, a failed attempt is not retried (the one in flight still finishes).

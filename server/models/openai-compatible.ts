@@ -13,6 +13,7 @@ import {
   withRetries,
 } from './openai-compatible-attempts';
 import { storableText } from '../input-hygiene';
+import { maxReplyBytes, ReplyTooLarge } from './http-post';
 
 // Client for any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, vLLM, Ollama…).
 // Each attempt has its own timeout; 429, 5xx, network errors and timeouts are retried with
@@ -77,6 +78,7 @@ export async function complete(route: RouteConfig, request: ChatRequest, signal?
       try {
         text = await reply.text();
       } catch (error) {
+        if (error instanceof ReplyTooLarge) throw malformed(route, error.message);
         throw new Retryable(
           transportFailure(
             route,
@@ -151,6 +153,9 @@ type Chunk = {
   error?: { message?: unknown };
 };
 
+// The longest stream event line taken (a delta is a few hundred characters).
+const maxEventChars = 4 * 1024 * 1024;
+
 // Server-sent events: `data: {json}` lines, ending with `data: [DONE]`.
 export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGenerator<StreamEvent> {
   const { timeoutMs } = settings();
@@ -161,6 +166,7 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
   const reader = reply.chunks()[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let buffer = '';
+  let received = 0;
   let output = '';
   const calls: { name: string; arguments: string }[] = [];
   let usage: unknown = null;
@@ -181,10 +187,21 @@ export async function* stream(route: RouteConfig, request: ChatRequest): AsyncGe
       }
       if (chunk.done) break;
       armTimer();
-      buffer += decoder.decode(chunk.value, { stream: true });
-      const lines = buffer.split(/\r?\n/);
+      received += chunk.value.length;
+      if (received > maxReplyBytes) throw malformed(route, new ReplyTooLarge().message);
+      const piece = decoder.decode(chunk.value, { stream: true });
+      // Only a piece with a line break ends lines: a long line is joined once, not split again for
+      // every piece of it (which made a 20 MB line cost a minute of CPU).
+      if (!piece.includes('\n')) {
+        buffer += piece;
+        if (buffer.length > maxEventChars) throw malformed(route, 'a stream event is larger than 4 MiB');
+        continue;
+      }
+      const lines = (buffer + piece).split(/\r?\n/);
       buffer = lines.pop() ?? '';
+      if (buffer.length > maxEventChars) throw malformed(route, 'a stream event is larger than 4 MiB');
       for (const line of lines) {
+        if (line.length > maxEventChars) throw malformed(route, 'a stream event is larger than 4 MiB');
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
         if (data === '[DONE]') {

@@ -120,7 +120,7 @@ describe('evaluation engine: provider failures', () => {
     expect(scripted.requests.length - before).toBe(1);
     const [result] = await resultsOf(runIds[0]);
     expect(result).toMatchObject({ status: 'error' });
-    expect(result.error).toMatch(/failed with HTTP 500\. Not retried: the work it was for was cancelled\./);
+    expect(result.error).toMatch(/failed with HTTP 500: status 500\. Not retried: the work it was for was cancelled\./);
     expect((await evaluationRow(evaluationId)).status).toBe('cancelled');
   });
 
@@ -143,6 +143,43 @@ describe('evaluation engine: provider failures', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // Retry-After honoured
     expect((await resultsOf(runIds[0]))[0]).toMatchObject({ status: 'scored', passed: true, attempts: 1 });
     expect((await evaluationRow(evaluationId)).status).toBe('completed');
+  });
+
+  it('past the retries, a 429 or 5xx result says what the provider said, cut and with credentials redacted', async () => {
+    const { organizationId, userId } = await engineOrganization();
+    const said = `Rate limit reached for sk-abcdefghijklmnop1234, Bearer xyz.secret ${'x'.repeat(400)}`;
+    const limited = {
+      kind: 'status' as const,
+      status: 429,
+      retryAfter: '0',
+      body: JSON.stringify({ error: { message: said } }),
+    };
+    scripted.script([limited, limited, limited]);
+    const { runIds } = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'limited', expectedOutput: 'limited' }],
+      content: { modelRouteId: 'test/scripted' },
+    });
+    await drain();
+    const [result] = await resultsOf(runIds[0]);
+    expect(result.error).toMatch(
+      /^The model provider \(test\) is rate limiting requests: Rate limit reached for \[redacted\], \[redacted\] x+\.$/,
+    );
+    expect(result.error).not.toMatch(/sk-abcdefghijklmnop1234|xyz\.secret/);
+    expect(result.error!.length).toBeLessThan(400);
+
+    // An HTML error page from a proxy is not the provider's words: the status alone is shown.
+    const page = { kind: 'status' as const, status: 502, body: '<html><body>Bad gateway</body></html>' };
+    scripted.script([page, page, page]);
+    const again = await createEngineEvaluation({
+      organizationId,
+      userId,
+      cases: [{ input: 'proxied', expectedOutput: 'proxied' }],
+      content: { modelRouteId: 'test/scripted' },
+    });
+    await drain();
+    expect((await resultsOf(again.runIds[0]))[0].error).toBe('The model provider (test) failed with HTTP 502.');
   });
 
   it('a reply holding U+0000 or a lone surrogate is stored with U+FFFD in their place and the run completes', async () => {

@@ -215,7 +215,7 @@ describe('OpenAI-compatible client over real HTTP', () => {
     fake.script([{ kind: 'raw', status: 403, contentType: 'text/plain', body: `${'x'.repeat(295)}sk-test-123 more` }]);
     const raw = await failure(complete(route('fake/gpt-4o-mini'), request));
     expect(raw.message).not.toContain('sk-t');
-    expect(raw.message).toMatch(new RegExp(`x{295}\\[reda$`));
+    expect(raw.message).toMatch(new RegExp(`x{295}\\[reda\\.$`));
   });
 
   it('a provider that never answers times out on every attempt', async () => {
@@ -265,6 +265,46 @@ describe('OpenAI-compatible client over real HTTP', () => {
     );
     expect(error.message).toMatch(/malformed/);
     expect(seen).toEqual([{ type: 'delta', text: 'a' }]);
+  });
+
+  it('a long stream event arriving in many pieces is read whole', async () => {
+    const long = 'x'.repeat(1024 * 1024);
+    const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+    fake.script([
+      {
+        kind: 'raw',
+        contentType: 'text/event-stream',
+        body:
+          event({ choices: [{ index: 0, delta: { content: long } }] }) +
+          event({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+          'data: [DONE]\n\n',
+      },
+    ]);
+    const seen: StreamEvent[] = [];
+    for await (const event of stream(route('fake/gpt-4o-mini'), request)) seen.push(event);
+    expect(seen[0]).toEqual({ type: 'delta', text: long });
+    expect(seen.at(-1)).toMatchObject({ type: 'done', output: long, finishReason: 'stop' });
+  });
+
+  it.each([
+    ['one line without an end', 'x'.repeat(5 * 1024 * 1024)],
+    ['one ended line', `data: ${'x'.repeat(5 * 1024 * 1024)}\n\n`],
+  ])('a stream event over 4 MiB (%s) fails the stream as malformed, not retried', async (_label, body) => {
+    fake.script([{ kind: 'raw', contentType: 'application/json', body }]);
+    const error = await failure(
+      (async () => {
+        for await (const event of stream(route('fake/gpt-4o-mini'), request)) void event;
+      })(),
+    );
+    expect(error.message).toMatch(/malformed reply: a stream event is larger than 4 MiB/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('a reply over 32 MiB is refused as malformed, not retried', async () => {
+    fake.script([{ kind: 'raw', body: `{"x":"${'x'.repeat(33 * 1024 * 1024)}"}` }]);
+    const error = await failure(complete(route('fake/gpt-4o-mini'), request));
+    expect(error.message).toMatch(/malformed reply: the reply is larger than 32 MiB/);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('a stream cut off after output began is not retried', async () => {
