@@ -144,6 +144,17 @@ export function requireRoute(
   return route;
 }
 
+// A route asked to judge: it must exist and be able to grade. local/echo repeats its input, so every
+// verdict asked of it would fail, each case still charged.
+export function requireJudgeRoute(id: string, path = 'judgeModelRouteId'): RouteConfig {
+  const route = requireRoute(id, path);
+  if (route.id === localRouteId)
+    throw new AppError('invalid_request', `The model route "${route.id}" repeats its input and cannot judge.`, {
+      issues: [{ path, message: 'This route cannot grade; use local/judge or a provider route.' }],
+    });
+  return route;
+}
+
 export function toModelRoute(route: RouteConfig): ModelRoute {
   return {
     id: route.id,

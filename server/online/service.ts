@@ -9,7 +9,7 @@ import { roundScore } from '../numbers';
 import { recordAudit } from '../audit/service';
 import { authorizePromptRead, authorizePromptWrite, type PromptRow } from '../access/organization';
 import { resolveScoringPolicy } from '../prompts/scoring';
-import { configuredRoutes, localRouteId, requireRoute } from '../models/routes';
+import { configuredRoutes, localRouteId, requireJudgeRoute } from '../models/routes';
 import { resolveWarning } from '../warnings/service';
 import type { OnlineEvaluation, onlineScoreDaySchema, onlineScoresSchema } from './schemas';
 
@@ -93,11 +93,7 @@ export async function setOnlineEvaluation(
     throw invalidRequest('No model route is available to judge with.', [
       { path: 'judgeModelRouteId', message: 'No available route; name one.' },
     ]);
-  const route = requireRoute(judgeModelRouteId, 'judgeModelRouteId');
-  if (route.id === localRouteId)
-    throw invalidRequest(`The model route "${route.id}" repeats its input and cannot judge.`, [
-      { path: 'judgeModelRouteId', message: 'This route cannot grade; use local/judge or a provider route.' },
-    ]);
+  const route = requireJudgeRoute(judgeModelRouteId);
   if (!route.available)
     throw invalidRequest(`The model route "${route.id}" has no credentials configured on this server.`, [
       { path: 'judgeModelRouteId', message: 'The route is not available.' },

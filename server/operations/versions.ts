@@ -146,7 +146,7 @@ export const versionOperations = declareOperations({
     path: `${base}/scoring`,
     summary: 'Set the prompt’s scoring policy: expected, judge (a model route grades against a rubric) or review',
     description:
-      'judgeModelRouteId and rubric are for the judge method only. A judge policy without a route uses the built-in local judge (local/judge); without a rubric it uses the built-in rubric, and the response says so with rubricIsDefault: true.',
+      'judgeModelRouteId and rubric are for the judge method only. A judge policy without a route uses the built-in local judge (local/judge); without a rubric it uses the built-in rubric, and the response says so with rubricIsDefault: true. local/echo repeats its input and cannot judge: naming it is 400.',
     params: promptParams,
     body: setScoringInput,
     status: 200,

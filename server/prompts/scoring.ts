@@ -3,7 +3,7 @@ import { prompts } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { recordAudit } from '../audit/service';
-import { localJudgeRouteId, requireRoute } from '../models/routes';
+import { localJudgeRouteId, requireJudgeRoute } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
 import { scoringPolicySchema, type ScoringPolicy, type ScoringPolicyView } from './schemas';
 
@@ -56,7 +56,7 @@ export async function setScoringPolicy(
   { organizationId, promptId, ...input }: OperationInput<'set_scoring_policy'>,
 ): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
-  if (input.judgeModelRouteId !== undefined) requireRoute(input.judgeModelRouteId, 'judgeModelRouteId');
+  if (input.judgeModelRouteId !== undefined) requireJudgeRoute(input.judgeModelRouteId);
   const policy = resolveScoringPolicy(input);
   await ctx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {

@@ -48,11 +48,11 @@ describe('scoring policy', () => {
     });
 
     const custom = await editor.call('PUT', path, {
-      body: { method: 'judge', judgeModelRouteId: 'local/echo', rubric: '  Pass when polite.  ' },
+      body: { method: 'judge', judgeModelRouteId: 'local/judge', rubric: '  Pass when polite.  ' },
     });
     expect(custom.body).toEqual({
       method: 'judge',
-      judgeModelRouteId: 'local/echo',
+      judgeModelRouteId: 'local/judge',
       rubric: 'Pass when polite.',
       rubricIsDefault: false,
     });
@@ -128,6 +128,13 @@ describe('scoring policy', () => {
     const unknown = await admin.call('PUT', path, { body: { method: 'judge', judgeModelRouteId: 'nowhere/model' } });
     expectError(unknown, 400, 'invalid_request');
     expect(unknown.body.error.details.issues).toEqual([{ path: 'judgeModelRouteId', message: 'Unknown model route.' }]);
+    // local/echo repeats its input: every verdict asked of it would fail, each case still charged.
+    const echo = await admin.call('PUT', path, { body: { method: 'judge', judgeModelRouteId: 'local/echo' } });
+    expectError(echo, 400, 'invalid_request');
+    expect(echo.body.error.details.issues).toEqual([
+      { path: 'judgeModelRouteId', message: 'This route cannot grade; use local/judge or a provider route.' },
+    ]);
+    expect((await admin.call('GET', path)).body.method).toBe('expected');
     expectError(await admin.call('GET', path, { query: 'x=1' }), 400, 'invalid_request');
 
     expectError(await viewer.call('PUT', path, { body: { method: 'review' } }), 403, 'forbidden');

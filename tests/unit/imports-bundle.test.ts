@@ -135,6 +135,10 @@ describe('mapBundleDocument', () => {
     expect(local.notes).toEqual([
       'Scoring: the judge model route "acme/grader" (model "grader") does not exist here; the judge uses "local/judge".',
     ]);
+    // A policy saved before local/echo was refused as a judge: it cannot grade, so the local judge grades.
+    const echo = scoring({ method: 'judge', judgeModelRouteId: 'local/echo', rubric: 'R', rubricIsDefault: false });
+    expect(echo.scoring).toEqual({ method: 'judge', judgeModelRouteId: 'local/judge', rubric: 'R' });
+    expect(echo.notes).toEqual(['Scoring: "local/echo" cannot judge; the judge uses "local/judge".']);
   });
 
   it('notes label history once per prompt, fields with no counterpart, and a productionVersion it ignores', () => {

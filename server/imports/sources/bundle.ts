@@ -134,7 +134,11 @@ class BundleMapping {
         );
     }
     const judge = mapped.judgeModelRouteId;
-    if (typeof judge === 'string' && !this.options.routeIds.has(judge)) {
+    if (judge === localContentRoute) {
+      // Saved before local/echo was refused as a judge (it repeats its input and cannot grade).
+      mapped.judgeModelRouteId = localJudgeRoute;
+      notes.push(`Scoring: "${judge}" cannot judge; the judge uses "${localJudgeRoute}".`);
+    } else if (typeof judge === 'string' && !this.options.routeIds.has(judge)) {
       const model = modelOf(judge, undefined);
       const to = mapRoute(judge, model, this.options, localJudgeRoute);
       mapped.judgeModelRouteId = to;
