@@ -13,15 +13,19 @@ import { createTrpcContext, logTrpcError, toTrpcError } from './init';
 const maxBatchCalls = 10;
 
 // Mutations are POSTs. A browser always sends Origin on a POST, so a foreign or opaque ("null")
-// Origin, or Sec-Fetch-Site: cross-site, is another site driving the user's session: refused. A
-// request with neither header is not from a browser (curl, scripts, tests) and carries no
+// Origin, or Sec-Fetch-Site: cross-site, is another site driving the user's session: refused. Without
+// Origin, a Referer from another page than ours (or one that is not a URL) is refused the same way.
+// A request with none of these headers is not from a browser (curl, scripts, tests) and carries no
 // ambient session of a victim, so it goes on to the usual session check.
 function crossSiteRefusal(req: Request): AppError | null {
   if (req.method !== 'POST') return null;
   const origin = req.headers.get('origin');
+  const referer = req.headers.get('referer');
   const { appUrl } = config();
   const crossSite =
-    req.headers.get('sec-fetch-site') === 'cross-site' || (origin !== null && !isOwnOrigin(origin, appUrl));
+    req.headers.get('sec-fetch-site') === 'cross-site' ||
+    (origin !== null && !isOwnOrigin(origin, appUrl)) ||
+    (origin === null && referer !== null && !isOwnOrigin(originOf(referer), appUrl));
   if (!crossSite) return null;
   const expectedOrigin = new URL(appUrl).origin;
   return new AppError(
@@ -29,6 +33,15 @@ function crossSiteRefusal(req: Request): AppError | null {
     `Requests from other sites are not accepted: this server expects pages from ${expectedOrigin} (APP_URL). Open the dashboard there, or set APP_URL to the address you use.`,
     { reason: 'cross_site', expectedOrigin },
   );
+}
+
+// The origin of a Referer, or "null" when it is not a URL (which no page of ours sends).
+function originOf(referer: string): string {
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return 'null';
+  }
 }
 
 function forwarded(req: Request, body: Buffer | null): Request {

@@ -154,6 +154,10 @@ describe('tRPC endpoint limits', () => {
         { origin: 'http://127.0.0.1:4000' },
         { 'sec-fetch-site': 'cross-site' },
         { origin: appOrigin, 'sec-fetch-site': 'cross-site' },
+        // No Origin, but a page of another site (or something that is not a URL) as the Referer.
+        { referer: 'https://evil.example/x' },
+        { referer: `${appOrigin}.evil.example/organizations` },
+        { referer: 'not a url' },
       ];
       for (const headers of crossSite) {
         const address = email();
@@ -184,6 +188,8 @@ describe('tRPC endpoint limits', () => {
       expect(otherLoopbackName.status).toBe(200);
       const noBrowser = await signUpFrom(ip, { email: email(), password });
       expect(noBrowser.status).toBe(200);
+      const ownReferer = await signUpFrom(ip, { email: email(), password }, { referer: `${appOrigin}/sign-up` });
+      expect(ownReferer.status).toBe(200);
     },
     hashingTests,
   );
