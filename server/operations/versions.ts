@@ -106,9 +106,11 @@ export const versionOperations = declareOperations({
     method: 'DELETE',
     path: `${base}/labels/{label}`,
     summary: 'Remove a label (production cannot be removed: 409 invalid_state)',
+    description:
+      'A label the release policy’s gate protects (in protectedLabels, with requireEvaluation on) is removed by an admin only (anyone else: 403 admin_required): no evaluation can justify a removal.',
     params: labelParams,
     status: 204,
-    errors: [...writeErrors, 'invalid_request'],
+    errors: [...writeErrors, 'invalid_request', 'admin_required'],
     role: 'editor',
     effect: 'destroys',
     cli: { command: ['labels', 'remove'], positional: ['promptId', 'label'] },

@@ -3,16 +3,14 @@ import { alias } from 'drizzle-orm/pg-core';
 import { promptLabelHistory, promptLabels, promptSplitVersions, promptVersions } from '@/db/schema';
 import type { DbContext, ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
-import { AppError, invalidRequest, notFound } from '../errors';
+import { invalidRequest } from '../errors';
 import { integerCursor, toPage, type Page } from '../paging';
-import { recordAudit } from '../audit/service';
-import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
+import { authorizePromptRead } from '../access/organization';
 import { emitEvent } from '../webhooks/outbox';
-import { changesRetrieval } from '../standby';
 import { labelPattern, type LabelHistoryItem, type LabelItem, type LabelSplitItem, type SplitEntry } from './schemas';
 
-// Labels: list, remove, history, and the reads a move shares (server/releases/move-label.ts moves
-// labels, since a move goes through the release policy's gate).
+// Labels: list, history, and the reads a move and a removal share (server/releases/move-label.ts and
+// remove-label.ts write labels, since both go through the release policy).
 
 // The label every retrieval without a selector resolves: it can be moved, never removed.
 export const productionLabel = 'production';
@@ -122,46 +120,6 @@ export async function labelItem(ctx: ServiceContext, promptId: string, label: st
     .innerJoin(promptVersions, eq(promptVersions.id, promptLabels.versionId))
     .where(and(eq(promptLabels.promptId, promptId), eq(promptLabels.label, label)));
   return (await toLabels(ctx, rows))[0];
-}
-
-// Removes a label (history row with toVersionId null), and its split. `production` cannot be removed.
-export async function removeLabel(
-  ctx: ServiceContext,
-  { organizationId, promptId, label }: OperationInput<'remove_label'>,
-): Promise<void> {
-  assertLabelName(label);
-  const { db } = ctx;
-  const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
-  if (label === productionLabel) {
-    throw new AppError('invalid_state', 'The production label cannot be removed; move it to another version instead.', {
-      state: prompt.state,
-      label,
-    });
-  }
-  const current = await lockLabel(ctx, prompt.id, label);
-  if (!current) throw notFound('Label');
-  changesRetrieval(ctx);
-  await db.delete(promptLabels).where(and(eq(promptLabels.promptId, prompt.id), eq(promptLabels.label, label)));
-  if (current.splitId) await db.delete(promptSplitVersions).where(eq(promptSplitVersions.splitId, current.splitId));
-  const removal = await insertLabelHistory(ctx, {
-    organizationId,
-    promptId: prompt.id,
-    label,
-    fromVersionId: current.versionId,
-    toVersionId: null,
-    userId: ctx.actor.userId,
-    clientId: ctx.actor.clientId,
-    evaluationId: null,
-    fromSplit: current.split,
-  });
-  await recordAudit(ctx, {
-    organizationId,
-    operation: 'label.remove',
-    targetType: 'prompt',
-    targetId: prompt.id,
-    details: { label, fromVersionId: current.versionId, ...(current.split ? { fromSplit: current.split } : {}) },
-  });
-  await emitLabelMoved(ctx, organizationId, removal);
 }
 
 type HistoryRow = typeof promptLabelHistory.$inferSelect;

@@ -277,8 +277,21 @@ describe('the gate refuses', () => {
     const e2 = await f.compare(f.v2);
     expect((await f.move('canary', { versionId: f.v2.id, evaluationId: e2.id })).status).toBe(200);
     expectBlocked(await f.move('canary', { versionId: f.v4.id }));
+    // A label the gate protects is removed by an admin only (no evaluation can justify a removal):
+    // an editor is refused and nothing changes.
+    const historyBefore = (await f.viewer.call('GET', `${f.base}/label-history`, { query: 'label=canary' })).body.items;
+    const refused = await f.editor.call('DELETE', `${f.base}/labels/canary`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'admin_required', details: { requiredRole: 'admin' } });
+    expect((await f.viewer.call('GET', `${f.base}/label-history`, { query: 'label=canary' })).body.items).toEqual(
+      historyBefore,
+    );
+    expect((await f.viewer.call('GET', `${f.base}/labels`)).body.items.map((l: any) => l.label)).toContain('canary');
+    // An editor still removes a label the policy does not protect.
+    expect((await f.move('beta', { versionId: f.v2.id })).status).toBe(200);
+    expect((await f.editor.call('DELETE', `${f.base}/labels/beta`)).status).toBe(204);
     // Removed and created again: back at a version it pointed at before is a rollback; any other is gated.
-    expect((await f.editor.call('DELETE', `${f.base}/labels/canary`)).status).toBe(204);
+    expect((await f.admin.call('DELETE', `${f.base}/labels/canary`)).status).toBe(204);
     expectBlocked(await f.move('canary', { versionId: f.v4.id }));
     expectBlocked(await f.move('canary', { versionId: f.v3.id, evaluationId: e2.id }), {}, [
       /candidate is another version than v3/,
