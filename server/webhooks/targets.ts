@@ -92,6 +92,13 @@ export class TargetUnresolved extends TargetRefused {}
 
 /** The URL's own rules (scheme, no credentials): throws TargetRefused. */
 export function checkTargetUrl(raw: string, policy: TargetPolicy = targetPolicy()): URL {
+  // The URL as it will be shown is the URL as typed: spaces and control characters (which the
+  // parser would drop or encode) and a missing host after the scheme (`https:///x` parses as host
+  // "x") are refused rather than quietly changed.
+  if (/[\s\u0000-\u001f\u007f]/.test(raw))
+    throw new TargetRefused('The URL must not contain spaces or control characters; percent-encode them.');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) && !/^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]/i.test(raw))
+    throw new TargetRefused('Give an absolute URL with a host after "//", like https://example.com/hooks/promptloop.');
   let url: URL;
   try {
     url = new URL(raw);
