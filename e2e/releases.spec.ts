@@ -132,7 +132,21 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
     email: editor.account.email,
     role: 'editor',
   });
+  // A second protected label, staging, on v1: the gate protects it, so only an admin may remove it.
+  const { items: versionItems } = await trpc(page).query('versions.list', target(seeded));
+  const first = versionItems.find((v: { number: number }) => v.number === 1);
+  await trpc(page).mutate('versions.moveLabel', { ...target(seeded), label: 'staging', versionId: first.id });
+  await trpc(page).mutate('versions.setReleasePolicy', {
+    ...target(seeded),
+    protectedLabels: ['production', 'staging'],
+    requireEvaluation: true,
+    maxPassRateDrop: 0.05,
+    maxRegressions: 1,
+  });
   await editor.page.goto(seeded.versionsPath);
+  const removeStaging = editor.page.getByRole('button', { name: 'Remove staging' });
+  await expect(removeStaging).toBeDisabled();
+  await expect(removeStaging).toHaveAttribute('title', 'Protected by the release policy: only an admin can remove it.');
   const editorPolicy = editor.page.getByRole('region', { name: 'Release policy' });
   await expect(editorPolicy).toContainText('Only admins change the release policy.');
   await expect(editorPolicy.getByRole('button', { name: 'Edit policy' })).toHaveCount(0);

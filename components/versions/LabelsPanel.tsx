@@ -69,8 +69,10 @@ export function LabelsPanel({
   notice,
   onMove,
   onSplit,
+  isAdmin,
 }: {
   scope: PromptScope;
+  isAdmin: boolean;
   versions: Version[];
   labels: ReturnType<typeof useLabels>;
   policy: ReleasePolicy | undefined;
@@ -211,6 +213,12 @@ export function LabelsPanel({
                           <Button
                             size="sm"
                             variant="ghost"
+                            disabled={!isAdmin && gateOn(policy, label.label)}
+                            title={
+                              !isAdmin && gateOn(policy, label.label)
+                                ? 'Protected by the release policy: only an admin can remove it.'
+                                : undefined
+                            }
                             onClick={() => (setError(null), setRemoving(label))}
                             aria-label={`Remove ${label.label}`}
                           >

@@ -251,6 +251,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
       {versions.length > 0 ? (
         <LabelsPanel
           scope={scope}
+          isAdmin={isAdmin}
           versions={versions}
           labels={labels}
           policy={policy.data}
