@@ -137,7 +137,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           />
         ) : (
           <>
-            <Table caption="Versions" className="versions-table">
+            <Table caption="Versions" className="table-stack versions-table">
               <thead>
                 <tr>
                   <th scope="col">Version</th>
@@ -164,7 +164,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                       <td>
                         <strong className="version-number">v{version.number}</strong>
                       </td>
-                      <td>
+                      <td data-label="Labels">
                         <div className="inline">
                           {on.length === 0 ? <span className="subtle">—</span> : null}
                           {on.map(({ label, weight }) => (
@@ -179,9 +179,11 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                           ))}
                         </div>
                       </td>
-                      <td className="muted mono">{version.content.modelRouteId}</td>
-                      <td>{person(version.createdBy)}</td>
-                      <td className="cell-nowrap muted">
+                      <td className="muted mono" data-label="Model">
+                        {version.content.modelRouteId}
+                      </td>
+                      <td data-label="Created by">{person(version.createdBy)}</td>
+                      <td className="cell-nowrap muted" data-label="Created">
                         <RelativeTime time={version.createdAt} />
                       </td>
                       <td className="cell-actions">
