@@ -87,3 +87,18 @@ test('on a phone the results of an evaluation and the versions are cards with ev
   expect(model!.y).toBeCloseTo(labels!.y, 0);
   expect(model!.x).toBeGreaterThan(labels!.x);
 });
+
+test('on a phone every tab of a prompt is on screen', async ({ adminPage: page }) => {
+  const organizationId = await createOrganization(page, uniqueName('Tabs'));
+  const prompt = await trpc(page).mutate('prompts.create', { organizationId, name: uniqueName('Support') });
+  await page.setViewportSize(phone);
+  await page.goto(`/organizations/${organizationId}/prompts/${prompt.id}/versions`);
+  const tabs = page.getByRole('navigation', { name: 'Prompt sections' });
+  await expect(tabs.getByRole('link')).toHaveCount(5);
+  for (const name of ['Editor', 'Dataset', 'Versions', 'Evaluations', 'Keys']) {
+    const tab = tabs.getByRole('link', { name, exact: true });
+    await expect(tab).toBeInViewport({ ratio: 1 });
+    await expectWithinScreenWidth(tab);
+  }
+  expect(await tabs.evaluate((nav) => nav.scrollWidth <= nav.clientWidth)).toBe(true);
+});
