@@ -487,9 +487,31 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   const link = panel.getByRole('link', { name: `${promptName} v1` });
   await expect(link).toBeVisible();
   await expect(panel).toContainText(v1.id);
+  // The version itself, not a comparison of v1 with itself.
+  const versionPath = `/organizations/${organizationId}/prompts/${prompt.id}/versions?version=1`;
+  await expect(link).toHaveAttribute('href', versionPath);
   await link.click();
-  await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${prompt.id}/versions?compare=1..1#compare`);
+  await expect(page).toHaveURL(versionPath);
   await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
+  await expect(page.getByText('choose two different versions')).toHaveCount(0);
+
+  // With a later version, the linked one stays selected and is compared with its neighbour.
+  const { revision } = await query('prompts.getDraft', target);
+  const edited = await mutate('prompts.updateDraft', {
+    ...target,
+    revision,
+    content: {
+      messages: [{ role: 'system', content: 'Repeat the message, word for word.' }],
+      inputType: 'user_message',
+    },
+  });
+  await mutate('versions.save', { ...target, draftRevision: edited.revision });
+  await page.goto(versionPath);
+  await expect(page.locator('tr[data-version="2"]')).toBeVisible();
+  await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
+  await expect(page.locator('tr[data-version="2"]')).not.toHaveAttribute('aria-current', 'true');
+  await expect(page.getByRole('combobox', { name: 'Base version' })).toHaveValue(v1.id);
+  await expect(page.getByText('choose two different versions')).toHaveCount(0);
 });
 
 test('on a phone, tapping a span brings its details into view', async ({ adminPage: page, request }) => {
