@@ -1,9 +1,12 @@
+import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 
 // Pages read at phone width (390 × 844): wide tables become one card per row and every column and
 // tab is on screen, without scrolling sideways.
 const phone = { width: 390, height: 844 };
+const shoot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(process.cwd(), 'test-results', 'screenshots', `${name}.png`), fullPage: true });
 
 async function expectWithinScreenWidth(locator: Locator) {
   const box = await locator.boundingBox();
@@ -69,6 +72,7 @@ test('on a phone the results of an evaluation and the versions are cards with ev
   }
   expect(await scrollsSideways(row)).toBe(false);
   await expectWithinScreenWidth(row.getByRole('button', { name: 'Show details of case 1' }));
+  await shoot(page, '90-eval-results-phone');
 
   await page.goto(`${base}/versions`);
   const version = page.locator('tr[data-version="1"]');
@@ -79,6 +83,7 @@ test('on a phone the results of an evaluation and the versions are cards with ev
   await expect(version).toContainText('local/echo');
   await expectWithinScreenWidth(version.getByRole('button', { name: 'Compare v1 with v2' }));
   expect(await scrollsSideways(version)).toBe(false);
+  await shoot(page, '91-versions-phone');
 
   // Wider screens keep the table: one row, the columns side by side.
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -101,4 +106,5 @@ test('on a phone every tab of a prompt is on screen', async ({ adminPage: page }
     await expectWithinScreenWidth(tab);
   }
   expect(await tabs.evaluate((nav) => nav.scrollWidth <= nav.clientWidth)).toBe(true);
+  await shoot(page, '92-prompt-tabs-phone');
 });
