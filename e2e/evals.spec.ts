@@ -62,6 +62,14 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   // What it costs, before it starts.
   await expect(setup).toContainText(/on 3 cases: 3 credits, [\d,]+ left this period\./);
   await setup.getByRole('button', { name: 'Initialize baseline' }).click();
+  // The button only opens the same preview as Run evaluation: cases and credits, nothing started yet.
+  const baselineDialog = page.getByRole('dialog', { name: 'Initialize baseline' });
+  const baselineEstimate = baselineDialog.getByRole('region', { name: 'What this evaluation will run' });
+  await expect(baselineEstimate).toContainText(/Cases\s*3 of 3/);
+  await expect(baselineEstimate).toContainText(/This run uses 3 credits · [\d,]+ left this period/);
+  await expect(page).toHaveURL(editorPath);
+  await expect(setup.getByRole('link', { name: /View progress|View results/ })).toHaveCount(0);
+  await baselineDialog.getByRole('button', { name: 'Run on 3 cases' }).click();
 
   // The baseline evaluation page follows the run live and announces the publication.
   await expect(page).toHaveURL(new RegExp(`${editorPath}/evals/eval_[0-9a-z]+$`));

@@ -236,3 +236,23 @@ test('on a phone the navigation is a Menu: Escape closes it, and so does tabbing
   await expect(allOrganizations).toBeHidden();
   await expect.poll(() => page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
 });
+
+test('a missing organization shows no navigation into it, only the way back to the list', async ({
+  adminPage: page,
+}) => {
+  const organizationId = await createOrganization(page, uniqueName('Present'));
+  const sections = page.getByRole('navigation', { name: 'Sections' });
+  await expect(sections.getByRole('link', { name: 'Prompts' })).toHaveAttribute(
+    'href',
+    `/organizations/${organizationId}/prompts`,
+  );
+
+  await page.goto('/organizations/org_doesnotexist/prompts');
+  await expect(page.getByText('Organization not found', { exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'View your organizations' })).toHaveAttribute('href', '/organizations');
+  await expect(sections.getByRole('link', { name: 'All organizations' })).toHaveAttribute('href', '/organizations');
+  // Every section link led to the same dead end.
+  for (const name of ['Overview', 'Prompts', 'Traces', 'Webhooks', 'Members', 'Settings'])
+    await expect(sections.getByRole('link', { name, exact: true })).toHaveCount(0);
+  await expect(page.locator('a[href*="org_doesnotexist"]')).toHaveCount(0);
+});

@@ -487,9 +487,111 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   const link = panel.getByRole('link', { name: `${promptName} v1` });
   await expect(link).toBeVisible();
   await expect(panel).toContainText(v1.id);
+  // The version itself, not a comparison of v1 with itself.
+  const versionPath = `/organizations/${organizationId}/prompts/${prompt.id}/versions?version=1`;
+  await expect(link).toHaveAttribute('href', versionPath);
   await link.click();
-  await expect(page).toHaveURL(`/organizations/${organizationId}/prompts/${prompt.id}/versions?compare=1..1#compare`);
+  await expect(page).toHaveURL(versionPath);
   await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
+  await expect(page.getByText('choose two different versions')).toHaveCount(0);
+
+  // With a later version, the linked one stays selected and is compared with its neighbour.
+  const { revision } = await query('prompts.getDraft', target);
+  const edited = await mutate('prompts.updateDraft', {
+    ...target,
+    revision,
+    content: {
+      messages: [{ role: 'system', content: 'Repeat the message, word for word.' }],
+      inputType: 'user_message',
+    },
+  });
+  await mutate('versions.save', { ...target, draftRevision: edited.revision });
+  await page.goto(versionPath);
+  await expect(page.locator('tr[data-version="2"]')).toBeVisible();
+  await expect(page.locator('tr[data-version="1"]')).toHaveAttribute('aria-current', 'true');
+  await expect(page.locator('tr[data-version="2"]')).not.toHaveAttribute('aria-current', 'true');
+  await expect(page.getByRole('combobox', { name: 'Base version' })).toHaveValue(v1.id);
+  await expect(page.getByText('choose two different versions')).toHaveCount(0);
+});
+
+test('on a phone, tapping a span brings its details into view', async ({ adminPage: page, request }) => {
+  const organizationId = await createOrganization(page, uniqueName('Tapped'));
+  const { secret } = await trpc(page).mutate('ingestionKeys.create', {
+    organizationId,
+    name: 'Support bot',
+    application: 'support',
+    environment: 'production',
+  });
+  const traceId = hex(16);
+  const root = hex(8);
+  const start = Date.now() - 5000;
+  const span = (spanId: string, name: string, offset: number, parentSpanId?: string) => ({
+    traceId,
+    rootSpanId: root,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    revision: 0,
+    name,
+    service: 'support',
+    kind: 'custom',
+    status: 'success',
+    startedAt: start + offset,
+    endedAt: start + offset + 300,
+  });
+  const children = Array.from({ length: 7 }, (_, i) => span(hex(8), `step ${i + 1}`, 100 * (i + 1), root));
+  const sent = await request.post('/api/v1/traces', {
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    data: { version: 1, events: [span(root, 'support turn', 0), ...children] },
+  });
+  expect(sent.status(), await sent.text()).toBe(200);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`/organizations/${organizationId}/traces/${traceId}`);
+  const panel = page.getByRole('region', { name: 'Span details' });
+  await expect(panel.getByRole('heading', { name: /support turn/ })).toBeAttached();
+  // Records how the page scrolls elements into view (smooth, or instant for reduced motion).
+  await page.evaluate(() => {
+    const calls: unknown[] = [];
+    Object.assign(window, { scrollCalls: calls });
+    const original = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = function (this: Element, options?: boolean | ScrollIntoViewOptions) {
+      calls.push(options);
+      original.call(this, options);
+    };
+  });
+  const scrollCalls = () => page.evaluate(() => (window as unknown as { scrollCalls: unknown[] }).scrollCalls);
+  const row = (i: number) => page.locator(`[data-span="${children[i].spanId}"]`);
+
+  // Below the stats and the waterfall, the details start off-screen; tapping a span in sight brings
+  // them up.
+  await expect(row(0)).toBeInViewport();
+  await expect(panel).not.toBeInViewport();
+  await row(0).click();
+  await expect(row(0)).toHaveAttribute('data-selected', 'true');
+  await expect(panel.getByRole('heading', { name: /step 1/ })).toBeInViewport();
+  await expect(panel).toBeInViewport();
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+  expect(await scrollCalls()).toEqual([{ behavior: 'smooth', block: 'start' }]);
+
+  // Details whose top is already in sight stay where they are.
+  await page.evaluate(() => {
+    const top = document.getElementById('span-details')!.getBoundingClientRect().top + window.scrollY;
+    window.scrollTo(0, top - 600);
+  });
+  const before = await page.evaluate(() => window.scrollY);
+  await row(5).click();
+  await expect(panel.getByRole('heading', { name: /step 6/ })).toBeInViewport();
+  expect(await page.evaluate(() => window.scrollY)).toBe(before);
+  expect(await scrollCalls()).toHaveLength(1);
+
+  // With reduced motion the page jumps rather than glides.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(panel).not.toBeInViewport();
+  await expect(row(1)).toBeInViewport();
+  await row(1).click();
+  await expect(panel.getByRole('heading', { name: /step 2/ })).toBeInViewport();
+  expect((await scrollCalls())[1]).toEqual({ behavior: 'auto', block: 'start' });
 });
 
 test('spans mapped from OpenTelemetry show their fields, their messages as a chat and their attributes', async ({

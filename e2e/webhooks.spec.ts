@@ -213,6 +213,38 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
   }
 });
 
+test('a 2,000-character endpoint URL is cut to two lines in the list and shown whole on its page', async ({
+  adminPage: page,
+}) => {
+  const organizationId = await createOrganization(page, uniqueName('Long hooks'));
+  const base = 'http://127.0.0.1:9/hooks/';
+  const url = `${base}${'segment-'.repeat(250)}`.slice(0, 2000);
+  const { webhook } = await mutate(page, 'webhooks.create', { organizationId, url, events: ['evaluation.completed'] });
+
+  await page.goto(`/organizations/${organizationId}/webhooks`);
+  const row = page.locator(`tr[data-webhook="${webhook.id}"]`);
+  const link = row.getByRole('link', { name: url, exact: true });
+  await expect(link).toHaveAttribute('title', url);
+  // Two lines of about 18 px, not the ~50 lines the whole URL takes.
+  const linkBox = (await link.boundingBox())!;
+  expect(linkBox.height).toBeLessThan(50);
+  expect((await row.boundingBox())!.height).toBeLessThan(120);
+  expect(await link.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+
+  // The endpoint's page shows the whole URL, with a button that copies it.
+  await link.click();
+  await expect(page).toHaveURL(`/organizations/${organizationId}/webhooks/${webhook.id}`);
+  const endpoint = page.getByRole('region', { name: 'Endpoint' });
+  await expect(endpoint.getByText(url, { exact: true })).toBeVisible();
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await endpoint.getByRole('button', { name: 'Copy URL' }).click();
+  await expect(endpoint.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+  // The page title, which is the URL when there is no description, stops after three lines.
+  const title = page.getByRole('heading', { level: 1 });
+  expect((await title.boundingBox())!.height).toBeLessThan(150);
+});
+
 test('online evaluation settings: turned on with a sample rate, kept across a reload; a viewer only reads them', async ({
   adminPage: page,
   signUpSecondUser,

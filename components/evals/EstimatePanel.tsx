@@ -94,11 +94,14 @@ export function EstimatePanel({
   promptId,
   plan,
   resetsAt,
+  note,
 }: {
   estimate: Estimate | undefined;
   pending: boolean;
   error: AppErrorInfo | null;
   productionVersion: number | null;
+  // Replaces the line about the production side (a baseline has none).
+  note?: string;
   organizationId: string;
   promptId: string;
   plan: 'free' | 'pro';
@@ -138,11 +141,13 @@ export function EstimatePanel({
         </div>
       </dl>
       <p className="field-hint">
-        {reused
-          ? `Production${productionVersion ? ` (v${productionVersion})` : ''} already has completed results for these cases and this scoring: they are reused, so only the candidate runs.`
-          : productionVersion
-            ? `Production (v${productionVersion}) runs alongside the candidate on the same cases.`
-            : 'Only the candidate runs.'}
+        {note
+          ? note
+          : reused
+            ? `Production${productionVersion ? ` (v${productionVersion})` : ''} already has completed results for these cases and this scoring: they are reused, so only the candidate runs.`
+            : productionVersion
+              ? `Production (v${productionVersion}) runs alongside the candidate on the same cases.`
+              : 'Only the candidate runs.'}
       </p>
       <CreditsNotice estimate={estimate} organizationId={organizationId} plan={plan} resetsAt={resetsAt} />
       {estimate.incompatibleCases > 0 ? (

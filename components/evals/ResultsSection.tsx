@@ -134,7 +134,7 @@ export function ResultsSection({
         />
       ) : (
         <div className="table-wrap">
-          <table className="table results-table">
+          <table className="table table-stack results-table">
             <caption className="visually-hidden">Results per case</caption>
             <thead>
               <tr>
@@ -167,12 +167,14 @@ export function ResultsSection({
                           {badge ? <Badge tone={badge.tone}>{badge.text}</Badge> : null}
                         </div>
                       </td>
-                      <td className="result-input">{excerpt(row.input, 100)}</td>
-                      <td>
+                      <td className="result-input" data-label="Input">
+                        {excerpt(row.input, 100)}
+                      </td>
+                      <td data-label="Candidate">
                         <OutputCell result={row.candidate} stopped={stopped.candidate} />
                       </td>
                       {comparison ? (
-                        <td>
+                        <td data-label="Production">
                           <OutputCell result={row.production} stopped={stopped.production} />
                         </td>
                       ) : null}

@@ -14,6 +14,7 @@ import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import type { PromptScope } from '@/components/prompts/PromptShell';
 import type { DraftContent } from '@/components/prompts/types';
+import { InitializeBaselineDialog } from './InitializeBaselineDialog';
 import { EvalStatusBadge } from './parts';
 import { isActive, type Evaluation, type ScoringMethod } from './types';
 import './evals.css';
@@ -93,6 +94,8 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   const [rubric, setRubric] = useState('');
   const [judgeRoute, setJudgeRoute] = useState(localJudge);
   const [error, setError] = useState<AppErrorInfo | null>(null);
+  // The preview of what the baseline runs and costs, confirmed before anything starts.
+  const [confirming, setConfirming] = useState(false);
 
   // Start from the stored policy once it loads.
   const stored = scoring.data;
@@ -134,6 +137,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
       void queryClient.invalidateQueries(trpc.evals.pathFilter());
       router.push(`${base}/evals/${evaluation.id}`);
     } catch (e) {
+      setConfirming(false);
       setError(readAppError(e));
     }
   }
@@ -241,7 +245,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
             ) : null}
             {topError ? <Alert tone="error">{topError}</Alert> : null}
             <div className="inline">
-              <Button variant="primary" disabled={!ready} loading={pending} onClick={() => void start()}>
+              <Button variant="primary" disabled={!ready} loading={pending} onClick={() => setConfirming(true)}>
                 {baseline && !baselineRunning ? 'Initialize again' : 'Initialize baseline'}
               </Button>
               <span className="subtle">
@@ -260,6 +264,16 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
             </div>
           </Step>
         </ol>
+        <InitializeBaselineDialog
+          open={confirming && ready}
+          onClose={() => setConfirming(false)}
+          onConfirm={() => void start()}
+          scope={scope}
+          revision={revision}
+          method={method}
+          judgeRoute={judgeRoute}
+          pending={pending}
+        />
         {baselineRunning && baseline ? (
           <div className="setup-footer">
             <ButtonLink href={`${base}/evals/${baseline.id}`} size="sm">

@@ -28,8 +28,8 @@ export type { PromptScope } from './types';
 function Tabs({ base }: { base: string }) {
   const pathname = usePathname();
   const navRef = useRef<HTMLElement>(null);
-  // On a narrow screen the tab bar scrolls sideways: bring the current tab into view (without
-  // scrolling the page, as scrollIntoView would).
+  // Between phone and desktop widths the tab bar may scroll sideways (a phone wraps it): bring the
+  // current tab into view (without scrolling the page, as scrollIntoView would).
   useEffect(() => {
     const nav = navRef.current;
     const current = nav?.querySelector('[aria-current="page"]');

@@ -22,6 +22,7 @@ import {
 } from '@/components/ui/icons';
 import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
+import { readAppError } from '@/lib/trpc/errors';
 import { OrgSwitcher } from './OrgSwitcher';
 import { can } from '@/server/auth/schemas';
 
@@ -53,7 +54,10 @@ export function Sidebar({ user }: { user: SessionUser }) {
   const organizationId = typeof params.orgId === 'string' ? params.orgId : undefined;
   const organization = useOrganization(organizationId);
   const [signingOut, setSigningOut] = useState(false);
-  const base = organizationId ? `/organizations/${organizationId}` : null;
+  // A missing organization (or another's, which looks the same) gets no section links: each would
+  // lead to the same "not found"; All organizations stays.
+  const missing = organization.isError && readAppError(organization.error)?.code === 'not_found';
+  const base = organizationId && !missing ? `/organizations/${organizationId}` : null;
   // Narrow screens show a top bar with a Menu button; the menu stays open only on the page it was
   // opened on, so navigating closes it.
   const pathname = usePathname();

@@ -63,6 +63,9 @@ const onlineScoreOf = (span: Span): SpanOnlineScore | undefined =>
 
 // Everything stored for one span: the fields every span has (native or mapped from OpenTelemetry),
 // timing, the content as a transcript, the remaining attributes and the ids.
+// The panel's id, for the trace page to scroll it into view when a span is chosen.
+export const spanDetailsId = 'span-details';
+
 export function SpanPanel({
   organizationId,
   span,
@@ -78,7 +81,7 @@ export function SpanPanel({
   canWrite: boolean;
 }) {
   return (
-    <Card className="span-panel" aria-label="Span details">
+    <Card className="span-panel" id={spanDetailsId} aria-label="Span details">
       <div className="card-body stack-sm">
         <div className="span-panel-head">
           <h2 className="span-panel-title">

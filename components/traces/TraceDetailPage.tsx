@@ -17,7 +17,7 @@ import { readAppError } from '@/lib/trpc/errors';
 import { can } from '@/server/auth/schemas';
 import type { Span } from '@/server/traces/schemas';
 import { formatCount, formatDuration, formatTimestamp, formatUsdNanos } from '@/components/format';
-import { SpanPanel } from './SpanPanel';
+import { SpanPanel, spanDetailsId } from './SpanPanel';
 import { SpanStatusBadge } from './StatusBadge';
 import { Waterfall, traceBounds } from './Waterfall';
 
@@ -99,7 +99,10 @@ function TraceView({
   const router = useRouter();
   const pathname = usePathname();
   const selectedId = useSearchParams().get('span');
-  const select = (spanId: string) => router.replace(`${pathname}?span=${spanId}`, { scroll: false });
+  const select = (spanId: string) => {
+    router.replace(`${pathname}?span=${spanId}`, { scroll: false });
+    requestAnimationFrame(revealSpanDetails);
+  };
   const ids = useMemo(() => new Set(spans.map((s) => s.spanId)), [spans]);
 
   const breadcrumbs = (
@@ -228,6 +231,15 @@ function TraceView({
       </div>
     </div>
   );
+}
+
+// Where the details sit under the waterfall (a phone, a narrow window), a tapped span's details
+// start below the screen: bring them up, unless their top is already in sight (then nothing moves).
+function revealSpanDetails() {
+  const panel = document.getElementById(spanDetailsId);
+  if (!panel || panel.getBoundingClientRect().top < window.innerHeight - 48) return;
+  const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  panel.scrollIntoView({ behavior: reduce ? 'auto' : 'smooth', block: 'start' });
 }
 
 export function TraceDetailPage({ organizationId, traceId }: { organizationId: string; traceId: string }) {

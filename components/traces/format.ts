@@ -7,8 +7,8 @@ export const costSourceLabel: Record<string, string> = {
   unavailable: 'unavailable',
 };
 
-// A version's place in the dashboard: the versions page with that version highlighted and compared
-// with the one before it (v1 with itself).
+// A version's place in the dashboard: the versions page with that version selected (its row
+// highlighted, compared with a neighbour).
 export function versionHref(organizationId: string, promptId: string, version: number): string {
-  return `/organizations/${organizationId}/prompts/${promptId}/versions?compare=${Math.max(1, version - 1)}..${version}#compare`;
+  return `/organizations/${organizationId}/prompts/${promptId}/versions?version=${version}`;
 }

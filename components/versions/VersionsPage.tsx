@@ -2,7 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { usePeople } from '@/components/evals/parts';
 import type { Label, Version } from '@/components/evals/types';
 import { useProfile } from '@/components/organizations/hooks';
@@ -38,18 +38,40 @@ function labelTone(label: string) {
   return label === 'production' ? 'success' : label === 'staging' ? 'accent' : 'neutral';
 }
 
+// ?version=N links to one version (a trace's span does): its row is highlighted and brought into
+// view, and without ?compare it is compared with a neighbour, never with itself.
+function useLinkedVersion(loaded: boolean): number | null {
+  const match = /^[1-9]\d*$/.exec(useSearchParams().get('version') ?? '');
+  const number = match ? Number(match[0]) : null;
+  useEffect(() => {
+    if (number !== null && loaded) document.getElementById(`version-${number}`)?.scrollIntoView({ block: 'center' });
+  }, [number, loaded]);
+  return number;
+}
+
 // ?compare=from..to keeps the comparison in the URL so it can be shared and survives a reload.
-function useComparePair(versions: Version[]): [number | null, number | null, (from: number, to: number) => void] {
+function useComparePair(
+  versions: Version[],
+  linked: number | null,
+): [number | null, number | null, (from: number, to: number) => void] {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
   const match = /^(\d+)\.\.(\d+)$/.exec(params.get('compare') ?? '');
   const latest = versions[0]?.number ?? null;
   const previous = versions[1]?.number ?? null;
-  const from = match ? Number(match[1]) : previous;
-  const to = match ? Number(match[2]) : latest;
+  // A linked version with the one before it (v1 with v2, when there is one).
+  const pair: [number | null, number | null] =
+    linked === null || latest === null || linked > latest
+      ? [previous, latest]
+      : linked > 1
+        ? [linked - 1, linked]
+        : [linked, latest > 1 ? linked + 1 : latest];
+  const from = match ? Number(match[1]) : pair[0];
+  const to = match ? Number(match[2]) : pair[1];
   const set = (a: number, b: number) => {
     const query = new URLSearchParams(params.toString());
+    query.delete('version');
     query.set('compare', `${a}..${b}`);
     router.replace(`${pathname}?${query.toString()}#compare`, { scroll: false });
     requestAnimationFrame(() =>
@@ -77,7 +99,9 @@ function VersionsView({ scope }: { scope: PromptScope }) {
   const labels = useLabels(target);
   const person = usePeople(scope.organizationId);
   const draft = useQuery({ ...trpc.prompts.getDraft.queryOptions(target), enabled: scope.canWrite });
-  const [from, to, setCompare] = useComparePair(versions);
+  const linked = useLinkedVersion(versions.length > 0);
+  const [from, to, setCompare] = useComparePair(versions, linked);
+  const current = linked ?? to;
   const base = `/organizations/${scope.organizationId}/prompts/${scope.promptId}`;
   const evalsBase = `${base}/evals`;
   const setup = scope.prompt.state === 'setup';
@@ -137,7 +161,7 @@ function VersionsView({ scope }: { scope: PromptScope }) {
           />
         ) : (
           <>
-            <Table caption="Versions" className="versions-table">
+            <Table caption="Versions" className="table-stack versions-table">
               <thead>
                 <tr>
                   <th scope="col">Version</th>
@@ -158,13 +182,14 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                   return (
                     <tr
                       key={version.id}
+                      id={`version-${version.number}`}
                       data-version={version.number}
-                      aria-current={version.number === to ? 'true' : undefined}
+                      aria-current={version.number === current ? 'true' : undefined}
                     >
                       <td>
                         <strong className="version-number">v{version.number}</strong>
                       </td>
-                      <td>
+                      <td data-label="Labels">
                         <div className="inline">
                           {on.length === 0 ? <span className="subtle">—</span> : null}
                           {on.map(({ label, weight }) => (
@@ -179,9 +204,11 @@ function VersionsView({ scope }: { scope: PromptScope }) {
                           ))}
                         </div>
                       </td>
-                      <td className="muted mono">{version.content.modelRouteId}</td>
-                      <td>{person(version.createdBy)}</td>
-                      <td className="cell-nowrap muted">
+                      <td className="muted mono" data-label="Model">
+                        {version.content.modelRouteId}
+                      </td>
+                      <td data-label="Created by">{person(version.createdBy)}</td>
+                      <td className="cell-nowrap muted" data-label="Created">
                         <RelativeTime time={version.createdAt} />
                       </td>
                       <td className="cell-actions">

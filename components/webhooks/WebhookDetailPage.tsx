@@ -11,6 +11,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { CopyButton } from '@/components/ui/CopyButton';
 import { Dialog } from '@/components/ui/Dialog';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
@@ -81,7 +82,10 @@ function EndpointSummary({ webhook }: { webhook: Webhook }) {
         <dl className="description-list webhook-facts">
           <dt>URL</dt>
           <dd>
-            <code className="mono-sm webhook-url-text">{webhook.url}</code>
+            <div className="webhook-url-row">
+              <code className="mono-sm webhook-url-text">{webhook.url}</code>
+              <CopyButton value={webhook.url} label="Copy URL" />
+            </div>
           </dd>
           <dt>Events</dt>
           <dd>
@@ -192,7 +196,9 @@ function EndpointView({ org, webhookId }: { org: Org; webhookId: string }) {
         breadcrumbs={<Breadcrumbs org={org} />}
         title={
           <span className="webhook-title">
-            <span className="webhook-title-url">{webhook.description || webhook.url}</span>
+            <span className="webhook-title-url" title={webhook.description ? undefined : webhook.url}>
+              {webhook.description || webhook.url}
+            </span>
             <EndpointStatusBadge enabled={webhook.enabled} disabledReason={webhook.disabledReason} />
           </span>
         }

@@ -64,7 +64,7 @@ function EndpointsTable({ organizationId, onCreate }: { organizationId: string; 
           {endpoints.map((endpoint) => (
             <tr key={endpoint.id} data-webhook={endpoint.id}>
               <td className="webhook-endpoint-cell">
-                <Link href={`${base}/${endpoint.id}`} className="webhook-url">
+                <Link href={`${base}/${endpoint.id}`} className="webhook-url" title={endpoint.url}>
                   {endpoint.url}
                 </Link>
                 {endpoint.description ? <span className="subtle">{endpoint.description}</span> : null}

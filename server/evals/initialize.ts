@@ -5,7 +5,9 @@ import type { OperationInput } from '../operations';
 import { AppError, zodIssues, type Issue } from '../errors';
 import { newId } from '../ids';
 import { recordAudit } from '../audit/service';
-import { authorizePromptWrite } from '../access/organization';
+import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
+import { can } from '../auth/schemas';
+import { creditBalance } from '../billing/state';
 import { emptySetupContent } from '../prompts/drafts';
 import { latestVersionContent } from '../prompts/service';
 import { resolveScoringPolicy, setScoringPolicy } from '../prompts/scoring';
@@ -13,11 +15,11 @@ import { draftContentInput, type DraftContent, type ScoringPolicy } from '../pro
 import { findRoute } from '../models/routes';
 import { casesOf, datasetOf } from '../datasets/service';
 import { enqueueRuns } from './engine/queue';
-import { checkEligibility } from './eligibility';
+import { checkEligibility, evaluationEligibility } from './eligibility';
 import { casesDigestOf, digestOf, freezeCases, insertRun } from './freeze';
-import { selectCases } from './start';
+import { selectCases, sideCharge } from './start';
 import { toEvaluation } from './serialize';
-import type { Evaluation, InitializeInput } from './schemas';
+import type { BaselineEstimateInput, Estimate, Evaluation, InitializeInput } from './schemas';
 
 // A baseline runs the quick scope: the first 10 cases of the ordered dataset (all of them on Free).
 const baselineScope = 'quick' as const;
@@ -43,6 +45,65 @@ function policyFor(stored: unknown, method: InitializeInput['scoringMethod']): S
   return resolveScoringPolicy({ method, judgeModelRouteId: current.judgeModelRouteId, rubric: current.rubric });
 }
 
+// The caller's draft; a draft never written holds the latest version (an imported setup prompt has
+// some), else empty content.
+async function callerDraft(ctx: ServiceContext, promptId: string) {
+  const [draft] = await ctx.db
+    .select({ content: drafts.content, revision: drafts.revision })
+    .from(drafts)
+    .where(and(eq(drafts.promptId, promptId), eq(drafts.userId, ctx.actor.userId)));
+  const content = (draft?.content ??
+    (await latestVersionContent(ctx, promptId)) ??
+    emptySetupContent()) as DraftContent;
+  return { content, revision: draft?.revision ?? 0 };
+}
+
+/**
+ * What initializing the baseline would run now and cost, in the shape of a comparison's estimate
+ * (no production side): the caller's current draft on the baseline's cases under the chosen scoring.
+ * `allowed`/`reason` say whether an initialize would be accepted now. Dashboard only: the preview
+ * before the button spends credits.
+ */
+export async function estimateBaseline(
+  ctx: ServiceContext,
+  input: { organizationId: string; promptId: string } & BaselineEstimateInput,
+): Promise<Estimate> {
+  const { organizationId } = input;
+  const { membership, prompt } = await authorizePromptRead(ctx, organizationId, input.promptId);
+  const { content } = await callerDraft(ctx, prompt.id);
+  const all = await casesOf(ctx.db, (await datasetOf(ctx.db, prompt)).id);
+  const cases = freezeCases(selectCases(all, baselineScope));
+  const chosen = policyFor(prompt.scoring, input.scoringMethod);
+  // The judge route picked on the page is set only when the baseline starts.
+  const scoring =
+    chosen.method === 'judge' && input.judgeModelRouteId
+      ? { ...chosen, judgeModelRouteId: input.judgeModelRouteId }
+      : chosen;
+  const { credits, warnings } = sideCharge(content, scoring, cases);
+  let reason: string | null = null;
+  if (!can(membership.role, 'prompts.write')) reason = 'forbidden';
+  else if (membership.organization.readOnly) reason = 'read_only';
+  else if (prompt.state !== 'setup' || !cases.length || runnableIssues(content).length) reason = 'invalid_state';
+  else {
+    const eligibility = await evaluationEligibility(ctx, { organizationId, scope: baselineScope, action: 'start' });
+    if (!eligibility.allowed) reason = eligibility.reason.code;
+  }
+  return {
+    scope: baselineScope,
+    datasetSize: all.length,
+    totalCases: cases.length,
+    candidateCases: cases.length,
+    productionCases: 0,
+    reusedProductionRunId: null,
+    credits,
+    creditsRemaining: (await creditBalance(ctx.db, organizationId)).remaining,
+    allowed: reason === null,
+    reason,
+    incompatibleCases: warnings.length,
+    warnings,
+  };
+}
+
 /**
  * Initializes a setup prompt's baseline: freezes the caller's draft at `draftRevision`, the first
  * cases of the dataset and the scoring policy (which it sets on the prompt), and runs them; the
@@ -64,11 +125,7 @@ export async function initializeBaseline(
       { state: prompt.state },
     );
   }
-  const [draft] = await db
-    .select({ content: drafts.content, revision: drafts.revision })
-    .from(drafts)
-    .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId)));
-  const currentRevision = draft?.revision ?? 0;
+  const { content, revision: currentRevision } = await callerDraft(ctx, prompt.id);
   if (draftRevision !== currentRevision) {
     throw new AppError(
       'draft_conflict',
@@ -76,10 +133,6 @@ export async function initializeBaseline(
       { currentRevision },
     );
   }
-  // A draft never written holds the latest version (an imported setup prompt has some), else empty content.
-  const content = (draft?.content ??
-    (await latestVersionContent(ctx, prompt.id)) ??
-    emptySetupContent()) as DraftContent;
   const issues = runnableIssues(content);
   if (issues.length)
     throw new AppError('invalid_state', 'The draft cannot run yet.', { state: 'draft_not_runnable', issues });

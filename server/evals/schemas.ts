@@ -55,6 +55,14 @@ export const initializeInput = z.strictObject({
 });
 export type InitializeInput = z.infer<typeof initializeInput>;
 
+// The dashboard's preview before initializing: the method chosen on the page, and its judge route,
+// which initialize sets on the prompt only when it starts.
+export const baselineEstimateInput = z.strictObject({
+  scoringMethod: initializeInput.shape.scoringMethod,
+  judgeModelRouteId: z.string().min(1).optional(),
+});
+export type BaselineEstimateInput = z.infer<typeof baselineEstimateInput>;
+
 export const retryInput = z.strictObject({
   side: z.enum(evaluationSides).describe('The failed or cancelled side to run again; the other side is untouched.'),
 });

@@ -219,6 +219,16 @@ export async function startEvaluation(
   return toEvaluation(ctx, row);
 }
 
+// What one side's run would be charged: one credit per case, except the cases that error before any
+// model call, uncharged (an input its content cannot take; every case when its model or judge route
+// cannot be called here). `warnings` names the incompatible inputs.
+export function sideCharge(content: DraftContent, scoring: ScoringPolicy, cases: FrozenCase[]) {
+  const warnings = inputWarnings(content, cases);
+  const side = { content, scoring };
+  const uncharged = unusableRoute(side, prepareRun(side)) === null ? warnings.length : cases.length;
+  return { credits: cases.length - uncharged, warnings };
+}
+
 // What a start would run now and what it would cost; `allowed`/`reason` say whether it would be accepted.
 export async function estimateEvaluation(
   ctx: ServiceContext,
@@ -229,20 +239,10 @@ export async function estimateEvaluation(
   const plan = await planComparison(ctx, prompt, input);
   const candidateCases = plan.cases.length;
   const productionCases = plan.production && !plan.reusedRunId ? candidateCases : 0;
-  // Cases that cannot run under a side's content, or on a side whose model or judge route cannot be
-  // called here, error before any model call, uncharged.
-  const warnings = inputWarnings(plan.candidate.content as DraftContent, plan.cases);
-  const uncharged = (content: DraftContent, incompatible: number) => {
-    const side = { content, scoring: plan.scoring };
-    return unusableRoute(side, prepareRun(side)) === null ? incompatible : plan.cases.length;
-  };
-  const candidateUncharged = uncharged(plan.candidate.content as DraftContent, warnings.length);
-  const productionUncharged =
+  const candidate = sideCharge(plan.candidate.content as DraftContent, plan.scoring, plan.cases);
+  const productionCredits =
     plan.production && productionCases
-      ? uncharged(
-          plan.production.content as DraftContent,
-          inputWarnings(plan.production.content as DraftContent, plan.cases).length,
-        )
+      ? sideCharge(plan.production.content as DraftContent, plan.scoring, plan.cases).credits
       : 0;
   let reason: string | null = null;
   if (!can(membership.role, 'prompts.write')) reason = 'forbidden';
@@ -260,11 +260,11 @@ export async function estimateEvaluation(
     candidateCases,
     productionCases,
     reusedProductionRunId: plan.reusedRunId,
-    credits: candidateCases - candidateUncharged + productionCases - productionUncharged,
+    credits: candidate.credits + productionCredits,
     creditsRemaining: (await creditBalance(ctx.db, organizationId)).remaining,
     allowed: reason === null,
     reason,
-    incompatibleCases: warnings.length,
-    warnings,
+    incompatibleCases: candidate.warnings.length,
+    warnings: candidate.warnings,
   };
 }

@@ -4,6 +4,7 @@ import { accountProcedures } from './routers/account';
 import { auditRouter } from './routers/audit';
 import { authorizedAppsRouter } from './routers/authorizedApps';
 import { datasetProcedures } from './routers/datasets';
+import { evalProcedures } from './routers/evals';
 import { invitationProcedures } from './routers/invitations';
 import { organizationProcedures } from './routers/organizations';
 import { playgroundRouter } from './routers/playground';
@@ -21,6 +22,7 @@ export const appRouter = router({
   organizations: { ...table.organizations, ...organizationProcedures },
   members: { ...table.members, ...invitationProcedures },
   datasets: { ...table.datasets, ...datasetProcedures },
+  evals: { ...table.evals, ...evalProcedures },
   traces: { ...table.traces, ...traceProcedures },
   warnings: { ...table.warnings, ...warningProcedures },
   audit: auditRouter,
