@@ -26,6 +26,8 @@ export function PlaygroundPanel({
   const { state, run, stop } = usePlaygroundRun();
   const [message, setMessage] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
+  // Own values only: a variable named `constructor` must not show Object.prototype's.
+  const valueOf = (name: string) => (Object.hasOwn(values, name) ? values[name] : '');
   const running = state.phase === 'running';
   const usesVariables = content.inputType === 'variables';
 
@@ -34,7 +36,7 @@ export function PlaygroundPanel({
     if (running || blocked || content.messages.length === 0) return;
     const base = { organizationId: scope.organizationId, promptId: scope.promptId, content };
     if (usesVariables)
-      void run({ ...base, variables: Object.fromEntries(variables.map((name) => [name, values[name] ?? ''])) });
+      void run({ ...base, variables: Object.fromEntries(variables.map((name) => [name, valueOf(name)])) });
     else void run({ ...base, input: message });
   }
 
@@ -63,7 +65,7 @@ export function PlaygroundPanel({
                   <Field key={name} label={<span className="mono">{`{{${name}}}`}</span>}>
                     <Input
                       aria-label={`Value of ${name}`}
-                      value={values[name] ?? ''}
+                      value={valueOf(name)}
                       onChange={(e) => setValues((current) => ({ ...current, [name]: e.target.value }))}
                     />
                   </Field>

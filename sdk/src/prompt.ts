@@ -82,8 +82,9 @@ export type CompiledPrompt = {
   version: number;
 };
 
-// Same syntax as the service (lib/templates.ts): `{{name}}`, identifier names, spaces inside the braces allowed.
-const placeholderPattern = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+// Same syntax as the service (lib/templates.ts): `{{name}}`, identifier names, spaces inside the braces allowed;
+// `{{__proto__}}` is plain text, not a placeholder.
+const placeholderPattern = /\{\{\s*(?!__proto__\s*\}\})([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** Distinct variable names in order of first appearance across the messages. */
 export function extractVariables(messages: { content: string }[]): string[] {

@@ -44,7 +44,7 @@ function renderInput(content: Content, item: CaseInput, names: string[] = variab
   const given = parsed as Record<string, unknown>;
   return {
     variables: Object.fromEntries(
-      names.filter((name) => name in given).map((name) => [name, stringValue(given[name])]),
+      names.filter((name) => Object.hasOwn(given, name)).map((name) => [name, stringValue(given[name])]),
     ),
   };
 }
