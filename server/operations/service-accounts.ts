@@ -32,12 +32,12 @@ export const serviceAccountOperations = declareOperations({
     summary:
       'Create a service account (machine credentials for CI) with a role in this organization (admin only); the client secret is returned once',
     description:
-      'The account gets management tokens from POST /oauth/token with grant_type=client_credentials, its clientId (sa_…) and clientSecret (pls_…, form fields or HTTP Basic). The secret appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the account as it is now in error.details.serviceAccount and creates no second account. With an external OAUTH_ISSUER there is no token endpoint for it: 409 invalid_state (state external_issuer).',
+      'The account gets management tokens from POST /oauth/token with grant_type=client_credentials, its clientId (sa_…) and clientSecret (pls_…, form fields or HTTP Basic). The secret appears only in this 201 response; only its SHA-256 digest is stored. Replaying the same Idempotency-Key and body returns 409 secret_unavailable with the account as it is now in error.details.serviceAccount and creates no second account. With an external OAUTH_ISSUER there is no token endpoint for it: 409 invalid_state (state external_issuer). Only a person creates service accounts: a service account, even an admin one, gets 403 forbidden.',
     params: orgParams,
     body: createServiceAccountInput,
     status: 201,
     response: createdServiceAccountSchema,
-    errors: ['admin_required', 'not_found', 'read_only', 'invalid_state', 'secret_unavailable'],
+    errors: ['admin_required', 'forbidden', 'not_found', 'read_only', 'invalid_state', 'secret_unavailable'],
     role: 'admin',
     effect: 'write',
     idempotentReplay: 'secret_unavailable',

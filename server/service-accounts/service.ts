@@ -36,6 +36,14 @@ export async function createServiceAccount(
   { organizationId, name, role }: OperationInput<'create_service_account'>,
 ): Promise<CreatedServiceAccount> {
   const membership = await authorize(ctx, organizationId, 'serviceAccounts.manage');
+  // Only a person creates service accounts (`createdBy` is a user's id): an admin service account
+  // minting others would leave credentials behind that revoking it does not reach.
+  if (ctx.actor.serviceAccount)
+    throw new AppError(
+      'forbidden',
+      'A service account cannot create service accounts; an admin of the organization creates them.',
+      { actor: 'service_account' },
+    );
   if (!isBuiltInIssuer()) {
     throw new AppError(
       'invalid_state',

@@ -339,6 +339,18 @@ describe('acting as a service account', () => {
       'admin_required',
     );
     expectError(await editorAccount.actor.call('GET', base(team.org.id)), 403, 'admin_required');
+    // An admin account administers, but does not create service accounts: revoking it must reach every
+    // credential it could have made. It may still revoke one.
+    const adminAccount = await newServiceAccount(url, team.admin, team.org.id, 'admin');
+    const before = (await team.admin.call('GET', base(team.org.id))).body.items.length;
+    const minted = await adminAccount.actor.call('POST', base(team.org.id), {
+      body: { name: 'Minted', role: 'admin' },
+    });
+    expectError(minted, 403, 'forbidden');
+    expect(minted.body.error.details).toEqual({ actor: 'service_account' });
+    expect((await team.admin.call('GET', base(team.org.id))).body.items).toHaveLength(before);
+    const revoked = await adminAccount.actor.call('DELETE', `${base(team.org.id)}/${editorAccount.serviceAccount.id}`);
+    expect(revoked.status).toBe(200);
   });
 
   it('the role is read live: a change in the database applies to the next request with the same token', async () => {
