@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { formatDateTime, formatRelative } from '@/components/format';
 import { Alert } from '@/components/ui/Alert';
 import { Button, ButtonLink } from '@/components/ui/Button';
@@ -24,12 +24,22 @@ export function DeleteOrganizationPage({ organizationId, token }: { organization
     enabled: token.length > 0,
     staleTime: 0,
   });
+  // The deleted organization's cached details go once this page has been left: removed earlier,
+  // the sidebar (still on this page's path until the navigation lands) would ask for them again
+  // and get a 404.
+  const deleted = useRef(false);
+  useEffect(
+    () => () => {
+      if (deleted.current) queryClient.removeQueries(trpc.organizations.get.queryFilter({ organizationId }));
+    },
+    [queryClient, trpc, organizationId],
+  );
   const remove = useMutation(
     trpc.organizations.delete.mutationOptions({
       onSuccess: async () => {
         const name = link.data?.name ?? '';
+        deleted.current = true;
         router.replace(`/organizations?deleted=${encodeURIComponent(name)}`);
-        queryClient.removeQueries(trpc.organizations.get.queryFilter({ organizationId }));
         await Promise.all([
           queryClient.invalidateQueries(trpc.organizations.list.pathFilter()),
           queryClient.invalidateQueries(trpc.account.pathFilter()),
