@@ -39,6 +39,9 @@ export type ErrorCode = keyof typeof errorCodes;
 
 export type Issue = { path: string; message: string };
 
+// The wait a 429 or 503 suggests when its cause gives none (a provider that failed, a route not configured).
+export const defaultRetryAfterSeconds = 5;
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
@@ -54,7 +57,13 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.details = Array.isArray(details.issues) ? { ...details, issues: boundedIssues(details.issues) } : details;
-    this.headers = headers;
+    // API.md: every 429 and 503 carries Retry-After, on every surface. A cause that names no wait of
+    // its own gets a short one.
+    const status = errorCodes[code].http;
+    this.headers =
+      (status === 429 || status === 503) && headers['retry-after'] === undefined
+        ? { ...headers, 'retry-after': String(defaultRetryAfterSeconds) }
+        : headers;
   }
 
   get status(): number {

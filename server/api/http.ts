@@ -37,8 +37,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 // a value Postgres cannot hold (SQLSTATE class 22) is the caller's 400, never a 5xx.
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (isUnavailableError(error))
-    return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.', {}, { 'retry-after': '5' });
+  if (isUnavailableError(error)) return new AppError('unavailable', 'A dependency is unavailable. Retry shortly.');
   if (isDataException(error)) return new AppError('invalid_request', 'A value in the request cannot be stored.');
   return new AppError('internal', 'Something went wrong on our side.');
 }
@@ -47,11 +46,11 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
   return { error: { code: error.code, message: error.message, details: error.details, requestId } };
 }
 
-// The error's own headers, plus Retry-After on every 429 and 503, and Connection: close on every
-// 413: the rest of a body that was too large is never read, so the connection cannot carry another request.
+// The error's own headers (every 429 and 503 has its Retry-After: AppError), plus Connection: close
+// on every 413: the rest of a body that was too large is never read, so the connection cannot carry
+// another request.
 export function errorHeaders(error: AppError): Record<string, string> {
   const extra = { ...error.headers };
-  if ((error.status === 429 || error.status === 503) && !extra['retry-after']) extra['retry-after'] = '5';
   if (error.status === 413) extra.connection = 'close';
   return extra;
 }

@@ -102,7 +102,7 @@ export async function serveTrpc(req: Request, session: { actor?: Actor | null } 
       return createTrpcContext({ actor: session.actor, clientIp });
     },
     onError: logTrpcError,
-    // Retry-After of a rate limit; Connection: close after a body too large (its rest is never read).
+    // Retry-After of a 429 or 503; Connection: close after a body too large (its rest is never read).
     responseMeta({ errors }) {
       const headers = new Headers();
       const limited = errors

@@ -6,6 +6,7 @@ import { createTRPCClient, httpBatchStreamLink } from '@trpc/client';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { startFakeProvider, type FakeProvider } from '../helpers/openai-server';
 import { caller, rejection } from '../helpers/trpc';
+import { serveTrpc } from '@/server/trpc/http';
 
 async function signedUp() {
   const profile = await (
@@ -38,6 +39,14 @@ beforeAll(async () => {
   process.env.MODEL_RETRY_BASE_MS = '1';
   process.env.MODEL_ROUTES = JSON.stringify([
     { id: 'fake/gpt-4o', provider: 'fake', name: 'Fake 4o', baseUrl: fake.baseUrl, modelId: 'gpt-4o' },
+    {
+      id: 'remote/nokey',
+      provider: 'remote',
+      name: 'Remote without key',
+      baseUrl: 'https://models.example.com/v1',
+      apiKeyEnv: 'UNSET_PLAYGROUND_KEY',
+      modelId: 'gpt-4o',
+    },
   ]);
 });
 afterAll(async () => {
@@ -263,5 +272,25 @@ describe('playground.run over the wire', () => {
     );
     expect(error?.data).toMatchObject({ appCode: 'unavailable', details: { provider: 'fake', status: 400 } });
     expect(error.message).toContain('bad model');
+  });
+
+  it('a route without credentials is 503 unavailable with Retry-After through the HTTP handler (API.md: every 503)', async () => {
+    const { editor, ids } = await team();
+    const response = await serveTrpc(
+      new Request('http://localhost:3999/api/trpc/playground.run', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:3999' },
+        body: JSON.stringify({
+          ...ids,
+          content: { messages: [], inputType: 'user_message', modelRouteId: 'remote/nokey' },
+          input: 'hi',
+        }),
+      }),
+      { actor: { userId: editor.profile.id, clientId: 'dashboard', human: true } },
+    );
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = await response.json();
+    expect(body.error.data).toMatchObject({ appCode: 'unavailable', details: { reason: 'not_configured' } });
   });
 });
