@@ -1,4 +1,7 @@
+import { nestsDeeperThan } from '@/lib/json-depth';
 import { invalidRequest, type Issue } from './errors';
+
+export { nestsDeeperThan };
 
 // API.md "Input hygiene": no string anywhere in a request may hold U+0000 or an unpaired surrogate
 // (Postgres text and jsonb cannot store them), and no JSON body may nest deeper than 64 levels.
@@ -116,36 +119,6 @@ export function assertCleanInput(
 ): void {
   const issues = hygieneIssues(value, options);
   if (issues.length) throw invalidRequest(`The ${what} contains values that cannot be accepted.`, issues);
-}
-
-// Whether a parsed JSON value nests deeper than `limit` ("{}" is 1, a scalar 0). Iterative, with two
-// flat stacks and an early exit, so it is safe and cheap on any value JSON.parse returns.
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const values: object[] = [value];
-  const depths: number[] = [1];
-  while (values.length) {
-    const current = values.pop()!;
-    const depth = depths.pop()!;
-    if (depth > limit) return true;
-    if (Array.isArray(current)) {
-      for (const item of current) {
-        if (item !== null && typeof item === 'object') {
-          values.push(item);
-          depths.push(depth + 1);
-        }
-      }
-    } else {
-      for (const key in current) {
-        const item = (current as Record<string, unknown>)[key];
-        if (item !== null && typeof item === 'object') {
-          values.push(item);
-          depths.push(depth + 1);
-        }
-      }
-    }
-  }
-  return false;
 }
 
 // JSON text shorter than this cannot nest deeper than `limit` (each level takes two characters).

@@ -45,12 +45,27 @@ function serverIssuePaths(content: DraftContent): string[] {
   return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
 }
 
+// `{ "a": { "a": … } }`, `levels` objects deep.
+function nestedObject(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+}
+
 describe('client draft validation uses the server issue paths', () => {
   const serverPaths = serverIssuePaths;
 
   it('accepts what the server accepts', () => {
     expect(validateContent(base)).toEqual({});
     expect(serverPaths(base)).toEqual([]);
+    const deepest = {
+      ...base,
+      tools: [{ type: 'function' as const, name: 'a', description: '', parameters: nestedObject(48) }],
+    };
+    expect(validateContent(deepest)).toEqual({});
+    expect(serverPaths(deepest)).toEqual([]);
+    const deeper = { ...base, tools: [{ ...deepest.tools[0], parameters: nestedObject(49) }] };
+    expect(validateContent(deeper)).toEqual({ 'content.tools.0.parameters': 'Must not nest more than 48 levels.' });
   });
 
   it.each<[string, Partial<DraftContent>]>([
@@ -100,6 +115,10 @@ describe('client draft validation uses the server issue paths', () => {
     [
       'tool parameters of type string',
       { tools: [{ type: 'function', name: 'a', description: '', parameters: { type: 'string' } }] },
+    ],
+    [
+      'tool parameters nesting 49 levels',
+      { tools: [{ type: 'function', name: 'a', description: '', parameters: nestedObject(49) }] },
     ],
   ])('%s: every client message sits on a path the server also reports', (_label, patch) => {
     const content = { ...base, ...patch };

@@ -1,3 +1,4 @@
+import { nestsDeeperThan } from '@/lib/json-depth';
 import { toolLimits, toolNamePattern } from '@/lib/tools';
 import type { CustomMetric, DraftContent } from '../types';
 
@@ -66,6 +67,10 @@ export function validateContent(content: DraftContent): Record<string, string> {
         `Use at most ${toolLimits.descriptionChars.toLocaleString('en')} characters.`;
     if ('type' in tool.parameters && tool.parameters.type !== 'object')
       issues[`content.tools.${i}.parameters`] = 'The arguments of a function are an object: use "type": "object".';
+    // The server's own message (a schema much deeper would not even reach it: the request body nests
+    // more than 64 levels and is refused as a whole, with no field to point at).
+    else if (nestsDeeperThan(tool.parameters, toolLimits.parametersDepth))
+      issues[`content.tools.${i}.parameters`] = `Must not nest more than ${toolLimits.parametersDepth} levels.`;
   });
   const names = new Set<string>();
   content.customMetrics.forEach((metric, i) => {
