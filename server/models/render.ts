@@ -23,7 +23,8 @@ export function renderMessages(
     const names = extractVariables(content.messages);
     const given = values.variables ?? {};
     for (const name of names)
-      if (!Object.hasOwn(given, name)) issues.push({ path: `variables.${name}`, message: `Give a value for {{${name}}}.` });
+      if (!Object.hasOwn(given, name))
+        issues.push({ path: `variables.${name}`, message: `Give a value for {{${name}}}.` });
     for (const name of Object.keys(given))
       if (!names.includes(name))
         issues.push({ path: `variables.${name}`, message: 'The prompt has no such variable.' });
