@@ -37,7 +37,7 @@ export const serviceAccountOperations = declareOperations({
     body: createServiceAccountInput,
     status: 201,
     response: createdServiceAccountSchema,
-    errors: ['admin_required', 'forbidden', 'not_found', 'read_only', 'invalid_state', 'secret_unavailable'],
+    errors: ['admin_required', 'not_found', 'read_only', 'invalid_state', 'secret_unavailable'],
     role: 'admin',
     effect: 'write',
     idempotentReplay: 'secret_unavailable',

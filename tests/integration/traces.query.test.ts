@@ -471,9 +471,9 @@ describe('a span’s prompt version', () => {
     ).toBe('BAD_REQUEST');
   });
 
-  it('links to the versions page comparing that version with the one before', () => {
-    expect(versionHref('org_1', 'prm_1', 3)).toBe('/organizations/org_1/prompts/prm_1/versions?compare=2..3#compare');
-    expect(versionHref('org_1', 'prm_1', 1)).toBe('/organizations/org_1/prompts/prm_1/versions?compare=1..1#compare');
+  it('links to that version on the versions page (never a comparison of a version with itself)', () => {
+    expect(versionHref('org_1', 'prm_1', 3)).toBe('/organizations/org_1/prompts/prm_1/versions?version=3');
+    expect(versionHref('org_1', 'prm_1', 1)).toBe('/organizations/org_1/prompts/prm_1/versions?version=1');
   });
 });
 
