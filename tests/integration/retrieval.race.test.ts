@@ -73,6 +73,14 @@ function hammer(get: Get, promptId: string, secret: string, concurrency: number)
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Keeps the load running until enough requests have started after `ack` (or a generous deadline
+// passes): on a busy machine with the embedded database a fixed pause may see only a few.
+async function untilStartedAfter(samples: Sample[], ack: number, count: number, minMs: number) {
+  await pause(minMs);
+  const deadline = performance.now() + 10_000;
+  while (samples.filter((x) => x.start > ack).length <= count && performance.now() < deadline) await pause(25);
+}
+
 async function labelMoveRace(get: Get) {
   const s = await retrievalSetup(3);
   const load = hammer(get, s.promptId, s.secret, 16);
@@ -84,7 +92,7 @@ async function labelMoveRace(get: Get) {
     const ack = performance.now();
     expect(moved.status).toBe(200);
     moves.push({ target, begin, ack });
-    await pause(120);
+    await untilStartedAfter(load.samples, ack, 4, 120);
   }
   await pause(100);
   await load.stop();
@@ -124,7 +132,7 @@ async function conditionalAfterMove(get: Get) {
   await pause(100);
   await s.owner.call('PUT', `${s.base}/labels/production`, { body: { versionId: s.ids[1] } });
   const ack = performance.now();
-  await pause(150);
+  await untilStartedAfter(stale.samples, ack, 10, 150);
   await stale.stop();
   const after = stale.samples.filter((x) => x.start > ack);
   expect(after.length).toBeGreaterThan(10);
@@ -139,7 +147,7 @@ async function revocationRace(get: Get) {
   const revoked = await s.owner.call('DELETE', `${s.base}/keys/${s.keyId}`);
   const ack = performance.now();
   expect(revoked.status).toBe(200);
-  await pause(200);
+  await untilStartedAfter(load.samples, ack, 20, 200);
   await load.stop();
   const before = load.samples.filter((x) => x.end < ack);
   const after = load.samples.filter((x) => x.start > ack);
