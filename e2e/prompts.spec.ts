@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { createOrganization, expect, test, uniqueName } from './fixtures';
+import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 import { createPrompt } from './prompts.helpers';
 
 const status = (page: Page) => page.getByRole('status', { name: /Draft status/ });
@@ -251,4 +251,60 @@ test('the prompt list pages with "Load more"', async ({ adminPage: page }) => {
   await page.getByRole('button', { name: 'Load more' }).click();
   await expect(page.locator('tr[data-prompt]')).toHaveCount(26);
   await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+});
+
+test('a draft older than a teammate’s new version says so, links the comparison, and discarding catches up', async ({
+  adminPage: page,
+  signUpSecondUser,
+}) => {
+  const editor = await signUpSecondUser('editor');
+  const organizationId = await createOrganization(page, uniqueName('Teammates'));
+  await page.goto(`/organizations/${organizationId}/members`);
+  const form = page.getByRole('form', { name: 'Add a member' });
+  await form.getByLabel('Email address').fill(editor.account.email);
+  await form.getByLabel('Role').selectOption('editor');
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(form.getByText(`${editor.account.email} now has access`)).toBeVisible();
+  const editorPath = await createPrompt(page, organizationId, uniqueName('Shared'));
+  const target = { organizationId, promptId: editorPath.split('/').pop()! };
+  await activatePrompt(page, target, 'Version one.');
+
+  // The editor's draft starts from version 1 and gets an edit.
+  await editor.page.goto(editorPath);
+  await editor.page.getByLabel('Content of message 1').fill('Editor’s edit.');
+  await expect(status(editor.page)).toContainText(/Saved · revision \d+/);
+  await expect(editor.page.getByText(/saved after your draft started/)).toHaveCount(0);
+
+  // The admin saves version 2 from their own draft.
+  const { mutate, query } = trpc(page);
+  const draft = await query('prompts.getDraft', target);
+  const saved = await mutate('prompts.updateDraft', {
+    ...target,
+    revision: draft.revision,
+    content: { messages: [{ role: 'system', content: 'Version two.' }], inputType: 'user_message' },
+  });
+  await mutate('versions.save', { ...target, draftRevision: saved.revision });
+
+  await editor.page.reload();
+  const notice = editor.page.getByRole('status').filter({ hasText: 'Version 2 was saved after your draft started' });
+  await expect(notice).toContainText('Your draft started from version 1.');
+  await notice.getByRole('link', { name: 'Compare v1 with v2' }).click();
+  await expect(editor.page).toHaveURL(/\/versions\?compare=1\.\.2$/);
+  await editor.page.goBack();
+  await editor.page.getByRole('button', { name: 'Discard draft' }).click();
+  await editor.page
+    .getByRole('dialog', { name: 'Discard your draft?' })
+    .getByRole('button', { name: 'Discard draft' })
+    .click();
+  await expect(editor.page.getByLabel('Content of message 1')).toHaveValue('Version two.');
+  await expect(notice).toHaveCount(0);
+
+  // Saving a version from one's own draft never warns about that version.
+  await editor.page.getByLabel('Content of message 1').fill('Version three.');
+  await expect(status(editor.page)).toContainText(/Saved · revision \d+/);
+  await editor.page.getByRole('button', { name: 'Save version' }).click();
+  await expect(editor.page.getByText('Saved as v3')).toBeVisible();
+  await editor.page.reload();
+  await expect(editor.page.getByLabel('Content of message 1')).toHaveValue('Version three.');
+  await expect(editor.page.getByText(/saved after your draft started/)).toHaveCount(0);
 });

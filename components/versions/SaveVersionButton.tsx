@@ -34,6 +34,10 @@ export function SaveVersionButton({ scope, revision, pendingReason, variant = 'p
       onError: (e) => setError(readAppError(e)?.message ?? 'The version was not saved.'),
       onSettled: () => {
         void queryClient.invalidateQueries(trpc.versions.pathFilter());
+        // The draft is based on the new version now (the editor keeps what is being typed).
+        void queryClient.invalidateQueries(
+          trpc.prompts.getDraft.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
+        );
         void queryClient.invalidateQueries(
           trpc.prompts.get.queryFilter({ organizationId: scope.organizationId, promptId: scope.promptId }),
         );

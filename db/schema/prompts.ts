@@ -207,6 +207,10 @@ export const drafts = pgTable(
     // json, not jsonb: keys stay in the order written (a tool's JSON Schema orders what a model writes).
     content: json().notNull(),
     revision: integer().notNull().default(0),
+    // The version the content started from: set when the draft is created or discarded (the latest
+    // version, 0 when there is none) and when a version is saved or published from it. Null for
+    // drafts written before it was kept.
+    basedOnVersion: integer(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.userId] })],

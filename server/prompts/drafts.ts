@@ -6,10 +6,11 @@ import { AppError } from '../errors';
 import { recordAudit } from '../audit/service';
 import { localRoute, requireRoute, type RouteConfig } from '../models/routes';
 import { authorizePromptRead, authorizePromptWrite } from '../access/organization';
-import { latestVersionContent } from './service';
+import { latestVersion } from './service';
 import { extractVariables, type Draft, type DraftContent, type ParsedDraftContent } from './schemas';
 
 type DraftRow = typeof drafts.$inferSelect;
+type DraftChange = { content: DraftContent; basedOnVersion?: number };
 
 export function emptySetupContent(): DraftContent {
   return {
@@ -25,19 +26,25 @@ export function emptySetupContent(): DraftContent {
   };
 }
 
-function toDraft(row: DraftRow): Draft {
+// `latestVersion` from the prompt row read with the draft (0 before the first version).
+function toDraft(row: DraftRow, prompt: { lastVersionNumber: number }): Draft {
   const content = row.content as DraftContent;
   return {
     content,
     revision: row.revision,
+    basedOnVersion: row.basedOnVersion,
+    latestVersion: prompt.lastVersionNumber,
     updatedAt: row.updatedAt.toISOString(),
     variables: content.inputType === 'variables' ? extractVariables(content.messages) : [],
   };
 }
 
-// A fresh draft starts from the latest saved version, or from empty setup content.
-async function startingContent(ctx: ServiceContext, promptId: string): Promise<DraftContent> {
-  return ((await latestVersionContent(ctx, promptId)) as DraftContent | null) ?? emptySetupContent();
+// A fresh draft starts from the latest saved version, or from empty setup content (version 0).
+async function startingContent(ctx: ServiceContext, promptId: string): Promise<Required<DraftChange>> {
+  const latest = await latestVersion(ctx, promptId);
+  return latest
+    ? { content: latest.content as DraftContent, basedOnVersion: latest.number }
+    : { content: emptySetupContent(), basedOnVersion: 0 };
 }
 
 // Creates the (prompt, user) draft at revision 0 if it does not exist yet; concurrent first
@@ -52,7 +59,7 @@ async function ensureDraft(ctx: ServiceContext, organizationId: string, promptId
       organizationId,
       promptId,
       userId: ctx.actor.userId,
-      content: await startingContent(ctx, promptId),
+      ...(await startingContent(ctx, promptId)),
       revision: 0,
     })
     .onConflictDoNothing();
@@ -79,7 +86,7 @@ export async function getDraft(
   { organizationId, promptId }: OperationInput<'get_draft'>,
 ): Promise<Draft> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
-  return toDraft(await ensureDraft(ctx, organizationId, prompt.id));
+  return toDraft(await ensureDraft(ctx, organizationId, prompt.id), prompt);
 }
 
 // Compare-and-swap on revision: the stale writer gets draft_conflict and changes nothing.
@@ -88,16 +95,16 @@ async function swapContent(
   organizationId: string,
   promptId: string,
   expected: number,
-  contentFor: (ctx: ServiceContext, promptId: string) => Promise<DraftContent> | DraftContent,
+  changes: (ctx: ServiceContext, promptId: string) => Promise<DraftChange> | DraftChange,
   operation: string,
 ): Promise<Draft> {
   const { db } = ctx;
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId);
   await ensureDraft(ctx, organizationId, prompt.id);
-  const content = await contentFor(ctx, prompt.id);
+  const set = await changes(ctx, prompt.id);
   const [row] = await db
     .update(drafts)
-    .set({ content, revision: sql`${drafts.revision} + 1`, updatedAt: new Date() })
+    .set({ ...set, revision: sql`${drafts.revision} + 1`, updatedAt: new Date() })
     .where(and(eq(drafts.promptId, prompt.id), eq(drafts.userId, ctx.actor.userId), eq(drafts.revision, expected)))
     .returning();
   if (!row) {
@@ -120,7 +127,7 @@ async function swapContent(
     targetId: prompt.id,
     details: { revision: row.revision },
   });
-  return toDraft(row);
+  return toDraft(row, prompt);
 }
 
 export async function updateDraft(
@@ -128,10 +135,11 @@ export async function updateDraft(
   { organizationId, promptId, content: parsed, revision }: OperationInput<'update_draft'>,
 ): Promise<Draft> {
   const { content } = resolveContent(parsed);
-  return swapContent(ctx, organizationId, promptId, revision, () => content, 'draft.update');
+  return swapContent(ctx, organizationId, promptId, revision, () => ({ content }), 'draft.update');
 }
 
-// Discard is a CAS write too: the content goes back to the latest version (or empty setup content).
+// Discard is a CAS write too: the content goes back to the latest version (or empty setup content),
+// and the draft is based on that version from then on.
 export async function discardDraft(
   ctx: ServiceContext,
   { organizationId, promptId, revision }: OperationInput<'discard_draft'>,

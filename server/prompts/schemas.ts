@@ -231,6 +231,19 @@ export type Prompt = z.infer<typeof promptSchema>;
 export const draftSchema = z.object({
   content: draftContentSchema,
   revision: z.number().int(),
+  basedOnVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The version the draft started from: the latest version when it was created or discarded (0 when there was none), or the version last saved from it. Null for drafts older than this field.',
+    ),
+  latestVersion: z
+    .number()
+    .int()
+    .describe(
+      "The prompt's newest version number (0 before the first). Greater than basedOnVersion: versions were saved since the draft started, and saving it replaces what they changed.",
+    ),
   updatedAt: z.string(),
   variables: z.array(z.string()),
 });

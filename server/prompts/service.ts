@@ -162,12 +162,19 @@ export async function archivePrompt(
 }
 
 // The content of the newest saved version, if there is one.
-export async function latestVersionContent(ctx: ServiceContext, promptId: string): Promise<unknown | null> {
+export async function latestVersion(
+  ctx: ServiceContext,
+  promptId: string,
+): Promise<{ number: number; content: unknown } | null> {
   const [row] = await ctx.db
-    .select({ content: promptVersions.content })
+    .select({ number: promptVersions.number, content: promptVersions.content })
     .from(promptVersions)
     .where(eq(promptVersions.promptId, promptId))
     .orderBy(desc(promptVersions.number))
     .limit(1);
-  return row?.content ?? null;
+  return row ?? null;
+}
+
+export async function latestVersionContent(ctx: ServiceContext, promptId: string): Promise<unknown | null> {
+  return (await latestVersion(ctx, promptId))?.content ?? null;
 }

@@ -84,6 +84,14 @@ async function versionFromDraft(
  * The number the next saved version gets. A prompt imported with version 2147483647 (the largest a
  * version can have) has no next number: 409 invalid_state rather than a failed insert.
  */
+// The draft a version was saved (or published) from is based on that version from then on.
+async function rebaseDraft(ctx: ServiceContext, promptId: string, userId: string, number: number) {
+  await ctx.db
+    .update(drafts)
+    .set({ basedOnVersion: number })
+    .where(and(eq(drafts.promptId, promptId), eq(drafts.userId, userId)));
+}
+
 function nextVersionNumber(prompt: { lastVersionNumber: number }): number {
   if (prompt.lastVersionNumber >= maxStoredInt)
     throw new AppError(
@@ -159,6 +167,7 @@ export async function saveVersion(
     .update(prompts)
     .set({ versionCount: sql`${prompts.versionCount} + 1`, lastVersionNumber: number })
     .where(eq(prompts.id, prompt.id));
+  await rebaseDraft(ctx, prompt.id, userId, number);
   await recordAudit(ctx, {
     organizationId,
     operation: 'version.save',
@@ -322,6 +331,7 @@ export async function publishBaselineVersion(
     .update(prompts)
     .set({ state: 'active', versionCount: sql`${prompts.versionCount} + 1`, lastVersionNumber: number })
     .where(eq(prompts.id, prompt.id));
+  await rebaseDraft(ctx, prompt.id, input.draftUserId, number);
   await recordAudit(ctx, {
     organizationId: input.organizationId,
     operation: 'version.publish_baseline',

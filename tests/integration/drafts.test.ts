@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, drafts, organizations } from '@/db/schema';
 import { newTeam, type TestUser } from '../helpers/api';
+import { activePrompt, writeDraft } from '../helpers/prompts';
 
 function expectError(result: { status: number; body: any }, status: number, code: string) {
   expect(result.status, JSON.stringify(result.body)).toBe(status);
@@ -39,11 +40,53 @@ async function storedDraft(promptId: string, user: TestUser) {
 }
 
 describe('personal drafts', () => {
+  it('say which version they started from, so a draft older than a teammate’s version can be told apart', async () => {
+    const { org, admin, editor } = await newTeam();
+    const { prompt, base } = await activePrompt(admin, org.id);
+    const path = `${base}/draft`;
+    // Published from the admin's setup draft: that draft is now based on version 1.
+    expect((await admin.call('GET', path)).body).toMatchObject({ basedOnVersion: 1, latestVersion: 1 });
+    // The editor's draft starts from version 1 and is edited.
+    const edited = await writeDraft(editor, org.id, prompt.id, 'Editor’s take');
+    expect(edited).toMatchObject({ basedOnVersion: 1, latestVersion: 1 });
+
+    // The admin saves version 2: the admin's draft follows it, the editor's is now behind.
+    const adminDraft = await writeDraft(admin, org.id, prompt.id, 'Admin’s take');
+    const v2 = await admin.call('POST', `${base}/versions`, { body: { draftRevision: adminDraft.revision } });
+    expect(v2.status).toBe(201);
+    expect((await admin.call('GET', path)).body).toMatchObject({ basedOnVersion: 2, latestVersion: 2 });
+    const behind = (await editor.call('GET', path)).body;
+    expect(behind).toMatchObject({ basedOnVersion: 1, latestVersion: 2 });
+    // Editing does not change what the draft is based on; discarding starts again from version 2.
+    const again = await writeDraft(editor, org.id, prompt.id, 'Editor’s second take');
+    expect(again).toMatchObject({ basedOnVersion: 1, latestVersion: 2 });
+    const discarded = await editor.call('POST', `${path}/discard`, { body: { revision: again.revision } });
+    expect(discarded.body).toMatchObject({
+      basedOnVersion: 2,
+      latestVersion: 2,
+      content: { messages: [{ content: 'Admin’s take' }] },
+    });
+
+    // Saving from the behind draft is allowed (drafts are personal); the draft is then based on it.
+    const edited2 = await writeDraft(editor, org.id, prompt.id, 'Editor’s third take');
+    const v3 = await editor.call('POST', `${base}/versions`, { body: { draftRevision: edited2.revision } });
+    expect(v3.body.number).toBe(3);
+    expect((await editor.call('GET', path)).body).toMatchObject({ basedOnVersion: 3, latestVersion: 3 });
+    expect((await storedDraft(prompt.id, admin)).basedOnVersion).toBe(2);
+  });
+
   it('first read creates revision 0 with empty setup content; each user has their own', async () => {
     const { editor, admin, viewer, path, prompt } = await setup();
     const first = await editor.call('GET', path);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ content: emptyContent, revision: 0, updatedAt: expect.any(String), variables: [] });
+    expect(first.body).toEqual({
+      content: emptyContent,
+      revision: 0,
+      basedOnVersion: 0,
+      latestVersion: 0,
+      updatedAt: expect.any(String),
+      variables: [],
+    });
     expect((await editor.call('GET', path)).body).toEqual(first.body);
     expect((await viewer.call('GET', path)).body.revision).toBe(0);
 

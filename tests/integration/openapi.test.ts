@@ -131,7 +131,14 @@ describe('OpenAPI document', () => {
       'max_chars',
     ]);
     const draft = put.responses['200'].content['application/json'].schema;
-    expect(draft.required).toEqual(['content', 'revision', 'updatedAt', 'variables']);
+    expect(draft.required).toEqual([
+      'content',
+      'revision',
+      'basedOnVersion',
+      'latestVersion',
+      'updatedAt',
+      'variables',
+    ]);
     const rows =
       committed.paths['/api/v1/organizations/{organizationId}/prompts/{promptId}/dataset/import'].post.requestBody
         .content['application/json'].schema.properties.rows;

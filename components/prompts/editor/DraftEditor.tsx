@@ -2,7 +2,7 @@
 
 import { useRef, useState } from 'react';
 import { Alert } from '@/components/ui/Alert';
-import { Button } from '@/components/ui/Button';
+import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
@@ -12,7 +12,7 @@ import { PlaygroundPanel } from '@/components/playground/PlaygroundPanel';
 import { SetupChecklist } from '@/components/evals/SetupChecklist';
 import { SaveVersionButton } from '@/components/versions/SaveVersionButton';
 import type { PromptScope } from '../PromptShell';
-import type { DraftContent } from '../types';
+import type { Draft, DraftContent } from '../types';
 import { ConflictDialog } from './ConflictDialog';
 import { CustomMetricsEditor } from './CustomMetricsEditor';
 import { InputTypeToggle, VariableChips } from './InputTypeToggle';
@@ -65,6 +65,31 @@ const unsavableReason: Record<SaveStatus, string | null> = {
   conflict: 'Your draft changed in another window and saving is paused. Leaving now loses your latest edits.',
   error: 'Your latest edits could not be saved. Leaving now loses them.',
 };
+
+// A teammate saved a version after this draft started: saving it would replace what they changed.
+function NewerVersionNotice({ scope, draft }: { scope: PromptScope; draft: Draft }) {
+  const { basedOnVersion: base, latestVersion: latest } = draft;
+  if (base === null || latest <= base) return null;
+  const versions = `/organizations/${scope.organizationId}/prompts/${scope.promptId}/versions`;
+  const newer = latest - base === 1 ? `Version ${latest} was` : `Versions ${base + 1}–${latest} were`;
+  return (
+    <Alert
+      tone="warning"
+      title={`${newer} saved after your draft started`}
+      action={
+        <ButtonLink
+          size="sm"
+          href={base > 0 ? `${versions}?compare=${base}..${latest}` : `${versions}?version=${latest}`}
+        >
+          {base > 0 ? `Compare v${base} with v${latest}` : `See v${latest}`}
+        </ButtonLink>
+      }
+    >
+      Your draft started from {base > 0 ? `version ${base}` : 'an empty prompt'}. Saving a version from it replaces what
+      changed since; discard your draft to start again from version {latest}.
+    </Alert>
+  );
+}
 
 export function DraftEditor({ scope }: { scope: PromptScope }) {
   const readOnly = !scope.canWrite;
@@ -170,6 +195,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
               {draft.errorMessage}
             </Alert>
           ) : null}
+          {loaded && !readOnly ? <NewerVersionNotice scope={scope} draft={loaded} /> : null}
           {draft.conflict && conflictHidden ? (
             <Alert
               tone="warning"

@@ -1,0 +1,1 @@
+ALTER TABLE "drafts" ADD COLUMN "based_on_version" integer;
