@@ -10,13 +10,13 @@ import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { Field, Select } from '@/components/ui/Field';
 import { FieldError } from '@/components/ui/FieldError';
 import { CheckIcon } from '@/components/ui/icons';
-import { useTRPC } from '@/lib/trpc/client';
+import { useTRPC, useTRPCClient } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import type { PromptScope } from '@/components/prompts/PromptShell';
 import type { DraftContent } from '@/components/prompts/types';
 import { InitializeBaselineDialog } from './InitializeBaselineDialog';
 import { EvalStatusBadge } from './parts';
-import { isActive, type Evaluation, type ScoringMethod } from './types';
+import { isActive, type Estimate, type Evaluation, type ScoringMethod } from './types';
 import './evals.css';
 
 const localJudge = 'local/judge';
@@ -44,13 +44,16 @@ type Props = {
   contentValid: boolean;
 };
 
-// "…: 8 credits, 112 left this period." (a case that cannot run under the input type is not charged).
-function costText(cases: number, remaining: number | undefined): string {
-  const credits = `${cases.toLocaleString()} ${cases === 1 ? 'credit' : 'credits'}`;
-  if (remaining === undefined) return `: ${credits}.`;
-  if (remaining < cases)
-    return `: ${credits}, and ${remaining.toLocaleString()} are left this period, so it pauses when they run out.`;
-  return `: ${credits}, ${remaining.toLocaleString()} left this period.`;
+// "…on 10 cases: 8 credits, 112 left this period." from the server's estimate (the first cases of
+// the dataset; a case that cannot run under the input type is not charged).
+function runText(revision: number, estimate: Estimate | undefined): string {
+  if (!estimate) return `Runs revision ${revision} of your draft on the first cases of the dataset.`;
+  const { totalCases: cases, credits, creditsRemaining: remaining } = estimate;
+  const run = `Runs revision ${revision} of your draft on ${cases.toLocaleString()} ${cases === 1 ? 'case' : 'cases'}`;
+  const cost = `${credits.toLocaleString()} ${credits === 1 ? 'credit' : 'credits'}`;
+  if (remaining < credits)
+    return `${run}: ${cost}, and ${remaining.toLocaleString()} are left this period, so it pauses when they run out.`;
+  return `${run}: ${cost}, ${remaining.toLocaleString()} left this period.`;
 }
 
 function Step({ n, done, title, children }: { n: number; done: boolean; title: string; children?: React.ReactNode }) {
@@ -73,6 +76,7 @@ function Step({ n, done, title, children }: { n: number; done: boolean; title: s
 // The path from an empty setup prompt to a published version 1: draft, cases, scoring, initialize.
 export function SetupChecklist({ scope, content, revision, saved, contentValid }: Props) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const router = useRouter();
   const queryClient = useQueryClient();
   const target = { organizationId: scope.organizationId, promptId: scope.promptId };
@@ -80,11 +84,6 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
   const dataset = useQuery(trpc.datasets.get.queryOptions(target));
   const scoring = useQuery(trpc.versions.getScoring.queryOptions(target));
   const models = useQuery(trpc.models.list.queryOptions({ organizationId: scope.organizationId }));
-  // What the baseline costs beside what is left: one credit per case executed.
-  const billing = useQuery({
-    ...trpc.billing.state.queryOptions({ organizationId: scope.organizationId }),
-    enabled: scope.canWrite,
-  });
   const evaluations = useQuery({
     ...trpc.evals.list.queryOptions({ ...target, limit: 5 }),
     refetchInterval: (q) =>
@@ -119,6 +118,19 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
     Evaluation | undefined;
   const baselineRunning = baseline ? isActive(baseline.status) || baseline.status === 'paused' : false;
   const ready = draftDone && casesDone && saved && !baselineRunning && scope.canWrite;
+  // What the baseline runs and costs now, as the confirmation dialog shows it; asked again when the
+  // draft, the dataset or the scoring choice changes.
+  const estimateInput = {
+    ...target,
+    scoringMethod: method,
+    ...(method === 'judge' ? { judgeModelRouteId: judgeRoute } : {}),
+  };
+  const estimate = useQuery({
+    queryKey: ['baseline-estimate', estimateInput, revision, dataset.data?.revision],
+    queryFn: () => client.evals.estimateBaseline.query(estimateInput),
+    enabled: ready,
+    placeholderData: (previous) => previous,
+  });
 
   async function start() {
     setError(null);
@@ -259,7 +271,7 @@ export function SetupChecklist({ scope, content, revision, saved, contentValid }
                         ? 'Saving your draft…'
                         : baselineRunning
                           ? 'A baseline is already running.'
-                          : `Runs revision ${revision} of your draft on ${count} ${count === 1 ? 'case' : 'cases'}${costText(count, billing.data?.creditsRemaining)}`}
+                          : runText(revision, estimate.data)}
               </span>
             </div>
           </Step>
