@@ -56,7 +56,8 @@ test('import a CSV: preview duplicates and a rejected row, remove it, import', a
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await (await download).path();
   const text = await readFile(file, 'utf8');
-  expect(text.split(/\r?\n/)[0]).toBe('input,expectedOutput,inputFormat,referenceFormat');
+  // A byte order mark first, so that spreadsheets read it as UTF-8.
+  expect(text.split(/\r?\n/)[0]).toBe('\ufeffinput,expectedOutput,inputFormat,referenceFormat');
   expect(text).toContain('Cancel my plan');
 });
 

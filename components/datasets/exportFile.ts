@@ -1,12 +1,15 @@
 import Papa from 'papaparse';
 import { toCaseRow } from './CaseFields';
+import { toSpreadsheetCell } from './spreadsheetCells';
 import type { DatasetCase } from './types';
 
 const columns = ['input', 'expectedOutput', 'inputFormat', 'referenceFormat'] as const;
 
-// The same columns the importer reads, so an export imports back unchanged.
+// The same columns the importer reads, so an export imports back unchanged. A byte order mark first
+// (Excel reads the file as UTF-8), and formula-like cells kept as text (spreadsheetCells.ts).
 export function toCsv(rows: DatasetCase[]): string {
-  return Papa.unparse({ fields: [...columns], data: rows.map((row) => columns.map((column) => row[column])) });
+  const data = rows.map((row) => columns.map((column) => toSpreadsheetCell(row[column])));
+  return `\ufeff${Papa.unparse({ fields: [...columns], data })}`;
 }
 
 export function toJsonl(rows: DatasetCase[]): string {

@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { fromSpreadsheetCell } from './spreadsheetCells';
 import type { CaseFormat, CaseRow } from './types';
 
 // A row read from the file, with the number the user sees (data row for CSV, line for JSONL).
@@ -45,10 +46,11 @@ export function detectKind(fileName: string | null, text: string): FileKind {
 }
 
 export function parseCsv(text: string): ParsedFile {
-  const parsed = Papa.parse<Record<string, string>>(text, {
+  const parsed = Papa.parse<Record<string, string>>(text.replace(/^\ufeff/, ''), {
     header: true,
     skipEmptyLines: 'greedy',
     transformHeader: (header) => header.trim(),
+    transform: fromSpreadsheetCell,
   });
   const columns = (parsed.meta.fields ?? []).map(fieldName);
   if (!columns.includes('input') || !columns.includes('expectedOutput')) {

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { extractVariables as clientVariables, splitTemplate } from '@/components/prompts/editor/variables';
 import { validateContent } from '@/components/prompts/editor/validate';
@@ -232,6 +234,33 @@ describe('dataset import parsing', () => {
     expect(parseCsv(toCsv(cases)).rows.map((row) => row.row)).toEqual(expected);
     expect(parseJsonl(toJsonl(cases)).rows.map((row) => row.row)).toEqual(expected);
     for (const row of expected) expect(caseRowSchema.safeParse(row).success).toBe(true);
+  });
+
+  it('CSV: formula-like cells are written as text for spreadsheets and still import back unchanged', () => {
+    const texts = ['=SUM(A1)', '+cmd', '-5', '@x', '\tTab', "'=already quoted", "''+two", "it's fine", 'plain', ''];
+    const cases: DatasetCase[] = texts.map((text, i) => ({
+      id: `c${i}`,
+      position: i + 1,
+      input: `in ${i}`,
+      expectedOutput: text,
+      inputFormat: 'text',
+      referenceFormat: 'text',
+      source: null,
+    }));
+    const csv = toCsv(cases);
+    expect(csv.startsWith('\ufeffinput,expectedOutput')).toBe(true);
+    const cells = Papa.parse<string[]>(csv.slice(1))
+      .data.slice(1)
+      .map((row) => row[1]);
+    // No exported cell starts like a formula.
+    for (const cell of cells) expect(cell, cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(parseCsv(csv).rows.map((row) => row.row.expectedOutput)).toEqual(texts);
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const one = { ...cases[0], expectedOutput: text || 'x' };
+        expect(parseCsv(toCsv([one])).rows[0].row.expectedOutput).toBe(one.expectedOutput);
+      }),
+    );
   });
 });
 
