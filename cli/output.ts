@@ -12,6 +12,9 @@ function compact(value: Json): string | null {
       .map((v) => `${String(v.weight)}% ${typeof v.version === 'number' ? `v${v.version}` : String(v.versionId)}`)
       .join(' / ');
   if (isRecord(value) && typeof value.reason === 'string') return `override: ${value.reason}`;
+  // A case's source (from a span): which span.
+  if (isRecord(value) && typeof value.spanId === 'string' && typeof value.traceId === 'string')
+    return `span ${value.spanId}`;
   return null;
 }
 
@@ -40,6 +43,8 @@ const preferred = [
   'version',
   'toVersion',
   'toSplit',
+  'clientId',
+  'evaluationId',
   'state',
   'status',
   'revokedAt',
@@ -199,6 +204,21 @@ export function render(body: Json, json: boolean): string {
 const percentOf = (value: Json): string | null =>
   typeof value === 'number' ? `${Math.round(value * 1000) / 10}%` : null;
 
+// Problems listed per row (an import's `rowErrors`: `{ row, field, message }`), the first 20 of
+// them and how many more (`--json` prints them all).
+function rowProblems(details: Record<string, Json>): string[] {
+  const rows = Array.isArray(details.rowErrors) ? details.rowErrors.filter(isRecord) : [];
+  const shown = rows.slice(0, 20).map((problem) => {
+    const where = [
+      typeof problem.row === 'number' ? `row ${problem.row}` : null,
+      typeof problem.field === 'string' ? problem.field : null,
+    ].filter(Boolean);
+    return `  - ${where.length ? `${where.join(', ')}: ` : ''}${String(problem.message ?? '')}`;
+  });
+  if (rows.length > shown.length) shown.push(`  … and ${rows.length - shown.length} more (--json lists them all)`);
+  return shown;
+}
+
 /**
  * The first line of an API error on stderr: `code: message (request id)`, then each of its
  * `details.issues` (`  - path: message`). A refused promotion
@@ -224,9 +244,14 @@ export function apiErrorText(error: {
     // The plain facts of `details` (a draft's currentRevision, a state, the role needed), one per line:
     // without them a refusal says what happened but not what to retry with.
     const facts = Object.entries(details)
-      .filter(([key, value]) => key !== 'issues' && ['string', 'number', 'boolean'].includes(typeof value))
-      .map(([key, value]) => `  ${key}: ${cell(value)}`);
-    return [`${error.code}: ${error.message}${request}`, ...issues, ...facts].join('\n');
+      .filter(
+        ([key, value]) =>
+          key !== 'issues' &&
+          (['string', 'number', 'boolean'].includes(typeof value) ||
+            (Array.isArray(value) && value.length > 0 && value.every((v) => !isRecord(v) && !Array.isArray(v)))),
+      )
+      .map(([key, value]) => `  ${key}: ${cell(value, 200)}`);
+    return [`${error.code}: ${error.message}${request}`, ...issues, ...facts, ...rowProblems(details)].join('\n');
   }
   const lines = [`${error.code}: the release policy blocks this move${request}`, ...reasons.map((r) => `  - ${r}`)];
   const candidate = percentOf(details.candidatePassRate);

@@ -10,6 +10,15 @@ test.describe('management API on the production server', () => {
     expect(doc.paths['/api/v1/organizations'].post.operationId).toBe('create_organization');
   });
 
+  test('the API root and unknown routes answer in the JSON envelope, never the HTML page', async ({ request }) => {
+    for (const path of ['/api/v1', '/api/v1?x=1', '/api/v1/no-such-thing']) {
+      const response = await request.post(path, { data: {} });
+      expect(response.status(), path).toBe(404);
+      expect(response.headers()['content-type']).toContain('application/json');
+      expect((await response.json()).error).toMatchObject({ code: 'not_found', message: 'No such API route.' });
+    }
+  });
+
   test('challenges a caller without a token and points at the resource metadata', async ({ request }) => {
     const response = await request.get('/api/v1/me');
     expect(response.status()).toBe(401);

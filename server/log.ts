@@ -88,6 +88,13 @@ export function requestIdOf(res: { getHeader(name: string): unknown }): string |
   return typeof header === 'string' ? header : undefined;
 }
 
+// A secret pasted into a path (a retrieval key where the prompt id goes) is never written out: the
+// shapes of our secrets (plr_, plt_, pls_, plrt_, plc_, whsec_) keep their prefix only.
+const secretInPath = /\b(plrt|pl[rtsc]|whsec)_[A-Za-z0-9+=_-]{16,}/g;
+export function redactSecrets(route: string): string {
+  return route.includes('_') ? route.replace(secretInPath, '$1_…') : route;
+}
+
 export function logRequest(
   requestId: string | undefined,
   method: string | undefined,
@@ -95,5 +102,6 @@ export function logRequest(
   status: number,
   ms: number,
 ): void {
-  if (log.isLevelEnabled('info')) gatherer.write(requestLine(isoTime(), requestId, method, route, status, ms));
+  if (log.isLevelEnabled('info'))
+    gatherer.write(requestLine(isoTime(), requestId, method, redactSecrets(route), status, ms));
 }

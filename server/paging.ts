@@ -46,10 +46,11 @@ export function timeCursor(cursor: string): { at: Date; id: string } {
   return { at, id };
 }
 
-// Keyset cursors that hold one positive integer (a version number, a history row id).
-export function integerCursor(cursor: string): number {
+// Keyset cursors that hold one positive integer (a version number, a history row id), at most
+// `max` (what the column can hold: a forged larger one is refused here, not by the database).
+export function integerCursor(cursor: string, max = Number.MAX_SAFE_INTEGER): number {
   const [value] = decodeCursor(cursor, 1);
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
     throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
   }
   return value;

@@ -4,7 +4,7 @@ import { runInTransaction, type Actor, type CommitTask, type ServiceContext } fr
 import { AppError, invalidRequest } from '../errors';
 import { authenticateManagement } from '../auth/oauth';
 import { errorBody, errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
-import { parseBody, parseQuery, parseWith } from './strict-input';
+import { assertQueryEncoding, parseBody, parseQuery, parseWith } from './strict-input';
 import { assertCleanInput, assertCleanParams } from '../input-hygiene';
 import { readIdempotencyKey, requestDigest, runIdempotent } from './idempotency';
 import { RateLimiter } from '../rate-limit';
@@ -262,6 +262,7 @@ export function defineRoute<
       const management = spec.auth === 'management';
       const actor = management ? await authenticateManagement(db, request, 'api') : anonymous;
       if (management) limitManagement(actor.userId);
+      assertQueryEncoding(url.search);
       const idempotencyKey = () => (management ? readIdempotencyKey(request) : null);
       const result = await execute(
         db,

@@ -106,6 +106,21 @@ async function assertStillMember(db: Db, userId: string, organizationId: string,
 
 export type Outcome = { kind: 'replay'; response: StoredResponse } | { kind: 'executed'; response: StoredResponse };
 
+// The first request holds the key until it answers, or until its lease ends if the process serving
+// it stopped (details.lockedUntil). Retry-After grows with the claim's age: 1 s for a request that
+// just started, up to a quarter of its age (a request running for a minute is not done in 1 s).
+function stillRunning(key: string, claim: { createdAt: Date; lockedUntil: Date }, now = Date.now()): AppError {
+  const ageSeconds = Math.max(0, (now - claim.createdAt.getTime()) / 1000);
+  const leftSeconds = Math.ceil((claim.lockedUntil.getTime() - now) / 1000);
+  const retryAfter = Math.max(1, Math.min(leftSeconds, Math.ceil(ageSeconds / 4)));
+  return new AppError(
+    'idempotency_in_progress',
+    'A request with this Idempotency-Key is still running. Retry shortly.',
+    { key, lockedUntil: claim.lockedUntil.toISOString() },
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
 /**
  * Runs `execute` at most once per scope and digest. The claim is one INSERT … ON CONFLICT;
  * the result is stored by the same transaction that performs the operation.
@@ -163,14 +178,7 @@ export async function runIdempotent(
         key: scope.key,
       });
     }
-    if (existing.state === 'in_progress') {
-      throw new AppError(
-        'idempotency_in_progress',
-        'A request with this Idempotency-Key is still running. Retry shortly.',
-        { key: scope.key },
-        { 'retry-after': '1' },
-      );
-    }
+    if (existing.state === 'in_progress') throw stillRunning(scope.key, existing);
     // Same digest, so the same body: the organization it names is the one the first call was about.
     if (options.namedOrganizationId) await assertStillMember(db, scope.userId, options.namedOrganizationId, 'user');
     const status = existing.responseStatus ?? 200;

@@ -49,6 +49,32 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: 
   return result.data;
 }
 
+// A query string's names and values must be valid percent-encoded UTF-8: URLSearchParams would
+// quietly turn `%FF` or an encoded lone surrogate (`%ED%A0%80`) into U+FFFD. A `%` not followed by
+// two hex digits is a literal `%`, as URLSearchParams reads it.
+function isUtf8PercentEncoded(part: string): boolean {
+  if (!part.includes('%')) return true;
+  try {
+    decodeURIComponent(part.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function assertQueryEncoding(search: string): void {
+  if (!search.includes('%')) return;
+  const issues: Issue[] = [];
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const at = pair.indexOf('=');
+    const name = at === -1 ? pair : pair.slice(0, at);
+    if (isUtf8PercentEncoded(name) && isUtf8PercentEncoded(at === -1 ? '' : pair.slice(at + 1))) continue;
+    const path = new URLSearchParams(`${name}=`).keys().next().value ?? '';
+    issues.push({ path, message: 'Not valid percent-encoded UTF-8.' });
+  }
+  if (issues.length) throw invalidRequest('The query string is not valid percent-encoded UTF-8.', issues);
+}
+
 // Query strings: every parameter at most once and never empty; unknown ones fail the schema.
 export function parseQuery<T extends z.ZodType>(
   schema: T | undefined,

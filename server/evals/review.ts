@@ -14,7 +14,14 @@ import { toEvaluation } from './serialize';
 import type { Evaluation, ReviewItemInput, ReviewRecord } from './schemas';
 
 type ResultRow = typeof evalResults.$inferSelect;
-type Calibration = { caseId: string; resultId: string; expectedOutput: string };
+// `frozen`: the case's input and expectation as the result holds them (what the run used, or the last
+// calibration): a case changed since then in the dataset keeps its newer content.
+type Calibration = {
+  caseId: string;
+  resultId: string;
+  expectedOutput: string;
+  frozen: { input: string; expectedOutput: string };
+};
 
 // The expectation a calibration decision sets, or null for a scored decision (mark_*).
 function calibratedExpectation(item: ReviewItemInput, result: ResultRow, index: number): string | null {
@@ -130,7 +137,12 @@ export async function reviewResults(
       })
       .where(eq(evalResults.id, result.id));
     if (expectation !== null)
-      calibrations.push({ caseId: result.caseId, resultId: result.id, expectedOutput: expectation });
+      calibrations.push({
+        caseId: result.caseId,
+        resultId: result.id,
+        expectedOutput: expectation,
+        frozen: { input: result.input, expectedOutput: result.expectedOutput },
+      });
   }
 
   const calibratedCases = await calibrateDataset(ctx, prompt, calibrations);
@@ -150,8 +162,9 @@ export async function reviewResults(
 }
 
 /**
- * Writes calibrated expectations into the dataset cases that still exist, bumping the dataset
- * revision once (open editors then see a conflict instead of overwriting). A case whose new
+ * Writes calibrated expectations into the dataset cases that still exist as the run froze them,
+ * bumping the dataset revision once (open editors then see a conflict instead of overwriting). A
+ * case edited since keeps its edit; a case whose new
  * (input, expectedOutput) pair would duplicate another case is left as it is.
  */
 async function calibrateDataset(
@@ -163,12 +176,14 @@ async function calibrateDataset(
   const tx = ctx.db;
   const dataset = await datasetOf(tx, prompt, { lock: true });
   const updated: string[] = [];
-  for (const { caseId, resultId, expectedOutput } of calibrations) {
+  for (const { caseId, resultId, expectedOutput, frozen } of calibrations) {
     const [current] = await tx
       .select()
       .from(datasetCases)
       .where(and(eq(datasetCases.id, caseId), eq(datasetCases.datasetId, dataset.id)));
     if (!current || current.expectedOutput === expectedOutput) continue;
+    // Edited since the run froze it: the newer edit stands (the review still scores the result).
+    if (current.input !== frozen.input || current.expectedOutput !== frozen.expectedOutput) continue;
     const [duplicate] = await tx
       .select({ id: datasetCases.id })
       .from(datasetCases)

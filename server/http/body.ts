@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AppError } from '../errors';
+import { AppError, invalidRequest } from '../errors';
 
 // The one bounded body reader of every edge (REST, ingestion, tRPC, MCP, Stripe, OAuth): a declared
 // Content-Length over the limit is refused before anything is read; otherwise the body is counted
@@ -26,7 +26,7 @@ function payloadTooLarge(limit: number): AppError {
   });
 }
 
-const cutOff = () => new AppError('invalid_request', 'The request body was cut off.');
+const cutOff = () => invalidRequest('The request body was cut off.');
 
 export async function readBody(source: Request | IncomingMessage, options: BodyLimit): Promise<Buffer> {
   const { limit } = options;
@@ -112,6 +112,6 @@ export function utf8Text(body: Uint8Array): string {
   try {
     return utf8.decode(body);
   } catch {
-    throw new AppError('invalid_request', 'The request body is not valid UTF-8.');
+    throw invalidRequest('The request body is not valid UTF-8.');
   }
 }

@@ -10,6 +10,7 @@ import {
   updateCaseInput,
 } from '../datasets/schemas';
 import type { ErrorCode } from '../errors';
+import { importMaxBodyBytes } from '../imports/schemas';
 import { declareOperations } from './declare';
 import { promptParams } from './common';
 
@@ -52,7 +53,7 @@ export const datasetOperations = declareOperations({
   update_dataset_case: {
     method: 'PUT',
     path: `${base}/cases/{caseId}`,
-    summary: 'Replace a case’s input, expected output and formats',
+    summary: 'Update a case’s input, expected output or formats (the fields given; the others are kept)',
     description: inputWarningsNote,
     params: caseParams,
     body: updateCaseInput,
@@ -97,10 +98,12 @@ export const datasetOperations = declareOperations({
     path: `${base}/import`,
     summary: 'Import rows: append by default, replace only with mode "replace"; duplicates are skipped',
     description:
-      'Exact input/expectedOutput pairs are deduplicated against existing rows (append mode) and within the request, first occurrence wins; skipped rows are listed with 1-based row numbers. Any invalid row, or more unique additions than the remaining capacity, rejects the whole import with 422 import_rejected (details.rowErrors, currentCount, availableCapacity, requestedAddition) and writes nothing. ' +
+      'Exact input/expectedOutput pairs are deduplicated against existing rows (append mode) and within the request, first occurrence wins; skipped rows are listed with 1-based row numbers. The body may be up to 8 MiB (413 payload_too_large above). Any invalid row, or more unique additions than the remaining capacity, rejects the whole import with 422 import_rejected (details.rowErrors, currentCount, availableCapacity, requestedAddition) and writes nothing. ' +
       inputWarningsNote,
     params: promptParams,
     body: importInput,
+    // A Pro dataset's worth of long rows in one all-or-nothing request, as a prompt import.
+    maxBodyBytes: importMaxBodyBytes,
     status: 200,
     response: importResultSchema,
     errors: [...writeErrors, 'import_rejected'],

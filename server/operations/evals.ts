@@ -206,7 +206,7 @@ export const evalOperations = declareOperations({
     description: [
       '1 to 100 decisions, applied all or nothing. Results must belong to this evaluation (404) and be pending_review or scored (409 invalid_state).',
       'accept_generated makes the generated output the case’s expectation (passed); accept_corrected (with correctedOutput) makes the corrected text the expectation,',
-      'and the output passes only if it already matches it; both also update the dataset case when it still exists (a pair that would repeat another case’s is 409 invalid_state, details.state "duplicate" with that caseId, and nothing is recorded). mark_correct / mark_incorrect set passed.',
+      'and the output passes only if it already matches it; both also update the dataset case when it still holds the input and expectation the run used (a case edited since keeps its edit; a pair that would repeat another case’s is 409 invalid_state, details.state "duplicate" with that caseId, and nothing is recorded). mark_correct / mark_incorrect set passed.',
       'The review records the user and OAuth client of the verified token; human is false for agent (MCP) clients.',
     ].join(' '),
     params: evalParams,

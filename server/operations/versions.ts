@@ -9,7 +9,7 @@ import {
   moveLabelInput,
   saveVersionInput,
   scoringPolicyView,
-  setScoringInput,
+  setScoringBody,
   versionNumber,
   versionSchema,
 } from '../prompts/schemas';
@@ -150,7 +150,7 @@ export const versionOperations = declareOperations({
     description:
       'judgeModelRouteId and rubric are for the judge method only. A judge policy without a route uses the built-in local judge (local/judge); without a rubric it uses the built-in rubric, and the response says so with rubricIsDefault: true. local/echo repeats its input and cannot judge: naming it is 400.',
     params: promptParams,
-    body: setScoringInput,
+    body: setScoringBody,
     status: 200,
     response: scoringPolicyView,
     errors: [...writeErrors, 'invalid_request'],

@@ -284,7 +284,9 @@ export const versionSchema = z.object({
   content: draftContentSchema,
   createdAt: z.string(),
   createdBy: z.string(),
-  labels: z.array(z.string()),
+  labels: z
+    .array(z.string())
+    .describe('The labels that serve this version: those pointing at it, and traffic splits it has a share of.'),
 });
 export type Version = z.infer<typeof versionSchema>;
 
@@ -425,6 +427,36 @@ export const setScoringInput = scoringPolicySchema.superRefine((policy, ctx) => 
       ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
   }
 });
+
+// The set scoring body also takes what get scoring answers, so a policy read can be written back:
+// null is "none" (the default route or rubric), and the read-only rubricIsDefault is ignored.
+export const setScoringBody = z
+  .strictObject({
+    method: scoringPolicySchema.shape.method,
+    judgeModelRouteId: scoringPolicySchema.shape.judgeModelRouteId
+      .unwrap()
+      .nullable()
+      .optional()
+      .describe('Judge only: the model route that grades (default local/judge; null for the default).'),
+    rubric: scoringPolicySchema.shape.rubric
+      .unwrap()
+      .nullable()
+      .optional()
+      .describe(
+        'Judge only: what the judge grades against, up to 10,000 characters (default the built-in rubric; null for the default).',
+      ),
+    rubricIsDefault: z
+      .boolean()
+      .optional()
+      .describe('Read-only, as get scoring answers it: accepted and ignored, so a policy read can be sent back.'),
+  })
+  .superRefine((policy, ctx) => {
+    if (policy.method === 'judge') return;
+    for (const field of ['judgeModelRouteId', 'rubric'] as const) {
+      if (policy[field] !== undefined && policy[field] !== null)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'Only the judge method takes this field.' });
+    }
+  });
 
 // What get/set scoring answer: the effective policy; `rubricIsDefault` says the built-in rubric is in use.
 export const scoringPolicyView = z.object({

@@ -56,8 +56,14 @@ export async function setScoringPolicy(
   { organizationId, promptId, ...input }: OperationInput<'set_scoring_policy'>,
 ): Promise<ScoringPolicyView> {
   const { prompt } = await authorizePromptWrite(ctx, organizationId, promptId, { lock: true });
-  if (input.judgeModelRouteId !== undefined) requireJudgeRoute(input.judgeModelRouteId);
-  const policy = resolveScoringPolicy(input);
+  // As get scoring answers it: null is the default, rubricIsDefault is read-only.
+  const { method, judgeModelRouteId, rubric } = input;
+  if (judgeModelRouteId) requireJudgeRoute(judgeModelRouteId);
+  const policy = resolveScoringPolicy({
+    method,
+    ...(judgeModelRouteId ? { judgeModelRouteId } : {}),
+    ...(rubric ? { rubric } : {}),
+  });
   await ctx.db.update(prompts).set({ scoring: policy }).where(eq(prompts.id, prompt.id));
   await recordAudit(ctx, {
     organizationId,

@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { drafts, promptLabels, prompts, promptVersions } from '@/db/schema';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { union } from 'drizzle-orm/pg-core';
+import { drafts, promptLabels, promptSplitVersions, prompts, promptVersions } from '@/db/schema';
 import type { ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
@@ -28,6 +29,7 @@ export function toVersion(row: VersionRow, labels: string[]): Version {
 }
 
 // The labels pointing at each of the given versions, in name order.
+// The labels that serve each version: the ones pointing at it, and the splits it has a share of.
 async function labelsByVersion(
   ctx: ServiceContext,
   promptId: string,
@@ -35,12 +37,17 @@ async function labelsByVersion(
 ): Promise<Map<string, string[]>> {
   const byVersion = new Map<string, string[]>(versionIds.map((id) => [id, []]));
   if (!versionIds.length) return byVersion;
-  const rows = await ctx.db
+  const pointing = ctx.db
     .select({ versionId: promptLabels.versionId, label: promptLabels.label })
     .from(promptLabels)
-    .where(and(eq(promptLabels.promptId, promptId), inArray(promptLabels.versionId, versionIds)))
-    .orderBy(asc(promptLabels.label));
-  for (const row of rows) byVersion.get(row.versionId)?.push(row.label);
+    .where(and(eq(promptLabels.promptId, promptId), inArray(promptLabels.versionId, versionIds)));
+  const splits = ctx.db
+    .select({ versionId: promptSplitVersions.versionId, label: promptSplitVersions.label })
+    .from(promptSplitVersions)
+    .where(and(eq(promptSplitVersions.promptId, promptId), inArray(promptSplitVersions.versionId, versionIds)));
+  const rows = await union(pointing, splits);
+  for (const row of rows.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)))
+    byVersion.get(row.versionId)?.push(row.label);
   return byVersion;
 }
 
@@ -188,7 +195,7 @@ export async function listVersions(
 ): Promise<Page<Version>> {
   const { prompt } = await authorizePromptRead(ctx, organizationId, promptId);
   const conditions = [eq(promptVersions.promptId, prompt.id), eq(promptVersions.organizationId, organizationId)];
-  if (query.cursor) conditions.push(lt(promptVersions.number, integerCursor(query.cursor)));
+  if (query.cursor) conditions.push(lt(promptVersions.number, integerCursor(query.cursor, maxStoredInt)));
   const rows = await ctx.db
     .select()
     .from(promptVersions)

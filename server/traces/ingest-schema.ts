@@ -243,13 +243,27 @@ export function hasBatchShape(value: unknown): value is TraceBatch {
   );
 }
 
+// The schema's issues, and the rules across fields of every event whose fields are valid on their
+// own (a batch with an unknown field in one event still hears about another's endedAt), in event order.
+function everyIssue(value: unknown, error: z.ZodError): Issue[] {
+  const issues = zodIssues(error);
+  const events = isPlainObject(value) && Array.isArray(value.events) ? value.events : [];
+  events.slice(0, maxEventsPerBatch).forEach((event, index) => {
+    const span = spanSnapshotSchema.safeParse(event);
+    if (span.success) checkSpan(span.data, index, issues);
+  });
+  const eventOf = (issue: Issue) => Number(/^events\.(\d+)/.exec(issue.path)?.[1] ?? -1);
+  // Array.prototype.sort is stable: within an event the schema's issues come first.
+  return issues.sort((a, b) => eventOf(a) - eventOf(b));
+}
+
 // A parsed JSON body → a valid batch, or 400 invalid_request listing every issue with its path.
 export function parseTraceBatch(value: unknown): TraceBatch {
   let batch: TraceBatch;
   if (hasBatchShape(value)) batch = value;
   else {
     const result = traceBatchSchema.safeParse(value);
-    if (!result.success) throw invalidRequest('The trace batch is not valid.', zodIssues(result.error));
+    if (!result.success) throw invalidRequest('The trace batch is not valid.', everyIssue(value, result.error));
     batch = result.data;
   }
   const issues: Issue[] = [];

@@ -107,6 +107,33 @@ describe('evaluation reviews', () => {
     expect(reviewed.body.production).toMatchObject({ scoredCases: 1, passedCases: 1, pendingReviewCases: 1 });
   });
 
+  it('a case edited after the run froze it keeps its edit: the calibration scores the result only', async () => {
+    const f = await reviewFixture(2);
+    const [a, b] = f.results;
+    const dataset = (await f.editor.call('GET', `${f.base}/dataset`)).body;
+    const edited = await f.editor.call('PUT', `${f.base}/dataset/cases/${a.caseId}`, {
+      body: { revision: dataset.revision, row: { expectedOutput: 'a newer expectation' } },
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const reviewed = await f.editor.call('POST', `${f.evalBase}/reviews`, {
+      body: {
+        reviews: [
+          { resultId: a.id, decision: 'accept_generated' },
+          { resultId: b.id, decision: 'accept_corrected', correctedOutput: 'a better answer' },
+        ],
+      },
+    });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body).toMatchObject({ scoredCases: 2, pendingReviewCases: 0 });
+    const after = (await f.editor.call('GET', `${f.base}/dataset`)).body;
+    const expectation = (caseId: string) => after.rows.find((row: any) => row.id === caseId).expectedOutput;
+    expect(expectation(a.caseId)).toBe('a newer expectation');
+    expect(expectation(b.caseId)).toBe('a better answer');
+    expect(after.revision).toBe(dataset.revision + 2);
+    const results = (await f.editor.call('GET', `${f.evalBase}/results`, { query: 'side=candidate' })).body.items;
+    expect(results.find((r: any) => r.id === a.id)).toMatchObject({ expectedOutput: a.output, passed: true });
+  });
+
   it('a calibration that would repeat another case’s input and expectation → 409 invalid_state duplicate; nothing is recorded', async () => {
     const f = await reviewFixture(2);
     const [a, b] = f.results;

@@ -379,6 +379,47 @@ describe('Idempotency-Key', () => {
     expect(audit.filter((e) => e.operation === 'organization.create')).toHaveLength(1);
   });
 
+  it('a claim left by a process that stopped: 409 with when it frees, a Retry-After that grows with its age, then the retry runs', async () => {
+    const user = await newUser();
+    const k = key();
+    const send = () =>
+      user.call('POST', '/organizations', { body: { name: 'Crashed' }, headers: { 'idempotency-key': k } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    // As if the first request had died mid-way 100 s ago, its lease ending in 20 s.
+    const db = await getDb();
+    const lockedUntil = new Date(Date.now() + 20_000);
+    await db
+      .update(idempotencyRecords)
+      .set({
+        state: 'in_progress',
+        responseStatus: null,
+        responseBody: null,
+        lockedUntil,
+        createdAt: new Date(Date.now() - 100_000),
+      })
+      .where(eq(idempotencyRecords.key, k));
+    const waiting = await send();
+    expect(waiting.status).toBe(409);
+    expect(waiting.body.error).toMatchObject({
+      code: 'idempotency_in_progress',
+      details: { key: k, lockedUntil: lockedUntil.toISOString() },
+    });
+    expect(Number(waiting.headers.get('retry-after'))).toBeGreaterThanOrEqual(19);
+    expect(Number(waiting.headers.get('retry-after'))).toBeLessThanOrEqual(20);
+    // A claim that just started asks for a retry within a second.
+    await db.update(idempotencyRecords).set({ createdAt: new Date() }).where(eq(idempotencyRecords.key, k));
+    expect((await send()).headers.get('retry-after')).toBe('1');
+    // The lease over: the retry claims the key and runs.
+    await db
+      .update(idempotencyRecords)
+      .set({ lockedUntil: new Date(Date.now() - 1000) })
+      .where(eq(idempotencyRecords.key, k));
+    const retried = await send();
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+  });
+
   it('a record older than 24 hours no longer replays', async () => {
     const user = await newUser();
     const k = key();

@@ -54,7 +54,11 @@ describe('management REST', () => {
       }),
     );
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ code: 'invalid_request', message: /not valid UTF-8/ });
+    expect((await response.json()).error).toMatchObject({
+      code: 'invalid_request',
+      message: /not valid UTF-8/,
+      details: { issues: [{ path: '', message: expect.stringMatching(/not valid UTF-8/) }] },
+    });
     expect(await organizationsNamed('a')).toEqual(before);
   });
 
@@ -95,6 +99,37 @@ describe('management REST', () => {
       expect(refused.body.error.code).toBe('invalid_request');
     }
     expect(await organizationsNamed('Latin')).toEqual([]);
+  });
+});
+
+describe('management REST query strings', () => {
+  const list = (query: string) =>
+    dispatch(
+      new Request(`${origin}/api/v1/organizations${query}`, { headers: { authorization: `Bearer ${user.token}` } }),
+    );
+
+  it('a name or value that is not valid percent-encoded UTF-8 is 400 with its name, never read as U+FFFD', async () => {
+    for (const [query, path] of [
+      ['?limit=%FF', 'limit'],
+      ['?limit=%ED%A0%80', 'limit'],
+      ['?cursor=%C3', 'cursor'],
+      ['?%FF=1', '\ufffd'],
+    ]) {
+      const response = await list(query);
+      expect(response.status, query).toBe(400);
+      expect((await response.json()).error).toMatchObject({
+        code: 'invalid_request',
+        message: 'The query string is not valid percent-encoded UTF-8.',
+        details: { issues: [{ path, message: 'Not valid percent-encoded UTF-8.' }] },
+      });
+    }
+  });
+
+  it('valid encodings and a literal % are read as before', async () => {
+    expect((await list('?limit=%31%30')).status).toBe(200);
+    const literal = await list('?limit=5%');
+    expect(literal.status).toBe(400);
+    expect((await literal.json()).error.message).not.toMatch(/percent-encoded/);
   });
 });
 

@@ -117,6 +117,22 @@ describe('splits', () => {
     // The prompt's labels name the largest weight's version too.
     const prompt = (await f.viewer.call('GET', f.base)).body;
     expect(prompt.labels).toContainEqual({ label: 'canary', versionId: f.v3.id, version: 3 });
+    // Every version with a share lists the label (one get and the list alike); v5 has none.
+    for (const n of [2, 3, 4])
+      expect((await f.viewer.call('GET', `${f.base}/versions/${n}`)).body.labels).toContain('canary');
+    expect((await f.viewer.call('GET', `${f.base}/versions/5`)).body.labels).not.toContain('canary');
+    const listed = (await f.viewer.call('GET', `${f.base}/versions`)).body.items as {
+      number: number;
+      labels: string[];
+    }[];
+    expect(listed.filter((v) => v.labels.includes('canary')).map((v) => v.number)).toEqual([4, 3, 2]);
+    // Ending the split leaves the label on its one version only.
+    await f.move('canary', { versionId: f.v4.id });
+    const after = (await f.viewer.call('GET', `${f.base}/versions`)).body.items as {
+      number: number;
+      labels: string[];
+    }[];
+    expect(after.filter((v) => v.labels.includes('canary')).map((v) => v.number)).toEqual([4]);
   });
 
   it('on a tie the first listed wins; production during a split is that version in the prompt', async () => {

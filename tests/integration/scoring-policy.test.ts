@@ -70,6 +70,47 @@ describe('scoring policy', () => {
     expect(audits.at(-1)?.details).toMatchObject({ to: { method: 'review' } });
   });
 
+  it('what get answers can be put back as it is: null is the default, rubricIsDefault is ignored', async () => {
+    const { org, editor } = await newTeam();
+    const prompt = await createPrompt(editor, org.id);
+    const path = `/organizations/${org.id}/prompts/${prompt.id}/scoring`;
+    const read = (await editor.call('GET', path)).body;
+    expect(read).toEqual({ method: 'expected', judgeModelRouteId: null, rubric: null, rubricIsDefault: false });
+    const same = await editor.call('PUT', path, { body: read });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body).toEqual(read);
+
+    // A judge policy read with its defaults, changed to review with the nulls the read had.
+    const judge = (await editor.call('PUT', path, { body: { method: 'judge' } })).body;
+    const judgeAgain = await editor.call('PUT', path, { body: judge });
+    expect(judgeAgain.body).toEqual(judge);
+    expect(await storedScoring(prompt.id)).toEqual({
+      method: 'judge',
+      judgeModelRouteId: 'local/judge',
+      rubric: defaultJudgeRubric,
+    });
+    const cleared = await editor.call('PUT', path, {
+      body: { method: 'judge', judgeModelRouteId: null, rubric: null, rubricIsDefault: false },
+    });
+    expect(cleared.body).toEqual(judge);
+    const review = await editor.call('PUT', path, {
+      body: { method: 'review', judgeModelRouteId: null, rubric: null, rubricIsDefault: true },
+    });
+    expect(review.body).toEqual({ method: 'review', judgeModelRouteId: null, rubric: null, rubricIsDefault: false });
+    expect(await storedScoring(prompt.id)).toEqual({ method: 'review' });
+    // A value for another method is still refused, null or not aside.
+    expectError(
+      await editor.call('PUT', path, { body: { method: 'review', rubric: 'Pass when polite.' } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await editor.call('PUT', path, { body: { method: 'review', rubricIsDefault: 'yes' } }),
+      400,
+      'invalid_request',
+    );
+  });
+
   it('a policy stored by initialize as just { method: judge } reads with the defaults filled in', async () => {
     const { org, admin } = await newTeam();
     const prompt = await createPrompt(admin, org.id);

@@ -269,7 +269,7 @@ describe('input and error texts (the CLI audit)', () => {
         message: 'Your draft changed since you loaded it.',
         details: { currentRevision: 4, nested: { a: 1 }, list: [1] },
       }),
-    ).toBe('draft_conflict: Your draft changed since you loaded it.\n  currentRevision: 4');
+    ).toBe('draft_conflict: Your draft changed since you loaded it.\n  currentRevision: 4\n  list: 1');
     expect(
       apiErrorText({
         code: 'forbidden',
@@ -277,6 +277,41 @@ describe('input and error texts (the CLI audit)', () => {
         details: { requiredRole: 'editor', role: 'viewer' },
       }),
     ).toBe('forbidden: Your role (viewer) does not allow this.\n  requiredRole: editor\n  role: viewer');
+  });
+
+  it('an import refusal lists its rows, and a reorder refusal the ids it missed', () => {
+    const rowErrors = Array.from({ length: 23 }, (_, i) => ({
+      row: i + 2,
+      field: 'input',
+      message: 'Input is required.',
+    }));
+    const text = apiErrorText({
+      code: 'import_rejected',
+      message: 'The import was rejected.',
+      details: { currentCount: 3, rowErrors },
+    });
+    expect(text.split('\n').slice(0, 4)).toEqual([
+      'import_rejected: The import was rejected.',
+      '  currentCount: 3',
+      '  - row 2, input: Input is required.',
+      '  - row 3, input: Input is required.',
+    ]);
+    expect(text.split('\n').at(-1)).toBe('  … and 3 more (--json lists them all)');
+    expect(
+      apiErrorText({
+        code: 'invalid_order',
+        message: 'List every current case id exactly once.',
+        details: { missing: ['case_a', 'case_b'], unknown: [], duplicates: ['case_c'] },
+      }),
+    ).toBe('invalid_order: List every current case id exactly once.\n  missing: case_a, case_b\n  duplicates: case_c');
+  });
+
+  it('a case from a span shows which span in the table', () => {
+    const rows = [
+      { id: 'case_a', input: 'Hi', source: null },
+      { id: 'case_b', input: 'Hello', source: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) } },
+    ];
+    expect(render({ rows }, false)).toContain(`span ${'b'.repeat(16)}`);
   });
 
   it('a list of keys shows whether each one is revoked and when it was last used', () => {

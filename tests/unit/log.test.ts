@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { requestLine } from '@/server/log';
+import { redactSecrets, requestLine } from '@/server/log';
 
 // The request line is built by a template on the hot paths (server/log.ts); it must be the line pino
 // writes for the same fields with the same options, byte for byte, whatever the route holds.
@@ -38,5 +38,21 @@ describe('the request line', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('redactSecrets', () => {
+  it('keeps only the prefix of a secret pasted into a path, and leaves ids and other routes as they are', () => {
+    const secret = 'plr_qUDsyqTm7sIlPxai74n84q25mpo2BtdZW689iy6OMSP';
+    expect(redactSecrets(`/api/v1/prompts/${secret}`)).toBe('/api/v1/prompts/plr_…');
+    for (const prefix of ['plt_', 'pls_', 'plrt_', 'plc_', 'whsec_'])
+      expect(redactSecrets(`/x/${prefix}AbCdEfGhIjKlMnOpQrStUv/y`)).toBe(`/x/${prefix}…/y`);
+    for (const route of [
+      '/api/v1/prompts/prm_01m8m0ek37abcdefghijklmn',
+      '/api/v1/organizations/org_01m8m0ek37abcdefghijkl/prompts',
+      '/api/v1/prompts/plr_short',
+      '/api/v1/traces',
+    ])
+      expect(redactSecrets(route)).toBe(route);
   });
 });

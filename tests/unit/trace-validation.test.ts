@@ -261,6 +261,24 @@ describe('clock lead', () => {
   });
 });
 
+describe('trace batch validation: every problem listed', () => {
+  it('an event with an unknown field does not hide another event’s rule across fields, in event order', () => {
+    expect(
+      issuesOf(
+        batch(
+          root({ endedAt: 1_700_000_000_100 }),
+          child({ foo: 1 }),
+          child({ spanId: 'c'.repeat(16), status: 'success', endedAt: 1_600_000_000_000 }),
+        ),
+      ),
+    ).toEqual([
+      { path: 'events.0.endedAt', message: 'Omit endedAt while the span is running.' },
+      { path: 'events.1.foo', message: expect.any(String) },
+      { path: 'events.2.endedAt', message: 'endedAt must not be before startedAt.' },
+    ]);
+  });
+});
+
 describe('snapshot digest and in-batch resolution', () => {
   const parse = (...events: unknown[]) => parseTraceBatch(batch(...events));
 
