@@ -59,6 +59,21 @@ export async function createOrganization(page: Page, name: string): Promise<stri
   return page.url().split('/').pop()!;
 }
 
+// Adds a person who has signed up to the organization through the members page's form.
+export async function addMember(
+  page: Page,
+  organizationId: string,
+  email: string,
+  role: 'viewer' | 'editor' | 'admin',
+) {
+  await page.goto(`/organizations/${organizationId}/members`);
+  const form = page.getByRole('form', { name: 'Add a member' });
+  await form.getByLabel('Email address').fill(email);
+  await form.getByLabel('Role').selectOption(role);
+  await form.getByRole('button', { name: 'Add member' }).click();
+  await expect(form.getByText(`${email} now has access`)).toBeVisible();
+}
+
 // The dashboard's own tRPC procedures with the page's session: seeds what a test does not walk through.
 export function trpc(page: Page) {
   const answer = async (response: APIResponse) => {

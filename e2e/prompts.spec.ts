@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
+import { activatePrompt, addMember, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 import { createPrompt } from './prompts.helpers';
 
 const status = (page: Page) => page.getByRole('status', { name: /Draft status/ });
@@ -204,12 +204,7 @@ test('archive a prompt: the editor becomes read-only', async ({ adminPage: page 
 test('discard the draft; a viewer sees the prompt read-only', async ({ adminPage: page, signUpSecondUser }) => {
   const viewer = await signUpSecondUser('viewer');
   const organizationId = await createOrganization(page, uniqueName('Viewers'));
-  await page.goto(`/organizations/${organizationId}/members`);
-  const form = page.getByRole('form', { name: 'Add a member' });
-  await form.getByLabel('Email address').fill(viewer.account.email);
-  await form.getByLabel('Role').selectOption('viewer');
-  await form.getByRole('button', { name: 'Add member' }).click();
-  await expect(form.getByText(`${viewer.account.email} now has access`)).toBeVisible();
+  await addMember(page, organizationId, viewer.account.email, 'viewer');
 
   const editorPath = await createPrompt(page, organizationId, uniqueName('Shared'));
   await page.getByRole('button', { name: 'Add system message' }).click();
@@ -259,12 +254,7 @@ test('a draft older than a teammate’s new version says so, links the compariso
 }) => {
   const editor = await signUpSecondUser('editor');
   const organizationId = await createOrganization(page, uniqueName('Teammates'));
-  await page.goto(`/organizations/${organizationId}/members`);
-  const form = page.getByRole('form', { name: 'Add a member' });
-  await form.getByLabel('Email address').fill(editor.account.email);
-  await form.getByLabel('Role').selectOption('editor');
-  await form.getByRole('button', { name: 'Add member' }).click();
-  await expect(form.getByText(`${editor.account.email} now has access`)).toBeVisible();
+  await addMember(page, organizationId, editor.account.email, 'editor');
   const editorPath = await createPrompt(page, organizationId, uniqueName('Shared'));
   const target = { organizationId, promptId: editorPath.split('/').pop()! };
   await activatePrompt(page, target, 'Version one.');

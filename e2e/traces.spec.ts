@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { activatePrompt, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
+import { activatePrompt, addMember, createOrganization, expect, test, trpc, uniqueName } from './fixtures';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const shotsDir = path.join(process.cwd(), 'test-results', 'screenshots');
@@ -408,12 +408,7 @@ test('a trace of more than 1,000 spans loads page by page as the user scrolls, a
 test('a viewer sees the ingestion keys but no key controls', async ({ adminPage: page, signUpSecondUser }) => {
   const teammate = await signUpSecondUser('reader');
   const organizationId = await createOrganization(page, uniqueName('Readers'));
-  await page.goto(`/organizations/${organizationId}/members`);
-  const form = page.getByRole('form', { name: 'Add a member' });
-  await form.getByLabel('Email address').fill(teammate.account.email);
-  await form.getByLabel('Role').selectOption('viewer');
-  await form.getByRole('button', { name: 'Add member' }).click();
-  await expect(form.getByText('now has access')).toBeVisible();
+  await addMember(page, organizationId, teammate.account.email, 'viewer');
 
   await teammate.page.goto(`/organizations/${organizationId}/ingestion-keys`);
   await expect(teammate.page.getByText('An editor or an admin creates a key')).toBeVisible();

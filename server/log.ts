@@ -92,7 +92,7 @@ export function requestIdOf(res: { getHeader(name: string): unknown }): string |
 // shapes of our secrets (plr_, plt_, pls_, plrt_, plc_, whsec_) keep their prefix only.
 const secretInPath = /\b(plrt|pl[rtsc]|whsec)_[A-Za-z0-9+=_-]{16,}/g;
 export function redactSecrets(route: string): string {
-  return route.includes('_') ? route.replace(secretInPath, '$1_…') : route;
+  return route.includes('pl') || route.includes('whsec') ? route.replace(secretInPath, '$1_…') : route;
 }
 
 export function logRequest(
