@@ -297,4 +297,19 @@ test('a draft older than a teammate’s new version says so, links the compariso
   await editor.page.reload();
   await expect(editor.page.getByLabel('Content of message 1')).toHaveValue('Version three.');
   await expect(editor.page.getByText(/saved after your draft started/)).toHaveCount(0);
+
+  // Save version from a window whose draft changed in another one: the conflict dialog, not a dead end.
+  const stale = await editor.page.context().newPage();
+  await stale.goto(editorPath);
+  await expect(stale.getByLabel('Content of message 1')).toHaveValue('Version three.');
+  await editor.page.getByLabel('Content of message 1').fill('Version four, from the other window.');
+  await expect(status(editor.page)).toContainText(/Saved · revision \d+/);
+  await stale.getByRole('button', { name: 'Save version' }).click();
+  const conflict = stale.getByRole('dialog', { name: 'This draft changed elsewhere' });
+  await expect(conflict.getByRole('region', { name: 'Stored version' })).toContainText('Version four');
+  await conflict.getByRole('button', { name: 'Use theirs' }).click();
+  await expect(stale.getByLabel('Content of message 1')).toHaveValue('Version four, from the other window.');
+  await stale.getByRole('button', { name: 'Save version' }).click();
+  await expect(stale.getByText('Saved as v4')).toBeVisible();
+  await stale.close();
 });

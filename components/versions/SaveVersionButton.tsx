@@ -17,10 +17,13 @@ type Props = {
   // Why the draft cannot be saved right now (unsaved edits, invalid fields), shown instead of saving.
   pendingReason?: string | null;
   variant?: 'primary' | 'secondary';
+  // The draft changed elsewhere since this page read it (409 draft_conflict): the editor opens its
+  // conflict dialog; without it the draft is read again and the button says to save again.
+  onStale?: () => void;
 };
 
 // Freezes the caller's current draft revision as the next immutable version (no label moves).
-export function SaveVersionButton({ scope, revision, pendingReason, variant = 'primary' }: Props) {
+export function SaveVersionButton({ scope, revision, pendingReason, variant = 'primary', onStale }: Props) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [saved, setSaved] = useState<{ number: number; revision: number } | null>(null);
@@ -31,7 +34,17 @@ export function SaveVersionButton({ scope, revision, pendingReason, variant = 'p
         setSaved({ number: version.number, revision: input.draftRevision });
         setError(null);
       },
-      onError: (e) => setError(readAppError(e)?.message ?? 'The version was not saved.'),
+      onError: (e) => {
+        const info = readAppError(e);
+        if (info?.code === 'draft_conflict' && onStale) {
+          setError(null);
+          onStale();
+        } else if (info?.code === 'draft_conflict') {
+          setError(
+            'Your draft changed in another window or tool since this page read it. It is loaded again: save again to save it.',
+          );
+        } else setError(info?.message ?? 'The version was not saved.');
+      },
       onSettled: () => {
         void queryClient.invalidateQueries(trpc.versions.pathFilter());
         // The draft is based on the new version now (the editor keeps what is being typed).

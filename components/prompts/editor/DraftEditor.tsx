@@ -168,6 +168,7 @@ export function DraftEditor({ scope }: { scope: PromptScope }) {
                 <DiscardButton onDiscard={draft.discard} busy={draft.busy} />
                 <SaveVersionButton
                   scope={scope}
+                  onStale={() => void draft.resolveStale()}
                   revision={stored ? draft.revision : null}
                   pendingReason={
                     stored

@@ -216,5 +216,7 @@ export function useDraftAutosave({ organizationId, promptId, enabled, pendingIss
     keepMine,
     takeTheirs,
     discard,
+    // The stored draft moved on elsewhere (a save refused as stale): the same choice as a refused write.
+    resolveStale: openConflict,
   };
 }
