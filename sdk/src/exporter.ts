@@ -9,7 +9,8 @@ import {
   type TraceExporterOptions,
   type TraceExporterStats,
 } from './exporter-options.js';
-import { promptProblem, spanProblem, type ExportOptions, type SpanSnapshot } from './spans.js';
+import { promptProblem, type ExportOptions, type SpanSnapshot } from './spans.js';
+import { spanIssue } from './span-rules.js';
 import { batchEnvelopeBytes, SpanQueue, utf8Length, type Batch } from './span-queue.js';
 
 /**
@@ -19,7 +20,8 @@ import { batchEnvelopeBytes, SpanQueue, utf8Length, type Batch } from './span-qu
  * exponentially with jitter and is never shorter than `Retry-After`. A 4xx other than 429 drops
  * the batch and reports it to `onError`. `export()` never blocks and never throws.
  *
- * The span checks and ids are in spans.ts, the options in exporter-options.ts, the queue in
+ * The server's span rules are checked in span-rules.ts, before a span is queued; the span type,
+ * ids and the prompt option are in spans.ts, the options in exporter-options.ts, the queue in
  * span-queue.ts, sending one batch in batch-delivery.ts.
  */
 export class TraceExporter {
@@ -62,7 +64,9 @@ export class TraceExporter {
   /**
    * Queues one span snapshot and returns at once. The snapshot is serialized now, so later changes
    * to the object do not leak into it and a retry sends exactly these bytes. Never throws: an
-   * invalid span, a full queue or an export after shutdown is reported to `onError`.
+   * invalid span, a full queue or an export after shutdown is reported to `onError`. A span the
+   * server would refuse (span-rules.ts) is reported as `invalid_span` with `details.field` and never
+   * queued, so it cannot get the other spans of its batch refused.
    *
    * `{ prompt }`: the Prompt the span's call was made with; the snapshot is sent with its
    * `promptVersionId`. Pass it with every snapshot of that span (each one replaces the last).
@@ -75,21 +79,27 @@ export class TraceExporter {
         return;
       }
       const prompt = options?.prompt;
-      const problem = spanProblem(span) || promptProblem(span, prompt);
+      const spanId = (span as Partial<SpanSnapshot> | null)?.spanId ?? null;
+      const problem = promptProblem(span, prompt);
       if (problem) {
-        this.counters.droppedInvalid++;
-        this.report('invalid_span', problem, 1, { spanId: (span as Partial<SpanSnapshot> | null)?.spanId ?? null });
+        this.refuse(problem, { spanId, field: 'promptVersionId' });
         return;
       }
-      const json = JSON.stringify(prompt ? { ...span, promptVersionId: prompt.versionId } : span);
+      // What is sent is checked against the server's rules, so that one bad span is refused here
+      // alone instead of getting its whole batch refused.
+      const sent =
+        prompt && typeof span === 'object' && span !== null ? { ...span, promptVersionId: prompt.versionId } : span;
+      const issue = spanIssue(sent);
+      if (issue) {
+        this.refuse(issue.message, { spanId, field: issue.field });
+        return;
+      }
+      const json = JSON.stringify(sent);
       const bytes = utf8Length(json);
       if (bytes + batchEnvelopeBytes > this.o.maxBatchBytes) {
-        this.counters.droppedInvalid++;
-        this.report(
-          'invalid_span',
+        this.refuse(
           `The span snapshot is ${bytes} bytes of JSON: it cannot fit in a batch of ${this.o.maxBatchBytes} bytes.`,
-          1,
-          { spanId: span.spanId },
+          { spanId, field: null },
         );
         return;
       }
@@ -150,6 +160,11 @@ export class TraceExporter {
 
   stats(): TraceExporterStats {
     return { ...this.counters, pending: this.queue.length + (this.current?.count ?? 0) };
+  }
+
+  private refuse(message: string, details: Record<string, unknown>): void {
+    this.counters.droppedInvalid++;
+    this.report('invalid_span', message, 1, details);
   }
 
   private dropOldest(): void {

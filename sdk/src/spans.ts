@@ -1,5 +1,5 @@
-// A span snapshot as the exporter takes it (see exporter.ts), the checks it makes before queueing
-// one, and random trace and span ids.
+// A span snapshot as the exporter takes it (see exporter.ts; span-rules.ts checks it before it is
+// queued), the check of its `prompt` option, and random trace and span ids.
 import type { PromptVersionRef } from './span-attributes.js';
 
 export type SpanKind = 'execution' | 'model' | 'attempt' | 'tool' | 'retrieval' | 'custom';
@@ -42,28 +42,6 @@ export type SpanSnapshot = {
   omitted?: ('input' | 'output' | 'error' | 'metadata')[];
 };
 
-const hexId = (length: number) => new RegExp(`^(?!0+$)[0-9a-f]{${length}}$`);
-const traceIdPattern = hexId(32);
-const spanIdPattern = hexId(16);
-const kinds = new Set(['execution', 'model', 'attempt', 'tool', 'retrieval', 'custom']);
-const statuses = new Set(['running', 'success', 'error', 'cancelled']);
-
-// The required fields only, so that one malformed span cannot get a whole batch refused; the
-// server checks everything else.
-export function spanProblem(span: SpanSnapshot): string {
-  if (typeof span !== 'object' || span === null) return 'A span snapshot is an object.';
-  if (!traceIdPattern.test(String(span.traceId))) return 'traceId must be 32 lowercase hex characters, not all zeros.';
-  if (!spanIdPattern.test(String(span.spanId)) || !spanIdPattern.test(String(span.rootSpanId)))
-    return 'spanId and rootSpanId must be 16 lowercase hex characters, not all zeros.';
-  if (!Number.isInteger(span.revision) || span.revision < 0 || span.revision > 1_000_000)
-    return 'revision must be an integer from 0 to 1,000,000.';
-  if (typeof span.name !== 'string' || span.name === '' || typeof span.service !== 'string' || span.service === '')
-    return 'name and service must be non-empty strings.';
-  if (!kinds.has(span.kind) || !statuses.has(span.status)) return 'kind or status is not one of the allowed values.';
-  if (!Number.isInteger(span.startedAt) || span.startedAt < 0) return 'startedAt must be Unix milliseconds.';
-  return '';
-}
-
 /** What `export()` takes besides the span snapshot. */
 export type ExportOptions = {
   /**
@@ -76,7 +54,7 @@ export type ExportOptions = {
 
 // `prompt` must name a version, and the same one as the span when the span already names one.
 export function promptProblem(span: SpanSnapshot, prompt: PromptVersionRef | undefined): string {
-  if (prompt === undefined) return '';
+  if (prompt === undefined || typeof span !== 'object' || span === null) return '';
   if (typeof prompt !== 'object' || prompt === null || typeof prompt.versionId !== 'string' || prompt.versionId === '')
     return 'options.prompt must be a Prompt (or a compiled prompt) with a versionId.';
   if (span.promptVersionId !== undefined && span.promptVersionId !== prompt.versionId)

@@ -130,9 +130,12 @@ describe('TraceExporter batching', () => {
 
   it('keeps every request body within 1 MiB, measured in UTF-8 bytes', async () => {
     const { instance } = exporter();
-    // ~300 KB of JSON per span, half of it two-byte characters: four spans never fit in one batch.
-    const content = JSON.stringify({ text: 'é'.repeat(100_000) + 'a'.repeat(100_000) });
-    for (let i = 0; i < 7; i++) instance.export(span({ contentJson: content, name: `big ${i}` }));
+    // ~278 KB of JSON per span (content and metadata within the server's 256 KiB and 16 KiB), half of
+    // it two-byte characters: four spans never fit in one batch.
+    const content = JSON.stringify({ text: 'é'.repeat(65_000) + 'a'.repeat(131_000) });
+    const metadata = JSON.stringify({ note: 'é'.repeat(8_000) });
+    for (let i = 0; i < 7; i++)
+      instance.export(span({ contentJson: content, metadataJson: metadata, name: `big ${i}` }));
     expect(await instance.flush()).toBe(true);
     expect(received.length).toBeGreaterThanOrEqual(3);
     for (const r of received) expect(Buffer.byteLength(r.body)).toBeLessThanOrEqual(1024 * 1024);
