@@ -509,6 +509,23 @@ test('a span’s prompt version links to that version of its prompt', async ({ a
   await expect(page.getByText('choose two different versions')).toHaveCount(0);
 });
 
+// The page's scroll position once it has stopped moving (two reads 100 ms apart agree).
+async function settledScroll(page: Page): Promise<number> {
+  let last = -1;
+  await expect
+    .poll(
+      async () => {
+        const now = await page.evaluate(() => window.scrollY);
+        const settled = now === last;
+        last = now;
+        return settled;
+      },
+      { intervals: [100] },
+    )
+    .toBe(true);
+  return last;
+}
+
 test('on a phone, tapping a span brings its details into view', async ({ adminPage: page, request }) => {
   const organizationId = await createOrganization(page, uniqueName('Tapped'));
   const { secret } = await trpc(page).mutate('ingestionKeys.create', {
@@ -568,12 +585,14 @@ test('on a phone, tapping a span brings its details into view', async ({ adminPa
   expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
   expect(await scrollCalls()).toEqual([{ behavior: 'smooth', block: 'start' }]);
 
-  // Details whose top is already in sight stay where they are.
+  // Details whose top is already in sight stay where they are. The glide above is over first, and
+  // this jump is instant (a smooth scroll still moving would change scrollY after it is read).
+  await settledScroll(page);
   await page.evaluate(() => {
     const top = document.getElementById('span-details')!.getBoundingClientRect().top + window.scrollY;
-    window.scrollTo(0, top - 600);
+    window.scrollTo({ top: top - 600, behavior: 'instant' });
   });
-  const before = await page.evaluate(() => window.scrollY);
+  const before = await settledScroll(page);
   await row(5).click();
   await expect(panel.getByRole('heading', { name: /step 6/ })).toBeInViewport();
   expect(await page.evaluate(() => window.scrollY)).toBe(before);
