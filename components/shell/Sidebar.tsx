@@ -160,7 +160,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
           </NavLink>
         </nav>
         <div className="sidebar-footer">
-          <Link href="/account" className="user-chip" aria-label="Account settings">
+          <Link href="/account" className="user-chip">
             <span className="avatar" aria-hidden="true">
               {initials(user.name || user.email)}
             </span>
@@ -170,6 +170,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
                 {user.email}
               </span>
             </span>
+            <span className="visually-hidden">, account settings</span>
           </Link>
           <Button
             variant="ghost"
