@@ -14,7 +14,7 @@ test('create an organization, rename it and make it the default', async ({ admin
   await nameInput.fill(renamed);
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved.')).toBeVisible();
-  await expect(page.getByRole('button', { name: /Organization: .*Switch organization/ })).toContainText(renamed);
+  await expect(page.getByRole('button', { name: /switch organization/ })).toContainText(renamed);
 
   // A first organization is the onboarding default; clear it, then set it explicitly.
   const defaultCard = page.getByRole('region', { name: 'Default organization' });
@@ -38,6 +38,41 @@ test('create an organization, rename it and make it the default', async ({ admin
   await page.goto(`/organizations/${organizationId}/audit`);
   await expect(page.getByRole('cell', { name: /Renamed the organization/ })).toBeVisible();
   await expect(page.getByRole('cell', { name: /Created the organization/ })).toBeVisible();
+});
+
+test('the organization switcher is a disclosure: Tab walks its links and leaving it closes it; Escape returns to its button', async ({
+  adminPage: page,
+}) => {
+  const name = uniqueName('Switcher');
+  await createOrganization(page, name);
+  // The page title names the organization, after the route.
+  await expect(page).toHaveTitle(`Overview · ${name} · Promptloop`);
+  await page.reload();
+  const button = page.getByRole('button', { name: /switch organization/ });
+  // Its name starts with what it shows (speech input: "click <organization name>").
+  await expect(button).toHaveAccessibleName(new RegExp(`^${name}\\s*Free plan`));
+  await expect(button).not.toHaveAttribute('aria-haspopup');
+  const popup = page.locator('.switcher-menu');
+
+  await button.focus();
+  await page.keyboard.press('Enter');
+  await expect(button).toHaveAttribute('aria-expanded', 'true');
+  await page.keyboard.press('Tab');
+  await expect(popup.getByRole('link').first()).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(button).toBeFocused();
+  await expect(button).toHaveAttribute('aria-expanded', 'false');
+
+  // Tab past its last link: the popup closes instead of covering the link that now has focus.
+  await page.keyboard.press('Enter');
+  await expect(popup.getByRole('link', { name: 'Create organization' })).toBeVisible();
+  await popup.getByRole('link', { name: 'Create organization' }).focus();
+  await page.keyboard.press('Tab');
+  await expect(button).toHaveAttribute('aria-expanded', 'false');
+  await expect(popup).toHaveCount(0);
+  await expect(
+    page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }),
+  ).toBeFocused();
 });
 
 test('the overview offers admins and editors a New prompt button, not viewers; the app has a favicon', async ({

@@ -33,11 +33,15 @@ test('create a prompt, find it in the list and rename it', async ({ adminPage: p
   await page.getByLabel('Search prompts by name').fill('Support');
   await expect(page).toHaveURL(/q=Support/);
   await expect(page.locator('tr[data-prompt]')).toHaveCount(1);
+  // Screen readers hear what the search left, from a polite live region.
+  const resultCount = page.getByRole('status').filter({ hasText: /match/ });
+  await expect(resultCount).toHaveText('1 prompt matches');
   await page.reload();
   await expect(page.getByLabel('Search prompts by name')).toHaveValue('Support');
   await expect(page.locator('tr[data-prompt]')).toHaveCount(1);
   await page.getByLabel('Filter by state').selectOption('archived');
-  await expect(page.getByText('No prompts match')).toBeVisible();
+  await expect(page.getByText('Try another name or state.')).toBeVisible();
+  await expect(resultCount).toHaveText('No prompts match');
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await expect(page.locator('tr[data-prompt]')).toHaveCount(2);
 

@@ -48,7 +48,16 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   await expect(snippet).not.toContainText('?label=staging');
   await expect(snippet).toContainText('If-None-Match');
   await expect(snippet).toContainText('Promptloop-Subject: user-42');
-  await reveal.getByRole('tab', { name: 'TypeScript' }).click();
+  // The tabs pattern: the arrow keys move focus and selection; the code block is a tab stop to scroll it.
+  const curlTab = reveal.getByRole('tab', { name: 'curl' });
+  const typescriptTab = reveal.getByRole('tab', { name: 'TypeScript' });
+  await curlTab.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(typescriptTab).toBeFocused();
+  await expect(typescriptTab).toHaveAttribute('aria-selected', 'true');
+  await expect(curlTab).toHaveAttribute('tabindex', '-1');
+  await expect(snippet).toHaveAttribute('aria-labelledby', (await typescriptTab.getAttribute('id'))!);
+  await expect(snippet.locator('pre')).toHaveAttribute('tabindex', '0');
   await expect(snippet).toContainText(`pl.getPrompt('${promptId}', { label: 'production', subject: 'user-42' })`);
   await expect(snippet).toContainText(secret);
   // The same variable as the SDK's README.

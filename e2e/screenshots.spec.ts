@@ -34,7 +34,7 @@ test('screenshots of the key pages', async ({ page, adminPage, signUpSecondUser 
   await adminPage.goto('/organizations');
   await expect(adminPage.getByRole('table')).toBeVisible();
   await shoot(adminPage, '05-organizations');
-  await adminPage.getByRole('button', { name: /Switch organization/ }).click();
+  await adminPage.getByRole('button', { name: /switch organization/ }).click();
   await shoot(adminPage, '06-org-switcher');
 
   await adminPage.goto(`/organizations/${organizationId}/members`);

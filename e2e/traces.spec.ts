@@ -148,8 +148,12 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   await page.getByLabel('Contains span kind').selectOption('model');
   await expect(page).toHaveURL(/kind=model/);
   await expect(traceRow).toBeVisible();
+  // Screen readers hear what a filter left, from a polite live region.
+  const resultCount = page.getByRole('status').filter({ hasText: /match/ });
+  await expect(resultCount).toHaveText('1 trace matches these filters');
   await page.getByLabel('Contains span kind').selectOption('retrieval');
-  await expect(page.getByText('No traces match these filters')).toBeVisible();
+  await expect(page.getByText('Widen the time range or clear a filter.')).toBeVisible();
+  await expect(resultCount).toHaveText('No traces match these filters');
   await page.getByRole('button', { name: 'Clear filters' }).first().click();
   await expect(page).toHaveURL(`/organizations/${organizationId}/traces`);
   await page.getByLabel('Session').fill('sess-42');
@@ -176,6 +180,16 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
   const modelBar = await timeline.locator(`[data-span="${model}"] [data-testid="waterfall-bar"]`).boundingBox();
   expect(modelBar!.x).toBeGreaterThan(rootBar!.x);
   expect(modelBar!.width).toBeLessThan(rootBar!.width);
+  // The failed span says so in text and in its button's name (not by the red bar only); each span says its level.
+  const failedRow = timeline.locator(`[data-span="${tool}"]`);
+  await expect(failedRow.locator('.waterfall-status')).toHaveText('✕ failed');
+  await expect(failedRow.getByRole('button', { name: /load cart/ })).toHaveAccessibleName(
+    /^load cart.*level 2.*failed$/,
+  );
+  await expect(timeline.getByRole('button', { name: /^POST \/checkout/ })).toHaveAccessibleName(
+    /^POST \/checkout.*level 1$/,
+  );
+  await expect(page).toHaveTitle(/^Trace · POST \/checkout · .+ · Promptloop$/);
 
   // A subtree folds away behind its parent and comes back.
   await timeline.getByRole('button', { name: 'Collapse POST /checkout' }).click();
@@ -186,6 +200,8 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
 
   const panel = page.getByRole('region', { name: 'Span details' });
   await expect(panel.getByRole('heading', { name: /POST \/checkout/ })).toBeVisible();
+  // The panel scrolls: it is a tab stop, so a keyboard can scroll it in every browser.
+  await expect(panel).toHaveAttribute('tabindex', '0');
   await timeline.locator(`[data-span="${model}"]`).click();
   await expect(panel.getByRole('heading', { name: /summarise cart/ })).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`span=${model}`));

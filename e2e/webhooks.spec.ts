@@ -200,7 +200,7 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
     await page.goto(`/organizations/${organizationId}/webhooks`);
     await expect(page.locator('tr[data-webhook]', { hasText: receiver.url })).toContainText('Release bot (staging)');
     await page.screenshot({ path: path.join(shots, '50b-webhooks-list.png') });
-    await page.getByRole('link', { name: `Open ${receiver.url}` }).click();
+    await page.getByRole('link', { name: `Deliveries of ${receiver.url}` }).click();
 
     // Delete, with confirmation.
     await page.getByRole('button', { name: 'Delete' }).click();

@@ -13,7 +13,7 @@ function SideDetail({ title, result, stopped }: { title: string; result: EvalRes
   if (!result) {
     return (
       <section className="side-detail" aria-label={title}>
-        <h4>{title}</h4>
+        <h3>{title}</h3>
         <p className="subtle">This side did not run this case.</p>
       </section>
     );
@@ -22,7 +22,7 @@ function SideDetail({ title, result, stopped }: { title: string; result: EvalRes
   return (
     <section className="side-detail" aria-label={title}>
       <div className="spread">
-        <h4>{title}</h4>
+        <h3>{title}</h3>
         <ResultBadge status={result.status} passed={result.passed} stopped={stopped} />
       </div>
       {result.error ? (

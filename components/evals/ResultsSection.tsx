@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { ChevronRightIcon, ListIcon } from '@/components/ui/icons';
+import { ResultCount } from '@/components/ui/ResultCount';
 import { CaseDetail, type StoppedSides } from './CaseDetail';
 import { ResultBadge } from './parts';
 import type { EvalResult } from './types';
@@ -64,6 +65,8 @@ export function ResultsSection({
   // opened and brought into view once the results are in.
   const linkedCase = useSearchParams().get('case');
   const [filter, setFilter] = useState<'all' | Filter>('all');
+  // Said once a chip was pressed, not while the page loads.
+  const [filterChosen, setFilterChosen] = useState(false);
   const [open, setOpen] = useState<Set<string>>(new Set());
   const linked = linkedCase ? rows.find((row) => row.caseId === linkedCase) : undefined;
   const shown = useRef<string | null>(null);
@@ -116,7 +119,10 @@ export function ResultsSection({
                 type="button"
                 className="filter-chip"
                 aria-pressed={filter === option.value}
-                onClick={() => setFilter(option.value)}
+                onClick={() => {
+                  setFilter(option.value);
+                  setFilterChosen(true);
+                }}
                 disabled={count === 0 && option.value !== 'all'}
               >
                 {option.label} <span className="count-pill">{count}</span>
@@ -124,6 +130,12 @@ export function ResultsSection({
             );
           })}
       </div>
+      <ResultCount
+        count={filterChosen ? visible.length : null}
+        one="case shown"
+        many="cases shown"
+        none="No case matches this filter"
+      />
       {loading && rows.length === 0 ? (
         <SkeletonRows rows={4} label="Loading results" />
       ) : visible.length === 0 ? (

@@ -8,7 +8,7 @@ import { CreatePromptDialog } from '@/components/prompts/CreatePromptDialog';
 import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { PageHeader, TitleBreak } from '@/components/ui/PageHeader';
 import {
   ArrowRightIcon,
   CheckIcon,
@@ -84,6 +84,7 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
               title={
                 <>
                   {org.name}
+                  {profile.data?.defaultOrganizationId === org.id || org.readOnly ? <TitleBreak /> : null}
                   {profile.data?.defaultOrganizationId === org.id ? <Badge tone="accent">Default</Badge> : null}
                   {org.readOnly ? <Badge tone="warning">Read-only</Badge> : null}
                 </>

@@ -16,6 +16,7 @@ import { Input, Select } from '@/components/ui/Field';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
+import { ResultCount } from '@/components/ui/ResultCount';
 import { Table } from '@/components/ui/Table';
 import { FileTextIcon, PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -110,6 +111,13 @@ function PromptTable({
           ))}
         </Select>
       </div>
+      <ResultCount
+        count={filtered && list.isSuccess ? prompts.length : null}
+        more={list.hasNextPage}
+        one="prompt matches"
+        many="prompts match"
+        none="No prompts match"
+      />
       {list.isPending ? (
         <SkeletonRows rows={4} label="Loading prompts" />
       ) : list.isError ? (

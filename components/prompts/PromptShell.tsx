@@ -6,7 +6,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { ExportPromptButton } from '@/components/imports/ExportButtons';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { PageHeader, TitleBreak } from '@/components/ui/PageHeader';
+import { usePageTitle } from '@/components/shell/usePageTitle';
 import { ButtonLink } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { ErrorState, Skeleton, SkeletonRows } from '@/components/ui/States';
@@ -90,6 +91,7 @@ export function PromptShell({
 }) {
   const trpc = useTRPC();
   const prompt = useQuery(trpc.prompts.get.queryOptions({ organizationId, promptId }));
+  usePageTitle(prompt.data?.name);
   // The labels with their splits (the prompt has each label's main version only).
   const labels = useQuery(trpc.versions.labels.queryOptions({ organizationId, promptId }));
   return (
@@ -149,7 +151,9 @@ export function PromptShell({
               title={
                 <>
                   <PromptName scope={scope} />
+                  <TitleBreak />
                   <PromptStateBadge state={data.state} />
+                  {readOnlyReason ? <TitleBreak /> : null}
                   {readOnlyReason ? (
                     <span className="readonly-tag" title="Read-only">
                       <LockIcon size={13} /> Read-only

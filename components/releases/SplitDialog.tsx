@@ -18,7 +18,8 @@ import { servesText } from './MoveLabelDialog';
 import { checkSplit, sameSplit, type NumberOf, type SplitRow } from './rules';
 import { splitCurlSnippet, splitTypescriptSnippet } from './snippets';
 
-const swatches = ['var(--accent)', '#0ea5e9', '#f59e0b', '#10b981'];
+// Each carries white "v2 10%" text: all reach 4.5:1.
+const swatches = ['var(--accent)', '#0369a1', '#b45309', '#047857'];
 
 function initialRows(current: Label, versions: VersionChoice[]): SplitRow[] {
   if (current.split)

@@ -7,10 +7,13 @@ import { RoleBadge } from '@/components/ui/Badge';
 import { CheckIcon, ChevronsUpDownIcon, ListIcon, PlusIcon } from '@/components/ui/icons';
 import { initials, planName } from '@/components/format';
 
+// A disclosure (a button showing a list of links), not a menu: Tab walks the links and moving focus out of it,
+// a click outside or Escape closes it.
 export function OrgSwitcher({ organizationId }: { organizationId: string | undefined }) {
   const [open, setOpen] = useState(false);
   const menuId = useId();
   const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
   const current = useOrganization(organizationId);
   const choices = useOrganizationChoices();
 
@@ -20,11 +23,18 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
       if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
     };
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setOpen(false);
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      if (rootRef.current?.contains(document.activeElement)) buttonRef.current?.focus();
+    };
+    const onFocus = (event: FocusEvent) => {
+      if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
     };
     document.addEventListener('pointerdown', onPointer);
     document.addEventListener('keydown', onKey);
+    document.addEventListener('focusin', onFocus);
     return () => {
+      document.removeEventListener('focusin', onFocus);
       document.removeEventListener('pointerdown', onPointer);
       document.removeEventListener('keydown', onKey);
     };
@@ -43,12 +53,11 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
   return (
     <div className="switcher" ref={rootRef}>
       <button
+        ref={buttonRef}
         type="button"
         className="switcher-button"
-        aria-haspopup="true"
         aria-expanded={open}
         aria-controls={menuId}
-        aria-label={`Organization: ${name}. Switch organization`}
         onClick={() => setOpen((value) => !value)}
       >
         <span className="org-mark" aria-hidden="true">
@@ -58,6 +67,8 @@ export function OrgSwitcher({ organizationId }: { organizationId: string | undef
           <strong>{name}</strong>
           <span>{subtitle}</span>
         </span>
+        {/* The visible text starts the name (speech input says "click Acme"); this only adds what it does. */}
+        <span className="visually-hidden">, switch organization</span>
         <ChevronsUpDownIcon size={14} />
       </button>
       {open ? (

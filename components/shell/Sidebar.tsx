@@ -24,6 +24,7 @@ import { WarningsNavBadge } from '@/components/warnings/WarningsNavBadge';
 import { initials } from '@/components/format';
 import { readAppError } from '@/lib/trpc/errors';
 import { OrgSwitcher } from './OrgSwitcher';
+import { usePageTitle } from './usePageTitle';
 import { can } from '@/server/auth/schemas';
 
 type SessionUser = { email: string | null; name: string | null };
@@ -53,6 +54,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
   const params = useParams<{ orgId?: string }>();
   const organizationId = typeof params.orgId === 'string' ? params.orgId : undefined;
   const organization = useOrganization(organizationId);
+  usePageTitle(organization.data?.name, 'organization');
   const [signingOut, setSigningOut] = useState(false);
   // A missing organization (or another's, which looks the same) gets no section links: each would
   // lead to the same "not found"; All organizations stays.
@@ -160,7 +162,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
           </NavLink>
         </nav>
         <div className="sidebar-footer">
-          <Link href="/account" className="user-chip" aria-label="Account settings">
+          <Link href="/account" className="user-chip">
             <span className="avatar" aria-hidden="true">
               {initials(user.name || user.email)}
             </span>
@@ -170,6 +172,7 @@ export function Sidebar({ user }: { user: SessionUser }) {
                 {user.email}
               </span>
             </span>
+            <span className="visually-hidden">, account settings</span>
           </Link>
           <Button
             variant="ghost"

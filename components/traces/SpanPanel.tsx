@@ -81,7 +81,8 @@ export function SpanPanel({
   canWrite: boolean;
 }) {
   return (
-    <Card className="span-panel" id={spanDetailsId} aria-label="Span details">
+    // A tab stop of its own: the panel scrolls, and a keyboard (Safari's too) must be able to scroll it.
+    <Card className="span-panel" id={spanDetailsId} aria-label="Span details" tabIndex={0}>
       <div className="card-body stack-sm">
         <div className="span-panel-head">
           <h2 className="span-panel-title">

@@ -8,7 +8,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { ButtonLink } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { PageHeader, TitleBreak } from '@/components/ui/PageHeader';
+import { usePageTitle } from '@/components/shell/usePageTitle';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
@@ -104,6 +105,7 @@ function TraceView({
     requestAnimationFrame(revealSpanDetails);
   };
   const ids = useMemo(() => new Set(spans.map((s) => s.spanId)), [spans]);
+  usePageTitle(spans.length > 0 ? headSpan(spans).name : undefined);
 
   const breadcrumbs = (
     <>
@@ -157,7 +159,9 @@ function TraceView({
         breadcrumbs={breadcrumbs}
         title={
           <>
-            {head.name} <SpanStatusBadge status={running ? 'running' : head.status} />
+            {head.name}
+            <TitleBreak />
+            <SpanStatusBadge status={running ? 'running' : head.status} />
           </>
         }
         description={

@@ -4,7 +4,7 @@ import './traces.css';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import {
   formatCount,
   formatDuration,
@@ -20,6 +20,7 @@ import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
+import { ResultCount } from '@/components/ui/ResultCount';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { Table } from '@/components/ui/Table';
 import { ActivityIcon, KeyIcon } from '@/components/ui/icons';
@@ -49,37 +50,53 @@ function TraceTable({ organizationId, canManageKeys, filters, anchor, onClear }:
     trpc.traces.list.infiniteQueryOptions(input, { getNextPageParam: (page) => page.nextCursor }),
   );
 
-  if (list.isPending) return <SkeletonRows rows={5} label="Loading traces" />;
-  if (list.isError) return <QueryErrorState title="Could not load traces" query={list} />;
-  const traces = list.data.pages.flatMap((page) => page.items);
+  // Every state keeps the count's live region in place, so a changed filter is announced when its list arrives.
+  const filtered = hasFilters(filters);
+  const traces = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const withCount = (body: ReactNode) => (
+    <>
+      <ResultCount
+        count={filtered && list.isSuccess ? traces.length : null}
+        more={list.hasNextPage}
+        one="trace matches these filters"
+        many="traces match these filters"
+        none="No traces match these filters"
+      />
+      {body}
+    </>
+  );
+  if (list.isPending) return withCount(<SkeletonRows rows={5} label="Loading traces" />);
+  if (list.isError) return withCount(<QueryErrorState title="Could not load traces" query={list} />);
   if (!traces.length) {
-    return hasFilters(filters) ? (
-      <EmptyState
-        icon={<ActivityIcon size={20} />}
-        title="No traces match these filters"
-        description="Widen the time range or clear a filter."
-        action={<Button onClick={onClear}>Clear filters</Button>}
-      />
-    ) : (
-      <EmptyState
-        icon={<ActivityIcon size={20} />}
-        title="No traces yet"
-        description={`${canManageKeys ? 'Create an ingestion key' : 'Ask an editor or an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
-        action={
-          <ButtonLink
-            href={`/organizations/${organizationId}/ingestion-keys`}
-            variant={canManageKeys ? 'primary' : 'secondary'}
-            icon={<KeyIcon size={14} />}
-          >
-            {canManageKeys ? 'Set up an ingestion key' : 'About ingestion keys'}
-          </ButtonLink>
-        }
-      />
+    return withCount(
+      filtered ? (
+        <EmptyState
+          icon={<ActivityIcon size={20} />}
+          title="No traces match these filters"
+          description="Widen the time range or clear a filter."
+          action={<Button onClick={onClear}>Clear filters</Button>}
+        />
+      ) : (
+        <EmptyState
+          icon={<ActivityIcon size={20} />}
+          title="No traces yet"
+          description={`${canManageKeys ? 'Create an ingestion key' : 'Ask an editor or an admin for an ingestion key'}, then send span batches from your application to POST /api/v1/traces. They appear here within seconds.`}
+          action={
+            <ButtonLink
+              href={`/organizations/${organizationId}/ingestion-keys`}
+              variant={canManageKeys ? 'primary' : 'secondary'}
+              icon={<KeyIcon size={14} />}
+            >
+              {canManageKeys ? 'Set up an ingestion key' : 'About ingestion keys'}
+            </ButtonLink>
+          }
+        />
+      ),
     );
   }
 
   const href = (traceId: string) => `/organizations/${organizationId}/traces/${traceId}`;
-  return (
+  return withCount(
     <>
       <Table caption="Traces" className="table-compact">
         <thead>
@@ -154,7 +171,7 @@ function TraceTable({ organizationId, canManageKeys, filters, anchor, onClear }:
         </tbody>
       </Table>
       <LoadMore query={list} />
-    </>
+    </>,
   );
 }
 

@@ -5,6 +5,7 @@ import type { Span } from '@/server/traces/schemas';
 import { ChevronRightIcon } from '@/components/ui/icons';
 import { formatDuration } from '@/components/format';
 import { spanRows, type SpanRow } from './span-tree';
+import { kindLabel } from './StatusBadge';
 
 // Rows below a collapsed span are hidden; the collapsed span shows how many it hides.
 function visibleRows(rows: SpanRow<Span>[], collapsed: Set<string>) {
@@ -46,8 +47,9 @@ export function traceBounds(spans: Span[], now: number): TraceBounds {
 
 export function KindChip({ kind }: { kind: string }) {
   return (
-    <span className={`span-kind span-kind-${kind}`} title={kind}>
-      {kindShort[kind] ?? kind}
+    <span className={`span-kind span-kind-${kind}`} title={kindLabel[kind] ?? kind}>
+      <span aria-hidden="true">{kindShort[kind] ?? kind}</span>
+      <span className="visually-hidden">{kindLabel[kind] ?? kind}: </span>
     </span>
   );
 }
@@ -92,6 +94,8 @@ export function Waterfall({
   const total = Math.max(end - start, 1);
 
   return (
+    // A tree grid would be the full pattern; a group of rows with aria-level and a spoken level/status keeps the
+    // simple buttons and still says where a span sits and whether it failed.
     <div className="waterfall" role="group" aria-label="Span timeline">
       <div className="waterfall-head" aria-hidden="true">
         <span className="waterfall-head-label">Span</span>
@@ -112,6 +116,7 @@ export function Waterfall({
           // The duration goes after the bar when there is room, inside a long bar, else before it.
           const placement = left + width <= 80 ? 'after' : width >= 18 ? 'inside' : 'before';
           const isCollapsed = collapsed.has(span.spanId);
+          const failed = span.status === 'error' || span.status === 'cancelled';
           return (
             // The whole row selects on click; the name button is the keyboard way to do the same.
             <div
@@ -119,6 +124,7 @@ export function Waterfall({
               className="waterfall-row"
               data-span={span.spanId}
               data-selected={span.spanId === selectedId}
+              data-status={span.status}
               onClick={() => onSelect(span.spanId)}
             >
               <span className="waterfall-label" style={{ ['--depth' as string]: depth }}>
@@ -151,7 +157,16 @@ export function Waterfall({
                   title={span.name}
                 >
                   <span className="waterfall-label-name">{span.name}</span>
+                  <span className="visually-hidden">
+                    , level {depth + 1}
+                    {span.status === 'error' ? ', failed' : span.status === 'cancelled' ? ', cancelled' : ''}
+                  </span>
                 </button>
+                {failed ? (
+                  <span className={`waterfall-status waterfall-status-${span.status}`} aria-hidden="true">
+                    {span.status === 'error' ? '✕ failed' : '⊘ cancelled'}
+                  </span>
+                ) : null}
                 {hidden > 0 ? <span className="waterfall-hidden">+{hidden}</span> : null}
                 {orphan ? (
                   <span

@@ -26,3 +26,9 @@ export function PageHeader({
     </header>
   );
 }
+
+// Between a title and the badges after it inside a heading (a flex row, which adds no space to the name): screen
+// readers read "Support reply, Setup", not "Support replySetup".
+export function TitleBreak() {
+  return <span className="visually-hidden">, </span>;
+}

@@ -13,7 +13,7 @@ import { Card, CardBody, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { CopyButton } from '@/components/ui/CopyButton';
 import { Dialog } from '@/components/ui/Dialog';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { PageHeader, TitleBreak } from '@/components/ui/PageHeader';
 import { ErrorState, SkeletonRows } from '@/components/ui/States';
 import { TrashIcon, ZapIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
@@ -199,6 +199,7 @@ function EndpointView({ org, webhookId }: { org: Org; webhookId: string }) {
             <span className="webhook-title-url" title={webhook.description ? undefined : webhook.url}>
               {webhook.description || webhook.url}
             </span>
+            <TitleBreak />
             <EndpointStatusBadge enabled={webhook.enabled} disabledReason={webhook.disabledReason} />
           </span>
         }

@@ -92,7 +92,7 @@ function EndpointsTable({ organizationId, onCreate }: { organizationId: string; 
                 <RelativeTime time={endpoint.createdAt} />
               </td>
               <td className="cell-actions">
-                <ButtonLink size="sm" href={`${base}/${endpoint.id}`} aria-label={`Open ${endpoint.url}`}>
+                <ButtonLink size="sm" href={`${base}/${endpoint.id}`} aria-label={`Deliveries of ${endpoint.url}`}>
                   Deliveries
                 </ButtonLink>
               </td>
