@@ -6,6 +6,7 @@ import {
   useId,
   type InputHTMLAttributes,
   type ReactNode,
+  type Ref,
   type SelectHTMLAttributes,
 } from 'react';
 import { FieldError } from './FieldError';
@@ -72,7 +73,7 @@ export function Input({
   );
 }
 
-type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean };
+type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean; ref?: Ref<HTMLSelectElement> };
 
 export function Select({
   className,
