@@ -38,6 +38,9 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
   const reveal = page.getByRole('region', { name: 'New retrieval key' });
   await expect(reveal.getByText('Copy this key now')).toBeVisible({ timeout: 60_000 });
   await expect(reveal).toContainText('shown once');
+  // Focus lands on the card of the once-only secret, which is read with its "copy it now" notice.
+  await expect(reveal).toBeFocused();
+  await expect(reveal).toHaveAccessibleDescription(/Copy this key now/);
   const secret = (await reveal.getByTestId('retrieval-secret').textContent())!.trim();
   expect(secret).toMatch(/^plr_[0-9A-Za-z]{43}$/);
   const snippet = reveal.getByRole('tabpanel');
