@@ -92,6 +92,8 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   await email.fill(`unknown-${teammate.account.email}`);
   await form.getByRole('button', { name: 'Add member' }).click();
   await expect(email).toHaveAccessibleDescription(/No account uses this email/);
+  // The refused submit brings focus back to the field to fix.
+  await expect(email).toBeFocused();
 
   await email.fill(teammate.account.email);
   await form.getByLabel('Role').selectOption('viewer');

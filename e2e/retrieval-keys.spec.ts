@@ -32,6 +32,10 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
 
   await page.getByRole('button', { name: 'New retrieval key' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New retrieval key' });
+  // A refused submit brings focus back to the first invalid field.
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  await expect(dialog.getByLabel('Key name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(dialog.getByLabel('Key name')).toBeFocused();
   await dialog.getByLabel('Key name').fill('Support bot');
   await dialog.getByRole('button', { name: 'Create key' }).click();
 

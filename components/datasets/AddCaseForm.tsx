@@ -13,6 +13,7 @@ import { CaseFields, caseErrors, emptyCase, toCaseRow, type CaseDraft } from './
 import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
 import type { Dataset } from './types';
 import { planCapacity } from '@/server/datasets/schemas';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 export function AddCaseForm({
   scope,
@@ -57,8 +58,10 @@ export function AddCaseForm({
       <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
     ) : null;
 
+  const { formRef, submitted } = useFocusFirstInvalid();
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setMessage(null);
     setWarning(null);
     setAtCapacity(false);
@@ -69,7 +72,7 @@ export function AddCaseForm({
   }
 
   return (
-    <form className="add-case" onSubmit={onSubmit} noValidate aria-label="Add a case">
+    <form ref={formRef} className="add-case" onSubmit={onSubmit} noValidate aria-label="Add a case">
       <div className="add-case-title">
         <strong>Add a case</strong>
         {full ? (
