@@ -74,7 +74,7 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(caseRows(page)).toHaveCount(4);
 
-  await page.getByLabel('Drag case 3').dragTo(caseRows(page).nth(0));
+  await caseRows(page).nth(2).locator('.drag-handle').dragTo(caseRows(page).nth(0));
   await expect(caseRows(page).nth(0)).toContainText('Question 3');
   await expect(caseRows(page).nth(1)).toContainText('Question 1');
   await page.reload();

@@ -31,12 +31,15 @@ export function AddCaseForm({
   const [atCapacity, setAtCapacity] = useState(false);
   // Why the case just added cannot run under the prompt's input type (it is added all the same).
   const [warning, setWarning] = useState<string | null>(null);
+  // Focus goes back to the emptied Input, so nothing else tells a screen-reader user the case was added.
+  const [added, setAdded] = useState('');
   const add = useMutation(
     trpc.datasets.addCase.mutationOptions({
       onSuccess: (added) => {
         setValue(emptyCase);
         setErrors({});
         setWarning(added.warnings[0]?.message ?? null);
+        setAdded(`Case added: ${dataset.count + 1} of ${dataset.capacity} cases.`);
         // Ready for the next case: the cursor goes back to the first field.
         document.getElementById('new-case-input')?.focus();
       },
@@ -64,6 +67,7 @@ export function AddCaseForm({
     submitted();
     setMessage(null);
     setWarning(null);
+    setAdded('');
     setAtCapacity(false);
     const local = caseErrors(value);
     setErrors(local);
@@ -82,6 +86,9 @@ export function AddCaseForm({
           </span>
         ) : null}
       </div>
+      <p className="visually-hidden" role="status">
+        {added}
+      </p>
       {message ? (
         <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>
           {message}
