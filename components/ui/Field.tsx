@@ -63,7 +63,7 @@ export function Input({
   'aria-invalid': ariaInvalid,
   'aria-describedby': describedBy,
   ...rest
-}: InputHTMLAttributes<HTMLInputElement>) {
+}: InputHTMLAttributes<HTMLInputElement> & { ref?: Ref<HTMLInputElement> }) {
   return (
     <input
       className={['input', className].filter(Boolean).join(' ')}
