@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useMutation } from '@tanstack/react-query';
-import { Fragment, memo, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
@@ -115,15 +115,8 @@ export const CaseTable = memo(function CaseTable({
   // Said by a status region that is always in the page (one inserted with its text is often not read).
   const [announcement, setAnnouncement] = useState('');
   // After an edit or a move the row's buttons are new or moved elements: put focus back on the
-  // row's button the person used, not on the table body.
-  const focusRowButton = (id: string, labels: string[]) =>
-    requestAnimationFrame(() => {
-      const row = rowRefs.current[id];
-      const button = labels
-        .map((label) => row?.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`))
-        .find(Boolean);
-      button?.focus();
-    });
+  // row's button the person used (once it is rendered and enabled), not on the table body.
+  const pendingFocus = useRef<{ id: string; labels: string[] } | null>(null);
 
   const remove = useMutation(
     trpc.datasets.deleteCase.mutationOptions({
@@ -174,15 +167,24 @@ export const CaseTable = memo(function CaseTable({
     setPendingOrder(ids);
     setAnnouncement(`Case moved to position ${to + 1}.`);
     const direction = to > from ? ['down', 'up'] : ['up', 'down'];
-    focusRowButton(
-      moved,
-      direction.map((way) => `Move case ${to + 1} ${way}`),
-    );
+    pendingFocus.current = { id: moved, labels: direction.map((way) => `Move case ${to + 1} ${way}`) };
     // A case moved down past the last shown row stays in view.
     setShown((current) => Math.max(current, to + 1));
     actions.setNotice(null);
     reorder.mutate({ ...scope, revision: dataset.revision, caseIds: ids });
   }
+  useEffect(() => {
+    const target = pendingFocus.current;
+    // The move buttons are disabled while the order saves: wait until it is saved.
+    if (!target || reorder.isPending || pendingOrder) return;
+    const row = rowRefs.current[target.id];
+    if (!row) return;
+    pendingFocus.current = null;
+    target.labels
+      .map((label) => row.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`))
+      .find(Boolean)
+      ?.focus();
+  });
   const drag = useDragReorder(move, !readOnly && !reorder.isPending);
 
   return (
@@ -216,7 +218,7 @@ export const CaseTable = memo(function CaseTable({
                   onDone={(saved) => {
                     setEditing(null);
                     setAnnouncement(saved ? `Case ${index + 1} saved.` : '');
-                    focusRowButton(row.id, [`Edit case ${index + 1}`]);
+                    pendingFocus.current = { id: row.id, labels: [`Edit case ${index + 1}`] };
                   }}
                 />
               ) : (

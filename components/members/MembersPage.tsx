@@ -89,7 +89,7 @@ function RoleCell({
             size="sm"
             variant="primary"
             loading={changeRole.isPending}
-            aria-label={`Apply role for ${label}`}
+            aria-label={`Apply role change for ${label}`}
             onClick={() => changeRole.mutate({ organizationId, userId: member.userId, role: draft })}
           >
             Apply
@@ -97,7 +97,7 @@ function RoleCell({
           <Button
             size="sm"
             variant="ghost"
-            aria-label={`Keep current role for ${label}`}
+            aria-label={`Cancel role change for ${label}`}
             disabled={changeRole.isPending}
             onClick={() => (changeRole.reset(), setDraft(member.role), selectRef.current?.focus())}
           >
