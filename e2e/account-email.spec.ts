@@ -47,6 +47,8 @@ test('sign up, confirm the email, forget the password, reset it and sign in with
   await expect(page.getByLabel('Email')).toHaveValue(account.email);
   await page.getByRole('button', { name: 'Send reset link' }).click();
   await expect(page.getByRole('heading', { name: 'Check your email' })).toBeVisible();
+  // The result replaced the form: its heading has the focus, so a screen reader reads it.
+  await expect(page.getByRole('heading', { name: 'Check your email' })).toBeFocused();
   await expect(page.getByText('If an account exists for this address, we sent a link')).toBeVisible();
 
   const resetLink = await linkFromOutbox(account.email, '/reset-password');

@@ -74,7 +74,7 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await dialog.getByRole('button', { name: 'Done' }).click();
   await expect(caseRows(page)).toHaveCount(4);
 
-  await page.getByLabel('Drag case 3').dragTo(caseRows(page).nth(0));
+  await caseRows(page).nth(2).locator('.drag-handle').dragTo(caseRows(page).nth(0));
   await expect(caseRows(page).nth(0)).toContainText('Question 3');
   await expect(caseRows(page).nth(1)).toContainText('Question 1');
   await page.reload();
@@ -84,6 +84,9 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
 
   await page.getByRole('button', { name: 'Move case 4 up' }).click();
   await expect(caseRows(page).nth(2)).toContainText('Question 4');
+  // Focus stays on the moved case's button, so Enter moves it again; the move is announced.
+  await expect(page.getByRole('button', { name: 'Move case 3 up' })).toBeFocused();
+  await expect(page.getByRole('status').filter({ hasText: 'Case moved to position 3.' })).toBeAttached();
 
   // Fill up to the Free capacity: the divider follows the 10th case.
   await expect(page.getByText('Quick evaluations use the cases above')).toHaveCount(0);
@@ -132,6 +135,8 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   const form = page.getByRole('form', { name: 'Add a case' });
   await form.getByRole('button', { name: 'Add case' }).click();
   await expect(form.getByLabel('Input', { exact: true })).toHaveAccessibleDescription(/Enter the input/);
+  // The refused submit brings focus to the first invalid field.
+  await expect(form.getByLabel('Input', { exact: true })).toBeFocused();
   await form.getByLabel('Input', { exact: true }).fill('{"city": "Oslo"}');
   await form.getByLabel('Input format').selectOption('json');
   await form.getByLabel('Expected output', { exact: true }).fill('Sunny');
@@ -141,6 +146,7 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   // Ready for the next case: the cursor is back in the emptied Input.
   await expect(form.getByLabel('Input', { exact: true })).toBeFocused();
   await expect(form.getByLabel('Input', { exact: true })).toHaveValue('');
+  await expect(form.getByRole('status').filter({ hasText: 'Case added' })).toBeAttached();
 
   await page.getByRole('button', { name: 'Edit case 1' }).click();
   const edit = page.getByRole('form', { name: /Edit case/ });
@@ -150,6 +156,8 @@ test('add, edit and delete cases; a stale tab is told and reloaded', async ({ ad
   await edit.getByLabel('Input', { exact: true }).fill('{"city": "Bergen"}');
   await edit.getByRole('button', { name: 'Save case' }).click();
   await expect(caseRows(page).nth(0)).toContainText('Bergen');
+  // Focus returns to the row's Edit button, not the table body.
+  await expect(page.getByRole('button', { name: 'Edit case 1' })).toBeFocused();
 
   const other = await page.context().newPage();
   await other.goto(datasetPath);

@@ -127,6 +127,8 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   await email.fill(`unknown-${teammate.account.email}`);
   await form.getByRole('button', { name: 'Add member' }).click();
   await expect(email).toHaveAccessibleDescription(/No account uses this email/);
+  // The refused submit brings focus back to the field to fix.
+  await expect(email).toBeFocused();
 
   await email.fill(teammate.account.email);
   await form.getByLabel('Role').selectOption('viewer');
@@ -147,8 +149,18 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   await expect(teammate.page.getByLabel('Organization name')).toHaveAttribute('readonly', '');
   await expect(teammate.page.getByText('Only admins can rename this organization.')).toBeVisible();
 
-  await row.getByLabel(`Role for ${teammate.account.email}`).selectOption('editor');
-  await expect(row.getByLabel(`Role for ${teammate.account.email}`)).toHaveValue('editor');
+  // Arrowing through the select only picks a role: the server keeps "viewer" until Apply.
+  const roleSelect = row.getByLabel(`Role for ${teammate.account.email}`);
+  await roleSelect.focus();
+  await page.keyboard.press('ArrowUp');
+  await expect(roleSelect).toHaveValue('editor');
+  await expect(row.getByRole('button', { name: `Apply role change for ${teammate.account.email}` })).toBeVisible();
+  await teammate.page.goto('/organizations');
+  await expect(teammate.page.getByRole('row', { name: new RegExp(name) })).toContainText('Viewer');
+  await row.getByRole('button', { name: `Apply role change for ${teammate.account.email}` }).click();
+  await expect(page.getByRole('status').filter({ hasText: `${teammate.account.email} is now Editor.` })).toBeAttached();
+  await expect(roleSelect).toBeFocused();
+  await expect(row.getByRole('button', { name: `Apply role change for ${teammate.account.email}` })).toHaveCount(0);
   await page.reload();
   await expect(
     page.locator(`tr[data-member="${teammate.account.email}"]`).getByLabel(`Role for ${teammate.account.email}`),
@@ -159,6 +171,7 @@ test('add a member, change their role and remove them', async ({ adminPage: page
   // The last admin cannot step down: the service's reason shows on that row.
   const adminRow = page.locator(`tr[data-member="${admin.email}"]`);
   await adminRow.getByRole('combobox').selectOption('viewer');
+  await adminRow.getByRole('button', { name: `Apply role change for ${admin.email}` }).click();
   await expect(adminRow.getByRole('alert')).toContainText('at least one admin');
   // Nor leave: the row says why instead of offering a button the service would refuse.
   await expect(adminRow.getByTestId('sole-admin')).toContainText('Only admin');

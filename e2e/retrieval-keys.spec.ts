@@ -32,12 +32,19 @@ test('an admin creates a retrieval key, sees its secret once with snippets, and 
 
   await page.getByRole('button', { name: 'New retrieval key' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New retrieval key' });
+  // A refused submit brings focus back to the first invalid field.
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  await expect(dialog.getByLabel('Key name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(dialog.getByLabel('Key name')).toBeFocused();
   await dialog.getByLabel('Key name').fill('Support bot');
   await dialog.getByRole('button', { name: 'Create key' }).click();
 
   const reveal = page.getByRole('region', { name: 'New retrieval key' });
   await expect(reveal.getByText('Copy this key now')).toBeVisible({ timeout: 60_000 });
   await expect(reveal).toContainText('shown once');
+  // Focus lands on the card of the once-only secret, which is read with its "copy it now" notice.
+  await expect(reveal).toBeFocused();
+  await expect(reveal).toHaveAccessibleDescription(/Copy this key now/);
   const secret = (await reveal.getByTestId('retrieval-secret').textContent())!.trim();
   expect(secret).toMatch(/^plr_[0-9A-Za-z]{43}$/);
   const snippet = reveal.getByRole('tabpanel');

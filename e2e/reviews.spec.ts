@@ -20,6 +20,24 @@ test('review queue: a corrected expectation is saved, publishes the baseline and
   await expect(queue).toBeVisible({ timeout: 90_000 });
   await expect(queue).toContainText('Hello there');
 
+  // Single-key shortcuts act only with focus inside the queue: "x" pressed elsewhere records nothing.
+  await page.getByRole('heading', { level: 1 }).click();
+  await page.keyboard.press('x');
+  await expect(queue).toContainText('Keyboard shortcuts work while focus is in this queue.');
+  await queue.getByRole('button', { name: /Mark correct/ }).focus();
+  await page.keyboard.press('e');
+  await expect(queue.getByLabel('Corrected output')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(queue.getByRole('group', { name: 'Case #1' })).toBeFocused();
+  // They can be turned off: then "e" in the queue does nothing and the legend goes away.
+  await queue.getByRole('checkbox', { name: 'Single-key shortcuts' }).uncheck();
+  await expect(queue.getByLabel('Keyboard shortcuts')).toHaveCount(0);
+  await expect(queue.getByRole('button', { name: /Mark correct/ })).not.toHaveAttribute('aria-keyshortcuts');
+  await queue.getByRole('button', { name: /Mark correct/ }).focus();
+  await page.keyboard.press('e');
+  await expect(queue.getByLabel('Corrected output')).toHaveCount(0);
+  await expect(queue).toContainText('1 waiting');
+
   // An empty correction is refused next to the field; a written one is saved.
   await queue.getByRole('button', { name: /Edit correction/ }).click();
   const correction = queue.getByLabel('Corrected output');

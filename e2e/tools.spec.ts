@@ -34,9 +34,14 @@ test('add a tool and an output token limit in the editor, save a version and see
   await expect(page.getByText('No tools.')).toBeVisible();
   await page.getByRole('button', { name: 'Add tool' }).click();
   const tool = tools.getByRole('listitem').first();
-  await expect(tool.getByLabel('Name')).toHaveAccessibleDescription(/Name the tool/);
+  // Focus goes to the new tool's name, which shows no error before it is typed in.
+  await expect(tool.getByLabel('Name')).toBeFocused();
+  await expect(tool.getByLabel('Name')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(tool.getByLabel('Name')).toHaveAccessibleName('Name of tool 1');
   await tool.getByLabel('Name').fill('get weather');
   await expect(tool.getByLabel('Name')).toHaveAccessibleDescription(/letters, digits, underscores or hyphens/);
+  await tool.getByLabel('Name').fill('');
+  await expect(tool.getByLabel('Name')).toHaveAccessibleDescription(/Name the tool/);
   await tool.getByLabel('Name').fill('get_weather');
   await tool.getByLabel('Description').fill('Current weather for a city.');
   const parameters = tool.getByLabel('Parameters');

@@ -10,6 +10,7 @@ import { Field, Input } from '@/components/ui/Field';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 import { NewPasswordFields } from '@/components/auth/NewPasswordFields';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 // The display name shown to teammates (members, audit log); empty shows the address instead.
 export function NameForm({ current }: { current: string | null }) {
@@ -73,8 +74,13 @@ export function PasswordForm({ email }: { email: string }) {
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  // Fields typed into since the server's answer: its errors about them ("Enter your current
+  // password.") are stale once they hold a value, even while the form's own mismatch check stops the submit.
+  const [edited, setEdited] = useState<string[]>([]);
+  const markEdited = (field: string) => setEdited((fields) => (fields.includes(field) ? fields : [...fields, field]));
   const change = useMutation(
     trpc.account.changePassword.mutationOptions({
+      onMutate: () => setEdited([]),
       onSuccess: async (_result, input) => {
         const again = await signIn('credentials', { email, password: input.newPassword, redirect: false });
         if (!again?.ok) {
@@ -94,8 +100,13 @@ export function PasswordForm({ email }: { email: string }) {
       ? 'Too many wrong passwords. Wait a few minutes and try again.'
       : formMessage(error, ['currentPassword', 'newPassword']);
 
+  const fieldError = (field: 'currentPassword' | 'newPassword', value: string) =>
+    value && edited.includes(field) ? undefined : error?.fields[field];
+  const { formRef, submitted } = useFocusFirstInvalid();
+
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setDone(false);
     if (newPassword && newPassword !== confirm) return setMismatch('The two passwords do not match.');
     setMismatch(null);
@@ -104,29 +115,29 @@ export function PasswordForm({ email }: { email: string }) {
 
   return (
     <Card>
-      <form onSubmit={onSubmit} noValidate>
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
         <CardHeader
           title="Password"
           description="Changing it signs you out on every other browser. CLI and MCP sign-ins stay until you revoke them under Authorized applications."
         />
         <CardBody className="form">
           {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
-          <Field label="Current password" error={error?.fields.currentPassword}>
+          <Field label="Current password" error={fieldError('currentPassword', currentPassword)}>
             <Input
               type="password"
               name="currentPassword"
               autoComplete="current-password"
               value={currentPassword}
-              onChange={(e) => setCurrentPassword(e.target.value)}
+              onChange={(e) => (setCurrentPassword(e.target.value), markEdited('currentPassword'))}
             />
           </Field>
           <NewPasswordFields
             email={email}
             password={newPassword}
             confirm={confirm}
-            onPassword={setNewPassword}
+            onPassword={(value) => (setNewPassword(value), markEdited('newPassword'))}
             onConfirm={setConfirm}
-            error={error?.fields.newPassword}
+            error={fieldError('newPassword', newPassword)}
             mismatch={mismatch}
             name="newPassword"
           />

@@ -1,4 +1,6 @@
-import type { ReactNode } from 'react';
+'use client';
+
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Card } from '@/components/ui/Card';
 import { AlertCircleIcon, CheckCircleIcon, MailIcon } from '@/components/ui/icons';
 
@@ -8,12 +10,19 @@ export function AuthResult({
   title,
   children,
   actions,
+  takeFocus,
 }: {
   tone: 'success' | 'warning' | 'info';
   title: string;
   children?: ReactNode;
   actions?: ReactNode;
+  /** For a result that replaces the form just submitted: its heading takes the focus the form's button had. */
+  takeFocus?: boolean;
 }) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (takeFocus) headingRef.current?.focus();
+  }, [takeFocus]);
   const Icon = tone === 'success' ? CheckCircleIcon : tone === 'warning' ? AlertCircleIcon : MailIcon;
   return (
     <Card className="auth-card">
@@ -22,8 +31,18 @@ export function AuthResult({
           <Icon size={22} />
         </span>
         <div className="auth-heading">
-          <h1>{title}</h1>
-          {children ? <p className="muted">{children}</p> : null}
+          <h1
+            ref={headingRef}
+            tabIndex={takeFocus ? -1 : undefined}
+            aria-describedby={takeFocus && children ? 'auth-result-text' : undefined}
+          >
+            {title}
+          </h1>
+          {children ? (
+            <p className="muted" id="auth-result-text">
+              {children}
+            </p>
+          ) : null}
         </div>
       </div>
       {actions ? <div className="auth-actions">{actions}</div> : null}

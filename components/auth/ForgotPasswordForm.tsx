@@ -36,6 +36,7 @@ export function ForgotPasswordForm({ initialEmail }: { initialEmail: string }) {
       <AuthResult
         tone="info"
         title="Check your email"
+        takeFocus
         actions={
           <>
             <ButtonLink href={signInHref} variant="primary" block>

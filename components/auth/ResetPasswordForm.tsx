@@ -10,18 +10,23 @@ import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 import { AuthResult } from './AuthResult';
 import { NewPasswordFields } from './NewPasswordFields';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 export function ResetPasswordForm({ token, email }: { token: string; email: string }) {
   const trpc = useTRPC();
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState<string | null>(null);
-  const reset = useMutation(trpc.account.resetPassword.mutationOptions());
+  // Typed into since the server's answer: its "Choose a new password." is stale once the field holds a value.
+  const [edited, setEdited] = useState(false);
+  const reset = useMutation(trpc.account.resetPassword.mutationOptions({ onMutate: () => setEdited(false) }));
+  const { formRef, submitted } = useFocusFirstInvalid();
   const error = readAppError(reset.error);
   const linkProblem = error?.code === 'invalid_state';
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     if (password && password !== confirm) return setMismatch('The two passwords do not match.');
     setMismatch(null);
     reset.mutate({ token, password });
@@ -72,14 +77,14 @@ export function ResetPasswordForm({ token, email }: { token: string; email: stri
           </p>
         </div>
         {topMessage ? <Alert tone="error">{topMessage}</Alert> : null}
-        <form className="form" onSubmit={onSubmit} noValidate>
+        <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
           <NewPasswordFields
             email={email}
             password={password}
             confirm={confirm}
-            onPassword={setPassword}
+            onPassword={(value) => (setPassword(value), setEdited(true))}
             onConfirm={setConfirm}
-            error={error?.fields.password}
+            error={password && edited ? undefined : error?.fields.password}
             mismatch={mismatch}
             autoFocus
           />

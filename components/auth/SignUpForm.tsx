@@ -13,6 +13,7 @@ import { passwordProblem } from '@/lib/password-rules';
 import { safeRedirectPath } from '@/lib/redirects';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 export function SignUpForm({ callbackUrl, initialEmail = '' }: { callbackUrl: string; initialEmail?: string }) {
   const trpc = useTRPC();
@@ -31,8 +32,10 @@ export function SignUpForm({ callbackUrl, initialEmail = '' }: { callbackUrl: st
   const passwordError =
     fields.password ?? (fields.email && password ? (passwordProblem(password) ?? undefined) : undefined);
 
+  const { formRef, submitted } = useFocusFirstInvalid();
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setSignInFailed(false);
     signUp.mutate(
       { email, password, name: name.trim() || undefined },
@@ -71,7 +74,7 @@ export function SignUpForm({ callbackUrl, initialEmail = '' }: { callbackUrl: st
             We could not sign you in automatically. <Link href={signInHref}>Sign in</Link>
           </Alert>
         ) : null}
-        <form className="form" onSubmit={onSubmit} noValidate>
+        <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
           <Field label="Name" error={fields.name} hint="Optional. Shown to people in your organizations.">
             <Input name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
           </Field>

@@ -13,6 +13,7 @@ import { CaseFields, caseErrors, emptyCase, toCaseRow, type CaseDraft } from './
 import { retryAfterConflict, type DatasetScope, type useDataset } from './useDataset';
 import type { Dataset } from './types';
 import { planCapacity } from '@/server/datasets/schemas';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 export function AddCaseForm({
   scope,
@@ -30,12 +31,15 @@ export function AddCaseForm({
   const [atCapacity, setAtCapacity] = useState(false);
   // Why the case just added cannot run under the prompt's input type (it is added all the same).
   const [warning, setWarning] = useState<string | null>(null);
+  // Focus goes back to the emptied Input, so nothing else tells a screen-reader user the case was added.
+  const [added, setAdded] = useState('');
   const add = useMutation(
     trpc.datasets.addCase.mutationOptions({
       onSuccess: (added) => {
         setValue(emptyCase);
         setErrors({});
         setWarning(added.warnings[0]?.message ?? null);
+        setAdded(`Case added: ${dataset.count + 1} of ${dataset.capacity} cases.`);
         // Ready for the next case: the cursor goes back to the first field.
         document.getElementById('new-case-input')?.focus();
       },
@@ -57,10 +61,13 @@ export function AddCaseForm({
       <Link href={billingPath(scope.organizationId)}>Upgrade to Pro for {planCapacity.pro} cases</Link>
     ) : null;
 
+  const { formRef, submitted } = useFocusFirstInvalid();
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setMessage(null);
     setWarning(null);
+    setAdded('');
     setAtCapacity(false);
     const local = caseErrors(value);
     setErrors(local);
@@ -69,7 +76,7 @@ export function AddCaseForm({
   }
 
   return (
-    <form className="add-case" onSubmit={onSubmit} noValidate aria-label="Add a case">
+    <form ref={formRef} className="add-case" onSubmit={onSubmit} noValidate aria-label="Add a case">
       <div className="add-case-title">
         <strong>Add a case</strong>
         {full ? (
@@ -79,6 +86,9 @@ export function AddCaseForm({
           </span>
         ) : null}
       </div>
+      <p className="visually-hidden" role="status">
+        {added}
+      </p>
       {message ? (
         <Alert tone={message === retryAfterConflict ? 'warning' : 'error'}>
           {message}

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useMutation } from '@tanstack/react-query';
-import { Fragment, memo, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
@@ -37,7 +37,7 @@ function EditRow({
   dataset: Dataset;
   row: DatasetCase;
   actions: DatasetActions;
-  onDone: () => void;
+  onDone: (saved: boolean) => void;
 }) {
   const trpc = useTRPC();
   const [value, setValue] = useState<CaseDraft>({
@@ -50,7 +50,7 @@ function EditRow({
   const [message, setMessage] = useState<string | null>(null);
   const update = useMutation(
     trpc.datasets.updateCase.mutationOptions({
-      onSuccess: onDone,
+      onSuccess: () => onDone(true),
       onError: (error) => {
         const info = actions.handleError(error);
         // Stale revision: keep the edit open; the table now shows the stored cases and a retry uses the new revision.
@@ -76,7 +76,7 @@ function EditRow({
             if (Object.keys(local).length === 0)
               update.mutate({ ...scope, caseId: row.id, revision: dataset.revision, row: toCaseRow(value) });
           }}
-          onKeyDown={(e) => e.key === 'Escape' && onDone()}
+          onKeyDown={(e) => e.key === 'Escape' && onDone(false)}
         >
           <CaseFields idPrefix={`case-${row.id}`} value={value} errors={errors} onChange={setValue} autoFocus />
           <FieldError id={`case-${row.id}-error`} message={message} />
@@ -84,7 +84,7 @@ function EditRow({
             <Button type="submit" size="sm" variant="primary" loading={update.isPending}>
               Save case
             </Button>
-            <Button size="sm" variant="ghost" onClick={onDone} disabled={update.isPending}>
+            <Button size="sm" variant="ghost" onClick={() => onDone(false)} disabled={update.isPending}>
               Cancel
             </Button>
           </div>
@@ -112,6 +112,11 @@ export const CaseTable = memo(function CaseTable({
   const [pendingOrder, setPendingOrder] = useState<string[] | null>(null);
   const [shown, setShown] = useState(casePageSize);
   const rowRefs = useRef<Record<string, HTMLTableRowElement | null>>({});
+  // Said by a status region that is always in the page (one inserted with its text is often not read).
+  const [announcement, setAnnouncement] = useState('');
+  // After an edit or a move the row's buttons are new or moved elements: put focus back on the
+  // row's button the person used (once it is rendered and enabled), not on the table body.
+  const pendingFocus = useRef<{ id: string; labels: string[] } | null>(null);
 
   const remove = useMutation(
     trpc.datasets.deleteCase.mutationOptions({
@@ -158,16 +163,35 @@ export const CaseTable = memo(function CaseTable({
 
   function move(from: number, to: number) {
     const ids = moveItem(rows, from, to).map((row) => row.id);
+    const moved = rows[from].id;
     setPendingOrder(ids);
+    setAnnouncement(`Case moved to position ${to + 1}.`);
+    const direction = to > from ? ['down', 'up'] : ['up', 'down'];
+    pendingFocus.current = { id: moved, labels: direction.map((way) => `Move case ${to + 1} ${way}`) };
     // A case moved down past the last shown row stays in view.
     setShown((current) => Math.max(current, to + 1));
     actions.setNotice(null);
     reorder.mutate({ ...scope, revision: dataset.revision, caseIds: ids });
   }
+  useEffect(() => {
+    const target = pendingFocus.current;
+    // The move buttons are disabled while the order saves: wait until it is saved.
+    if (!target || reorder.isPending || pendingOrder) return;
+    const row = rowRefs.current[target.id];
+    if (!row) return;
+    pendingFocus.current = null;
+    target.labels
+      .map((label) => row.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`))
+      .find(Boolean)
+      ?.focus();
+  });
   const drag = useDragReorder(move, !readOnly && !reorder.isPending);
 
   return (
     <div className="table-wrap">
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
       <table className="table case-table">
         <caption className="visually-hidden">Dataset cases</caption>
         <thead>
@@ -186,16 +210,23 @@ export const CaseTable = memo(function CaseTable({
           {visible.map((row, index) => (
             <Fragment key={row.id}>
               {editing === row.id ? (
-                <EditRow scope={scope} dataset={dataset} row={row} actions={actions} onDone={() => setEditing(null)} />
+                <EditRow
+                  scope={scope}
+                  dataset={dataset}
+                  row={row}
+                  actions={actions}
+                  onDone={(saved) => {
+                    setEditing(null);
+                    setAnnouncement(saved ? `Case ${index + 1} saved.` : '');
+                    pendingFocus.current = { id: row.id, labels: [`Edit case ${index + 1}`] };
+                  }}
+                />
               ) : (
                 <tr ref={(el) => void (rowRefs.current[row.id] = el)} data-case={row.id} {...drag.targetProps(index)}>
                   <td className="col-handle">
                     <div className="handle-cell">
                       {!readOnly ? (
-                        <DragHandle
-                          label={`Drag case ${index + 1}`}
-                          handle={drag.handleProps(index, () => rowRefs.current[row.id])}
-                        />
+                        <DragHandle handle={drag.handleProps(index, () => rowRefs.current[row.id])} />
                       ) : null}
                       <span className="case-number">{index + 1}</span>
                     </div>

@@ -127,7 +127,8 @@ export function ImportDialog({
       description="CSV with the columns input and expectedOutput (optional inputFormat, referenceFormat), or JSONL with one object per line."
       footer={
         result ? (
-          <Button variant="primary" onClick={close}>
+          // The import button that had focus is gone: the result's only action takes it.
+          <Button variant="primary" onClick={close} autoFocus>
             Done
           </Button>
         ) : (
@@ -154,6 +155,11 @@ export function ImportDialog({
       }
     >
       <div className="import-body">
+        <p className="visually-hidden" role="status">
+          {!result && parsedSomething && !fatal && previewData && !preview.isPending
+            ? `Preview: ${rows.length + problems.length} ${rows.length + problems.length === 1 ? 'row' : 'rows'} read, ${previewData.wouldAdd} to add.`
+            : ''}
+        </p>
         {result ? (
           <>
             <Alert tone="success" title="Import complete">

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Alert } from '@/components/ui/Alert';
 import { Badge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
@@ -27,6 +27,8 @@ const shortcuts: { key: string; label: string }[] = [
   { key: 'e', label: 'edit correction' },
 ];
 
+const shortcutsSetting = 'promptloop.review-shortcuts';
+
 function typingInto(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
@@ -42,6 +44,18 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [done, setDone] = useState(0);
   const correctionRef = useRef<HTMLTextAreaElement>(null);
+  const itemRef = useRef<HTMLDivElement>(null);
+  // Single-key shortcuts can be turned off (WCAG 2.1.4); the choice is kept for this browser.
+  const [shortcutsOn, setShortcutsOn] = useState(true);
+  useEffect(() => {
+    if (window.localStorage.getItem(shortcutsSetting) === 'off') setShortcutsOn(false);
+  }, []);
+  const toggleShortcuts = (on: boolean) => {
+    setShortcutsOn(on);
+    window.localStorage.setItem(shortcutsSetting, on ? 'on' : 'off');
+  };
+  // The case shown next is where the keyboard user continues (its buttons may be gone or disabled).
+  const focusItem = useCallback(() => requestAnimationFrame(() => itemRef.current?.focus()), []);
   const current = items[Math.min(index, items.length - 1)] as EvalResult | undefined;
 
   useEffect(() => {
@@ -55,6 +69,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
         setEditing(false);
         setError(null);
         setFieldError(null);
+        focusItem();
         onReviewed();
       },
       onError: (e) => {
@@ -100,32 +115,28 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
     requestAnimationFrame(() => correctionRef.current?.focus());
   }, [current]);
 
-  useEffect(() => {
-    function onKey(event: KeyboardEvent) {
-      if (
-        event.metaKey ||
-        event.ctrlKey ||
-        event.altKey ||
-        typingInto(event.target) ||
-        document.querySelector('dialog[open]')
-      )
-        return;
-      const actions: Record<string, () => void> = {
-        j: () => setIndex((i) => Math.min(i + 1, items.length - 1)),
-        k: () => setIndex((i) => Math.max(i - 1, 0)),
-        a: () => decide('accept_generated'),
-        c: () => decide('mark_correct'),
-        x: () => decide('mark_incorrect'),
-        e: startEditing,
-      };
-      const action = actions[event.key.toLowerCase()];
-      if (!action) return;
-      event.preventDefault();
-      action();
-    }
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [items.length, decide, startEditing]);
+  // Keys act only while focus is inside this queue, so a stray key elsewhere on the page never
+  // records a decision.
+  function onQueueKeyDown(event: KeyboardEvent<HTMLElement>) {
+    if (!shortcutsOn || event.metaKey || event.ctrlKey || event.altKey || typingInto(event.target)) return;
+    const actions: Record<string, () => void> = {
+      j: () => (setIndex((i) => Math.min(i + 1, items.length - 1)), focusItem()),
+      k: () => (setIndex((i) => Math.max(i - 1, 0)), focusItem()),
+      a: () => decide('accept_generated'),
+      c: () => decide('mark_correct'),
+      x: () => decide('mark_incorrect'),
+      e: startEditing,
+    };
+    const action = actions[event.key.toLowerCase()];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+
+  const stopEditing = () => {
+    setEditing(false);
+    focusItem();
+  };
 
   useEffect(() => {
     setEditing(false);
@@ -135,7 +146,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
   if (!current) return null;
 
   return (
-    <Card className="review-queue" aria-label="Review queue">
+    <Card className="review-queue" aria-label="Review queue" onKeyDown={onQueueKeyDown}>
       <CardHeader
         title={
           <>
@@ -146,7 +157,9 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
           done > 0
             ? `${done} decided in this session. The evaluation updates as you go.`
             : canWrite
-              ? 'These outputs need a person to decide. Keyboard shortcuts work anywhere on this page.'
+              ? shortcutsOn
+                ? 'These outputs need a person to decide. Keyboard shortcuts work while focus is in this queue.'
+                : 'These outputs need a person to decide.'
               : 'These outputs need a person to decide.'
         }
         actions={
@@ -155,7 +168,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
               size="sm"
               onClick={() => setIndex((i) => Math.max(i - 1, 0))}
               disabled={index === 0}
-              aria-keyshortcuts="k"
+              aria-keyshortcuts={shortcutsOn ? 'k' : undefined}
             >
               Previous
             </Button>
@@ -166,7 +179,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
               size="sm"
               onClick={() => setIndex((i) => Math.min(i + 1, items.length - 1))}
               disabled={index >= items.length - 1}
-              aria-keyshortcuts="j"
+              aria-keyshortcuts={shortcutsOn ? 'j' : undefined}
             >
               Next
             </Button>
@@ -175,7 +188,14 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
       />
       <CardBody className="stack">
         {error ? <Alert tone="error">{error}</Alert> : null}
-        <div className="review-item" data-result={current.id}>
+        <div
+          className="review-item"
+          data-result={current.id}
+          ref={itemRef}
+          tabIndex={-1}
+          role="group"
+          aria-label={`Case #${current.position}`}
+        >
           <div className="inline">
             <span className="mono">Case #{current.position}</span>
             <Badge>{current.side === 'candidate' ? 'Candidate' : 'Production'}</Badge>
@@ -218,7 +238,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
                 onChange={(e) => setCorrection(e.target.value)}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) decide('accept_corrected');
-                  if (e.key === 'Escape') setEditing(false);
+                  if (e.key === 'Escape') stopEditing();
                 }}
               />
               <FieldError id="review-correction-error" message={fieldError} />
@@ -231,7 +251,7 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
                 >
                   Save correction
                 </Button>
-                <Button size="sm" variant="ghost" onClick={() => setEditing(false)}>
+                <Button size="sm" variant="ghost" onClick={stopEditing}>
                   Cancel
                 </Button>
                 <span className="subtle">
@@ -246,34 +266,34 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
                 size="sm"
                 onClick={() => decide('accept_generated')}
                 loading={review.isPending}
-                aria-keyshortcuts="a"
+                aria-keyshortcuts={shortcutsOn ? 'a' : undefined}
               >
-                Accept generated <kbd>a</kbd>
+                Accept generated {shortcutsOn ? <kbd>a</kbd> : null}
               </Button>
               <Button
                 size="sm"
                 onClick={() => decide('mark_correct')}
                 disabled={review.isPending}
-                aria-keyshortcuts="c"
+                aria-keyshortcuts={shortcutsOn ? 'c' : undefined}
               >
-                Mark correct <kbd>c</kbd>
+                Mark correct {shortcutsOn ? <kbd>c</kbd> : null}
               </Button>
               <Button
                 size="sm"
                 onClick={() => decide('mark_incorrect')}
                 disabled={review.isPending}
-                aria-keyshortcuts="x"
+                aria-keyshortcuts={shortcutsOn ? 'x' : undefined}
               >
-                Mark incorrect <kbd>x</kbd>
+                Mark incorrect {shortcutsOn ? <kbd>x</kbd> : null}
               </Button>
               <Button
                 size="sm"
                 variant="ghost"
                 onClick={startEditing}
                 disabled={review.isPending}
-                aria-keyshortcuts="e"
+                aria-keyshortcuts={shortcutsOn ? 'e' : undefined}
               >
-                Edit correction <kbd>e</kbd>
+                Edit correction {shortcutsOn ? <kbd>e</kbd> : null}
               </Button>
             </div>
           ) : (
@@ -281,13 +301,21 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
           )}
         </div>
         {canWrite ? (
-          <p className="shortcut-help subtle" aria-label="Keyboard shortcuts">
-            {shortcuts.map((shortcut) => (
-              <span key={shortcut.key}>
-                <kbd>{shortcut.key}</kbd> {shortcut.label}
-              </span>
-            ))}
-          </p>
+          <div className="stack-xs">
+            <label className="check-row">
+              <input type="checkbox" checked={shortcutsOn} onChange={(e) => toggleShortcuts(e.target.checked)} />
+              <span>Single-key shortcuts</span>
+            </label>
+            {shortcutsOn ? (
+              <p className="shortcut-help subtle" aria-label="Keyboard shortcuts">
+                {shortcuts.map((shortcut) => (
+                  <span key={shortcut.key}>
+                    <kbd>{shortcut.key}</kbd> {shortcut.label}
+                  </span>
+                ))}
+              </p>
+            ) : null}
+          </div>
         ) : null}
       </CardBody>
     </Card>

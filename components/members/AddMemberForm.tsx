@@ -11,6 +11,7 @@ import { PlusIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { withArticle } from '@/lib/words';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 type Role = (typeof roleOptions)[number]['value'];
 
@@ -44,8 +45,10 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
   // No account uses the address yet (or it is not verified): an emailed invitation reaches them.
   const canInvite = add.error && readAppError(add.error)?.code === 'not_found' && !invite.error && email.trim() !== '';
 
+  const { formRef, submitted } = useFocusFirstInvalid();
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setAdded(null);
     setInvited(null);
     invite.reset();
@@ -58,7 +61,7 @@ export function AddMemberForm({ organizationId }: { organizationId: string }) {
         title="Add a member"
         description="Add someone who already uses Promptloop, or invite a new teammate by email."
       />
-      <form className="card-body form" onSubmit={onSubmit} noValidate aria-label="Add a member">
+      <form ref={formRef} className="card-body form" onSubmit={onSubmit} noValidate aria-label="Add a member">
         {formMessage(error, ['email', 'role']) ? (
           <Alert tone="error">{formMessage(error, ['email', 'role'])}</Alert>
         ) : null}

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { formatDate, initials, roleOptions } from '@/components/format';
 import { OrganizationGate } from '@/components/organizations/OrganizationGate';
 import { useProfile } from '@/components/organizations/hooks';
@@ -27,13 +27,96 @@ import { can } from '@/server/auth/schemas';
 type Role = (typeof roleOptions)[number]['value'];
 type Member = { userId: string; email: string | null; name: string | null; role: Role; joinedAt: string };
 
+// The select only picks a role: nothing reaches the server until Apply, so arrowing through the
+// options (how a closed select is browsed from the keyboard) never grants or removes rights.
+function RoleCell({
+  organizationId,
+  member,
+  label,
+  onChanged,
+}: {
+  organizationId: string;
+  member: Member;
+  label: string;
+  onChanged: (message: string) => Promise<unknown>;
+}) {
+  const trpc = useTRPC();
+  const selectRef = useRef<HTMLSelectElement>(null);
+  const [draft, setDraft] = useState<Role>(member.role);
+  const [shownRole, setShownRole] = useState<Role>(member.role);
+  if (shownRole !== member.role) {
+    // Another save (here or elsewhere) changed the role: show the server's value again.
+    setShownRole(member.role);
+    setDraft(member.role);
+  }
+  const changeRole = useMutation(
+    trpc.members.changeRole.mutationOptions({
+      onSuccess: async (_data, input) => {
+        const roleLabel = roleOptions.find((option) => option.value === input.role)?.label ?? input.role;
+        // The Apply button goes away with the change: keep the keyboard user on the row's select.
+        selectRef.current?.focus();
+        await onChanged(`${label} is now ${roleLabel}.`);
+      },
+      onError: async () => {
+        selectRef.current?.focus();
+        await onChanged('');
+      },
+    }),
+  );
+  const error = changeRole.isError ? (readAppError(changeRole.error)?.message ?? 'Could not change the role.') : '';
+  const changed = draft !== member.role;
+  const errorId = `role-error-${member.userId}`;
+  return (
+    <div className="inline">
+      <Select
+        ref={selectRef}
+        compact
+        aria-label={`Role for ${label}`}
+        value={draft}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        onChange={(e) => (changeRole.reset(), setDraft(e.target.value as Role))}
+      >
+        {roleOptions.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </Select>
+      {changed || changeRole.isPending ? (
+        <>
+          <Button
+            size="sm"
+            variant="primary"
+            loading={changeRole.isPending}
+            aria-label={`Apply role change for ${label}`}
+            onClick={() => changeRole.mutate({ organizationId, userId: member.userId, role: draft })}
+          >
+            Apply
+          </Button>
+          <Button
+            size="sm"
+            variant="ghost"
+            aria-label={`Cancel role change for ${label}`}
+            disabled={changeRole.isPending}
+            onClick={() => (changeRole.reset(), setDraft(member.role), selectRef.current?.focus())}
+          >
+            Cancel
+          </Button>
+        </>
+      ) : null}
+      <FieldError id={errorId} className="row-error" message={error} />
+    </div>
+  );
+}
+
 function MembersTable({ organizationId, isAdmin }: { organizationId: string; isAdmin: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
   const profile = useProfile();
   const me = profile.data?.id;
-  const [roleErrors, setRoleErrors] = useState<Record<string, string>>({});
+  const [roleStatus, setRoleStatus] = useState('');
   const [removing, setRemoving] = useState<Member | null>(null);
 
   const list = useInfiniteQuery(
@@ -52,17 +135,6 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
       queryClient.invalidateQueries(trpc.organizations.pathFilter()),
     ]);
 
-  const changeRole = useMutation(
-    trpc.members.changeRole.mutationOptions({
-      onMutate: (input) => setRoleErrors((errors) => ({ ...errors, [input.userId]: '' })),
-      onError: (error, input) =>
-        setRoleErrors((errors) => ({
-          ...errors,
-          [input.userId]: readAppError(error)?.message ?? 'Could not change the role.',
-        })),
-      onSettled: refresh,
-    }),
-  );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
       onSuccess: async (_data, input) => {
@@ -85,6 +157,9 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
 
   return (
     <>
+      <p className="visually-hidden" role="status">
+        {roleStatus}
+      </p>
       <Table caption="Members">
         <thead>
           <tr>
@@ -101,7 +176,6 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
         <tbody>
           {members.map((member) => {
             const label = member.email ?? member.name ?? member.userId;
-            const pendingRole = changeRole.isPending && changeRole.variables?.userId === member.userId;
             return (
               <tr key={member.userId} data-member={member.email ?? member.userId}>
                 <td>
@@ -120,25 +194,12 @@ function MembersTable({ organizationId, isAdmin }: { organizationId: string; isA
                 </td>
                 <td>
                   {isAdmin ? (
-                    <>
-                      <Select
-                        compact
-                        aria-label={`Role for ${label}`}
-                        value={pendingRole ? changeRole.variables?.role : member.role}
-                        disabled={pendingRole}
-                        aria-invalid={roleErrors[member.userId] ? true : undefined}
-                        onChange={(e) =>
-                          changeRole.mutate({ organizationId, userId: member.userId, role: e.target.value as Role })
-                        }
-                      >
-                        {roleOptions.map((option) => (
-                          <option key={option.value} value={option.value}>
-                            {option.label}
-                          </option>
-                        ))}
-                      </Select>
-                      <FieldError className="row-error" message={roleErrors[member.userId]} />
-                    </>
+                    <RoleCell
+                      organizationId={organizationId}
+                      member={member}
+                      label={label}
+                      onChanged={(message) => (setRoleStatus(message), refresh())}
+                    />
                   ) : (
                     <RoleBadge role={member.role} />
                   )}

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Field, Input } from '@/components/ui/Field';
 import { FieldError } from '@/components/ui/FieldError';
@@ -45,6 +45,10 @@ export function PolicyDialog({
   const [newLabel, setNewLabel] = useState('');
   const [labelError, setLabelError] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const newLabelRef = useRef<HTMLInputElement>(null);
+  // Open on the first field, not on the first "×": one Enter there would unprotect a label. Runs
+  // after the dialog's own effect has shown it (and given focus to its first focusable element).
+  useEffect(() => newLabelRef.current?.focus(), []);
   const [serverError, setServerError] = useState<AppErrorInfo | null>(null);
   const save = useMutation(
     trpc.versions.setReleasePolicy.mutationOptions({
@@ -125,9 +129,11 @@ export function PolicyDialog({
                 type="button"
                 className="chip-remove"
                 aria-label={`Stop protecting ${label}`}
-                onClick={() =>
-                  setDraft({ ...draft, protectedLabels: draft.protectedLabels.filter((item) => item !== label) })
-                }
+                onClick={() => {
+                  setDraft({ ...draft, protectedLabels: draft.protectedLabels.filter((item) => item !== label) });
+                  // The chip and its button go away: continue in the field that adds labels.
+                  newLabelRef.current?.focus();
+                }}
               >
                 ×
               </button>
@@ -136,6 +142,7 @@ export function PolicyDialog({
         </ul>
         <div className="inline chip-add">
           <Input
+            ref={newLabelRef}
             id="policy-new-label"
             value={newLabel}
             placeholder="e.g. staging"

@@ -2,7 +2,7 @@
 
 import '@/components/traces/traces.css';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { Alert } from '@/components/ui/Alert';
@@ -111,8 +111,16 @@ function NewRetrievalKeySecret({
   created: CreatedRetrievalKey;
   onDone: () => void;
 }) {
+  const cardRef = useRef<HTMLDivElement>(null);
+  const noticeId = useId();
+  // The create dialog hands focus back to its opener, below this card: bring it here instead, where
+  // the once-only secret is, so a screen reader reads the card and its "copy it now" notice.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => cardRef.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, [created.key.id]);
   return (
-    <Card aria-label="New retrieval key">
+    <Card ref={cardRef} tabIndex={-1} aria-label="New retrieval key" aria-describedby={noticeId}>
       <CardHeader
         title={`“${created.key.name}” is ready`}
         description={`Fetches ${scope.prompt.name} only, read-only.`}
@@ -123,7 +131,7 @@ function NewRetrievalKeySecret({
         }
       />
       <div className="card-body stack">
-        <SecretOnce secret={created.secret} testId="retrieval-secret" />
+        <SecretOnce secret={created.secret} testId="retrieval-secret" noticeId={noticeId} />
         <RetrievalSnippets organizationId={scope.organizationId} prompt={scope.prompt} secret={created.secret} />
       </div>
     </Card>

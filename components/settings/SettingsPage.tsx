@@ -16,6 +16,7 @@ import { StarIcon, TrashIcon } from '@/components/ui/icons';
 import { useTRPC } from '@/lib/trpc/client';
 import { formMessage, readAppError } from '@/lib/trpc/errors';
 import { can, type Role } from '@/server/auth/schemas';
+import { useFocusFirstInvalid } from '@/components/ui/useFocusFirstInvalid';
 
 type Org = { id: string; name: string; role: Role };
 
@@ -37,15 +38,17 @@ function RenameCard({ org }: { org: Org }) {
   const error = readAppError(rename.error);
   const unchanged = name.trim() === org.name;
 
+  const { formRef, submitted } = useFocusFirstInvalid();
   function onSubmit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     setSaved(false);
     rename.mutate({ organizationId: org.id, name });
   }
 
   return (
     <Card>
-      <form onSubmit={onSubmit} noValidate>
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
         <CardHeader
           title="General"
           description="The name people see in the organization switcher, the CLI and MCP tools."

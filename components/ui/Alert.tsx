@@ -8,15 +8,17 @@ export function Alert({
   title,
   children,
   action,
+  id,
 }: {
   tone?: Tone;
   title?: ReactNode;
   children?: ReactNode;
   action?: ReactNode;
+  id?: string;
 }) {
   const Icon = tone === 'success' ? CheckCircleIcon : tone === 'info' ? InfoIcon : AlertCircleIcon;
   return (
-    <div className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+    <div id={id} className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
       <Icon size={16} />
       <div className="alert-body">
         {title ? <p className="alert-title">{title}</p> : null}

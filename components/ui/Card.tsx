@@ -1,6 +1,11 @@
-import type { HTMLAttributes, ReactNode } from 'react';
+import type { HTMLAttributes, ReactNode, Ref } from 'react';
 
-type CardProps = HTMLAttributes<HTMLElement> & { tone?: 'default' | 'danger'; flush?: boolean; as?: 'section' | 'div' };
+type CardProps = HTMLAttributes<HTMLElement> & {
+  tone?: 'default' | 'danger';
+  flush?: boolean;
+  as?: 'section' | 'div';
+  ref?: Ref<HTMLDivElement>;
+};
 
 export function Card({ tone = 'default', flush, as: Tag = 'section', className, ...rest }: CardProps) {
   return (

@@ -6,6 +6,7 @@ import {
   useId,
   type InputHTMLAttributes,
   type ReactNode,
+  type Ref,
   type SelectHTMLAttributes,
 } from 'react';
 import { FieldError } from './FieldError';
@@ -62,7 +63,7 @@ export function Input({
   'aria-invalid': ariaInvalid,
   'aria-describedby': describedBy,
   ...rest
-}: InputHTMLAttributes<HTMLInputElement>) {
+}: InputHTMLAttributes<HTMLInputElement> & { ref?: Ref<HTMLInputElement> }) {
   return (
     <input
       className={['input', className].filter(Boolean).join(' ')}
@@ -72,7 +73,7 @@ export function Input({
   );
 }
 
-type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean };
+type SelectProps = SelectHTMLAttributes<HTMLSelectElement> & { compact?: boolean; ref?: Ref<HTMLSelectElement> };
 
 export function Select({
   className,

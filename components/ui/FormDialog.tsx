@@ -5,6 +5,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Dialog } from '@/components/ui/Dialog';
 import { formMessage, type AppErrorInfo } from '@/lib/trpc/errors';
+import { useFocusFirstInvalid } from './useFocusFirstInvalid';
 
 type FormDialogProps = {
   open: boolean;
@@ -35,8 +36,10 @@ export function FormDialog({
 }: FormDialogProps) {
   const formId = useId();
   const message = formMessage(error, fieldNames);
+  const { formRef, submitted } = useFocusFirstInvalid();
   function submit(event: FormEvent) {
     event.preventDefault();
+    submitted();
     onSubmit();
   }
   return (
@@ -56,7 +59,7 @@ export function FormDialog({
         </>
       }
     >
-      <form id={formId} className="form" onSubmit={submit} noValidate style={{ marginTop: 12 }}>
+      <form ref={formRef} id={formId} className="form" onSubmit={submit} noValidate style={{ marginTop: 12 }}>
         {message ? <Alert tone="error">{message}</Alert> : null}
         {children}
       </form>

@@ -9,15 +9,18 @@ export function SecretOnce({
   testId,
   noun = 'key',
   ifLost = 'If you lose it, revoke it and create a new one.',
+  noticeId,
 }: {
   secret: string;
   testId: string;
   noun?: string;
   ifLost?: string;
+  /** Lets the card that takes focus after creation read the notice as its description. */
+  noticeId?: string;
 }) {
   return (
     <>
-      <Alert tone="warning" title={`Copy this ${noun} now`}>
+      <Alert id={noticeId} tone="warning" title={`Copy this ${noun} now`}>
         It is shown once: you will not be able to see it again. {ifLost}
       </Alert>
       <div className="secret-box">

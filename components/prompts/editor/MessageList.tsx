@@ -74,7 +74,6 @@ export function MessageList({
             issues[errorKey] ??
             issues[`content.messages.${index}`] ??
             (message.content.trim() === '' ? 'Write the message, or remove it.' : null);
-          const label = `Message ${index + 1}`;
           return (
             <li
               key={index}
@@ -84,9 +83,7 @@ export function MessageList({
               {...drag.targetProps(index)}
             >
               <div className="message-head">
-                {!readOnly ? (
-                  <DragHandle label={`Drag ${label}`} handle={drag.handleProps(index, () => rows.current[index])} />
-                ) : null}
+                {!readOnly ? <DragHandle handle={drag.handleProps(index, () => rows.current[index])} /> : null}
                 <Select
                   compact
                   aria-label={`Role of message ${index + 1}`}

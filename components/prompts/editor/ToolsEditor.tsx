@@ -1,5 +1,6 @@
 'use client';
 
+import { useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Field, Input } from '@/components/ui/Field';
 import { FieldError } from '@/components/ui/FieldError';
@@ -25,26 +26,37 @@ export function ToolsEditor({
   issues: Record<string, string>;
   onChange: (tools: Tool[], texts: string[]) => void;
 }) {
-  const update = (index: number, patch: Partial<Tool>, text = texts[index]) =>
+  // The tool just added: its (empty, so invalid) fields say nothing until the person has typed in
+  // them or left the tool, and focus goes to its name as "Add system message" does for messages.
+  const [untouched, setUntouched] = useState<number | null>(null);
+  const update = (index: number, patch: Partial<Tool>, text = texts[index]) => {
+    if (index === untouched) setUntouched(null);
     onChange(
       tools.map((tool, i) => (i === index ? { ...tool, ...patch } : tool)),
       texts.map((t, i) => (i === index ? text : t)),
     );
+  };
   const editParameters = (index: number, text: string) => {
     const parsed = parseParameters(text);
     // An unparsable text keeps the last good parameters in the draft; its error blocks saving.
     update(index, 'value' in parsed ? { parameters: parsed.value } : {}, text);
   };
-  const remove = (index: number) =>
+  const remove = (index: number) => {
+    setUntouched(null);
     onChange(
       tools.filter((_, i) => i !== index),
       texts.filter((_, i) => i !== index),
     );
-  const add = () =>
+  };
+  const add = () => {
+    const index = tools.length;
     onChange(
       [...tools, { type: 'function', name: '', description: '', parameters: defaultParameters }],
       [...texts, parametersText(defaultParameters)],
     );
+    setUntouched(index);
+    requestAnimationFrame(() => document.getElementById(`tool-${index}-name`)?.focus());
+  };
 
   return (
     <div className="stack-sm">
@@ -60,11 +72,20 @@ export function ToolsEditor({
         <ol className="tool-list" aria-label="Tools">
           {tools.map((tool, index) => {
             const issue = (field: string) =>
-              issues[`content.tools.${index}.${field}`] ??
-              (field === 'name' ? issues[`content.tools.${index}`] : undefined);
+              index === untouched
+                ? undefined
+                : (issues[`content.tools.${index}.${field}`] ??
+                  (field === 'name' ? issues[`content.tools.${index}`] : undefined));
             const text = texts[index] ?? parametersText(tool.parameters);
             return (
-              <li key={index} className="tool" aria-label={`Tool ${index + 1}${tool.name ? `: ${tool.name}` : ''}`}>
+              <li
+                key={index}
+                className="tool"
+                aria-label={`Tool ${index + 1}${tool.name ? `: ${tool.name}` : ''}`}
+                onBlur={(e) => {
+                  if (index === untouched && !e.currentTarget.contains(e.relatedTarget)) setUntouched(null);
+                }}
+              >
                 <div className="tool-head">
                   <strong>Tool {index + 1}</strong>
                   <span className="subtle">function</span>
@@ -82,7 +103,15 @@ export function ToolsEditor({
                   ) : null}
                 </div>
                 <div className="tool-fields">
-                  <Field id={`tool-${index}-name`} label="Name" error={issue('name')}>
+                  <Field
+                    id={`tool-${index}-name`}
+                    label={
+                      <>
+                        Name<span className="visually-hidden"> of tool {index + 1}</span>
+                      </>
+                    }
+                    error={issue('name')}
+                  >
                     <Input
                       className="mono"
                       placeholder="get_weather"
@@ -93,7 +122,15 @@ export function ToolsEditor({
                       onChange={(e) => update(index, { name: e.target.value })}
                     />
                   </Field>
-                  <Field id={`tool-${index}-description`} label="Description" error={issue('description')}>
+                  <Field
+                    id={`tool-${index}-description`}
+                    label={
+                      <>
+                        Description<span className="visually-hidden"> of tool {index + 1}</span>
+                      </>
+                    }
+                    error={issue('description')}
+                  >
                     <Input
                       placeholder="Current weather for a city."
                       value={tool.description}
@@ -104,7 +141,11 @@ export function ToolsEditor({
                 </div>
                 <Field
                   id={`tool-${index}-parameters`}
-                  label="Parameters"
+                  label={
+                    <>
+                      Parameters<span className="visually-hidden"> of tool {index + 1}</span>
+                    </>
+                  }
                   error={issue('parameters')}
                   hint="A JSON Schema object describing the arguments."
                 >
