@@ -221,7 +221,8 @@ describe('invitations', () => {
     const person = await signUp(email);
     expect((await rejection(person.trpc.members.acceptInvitation({ token }))).cause.details.state).toBe('link_invalid');
     expect(await (await caller(admin.id)).members.invitations({ organizationId: org.id })).toEqual([]);
-    expect((await purgeExpired(db)).invitations).toBeGreaterThanOrEqual(1);
+    // Housekeeping removes it (the count is not asserted: another test file's purge may run first).
+    await purgeExpired(db);
     expect(await db.select().from(invitations).where(eq(invitations.id, invitation.id))).toEqual([]);
   });
 
