@@ -28,6 +28,8 @@ test('an admin creates a service account, CI signs in with it, and revoking it r
 
   const reveal = page.getByRole('region', { name: 'New service account' });
   await expect(reveal.getByText('Copy this client secret now')).toBeVisible();
+  await expect(reveal).toBeFocused();
+  await expect(reveal).toHaveAccessibleDescription(/Copy this client secret now/);
   const clientId = (await reveal.getByTestId('service-account-client-id').textContent())!.trim();
   const clientSecret = (await reveal.getByTestId('service-account-secret').textContent())!.trim();
   expect(clientId).toMatch(/^sa_[0-9a-z]{26}$/);

@@ -31,6 +31,9 @@ test('an admin creates an ingestion key, a batch arrives over HTTP and the explo
 
   const reveal = page.getByRole('region', { name: 'New ingestion key' });
   await expect(reveal.getByText('Copy this key now')).toBeVisible();
+  // Focus lands on the card of the once-only secret, read with its "copy it now" notice.
+  await expect(reveal).toBeFocused();
+  await expect(reveal).toHaveAccessibleDescription(/Copy this key now/);
   const secret = (await reveal.getByTestId('ingestion-secret').textContent())!.trim();
   expect(secret).toMatch(/^plt_[0-9A-Za-z]{43}$/);
   const native = reveal.getByRole('group', { name: 'Send a first trace' });

@@ -4,12 +4,13 @@ import { useId, useMemo } from 'react';
 import type { CreatedIngestionKey } from '@/server/keys/schemas';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
-import { SecretOnce } from '@/components/ui/SecretOnce';
+import { SecretOnce, useNewSecretCard } from '@/components/ui/SecretOnce';
 import { SnippetTabs } from '@/components/ui/SnippetTabs';
 import { curlSnippet, otlpEnvSnippet, otlpNodeSnippet, otlpPythonSnippet, typescriptSnippet } from './snippets';
 
 // Shown once, right after creation: the secret is never returned again.
 export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey; onDone: () => void }) {
+  const { cardProps, noticeId } = useNewSecretCard(created.secret);
   const nativeTitleId = useId();
   const otlpTitleId = useId();
   const { native, otlp } = useMemo(() => {
@@ -60,7 +61,7 @@ export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey
   }, [created]);
 
   return (
-    <Card aria-label="New ingestion key">
+    <Card aria-label="New ingestion key" {...cardProps}>
       <CardHeader
         title={`“${created.key.name}” is ready`}
         description={`For ${created.key.application} in ${created.key.environment}.`}
@@ -71,7 +72,7 @@ export function NewKeySecret({ created, onDone }: { created: CreatedIngestionKey
         }
       />
       <div className="card-body stack">
-        <SecretOnce secret={created.secret} testId="ingestion-secret" />
+        <SecretOnce secret={created.secret} testId="ingestion-secret" noticeId={noticeId} />
         <div className="stack-sm" role="group" aria-labelledby={nativeTitleId}>
           <strong id={nativeTitleId}>Send a first trace</strong>
           <SnippetTabs title="Send a first trace" snippets={native} />

@@ -2,7 +2,7 @@
 
 import '@/components/traces/traces.css';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useOrganization } from '@/components/organizations/hooks';
 import { PromptShell, type PromptScope } from '@/components/prompts/PromptShell';
 import { Alert } from '@/components/ui/Alert';
@@ -11,7 +11,7 @@ import { Card, CardHeader } from '@/components/ui/Card';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { LoadMore } from '@/components/ui/LoadMore';
 import { QueryErrorState } from '@/components/ui/QueryErrorState';
-import { SecretOnce } from '@/components/ui/SecretOnce';
+import { SecretOnce, useNewSecretCard } from '@/components/ui/SecretOnce';
 import { EmptyState, SkeletonRows } from '@/components/ui/States';
 import { KeyTable } from '@/components/ui/KeyTable';
 import { KeyIcon, PlusIcon } from '@/components/ui/icons';
@@ -111,16 +111,9 @@ function NewRetrievalKeySecret({
   created: CreatedRetrievalKey;
   onDone: () => void;
 }) {
-  const cardRef = useRef<HTMLDivElement>(null);
-  const noticeId = useId();
-  // The create dialog hands focus back to its opener, below this card: bring it here instead, where
-  // the once-only secret is, so a screen reader reads the card and its "copy it now" notice.
-  useEffect(() => {
-    const frame = requestAnimationFrame(() => cardRef.current?.focus());
-    return () => cancelAnimationFrame(frame);
-  }, [created.key.id]);
+  const { cardProps, noticeId } = useNewSecretCard(created.secret);
   return (
-    <Card ref={cardRef} tabIndex={-1} aria-label="New retrieval key" aria-describedby={noticeId}>
+    <Card aria-label="New retrieval key" {...cardProps}>
       <CardHeader
         title={`“${created.key.name}” is ready`}
         description={`Fetches ${scope.prompt.name} only, read-only.`}

@@ -5,13 +5,14 @@ import type { CreatedServiceAccount } from '@/server/service-accounts/schemas';
 import { Button } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
 import { CopyButton } from '@/components/ui/CopyButton';
-import { SecretOnce } from '@/components/ui/SecretOnce';
+import { SecretOnce, useNewSecretCard } from '@/components/ui/SecretOnce';
 import { SnippetTabs } from '@/components/ui/SnippetTabs';
 import { cliSnippet, curlSnippet, githubActionsSnippet } from './snippets';
 
 // Shown once, right after creation: the client secret is never returned again.
 export function NewServiceAccountSecret({ created, onDone }: { created: CreatedServiceAccount; onDone: () => void }) {
   const { serviceAccount, clientSecret } = created;
+  const { cardProps, noticeId } = useNewSecretCard(clientSecret);
   const snippets = useMemo(() => {
     const origin = typeof window === 'undefined' ? '' : window.location.origin;
     return [
@@ -40,7 +41,7 @@ export function NewServiceAccountSecret({ created, onDone }: { created: CreatedS
   }, [serviceAccount.clientId, clientSecret]);
 
   return (
-    <Card aria-label="New service account">
+    <Card aria-label="New service account" {...cardProps}>
       <CardHeader
         title={`“${serviceAccount.name}” is ready`}
         description={`It acts in this organization as ${/^[aeiou]/.test(serviceAccount.role) ? 'an' : 'a'} ${serviceAccount.role}.`}
@@ -60,7 +61,7 @@ export function NewServiceAccountSecret({ created, onDone }: { created: CreatedS
         </div>
         <div className="stack-sm">
           <strong>Client secret</strong>
-          <SecretOnce secret={clientSecret} testId="service-account-secret" noun="client secret" />
+          <SecretOnce secret={clientSecret} testId="service-account-secret" noun="client secret" noticeId={noticeId} />
         </div>
         <SnippetTabs title="Use it" snippets={snippets} />
       </div>

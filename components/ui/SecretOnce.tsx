@@ -1,5 +1,6 @@
 'use client';
 
+import { useEffect, useId, useRef } from 'react';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 
@@ -29,4 +30,18 @@ export function SecretOnce({
       </div>
     </>
   );
+}
+
+// The card that shows a new secret takes focus when it appears (the create dialog would hand focus back
+// to its opener, elsewhere on the page), described by the secret's "copy it now" notice, so a screen
+// reader reads where the secret is and that it is shown once. Spread `cardProps` on the card and pass
+// `noticeId` to SecretOnce.
+export function useNewSecretCard(secret: string) {
+  const ref = useRef<HTMLDivElement>(null);
+  const noticeId = useId();
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => ref.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, [secret]);
+  return { noticeId, cardProps: { ref, tabIndex: -1, 'aria-describedby': noticeId } };
 }

@@ -3,7 +3,7 @@
 import { useMemo } from 'react';
 import { Button, ButtonLink } from '@/components/ui/Button';
 import { Card, CardHeader } from '@/components/ui/Card';
-import { SecretOnce } from '@/components/ui/SecretOnce';
+import { SecretOnce, useNewSecretCard } from '@/components/ui/SecretOnce';
 import { SnippetTabs } from '@/components/ui/SnippetTabs';
 import type { CreatedWebhook } from './CreateWebhookDialog';
 import { DeliveryHeaders } from './DeliveryHeaders';
@@ -20,6 +20,7 @@ export function NewWebhookSecret({
   onDone: () => void;
 }) {
   const { webhook, secret } = created;
+  const { cardProps, noticeId } = useNewSecretCard(secret);
   const snippets = useMemo(
     () => [
       {
@@ -36,7 +37,7 @@ export function NewWebhookSecret({
   );
 
   return (
-    <Card aria-label="New webhook endpoint">
+    <Card aria-label="New webhook endpoint" {...cardProps}>
       <CardHeader
         title="Endpoint added"
         description={
@@ -60,6 +61,7 @@ export function NewWebhookSecret({
           <SecretOnce
             secret={secret}
             testId="webhook-secret"
+            noticeId={noticeId}
             noun="signing secret"
             ifLost="If you lose it, delete this endpoint and add it again to get a new secret."
           />
