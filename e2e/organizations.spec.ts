@@ -304,3 +304,43 @@ test('a missing organization shows no navigation into it, only the way back to t
     await expect(sections.getByRole('link', { name, exact: true })).toHaveCount(0);
   await expect(page.locator('a[href*="org_doesnotexist"]')).toHaveCount(0);
 });
+
+test('copying the organization ID says whether it worked, also where the browser has no Clipboard API', async ({
+  adminPage: page,
+}) => {
+  const organizationId = await createOrganization(page, uniqueName('Copy'));
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(`/organizations/${organizationId}`);
+  const copyButton = page.getByRole('button', { name: 'Copy organization ID' });
+  const status = page.getByRole('status').filter({ hasText: /clipboard|Could not copy/ });
+  const clipboardText = () =>
+    page.evaluate(() => (window as unknown as { keptClipboard: Clipboard }).keptClipboard.readText());
+  await page.evaluate(async () => {
+    (window as unknown as { keptClipboard: Clipboard }).keptClipboard = navigator.clipboard;
+    await navigator.clipboard.writeText('something else');
+  });
+
+  await copyButton.click();
+  await expect(status).toHaveText('Copied to the clipboard');
+  await expect(page.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await clipboardText()).toBe(organizationId);
+
+  // Plain http on another host has no navigator.clipboard: the copy command still copies.
+  await page.evaluate(async () => {
+    await navigator.clipboard.writeText('something else');
+    Object.defineProperty(navigator, 'clipboard', { value: undefined, configurable: true });
+  });
+  await expect(copyButton).toBeVisible(); // the confirmation has gone again
+  await copyButton.click();
+  await expect(status).toHaveText('Copied to the clipboard');
+  expect(await clipboardText()).toBe(organizationId);
+
+  // Nothing could copy: the page says so instead of claiming it did.
+  await page.evaluate(() => {
+    document.execCommand = () => false;
+  });
+  await expect(copyButton).toBeVisible();
+  await copyButton.click();
+  await expect(status).toHaveText(/Could not copy/);
+  await expect(page.getByRole('button', { name: 'Copied' })).toHaveCount(0);
+});

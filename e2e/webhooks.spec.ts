@@ -93,11 +93,15 @@ test('an admin adds an endpoint, verifies a test delivery, redelivers, disables 
     // The secret, once, with its warning, the headers and the verification snippet.
     const reveal = page.getByRole('region', { name: 'New webhook endpoint' });
     await expect(reveal.getByText('Copy this signing secret now')).toBeVisible();
+    await expect(reveal).toBeFocused();
+    await expect(reveal).toHaveAccessibleDescription(/Copy this signing secret now/);
     await expect(reveal).toContainText('you will not be able to see it again');
     const secret = (await reveal.getByTestId('webhook-secret').textContent())!.trim();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await reveal.getByRole('button', { name: 'Copy signing secret' }).click();
     await expect(reveal.getByRole('button', { name: 'Copied' })).toBeVisible();
+    // The change is announced: a button's new label alone is not read out.
+    await expect(reveal.getByRole('status').filter({ hasText: 'Copied to the clipboard' })).toHaveCount(1);
     await expect(reveal).toContainText('webhook-signature');
     await expect(reveal.getByRole('tabpanel')).toContainText("import { Webhook } from 'standardwebhooks'");
     await expect(reveal.getByRole('tabpanel')).toContainText('webhook.verify(body');

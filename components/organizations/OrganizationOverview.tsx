@@ -9,38 +9,13 @@ import { Badge, PlanBadge, RoleBadge } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Card } from '@/components/ui/Card';
 import { PageHeader, TitleBreak } from '@/components/ui/PageHeader';
-import {
-  ArrowRightIcon,
-  CheckIcon,
-  CopyIcon,
-  ListIcon,
-  PlusIcon,
-  SettingsIcon,
-  UsersIcon,
-} from '@/components/ui/icons';
-import { useCopied } from '@/components/ui/useCopied';
+import { ArrowRightIcon, ListIcon, PlusIcon, SettingsIcon, UsersIcon } from '@/components/ui/icons';
+import { CopyId } from '@/components/ui/CopyButton';
 import { useTRPC } from '@/lib/trpc/client';
 import { GettingStarted } from './GettingStarted';
 import { OrganizationGate } from './OrganizationGate';
 import { useProfile } from './hooks';
 import { can } from '@/server/auth/schemas';
-
-function CopyId({ value }: { value: string }) {
-  const { copied, copy } = useCopied();
-  return (
-    <span className="copy-id">
-      <code>{value}</code>
-      <button
-        type="button"
-        className="icon-button"
-        aria-label={copied ? 'Copied' : 'Copy organization ID'}
-        onClick={() => copy(value)}
-      >
-        {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
-      </button>
-    </span>
-  );
-}
 
 function LinkCard({
   href,
@@ -133,7 +108,7 @@ export function OrganizationOverview({ organizationId }: { organizationId: strin
                 <dl className="description-list">
                   <dt>Organization ID</dt>
                   <dd>
-                    <CopyId value={org.id} />
+                    <CopyId value={org.id} label="Copy organization ID" />
                   </dd>
                   <dt>Name</dt>
                   <dd>{org.name}</dd>

@@ -1,22 +1,8 @@
 'use client';
 
-import { CheckIcon, CopyIcon } from '@/components/ui/icons';
-import { useCopied } from '@/components/ui/useCopied';
+import { CopyId } from '@/components/ui/CopyButton';
 
 // A split's id (spl_…), copyable: retrieval bodies and split stats name it.
 export function SplitId({ value }: { value: string }) {
-  const { copied, copy } = useCopied();
-  return (
-    <span className="copy-id traffic-id" data-split-id={value}>
-      <code title={value}>{value}</code>
-      <button
-        type="button"
-        className="icon-button"
-        aria-label={copied ? 'Copied' : 'Copy split ID'}
-        onClick={() => copy(value)}
-      >
-        {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
-      </button>
-    </span>
-  );
+  return <CopyId value={value} label="Copy split ID" className="traffic-id" data-split-id={value} />;
 }
