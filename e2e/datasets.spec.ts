@@ -113,6 +113,13 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await expect(dialog.getByText('Not enough room')).toBeVisible();
   await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
 
+  // Pasted text that cannot be read at all marks the box, which is described by the reason.
+  const paste = dialog.getByLabel('Or paste');
+  await paste.fill('question,answer\n"Where is my order?","Checking."');
+  await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
+  await expect(paste).toHaveAttribute('aria-invalid', 'true');
+  await expect(paste).toHaveAccessibleDescription(/needs a header row with the columns input and expectedOutput/);
+
   // A row the server refuses outright (U+0000: 400 before any preview) is named, and can be removed.
   const poisoned = [
     JSON.stringify({ input: 'Fine', expectedOutput: 'ok' }),
@@ -121,6 +128,7 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await dialog.getByLabel('Or paste').fill(poisoned);
   await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
   await expect(dialog.getByText('Remove or fix the rows named below.')).toBeVisible();
+  await expect(paste).not.toHaveAttribute('aria-invalid', 'true');
   const named = dialog.getByRole('listitem').filter({ hasText: 'Row 2' });
   await expect(named).toContainText('input: Must not contain');
   await named.getByRole('button', { name: /Remove/ }).click();

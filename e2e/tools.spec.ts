@@ -82,3 +82,29 @@ test('add a tool and an output token limit in the editor, save a version and see
   await expect(added).toContainText('Current weather for a city.');
   await expect(added).toContainText('"city"');
 });
+
+test('Add metric focuses the new metric, which says nothing before it is typed in; removing it returns focus', async ({
+  adminPage: page,
+}) => {
+  const organizationId = await createOrganization(page, uniqueName('Metrics'));
+  const { mutate } = trpc(page);
+  const prompt = await mutate('prompts.create', { organizationId, name: uniqueName('Checks') });
+  await page.goto(`/organizations/${organizationId}/prompts/${prompt.id}`);
+  const add = page.getByRole('button', { name: 'Add metric' });
+  await add.click();
+  const name = page.getByLabel('Name of metric 1');
+  await expect(name).toBeFocused();
+  const value = page.getByLabel('Value of metric 1');
+  await expect(name).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(value).not.toHaveAttribute('aria-invalid', 'true');
+  // Once typed in, it is a metric like any other: its missing value is said next to the field.
+  await name.fill('mentions_refund');
+  await expect(value).toHaveAttribute('aria-invalid', 'true');
+  await expect(value).toHaveAccessibleDescription('Enter the text to look for.');
+  await value.fill('refund');
+  await expect(value).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(draftStatus(page)).toContainText(/Saved · revision \d+/);
+  await page.getByRole('button', { name: 'Remove metric 1' }).click();
+  await expect(name).toBeHidden();
+  await expect(add).toBeFocused();
+});

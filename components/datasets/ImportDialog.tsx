@@ -201,6 +201,9 @@ export function ImportDialog({
               <Field label="Or paste" id="import-paste">
                 <textarea
                   id="import-paste"
+                  // Text that cannot be read at all marks the box itself, described by the reason below.
+                  aria-invalid={fatal && fileName === null ? true : undefined}
+                  aria-describedby={fatal && fileName === null ? 'import-paste-error' : undefined}
                   className="textarea mono"
                   rows={4}
                   value={text}
@@ -229,7 +232,11 @@ export function ImportDialog({
               </div>
             ) : null}
 
-            {fatal ? <Alert tone="error">{fatal}</Alert> : null}
+            {fatal ? (
+              <Alert id="import-paste-error" tone="error">
+                {fatal}
+              </Alert>
+            ) : null}
             {preview.isError ? (
               <Alert tone="error">
                 {previewError?.message}

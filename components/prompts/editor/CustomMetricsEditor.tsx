@@ -1,5 +1,6 @@
 'use client';
 
+import { useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { Input, Select } from '@/components/ui/Field';
 import { PlusIcon, TrashIcon } from '@/components/ui/icons';
@@ -70,8 +71,25 @@ export function CustomMetricsEditor({
   issues: Record<string, string>;
   onChange: (metrics: CustomMetric[]) => void;
 }) {
-  const update = (index: number, next: CustomMetric) =>
+  // The metric just added: its (empty, so invalid) fields say nothing until the person has typed in
+  // them, and focus goes to its name, as Add tool does. Removing one hands focus to Add metric.
+  const [untouched, setUntouched] = useState<number | null>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const update = (index: number, next: CustomMetric) => {
+    if (index === untouched) setUntouched(null);
     onChange(metrics.map((metric, i) => (i === index ? next : metric)));
+  };
+  const add = () => {
+    const index = metrics.length;
+    onChange([...metrics, { name: '', type: 'contains', value: '' }]);
+    setUntouched(index);
+    requestAnimationFrame(() => document.getElementById(`metric-${index}-name`)?.focus());
+  };
+  const remove = (index: number) => {
+    setUntouched(null);
+    onChange(metrics.filter((_, i) => i !== index));
+    requestAnimationFrame(() => addButton.current?.focus());
+  };
   const changeType = (metric: CustomMetric, type: MetricType): CustomMetric => {
     const kind = metricTypeOptions.find((option) => option.value === type)?.valueKind;
     const { value, ...rest } = metric;
@@ -96,14 +114,16 @@ export function CustomMetricsEditor({
             <span />
           </div>
           {metrics.map((metric, index) => {
-            const nameError = issues[`content.customMetrics.${index}.name`];
-            const typeError = issues[`content.customMetrics.${index}.type`];
-            const valueError =
-              issues[`content.customMetrics.${index}.value`] ?? issues[`content.customMetrics.${index}`];
+            const issue = (field: string) =>
+              index === untouched ? undefined : issues[`content.customMetrics.${index}${field}`];
+            const nameError = issue('.name');
+            const typeError = issue('.type');
+            const valueError = issue('.value') ?? issue('');
             return (
               <div className="metric-row" role="listitem" key={index}>
                 <div className="stack-xs">
                   <Input
+                    id={`metric-${index}-name`}
                     aria-label={`Name of metric ${index + 1}`}
                     placeholder="mentions_refund"
                     value={metric.name}
@@ -145,7 +165,7 @@ export function CustomMetricsEditor({
                       size="sm"
                       variant="ghost"
                       aria-label={`Remove metric ${index + 1}`}
-                      onClick={() => onChange(metrics.filter((_, i) => i !== index))}
+                      onClick={() => remove(index)}
                     >
                       <TrashIcon size={14} />
                     </Button>
@@ -158,11 +178,7 @@ export function CustomMetricsEditor({
       ) : null}
       {!readOnly ? (
         <div>
-          <Button
-            size="sm"
-            icon={<PlusIcon size={14} />}
-            onClick={() => onChange([...metrics, { name: '', type: 'contains', value: '' }])}
-          >
+          <Button ref={addButton} size="sm" icon={<PlusIcon size={14} />} onClick={add}>
             Add metric
           </Button>
         </div>
