@@ -135,11 +135,36 @@ test('leaving the editor: valid edits are saved, edits that cannot be saved ask 
   await expect(held).toBeHidden();
   expect(new URL(page.url()).pathname).toBe(editorPath);
   await expect(page.getByLabel('Output schema')).toHaveValue('{"type": ');
+
+  // The browser's Back asks too (the page before is another document, /versions), and staying keeps the edit.
+  await page.evaluate(() => history.back());
+  await expect(held).toBeVisible();
+  await held.getByRole('button', { name: 'Stay on this page' }).click();
+  await expect(held).toBeHidden();
+  expect(new URL(page.url()).pathname).toBe(editorPath);
+  await expect(page.getByLabel('Output schema')).toHaveValue('{"type": ');
+  await page.evaluate(() => history.back());
+  await held.getByRole('button', { name: 'Leave anyway' }).click();
+  await expect(page).toHaveURL(/\/versions$/);
+  // Once the edits can save by themselves, Back is not held: one press leaves.
+  await page.goForward();
+  await expect(page).toHaveURL(new RegExp(`${editorPath}$`));
+  await page.getByLabel('Output schema').fill('{"type": ');
+  await expect(status(page)).toContainText('Not saved');
+  await page.getByLabel('Output schema').fill('{"type": "object"}');
+  await expect(status(page)).toContainText(/Saved · revision \d+/);
+  await page.evaluate(() => history.back());
+  await expect(page).toHaveURL(/\/versions$/);
+  await expect(held).toBeHidden();
+  await page.goto(editorPath);
+  await page.getByLabel('Output schema').fill('{"type": ');
+  await expect(status(page)).toContainText('Not saved');
+
   await versionsTab.click();
   await held.getByRole('button', { name: 'Leave anyway' }).click();
   await expect(page).toHaveURL(/\/versions$/);
   await page.goto(editorPath);
-  await expect(page.getByLabel('Output schema')).toHaveValue('');
+  await expect(page.getByLabel('Output schema')).toHaveValue('{"type": "object"}');
   await expect(page.getByLabel('Content of message 1')).toHaveValue('Edited just before leaving.');
 
   // Unloading the page with anything unsaved gets the browser's own prompt.
