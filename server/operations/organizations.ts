@@ -103,6 +103,8 @@ export const organizationOperations = declareOperations({
     method: 'POST',
     path: '/organizations/{organizationId}/members',
     summary: 'Add an existing user (who has signed in once) by email with a role (admin only)',
+    description:
+      'Only a person adds members: a service account, even an admin one, gets 403 forbidden. With email verification required, an admin who has not confirmed their own address gets 409 invalid_state (state inviter_unverified), since the added person is emailed.',
     params: orgParams,
     body: addMemberInput,
     status: 201,
@@ -117,6 +119,7 @@ export const organizationOperations = declareOperations({
     method: 'PATCH',
     path: '/organizations/{organizationId}/members/{userId}',
     summary: 'Change a member’s role (admin only; never leaves the organization without an admin)',
+    description: 'Only a person changes roles: a service account, even an admin one, gets 403 forbidden.',
     params: memberParams,
     body: changeRoleInput,
     status: 200,

@@ -10,6 +10,7 @@ import { config } from '../config';
 import { hitLimit, limitKeys, limits, tooManyAttempts } from '../credentials/attempts';
 import { sendEmail } from '../email/mailer';
 import { invitationEmail } from '../email/templates';
+import { assertSenderVerified } from './members';
 import { newToken, plausibleToken, tokenDigest } from '../credentials/link-tokens';
 
 // Invitations (dashboard): adding a member needs an account that already uses the address
@@ -96,20 +97,7 @@ export async function inviteMember(
     .where(and(eq(memberships.organizationId, input.organizationId), eq(users.email, email)));
   if (member)
     throw new AppError('invalid_state', 'This person is already a member.', { state: 'member', field: 'email' });
-  // With verification required, an invitation email goes out only from a confirmed address: else anyone
-  // could sign up with any address and have us mail invitations carrying text they chose.
-  if (config().requireEmailVerification && !ctx.actor.serviceAccount) {
-    const [inviter] = await db
-      .select({ verifiedAt: users.emailVerifiedAt })
-      .from(users)
-      .where(eq(users.id, ctx.actor.userId));
-    if (inviter && !inviter.verifiedAt)
-      throw new AppError(
-        'invalid_state',
-        'Confirm your own email address before sending invitations (the link was emailed at sign-up; signing in offers to send it again).',
-        { state: 'inviter_unverified' },
-      );
-  }
+  await assertSenderVerified(ctx, 'sending invitations');
   // API.md: with verification required, an unverified account receives no invitations (whoever
   // registered the address first may not own it); its owner confirms it, then is added directly.
   if (config().requireEmailVerification) {

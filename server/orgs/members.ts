@@ -47,12 +47,42 @@ export async function listMembers(
   return toPage(rows, page.limit, (r) => [r.joinedAt.toISOString(), r.userId], toMember);
 }
 
+// Membership is granted by people: a service account (even an admin one) adding someone, or raising a
+// role, would leave access behind that revoking it does not reach, as minting service accounts would.
+function refuseServiceAccount(ctx: ServiceContext, what: string) {
+  if (ctx.actor.serviceAccount)
+    throw new AppError(
+      'forbidden',
+      `A service account cannot ${what}; an admin of the organization does that, signed in as a person.`,
+      { actor: 'service_account' },
+    );
+}
+
+// With verification required, mail about an organization (whose name its creator chose) goes out only
+// from a confirmed address: else anyone could sign up with any address and have us mail text they chose
+// to any verified person.
+export async function assertSenderVerified(ctx: ServiceContext, action: string): Promise<void> {
+  if (!config().requireEmailVerification || ctx.actor.serviceAccount) return;
+  const [sender] = await ctx.db
+    .select({ verifiedAt: users.emailVerifiedAt })
+    .from(users)
+    .where(eq(users.id, ctx.actor.userId));
+  if (sender && !sender.verifiedAt)
+    throw new AppError(
+      'invalid_state',
+      `Confirm your own email address before ${action} (the link was emailed at sign-up; signing in offers to send it again).`,
+      { state: 'inviter_unverified' },
+    );
+}
+
 export async function addMember(
   ctx: ServiceContext,
   { organizationId, email, role }: OperationInput<'add_member'>,
 ): Promise<Member> {
   const { db } = ctx;
   const membership = await authorize(ctx, organizationId, 'members.manage');
+  refuseServiceAccount(ctx, 'add members');
+  await assertSenderVerified(ctx, 'adding members');
   const [user] = await db.select().from(users).where(eq(users.email, email.toLowerCase()));
   if (!user)
     throw new AppError('not_found', 'No account uses this email. Ask them to sign in once, then add them.', {
@@ -136,6 +166,7 @@ export async function changeMemberRole(
 ): Promise<Member> {
   const { db } = ctx;
   const member = await lockAndLoadMember(ctx, organizationId, userId);
+  refuseServiceAccount(ctx, 'change members’ roles');
   if (member.role === 'admin' && role !== 'admin' && member.admins <= 1) throw lastAdmin();
   await db
     .update(memberships)

@@ -7,7 +7,7 @@ import { limitKeys } from '@/server/credentials/attempts';
 import { purgeExpired } from '@/server/housekeeping';
 import { newId } from '@/server/ids';
 import { invitationLimits } from '@/server/orgs/invitations';
-import { newTeam } from '../helpers/api';
+import { newTeam, newUser } from '../helpers/api';
 import { linkTo, startSmtpServer, tokenOf } from '../helpers/smtp';
 import { caller, rejection } from '../helpers/trpc';
 
@@ -83,6 +83,28 @@ describe('invitations', () => {
     expect(await inviter.trpc.members.invitations({ organizationId: org.id })).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(smtp.received.filter((m) => m.to.includes(email))).toEqual([]);
+  });
+
+  it('with verification required, an account that has not confirmed its own address adds no members (no mail with a name it chose)', async () => {
+    const unconfirmed = await signUp(address());
+    const org = await unconfirmed.trpc.organizations.create({ name: 'Your account is locked, see evil.example' });
+    const target = await newUser(); // a verified account
+    const refused = await rejection(
+      unconfirmed.trpc.members.add({ organizationId: org.id, email: target.email, role: 'viewer' }),
+    );
+    expect(refused.cause.code).toBe('invalid_state');
+    expect(refused.cause.details).toEqual({ state: 'inviter_unverified' });
+    const members = await (await getDb())
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(eq(memberships.organizationId, org.id));
+    expect(members).toEqual([{ userId: unconfirmed.id }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.received.filter((m) => m.to.includes(target.email))).toEqual([]);
+    // Once confirmed, the same add goes through and the person is told.
+    await (await getDb()).update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, unconfirmed.id));
+    await unconfirmed.trpc.members.add({ organizationId: org.id, email: target.email, role: 'viewer' });
+    await smtp.waitFor(target.email, /You were added to/);
   });
 
   it('an admin invites an address no account uses; signing up with it and accepting joins with the role', async () => {

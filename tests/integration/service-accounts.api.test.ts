@@ -351,6 +351,22 @@ describe('acting as a service account', () => {
     expect((await team.admin.call('GET', base(team.org.id))).body.items).toHaveLength(before);
     const revoked = await adminAccount.actor.call('DELETE', `${base(team.org.id)}/${editorAccount.serviceAccount.id}`);
     expect(revoked.status).toBe(200);
+
+    // Nor does it grant people access (adding a member, changing a role): a stolen admin secret could
+    // otherwise add its owner as an admin, who stays after the account is revoked. It may remove members.
+    const membersPath = `/organizations/${team.org.id}/members`;
+    const membersBefore = (await team.admin.call('GET', membersPath)).body.items;
+    const outsider = await builtInUser(url);
+    const added = await adminAccount.actor.call('POST', membersPath, { body: { email: outsider.email, role: 'admin' } });
+    expectError(added, 403, 'forbidden');
+    expect(added.body.error.details).toEqual({ actor: 'service_account' });
+    for (const role of ['admin', 'viewer']) {
+      const changed = await adminAccount.actor.call('PATCH', `${membersPath}/${team.editor.id}`, { body: { role } });
+      expectError(changed, 403, 'forbidden');
+    }
+    expect((await team.admin.call('GET', membersPath)).body.items).toEqual(membersBefore);
+    expect((await adminAccount.actor.call('DELETE', `${membersPath}/${team.viewer.id}`)).status).toBe(204);
+    await team.admin.call('POST', membersPath, { body: { email: team.viewer.email, role: 'viewer' } });
   });
 
   it('the role is read live: a change in the database applies to the next request with the same token', async () => {
