@@ -94,7 +94,9 @@ describe('invitations', () => {
     );
     expect(refused.cause.code).toBe('invalid_state');
     expect(refused.cause.details).toEqual({ state: 'inviter_unverified' });
-    const members = await (await getDb())
+    const members = await (
+      await getDb()
+    )
       .select({ userId: memberships.userId })
       .from(memberships)
       .where(eq(memberships.organizationId, org.id));

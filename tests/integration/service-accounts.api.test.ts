@@ -357,7 +357,9 @@ describe('acting as a service account', () => {
     const membersPath = `/organizations/${team.org.id}/members`;
     const membersBefore = (await team.admin.call('GET', membersPath)).body.items;
     const outsider = await builtInUser(url);
-    const added = await adminAccount.actor.call('POST', membersPath, { body: { email: outsider.email, role: 'admin' } });
+    const added = await adminAccount.actor.call('POST', membersPath, {
+      body: { email: outsider.email, role: 'admin' },
+    });
     expectError(added, 403, 'forbidden');
     expect(added.body.error.details).toEqual({ actor: 'service_account' });
     for (const role of ['admin', 'viewer']) {
