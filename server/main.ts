@@ -11,6 +11,7 @@ import { errorBody, newRequestId } from './api/http';
 import { createGuardedServer } from './api/entry-socket';
 import { AppError } from './errors';
 import { purgeExpired } from './housekeeping';
+import { endLapsedSubscriptions } from './billing/state';
 import { startWarningChecks } from './warnings/checks';
 import { ingestPath, serveIngest } from './api/ingest';
 import { otlpTracesPath, serveOtlp } from './api/otlp';
@@ -167,6 +168,7 @@ function unhandled(error: unknown, res: ServerResponse): void {
 }
 
 // Hourly, and once at start: expired idempotency records and deletion links are removed.
+// Every minute: subscriptions cancelled for a period end that has passed end Pro (billing/state.ts).
 // Trace retention rides along: partitions created ahead (at start main has just done it), and those
 // whose week has passed dropped.
 function startHousekeeping(database: Awaited<ReturnType<typeof getDatabase>>, keepAlive: boolean): void {
@@ -186,8 +188,19 @@ function startHousekeeping(database: Awaited<ReturnType<typeof getDatabase>>, ke
     ]);
   void run(true);
   const timer = setInterval(run, 60 * 60 * 1000);
+  // Every minute: organizations whose cancelled subscription reached its period end go to Free.
+  const lapse = () =>
+    endLapsedSubscriptions(db).then(
+      (moved) => moved > 0 && log.info({ job: 'endLapsedSubscriptions', moved }, 'housekeeping'),
+      (error: unknown) => log.error({ job: 'endLapsedSubscriptions', err: error }, 'housekeeping failed'),
+    );
+  void lapse();
+  const lapseTimer = setInterval(lapse, 60 * 1000);
   // A worker has nothing else to keep it running; the web process has its server.
-  if (!keepAlive) timer.unref();
+  if (!keepAlive) {
+    timer.unref();
+    lapseTimer.unref();
+  }
 }
 
 // The ingest role on Postgres runs INGEST_PROCESSES copies of itself (node:cluster, one shared

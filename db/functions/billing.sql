@@ -19,6 +19,8 @@ BEGIN
     SELECT b.current_period_start AS period_start, b.current_period_end AS period_end, b.created_at INTO s
     FROM billing_subscriptions b
     WHERE b.organization_id = p_organization_id AND b.status IN ('active', 'trialing', 'past_due')
+      -- Cancelled at a period end that has passed: Pro is over there (server/billing/state.ts lapsed).
+      AND NOT (b.cancel_at_period_end AND coalesce(b.current_period_end <= now(), false))
     ORDER BY (b.current_period_start <= now() AND b.current_period_end > now()) DESC NULLS LAST, b.current_period_start DESC NULLS LAST, b.created_at DESC, b.id
     LIMIT 1;
     IF FOUND THEN
@@ -33,6 +35,11 @@ BEGIN
       END LOOP;
       RETURN QUERY SELECT v_month AT TIME ZONE 'UTC', (v_month + interval '1 month') AT TIME ZONE 'UTC', p_credits_pro;
       RETURN;
+    END IF;
+    -- Only lapsed subscriptions (the sweep has not moved the plan yet): Free's month and allowance.
+    IF EXISTS (SELECT 1 FROM billing_subscriptions b
+               WHERE b.organization_id = p_organization_id AND b.status IN ('active', 'trialing', 'past_due')) THEN
+      v_plan := 'free';
     END IF;
   END IF;
   v_month := date_trunc('month', now() AT TIME ZONE 'UTC');

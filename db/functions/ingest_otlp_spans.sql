@@ -7,7 +7,9 @@
 --   rootSpanId).
 -- - The root of a trace is its earliest parentless span by (startedAt, spanId) among all its stored
 --   spans; until one has arrived, the parent of its earliest span (that parent is not stored, so it
---   is the best guess of the top). Every span of a trace gets that root and the trace's summary is
+--   is the best guess of the top). A trace that holds a span of the native API (from_otlp false) has
+--   the root that span declares, and OTLP spans never move it: the native client's later revisions
+--   must still match their stored identity. Every span of a trace gets that root and the trace's summary is
 --   the aggregate of its spans, so the stored trace does not depend on the order in which its spans
 --   arrived. A trace where nothing was written is not touched at all.
 -- - A trace seen for the first time (the common case) gets root and summary from the request's rows
@@ -83,11 +85,11 @@ BEGIN
     INSERT INTO spans AS s (organization_id, trace_id, span_id, root_span_id, parent_span_id, revision, name, service, kind, status,
       started_at, ended_at, session_id, end_user_id, provider, model, prompt_version_id, pricing_version, input_tokens,
       output_tokens, cost_usd_nanos, cost_source, content_json, metadata_json, omitted, snapshot_digest, ingestion_key_id,
-      application, environment, keep_until, received_at)
+      application, environment, keep_until, received_at, from_otlp)
     SELECT k.organization_id, e."traceId", e."spanId", g.root, e."parentSpanId", e."revision", e."name", e."service", e."kind", e."status",
       e."startedAt", e."endedAt", e."sessionId", e."endUserId", e."provider", e."model", e."promptVersionId", e."pricingVersion", e."inputTokens",
       e."outputTokens", e."costUsdNanos", e."costSource", p_content[e."i" + 1], p_metadata[e."i" + 1], e."omitted", e."digest", k.id,
-      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep), v_received
+      k.application, k.environment, coalesce(v_known_keep[array_position(v_known, e."traceId")], v_keep), v_received, true
     FROM unnest(v_in) e JOIN guess g ON g.trace_id = e."traceId"
     ORDER BY e."traceId", e."spanId"
     ON CONFLICT (organization_id, trace_id, span_id, keep_until) DO UPDATE SET
@@ -138,14 +140,18 @@ BEGIN
 
   IF cardinality(v_stale) > 0 THEN
     -- The traces stored before: each one's root over all its stored spans (once per trace;
-    -- MATERIALIZED, else the subquery runs once per span), then its summary from its spans.
+    -- MATERIALIZED, else the subquery runs once per span), the root a native span declares first,
+    -- then its summary from its spans.
     EXECUTE $q$
       WITH r AS MATERIALIZED (
-        SELECT t.id, (
+        SELECT t.id, coalesce((
+          SELECT n.root_span_id FROM spans n
+          WHERE n.organization_id = $1 AND n.trace_id = t.id AND NOT n.from_otlp LIMIT 1
+        ), (
           SELECT CASE WHEN p.parent_span_id IS NULL THEN p.span_id ELSE p.parent_span_id END
           FROM spans p WHERE p.organization_id = $1 AND p.trace_id = t.id
           ORDER BY p.parent_span_id IS NOT NULL, p.started_at + 0, p.span_id LIMIT 1
-        ) AS root
+        )) AS root
         FROM unnest($2::text[]) t(id)
       )
       UPDATE spans s SET root_span_id = r.root

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns';
 import { organizations } from './orgs';
 
@@ -78,6 +78,9 @@ export const spans = pgTable(
     environment: text().notNull(),
     receivedAt: ts('received_at').notNull().defaultNow(),
     keepUntil: date({ mode: 'string' }).notNull(),
+    // Stored through OTLP, whose spans carry no root: the trace's root is computed for them. A span of
+    // the native API (false) declares its trace's root, which OTLP spans never move.
+    fromOtlp: boolean().notNull().default(false),
   },
   (t) => [
     // A span is named by its trace and span ids (OpenTelemetry's rule): the same spanId under another

@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '@/db/client';
 import { billingCustomers, billingSubscriptions, organizations } from '@/db/schema';
-import type { ServiceContext } from '../context';
+import { runInTransaction, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { authorize } from '../access/permissions';
 import { config } from '../config';
@@ -9,7 +9,7 @@ import { retentionInForce } from '../traces/retention';
 import { planCapacity } from '../datasets/schemas';
 import { syncOrganizationCapacityWarnings } from '../datasets/capacity-warning';
 import { recordAudit } from '../audit/service';
-import { entitlingStatuses, isEntitling, type BillingState, type Plan } from './schemas';
+import { isEntitling, type BillingState, type Plan } from './schemas';
 
 // The organization's billing state as persisted webhook state describes it: the plan column is a
 // cache derived from billing_subscriptions in the transaction that changes them (derivePlan).
@@ -66,6 +66,16 @@ export function effectivePeriod(
   return { start: credits.periodStart, end: credits.periodEnd };
 }
 
+// A subscription cancelled at its period end gives Pro until that end and no longer, even before
+// Stripe's `customer.subscription.deleted` arrives (it may be retried for days): past the end, the
+// stored state itself says the subscription is over, so no next period is assumed for it.
+export function lapsed(subscription: SubscriptionRow, now = new Date()): boolean {
+  return (
+    subscription.cancelAtPeriodEnd && subscription.currentPeriodEnd !== null && subscription.currentPeriodEnd <= now
+  );
+}
+const entitlesNow = sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due') and not (${billingSubscriptions.cancelAtPeriodEnd} and coalesce(${billingSubscriptions.currentPeriodEnd} <= now(), false))`;
+
 // Whether Stripe will charge the subscription again at the end of its period.
 export function renews(subscription: SubscriptionRow | null): boolean {
   return subscription !== null && isEntitling(subscription.status) && !subscription.cancelAtPeriodEnd;
@@ -117,8 +127,10 @@ export async function customerOf(db: Db, organizationId: string): Promise<string
   return subscription?.id ?? null;
 }
 
-export async function loadBillingState(db: Db, organizationId: string, plan: Plan): Promise<BillingState> {
+export async function loadBillingState(db: Db, organizationId: string, cachedPlan: Plan): Promise<BillingState> {
   const subscription = await currentSubscription(db, organizationId);
+  // Between a cancelled subscription's period end and the minute sweep that moves the cached plan.
+  const plan = cachedPlan === 'pro' && subscription !== null && lapsed(subscription) ? 'free' : cachedPlan;
   const credits = await creditBalance(db, organizationId);
   // The current subscription's customer answers without another lookup.
   return billingStateOf(
@@ -144,14 +156,12 @@ const stripeActor = { userId: 'stripe', clientId: 'stripe-webhook', human: false
 
 /**
  * Derives the plan of each organization from its subscriptions (pro while one is active, trialing
- * or past_due) and writes it when it changed, with an audit entry and the datasets measured
- * against the new capacity. Called in the transaction that changed the subscriptions.
+ * or past_due, and not cancelled at a period end that has passed) and writes it when it changed,
+ * with an audit entry and the datasets measured against the new capacity. Called in the
+ * transaction that changed the subscriptions, and by the sweep below.
  */
-export async function derivePlans(
-  db: Db,
-  organizationIds: string[],
-  cause: { eventId: string; eventType: string },
-): Promise<void> {
+export async function derivePlans(db: Db, organizationIds: string[], cause: Record<string, string>): Promise<number> {
+  let changed = 0;
   for (const organizationId of [...new Set(organizationIds)].sort()) {
     const [row] = await db
       .select({ plan: organizations.plan })
@@ -162,12 +172,7 @@ export async function derivePlans(
     const [entitling] = await db
       .select({ id: billingSubscriptions.id })
       .from(billingSubscriptions)
-      .where(
-        and(
-          eq(billingSubscriptions.organizationId, organizationId),
-          inArray(billingSubscriptions.status, [...entitlingStatuses]),
-        ),
-      )
+      .where(and(eq(billingSubscriptions.organizationId, organizationId), entitlesNow))
       .limit(1);
     const plan: Plan = entitling ? 'pro' : 'free';
     if (plan === row.plan) continue;
@@ -183,5 +188,29 @@ export async function derivePlans(
       },
     );
     await syncOrganizationCapacityWarnings(db, organizationId, plan);
+    changed += 1;
   }
+  return changed;
+}
+
+/**
+ * Moves to Free every organization on Pro whose subscriptions have all ended at a period end they
+ * were cancelled for (a minute sweep of the housekeeping): the stored state says Pro is over, and
+ * Stripe's `customer.subscription.deleted` may come late. Returns how many organizations moved.
+ */
+export async function endLapsedSubscriptions(db: Db): Promise<number> {
+  const candidates = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      select distinct o.id from organizations o
+      join billing_subscriptions b on b.organization_id = o.id
+      where o.plan = 'pro' and b.status in ('active', 'trialing', 'past_due')
+        and b.cancel_at_period_end and b.current_period_end <= now()
+      limit 1000`),
+  ).map((row) => row.id);
+  let moved = 0;
+  for (const organizationId of candidates)
+    moved += await runInTransaction(db, (tx) =>
+      derivePlans(tx, [organizationId], { reason: 'cancelled_period_ended' }),
+    );
+  return moved;
 }

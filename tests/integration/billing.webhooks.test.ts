@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { auditLog, billingEvents, billingSubscriptions } from '@/db/schema';
+import { endLapsedSubscriptions } from '@/server/billing/state';
 import { newOrganization, newTeam, newUser, type TestUser } from '../helpers/api';
 import {
   checkoutCompleted,
@@ -535,6 +536,57 @@ describe('plans from webhook state', () => {
       cancelAtPeriodEnd: false,
       renewsAt: new Date(end * 1000).toISOString(),
     });
+  });
+
+  it('a subscription cancelled at its period end gives Pro until that end and no new period after it, before Stripe deletes it', async () => {
+    const { admin, org } = await ownedOrganization();
+    const renewing = await ownedOrganization();
+    const [id, renewingId] = [uniqueId('sub'), uniqueId('sub')];
+    const start = now() - 30 * 86400;
+    const end = now() + 3;
+    for (const [organizationId, subscriptionId, cancelAtPeriodEnd] of [
+      [org.id, id, true],
+      [renewing.org.id, renewingId, false],
+    ] as const)
+      await deliver(
+        event(
+          'customer.subscription.updated',
+          subscription({ id: subscriptionId, organizationId, periodStart: start, periodEnd: end, cancelAtPeriodEnd }),
+          { created: start },
+        ),
+      );
+    const paid = await billing(admin, org.id);
+    expect(paid).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: true, periodEnd: new Date(end * 1000).toISOString() });
+    // Nothing sweeps before the end.
+    expect(await endLapsedSubscriptions(await getDb())).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, end * 1000 - Date.now()) + 200));
+
+    // Past the end, with no event from Stripe: the state reads Free at once (no invented Pro period),
+    // and the minute sweep moves the plan, with an audit entry; a renewing subscription keeps Pro.
+    const ended = await billing(admin, org.id);
+    expect(ended).toMatchObject({ plan: 'free', status: null, cancelAtPeriodEnd: false });
+    // Free's calendar month and allowance, not a month of Pro from the period end.
+    expect(ended.periodStart).toMatch(/^\d{4}-\d{2}-01T00:00:00/);
+    expect(ended.creditsPerPeriod).toBeLessThan(paid.creditsPerPeriod);
+    expect(await endLapsedSubscriptions(await getDb())).toBeGreaterThanOrEqual(1);
+    expect(await planOf(admin, org.id)).toBe('free');
+    expect(await planOf(renewing.admin, renewing.org.id)).toBe('pro');
+    const audit = await (await getDb()).select().from(auditLog).where(eq(auditLog.organizationId, org.id));
+    expect(audit.filter((entry) => entry.operation === 'billing.planChanged').at(-1)?.details).toEqual({
+      from: 'pro',
+      to: 'free',
+      reason: 'cancelled_period_ended',
+    });
+    expect(await billing(renewing.admin, renewing.org.id)).toMatchObject({ plan: 'pro', cancelAtPeriodEnd: false });
+    // Stripe's deletion, when it comes, changes nothing more.
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({ id, organizationId: org.id, periodStart: start, periodEnd: end, status: 'canceled' }),
+        { created: end + 1 },
+      ),
+    );
+    expect(await planOf(admin, org.id)).toBe('free');
   });
 
   it('ignores events naming an organization that does not exist, and other event types', async () => {

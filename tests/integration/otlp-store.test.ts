@@ -369,6 +369,64 @@ describe('OTLP storage: roots', () => {
       spanCount: 2,
     });
   });
+
+  it('an earlier parentless OTLP span never takes the root a native span declared; the native client goes on', async () => {
+    const tenant = await newTenant();
+    const db = await getDb();
+    const traceId = hex(16);
+    const [rootId, childId, laterChild] = [hex(8), hex(8), hex(8)];
+    const native = (spanId: string, revision: number, status: 'running' | 'success', startedAt: number) => ({
+      traceId,
+      spanId,
+      rootSpanId: rootId,
+      ...(spanId === rootId ? {} : { parentSpanId: rootId }),
+      revision,
+      name: `native ${spanId.slice(0, 4)}`,
+      service: 'api',
+      kind: spanId === rootId ? ('execution' as const) : ('custom' as const),
+      status,
+      startedAt,
+      ...(status === 'running' ? {} : { endedAt: t0 + 900 }),
+    });
+    await storeBatch(db, tenant.keyId, {
+      version: 1,
+      events: [native(rootId, 0, 'running', t0), native(childId, 0, 'running', t0 + 10)],
+    } as TraceBatch);
+    // From OpenTelemetry in the same application: no parent, and five seconds earlier than the root.
+    const early = hex(8);
+    expect(await store(tenant.keyId, [otlpSpan({ traceId, spanId: early, startedAt: t0 - 5_000 })])).toEqual({
+      rejectedSpans: 0,
+    });
+    const stored = new Map((await spansOf(tenant.organizationId, traceId)).map((span) => [span.spanId, span]));
+    expect(stored.get(rootId)).toMatchObject({ rootSpanId: rootId, parentSpanId: null, revision: 0 });
+    expect(stored.get(childId)).toMatchObject({ rootSpanId: rootId, parentSpanId: rootId, revision: 0 });
+    expect(stored.get(early)).toMatchObject({ rootSpanId: rootId, fromOtlp: true });
+    expect(await summaryOf(tenant.organizationId, traceId)).toMatchObject({ rootSpanId: rootId, spanCount: 3 });
+
+    // The native client finishes its spans and adds one, with the ids it always had.
+    await storeBatch(db, tenant.keyId, {
+      version: 1,
+      events: [
+        native(rootId, 1, 'success', t0),
+        native(childId, 1, 'success', t0 + 10),
+        native(laterChild, 0, 'success', t0 + 20),
+      ],
+    } as TraceBatch);
+    expect(await summaryOf(tenant.organizationId, traceId)).toMatchObject({
+      rootSpanId: rootId,
+      runningCount: 0,
+      spanCount: 4,
+    });
+    // An OTLP-only trace still takes its earliest parentless span as the root, whatever the order.
+    const otlpTrace = hex(16);
+    const [late, earlier] = [hex(8), hex(8)];
+    await store(tenant.keyId, [otlpSpan({ traceId: otlpTrace, spanId: late, startedAt: t0 })]);
+    await store(tenant.keyId, [otlpSpan({ traceId: otlpTrace, spanId: earlier, startedAt: t0 - 1_000 })]);
+    expect((await spansOf(tenant.organizationId, otlpTrace)).map((span) => span.rootSpanId)).toEqual([
+      earlier,
+      earlier,
+    ]);
+  });
 });
 
 describe('OTLP storage: span identity, partial rejection and its warning', () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "spans" ADD COLUMN "from_otlp" boolean DEFAULT false NOT NULL;
