@@ -1,5 +1,5 @@
 import { and, asc, eq, or, gt, sql } from 'drizzle-orm';
-import { memberships, organizations, users } from '@/db/schema';
+import { invitations, memberships, organizations, users } from '@/db/schema';
 import { onCommit, type ServiceContext } from '../context';
 import type { OperationInput } from '../operations';
 import { AppError, notFound } from '../errors';
@@ -155,6 +155,23 @@ async function lockAndLoadMember(
   return { ...row, admins };
 }
 
+// The open invitations a member sent go when they lose the right to send them (removed, or no longer
+// admin): else a removed admin could come back through one, with the role they chose.
+async function revokeInvitationsBy(ctx: ServiceContext, organizationId: string, userId: string): Promise<void> {
+  const revoked = await ctx.db
+    .delete(invitations)
+    .where(and(eq(invitations.organizationId, organizationId), eq(invitations.invitedBy, userId)))
+    .returning({ id: invitations.id, email: invitations.email });
+  for (const row of revoked)
+    await recordAudit(ctx, {
+      organizationId,
+      operation: 'members.revokeInvitation',
+      targetType: 'invitation',
+      targetId: row.id,
+      details: { email: row.email, reason: 'inviter_lost_access' },
+    });
+}
+
 const lastAdmin = () =>
   new AppError('invalid_state', 'An organization needs at least one admin. Make someone else admin first.', {
     state: 'last_admin',
@@ -179,6 +196,7 @@ export async function changeMemberRole(
     targetId: userId,
     details: { from: member.role, to: role },
   });
+  if (member.role === 'admin' && role !== 'admin') await revokeInvitationsBy(ctx, organizationId, userId);
   return toMember({ ...member, role });
 }
 
@@ -199,4 +217,5 @@ export async function removeMember(
     targetId: userId,
     details: { role: member.role },
   });
+  await revokeInvitationsBy(ctx, organizationId, userId);
 }

@@ -160,6 +160,49 @@ describe('invitations', () => {
     );
   });
 
+  it('a member who loses the right to invite (removed, or no longer admin) takes their open invitations with them', async () => {
+    const { org, admin, editor, viewer } = await newTeam();
+    const asAdmin = await caller(admin.id);
+    // Two more admins; each invites someone, as admin, before losing the role.
+    for (const user of [editor, viewer])
+      await asAdmin.members.changeRole({ organizationId: org.id, userId: user.id, role: 'admin' });
+    const [removedsInvite, demotedsInvite, keptInvite] = [address(), address(), address()];
+    await (await caller(editor.id)).members.invite({ organizationId: org.id, email: removedsInvite, role: 'admin' });
+    await (await caller(viewer.id)).members.invite({ organizationId: org.id, email: demotedsInvite, role: 'admin' });
+    await asAdmin.members.invite({ organizationId: org.id, email: keptInvite, role: 'viewer' });
+    const tokens = await Promise.all(
+      [removedsInvite, demotedsInvite].map(async (email) => tokenOf(await invitationLink(email))),
+    );
+
+    await asAdmin.members.remove({ organizationId: org.id, userId: editor.id });
+    await asAdmin.members.changeRole({ organizationId: org.id, userId: viewer.id, role: 'editor' });
+    expect((await asAdmin.members.invitations({ organizationId: org.id })).map((i) => i.email)).toEqual([keptInvite]);
+    for (const [i, email] of [removedsInvite, demotedsInvite].entries()) {
+      const person = await signUp(email);
+      const refused = await rejection(person.trpc.members.acceptInvitation({ token: tokens[i] }));
+      expect(refused.cause.details.state).toBe('link_invalid');
+      const joined = await (
+        await getDb()
+      )
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, org.id), eq(memberships.userId, person.id)));
+      expect(joined).toEqual([]);
+    }
+    const audit = await (
+      await getDb()
+    )
+      .select({ operation: auditLog.operation, details: auditLog.details })
+      .from(auditLog)
+      .where(eq(auditLog.organizationId, org.id));
+    expect(audit.filter((row) => row.operation === 'members.revokeInvitation').map((row) => row.details)).toEqual(
+      expect.arrayContaining([
+        { email: removedsInvite, reason: 'inviter_lost_access' },
+        { email: demotedsInvite, reason: 'inviter_lost_access' },
+      ]),
+    );
+  });
+
   it('only admins invite, list and revoke; the wrong account cannot accept and changes nothing', async () => {
     const { org, admin, editor, viewer } = await newTeam();
     const email = address();
