@@ -194,6 +194,31 @@ export async function derivePlans(db: Db, organizationIds: string[], cause: Reco
 }
 
 /**
+ * Carries the credits taken in a period whose start has moved into the period as it stands now. A
+ * paid checkout starts a Pro period at once (our guess: when the subscription was first seen), and
+ * Stripe's subscription event then brings the real one, which began a moment earlier: the credits
+ * taken under the guess belong to the real period (one upgrade, one reset). Called after a
+ * subscription event is written, in its transaction; a period that starts later (an upgrade, a
+ * renewal) takes nothing from the one before.
+ */
+export async function carryCreditsIntoCurrentPeriod(db: Db, organizationId: string): Promise<void> {
+  const { evalCreditsFree, evalCreditsPro } = config();
+  await db.execute(sql`
+    with p as materialized (
+      select * from credit_period(${organizationId}, ${evalCreditsFree}::int, ${evalCreditsPro}::int)
+    ), moved as (
+      delete from credit_periods c using p
+      where c.organization_id = ${organizationId} and c.period_start > p.starts_at and c.period_start < p.ends_at
+      returning c.used, c.allowance
+    )
+    insert into credit_periods as c (organization_id, period_start, period_end, allowance, used)
+    select ${organizationId}, p.starts_at, p.ends_at, max(m.allowance), sum(m.used)::int
+    from p cross join moved m
+    group by p.starts_at, p.ends_at
+    on conflict (organization_id, period_start) do update set used = c.used + excluded.used`);
+}
+
+/**
  * Moves to Free every organization on Pro whose subscriptions have all ended at a period end they
  * were cancelled for (a minute sweep of the housekeeping): the stored state says Pro is over, and
  * Stripe's `customer.subscription.deleted` may come late. Returns how many organizations moved.

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { billingCustomers, billingSubscriptions } from '@/db/schema';
-import { derivePlans } from './state';
+import { carryCreditsIntoCurrentPeriod, derivePlans } from './state';
 import { idOf, isObj, parseSubscription, path, str, type ParsedSubscription } from './stripe-objects';
 import { applyWaitingInvoices } from './webhook-invoices';
 import { existingOrganization, organizationOfCustomer, type Applied, type StripeEvent } from './webhook-linking';
@@ -77,6 +77,7 @@ export async function applySubscription(
       .returning({ organizationId: t.organizationId });
     if (linked?.organizationId) {
       await derivePlans(db, [linked.organizationId], { eventId: event.id, eventType: event.type });
+      await carryCreditsIntoCurrentPeriod(db, linked.organizationId);
       await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
     }
     return { outcome: 'stale', organizationId: linked?.organizationId ?? organizationId, subscriptionId: sub.id };
@@ -84,6 +85,7 @@ export async function applySubscription(
   const linkedTo = written[0].organizationId;
   if (linkedTo) {
     await derivePlans(db, [linkedTo], { eventId: event.id, eventType: event.type });
+    await carryCreditsIntoCurrentPeriod(db, linkedTo);
     await applyWaitingInvoices(db, [sub.id], [sub.customerId]);
     // A subscription that has ended can never be paid again: its payment warning has nothing left to ask.
     if (sub.status === 'canceled' || sub.status === 'incomplete_expired')

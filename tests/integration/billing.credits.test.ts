@@ -6,10 +6,12 @@ import { newTeam } from '../helpers/api';
 import { createPrompt } from '../helpers/prompts';
 import { comparisonFixture, drain, echoRows, importRows, resultRows } from '../helpers/evals';
 import {
+  checkoutCompleted,
   deliver,
   event,
   startFakeStripe,
   subscription,
+  uniqueId,
   upgradeThroughWebhooks,
   useFakeStripe,
   type FakeStripe,
@@ -183,6 +185,63 @@ describe('credits', () => {
       creditsUsed: 3,
       creditsRemaining: 47,
     });
+  });
+
+  it('credits taken between a paid checkout and its subscription event stay taken when Stripe brings the real period', async () => {
+    const { org, viewer } = await newTeam();
+    const billing = `/organizations/${org.id}/billing`;
+    const db = await getDb();
+    const subscriptionId = uniqueId('sub');
+    const customer = uniqueId('cus');
+    const now = Math.floor(Date.now() / 1000);
+    // Checkout first (Stripe does not order deliveries): Pro at once, in a period we start.
+    await deliver(
+      event(
+        'checkout.session.completed',
+        checkoutCompleted({ organizationId: org.id, customer, subscription: subscriptionId }),
+      ),
+    );
+    await db.execute(sql`select charge_eval_case(${org.id}, 'run_x', 'res_x', 5, 50) from generate_series(1, 3)`);
+    expect((await viewer.call('GET', billing)).body).toMatchObject({
+      plan: 'pro',
+      creditsUsed: 3,
+      creditsRemaining: 47,
+    });
+    // Stripe's period began a moment before the checkout completed: the same upgrade, the same credits.
+    await deliver(
+      event(
+        'customer.subscription.created',
+        subscription({
+          id: subscriptionId,
+          organizationId: org.id,
+          customer,
+          periodStart: now - 5,
+          periodEnd: now - 5 + 30 * 86400,
+        }),
+      ),
+    );
+    expect((await viewer.call('GET', billing)).body).toMatchObject({
+      plan: 'pro',
+      periodStart: new Date((now - 5) * 1000).toISOString(),
+      creditsUsed: 3,
+      creditsRemaining: 47,
+    });
+    const rows = await db.select().from(creditPeriods).where(eq(creditPeriods.organizationId, org.id));
+    expect(rows).toEqual([expect.objectContaining({ periodStart: new Date((now - 5) * 1000), used: 3 })]);
+    // A redelivery or a later event with the same period changes nothing.
+    await deliver(
+      event(
+        'customer.subscription.updated',
+        subscription({
+          id: subscriptionId,
+          organizationId: org.id,
+          customer,
+          periodStart: now - 5,
+          periodEnd: now - 5 + 30 * 86400,
+        }),
+      ),
+    );
+    expect((await viewer.call('GET', billing)).body).toMatchObject({ creditsUsed: 3, creditsRemaining: 47 });
   });
 
   it('starting with zero credits is 403 usage_exhausted and creates nothing', async () => {
