@@ -75,7 +75,8 @@ type FieldShape = {
 function shapeOf(schema: JsonSchema): FieldShape {
   let nullable = false;
   let s = schema;
-  if (s.anyOf) {
+  // anyOf beside a type of its own only constrains it (patterns of a string): the type decides.
+  if (s.anyOf && !(s.type && s.anyOf.every((option) => option.type === undefined))) {
     const others = s.anyOf.filter((option) => option.type !== 'null');
     nullable = others.length < s.anyOf.length;
     if (others.length !== 1) return { kind: 'json', nullable };

@@ -37,8 +37,12 @@ function requestBody(route: RouteConfig, request: ChatRequest, stream: boolean):
   return body;
 }
 
+// A provider's count as reported, when it is one: a whole number up to a trillion (no reply comes
+// near it). Anything else is unknown: an absurd count (1e20) would overflow the stored columns and
+// the cost computed from it, and fail the result's write.
+export const maxTokenCount = 1e12;
 const tokenCount = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= maxTokenCount ? value : null;
 
 function finish(
   route: RouteConfig,

@@ -153,6 +153,24 @@ describe('OpenAI-compatible client over real HTTP', () => {
     });
   });
 
+  it('a count no reply can have (past a trillion, unsafe, negative or fractional) is unknown, not stored as given', async () => {
+    for (const [prompt_tokens, completion_tokens] of [
+      [7, 1e20],
+      [2 ** 53, 3],
+      [-1, 3.5],
+      [1e12 + 1, '4'],
+    ] as const) {
+      fake.script([{ kind: 'ok', text: 'x', usage: { prompt_tokens, completion_tokens } }]);
+      const result = await complete(route('fake/gpt-4o-mini'), request);
+      expect([result.inputTokens, result.outputTokens]).toEqual([
+        prompt_tokens === 7 ? 7 : null,
+        completion_tokens === 3 ? 3 : null,
+      ]);
+      // The cost is computed only from counts that are known, and stays within a bigint.
+      expect(result.costUsdNanos === null || Number.isSafeInteger(result.costUsdNanos)).toBe(true);
+    }
+  });
+
   it('429 with Retry-After, then success: waits and retries', async () => {
     fake.script([
       { kind: 'status', status: 429, retryAfter: '1' },

@@ -25,6 +25,13 @@ describe('generated commands', () => {
     expect(lists.some((f) => !f.minItems)).toBe(true);
   });
 
+  it('a string constrained by patterns (the period end: an instant or a date) is a plain string option, not JSON', () => {
+    const flag = (path: string, name: string) =>
+      commands.find(({ command }) => command.path.join(' ') === path)!.command.flags.find((f) => f.name === name)!;
+    expect(flag('billing cancel-renewal', 'period-end')).toMatchObject({ kind: 'string' });
+    expect(flag('billing cancel-renewal', 'organization-name')).toMatchObject({ kind: 'string' });
+  });
+
   it('take every query and body field as an option, and path ids (never organizationId) as arguments', () => {
     for (const { operation, command } of commands) {
       const where = command.path.join(' ');
