@@ -10,7 +10,7 @@ import {
 } from '../orgs/service';
 import { addMember, changeMemberRole, listMembers, removeMember } from '../orgs/members';
 import { listModelRoutes } from '../models/service';
-import { archivePrompt, createPrompt, getPrompt, listPrompts, renamePrompt } from '../prompts/service';
+import { createPrompt, getPrompt, listPrompts, renamePrompt } from '../prompts/service';
 import { discardDraft, getDraft, updateDraft } from '../prompts/drafts';
 import { getVersion, listVersions, saveVersion } from '../prompts/versions';
 import { listLabelHistory, listLabels } from '../prompts/labels';
@@ -36,7 +36,12 @@ import { estimateEvaluation, startEvaluation } from '../evals/start';
 import { initializeBaseline } from '../evals/initialize';
 import { reviewResults } from '../evals/review';
 import { getEvaluation, listEvaluations, listResults } from '../evals/queries';
-import { cancelEvaluation, resumeEvaluation, retryEvaluationSide } from '../evals/service';
+import {
+  archivePromptStoppingEvaluations,
+  cancelEvaluation,
+  resumeEvaluation,
+  retryEvaluationSide,
+} from '../evals/service';
 import { addCase, deleteCase, getDataset, reorderCases, updateCase } from '../datasets/service';
 import { importCases } from '../datasets/import';
 import { createIngestionKey, getIngestionKey, listIngestionKeys, revokeIngestionKey } from '../keys/ingestion';
@@ -81,7 +86,7 @@ export const services = {
   create_prompt: createPrompt,
   get_prompt: getPrompt,
   rename_prompt: renamePrompt,
-  archive_prompt: archivePrompt,
+  archive_prompt: archivePromptStoppingEvaluations,
   get_draft: getDraft,
   update_draft: updateDraft,
   discard_draft: discardDraft,

@@ -11,6 +11,8 @@ import { checkEligibility } from './eligibility';
 import { loadEvaluation } from './queries';
 import { toEvaluation, type EvaluationRow } from './serialize';
 import type { Evaluation } from './schemas';
+import { archivePrompt } from '../prompts/service';
+import type { Prompt } from '../prompts/schemas';
 
 // State operations on one evaluation: cancel, resume, retry a side. Start, initialize, review and
 // the reads live in start.ts, initialize.ts, review.ts and queries.ts.
@@ -93,6 +95,31 @@ export async function cancelEvaluation(
   });
   await resolveWarning(ctx.db, { organizationId, kind: 'evaluation_paused', subjectId: evaluation.id });
   return toEvaluation(ctx, row);
+}
+
+/**
+ * Archives a prompt (prompts/service.ts) and cancels its evaluations that are still pending, running
+ * or paused, in the same transaction: an archived prompt is read-only, so their results could never
+ * be reviewed or promoted, and they would go on spending credits. Each cancel is audited as usual.
+ */
+export async function archivePromptStoppingEvaluations(
+  ctx: ServiceContext,
+  input: OperationInput<'archive_prompt'>,
+): Promise<Prompt> {
+  const prompt = await archivePrompt(ctx, input);
+  const open = await ctx.db
+    .select({ id: evaluations.id })
+    .from(evaluations)
+    .where(
+      and(
+        eq(evaluations.organizationId, input.organizationId),
+        eq(evaluations.promptId, input.promptId),
+        inArray(evaluations.status, [...unfinished]),
+      ),
+    )
+    .orderBy(evaluations.id);
+  for (const { id } of open) await cancelEvaluation(ctx, { organizationId: input.organizationId, evaluationId: id });
+  return prompt;
 }
 
 /**

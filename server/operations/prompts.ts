@@ -73,7 +73,8 @@ export const promptOperations = declareOperations({
     method: 'POST',
     path: `${base}/{promptId}/archive`,
     summary: 'Archive a prompt: it becomes read-only; versions, labels, keys and retrieval are kept',
-    description: 'Archiving an archived prompt returns it unchanged.',
+    description:
+      'Archiving an archived prompt returns it unchanged. Archiving cancels the prompt’s evaluations that are still pending, running or paused (each audited as evaluation.cancel); finished ones are kept.',
     params: promptParams,
     status: 200,
     response: promptSchema,

@@ -3,7 +3,17 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { evalResults, evalRuns, evaluations } from '@/db/schema';
 import { activePrompt, createPrompt } from '../helpers/prompts';
-import { auditOps, comparisonFixture, drain, evaluationRows, pause, runRows, setPlan } from '../helpers/evals';
+import {
+  auditOps,
+  comparisonFixture,
+  drain,
+  evaluationRows,
+  pause,
+  resultRows,
+  runRows,
+  saveVersion,
+  setPlan,
+} from '../helpers/evals';
 
 const evalPath = (orgId: string, id: string, rest = '') => `/organizations/${orgId}/evals/${id}${rest}`;
 
@@ -146,6 +156,28 @@ describe('evaluations: refusals change nothing', () => {
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ status: 'running', scoredCases: 1, pendingCases: 2 });
     expect(retried.body.production.status).toBe('cancelled');
+  });
+
+  it('archiving the prompt cancels its unfinished evaluations (nothing more runs or is charged); finished ones stay', async () => {
+    const f = await comparisonFixture({ cases: 3 });
+    const done = (await f.editor.call('POST', f.evals, { body: { versionId: f.v2.id, scope: 'quick' } })).body;
+    await drain();
+    expect((await f.editor.call('GET', evalPath(f.org.id, done.id))).body.status).toBe('completed');
+    const v3 = await saveVersion(f.editor, f.org.id, f.prompt.id, 'Answer in one sentence.');
+    const open = (await f.editor.call('POST', f.evals, { body: { versionId: v3.id, scope: 'quick' } })).body;
+    expect(open.status).toMatch(/pending|running/);
+
+    expect((await f.editor.call('POST', `${f.base}/archive`)).status).toBe(200);
+    expect((await f.editor.call('GET', evalPath(f.org.id, open.id))).body).toMatchObject({
+      status: 'cancelled',
+      pendingCases: 3,
+    });
+    await drain();
+    const after = await runRows([open.candidateRunId]);
+    expect(after.map((r) => r.status)).toEqual(['cancelled']);
+    expect((await resultRows(open.candidateRunId)).filter((r) => r.charged || r.status !== 'pending')).toEqual([]);
+    expect((await f.editor.call('GET', evalPath(f.org.id, done.id))).body.status).toBe('completed');
+    expect(await auditOps(f.org.id)).toEqual(expect.arrayContaining(['evaluation.cancel']));
   });
 
   it('paused evaluations resume (202) when eligible, and only then', async () => {
