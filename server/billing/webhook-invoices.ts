@@ -20,6 +20,10 @@ function money(amount: number | null, currency: string | null): string {
   return currency ? ` of ${value} ${currency.toUpperCase()}` : ` of ${value}`;
 }
 
+// A payment warning once the subscription is unpaid (Stripe stopped retrying; the plan is Free).
+export const unpaidMessage =
+  'Payments for the Pro plan failed and Stripe stopped retrying, so this organization is on Free. Pay the open invoice or update the payment method in Billing to get Pro back.';
+
 /**
  * invoice.payment_failed raises payment_failed (one warning per subscription, each failed event a
  * distinct occurrence); invoice.paid resolves it. Invoice events have their own watermark on the
@@ -63,11 +67,21 @@ export async function applyInvoice(db: Db, event: StripeEvent, failed: boolean):
   const amountDue = int(invoice.amount_due);
   const currency = str(invoice.currency, 10);
   const nextAttempt = at(int(invoice.next_payment_attempt));
+  // Already unpaid (the events came in another order): Pro has ended, so "to keep Pro" would be wrong.
+  const [stored] = subscriptionId
+    ? await db
+        .select({ status: billingSubscriptions.status })
+        .from(billingSubscriptions)
+        .where(eq(billingSubscriptions.id, subscriptionId))
+    : [];
   await raiseWarning(db, {
     organizationId,
     kind: 'payment_failed',
     subjectId,
-    message: `A payment${money(amountDue, currency)} for the Pro plan failed.${nextAttempt ? ` Stripe retries on ${nextAttempt.toISOString().slice(0, 10)}.` : ''} Update the payment method in Billing to keep Pro.`,
+    message:
+      stored?.status === 'unpaid'
+        ? unpaidMessage
+        : `A payment${money(amountDue, currency)} for the Pro plan failed.${nextAttempt ? ` Stripe retries on ${nextAttempt.toISOString().slice(0, 10)}.` : ''} Update the payment method in Billing to keep Pro.`,
     details: {
       subscriptionId,
       invoiceId: str(invoice.id),

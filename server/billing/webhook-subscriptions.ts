@@ -1,9 +1,9 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { billingCustomers, billingSubscriptions } from '@/db/schema';
+import { billingCustomers, billingSubscriptions, warnings } from '@/db/schema';
 import { carryCreditsIntoCurrentPeriod, derivePlans } from './state';
 import { idOf, isObj, parseSubscription, path, str, type ParsedSubscription } from './stripe-objects';
-import { applyWaitingInvoices } from './webhook-invoices';
+import { applyWaitingInvoices, unpaidMessage } from './webhook-invoices';
 import { existingOrganization, organizationOfCustomer, type Applied, type StripeEvent } from './webhook-linking';
 import { resolveWarning } from '../warnings/service';
 
@@ -90,6 +90,20 @@ export async function applySubscription(
     // A subscription that has ended can never be paid again: its payment warning has nothing left to ask.
     if (sub.status === 'canceled' || sub.status === 'incomplete_expired')
       await resolveWarning(db, { organizationId: linkedTo, kind: 'payment_failed', subjectId: sub.id });
+    // Unpaid: Stripe stopped retrying and Pro has ended, but paying the open invoice brings it back;
+    // the warning says so instead of "to keep Pro".
+    if (sub.status === 'unpaid')
+      await db
+        .update(warnings)
+        .set({ message: unpaidMessage })
+        .where(
+          and(
+            eq(warnings.organizationId, linkedTo),
+            eq(warnings.kind, 'payment_failed'),
+            eq(warnings.subjectId, sub.id),
+            isNull(warnings.resolvedAt),
+          ),
+        );
   }
   return {
     outcome: linkedTo ? 'applied' : 'unlinked',

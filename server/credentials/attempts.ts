@@ -77,10 +77,18 @@ export async function refundHit(db: Db, key: string, hit: LimitState): Promise<v
     .where(and(eq(rateLimits.key, key), eq(rateLimits.windowStartedAt, hit.windowStartedAt)));
 }
 
-export function tooManyAttempts(retryAfterSeconds: number): AppError {
+// "in 40 seconds", "in 38 minutes", "in 2 hours": the wait Retry-After gives, as a person reads it.
+export function waitText(seconds: number): string {
+  const plural = (n: number, unit: string) => `in ${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 60) return plural(Math.max(1, Math.ceil(seconds)), 'second');
+  if (seconds < 3600) return plural(Math.ceil(seconds / 60), 'minute');
+  return plural(Math.ceil(seconds / 3600), 'hour');
+}
+
+export function tooManyAttempts(retryAfterSeconds: number, what = 'Too many attempts.'): AppError {
   return new AppError(
     'rate_limited',
-    'Too many attempts. Wait a few minutes and try again.',
+    `${what} Try again ${waitText(retryAfterSeconds)}.`,
     { retryAfterSeconds },
     { 'retry-after': String(retryAfterSeconds) },
   );

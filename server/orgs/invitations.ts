@@ -129,7 +129,11 @@ export async function inviteMember(
     limitKeys.inviteOrganization(input.organizationId),
     limits.invitationsPerOrganization,
   );
-  if (!sent.allowed) throw tooManyAttempts(sent.retryAfterSeconds);
+  if (!sent.allowed)
+    throw tooManyAttempts(
+      sent.retryAfterSeconds,
+      `This organization has sent ${limits.invitationsPerOrganization.limit} invitations in the last hour.`,
+    );
   const { token, digest } = newToken();
   const [row] = await db
     .insert(invitations)

@@ -638,6 +638,38 @@ describe('payment warnings', () => {
     expect(after.body.items).toEqual([expect.objectContaining({ count: 1, resolvedAt: expect.any(String) })]);
   });
 
+  it('once the subscription is unpaid (the plan is Free), the payment warning asks to get Pro back, not to keep it, in either order', async () => {
+    for (const order of ['failure first', 'unpaid first']) {
+      const { admin, org } = await ownedOrganization();
+      const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);
+      const t = now();
+      const failure = () =>
+        deliver(event('invoice.payment_failed', invoice({ subscription: subscriptionId, customer }), { created: t }));
+      const unpaid = () =>
+        deliver(
+          event(
+            'customer.subscription.updated',
+            subscription({ id: subscriptionId, organizationId: org.id, customer, status: 'unpaid' }),
+            { created: t + 1 },
+          ),
+        );
+      if (order === 'failure first') {
+        await failure();
+        const open = (await admin.call('GET', `/organizations/${org.id}/warnings`)).body.items;
+        expect(open[0].message).toMatch(/to keep Pro\.$/);
+        await unpaid();
+      } else {
+        await unpaid();
+        await failure();
+      }
+      expect(await planOf(admin, org.id)).toBe('free');
+      const [warning] = (await admin.call('GET', `/organizations/${org.id}/warnings`)).body.items;
+      expect(warning, order).toMatchObject({ kind: 'payment_failed', resolvedAt: null });
+      expect(warning.message, order).toMatch(/is on Free\. .* to get Pro back\.$/);
+      expect(warning.message, order).not.toMatch(/keep Pro/);
+    }
+  });
+
   it('a payment_failed warning is resolved when its subscription is deleted (no payment can follow)', async () => {
     const { admin, org } = await ownedOrganization();
     const { subscriptionId, customer } = await upgradeThroughWebhooks(org.id);

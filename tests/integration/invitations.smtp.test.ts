@@ -320,6 +320,10 @@ describe('invitations', () => {
       asAdmin.members.invite({ organizationId: org.id, email: address(), role: 'viewer' }),
     );
     expect(limited.cause.code).toBe('rate_limited');
+    // The cause and the real wait (the hour's window has just started), not "a few minutes".
+    expect(limited.message).toMatch(
+      /^This organization has sent 50 invitations in the last hour\. Try again in (59 minutes|1 hour)\.$/,
+    );
     expect(await asAdmin.members.invitations({ organizationId: org.id })).toEqual([]);
   });
 
