@@ -88,6 +88,9 @@ export const authOptions: NextAuthOptions = {
     },
     session({ session, token }) {
       session.user = { id: token.sub ?? '', email: token.email ?? null, name: token.name ?? null };
+      // next-auth reports a sliding expiry (now + maxAge); the session ends 30 days after its sign-in.
+      if (typeof token.authTime === 'number')
+        session.expires = new Date(token.authTime + sessionLifetimeMs).toISOString();
       return session;
     },
   },

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { endedSessions } from '@/db/schema';
-import { endSession, sessionLifetimeMs, sessionStillValid } from '@/server/auth/nextauth';
+import { authOptions, endSession, sessionLifetimeMs, sessionStillValid } from '@/server/auth/nextauth';
 import { purgeExpired } from '@/server/housekeeping';
 import { newTeam } from '../helpers/api';
 
@@ -33,6 +33,20 @@ describe('dashboard sessions', () => {
     expect(await sessionStillValid(db, admin.id, now - sessionLifetimeMs, 's-old', now)).toBe(false);
     // A cookie from before sessions carried their sign-in time.
     expect(await sessionStillValid(db, admin.id, 0, null, now)).toBe(false);
+  });
+
+  it('the session the dashboard reads says it ends 30 days after the sign-in, not 30 days from now', async () => {
+    const authTime = Date.now() - 10 * 24 * 3600_000;
+    const callback = authOptions.callbacks!.session! as unknown as (params: {
+      session: { expires: string; user?: unknown };
+      token: Record<string, unknown>;
+    }) => { expires: string };
+    const sliding = new Date(Date.now() + sessionLifetimeMs).toISOString();
+    const session = callback({
+      session: { expires: sliding },
+      token: { sub: 'usr_x', email: 'a@example.test', name: null, authTime },
+    });
+    expect(session.expires).toBe(new Date(authTime + sessionLifetimeMs).toISOString());
   });
 
   it('the record of an ended session is purged once its lifetime is over, not before', async () => {
