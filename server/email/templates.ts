@@ -45,14 +45,27 @@ function text(paragraphs: string[], action?: { label: string; url: string }, foo
   );
 }
 
+// Names people chose (an organization's, an inviter's) may hold line breaks, other control
+// characters or bidirectional overrides: in an email each piece of text is one line of plain words.
+function oneLine(value: string): string {
+  return value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
 function message(
   to: string,
-  subject: string,
-  heading: string,
-  paragraphs: string[],
+  rawSubject: string,
+  rawHeading: string,
+  rawParagraphs: string[],
   action?: { label: string; url: string },
-  footer?: string,
+  rawFooter?: string,
 ): EmailMessage {
+  const [subject, heading] = [oneLine(rawSubject), oneLine(rawHeading)];
+  const paragraphs = rawParagraphs.map(oneLine);
+  const footer = rawFooter === undefined ? undefined : oneLine(rawFooter);
+  action = action && { label: oneLine(action.label), url: action.url };
   return { to, subject, text: text(paragraphs, action, footer), html: layout(heading, paragraphs, action, footer) };
 }
 
