@@ -41,7 +41,7 @@ test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', a
   await expect(plan.getByRole('heading', { name: 'Free' })).toBeVisible();
   await expect(plan).toContainText('Credits reset on');
   // Retention per plan, as configured (playwright.config.ts sets TRACE_RETENTION_DAYS_PRO=60).
-  await expect(plan).toContainText('Traces are kept for 30 days.');
+  await expect(plan).toContainText('Traces are kept for 30 days (each for the retention in force when it arrived).');
   await expect(page.getByRole('row', { name: /^Traces kept for/ })).toHaveText(/Traces kept for\s*30 days\s*60 days/);
   await expect(page.getByRole('meter', { name: 'Evaluation credits used' })).toHaveAttribute('aria-valuenow', '0');
   await expect(page.getByRole('form', { name: 'Cancel renewal' })).toHaveCount(0);
@@ -89,7 +89,7 @@ test('an admin upgrades to Pro through Stripe Checkout, then cancels renewal', a
   // The page notices on its own.
   await expect(plan.getByRole('heading', { name: 'Pro' })).toBeVisible();
   await expect(page.getByText('Welcome to Pro')).toBeVisible();
-  await expect(plan).toContainText('Traces are kept for 60 days.');
+  await expect(plan).toContainText('Traces are kept for 60 days (each');
   await expect(plan).toContainText('Active');
   await expect(plan).toContainText('Renews on');
   await expect(plan.getByRole('button', { name: 'Manage payment' })).toBeVisible();

@@ -735,7 +735,9 @@ test('spans mapped from OpenTelemetry show their fields, their messages as a cha
   // Before the root arrives: the list shows the earliest span, the waterfall puts the children whose
   // parent is missing at the top level.
   await page.goto(`/organizations/${organizationId}/traces`);
-  await expect(page.getByText('Traces are kept for 30 days on the Free plan.')).toBeVisible();
+  await expect(
+    page.getByText('Traces are kept for 30 days on the Free plan (each for the retention in force when it arrived).'),
+  ).toBeVisible();
   const traceRow = page.locator(`tr[data-trace="${traceId}"]`);
   await expect(traceRow).toContainText('chat gpt-4o');
   await expect(traceRow).toContainText('weather-bot');

@@ -101,7 +101,8 @@ export function PlanCard({
           {pro
             ? `Comprehensive evaluations over every case, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits each billing period.`
             : `Quick evaluations on the first ${quickEvaluationSize} cases, ${state.datasetCapacity} cases per dataset and ${state.creditsPerPeriod.toLocaleString()} evaluation credits a month.`}{' '}
-          Traces are kept for {retentionText(state.traceRetentionDays)}.
+          Traces are kept for {retentionText(state.traceRetentionDays)} (each for the retention in force when it
+          arrived).
         </p>
         <RenewalLine state={state} />
         <dl className="billing-facts">

@@ -205,7 +205,7 @@ export function TraceListPage({
           <OrganizationPageHeader
             org={org}
             title="Traces"
-            description={`What your applications did: every trace with its spans, timing, tokens and cost. Traces are kept for ${retentionText(retention[org.plan])} on the ${planName(org.plan)} plan.`}
+            description={`What your applications did: every trace with its spans, timing, tokens and cost. Traces are kept for ${retentionText(retention[org.plan])} on the ${planName(org.plan)} plan (each for the retention in force when it arrived).`}
             actions={
               <Button
                 onClick={() => {
