@@ -256,10 +256,16 @@ export async function claimNextCase(
 // before): bounded, so that a page of results stays bounded too.
 const storedTextLimits = { output: 100_000, judgeReasoning: 10_000, error: 10_000 };
 
-function storableOutcome(outcome: CaseOutcome): CaseOutcome {
+export function storableOutcome(outcome: CaseOutcome): CaseOutcome {
   const text = (value: string | null, max: number) => (value === null ? null : boundedText(storableText(value), max));
+  // A count the columns cannot hold is unknown rather than a write that fails (and a case left running).
+  const count = (value: number | null) => (value !== null && Number.isSafeInteger(value) && value >= 0 ? value : null);
   return {
     ...outcome,
+    latencyMs: count(outcome.latencyMs) !== null && outcome.latencyMs! <= 2_147_483_647 ? outcome.latencyMs : null,
+    inputTokens: count(outcome.inputTokens),
+    outputTokens: count(outcome.outputTokens),
+    costUsdNanos: count(outcome.costUsdNanos),
     output: text(outcome.output, storedTextLimits.output),
     error: text(outcome.error, storedTextLimits.error),
     judgeReasoning: text(outcome.judgeReasoning, storedTextLimits.judgeReasoning),
