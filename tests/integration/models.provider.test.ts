@@ -310,19 +310,32 @@ describe('OpenAI-compatible client over real HTTP', () => {
     ['one ended line', `data: ${'x'.repeat(5 * 1024 * 1024)}\n\n`],
   ])('a stream event over 4 MiB (%s) fails the stream as malformed, not retried', async (_label, body) => {
     fake.script([{ kind: 'raw', contentType: 'application/json', body }]);
-    const error = await failure(
-      (async () => {
-        for await (const event of stream(route('fake/gpt-4o-mini'), request)) void event;
-      })(),
-    );
+    process.env.MODEL_TIMEOUT_MS = '30000'; // as for the 32 MiB reply below: the size is tested, not the clock
+    let error: Error;
+    try {
+      error = await failure(
+        (async () => {
+          for await (const event of stream(route('fake/gpt-4o-mini'), request)) void event;
+        })(),
+      );
+    } finally {
+      process.env.MODEL_TIMEOUT_MS = '300';
+    }
     expect(error.message).toMatch(/malformed reply: a stream event is larger than 4 MiB/);
     expect(fake.requests).toHaveLength(1);
   });
 
   it('a reply over 32 MiB is refused as malformed, not retried', async () => {
     fake.script([{ kind: 'raw', body: `{"x":"${'x'.repeat(33 * 1024 * 1024)}"}` }]);
-    const error = await failure(complete(route('fake/gpt-4o-mini'), request));
-    expect(error.message).toMatch(/malformed reply: the reply is larger than 32 MiB/);
+    // 33 MiB can take longer than this file's 300 ms timeout to arrive on a busy machine: the size
+    // limit is what is tested here, so the timeout does not race it.
+    process.env.MODEL_TIMEOUT_MS = '30000';
+    try {
+      const error = await failure(complete(route('fake/gpt-4o-mini'), request));
+      expect(error.message).toMatch(/malformed reply: the reply is larger than 32 MiB/);
+    } finally {
+      process.env.MODEL_TIMEOUT_MS = '300';
+    }
     expect(fake.requests).toHaveLength(1);
   });
 
