@@ -199,7 +199,7 @@ export async function derivePlans(db: Db, organizationIds: string[], cause: Reco
  * Stripe's subscription event then brings the real one, which began a moment earlier: the credits
  * taken under the guess belong to the real period (one upgrade, one reset). Called after a
  * subscription event is written, in its transaction; a period that starts later (an upgrade, a
- * renewal) takes nothing from the one before.
+ * renewal) takes nothing from the one before, and neither does Free's month after a downgrade.
  */
 export async function carryCreditsIntoCurrentPeriod(db: Db, organizationId: string): Promise<void> {
   const { evalCreditsFree, evalCreditsPro } = config();
@@ -209,6 +209,9 @@ export async function carryCreditsIntoCurrentPeriod(db: Db, organizationId: stri
     ), moved as (
       delete from credit_periods c using p
       where c.organization_id = ${organizationId} and c.period_start > p.starts_at and c.period_start < p.ends_at
+        -- Only into a Pro period: Free's calendar month after a downgrade starts afresh, though the
+        -- Pro period that ended began inside it.
+        and exists (select 1 from organizations o where o.id = ${organizationId} and o.plan = 'pro')
       returning c.used, c.allowance
     )
     insert into credit_periods as c (organization_id, period_start, period_end, allowance, used)

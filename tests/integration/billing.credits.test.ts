@@ -242,6 +242,26 @@ describe('credits', () => {
       ),
     );
     expect((await viewer.call('GET', billing)).body).toMatchObject({ creditsUsed: 3, creditsRemaining: 47 });
+
+    // A downgrade: Free's calendar month starts afresh, though the Pro period began inside it.
+    await deliver(
+      event(
+        'customer.subscription.deleted',
+        subscription({
+          id: subscriptionId,
+          organizationId: org.id,
+          customer,
+          status: 'canceled',
+          periodStart: now - 5,
+          periodEnd: now - 5 + 30 * 86400,
+        }),
+      ),
+    );
+    expect((await viewer.call('GET', billing)).body).toMatchObject({
+      plan: 'free',
+      creditsUsed: 0,
+      creditsRemaining: 5,
+    });
   });
 
   it('starting with zero credits is 403 usage_exhausted and creates nothing', async () => {
