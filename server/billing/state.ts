@@ -74,7 +74,10 @@ export function lapsed(subscription: SubscriptionRow, now = new Date()): boolean
     subscription.cancelAtPeriodEnd && subscription.currentPeriodEnd !== null && subscription.currentPeriodEnd <= now
   );
 }
-const entitlesNow = sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due') and not (${billingSubscriptions.cancelAtPeriodEnd} and coalesce(${billingSubscriptions.currentPeriodEnd} <= now(), false))`;
+// The same rule in SQL (db/functions/billing.sql credit_period keeps its own copy in PL/pgSQL).
+const entitlingStatus = sql`${billingSubscriptions.status} in ('active', 'trialing', 'past_due')`;
+const lapsedNow = sql`(${billingSubscriptions.cancelAtPeriodEnd} and coalesce(${billingSubscriptions.currentPeriodEnd} <= now(), false))`;
+const entitlesNow = sql`${entitlingStatus} and not ${lapsedNow}`;
 
 // Whether Stripe will charge the subscription again at the end of its period.
 export function renews(subscription: SubscriptionRow | null): boolean {
@@ -230,9 +233,8 @@ export async function endLapsedSubscriptions(db: Db): Promise<number> {
   const candidates = rowsOf<{ id: string }>(
     await db.execute(sql`
       select distinct o.id from organizations o
-      join billing_subscriptions b on b.organization_id = o.id
-      where o.plan = 'pro' and b.status in ('active', 'trialing', 'past_due')
-        and b.cancel_at_period_end and b.current_period_end <= now()
+      join ${billingSubscriptions} on ${billingSubscriptions.organizationId} = o.id
+      where o.plan = 'pro' and ${entitlingStatus} and ${lapsedNow}
       limit 1000`),
   ).map((row) => row.id);
   let moved = 0;
