@@ -28,10 +28,19 @@ setInterval(() => {
 }, 500);
 `;
 
+// One watchdog per test process: files that share a process (the unit project runs without
+// isolation, vitest.config.ts) each name themselves to it when they start.
+type Watchdog = { worker: Worker };
+const holder = globalThis as { __testWatchdog?: Watchdog };
 const file = expect.getState().testPath ?? 'unknown test file';
-const watchdog = new Worker(watchdogSource, { eval: true, workerData: { file, limitSeconds } });
-watchdog.unref();
-setInterval(() => watchdog.postMessage({}), 1000).unref();
+if (!holder.__testWatchdog) {
+  const worker = new Worker(watchdogSource, { eval: true, workerData: { file, limitSeconds } });
+  worker.unref();
+  setInterval(() => worker.postMessage({}), 1000).unref();
+  holder.__testWatchdog = { worker };
+}
+const { worker: watchdog } = holder.__testWatchdog;
+watchdog.postMessage({ where: `${file} (no test started yet)` });
 
 // Which test was running when the loop stopped (hooks after it count as it).
 beforeEach(() => {
