@@ -154,3 +154,45 @@ test.describe('signing a tool in with OAuth', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Invalid redirect');
   });
 });
+
+test('a browser client on another origin reads the discovery documents with the MCP SDK headers', async ({ page }) => {
+  // The MCP SDK sends MCP-Protocol-Version with its discovery requests, which makes the browser
+  // ask a preflight first: the documents must answer it, or the request fails before it is sent.
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Agent</h1>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const statuses = await page.evaluate(async (base) => {
+      const headers = { 'MCP-Protocol-Version': '2025-06-18', Accept: 'application/json' };
+      const results: Record<string, number | string> = {};
+      for (const path of [
+        '/.well-known/oauth-protected-resource/mcp',
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-authorization-server',
+        '/oauth/jwks',
+      ])
+        results[path] = await fetch(`${base}${path}`, { headers }).then(
+          (response) => response.status,
+          (error: Error) => error.message,
+        );
+      results['/oauth/token'] = await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: '{}',
+      }).then(
+        (response) => response.status,
+        (error: Error) => error.message,
+      );
+      return results;
+    }, appUrl);
+    expect(statuses).toEqual({
+      '/.well-known/oauth-protected-resource/mcp': 200,
+      '/.well-known/oauth-protected-resource': 200,
+      '/.well-known/oauth-authorization-server': 200,
+      '/oauth/jwks': 200,
+      '/oauth/token': 400,
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

@@ -67,14 +67,19 @@ export function metadataUrls(issuer: string): string[] {
 // timeout, non-200, not JSON, no keys) is 503 unavailable with Retry-After, never 401: the token
 // may be perfectly good, and a client told 401 throws it away. A failure is remembered for
 // `failureCacheMs`, so an outage costs one outbound attempt per window, not one per request.
+// A token whose key we do not know makes us fetch the keys again (the provider may have rotated):
+// at most once per `unknownKeyCooldownMs`. A request that arrives within it waits for the next
+// fetch instead of being refused, so a valid token signed with a just-published key always passes,
+// and a flood of made-up key ids costs the provider one fetch a second.
 const keysTtlMs = 10 * 60_000;
-const unknownKeyCooldownMs = 30_000;
+const unknownKeyCooldownMs = 1_000;
 const failureCacheMs = 10_000;
 
 type KeyCache = { keySet: ReturnType<typeof createLocalJWKSet>; fetchedAt: number };
 let keys: KeyCache | undefined;
 let discoveredJwksUrl: string | undefined; // from the metadata: read again with every full refresh
 let lastAttemptAt = 0;
+let attempts = 0; // fetches started: tells a waiting request whether another fetched meanwhile
 let failedUntil = 0;
 let loading: Promise<KeyCache> | undefined;
 
@@ -133,6 +138,7 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
 
 async function fetchKeys(rediscover: boolean): Promise<KeyCache> {
   lastAttemptAt = Date.now();
+  attempts += 1;
   const cfg = config();
   try {
     if (rediscover) discoveredJwksUrl = undefined;
@@ -163,6 +169,20 @@ function loadKeys(rediscover: boolean): Promise<KeyCache> {
     loading = undefined;
   });
   return loading;
+}
+
+// Keys fetched after this call began: the next fetch, waiting out the cooldown of the last one, or
+// the fetch another request started meanwhile.
+async function keysFetchedFromNow(): Promise<KeyCache> {
+  const before = attempts;
+  const wait = lastAttemptAt + unknownKeyCooldownMs - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, unknownKeyCooldownMs)));
+  if (attempts !== before) {
+    if (loading) return loading;
+    if (Date.now() < failedUntil) throw providerUnavailable();
+    if (keys && failedUntil === 0) return keys;
+  }
+  return loadKeys(false);
 }
 
 async function currentKeys(): Promise<KeyCache> {
@@ -221,14 +241,12 @@ async function verify(token: string, audience: Audience): Promise<JWTPayload> {
     return (await jwtVerify(token, cache.keySet, options)).payload;
   } catch (error) {
     if (!(error instanceof errors.JWKSNoMatchingKey)) throw tokenProblem(error, audience);
-    // A key we do not know: the provider may have rotated. Fetch again: after a successful fetch, at
-    // most once per cooldown; after a failed one, once its failure window (the Retry-After the 503
-    // gave) has passed, so a client that waited as told is not refused a valid token.
+    // A key we do not know: the provider may have rotated. After a failed fetch, its failure window
+    // (the Retry-After the 503 gave) holds; a client that waited as told is not refused.
     const now = Date.now();
     if (now < failedUntil) throw providerUnavailable(now);
-    if (failedUntil === 0 && now - lastAttemptAt < unknownKeyCooldownMs) throw tokenProblem(error, audience);
   }
-  const fresh = await loadKeys(false);
+  const fresh = await keysFetchedFromNow();
   try {
     return (await jwtVerify(token, fresh.keySet, options)).payload;
   } catch (error) {

@@ -53,18 +53,20 @@ export async function jwksResponse(): Promise<Response> {
 // Token, revocation and registration serve public clients, which authenticate with nothing a
 // browser keeps (no cookies, no client secrets): any origin may call them, so MCP clients running
 // in a browser can sign in. Every answer carries the CORS header; OPTIONS answers the preflight.
+// The discovery documents and the JWKS (GET) are public too. Their preflight allows the header the
+// MCP SDK sends with its discovery requests (MCP-Protocol-Version), as /mcp's does.
 function withCors(response: Response): Response {
   response.headers.set('access-control-allow-origin', '*');
   return response;
 }
 
-export function corsPreflight(): Response {
+export function corsPreflight(method: 'GET' | 'POST' = 'POST'): Response {
   return new Response(null, {
     status: 204,
     headers: {
       'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'POST',
-      'access-control-allow-headers': 'content-type',
+      'access-control-allow-methods': method === 'GET' ? 'GET, HEAD' : 'POST',
+      'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version',
       'access-control-max-age': '600',
     },
   });

@@ -856,4 +856,25 @@ describe('CORS for browser-based public clients', () => {
       expect(preflight.headers.get('access-control-allow-headers')).toContain('content-type');
     }
   });
+
+  it('the discovery documents and the JWKS answer the preflight of a request carrying MCP-Protocol-Version', async () => {
+    // The MCP SDK sends MCP-Protocol-Version with its discovery requests: in a browser, a preflight
+    // without the CORS headers failed them (e2e/oauth.spec.ts runs the same from another origin).
+    for (const route of [
+      'oauth/jwks',
+      '.well-known/oauth-protected-resource',
+      '.well-known/oauth-protected-resource/mcp',
+      '.well-known/oauth-authorization-server',
+    ]) {
+      const { OPTIONS, GET } = await import(`@/app/${route}/route`);
+      const preflight: Response = OPTIONS();
+      expect(preflight.status, route).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin'), route).toBe('*');
+      expect(preflight.headers.get('access-control-allow-methods'), route).toContain('GET');
+      expect(preflight.headers.get('access-control-allow-headers'), route).toContain('mcp-protocol-version');
+      const document: Response = await GET();
+      expect(document.status, route).toBe(200);
+      expect(document.headers.get('access-control-allow-origin'), route).toBe('*');
+    }
+  });
 });
