@@ -131,6 +131,7 @@ export function toLabelHistoryItem(
   toVersion: number | null,
 ): LabelHistoryItem {
   return {
+    promptId: entry.promptId,
     label: entry.label,
     fromVersionId: entry.fromVersionId,
     toVersionId: entry.toVersionId,

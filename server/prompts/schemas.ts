@@ -280,6 +280,7 @@ export type ScoringPolicy = z.infer<typeof scoringPolicySchema>;
 
 export const versionSchema = z.object({
   id: z.string(),
+  promptId: z.string().describe('The prompt this version belongs to (webhook receivers need it).'),
   number: z.number().int().min(1),
   content: draftContentSchema,
   createdAt: z.string(),
@@ -396,6 +397,7 @@ export const moveLabelInput = z
 const labelHistorySources = ['move', 'import'] as const;
 const historySplitSchema = z.array(z.object({ versionId: z.string(), weight: z.number().int() })).nullable();
 export const labelHistoryItemSchema = z.object({
+  promptId: z.string().describe('The prompt whose label this is (webhook receivers need it).'),
   label: z.string(),
   fromVersionId: z.string().nullable(),
   toVersionId: z.string().nullable().describe('During a split, its largest weight’s version.'),

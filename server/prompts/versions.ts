@@ -20,6 +20,7 @@ type VersionRow = typeof promptVersions.$inferSelect;
 export function toVersion(row: VersionRow, labels: string[]): Version {
   return {
     id: row.id,
+    promptId: row.promptId,
     number: row.number,
     content: row.content as DraftContent,
     createdAt: row.createdAt.toISOString(),

@@ -46,6 +46,7 @@ describe('labels', () => {
     const history = await viewer.call('GET', `${base}/label-history`, { query: 'label=production' });
     expect(history.body.items).toEqual([
       {
+        promptId: prompt.id,
         label: 'production',
         fromVersionId: v3,
         toVersionId: v1,
@@ -61,6 +62,7 @@ describe('labels', () => {
         override: null,
       },
       {
+        promptId: prompt.id,
         label: 'production',
         fromVersionId: v1,
         toVersionId: v3,

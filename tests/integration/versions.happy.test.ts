@@ -39,6 +39,7 @@ describe('publishBaselineVersion', () => {
     expect(version.status).toBe(200);
     expect(version.body).toEqual({
       id: v1.id,
+      promptId: prompt.id,
       number: 1,
       content: fullContent('Baseline text'),
       createdAt: expect.any(String),
@@ -149,6 +150,7 @@ describe('save version', () => {
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
     expect(saved.body).toEqual({
       id: expect.stringMatching(/^ver_/),
+      promptId: prompt.id,
       number: 2,
       content: draft.content,
       createdAt: expect.any(String),

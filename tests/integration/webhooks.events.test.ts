@@ -116,6 +116,8 @@ describe('prompt.version.created', () => {
     expect(sent[0].body.data).toEqual(v1Read);
     expect(sent[1].body.data).toEqual((await admin.call('GET', `${base}/versions/2`)).body);
     expect(sent[1].body.data.id).toBe(v2.id);
+    // The receiver learns which prompt the version belongs to.
+    expect(sent.map((d) => d.body.data.promptId)).toEqual([prompt.id, prompt.id]);
 
     // The same events (one event, one delivery per endpoint) reach the other subscriber.
     const other = await deliveriesTo(second.id);
@@ -183,6 +185,8 @@ describe('prompt.label.moved', () => {
     const byHistory = [...history].reverse();
     const data = sent.map((d) => d.body.data);
     expect(data).toHaveLength(7);
+    // Each names the prompt whose label moved.
+    expect(new Set(data.map((d) => d.promptId))).toEqual(new Set([prompt.id]));
     // The baseline's two moves share their time; compare them as a set, the rest in order.
     expect(data.slice(0, 2).sort((a, b) => a.label.localeCompare(b.label))).toEqual(
       byHistory.slice(0, 2).sort((a, b) => a.label.localeCompare(b.label)),
