@@ -198,6 +198,8 @@ describe('import from Langfuse', () => {
     expect(chat.notes.join('\n')).toMatch(/placeholder/i);
     // Only `latest`: no production label, so the prompt waits in setup.
     const agent = rowOf(result.body, 'weather-agent');
+    // Its `latest` is dropped with a note, never silently (an application that retrieved it must change).
+    expect(agent.notes.join('\n')).toContain('The label “latest” is not carried');
     expect((await viewer.call('GET', `/organizations/${org.id}/prompts/${agent.promptId}`)).body.state).toBe('setup');
   });
 

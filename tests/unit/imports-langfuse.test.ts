@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { mapLangfuseDocument } from '@/server/imports/sources/langfuse';
 import { expectImportable, fixture, options } from '../helpers/mapper-fixtures';
 
+// Langfuse's `latest` is dropped, and said so (API.md: nothing is dropped silently).
+const latestNote =
+  'The label “latest” is not carried: no label here follows the newest version (retrieve it with ?version=N, or move a label to it)';
+
 // source "langfuse": prompt versions as GET /api/public/v2/prompts/{name}?version=N returns them,
 // and the { prompts, datasets } form of the CLI's --dataset-map (API.md "Moving prompts in and out").
 
@@ -86,7 +90,7 @@ describe('prompt versions (fixture)', () => {
     ]);
   });
 
-  it('carries labels (latest dropped silently, ours refused with a note), never adds production', () => {
+  it('carries labels (latest dropped with a note, ours refused with a note), never adds production', () => {
     expect(byName('movie-critic').labels).toEqual([
       { label: 'production', version: 1, path: '/0/labels/0' },
       { label: 'staging', version: 1, path: '/0/labels/1' },
@@ -96,6 +100,7 @@ describe('prompt versions (fixture)', () => {
       'config.supported_languages has no counterpart here and was not carried (versions 1 and 2).',
       'Tags are not carried: movies.',
       '@@@langfusePrompt:name=critic-guidelines|version=1@@@ was replaced by the text of “critic-guidelines” version 1 (version 2).',
+      `${latestNote} (version 2).`,
       'The label “team_a” does not fit our label names (lowercase letters, digits, hyphens) and was dropped (version 2).',
       'Commit messages are not carried (version 2).',
     ]);
@@ -114,6 +119,7 @@ describe('prompt versions (fixture)', () => {
     expect(chatPrompt.notes).toEqual([
       'The message placeholder “chat_history” was removed (placeholders have no counterpart here).',
       'No model is given: local/echo is used.',
+      `${latestNote}.`,
     ]);
   });
 
@@ -130,6 +136,7 @@ describe('prompt versions (fixture)', () => {
     });
     expect(invoice.notes).toEqual([
       'The output schema’s name and strict are not carried (the schema is).',
+      `${latestNote}.`,
       'Tags are not carried: finance.',
       'Commit messages are not carried.',
     ]);
@@ -155,6 +162,7 @@ describe('prompt versions (fixture)', () => {
       '@@@langfusePrompt:name=critic-guidelines|label=production@@@ was replaced by the text of “critic-guidelines” version 1.',
       'No model is given: local/echo is used.',
       'config.tool_choice has no counterpart here and was not carried.',
+      `${latestNote}.`,
     ]);
   });
 });
@@ -497,9 +505,10 @@ describe('datasets (fixture)', () => {
 
   it('skips archived items and notes them, item metadata and the items’ bookkeeping', () => {
     const [critic, echo] = mapped.prompts;
-    expect(critic.notes).toEqual(['Dataset “movie-questions”: 1 archived item was skipped.']);
+    expect(critic.notes).toEqual([`${latestNote}.`, 'Dataset “movie-questions”: 1 archived item was skipped.']);
     expect(echo.notes).toEqual([
       'No model is given: local/echo is used.',
+      `${latestNote}.`,
       'Dataset “echo-dataset”: item metadata is not carried (1 item).',
       'Dataset “echo-dataset”: 1 item has no expected output; the case’s expected output is empty.',
     ]);

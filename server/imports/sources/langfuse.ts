@@ -254,7 +254,9 @@ function mapCreatedAt(value: unknown, path: string, scope: Scope): string | null
   return null;
 }
 
-// Labels carry over; `latest` is implicit here; one we cannot name a label is noted and dropped.
+// Labels carry over; one we cannot name a label is noted and dropped. Langfuse's `latest` (its
+// newest version, moved by every save) is dropped with a note: nothing here moves a label on save,
+// and an application that retrieved `label=latest` has to ask for something else.
 function mapLabels(entry: Entry, state: PromptState, scope: Scope): void {
   const labels = own(entry.record, 'labels');
   if (!isGiven(labels)) return;
@@ -262,7 +264,11 @@ function mapLabels(entry: Entry, state: PromptState, scope: Scope): void {
   labels.forEach((label: unknown, j) => {
     const path = `${entry.path}/labels/${j}`;
     if (typeof label !== 'string') return refuse(scope, path, 'Give each label as a string.');
-    if (label === 'latest') return;
+    if (label === 'latest')
+      return note(
+        scope,
+        'The label “latest” is not carried: no label here follows the newest version (retrieve it with ?version=N, or move a label to it)',
+      );
     if (!labelPattern.test(label))
       return note(
         scope,
