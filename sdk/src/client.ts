@@ -1,6 +1,13 @@
 import { errorFromResponse, InvalidRequestError, PromptloopError } from './errors.js';
 import { defaultFetch, request, trimBaseUrl, type FetchLike } from './http.js';
-import { isRetrievedPrompt, makePrompt, type Prompt, type PromptSource, type RetrievedPrompt } from './prompt.js';
+import {
+  isRetrievedPrompt,
+  makePrompt,
+  type Prompt,
+  type PromptSource,
+  type PromptSplit,
+  type RetrievedPrompt,
+} from './prompt.js';
 import { parseSnapshot, selectorKey, type Selector, type Snapshot } from './snapshot.js';
 import { TraceExporter } from './exporter.js';
 import type { TraceExporterOptions } from './exporter-options.js';
@@ -62,6 +69,19 @@ type Cached = {
   etag: string;
   confirmedAt: number;
 };
+
+// `Promptloop-Split: id=spl_…; weight=N` on a 304 of a split label; absent without a split.
+function splitFromHeader(value: string | null): PromptSplit | undefined {
+  const match = value === null ? null : /^id=(spl_[0-9a-z]+); weight=(\d{1,2})$/.exec(value.trim());
+  return match ? { id: match[1], weight: Number(match[2]) } : undefined;
+}
+
+// The cached body with the split a 304 reported (the same object when nothing changed).
+function withSplit(body: RetrievedPrompt, split: PromptSplit | undefined): RetrievedPrompt {
+  if (split?.id === body.split?.id && split?.weight === body.split?.weight) return body;
+  const { split: _previous, ...rest } = body;
+  return deepFreeze(split === undefined ? rest : { ...rest, split });
+}
 
 // Cached bodies are shared by every Prompt returned for them: frozen, so an application cannot edit the cache by accident.
 function deepFreeze<T>(value: T): T {
@@ -146,6 +166,8 @@ export class Promptloop {
       );
       if (response.status === 304 && cached) {
         cached.confirmedAt = Date.now();
+        // The ETag is the version's alone: the split it is served from comes in a header.
+        cached.body = withSplit(cached.body, splitFromHeader(response.headers.get('promptloop-split')));
         return makePrompt(cached.body, 'revalidated');
       }
       if (response.status === 200) {

@@ -194,6 +194,8 @@ function noneMatch(header: string, etag: string): boolean {
 // read header octets as Latin-1; subjectLength counts a UTF-8 value's characters). This schema feeds the OpenAPI document; the hot path checks
 // the length by hand (checkSubject).
 const subjectHeader = 'Promptloop-Subject';
+// On a 200 and a 304 of a split label: `id=spl_…; weight=N` of the chosen version (absent otherwise).
+const splitHeader = 'promptloop-split';
 const subjectMaxLength = 200;
 export const retrievalHeaders = z.strictObject({
   'If-None-Match': z
@@ -248,16 +250,18 @@ function etagOf(promptId: string, name: string, versionId: string, label: string
 // An answer: the lookup's row, and for a version found its 200 body (bytes) and ETag, built once.
 // Kept per key, prompt and selector until a change (server/retrieval/answer-cache.ts): one answer,
 // or a split label's answers, one per range of buckets seen so far.
-type Answer = { row: RetrievalRow; etag: string; body: Buffer | null };
+type Answer = { row: RetrievalRow; etag: string; body: Buffer | null; split: string | null };
 
 function answerOf(row: RetrievalRow, body: VersionBody | undefined, label: string | null): Answer {
-  if (row.versionId === null || row.version === null || body === undefined) return { row, etag: '', body: null };
+  if (row.versionId === null || row.version === null || body === undefined)
+    return { row, etag: '', body: null, split: null };
   const split = row.splitId === null ? '' : `"split":{"id":${JSON.stringify(row.splitId)},"weight":${row.weight}},`;
   const text = `{"promptId":${JSON.stringify(row.keyPromptId)},"name":${JSON.stringify(row.name)},"versionId":${JSON.stringify(row.versionId)},"version":${row.version},"label":${label === null ? 'null' : JSON.stringify(label)},${split}${body.tail}`;
   return {
     row: { ...row, content: null, createdAt: null },
     etag: etagOf(row.keyPromptId, row.name, row.versionId, label),
     body: Buffer.from(text),
+    split: row.splitId === null ? null : `id=${row.splitId}; weight=${row.weight}`,
   };
 }
 
@@ -396,13 +400,28 @@ function respond(request: Asked, answer: Answer): RetrievalOutput {
     recordArchivedUse(row.keyPromptId, { organizationId: row.organizationId, name: row.name, keyId: row.keyId });
   if (row.splitId !== null) recordSplitRetrieval(row.splitId, row.versionId, row.organizationId);
   if (input.ifNoneMatch !== undefined && noneMatch(input.ifNoneMatch, etag))
-    return {
-      status: 304,
-      headers: { etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId },
-      body: null,
-    };
-  const headers = { 'content-type': jsonType, etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId };
+    return { status: 304, headers: notModifiedHeaders(etag, requestId, answer.split), body: null };
+  const headers: Record<string, string> =
+    answer.split === null
+      ? { 'content-type': jsonType, etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId }
+      : {
+          'content-type': jsonType,
+          etag,
+          'cache-control': cacheControl,
+          vary,
+          'x-request-id': requestId,
+          [splitHeader]: answer.split,
+        };
   return { status: 200, headers, body: answer.body };
+}
+
+// A 304 carries the split the chosen version comes from (or none): the ETag is the version's alone
+// (a tag from before a split still matches), so this header is how a client holding a copy learns
+// that a split started, changed or ended.
+function notModifiedHeaders(etag: string, requestId: string, split: string | null): Record<string, string> {
+  return split === null
+    ? { etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId }
+    : { etag, 'cache-control': cacheControl, vary, 'x-request-id': requestId, [splitHeader]: split };
 }
 
 function failed(error: unknown, requestId: string): RetrievalOutput {

@@ -254,6 +254,10 @@ describe('GET /api/v1/prompts/{id} on a split label (in-process router)', () => 
     expect(notModified.headers.get('etag')).toBe(tag1);
     expect(notModified.headers.get('vary')).toBe('Authorization');
     expect(notModified.headers.get('cache-control')).toBe('private, no-cache');
+    // The split the chosen version comes from, on the 304 and the 200 (the tag is the version's alone).
+    expect(notModified.headers.get('promptloop-split')).toBe(`id=${splitId}; weight=50`);
+    expect(plainA.headers.get('promptloop-split')).toBe(`id=${splitId}; weight=50`);
+    expect(v1.headers.get('promptloop-split')).toBeNull();
 
     // A tag of the other version: 200 with the chosen version.
     const other = await conditional(b, tag1);
@@ -279,7 +283,10 @@ describe('GET /api/v1/prompts/{id} on a split label (in-process router)', () => 
 
     // After the split ends, the same tags keep their meaning.
     await s.owner.call('PUT', `${s.base}/labels/production`, { body: { versionId: s.ids[1] } });
-    expect((await conditional(a, tag2)).status).toBe(304);
+    const afterSplit = await conditional(a, tag2);
+    expect(afterSplit.status).toBe(304);
+    // No split header: a client holding a copy from the split learns that it ended.
+    expect(afterSplit.headers.get('promptloop-split')).toBeNull();
     const ended = await conditional(a, tag1);
     expect(ended.status).toBe(200);
     expect(ended.body.version).toBe(2);

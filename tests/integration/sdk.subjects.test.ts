@@ -182,6 +182,33 @@ describe('spans tagged with the Prompt from getPrompt', () => {
   });
 });
 
+describe('a split that starts and ends under a cached copy', () => {
+  it('a copy revalidated by a 304 reports the split it is served from, and none once the split has ended', async () => {
+    const [v1, v2] = fixture.ids;
+    await owner.call('PUT', `${fixture.base}/labels/beta`, { body: { versionId: v1 } });
+    const pl = new Promptloop({ baseUrl: listener.url, apiKey: secret });
+    const subjects = Array.from({ length: 20 }, (_, i) => `beta-${i}`);
+    for (const subject of subjects)
+      expect((await pl.getPrompt(fixture.prompt.id, { label: 'beta', subject })).split).toBeUndefined();
+
+    const split = [
+      { versionId: v1, weight: 40 },
+      { versionId: v2, weight: 60 },
+    ];
+    const splitId = await splitLabel(owner, fixture.base, split, 'beta');
+    const onV1 = subjects.find((subject) => expectedFor(splitId, split, subject).versionId === v1)!;
+    const during = await pl.getPrompt(fixture.prompt.id, { label: 'beta', subject: onV1 });
+    expect(during).toMatchObject({ versionId: v1, source: 'revalidated', split: { id: splitId, weight: 40 } });
+
+    // The split ends on version 1: the same copy is still good (304), and no longer split.
+    await owner.call('PUT', `${fixture.base}/labels/beta`, { body: { versionId: v1 } });
+    const after = await pl.getPrompt(fixture.prompt.id, { label: 'beta', subject: onV1 });
+    expect(after).toMatchObject({ versionId: v1, source: 'revalidated' });
+    expect(after.split).toBeUndefined();
+    expect(during.split).toEqual({ id: splitId, weight: 40 }); // a Prompt already returned does not change
+  });
+});
+
 describe('a sticky split, end to end', () => {
   it('each subject keeps its version; spans exported with its Prompt are counted for that version', async () => {
     const [v1, v2] = fixture.ids;

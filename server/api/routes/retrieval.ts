@@ -45,7 +45,9 @@ export const retrievalRoutes: Route[] = [
       'is unchanged: a hash of split id + subject onto the cumulative weights), at random without it; `versionId`, `version` ' +
       "and the ETag are the chosen version's, the body adds `split: { id, weight }`, and `If-None-Match` answers 304 only " +
       'for the chosen version (a tag from before the split still matches when that version is chosen). The ETag and ' +
-      '`Vary: Authorization` do not depend on the split or the subject. An empty or longer (over 200 characters) ' +
+      '`Vary: Authorization` do not depend on the split or the subject; a 200 or 304 of a split label carries ' +
+      '`Promptloop-Split: id=spl_…; weight=N` (absent otherwise), so a copy revalidated by a 304 learns whether a split ' +
+      'started, changed or ended. An empty or longer (over 200 characters) ' +
       '`Promptloop-Subject` is 400 `invalid_request` (issue path `Promptloop-Subject`), checked with the parameters.',
     tag: 'Integration',
     auth: 'retrieval',
@@ -58,6 +60,8 @@ export const retrievalRoutes: Route[] = [
       ETag: 'Strong tag of the version served (and of what it is served as); send it back in If-None-Match',
       'Cache-Control': '`private, no-cache`: keep a copy, but revalidate it on every use',
       Vary: '`Authorization`',
+      'Promptloop-Split':
+        'During a traffic split: `id=spl_…; weight=N` of the chosen version (on 200 and 304); absent without a split',
     },
     notModified: 'Not modified: the chosen version matches If-None-Match. No body; the same headers as 200.',
     errors: [
