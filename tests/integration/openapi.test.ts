@@ -109,7 +109,12 @@ describe('OpenAPI document', () => {
     const retrieve = committed.paths['/api/v1/prompts/{promptId}'].get;
     expect(retrieve.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
     for (const status of ['200', '304'])
-      expect(Object.keys(retrieve.responses[status].headers)).toEqual(['ETag', 'Cache-Control', 'Vary']);
+      expect(Object.keys(retrieve.responses[status].headers)).toEqual([
+        'ETag',
+        'Cache-Control',
+        'Vary',
+        'Promptloop-Split',
+      ]);
     expect(retrieve.responses['304'].content).toBeUndefined();
   });
 
