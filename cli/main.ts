@@ -187,7 +187,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const wantsHelp = rest.includes('--help') || rest.includes('-h');
     if (!command) {
-      const unknown = rest.find((a) => !a.startsWith('-') && !valueGlobals.has(a));
+      // The first word that is neither a flag nor the value of --url or --org.
+      const unknown = rest.find((a, i) => !a.startsWith('-') && !valueGlobals.has(rest[i - 1]));
       if (words.length === 0 && argv.length === 0) {
         process.stdout.write(`${listHelp(commands, [])}\n`);
         return exitCodes.ok;

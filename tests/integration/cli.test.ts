@@ -78,6 +78,12 @@ describe('promptloop: usage and login state', () => {
     expect(group.stdout).toContain('Usage: promptloop evals <command> [options]');
     expect(group.stdout).toContain('  evals wait');
     expect(group.stdout).not.toContain('  orgs list');
+    // Global options with a value before a group's or the top --help: the value is not a command.
+    const afterUrl = await cli(['--url', 'http://127.0.0.1:1', 'evals', '--help']);
+    expect([afterUrl.code, afterUrl.stderr]).toEqual([0, '']);
+    expect(afterUrl.stdout).toContain('Usage: promptloop evals <command> [options]');
+    const topAfterOrg = await cli(['--org', 'org_x', '--help']);
+    expect([topAfterOrg.code, topAfterOrg.stderr]).toEqual([0, '']);
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
     for (const command of ['login', 'logout', 'pull', 'orgs list', 'prompts get', 'evals start', 'org use'])
