@@ -82,18 +82,18 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
   await form.getByRole('button', { name: 'Add label' }).click();
   await expect(form.getByLabel('Protected labels')).toHaveAccessibleDescription(/lowercase letters/);
   await form.getByRole('switch', { name: /Require a completed comparison/ }).check();
-  await form.getByLabel('Max pass-rate drop (%)').fill('150');
+  await form.getByLabel('Max pass-rate drop (percentage points)').fill('150');
   // Saving with the bad name still in the box: every field says what is wrong at once.
   await form.getByRole('button', { name: 'Save policy' }).click();
   await expect(form.getByLabel('Protected labels')).toHaveAccessibleDescription(/lowercase letters/);
-  await expect(form.getByLabel('Max pass-rate drop (%)')).toHaveAccessibleDescription(/from 0 to 100/);
+  await expect(form.getByLabel('Max pass-rate drop (percentage points)')).toHaveAccessibleDescription(/from 0 to 100/);
   await form.getByLabel('Protected labels').fill('production');
-  await form.getByLabel('Max pass-rate drop (%)').fill('5');
+  await form.getByLabel('Max pass-rate drop (percentage points)').fill('5');
   await form.getByLabel('Max regressions').fill('1');
   await form.getByRole('button', { name: 'Save policy' }).click();
   await expect(form).toBeHidden();
   await expect(policy.getByTestId('policy-evaluation')).toContainText('Requires a completed comparison');
-  await expect(policy).toContainText('may fall at most 5% below production’s');
+  await expect(policy).toContainText('may fall at most 5 percentage points below production’s');
   await expect(policy).toContainText('At most 1 case that passes on production may fail on the candidate.');
   await expect(page.locator('tr[data-label="production"]')).toContainText('Protected');
 

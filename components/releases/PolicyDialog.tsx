@@ -181,9 +181,9 @@ export function PolicyDialog({
       </label>
       <div className="form-row policy-thresholds">
         <Field
-          label="Max pass-rate drop (%)"
+          label="Max pass-rate drop (percentage points)"
           error={shownErrors.maxPassRateDrop}
-          hint="0 means the candidate may not pass fewer cases than production."
+          hint="5 lets production’s 80% fall to 75%; 0 means the candidate may not pass fewer cases than production."
         >
           <Input
             inputMode="decimal"

@@ -3,6 +3,7 @@
 // say why a move would be refused before anyone clicks, and never claim more than it knows.
 import type { Evaluation, EvalResult, Label, LabelHistoryItem } from '@/components/evals/types';
 import { percent } from '@/components/evals/types';
+import { percentagePoints } from '@/lib/words';
 import { labelPattern, splitLimits } from '@/server/prompts/schemas';
 import { pendingReviewReason, releasePolicyLimits, type ReleasePolicy } from '@/server/releases/schemas';
 
@@ -184,7 +185,7 @@ export function checkEvaluation(input: {
     evaluation.candidate.passRate < production - policy.maxPassRateDrop - passRateEpsilon
   )
     reasons.push(
-      `The candidate’s pass rate (${percent(evaluation.candidate.passRate)}) is more than ${percent(policy.maxPassRateDrop)} below production’s (${percent(production)}).`,
+      `The candidate’s pass rate (${percent(evaluation.candidate.passRate)}) is more than ${percentagePoints(policy.maxPassRateDrop)} below production’s (${percent(production)}).`,
     );
   if (judged && regressions && regressions.length > policy.maxRegressions)
     reasons.push(
@@ -224,7 +225,7 @@ export function suggestedComparison(
 export function passRateDropText(fraction: number): string {
   return fraction === 0
     ? 'The candidate’s pass rate may not fall below production’s.'
-    : `The candidate’s pass rate may fall at most ${percent(fraction)} below production’s.`;
+    : `The candidate’s pass rate may fall at most ${percentagePoints(fraction)} below production’s.`;
 }
 
 export function regressionsText(max: number): string {

@@ -4,6 +4,7 @@ import type { DbContext } from '../context';
 import { AppError, notFound } from '../errors';
 import { isId } from '../ids';
 import { toEvaluation, type EvaluationRow } from '../evals/serialize';
+import { percentagePoints } from '@/lib/words';
 import { pendingReviewReason, type PromotionBlockedDetails, type ReleasePolicy } from './schemas';
 
 // The promotion gate (API.md "Safe releases"): what a move of a protected label to a version it
@@ -125,7 +126,7 @@ export async function enforceGate(
     details.candidatePassRate < details.productionPassRate - policy.maxPassRateDrop - passRateEpsilon
   )
     reasons.push(
-      `The candidate’s pass rate (${percent(details.candidatePassRate)}) is more than ${percent(policy.maxPassRateDrop)} below production’s (${percent(details.productionPassRate)}).`,
+      `The candidate’s pass rate (${percent(details.candidatePassRate)}) is more than ${percentagePoints(policy.maxPassRateDrop)} below production’s (${percent(details.productionPassRate)}).`,
     );
   details.regressions = await regressedCases(ctx, evaluation);
   if (judged && details.regressions.length > policy.maxRegressions)

@@ -23,7 +23,9 @@ export const releasePolicyInput = z.strictObject({
     .number()
     .min(0)
     .max(1)
-    .describe('How far (a fraction 0–1) the candidate’s pass rate may fall below production’s.'),
+    .describe(
+      'How far the candidate’s pass rate may fall below production’s, in absolute terms (a fraction 0–1: 0.05 lets 80% fall to 75%).',
+    ),
   maxRegressions: z
     .number()
     .int()

@@ -125,7 +125,7 @@ describe('the gate refuses', () => {
     // Completed, the same figures are judged: the pass-rate drop and the regression.
     await db.update(evaluations).set({ status: 'completed' }).where(eq(evaluations.id, e4.id));
     expectBlocked(await f.move('production', { versionId: f.v4.id, evaluationId: e4.id }), {}, [
-      /pass rate \(75%\) is more than 0% below production’s \(100%\)/,
+      /pass rate \(75%\) is more than 0 percentage points below production’s \(100%\)/,
       /1 case regressed/,
     ]);
     expect((await f.label('production')).versionId).toBe(f.v1.id);
@@ -182,7 +182,7 @@ describe('the gate refuses', () => {
 
     await f.policy({ maxPassRateDrop: 0, maxRegressions: 0 });
     expectBlocked(await f.move('production', { versionId: f.v4.id, evaluationId: e4.id }), figures4, [
-      /pass rate \(75%\) is more than 0% below production’s \(100%\)/,
+      /pass rate \(75%\) is more than 0 percentage points below production’s \(100%\)/,
       /1 case regressed .*the policy allows 0/,
     ]);
     // The drop is allowed (exactly at the limit), the regression is not.
@@ -193,7 +193,7 @@ describe('the gate refuses', () => {
     // The regression is allowed, the drop is beyond the limit.
     await f.policy({ maxPassRateDrop: 0.2, maxRegressions: 1 });
     expectBlocked(await f.move('production', { versionId: f.v4.id, evaluationId: e4.id }), figures4, [
-      /more than 20% below/,
+      /more than 20 percentage points below/,
     ]);
     // Two regressions are more than one, in case order.
     await f.policy({ maxPassRateDrop: 0.5, maxRegressions: 1 });

@@ -324,7 +324,7 @@ describe('CLI output', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^promotion_blocked: the release policy blocks this move \(request req_[\w-]+\)$/);
     expect(lines.slice(1)).toEqual([
-      '  - The candidate’s pass rate (50%) is more than 0% below production’s (100%).',
+      '  - The candidate’s pass rate (50%) is more than 0 percentage points below production’s (100%).',
       '  - 2 cases regressed (passed on production, not on the candidate); the policy allows 1.',
       `  pass rate: candidate 50% · production 100% (evaluation ${e5.id})`,
       `  regressed cases (2): ${case3}, ${case4}`,

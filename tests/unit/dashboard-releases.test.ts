@@ -105,7 +105,7 @@ describe('the release gate as the dashboard forecasts it', () => {
     });
     expect(verdict.reasons.join('\n')).toMatch(/compared against v3/);
     expect(verdict.reasons.join('\n')).toMatch(/1 result is still pending review/);
-    expect(verdict.reasons.join('\n')).toMatch(/\(50%\) is more than 0% below production’s \(100%\)/);
+    expect(verdict.reasons.join('\n')).toMatch(/\(50%\) is more than 0 percentage points below production’s \(100%\)/);
     expect(verdict.reasons.join('\n')).toMatch(/2 cases regressed/);
     // Within the allowed drop (50 points) and regressions (2), against the current version: accepted.
     const lenient = checkEvaluation({
