@@ -57,6 +57,7 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
   const versions = await db
     .select({
       promptId: promptVersions.promptId,
+      id: promptVersions.id,
       version: promptVersions.number,
       content: promptVersions.content,
       createdAt: promptVersions.createdAt,
@@ -82,6 +83,13 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
       fromVersion: fromVersions.number,
       toVersion: toVersions.number,
       at: promptLabelHistory.at,
+      source: promptLabelHistory.source,
+      fromSplit: promptLabelHistory.fromSplit,
+      toSplit: promptLabelHistory.toSplit,
+      overrideReason: promptLabelHistory.overrideReason,
+      userId: promptLabelHistory.userId,
+      clientId: promptLabelHistory.clientId,
+      evaluationId: promptLabelHistory.evaluationId,
     })
     .from(promptLabelHistory)
     .leftJoin(fromVersions, eq(fromVersions.id, promptLabelHistory.fromVersionId))
@@ -121,6 +129,15 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
   const splits = new Map<string, { version: number; weight: number }[]>();
   for (const { splitId, ...entry } of splitRows) splits.set(splitId, [...(splits.get(splitId) ?? []), entry]);
   const policyOf = new Map(policies.map((p) => [p.promptId, p]));
+  const numberOf = new Map(versions.map((v) => [v.id, v.version]));
+  // A history entry's split, by version number like a label's.
+  const splitByNumber = (split: unknown) =>
+    Array.isArray(split)
+      ? (split as { versionId: string; weight: number }[]).map(({ versionId, weight }) => ({
+          version: numberOf.get(versionId) ?? null,
+          weight,
+        }))
+      : null;
   return rows.map((prompt) => {
     const scoring = scoringView(prompt.scoring);
     // The untouched default policy (expected) exports as null, so an import leaves the default too.
@@ -137,7 +154,14 @@ async function bundlePrompts(ctx: ServiceContext, organizationId: string, rows: 
         ...label,
         split: splitId ? (splits.get(splitId) ?? null) : null,
       })),
-      labelHistory: (historyOf.get(prompt.id) ?? []).map((h) => ({ ...h, at: h.at.toISOString() })),
+      // Every entry as the history list shows it, versions by number: moves, splits, overrides.
+      labelHistory: (historyOf.get(prompt.id) ?? []).map(({ overrideReason, fromSplit, toSplit, ...h }) => ({
+        ...h,
+        at: h.at.toISOString(),
+        fromSplit: splitByNumber(fromSplit),
+        toSplit: splitByNumber(toSplit),
+        override: overrideReason === null ? null : { reason: overrideReason },
+      })),
       scoring: isDefault ? null : scoring,
       releasePolicy: releasePolicyOf(policyOf.get(prompt.id)),
       dataset: { cases: casesOf.get(prompt.id) ?? [] },

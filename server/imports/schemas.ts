@@ -36,6 +36,10 @@ const bundleCaseSchema = z.object({
 });
 
 // What an export writes (ids are not carried: an import gives new ones).
+const historySplit = z
+  .array(z.object({ version: z.number().int().min(1).nullable(), weight: z.number().int() }))
+  .nullable();
+
 const bundlePromptSchema = z.object({
   name: z.string(),
   state: z.enum(promptStates),
@@ -48,12 +52,20 @@ const bundlePromptSchema = z.object({
       split: z.array(z.object({ version: z.number().int().min(1), weight: z.number().int() })).nullable(),
     }),
   ),
+  // The label history as GET …/label-history shows it, versions by number (not replayed on import).
   labelHistory: z.array(
     z.object({
       label: z.string(),
       fromVersion: z.number().int().nullable(),
       toVersion: z.number().int().nullable(),
       at: z.string(),
+      source: z.enum(['move', 'import']),
+      fromSplit: historySplit.describe('The split the label pointed at before this entry; null for one version.'),
+      toSplit: historySplit.describe('The split the label pointed at after this entry; null for one version.'),
+      override: z.object({ reason: z.string() }).nullable(),
+      userId: z.string(),
+      clientId: z.string(),
+      evaluationId: z.string().nullable(),
     }),
   ),
   scoring: scoringPolicyView.nullable(),

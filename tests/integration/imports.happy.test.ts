@@ -309,7 +309,16 @@ describe('export', () => {
             { label: 'production', fromVersion: 1, toVersion: 2, at: expect.any(String) },
             { label: 'canary', fromVersion: null, toVersion: 1, at: expect.any(String) },
             { label: 'canary', fromVersion: 1, toVersion: null, at: expect.any(String) },
-          ],
+          ].map((entry) => ({
+            ...entry,
+            source: 'move',
+            fromSplit: null,
+            toSplit: null,
+            override: null,
+            userId: expect.stringMatching(/^usr_/),
+            clientId: expect.any(String),
+            evaluationId: entry.fromVersion === null && entry.label !== 'canary' ? expect.any(String) : null,
+          })),
           scoring: null,
           releasePolicy: null,
           dataset: {
@@ -402,11 +411,19 @@ describe('export', () => {
     });
     expect(strip(second)).toEqual(strip(first));
     expect(second.prompts[0].labelHistory).toEqual(
-      [
-        { label: 'canary', fromVersion: null, toVersion: 1, at: expect.any(String) },
-        { label: 'production', fromVersion: null, toVersion: 1, at: expect.any(String) },
-        { label: 'staging', fromVersion: null, toVersion: 1, at: expect.any(String) },
-      ].sort((a, b) => a.label.localeCompare(b.label)),
+      ['canary', 'production', 'staging'].map((label) => ({
+        label,
+        fromVersion: null,
+        toVersion: 1,
+        at: expect.any(String),
+        source: 'import',
+        fromSplit: null,
+        toSplit: null,
+        override: null,
+        userId: editor.id,
+        clientId: 'promptloop-cli',
+        evaluationId: null,
+      })),
     );
     expect(second.prompts[0].scoring).toEqual({
       method: 'judge',

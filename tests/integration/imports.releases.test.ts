@@ -38,6 +38,23 @@ describe('splits and release policies in bundles', () => {
         { version: 3, weight: 30 },
       ],
     });
+    // The history keeps the split move as the history list shows it, versions by number.
+    expect(prompt.labelHistory.at(-1)).toEqual({
+      label: 'production',
+      fromVersion: 1,
+      toVersion: 2,
+      at: expect.any(String),
+      source: 'move',
+      fromSplit: null,
+      toSplit: [
+        { version: 2, weight: 70 },
+        { version: 3, weight: 30 },
+      ],
+      override: { reason: 'canary' },
+      userId: admin.id,
+      clientId: 'promptloop-cli',
+      evaluationId: null,
+    });
 
     const other = await newOrganization(admin);
     const imported = await importBundle(admin, other.id, { document: exported });
