@@ -159,6 +159,7 @@ describe('import a bundle', () => {
     const result = await importBundle(editor, org.id, { document });
     expect(result.status, JSON.stringify(result.body)).toBe(201);
     expect(result.body.prompts[0].notes).toEqual([
+      'Versions 1, 2 have no createdAt: dated at the import.',
       'Model route "azure/gpt-4o" (model "gpt-4o") does not exist here: version 1 uses "openai/gpt-4o" instead.',
       'Model route "acme/big" (model "big-1") does not exist here: version 2 uses "local/echo" instead.',
     ]);
@@ -190,8 +191,9 @@ describe('import a bundle', () => {
     const promptId = imported.body.prompts[0].promptId;
     const base = `/organizations/${org.id}/prompts/${promptId}`;
     const versions = (await editor.call('GET', `${base}/versions`)).body.items;
-    // A null createdAt takes the import time.
+    // A null createdAt takes the import time, and the report says so (nothing changes silently).
     expect(Date.now() - Date.parse(versions.find((v: any) => v.number === 2).createdAt)).toBeLessThan(60_000);
+    expect(imported.body.prompts[0].notes).toContain('Version 2 has no createdAt: dated at the import.');
 
     await writeDraft(editor, org.id, promptId, 'Eight');
     const draft = (await editor.call('GET', `${base}/draft`)).body;

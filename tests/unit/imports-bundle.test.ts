@@ -86,6 +86,7 @@ describe('mapBundleDocument', () => {
       ['openai/gpt-4o-mini', 'gpt-4o-mini'],
     ]);
     expect(mapped.prompts[0].notes).toEqual([
+      'Versions 1, 2, 3, 4 have no createdAt: dated at the import.',
       'Model route "azure/gpt-4o" (model "gpt-4o") does not exist here: versions 1, 2 use "openai/gpt-4o" instead.',
       'Model route "acme/big" (model "big-1") does not exist here: version 3 uses "local/echo" instead.',
     ]);

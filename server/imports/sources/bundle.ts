@@ -179,6 +179,12 @@ class BundleMapping {
       .map((version, i) => this.version(version, `${path}/versions/${i}`, reroutes, versionExtras))
       .filter((version): version is MappedVersion => version !== null);
     if (versionExtras.size) notes.push(unknownFieldNote('Versions', [...versionExtras]));
+    // A bundle keeps its dates; one that gives none is dated now, and says so.
+    const undated = versions.filter((v) => v.createdAt === null).map((v) => v.version);
+    if (undated.length)
+      notes.push(
+        `${undated.length === 1 ? 'Version' : 'Versions'} ${undated.join(', ')} ${undated.length === 1 ? 'has' : 'have'} no createdAt: dated at the import.`,
+      );
     for (const [routeId, { model, to, versions: numbers }] of reroutes) {
       notes.push(
         `Model route "${routeId}" (model "${model}") does not exist here: ${numbers.length === 1 ? 'version' : 'versions'} ${numbers.join(', ')} ${numbers.length === 1 ? 'uses' : 'use'} "${to}" instead.`,
