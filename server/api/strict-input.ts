@@ -101,6 +101,24 @@ export function parseQuery<T extends z.ZodType>(
   return parseWith(schema, values, 'query string');
 }
 
+/**
+ * The query string of a route that takes no parameters (ingestion, OTLP, MCP): anything in it is
+ * `400 invalid_request`, a poison string named as such first (API.md "Input hygiene": every
+ * surface, body or query), then any parameter as unknown. Nothing is read or stored before it.
+ */
+export function assertNoQuery(search: string): void {
+  if (search === '' || search === '?') return;
+  assertQueryEncoding(search);
+  parseQuery(undefined, new URLSearchParams(search));
+}
+
+/** The query string's hygiene alone, for a route whose URL its operator may extend (Stripe's webhook). */
+export function assertCleanQuery(search: string): void {
+  if (search === '' || search === '?') return;
+  assertQueryEncoding(search);
+  assertCleanParams(new URLSearchParams(search), 'query string');
+}
+
 export const maxBodyBytes = 1024 * 1024;
 
 async function readText(request: Request, limit: number): Promise<string> {

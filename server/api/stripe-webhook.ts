@@ -4,6 +4,7 @@ import { config } from '../config';
 import { readBody } from '../http/body';
 import { log } from '../log';
 import { applyStripeEvent, parseEvent, verifySignature } from '../billing/webhook';
+import { assertCleanQuery } from './strict-input';
 import { errorResponse, json, newRequestId, reportServerError, toAppError } from './http';
 
 // The edge of POST /api/webhooks/stripe (app/api/webhooks/stripe/route.ts): method, configuration,
@@ -17,6 +18,8 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
   const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
   try {
     if (request.method !== 'POST') throw new AppError('method_not_allowed', 'Use POST.', {}, { allow: 'POST' });
+    // Parameters the operator put in the endpoint's URL are theirs; a poison string is refused (API.md).
+    assertCleanQuery(new URL(request.url).search);
     const secrets = config().stripeWebhookSecrets;
     if (!secrets.length) {
       throw new AppError(

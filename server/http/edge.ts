@@ -9,6 +9,8 @@ import { noteRequestId } from '../log';
 
 export type EdgeInput = {
   method: string;
+  // The query string as sent, with its `?` ('' without one): these paths take no parameters.
+  query: string;
   header: (name: string) => string | undefined;
   // The whole body, or payload_too_large as soon as it passes `limit` bytes (the rest is never read).
   readBody: (limit: number) => Promise<Buffer>;
@@ -23,8 +25,11 @@ export async function serveNode(
   res: ServerResponse,
   handle: (input: EdgeInput) => Promise<EdgeOutput>,
 ): Promise<void> {
+  const url = req.url ?? '';
+  const at = url.indexOf('?');
   const output = await handle({
     method: req.method ?? 'GET',
+    query: at === -1 ? '' : url.slice(at),
     header: (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
@@ -88,6 +93,7 @@ function drainRest(req: IncomingMessage, done: () => void): void {
 export async function serveWeb(request: Request, handle: (input: EdgeInput) => Promise<EdgeOutput>): Promise<Response> {
   const output = await handle({
     method: request.method,
+    query: new URL(request.url).search,
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => readBody(request, { limit }),
   });

@@ -1,7 +1,8 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
 import { AppError, invalidRequest, isAppError } from '@/server/errors';
-import { findDuplicateKey, maxBodyBytes } from '@/server/api/strict-input';
+import { z } from 'zod';
+import { assertQueryEncoding, findDuplicateKey, maxBodyBytes, parseQuery } from '@/server/api/strict-input';
 import { readBody, utf8Text } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/credentials/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
@@ -70,11 +71,29 @@ function assertNoRepeatedField(text: string): void {
     ]);
 }
 
+// The query string tRPC's links send (`?batch=1`, and a query's `input`): anything else, a poison
+// string or a parameter given twice is refused as on REST (API.md: query strings are strict, on
+// every surface).
+const trpcQuery = z.strictObject({ batch: z.string().optional(), input: z.string().optional() });
+
+function queryRefusal(req: Request): AppError | null {
+  const { search } = new URL(req.url);
+  if (search === '' || search === '?') return null;
+  try {
+    assertQueryEncoding(search);
+    parseQuery(trpcQuery, new URLSearchParams(search));
+    return null;
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+}
+
 // A refusal is raised while tRPC builds the context: every call of the batch answers with it, in
 // tRPC's error shape and status, and no procedure runs. `session.actor` stands in for the
 // next-auth session where there is no Next request around (tests); the route passes nothing.
 export async function serveTrpc(req: Request, session: { actor?: Actor | null } = {}): Promise<Response> {
-  let refusal = crossSiteRefusal(req);
+  let refusal = crossSiteRefusal(req) ?? queryRefusal(req);
   let request = req;
   if (req.method === 'POST') {
     // At most 1 MiB is read, so tRPC's own reader only ever sees a bounded, already buffered body.

@@ -11,12 +11,12 @@ export type Delivery = { status: number; body: any };
 export async function deliverRaw(
   payload: string,
   signature: string | null,
-  options: { method?: string } = {},
+  options: { method?: string; url?: string } = {},
 ): Promise<Delivery> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (signature !== null) headers['stripe-signature'] = signature;
   const response = await handleStripeWebhook(
-    new Request('http://localhost:3999/api/webhooks/stripe', {
+    new Request(options.url ?? 'http://localhost:3999/api/webhooks/stripe', {
       method: options.method ?? 'POST',
       headers,
       body: options.method === 'GET' ? undefined : payload,
