@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../errors';
+import { AppError, invalidRequest } from '../errors';
+import { stringProblem } from '../input-hygiene';
 import { errorResponse, newRequestId } from './http';
 
 // The CLI's and the SDK's npm tarballs, served by the app so that a user without a Promptloop
@@ -34,6 +35,13 @@ async function load(dir: string, name: string): Promise<{ bytes: Buffer; etag: s
 /** GET or HEAD /downloads/{name}: the tarball, 304 for a matching If-None-Match, 404 otherwise. */
 export async function serveDownload(request: Request, name: string, dir = downloadsDir()): Promise<Response> {
   const requestId = newRequestId();
+  // A name holding U+0000 or a lone surrogate is refused as on every surface (API.md), never echoed.
+  const problem = stringProblem(name);
+  if (problem)
+    return errorResponse(
+      invalidRequest('The download name is not valid.', [{ path: 'file', message: problem }]),
+      requestId,
+    );
   const known = (downloadNames as readonly string[]).includes(name);
   const found = known ? await load(dir, name) : null;
   if (!found)

@@ -93,6 +93,26 @@ describe('/downloads', () => {
     expect((await response.json()).error.message).toMatch(/npm run build/);
   });
 
+  it('a name holding U+0000 or a lone surrogate is 400, never echoed; another unknown name is 404', async () => {
+    for (const name of ['promptloop-cli.tgz\u0000', '\ud800.tgz']) {
+      const response = await serveDownload(
+        new Request(`${origin}/downloads/x`),
+        name,
+        path.join(scratch, 'never-packed'),
+      );
+      expect(response.status).toBe(400);
+      const body = await response.json();
+      expect(body.error.code).toBe('invalid_request');
+      expect(JSON.stringify(body)).not.toContain('\\u0000');
+    }
+    const unknown = await serveDownload(
+      new Request(`${origin}/downloads/x`),
+      'other.tgz',
+      path.join(scratch, 'never-packed'),
+    );
+    expect(unknown.status).toBe(404);
+  });
+
   it('npm installs the CLI from the URL the snippets give, and it runs', async () => {
     const prefix = path.join(scratch, 'global');
     await run('npm', ['install', '-g', '--prefix', prefix, `${origin}/downloads/promptloop-cli.tgz`], {
