@@ -107,6 +107,7 @@ export const serverTimeouts = { headersTimeout: 30_000, requestTimeout: 120_000,
 // joins repeated custom ones with ", " (two Promptloop-Subject headers became another subject): a
 // request carrying two is ambiguous, so it is refused rather than read one way or the other.
 const singleHeaders: Record<string, string> = {
+  host: 'Host', // RFC 9112 section 3.2: more than one Host is a 400
   authorization: 'Authorization',
   'promptloop-subject': 'Promptloop-Subject',
   'idempotency-key': 'Idempotency-Key',
@@ -117,7 +118,7 @@ function repeatedHeader(req: IncomingMessage): string | null {
   let seen: string[] | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length !== 13 && name.length !== 15 && name.length !== 18) continue;
+    if (name.length !== 4 && name.length !== 13 && name.length !== 15 && name.length !== 18) continue;
     const lower = name.toLowerCase();
     if (!(lower in singleHeaders)) continue;
     if (seen?.includes(lower)) return singleHeaders[lower];
@@ -146,7 +147,18 @@ function refuseRepeatedHeader(req: IncomingMessage, res: ServerResponse, name: s
 
 /** The production HTTP server of every role: the guard's listeners and the timeouts above. */
 export function createGuardedServer(handler: RequestListener, timeouts = serverTimeouts): Server {
-  const server = createServer(timeouts, (req, res) => {
+  // Node answers an HTTP/1.1 request without Host with a bare 400 (no body): it is answered here, in
+  // the error envelope, instead.
+  const server = createServer({ ...timeouts, requireHostHeader: false }, (req, res) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      req.resume();
+      answerRequest(
+        req,
+        res,
+        invalidRequest('Send a Host header (HTTP/1.1 requires it).', [{ path: 'headers.host', message: 'Required.' }]),
+      );
+      return;
+    }
     const repeated = repeatedHeader(req);
     if (repeated === null) handler(req, res);
     else refuseRepeatedHeader(req, res, repeated);

@@ -156,6 +156,18 @@ describe('D2 and D6: methods Next does not serve, and the request target', () =>
     expectEnvelope(star, 400, 'invalid_request');
   });
 
+  it('HTTP/1.1 without Host, or with two, is 400 in the envelope; HTTP/1.0 needs none', async () => {
+    const [missing] = (await exchange(['GET /api/v1/openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n'])).responses;
+    expectEnvelope(missing, 400, 'invalid_request');
+    expect(JSON.parse(missing.body).error.details.issues).toEqual([{ path: 'headers.host', message: 'Required.' }]);
+    const [twice] = (
+      await exchange(['GET /api/v1/openapi.json HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n'])
+    ).responses;
+    expectEnvelope(twice, 400, 'invalid_request');
+    const [old] = (await exchange(['GET /api/v1/openapi.json HTTP/1.0\r\n\r\n'])).responses;
+    expect(old.status).toBe(200);
+  });
+
   it('the absolute form is served as its path', async () => {
     const [response] = (await exchange([get('http://localhost/api/v1/openapi.json')])).responses;
     expect(response.status).toBe(200);
