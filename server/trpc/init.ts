@@ -1,9 +1,10 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import { getDb } from '@/db/client';
 import type { Db } from '@/db/client';
 import { runInTransaction, type Actor, type CommitTask } from '@/server/context';
-import { AppError, errorCodes, isAppError, type ErrorCode, type Issue } from '@/server/errors';
-import { assertCleanInput } from '@/server/input-hygiene';
+import { AppError, errorCodes, isAppError, zodIssues, type ErrorCode, type Issue } from '@/server/errors';
+import { assertCleanInput, boundedText } from '@/server/input-hygiene';
 import { getSessionActor } from '@/server/auth/nextauth';
 import { newRequestId, reportServerError, toAppError } from '@/server/api/http';
 
@@ -56,12 +57,15 @@ const codeForTrpc: Partial<Record<TRPCError['code'], ErrorCode>> = {
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
 };
 
+// zod's own issues are mapped as on REST (one "Unknown field." per unknown key, not one message naming
+// 60,000 of them); any other validator's are kept, each message cut to a bounded length.
 function validationIssues(cause: unknown): Issue[] | null {
+  if (cause instanceof z.ZodError) return zodIssues(cause);
   const issues = (cause as { issues?: unknown } | undefined)?.issues;
   if (!Array.isArray(issues)) return null;
   return issues.map((issue: { path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message?: string }) => ({
     path: (issue.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.'),
-    message: issue.message ?? 'Invalid value.',
+    message: boundedText(issue.message ?? 'Invalid value.', 500),
   }));
 }
 

@@ -148,6 +148,27 @@ describe('dashboard tRPC', () => {
     expect(await organizationsNamed('a\ufffd')).toEqual([]);
   });
 
+  it('unknown fields are told one issue each, at most 100, with a short message (no echo of the whole body)', async () => {
+    const body: Record<string, unknown> = { name: 'Many keys' };
+    for (let i = 0; i < 5_000; i++) body[`k${i}`] = 0;
+    const response = await serveTrpc(
+      new Request(`${origin}/api/trpc/organizations.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+      { actor: { userId: user.id, clientId: 'dashboard', human: true } },
+    );
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(20_000);
+    const { error } = JSON.parse(text);
+    expect(error.data.details.issues).toHaveLength(100);
+    expect(error.data.details.issues[0]).toEqual({ path: 'k0', message: 'Unknown field.' });
+    expect(error.message.length).toBeLessThan(200);
+    expect(await organizationsNamed('Many keys')).toEqual([]);
+  });
+
   it('a field given twice is refused as on REST, not read as the last one', async () => {
     const response = await serveTrpc(
       new Request(`${origin}/api/trpc/organizations.create`, {
