@@ -54,6 +54,7 @@ function forbiddenAddress(address: string): string | null {
     if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'a private address';
     if (a === 100 && b >= 64 && b <= 127) return 'a shared (carrier-grade NAT) address';
     if (a === 169 && b === 254) return 'a link-local address';
+    if (a === 198 && (b === 18 || b === 19)) return 'a reserved address (198.18.0.0/15, benchmarking)';
     if (a >= 224) return 'a multicast or reserved address';
     return null;
   }
@@ -70,6 +71,8 @@ function forbiddenAddress(address: string): string | null {
     if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
       return forbiddenAddress(`${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`);
     }
+    // 6to4 (2002::/16): the relay connects to the IPv4 address in the second and third groups.
+    if (g[0] === 0x2002) return forbiddenAddress(`${g[1] >> 8}.${g[1] & 0xff}.${g[2] >> 8}.${g[2] & 0xff}`);
     if ((g[0] & 0xfe00) === 0xfc00) return 'a private address (fc00::/7)';
     if ((g[0] & 0xffc0) === 0xfe80) return 'a link-local address (fe80::/10)';
     if ((g[0] & 0xff00) === 0xff00) return 'a multicast address';

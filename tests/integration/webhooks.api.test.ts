@@ -190,6 +190,9 @@ describe('webhooks: create, list, get', () => {
     ['localhost with a trailing dot', 'https://LOCALHOST./x', /loopback/],
     ['a NAT64 loopback', 'https://[64:ff9b::7f00:1]/x', /loopback/],
     ['a NAT64 private address', 'https://[64:ff9b::a00:1]/x', /private/],
+    ['a 6to4 loopback', 'https://[2002:7f00:1::]/x', /loopback/],
+    ['a 6to4 private address', 'https://[2002:c0a8:101::1]/x', /private/],
+    ['the benchmarking range', 'https://198.18.0.1/x', /reserved/],
     ['port 0', 'https://93.184.216.34:0/x', /Port 0/],
   ])('refuses %s with 400 invalid_request on url, at create and at update', async (_label, url, message) => {
     const { org, admin } = await newTeam();
