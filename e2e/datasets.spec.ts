@@ -111,6 +111,7 @@ test('reorder by drag persists; the 10th-case marker; a full dataset refuses mor
   await dialog.getByLabel('Or paste').fill(JSON.stringify({ input: 'One too many', expectedOutput: 'no' }));
   await dialog.getByRole('button', { name: 'Preview pasted text' }).click();
   await expect(dialog.getByText('Not enough room')).toBeVisible();
+  await expect(dialog.getByText('Remove rows or use Replace.')).toBeVisible();
   await expect(dialog.getByRole('button', { name: /^Import/ })).toBeDisabled();
 
   // Pasted text that cannot be read at all marks the box, which is described by the reason.

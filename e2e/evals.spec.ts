@@ -119,6 +119,8 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(confirm).toContainText('from v1 to v2');
   await confirm.getByRole('button', { name: 'Promote v2' }).click();
   await expect(page.getByText('Production serves v2')).toBeVisible();
+  // A finished evaluation says when it finished and how long it ran (not two relative times).
+  await expect(page.getByText(/finished .+ after \d+(\.\d+)? (ms|s)/)).toBeVisible();
 
   // The label history names the move, who made it and the evaluation behind it.
   await page.getByRole('link', { name: 'Versions' }).click();
@@ -127,6 +129,19 @@ test('from an empty prompt to a published version 1 and a promoted version 2', a
   await expect(latestProduction).toContainText('v1 → v2');
   await expect(latestProduction.getByRole('link', { name: /eval_/ })).toBeVisible();
   await expect(page.locator('tr[data-version="2"]')).toContainText('production');
+
+  // Now that production serves the newest version, Run evaluation offers the newest other one, and
+  // choosing production's own version says that both sides would be the same.
+  await page.getByRole('link', { name: 'Evaluations' }).click();
+  await page.getByRole('button', { name: 'Run evaluation' }).first().click();
+  const same = page.getByRole('dialog', { name: 'Run evaluation' });
+  const candidate = same.getByLabel('Candidate version');
+  await expect(candidate.locator('option:checked')).toHaveText(/^v1/);
+  await expect(same.getByText('Both sides would run the same version')).toHaveCount(0);
+  await candidate.selectOption({ label: (await candidate.locator('option', { hasText: /^v2/ }).textContent())! });
+  await expect(same.getByText('Both sides would run the same version')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(same).toBeHidden();
 
   // A long unbroken input, then a candidate that fills a variable with each input: echo answers
   // "Say: …", so every case fails against production's exact echo.

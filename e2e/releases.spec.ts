@@ -279,6 +279,11 @@ test('a traffic split from its dialog, in the labels and the history, its statis
   // The prompt's header says the label is split (its version is the largest weight's).
   const headerChip = page.locator('.prompt-meta .label-chip', { hasText: 'staging' });
   await expect(headerChip).toContainText('staging v1 split');
+  // So does the prompts list (another tab: this one goes on).
+  const list = await page.context().newPage();
+  await list.goto(`/organizations/${seeded.organizationId}/prompts`);
+  await expect(list.locator('.label-chip', { hasText: 'staging' })).toContainText('staging v1 split');
+  await list.close();
 
   // An application retrieves staging with a subject: the version chosen for it counts one retrieval.
   const { secret } = await trpc(page).mutate('retrievalKeys.create', { ...target(seeded), name: 'app' });

@@ -42,7 +42,10 @@ test('review queue: a corrected expectation is saved, publishes the baseline and
   await queue.getByRole('button', { name: /Edit correction/ }).click();
   const correction = queue.getByLabel('Corrected output');
   await expect(correction).toBeFocused();
-  await correction.fill('');
+  // The generated output comes selected: a key replaces it (Delete leaves nothing), never types in front of it.
+  await expect(correction).not.toHaveValue('');
+  await page.keyboard.press('Delete');
+  await expect(correction).toHaveValue('');
   await queue.getByRole('button', { name: 'Save correction' }).click();
   await expect(queue.getByText('Write the corrected output, or accept the generated one.')).toBeVisible();
   await correction.fill('General Kenobi!');

@@ -258,6 +258,7 @@ export function ImportDialog({
                 capacity={dataset.capacity}
                 countAfter={countAfter}
                 organizationId={scope.organizationId}
+                replacing={mode === 'replace'}
               />
             ) : null}
           </>

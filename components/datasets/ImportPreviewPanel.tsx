@@ -49,6 +49,7 @@ export function ImportPreviewPanel({
   capacity,
   countAfter,
   organizationId,
+  replacing,
 }: {
   rowsRead: number;
   pending: boolean;
@@ -60,6 +61,8 @@ export function ImportPreviewPanel({
   capacity: number;
   countAfter: number | null;
   organizationId: string;
+  // Replace all is chosen: the rows already there do not count, so Replace cannot make room.
+  replacing: boolean;
 }) {
   return (
     <section className="import-preview" aria-label="Import preview" aria-busy={pending || undefined}>
@@ -104,6 +107,7 @@ export function ImportPreviewPanel({
           capacity={capacity}
           countAfter={countAfter}
           organizationId={organizationId}
+          replacing={replacing}
         />
       ) : null}
     </section>
@@ -115,8 +119,10 @@ function CapacityOutcome({
   capacity,
   countAfter,
   organizationId,
+  replacing,
 }: {
   preview: ImportPreview;
+  replacing: boolean;
   capacity: number;
   countAfter: number | null;
   organizationId: string;
@@ -128,8 +134,18 @@ function CapacityOutcome({
     const onFree = capacity < planCapacity.pro && checkoutAvailable;
     return (
       <Alert tone="error" title="Not enough room">
-        {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so{' '}
-        {preview.availableCapacity} can be added. Remove rows or use Replace.
+        {replacing ? (
+          <>
+            The file has {preview.requestedAddition} new cases and this dataset holds {capacity}: remove rows from the
+            file.
+          </>
+        ) : (
+          <>
+            {preview.requestedAddition} new cases would not fit: {preview.currentCount} of {capacity} are used, so{' '}
+            {preview.availableCapacity} can be added.{' '}
+            {preview.requestedAddition > capacity ? 'Remove rows from the file.' : 'Remove rows or use Replace.'}
+          </>
+        )}
         {onFree ? (
           <>
             {' '}

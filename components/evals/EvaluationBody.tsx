@@ -171,6 +171,7 @@ export function EvaluationBody({
             baselinePublished={baselinePublished}
             promoted={promoted}
             candidateIsProduction={candidateIsProduction}
+            productionSplits={Boolean(production?.splitId)}
             outOfCredits={outOfCredits}
             needsPro={needsPro}
             paused={paused}

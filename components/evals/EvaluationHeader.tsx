@@ -7,6 +7,7 @@ import { CardHeader } from '@/components/ui/Card';
 import { EvalStatusBadge } from './parts';
 import { scoringLabels, type Evaluation } from './types';
 import { RelativeTime } from '@/components/ui/RelativeTime';
+import { formatDuration } from '@/components/format';
 
 // Title, what ran and when, and the actions the evaluation's state allows.
 export function EvaluationHeader({
@@ -47,14 +48,19 @@ export function EvaluationHeader({
         <>
           <Link href={`${base}/evals`}>Evaluations</Link> · {evaluation.scope === 'quick' ? 'Quick' : 'Comprehensive'},{' '}
           {evaluation.totalCases} of {evaluation.datasetSize} cases · scored by{' '}
-          {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} · started{' '}
-          <RelativeTime time={evaluation.createdAt} />
+          {scoringLabels[evaluation.scoring.method] ?? evaluation.scoring.method} ·{' '}
+          {/* Once finished: when, and how long it ran (two relative times rounded apart read as if it
+              finished before it started). */}
           {evaluation.completedAt ? (
             <>
-              {' '}
-              · finished <RelativeTime time={evaluation.completedAt} />
+              finished <RelativeTime time={evaluation.completedAt} /> after{' '}
+              {formatDuration(Date.parse(evaluation.completedAt) - Date.parse(evaluation.createdAt))}
             </>
-          ) : null}
+          ) : (
+            <>
+              started <RelativeTime time={evaluation.createdAt} />
+            </>
+          )}
         </>
       }
       actions={

@@ -15,6 +15,7 @@ export function EvaluationNotices({
   baselinePublished,
   promoted,
   candidateIsProduction,
+  productionSplits,
   outOfCredits,
   needsPro,
   paused,
@@ -27,6 +28,8 @@ export function EvaluationNotices({
   baselinePublished: boolean;
   promoted: boolean;
   candidateIsProduction: boolean;
+  // Production splits its traffic: the candidate is then only its largest share.
+  productionSplits: boolean;
   outOfCredits: boolean;
   needsPro: boolean;
   paused: boolean;
@@ -67,14 +70,20 @@ export function EvaluationNotices({
       {promoted || (comparison && candidateIsProduction && evaluation.status === 'completed') ? (
         <Alert
           tone="success"
-          title={`Production serves v${evaluation.version}`}
+          title={
+            productionSplits
+              ? `Production splits its traffic: v${evaluation.version} has the largest share`
+              : `Production serves v${evaluation.version}`
+          }
           action={
             <ButtonLink href={`${base}/versions#history`} size="sm">
               Label history
             </ButtonLink>
           }
         >
-          Applications retrieving the production label get this version on their next request.
+          {productionSplits
+            ? 'Applications retrieving the production label get the version their subject is assigned to; Versions shows the shares.'
+            : 'Applications retrieving the production label get this version on their next request.'}
         </Alert>
       ) : null}
       {outOfCredits ? (

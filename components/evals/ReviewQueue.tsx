@@ -112,7 +112,11 @@ export function ReviewQueue({ organizationId, evaluationId, items, canWrite, onR
     setCorrection(current.output ?? '');
     setEditing(true);
     setFieldError(null);
-    requestAnimationFrame(() => correctionRef.current?.focus());
+    // The generated output is there to edit, selected: typing replaces it, never lands in front of it.
+    requestAnimationFrame(() => {
+      correctionRef.current?.focus();
+      correctionRef.current?.select();
+    });
   }, [current]);
 
   // Keys act only while focus is inside this queue, so a stray key elsewhere on the page never

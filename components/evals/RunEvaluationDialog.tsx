@@ -14,6 +14,7 @@ import { FormDialog } from '@/components/ui/FormDialog';
 import { useTRPC } from '@/lib/trpc/client';
 import { readAppError, type AppErrorInfo } from '@/lib/trpc/errors';
 import { quickEvaluationSize } from '@/components/datasets/types';
+import { Alert } from '@/components/ui/Alert';
 import { EstimatePanel } from './EstimatePanel';
 import type { Estimate, Scope, Version } from './types';
 
@@ -42,9 +43,15 @@ export function RunEvaluationDialog({
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  // Until the user picks one, the newest version (the list may still be refreshing when this opens).
+  // Until the user picks one, the newest version production does not serve (comparing production
+  // with itself teaches nothing); the list may still be refreshing when this opens.
   const [chosenId, setVersionId] = useState<string | null>(null);
-  const versionId = chosenId ?? defaultVersionId ?? versions[0]?.id ?? '';
+  const versionId =
+    chosenId ??
+    defaultVersionId ??
+    versions.find((version) => version.number !== productionVersion)?.id ??
+    versions[0]?.id ??
+    '';
   const [scope, setScope] = useState<Scope>('quick');
   const [rerunBoth, setRerunBoth] = useState(false);
   const [error, setError] = useState<AppErrorInfo | null>(null);
@@ -121,6 +128,11 @@ export function RunEvaluationDialog({
           note={(version) => (version.labels.length ? ` · ${version.labels.join(', ')}` : '')}
         />
       </Field>
+      {chosen && productionVersion !== null && chosen.number === productionVersion ? (
+        <Alert tone="warning" title={`Production serves v${chosen.number}`}>
+          Both sides would run the same version: choose another version to compare it with production.
+        </Alert>
+      ) : null}
       <fieldset className="choice-group">
         <legend className="field-label">Scope</legend>
         <div className="choices" role="radiogroup" aria-label="Scope">

@@ -24,6 +24,7 @@ import { CreatePromptDialog } from './CreatePromptDialog';
 import { PromptStateBadge, promptStateOptions } from './StateBadge';
 import type { Prompt, PromptState } from './types';
 import './prompts.css';
+import { LabelChip } from './LabelChip';
 import { can } from '@/server/auth/schemas';
 
 const searchDelayMs = 300;
@@ -185,9 +186,7 @@ function PromptTable({
                     {prompt.labels.length ? (
                       <span className="inline">
                         {prompt.labels.map((label) => (
-                          <span key={label.label} className="label-chip">
-                            {label.label} <span className="muted">v{label.version}</span>
-                          </span>
+                          <LabelChip key={label.label} label={label} />
                         ))}
                       </span>
                     ) : (

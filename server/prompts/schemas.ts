@@ -214,7 +214,15 @@ export const listPromptsQuery = pageQuery.extend({
     .describe('Case-insensitive part of the name.'),
 });
 
-const labelSchema = z.object({ label: z.string(), versionId: z.string(), version: z.number().int() });
+const labelSchema = z.object({
+  label: z.string(),
+  versionId: z.string().describe('The version it points at; during a split, the largest weight’s.'),
+  version: z.number().int(),
+  splitId: z
+    .string()
+    .nullable()
+    .describe('spl_… while the label splits its traffic between versions (…/labels has the shares); else null.'),
+});
 
 export const promptSchema = z.object({
   id: z.string(),

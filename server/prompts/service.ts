@@ -28,13 +28,16 @@ async function labelsOf(ctx: ServiceContext, promptIds: string[]): Promise<Map<s
       label: promptLabels.label,
       versionId: promptLabels.versionId,
       version: promptVersions.number,
+      splitId: promptLabels.splitId,
     })
     .from(promptLabels)
     .innerJoin(promptVersions, eq(promptVersions.id, promptLabels.versionId))
     .where(sql`${promptLabels.promptId} in ${promptIds}`)
     .orderBy(asc(promptLabels.label));
   for (const row of rows)
-    byPrompt.get(row.promptId)?.push({ label: row.label, versionId: row.versionId, version: row.version });
+    byPrompt
+      .get(row.promptId)
+      ?.push({ label: row.label, versionId: row.versionId, version: row.version, splitId: row.splitId });
   return byPrompt;
 }
 
