@@ -26,8 +26,8 @@ describe('labels', () => {
     const promptJson = (await viewer.call('GET', base)).body;
     expect(promptJson.productionVersionId).toBe(v3);
     expect(promptJson.labels).toEqual([
-      { label: 'production', versionId: v3, version: 3 },
-      { label: 'staging', versionId: v1, version: 1 },
+      { label: 'production', versionId: v3, version: 3, splitId: null },
+      { label: 'staging', versionId: v1, version: 1, splitId: null },
     ]);
     expect((await viewer.call('GET', `${base}/versions/3`)).body.labels).toEqual(['production']);
     expect((await viewer.call('GET', `${base}/versions/1`)).body.labels).toEqual(['staging']);

@@ -121,8 +121,8 @@ describe('prompts', () => {
     const fetched = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`);
     expect(fetched.body.productionVersionId).toBe(versionId);
     expect(fetched.body.labels).toEqual([
-      { label: 'production', versionId, version: 1 },
-      { label: 'staging', versionId, version: 1 },
+      { label: 'production', versionId, version: 1, splitId: null },
+      { label: 'staging', versionId, version: 1, splitId: null },
     ]);
     // A fresh draft starts from the latest version.
     const draft = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/draft`);

@@ -116,7 +116,12 @@ describe('splits', () => {
     });
     // The prompt's labels name the largest weight's version too.
     const prompt = (await f.viewer.call('GET', f.base)).body;
-    expect(prompt.labels).toContainEqual({ label: 'canary', versionId: f.v3.id, version: 3 });
+    expect(prompt.labels).toContainEqual({
+      label: 'canary',
+      versionId: f.v3.id,
+      version: 3,
+      splitId: expect.stringMatching(/^spl_/),
+    });
     // Every version with a share lists the label (one get and the list alike); v5 has none.
     for (const n of [2, 3, 4])
       expect((await f.viewer.call('GET', `${f.base}/versions/${n}`)).body.labels).toContain('canary');

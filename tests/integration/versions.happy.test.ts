@@ -31,8 +31,8 @@ describe('publishBaselineVersion', () => {
     const got = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}`);
     expect(got.body).toMatchObject({ state: 'active', versionCount: 1, productionVersionId: v1.id });
     expect(got.body.labels).toEqual([
-      { label: 'production', versionId: v1.id, version: 1 },
-      { label: 'staging', versionId: v1.id, version: 1 },
+      { label: 'production', versionId: v1.id, version: 1, splitId: null },
+      { label: 'staging', versionId: v1.id, version: 1, splitId: null },
     ]);
 
     const version = await admin.call('GET', `/organizations/${org.id}/prompts/${prompt.id}/versions/1`);
