@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inEdgeTransaction } from '../helpers/transaction';
 import { getDb } from '@/db/client';
 import { ingestionKeys, retrievalKeys, warnings } from '@/db/schema';
@@ -8,6 +8,16 @@ import { checkUnusedKeys } from '@/server/warnings/key-unused';
 import { dismissWarning, raiseWarning } from '@/server/warnings/service';
 import { newTeam, type TestUser } from '../helpers/api';
 import { activePrompt } from '../helpers/prompts';
+import { isolatedDatabase } from '../helpers/evals-engine';
+
+// The checks sweep every organization (resolveQuietArchivedUse resolves an archived-use warning of any
+// prompt without a live key): on the test server this file gets a database of its own, so that it
+// never resolves or raises the warnings of files running beside it.
+let dropDatabase: () => Promise<void> = async () => {};
+beforeAll(async () => {
+  dropDatabase = await isolatedDatabase();
+}, 120_000);
+afterAll(() => dropDatabase());
 
 // Keys are backdated relative to a fixed `now` close to the real clock, so keys that other test
 // files create at the same time are never old enough to be touched by these runs.
