@@ -196,8 +196,13 @@ test('an admin requires a comparison, a promotion without one is blocked, the ad
     .toBe('completed');
   // The evaluation's own Promote goes through the same policy check, with this comparison chosen.
   await editor.page.goto(`${seeded.versionsPath.replace(/\/versions$/, '')}/evals/${comparison.id}`);
-  await editor.page.getByRole('button', { name: 'Promote to production' }).click();
+  // A click that lands before the page has hydrated opens nothing: it is repeated until the dialog shows.
   const fromEvaluation = editor.page.getByRole('dialog', { name: 'Promote v3 to production?' });
+  await expect(async () => {
+    if (!(await fromEvaluation.isVisible()))
+      await editor.page.getByRole('button', { name: 'Promote to production' }).click();
+    await expect(fromEvaluation).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(fromEvaluation.getByLabel('Justifying comparison')).toHaveValue(comparison.id);
   await expect(fromEvaluation.getByRole('status', { name: 'Release policy check' })).toContainText(
     'Meets the release policy',
