@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorBody, errorHeaders, newRequestId, reportServerError, toAppError } from './http';
-import { assertNoQuery, findDuplicateKey, maxBodyBytes } from './strict-input';
+import { assertStrictQuery, findDuplicateKey, maxBodyBytes } from './strict-input';
 import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
 import { utf8Text } from '../http/body';
 import { isJsonMediaType } from '../http/media-type';
@@ -47,7 +47,7 @@ async function ingest(input: IngestInput): Promise<number> {
     throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
   const db = await getDb();
   const actor = await authenticateIngestionKey(db, input.header('authorization'));
-  if (input.query) assertNoQuery(input.query);
+  if (input.query) assertStrictQuery(input.query);
   const type = input.header('content-type') ?? '';
   if (!isJsonMediaType(type))
     throw new AppError(

@@ -3,7 +3,7 @@ import { getDb } from '@/db/client';
 import { AppError } from '../errors';
 import { errorHeaders, newRequestId, reportServerError, toAppError } from './http';
 import { limitIngestion } from './ingest';
-import { assertNoQuery } from './strict-input';
+import { assertStrictQuery } from './strict-input';
 import { serveNode, serveWeb, type EdgeInput, type EdgeOutput } from '../http/edge';
 import { gunzipBounded } from '../http/inflate';
 import { authenticateIngestionKey, forgetIngestionKey, type IngestionKeyActor } from '../auth/ingestion-key';
@@ -79,7 +79,7 @@ async function exportTraces(input: OtlpInput, encoding: OtlpEncoding | null): Pr
     throw new AppError('method_not_allowed', 'Use POST on this path.', {}, { allow: 'POST' });
   const db = await getDb();
   const actor = await authenticateIngestionKey(db, input.header('authorization'));
-  if (input.query) assertNoQuery(input.query);
+  if (input.query) assertStrictQuery(input.query);
   if (!encoding)
     throw new AppError(
       'unsupported_media_type',

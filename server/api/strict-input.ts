@@ -102,14 +102,15 @@ export function parseQuery<T extends z.ZodType>(
 }
 
 /**
- * The query string of a route that takes no parameters (ingestion, OTLP, MCP): anything in it is
- * `400 invalid_request`, a poison string named as such first (API.md "Input hygiene": every
- * surface, body or query), then any parameter as unknown. Nothing is read or stored before it.
+ * The query string of a route outside the management router (ingestion, OTLP, MCP: no parameters;
+ * tRPC: its links' own): a poison string is named as such first (API.md "Input hygiene": every
+ * surface, body or query), then any parameter the schema does not take is unknown (all of them
+ * without one). `400 invalid_request`; nothing is read or stored before it.
  */
-export function assertNoQuery(search: string): void {
+export function assertStrictQuery(search: string, schema?: z.ZodType): void {
   if (search === '' || search === '?') return;
   assertQueryEncoding(search);
-  parseQuery(undefined, new URLSearchParams(search));
+  parseQuery(schema, new URLSearchParams(search));
 }
 
 /** The query string's hygiene alone, for a route whose URL its operator may extend (Stripe's webhook). */

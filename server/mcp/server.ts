@@ -25,7 +25,7 @@ import { readBody, utf8Text } from '../http/body';
 import { findOperation, operationList } from '../operations';
 import { mcpBodyLimit, rawInputOf, toolOf } from './tools';
 import { hygieneIssues, jsonTextDepth, maxBodyDepth, nestsDeeperThan } from '../input-hygiene';
-import { assertNoQuery } from '../api/strict-input';
+import { assertStrictQuery } from '../api/strict-input';
 import { getMcpPrompt, listMcpPrompts } from './prompts';
 
 // The hosted MCP server at /mcp (API.md "MCP server"): Streamable HTTP, stateless (a fresh SDK
@@ -298,7 +298,7 @@ export async function handleMcp(request: Request): Promise<Response> {
     // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
     if (request.method !== 'POST')
       throw new AppError('method_not_allowed', 'Send MCP messages with POST.', {}, { allow: 'POST' });
-    assertNoQuery(new URL(request.url).search);
+    assertStrictQuery(new URL(request.url).search);
     // Over the limit, the rest of the body is never read: the 413 closes the connection (errorHeaders).
     const body = await readBody(request, { limit: bodyLimit });
     const checked = checkMessages(body);

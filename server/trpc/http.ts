@@ -2,7 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { config } from '@/server/config';
 import { AppError, invalidRequest, isAppError } from '@/server/errors';
 import { z } from 'zod';
-import { assertQueryEncoding, findDuplicateKey, maxBodyBytes, parseQuery } from '@/server/api/strict-input';
+import { assertStrictQuery, findDuplicateKey, maxBodyBytes } from '@/server/api/strict-input';
 import { readBody, utf8Text } from '@/server/http/body';
 import { clientIpFromHeaders } from '@/server/credentials/client-ip';
 import { isOwnOrigin } from '@/server/http/loopback';
@@ -77,11 +77,8 @@ function assertNoRepeatedField(text: string): void {
 const trpcQuery = z.strictObject({ batch: z.string().optional(), input: z.string().optional() });
 
 function queryRefusal(req: Request): AppError | null {
-  const { search } = new URL(req.url);
-  if (search === '' || search === '?') return null;
   try {
-    assertQueryEncoding(search);
-    parseQuery(trpcQuery, new URLSearchParams(search));
+    assertStrictQuery(new URL(req.url).search, trpcQuery);
     return null;
   } catch (error) {
     if (isAppError(error)) return error;
